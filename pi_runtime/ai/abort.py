@@ -1,0 +1,85 @@
+"""Cancellation shared by providers, tools and the agent loop (Python's take on AbortSignal).
+
+A signal is cheap to create and can be checked (``aborted``), awaited (``wait()``) or
+observed with a callback. It is loop-agnostic until something awaits it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+
+class AbortSignal:
+    __slots__ = ("aborted", "reason", "_event", "_listeners")
+
+    def __init__(self) -> None:
+        self.aborted = False
+        self.reason: str | None = None
+        self._event: asyncio.Event | None = None
+        self._listeners: list[Callable[[], None]] = []
+
+    def add_listener(self, callback: Callable[[], None]) -> Callable[[], None]:
+        """Call ``callback`` once on abort (at once if already aborted). Returns a remover."""
+        if self.aborted:
+            callback()
+            return lambda: None
+        self._listeners.append(callback)
+
+        def remove() -> None:
+            try:
+                self._listeners.remove(callback)
+            except ValueError:
+                pass
+
+        return remove
+
+    async def wait(self) -> None:
+        """Return when the signal is aborted."""
+        if self.aborted:
+            return
+        if self._event is None:
+            self._event = asyncio.Event()
+        await self._event.wait()
+
+    def _fire(self, reason: str | None) -> None:
+        if self.aborted:
+            return
+        self.aborted = True
+        self.reason = reason
+        if self._event is not None:
+            self._event.set()
+        listeners, self._listeners = self._listeners, []
+        for callback in listeners:
+            # A listener must not break the others; errors here are programming errors.
+            try:
+                callback()
+            except Exception:  # noqa: BLE001
+                pass
+
+
+class AbortController:
+    """Owns a signal and is the only thing that can abort it."""
+
+    __slots__ = ("signal",)
+
+    def __init__(self) -> None:
+        self.signal = AbortSignal()
+
+    def abort(self, reason: str | None = None) -> None:
+        self.signal._fire(reason)
+
+
+async def sleep_or_abort(seconds: float, signal: AbortSignal | None) -> bool:
+    """Sleep, waking early on abort. Returns True if the sleep was cut short by an abort."""
+    if signal is None:
+        await asyncio.sleep(seconds)
+        return False
+    if signal.aborted:
+        return True
+    waiter = asyncio.ensure_future(signal.wait())
+    try:
+        await asyncio.wait({waiter}, timeout=seconds)
+    finally:
+        waiter.cancel()
+    return signal.aborted

@@ -1,0 +1,162 @@
+"""The one helper every provider uses to grow the live assistant message and emit events.
+
+Providers translate their wire format into calls on ``MessageBuilder``; the builder keeps
+the content blocks, the raw tool-call JSON and the event shapes consistent across all of
+them. Each method returns the events to yield (a list, possibly empty).
+"""
+
+from __future__ import annotations
+
+from .events import (
+    AssistantMessageEvent,
+    DoneEvent,
+    ErrorEvent,
+    StartEvent,
+    TextDeltaEvent,
+    TextEndEvent,
+    TextStartEvent,
+    ThinkingDeltaEvent,
+    ThinkingEndEvent,
+    ThinkingStartEvent,
+    ToolCallDeltaEvent,
+    ToolCallEndEvent,
+    ToolCallStartEvent,
+)
+from .partial_json import parse_partial
+from .types import AssistantMessage, Model, TextContent, ThinkingContent, ToolCall
+
+
+class MessageBuilder:
+    def __init__(self, model: Model) -> None:
+        self.model = model
+        self.message = AssistantMessage(
+            api=model.api, provider=model.provider, model=model.id, stop_reason="pending"
+        )
+        self.started = False
+        self._open: dict[int, str] = {}
+        """Open block index -> kind (text, thinking, toolCall)."""
+        self._tool_json: dict[int, list[str]] = {}
+        self._tool_json_len: dict[int, int] = {}
+        self._tool_parsed_at: dict[int, int] = {}
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def start(self) -> list[AssistantMessageEvent]:
+        if self.started:
+            return []
+        self.started = True
+        return [StartEvent(self.message)]
+
+    def finish(self, stop_reason: str | None = None) -> list[AssistantMessageEvent]:
+        """Close open blocks and end with ``done``. Stop reason defaults from the content."""
+        events = self.start() + self.close_all()
+        msg = self.message
+        if stop_reason is None or (stop_reason == "stop" and msg.tool_calls()):
+            stop_reason = "toolUse" if msg.tool_calls() else "stop"
+        msg.stop_reason = stop_reason  # type: ignore[assignment]
+        msg.usage.compute_cost(self.model)
+        events.append(DoneEvent(stop_reason, msg))
+        return events
+
+    def fail(self, error_message: str, aborted: bool = False) -> list[AssistantMessageEvent]:
+        """End with ``error``; partial content is kept (open blocks are closed)."""
+        events = self.start() + self.close_all()
+        msg = self.message
+        reason = "aborted" if aborted else "error"
+        msg.stop_reason = reason  # type: ignore[assignment]
+        msg.error_message = error_message
+        msg.usage.compute_cost(self.model)
+        events.append(ErrorEvent(reason, msg))
+        return events
+
+    def close_all(self) -> list[AssistantMessageEvent]:
+        events: list[AssistantMessageEvent] = []
+        for index in sorted(self._open):
+            events.extend(self.end_block(index))
+        return events
+
+    def end_block(self, index: int) -> list[AssistantMessageEvent]:
+        kind = self._open.pop(index, None)
+        if kind is None:
+            return []
+        block = self.message.content[index]
+        if kind == "text":
+            return [TextEndEvent(index, block.text, self.message)]  # type: ignore[union-attr]
+        if kind == "thinking":
+            return [ThinkingEndEvent(index, block.thinking, self.message)]  # type: ignore[union-attr]
+        raw = "".join(self._tool_json.pop(index, []))
+        self._tool_json_len.pop(index, None)
+        self._tool_parsed_at.pop(index, None)
+        if raw.strip():
+            block.arguments = parse_partial(raw)  # type: ignore[union-attr]
+        return [ToolCallEndEvent(index, block, self.message)]  # type: ignore[arg-type]
+
+    # ------------------------------------------------------------------ text
+
+    def text_start(self, signature: str | None = None) -> tuple[int, list[AssistantMessageEvent]]:
+        events = self.start()
+        index = len(self.message.content)
+        self.message.content.append(TextContent(text="", text_signature=signature))
+        self._open[index] = "text"
+        events.append(TextStartEvent(index, self.message))
+        return index, events
+
+    def text_delta(self, index: int, delta: str) -> list[AssistantMessageEvent]:
+        block = self.message.content[index]
+        block.text += delta  # type: ignore[union-attr]
+        return [TextDeltaEvent(index, delta, self.message)]
+
+    # ------------------------------------------------------------------ thinking
+
+    def thinking_start(
+        self, signature: str | None = None, redacted: bool | None = None
+    ) -> tuple[int, list[AssistantMessageEvent]]:
+        events = self.start()
+        index = len(self.message.content)
+        self.message.content.append(
+            ThinkingContent(thinking="", thinking_signature=signature, redacted=redacted)
+        )
+        self._open[index] = "thinking"
+        events.append(ThinkingStartEvent(index, self.message))
+        return index, events
+
+    def thinking_delta(self, index: int, delta: str) -> list[AssistantMessageEvent]:
+        block = self.message.content[index]
+        block.thinking += delta  # type: ignore[union-attr]
+        return [ThinkingDeltaEvent(index, delta, self.message)]
+
+    def set_thinking_signature(self, index: int, signature: str) -> None:
+        block = self.message.content[index]
+        block.thinking_signature = (block.thinking_signature or "") + signature  # type: ignore[union-attr]
+
+    # ------------------------------------------------------------------ tool calls
+
+    def toolcall_start(self, call_id: str, name: str) -> tuple[int, list[AssistantMessageEvent]]:
+        events = self.start()
+        index = len(self.message.content)
+        self.message.content.append(ToolCall(id=call_id, name=name, arguments={}))
+        self._open[index] = "toolCall"
+        self._tool_json[index] = []
+        self._tool_json_len[index] = 0
+        self._tool_parsed_at[index] = 0
+        events.append(ToolCallStartEvent(index, self.message))
+        return index, events
+
+    def toolcall_delta(self, index: int, delta: str) -> list[AssistantMessageEvent]:
+        parts = self._tool_json[index]
+        parts.append(delta)
+        total = self._tool_json_len[index] + len(delta)
+        self._tool_json_len[index] = total
+        # Re-parsing the whole argument string on every delta is quadratic for a long
+        # `write`; re-parse only once it has grown by an eighth, which keeps it linear
+        # while short arguments (paths, commands) still update on every chunk.
+        last = self._tool_parsed_at[index]
+        if total - last >= max(64, last // 8) or total < 256:
+            joined = "".join(parts)
+            parts[:] = [joined]
+            self.message.content[index].arguments = parse_partial(joined)  # type: ignore[union-attr]
+            self._tool_parsed_at[index] = total
+        return [ToolCallDeltaEvent(index, delta, self.message)]
+
+    def is_open(self, index: int) -> bool:
+        return index in self._open

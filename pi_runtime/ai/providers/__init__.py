@@ -1,0 +1,1 @@
+"""Wire-protocol implementations. Each module exposes ``stream(model, context, options)``."""

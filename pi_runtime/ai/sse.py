@@ -1,0 +1,66 @@
+"""Incremental Server-Sent Events decoder (the framing every provider here streams in)."""
+
+from __future__ import annotations
+
+import codecs
+
+
+class SSEDecoder:
+    """Feed raw bytes, get back complete ``(event, data)`` pairs.
+
+    Lines end with LF, CRLF or CR; a blank line dispatches the event; several ``data:``
+    lines join with LF; comment lines (``:``) and unknown fields are ignored.
+    """
+
+    __slots__ = ("_decoder", "_buffer", "_event", "_data", "_pending_cr")
+
+    def __init__(self) -> None:
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._buffer = ""
+        self._event: str | None = None
+        self._data: list[str] = []
+        self._pending_cr = False
+
+    def feed(self, chunk: bytes) -> list[tuple[str | None, str]]:
+        text = self._decoder.decode(chunk)
+        if not text:
+            return []
+        if self._pending_cr and text.startswith("\n"):
+            text = text[1:]
+        self._pending_cr = text.endswith("\r")
+        buffer = self._buffer + text
+        if "\r" in buffer:
+            buffer = buffer.replace("\r\n", "\n").replace("\r", "\n")
+        lines = buffer.split("\n")
+        self._buffer = lines.pop()
+        out: list[tuple[str | None, str]] = []
+        for line in lines:
+            self._line(line, out)
+        return out
+
+    def flush(self) -> list[tuple[str | None, str]]:
+        """End of stream: dispatch whatever is complete enough to use."""
+        out: list[tuple[str | None, str]] = []
+        rest = self._buffer + self._decoder.decode(b"", final=True)
+        self._buffer = ""
+        if rest:
+            self._line(rest, out)
+        self._line("", out)
+        return out
+
+    def _line(self, line: str, out: list[tuple[str | None, str]]) -> None:
+        if not line:
+            if self._data:
+                out.append((self._event, "\n".join(self._data)))
+            self._event = None
+            self._data = []
+            return
+        if line[0] == ":":
+            return
+        name, sep, value = line.partition(":")
+        if sep and value.startswith(" "):
+            value = value[1:]
+        if name == "data":
+            self._data.append(value)
+        elif name == "event":
+            self._event = value

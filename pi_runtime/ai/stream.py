@@ -1,0 +1,134 @@
+"""The unified streaming entry points: ``stream()`` and ``complete()``.
+
+Each wire protocol is a provider module exposing ``stream(model, context, options)``, an
+async generator of ``AssistantMessageEvent``. Built-in modules are imported on first use so
+a run only pays for the protocol it talks. ``register_api`` adds custom protocols.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from .events import AssistantMessageEvent, DoneEvent, ErrorEvent
+from .options import StreamOptions
+from .types import AssistantMessage, Context, Model
+
+ProviderStream = Callable[[Model, Context, StreamOptions], AsyncIterator[AssistantMessageEvent]]
+
+_BUILTIN_APIS = {
+    "openai-completions": "pi_runtime.ai.providers.openai_completions",
+    "openai-responses": "pi_runtime.ai.providers.openai_responses",
+    "anthropic-messages": "pi_runtime.ai.providers.anthropic_messages",
+    "google-generative-ai": "pi_runtime.ai.providers.google_generative",
+    "scripted": "pi_runtime.ai.providers.scripted",
+}
+_registry: dict[str, ProviderStream] = {}
+
+
+def register_api(api: str, fn: ProviderStream) -> None:
+    """Register (or replace) the stream function for a wire protocol id."""
+    _registry[api] = fn
+
+
+def unregister_api(api: str) -> None:
+    _registry.pop(api, None)
+
+
+def get_api(api: str) -> ProviderStream | None:
+    fn = _registry.get(api)
+    if fn is None and api in _BUILTIN_APIS:
+        fn = importlib.import_module(_BUILTIN_APIS[api]).stream
+        _registry[api] = fn
+    return fn
+
+
+def known_apis() -> list[str]:
+    return sorted(set(_BUILTIN_APIS) | set(_registry))
+
+
+class AssistantMessageStream:
+    """An async iterator of events that also yields the final message via ``result()``.
+
+    Whatever happens inside a provider, the stream ends with exactly one ``done`` or
+    ``error`` event: an exception escaping a provider becomes an ``error`` event that keeps
+    the partial content seen so far.
+    """
+
+    def __init__(self, model: Model, events: AsyncIterator[AssistantMessageEvent]) -> None:
+        self._model = model
+        self._events = events
+        self._final: AssistantMessage | None = None
+        self._iterated = False
+
+    def __aiter__(self) -> AsyncIterator[AssistantMessageEvent]:
+        if self._iterated:
+            raise RuntimeError("a stream can be iterated once")
+        self._iterated = True
+        return self._run()
+
+    async def _run(self) -> AsyncIterator[AssistantMessageEvent]:
+        partial: AssistantMessage | None = None
+        try:
+            async for event in self._events:
+                if isinstance(event, (DoneEvent, ErrorEvent)):
+                    self._final = event.message if isinstance(event, DoneEvent) else event.error
+                    yield event
+                    return
+                partial = event.partial
+                yield event
+        except Exception as exc:  # noqa: BLE001 - the contract: providers never raise
+            message = partial or _empty_message(self._model)
+            message.stop_reason = "error"
+            message.error_message = f"{type(exc).__name__}: {exc}"
+            self._final = message
+            yield ErrorEvent("error", message)
+            return
+        finally:
+            aclose = getattr(self._events, "aclose", None)
+            if aclose is not None:
+                await aclose()
+        # A provider that ended without a terminal event: treat as a cut stream.
+        message = partial or _empty_message(self._model)
+        message.stop_reason = "error"
+        message.error_message = message.error_message or "Stream ended without a final event"
+        self._final = message
+        yield ErrorEvent("error", message)
+
+    async def result(self) -> AssistantMessage:
+        """Drain the stream (if not yet done) and return the final message."""
+        if not self._iterated:
+            async for _ in self:
+                pass
+        assert self._final is not None
+        return self._final
+
+
+def _empty_message(model: Model) -> AssistantMessage:
+    return AssistantMessage(api=model.api, provider=model.provider, model=model.id)
+
+
+def stream(
+    model: Model, context: Context, options: StreamOptions | None = None, **kwargs: Any
+) -> AssistantMessageStream:
+    """Stream one assistant response. Never raises for request failures."""
+    opts = options or StreamOptions(**kwargs)
+    fn = get_api(model.api)
+    if fn is None:
+        return AssistantMessageStream(model, _unknown_api(model))
+    return AssistantMessageStream(model, fn(model, context, opts))
+
+
+async def _unknown_api(model: Model) -> AsyncIterator[AssistantMessageEvent]:
+    message = _empty_message(model)
+    message.stop_reason = "error"
+    message.error_message = f"No provider registered for api '{model.api}' (model {model.ref})"
+    yield ErrorEvent("error", message)
+
+
+async def complete(
+    model: Model, context: Context, options: StreamOptions | None = None, **kwargs: Any
+) -> AssistantMessage:
+    """Run a request to the end and return the final assistant message."""
+    return await stream(model, context, options, **kwargs).result()

@@ -1,0 +1,21 @@
+"""The ``pi`` command. ``--version`` is answered before anything heavy is imported."""
+
+from __future__ import annotations
+
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if args and args[0] in ("--version", "-v"):
+        from . import __version__
+
+        print(__version__)
+        return 0
+    from .cli_main import run
+
+    return run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
