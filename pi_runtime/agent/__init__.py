@@ -1,0 +1,1 @@
+"""The agent: state, the turn loop, tool execution and agent events."""

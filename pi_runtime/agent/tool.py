@@ -1,0 +1,102 @@
+"""What a tool is: a pydantic parameter model, an ``execute`` coroutine and a result.
+
+``execute`` raises on failure (any exception); the agent loop turns that into a
+``toolResult`` with ``isError: true`` whose text is the exception message. ``content`` goes
+to the model; ``details`` is for front ends (diffs, truncation info) and never sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from ..ai.abort import AbortSignal
+from ..ai.types import ImageContent, TextContent, Tool
+
+
+class ToolParams(BaseModel):
+    """Base for tool parameter models: unknown arguments are rejected, names as the model sends them."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+@dataclass
+class ToolResult:
+    content: list[TextContent | ImageContent] = field(default_factory=list)
+    details: Any = None
+    terminate: bool = False
+    """Runtime-only hint: stop after this batch when every result in it terminates."""
+
+    @classmethod
+    def text(cls, text: str, details: Any = None) -> "ToolResult":
+        return cls(content=[TextContent(text=text)], details=details)
+
+    def to_wire(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"content": [c.to_wire() for c in self.content]}
+        out["details"] = self.details if self.details is not None else {}
+        return out
+
+
+UpdateCallback = Callable[[ToolResult], None]
+"""Called with a partial result while a tool runs (bash output, progress)."""
+
+
+class ToolError(Exception):
+    """A tool failure with a message meant for the model (no traceback)."""
+
+
+class AgentTool:
+    """Subclass and set ``name``, ``description``, ``Params``; implement ``execute``."""
+
+    name: ClassVar[str] = ""
+    label: ClassVar[str] = ""
+    """Human-readable name for front ends."""
+    description: ClassVar[str] = ""
+    Params: ClassVar[type[BaseModel]] = ToolParams
+    execution_mode: ClassVar[Literal["parallel", "sequential"] | None] = None
+    """``sequential`` forces the whole batch containing this tool to run one by one."""
+
+    async def execute(
+        self,
+        call_id: str,
+        params: Any,
+        signal: AbortSignal | None,
+        on_update: UpdateCallback | None,
+    ) -> ToolResult:
+        raise NotImplementedError
+
+    def parameters_schema(self) -> dict[str, Any]:
+        schema = self.Params.model_json_schema()
+        schema.pop("title", None)
+        for prop in schema.get("properties", {}).values():
+            prop.pop("title", None)
+        return schema
+
+    def to_tool(self) -> Tool:
+        return Tool(name=self.name, description=self.description, parameters=self.parameters_schema())
+
+
+class FunctionTool(AgentTool):
+    """A tool built from a plain coroutine (SDK users, extensions, tests)."""
+
+    def __init__(
+        self,
+        name: str,
+        description: str,
+        params: type[BaseModel],
+        fn: Callable[..., Awaitable[ToolResult]],
+        label: str = "",
+        execution_mode: Literal["parallel", "sequential"] | None = None,
+    ) -> None:
+        self.name = name  # type: ignore[misc]
+        self.description = description  # type: ignore[misc]
+        self.Params = params  # type: ignore[misc]
+        self.label = label or name  # type: ignore[misc]
+        self.execution_mode = execution_mode  # type: ignore[misc]
+        self._fn = fn
+
+    async def execute(self, call_id, params, signal, on_update) -> ToolResult:  # type: ignore[override]
+        return await self._fn(call_id, params, signal, on_update)

@@ -1,0 +1,94 @@
+"""Prepare stored history for a request to a particular model.
+
+History may have been produced by other providers or models, or been cut short. Before a
+request, every provider passes the messages through ``prepare_messages``:
+
+- errored or aborted assistant messages are dropped (they would confuse the model, and a
+  provider may reject their half-finished tool calls), together with their tool results;
+- thinking from another provider/model becomes plain text (its signature is useless there);
+  redacted thinking from another model is dropped;
+- a tool call with no result (a crash, an abort) gets a synthetic error result, so the
+  provider sees every call answered;
+- only user, assistant and toolResult messages remain (others are converted earlier by the
+  agent's ``convert_to_llm`` hook).
+"""
+
+from __future__ import annotations
+
+from .types import (
+    AssistantMessage,
+    Model,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
+
+
+def _same_model(message: AssistantMessage, model: Model) -> bool:
+    return message.provider == model.provider and message.model == model.id and message.api == model.api
+
+
+def prepare_messages(messages: list, model: Model) -> list:
+    out: list = []
+    pending: dict[str, ToolCall] = {}
+    dropped_calls: set[str] = set()
+
+    def answer_pending() -> None:
+        for call in pending.values():
+            out.append(
+                ToolResultMessage(
+                    tool_call_id=call.id,
+                    tool_name=call.name,
+                    content=[TextContent(text="No result provided (the tool call was interrupted).")],
+                    is_error=True,
+                )
+            )
+        pending.clear()
+
+    for message in messages:
+        role = getattr(message, "role", None)
+        if role == "assistant":
+            answer_pending()
+            if message.stop_reason in ("error", "aborted"):
+                dropped_calls.update(c.id for c in message.tool_calls())
+                continue
+            same = _same_model(message, model)
+            content = []
+            for block in message.content:
+                if isinstance(block, ThinkingContent):
+                    if same:
+                        content.append(block)
+                    elif block.thinking.strip() and not block.redacted:
+                        content.append(TextContent(text=block.thinking))
+                elif isinstance(block, ToolCall):
+                    pending[block.id] = block
+                    if not same and block.thought_signature:
+                        block = block.model_copy(update={"thought_signature": None})
+                    content.append(block)
+                elif isinstance(block, TextContent) and not same and block.text_signature:
+                    content.append(block.model_copy(update={"text_signature": None}))
+                else:
+                    content.append(block)
+            if not content:
+                continue
+            out.append(message if content == message.content else message.model_copy(update={"content": content}))
+        elif role == "toolResult":
+            if message.tool_call_id in dropped_calls:
+                continue
+            if message.tool_call_id in pending:
+                pending.pop(message.tool_call_id)
+                out.append(message)
+            # A result whose call is not in the history is dropped: providers reject it.
+        elif role == "user":
+            answer_pending()
+            out.append(message)
+    answer_pending()
+    return out
+
+
+def user_text(message: UserMessage) -> str:
+    if isinstance(message.content, str):
+        return message.content
+    return "".join(c.text for c in message.content if isinstance(c, TextContent))

@@ -1,0 +1,1 @@
+"""Test and benchmark support that ships with the runtime (loopback server)."""
