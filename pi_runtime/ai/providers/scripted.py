@@ -72,9 +72,11 @@ def scripted_text(text: str, **kwargs: Any) -> ScriptedResponse:
     return ScriptedResponse([ScriptedText(text)], **kwargs)
 
 
-def scripted_tool_call(name: str, arguments: dict[str, Any], text: str | None = None, **kwargs: Any) -> ScriptedResponse:
+def scripted_tool_call(
+    name: str, arguments: dict[str, Any], text: str | None = None, id: str | None = None, **kwargs: Any
+) -> ScriptedResponse:
     blocks: list[ScriptedBlock] = [ScriptedText(text)] if text else []
-    blocks.append(ScriptedToolCall(name, arguments))
+    blocks.append(ScriptedToolCall(name, arguments, id=id))
     return ScriptedResponse(blocks, **kwargs)
 
 

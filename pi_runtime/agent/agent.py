@@ -1,0 +1,270 @@
+"""``Agent``: the stateful wrapper around the loop.
+
+It owns the transcript and the tools, runs one loop at a time, queues steering and
+follow-up messages, and hands every event to its subscribers (awaited in registration
+order, so a subscriber that persists messages sees them in order).
+
+Hooks (all optional; each documents its contract):
+
+- ``convert_to_llm(messages) -> messages``: must not raise; turns stored messages into
+  user/assistant/toolResult for the provider.
+- ``transform_context(messages, signal) -> messages`` (async): runs before each request
+  (pruning, injected context). An exception ends the run with an error message.
+- ``get_api_key(provider) -> str | None`` (sync or async): called before each request,
+  so expiring keys can be refreshed.
+- ``before_tool_call`` / ``after_tool_call``: see ``tool_exec``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ..ai.abort import AbortController, AbortSignal
+from ..ai.stream import stream as default_stream
+from ..ai.types import ImageContent, Model, TextContent, UserMessage
+from .convert import convert_to_llm as default_convert
+from .loop import AgentRun
+from .tool import AgentTool
+from .tool_exec import AfterHook, BeforeHook
+
+QueueMode = Literal["one-at-a-time", "all"]
+Listener = Callable[[Any], Any]
+
+
+@dataclass
+class AgentState:
+    model: Model
+    system_prompt: str = ""
+    thinking_level: str = "off"
+    tools: list[AgentTool] = field(default_factory=list)
+    messages: list[Any] = field(default_factory=list)
+    is_streaming: bool = False
+    streaming_message: Any = None
+    pending_tool_calls: set[str] = field(default_factory=set)
+    error_message: str | None = None
+
+
+class AgentBusyError(RuntimeError):
+    pass
+
+
+class Agent:
+    def __init__(
+        self,
+        model: Model,
+        *,
+        system_prompt: str = "",
+        tools: list[AgentTool] | None = None,
+        messages: list[Any] | None = None,
+        thinking_level: str = "off",
+        stream_fn: Callable[..., Any] = default_stream,
+        convert_to_llm: Callable[[list[Any]], list[Any]] = default_convert,
+        transform_context: Callable[[list[Any], AbortSignal | None], Awaitable[list[Any]]] | None = None,
+        get_api_key: Callable[[str], Any] | None = None,
+        before_tool_call: BeforeHook | None = None,
+        after_tool_call: AfterHook | None = None,
+        steering_mode: QueueMode = "one-at-a-time",
+        follow_up_mode: QueueMode = "one-at-a-time",
+        tool_execution: Literal["parallel", "sequential"] = "parallel",
+        session_id: str | None = None,
+    ) -> None:
+        self.state = AgentState(
+            model=model,
+            system_prompt=system_prompt,
+            thinking_level=thinking_level,
+            tools=list(tools or []),
+            messages=list(messages or []),
+        )
+        self.stream_fn = stream_fn
+        self.convert_to_llm = convert_to_llm
+        self.transform_context = transform_context
+        self.get_api_key = get_api_key
+        self.before_tool_call = before_tool_call
+        self.after_tool_call = after_tool_call
+        self.steering_mode: QueueMode = steering_mode
+        self.follow_up_mode: QueueMode = follow_up_mode
+        self.tool_execution = tool_execution
+        self.session_id = session_id
+        self.max_tokens: int | None = None
+        self.temperature: float | None = None
+        self._listeners: list[Listener] = []
+        self._steering: list[Any] = []
+        self._follow_up: list[Any] = []
+        self._controller: AbortController | None = None
+        self._run_task: asyncio.Future[Any] | None = None
+        self._scheduled: list[Any] = []
+        self._drain_task: asyncio.Task[None] | None = None
+
+    # ------------------------------------------------------------------ events
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Add a listener (sync or async). Returns a function that removes it."""
+        self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+        return unsubscribe
+
+    async def _emit(self, event: Any) -> None:
+        if self._scheduled:
+            await self._drain_scheduled()
+        for listener in list(self._listeners):
+            result = listener(event)
+            if inspect.isawaitable(result):
+                await result
+
+    def _schedule_emit(self, event: Any) -> None:
+        """Emit from synchronous code (a tool's update callback), keeping event order."""
+        self._scheduled.append(event)
+        if self._drain_task is None or self._drain_task.done():
+            self._drain_task = asyncio.ensure_future(self._drain_scheduled())
+
+    async def _drain_scheduled(self) -> None:
+        while self._scheduled:
+            event = self._scheduled.pop(0)
+            for listener in list(self._listeners):
+                result = listener(event)
+                if inspect.isawaitable(result):
+                    await result
+
+    # ------------------------------------------------------------------ queues
+
+    @property
+    def signal(self) -> AbortSignal | None:
+        return self._controller.signal if self._controller else None
+
+    def steer(self, message: Any) -> None:
+        """Queue a message delivered after the current tool calls, before the next model call."""
+        self._steering.append(_as_message(message))
+
+    def follow_up(self, message: Any) -> None:
+        """Queue a message delivered only when the agent would otherwise stop."""
+        self._follow_up.append(_as_message(message))
+
+    def clear_steering_queue(self) -> list[Any]:
+        taken, self._steering = self._steering, []
+        return taken
+
+    def clear_follow_up_queue(self) -> list[Any]:
+        taken, self._follow_up = self._follow_up, []
+        return taken
+
+    def clear_all_queues(self) -> tuple[list[Any], list[Any]]:
+        return self.clear_steering_queue(), self.clear_follow_up_queue()
+
+    @property
+    def steering_queue(self) -> list[Any]:
+        return list(self._steering)
+
+    @property
+    def follow_up_queue(self) -> list[Any]:
+        return list(self._follow_up)
+
+    def _take(self, queue: list[Any], mode: QueueMode) -> list[Any]:
+        if not queue:
+            return []
+        if mode == "all":
+            taken = list(queue)
+            queue.clear()
+            return taken
+        return [queue.pop(0)]
+
+    def _take_steering(self) -> list[Any]:
+        taken = self._take(self._steering, self.steering_mode)
+        if taken and self.on_queue_taken is not None:
+            self.on_queue_taken("steer", taken)
+        return taken
+
+    def _take_follow_up(self) -> list[Any]:
+        taken = self._take(self._follow_up, self.follow_up_mode)
+        if taken and self.on_queue_taken is not None:
+            self.on_queue_taken("followUp", taken)
+        return taken
+
+    on_queue_taken: Callable[[str, list[Any]], None] | None = None
+    """Called (synchronously) when queued messages are delivered; the kernel mirrors its UI queue."""
+
+    # ------------------------------------------------------------------ running
+
+    @property
+    def is_streaming(self) -> bool:
+        return self.state.is_streaming
+
+    async def prompt(
+        self, input: str | Any | list[Any], images: list[ImageContent] | None = None
+    ) -> list[Any]:
+        """Start a run with new input and wait for it to finish. Returns the messages it produced."""
+        if self.state.is_streaming:
+            raise AgentBusyError("Agent is already processing a prompt. Use steer() or follow_up().")
+        if isinstance(input, str):
+            content: Any = input
+            if images:
+                content = [TextContent(text=input), *images]
+            prompts = [UserMessage(content=content)]
+        elif isinstance(input, list):
+            prompts = list(input)
+        else:
+            prompts = [input]
+        return await self._run(prompts, poll_steering_first=False)
+
+    async def continue_(self) -> list[Any]:
+        """Continue from the existing transcript (e.g. after an error or a retry).
+
+        With a user/toolResult tail the model is asked again; with an assistant tail one
+        queued steering (then follow-up) batch is delivered instead.
+        """
+        if self.state.is_streaming:
+            raise AgentBusyError("Agent is already processing.")
+        messages = [m for m in self.state.messages if getattr(m, "role", None) != "system"]
+        if not messages:
+            raise ValueError("No messages to continue from")
+        if getattr(messages[-1], "role", None) == "assistant":
+            batch = self._take_steering() or self._take_follow_up()
+            if not batch:
+                raise ValueError("Cannot continue from an assistant message with nothing queued")
+            return await self._run(batch, poll_steering_first=False)
+        return await self._run([], poll_steering_first=True)
+
+    async def _run(self, prompts: list[Any], poll_steering_first: bool) -> list[Any]:
+        self.state.is_streaming = True
+        self.state.error_message = None
+        self._controller = AbortController()
+        loop = asyncio.get_running_loop()
+        self._run_task = loop.create_future()
+        try:
+            return await AgentRun(self).run(prompts, poll_steering_first)
+        finally:
+            self.state.is_streaming = False
+            self.state.streaming_message = None
+            self.state.pending_tool_calls.clear()
+            if not self._run_task.done():
+                self._run_task.set_result(None)
+
+    def abort(self, reason: str | None = None) -> None:
+        """Cancel the current run: the stream ends as aborted, running tools get the signal."""
+        if self._controller is not None:
+            self._controller.abort(reason)
+
+    async def wait_for_idle(self) -> None:
+        if self._run_task is not None and not self._run_task.done():
+            await asyncio.shield(self._run_task)
+
+    def reset(self) -> None:
+        """Forget the transcript, queues and error state (model, tools and prompt stay)."""
+        self.state.messages = []
+        self.state.error_message = None
+        self.state.streaming_message = None
+        self.state.pending_tool_calls.clear()
+        self.clear_all_queues()
+
+
+def _as_message(message: Any) -> Any:
+    if isinstance(message, str):
+        return UserMessage(content=message)
+    return message

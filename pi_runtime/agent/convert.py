@@ -1,0 +1,52 @@
+"""The default ``convert_to_llm``: turn every stored message into what a model understands.
+
+Only user, assistant and toolResult reach a provider. The coding agent's own roles become
+user text: a shell command run with ``!cmd`` (unless excluded), a compaction or branch
+summary wrapped in tags, an extension's custom message. System and unknown roles are
+dropped (the system prompt travels separately).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..ai.types import TextContent, UserMessage
+
+COMPACTION_PREFIX = (
+    "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
+)
+BRANCH_PREFIX = (
+    "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n"
+)
+SUMMARY_SUFFIX = "\n</summary>"
+
+
+def bash_execution_text(message: Any) -> str:
+    text = f"Ran `{message.command}`\n"
+    text += f"```\n{message.output.rstrip()}\n```" if message.output else "(no output)"
+    if message.cancelled:
+        text += "\n\n(command cancelled)"
+    elif message.exit_code not in (None, 0):
+        text += f"\n\nCommand exited with code {message.exit_code}"
+    if message.truncated and message.full_output_path:
+        text += f"\n\n[Output truncated. Full output: {message.full_output_path}]"
+    return text
+
+
+def convert_to_llm(messages: list[Any]) -> list[Any]:
+    out: list[Any] = []
+    for m in messages:
+        role = getattr(m, "role", None)
+        if role in ("user", "assistant", "toolResult"):
+            out.append(m)
+        elif role == "bashExecution":
+            if not m.exclude_from_context:
+                out.append(UserMessage(content=[TextContent(text=bash_execution_text(m))], timestamp=m.timestamp))
+        elif role == "compactionSummary":
+            out.append(UserMessage(content=[TextContent(text=COMPACTION_PREFIX + m.summary + SUMMARY_SUFFIX)], timestamp=m.timestamp))
+        elif role == "branchSummary":
+            out.append(UserMessage(content=[TextContent(text=BRANCH_PREFIX + m.summary + SUMMARY_SUFFIX)], timestamp=m.timestamp))
+        elif role == "custom":
+            content = m.content if isinstance(m.content, list) else [TextContent(text=m.content)]
+            out.append(UserMessage(content=content, timestamp=m.timestamp))
+    return out

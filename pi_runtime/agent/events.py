@@ -1,0 +1,160 @@
+"""Agent lifecycle events, with Pi's names and wire shapes.
+
+Slotted dataclasses rather than pydantic models: ``message_update`` fires for every
+streamed delta and must cost next to nothing. ``to_wire()`` gives the JSON/RPC shape;
+``message_update`` on the wire is delta-only (usage + the stream event without its
+``partial``), so a long answer stays linear in size.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+from ..ai.events import AssistantMessageEvent
+from .tool import ToolResult
+
+
+def _wire(message: Any) -> Any:
+    return message.to_wire() if hasattr(message, "to_wire") else message
+
+
+@dataclass(slots=True)
+class AgentStartEvent:
+    type: str = "agent_start"
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"type": self.type}
+
+
+@dataclass(slots=True)
+class AgentEndEvent:
+    messages: list[Any] = field(default_factory=list)
+    """Messages produced by this run (prompt, assistant replies, tool results)."""
+    will_retry: bool = False
+    """Set by the kernel when it is about to retry or recover automatically."""
+    type: str = "agent_end"
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"type": self.type, "messages": [_wire(m) for m in self.messages], "willRetry": self.will_retry}
+
+
+@dataclass(slots=True)
+class TurnStartEvent:
+    type: str = "turn_start"
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"type": self.type}
+
+
+@dataclass(slots=True)
+class TurnEndEvent:
+    message: Any
+    tool_results: list[Any] = field(default_factory=list)
+    type: str = "turn_end"
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "message": _wire(self.message),
+            "toolResults": [_wire(m) for m in self.tool_results],
+        }
+
+
+@dataclass(slots=True)
+class MessageStartEvent:
+    message: Any
+    type: str = "message_start"
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"type": self.type, "message": _wire(self.message)}
+
+
+@dataclass(slots=True)
+class MessageUpdateEvent:
+    message: Any
+    """The live assistant message (the same object for the whole stream)."""
+    assistant_message_event: AssistantMessageEvent
+    type: str = "message_update"
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "usage": self.message.usage.to_wire(),
+            "assistantMessageEvent": self.assistant_message_event.to_wire(),
+        }
+
+
+@dataclass(slots=True)
+class MessageEndEvent:
+    message: Any
+    type: str = "message_end"
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"type": self.type, "message": _wire(self.message)}
+
+
+@dataclass(slots=True)
+class ToolExecutionStartEvent:
+    tool_call_id: str
+    tool_name: str
+    args: dict[str, Any]
+    type: str = "tool_execution_start"
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"type": self.type, "toolCallId": self.tool_call_id, "toolName": self.tool_name, "args": self.args}
+
+
+@dataclass(slots=True)
+class ToolExecutionUpdateEvent:
+    tool_call_id: str
+    tool_name: str
+    args: dict[str, Any]
+    partial_result: ToolResult
+    type: str = "tool_execution_update"
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "toolCallId": self.tool_call_id,
+            "toolName": self.tool_name,
+            "args": self.args,
+            "partialResult": self.partial_result.to_wire(),
+        }
+
+
+@dataclass(slots=True)
+class ToolExecutionEndEvent:
+    tool_call_id: str
+    tool_name: str
+    result: ToolResult
+    is_error: bool
+    duration_ms: float | None = None
+    """Time spent in the tool's ``execute``; None when the tool never ran."""
+    type: str = "tool_execution_end"
+
+    def to_wire(self) -> dict[str, Any]:
+        out = {
+            "type": self.type,
+            "toolCallId": self.tool_call_id,
+            "toolName": self.tool_name,
+            "result": self.result.to_wire(),
+            "isError": self.is_error,
+        }
+        if self.duration_ms is not None:
+            out["durationMs"] = round(self.duration_ms, 3)
+        return out
+
+
+AgentEvent = Union[
+    AgentStartEvent,
+    AgentEndEvent,
+    TurnStartEvent,
+    TurnEndEvent,
+    MessageStartEvent,
+    MessageUpdateEvent,
+    MessageEndEvent,
+    ToolExecutionStartEvent,
+    ToolExecutionUpdateEvent,
+    ToolExecutionEndEvent,
+]

@@ -1,0 +1,152 @@
+"""The agent loop, as Pi runs it.
+
+An outer loop that goes round again only for queued follow-ups; inner turns of "stream an
+assistant response → run its tool calls → finish the turn → poll steering". Steering is
+delivered after the current turn's tool calls and before the next model call; follow-ups
+only when the agent would otherwise stop.
+
+Stop conditions: an assistant message that ended in ``error`` or ``aborted`` (its tool
+calls are not run); an abort during tool execution; a batch whose every result asked to
+terminate; a turn with no tool calls and nothing queued.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import TYPE_CHECKING, Any
+
+from ..ai.options import StreamOptions
+from ..ai.types import AssistantMessage, Context, ToolResultMessage
+from .events import (
+    AgentEndEvent,
+    AgentStartEvent,
+    MessageEndEvent,
+    MessageStartEvent,
+    MessageUpdateEvent,
+    TurnEndEvent,
+    TurnStartEvent,
+)
+from .tool_exec import ToolBatch
+
+if TYPE_CHECKING:
+    from .agent import Agent
+
+
+class AgentRun:
+    """One low-level run: from ``agent_start`` to ``agent_end``."""
+
+    def __init__(self, agent: "Agent") -> None:
+        self.agent = agent
+        self.produced: list[Any] = []
+        self._tool_cache: dict[int, Any] = {}
+
+    async def emit(self, event: Any) -> None:
+        await self.agent._emit(event)
+
+    async def _add_message(self, message: Any) -> None:
+        await self.emit(MessageStartEvent(message))
+        self.agent.state.messages.append(message)
+        self.produced.append(message)
+        await self.emit(MessageEndEvent(message))
+
+    async def run(self, prompts: list[Any], poll_steering_first: bool = False) -> list[Any]:
+        await self.emit(AgentStartEvent())
+        await self.emit(TurnStartEvent())
+        for message in prompts:
+            await self._add_message(message)
+        pending = self.agent._take_steering() if poll_steering_first else []
+        first_turn = True
+        while True:
+            more_tool_calls = True
+            while more_tool_calls or pending:
+                if not first_turn:
+                    await self.emit(TurnStartEvent())
+                first_turn = False
+                for message in pending:
+                    await self._add_message(message)
+                pending = []
+                assistant = await self._stream_response()
+                if assistant.stop_reason in ("error", "aborted"):
+                    await self.emit(TurnEndEvent(assistant, []))
+                    return await self._end()
+                calls = assistant.tool_calls()
+                results: list[ToolResultMessage] = []
+                terminate = False
+                if calls:
+                    batch = ToolBatch(self.agent, assistant, self.emit)
+                    results, terminate = await batch.run(calls)
+                    self.produced.extend(results)
+                await self.emit(TurnEndEvent(assistant, results))
+                if self.agent.signal is not None and self.agent.signal.aborted:
+                    return await self._end()
+                more_tool_calls = bool(calls) and not terminate
+                pending = self.agent._take_steering()
+            follow_ups = self.agent._take_follow_up()
+            if not follow_ups:
+                break
+            pending = follow_ups
+        return await self._end()
+
+    async def _end(self) -> list[Any]:
+        await self.emit(AgentEndEvent(list(self.produced)))
+        return self.produced
+
+    def _tool_specs(self) -> list[Any]:
+        specs = []
+        for tool in self.agent.state.tools:
+            spec = self._tool_cache.get(id(tool))
+            if spec is None:
+                spec = self._tool_cache[id(tool)] = tool.to_tool()
+            specs.append(spec)
+        return specs
+
+    async def _stream_response(self) -> AssistantMessage:
+        agent = self.agent
+        state = agent.state
+        messages = list(state.messages)
+        if agent.transform_context is not None:
+            messages = await agent.transform_context(messages, agent.signal)
+        llm_messages = agent.convert_to_llm(messages)
+        specs = self._tool_specs()
+        context = Context.model_construct(
+            system_prompt=state.system_prompt, messages=llm_messages, tools=specs or None
+        )
+        api_key = None
+        if agent.get_api_key is not None:
+            api_key = agent.get_api_key(state.model.provider)
+            if inspect.isawaitable(api_key):
+                api_key = await api_key
+        options = StreamOptions(
+            api_key=api_key,
+            signal=agent.signal,
+            reasoning=state.thinking_level if state.model.reasoning else None,
+            session_id=agent.session_id,
+            max_tokens=agent.max_tokens,
+            temperature=agent.temperature,
+        )
+        stream = agent.stream_fn(state.model, context, options)
+        partial: AssistantMessage | None = None
+        async for event in stream:
+            kind = event.type
+            if kind == "start":
+                partial = event.partial
+                state.streaming_message = partial
+                await self.emit(MessageStartEvent(partial))
+            elif kind == "done" or kind == "error":
+                pass  # the final message is taken from result() below
+            else:
+                if partial is None:
+                    partial = event.partial
+                    state.streaming_message = partial
+                    await self.emit(MessageStartEvent(partial))
+                await self.emit(MessageUpdateEvent(partial, event))
+        final = await stream.result()
+        if partial is None:
+            await self.emit(MessageStartEvent(final))
+        state.streaming_message = None
+        if final.stop_reason == "error":
+            state.error_message = final.error_message
+        state.messages.append(final)
+        self.produced.append(final)
+        await self.emit(MessageEndEvent(final))
+        return final

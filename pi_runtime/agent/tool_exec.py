@@ -1,0 +1,236 @@
+"""Running one assistant message's tool calls.
+
+Per call: find the tool (unknown → error result), validate the arguments with its pydantic
+model, ask the ``before_tool_call`` hook (it may block with a reason), execute with the
+run's abort signal and an update callback, then let ``after_tool_call`` adjust the result.
+A failing tool becomes an ``isError`` result; nothing here raises into the loop.
+
+Parallel (default): preflight in order, run the allowed calls concurrently, report each
+``tool_execution_end`` as it finishes, then emit the toolResult messages in call order.
+Sequential (any tool in the batch asks for it, or the agent is configured so): one by one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
+
+from ..ai.types import AssistantMessage, TextContent, ToolCall, ToolResultMessage
+from .events import (
+    MessageEndEvent,
+    MessageStartEvent,
+    ToolExecutionEndEvent,
+    ToolExecutionStartEvent,
+    ToolExecutionUpdateEvent,
+)
+from .tool import AgentTool, ToolResult
+
+if TYPE_CHECKING:
+    from .agent import Agent
+
+TRUNCATED_ARGS_MESSAGE = (
+    "The tool was not run: the response hit the output token limit, so its arguments may be "
+    "truncated. Retry with a smaller change (for example, split a large write into parts)."
+)
+
+
+@dataclass
+class BeforeToolCallResult:
+    block: bool = False
+    reason: str | None = None
+    terminate: bool = False
+
+
+@dataclass
+class AfterToolCallResult:
+    content: list[Any] | None = None
+    details: Any = None
+    is_error: bool | None = None
+    terminate: bool | None = None
+
+
+@dataclass
+class ToolCallContext:
+    """What the before/after hooks see."""
+
+    tool_call: ToolCall
+    args: Any
+    assistant_message: AssistantMessage
+    result: ToolResult | None = None
+    is_error: bool = False
+
+
+BeforeHook = Callable[[ToolCallContext], Awaitable[BeforeToolCallResult | None]]
+"""Contract: may raise; an exception blocks the call (fail closed) with its message."""
+AfterHook = Callable[[ToolCallContext], Awaitable[AfterToolCallResult | None]]
+"""Contract: must not raise; an exception is ignored and the original result kept."""
+
+
+@dataclass
+class _Outcome:
+    call: ToolCall
+    result: ToolResult
+    is_error: bool
+    duration_ms: float | None = None
+
+
+def _error(text: str) -> ToolResult:
+    return ToolResult(content=[TextContent(text=text)], details={})
+
+
+def format_validation_error(tool: AgentTool, exc: ValidationError, args: Any) -> str:
+    lines = [f'Validation failed for tool "{tool.name}":']
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err.get("loc", ())) or "(root)"
+        lines.append(f"  - {where}: {err.get('msg')}")
+    lines.append("")
+    lines.append("Received arguments:")
+    lines.append(json.dumps(args, indent=2, ensure_ascii=False, default=str))
+    return "\n".join(lines)
+
+
+class ToolBatch:
+    def __init__(self, agent: "Agent", message: AssistantMessage, emit: Callable[[Any], Awaitable[None]]):
+        self.agent = agent
+        self.message = message
+        self.emit = emit
+        self.signal = agent.signal
+
+    async def run(self, calls: list[ToolCall]) -> tuple[list[ToolResultMessage], bool]:
+        """Returns the results in call order and whether every result asked to terminate."""
+        tools = {t.name: t for t in self.agent.state.tools}
+        sequential = self.agent.tool_execution == "sequential" or any(
+            getattr(tools.get(c.name), "execution_mode", None) == "sequential" for c in calls
+        )
+        outcomes: dict[str, _Outcome] = {}
+        terminates: list[bool] = []
+        if self.message.stop_reason == "length":
+            for call in calls:
+                await self._start(call)
+                outcome = _Outcome(call, _error(TRUNCATED_ARGS_MESSAGE), True)
+                await self._finish(outcome)
+                await self._emit_result(outcome)
+                outcomes[call.id] = outcome
+        elif sequential:
+            for call in calls:
+                ready = await self._preflight(call, tools)
+                outcome = ready if isinstance(ready, _Outcome) else await self._execute(call, *ready)
+                outcomes[call.id] = outcome
+                await self._finish(outcome)
+                await self._emit_result(outcome)
+        else:
+            runnable: list[tuple[ToolCall, AgentTool, Any]] = []
+            for call in calls:
+                ready = await self._preflight(call, tools)
+                if isinstance(ready, _Outcome):
+                    outcomes[call.id] = ready
+                    await self._finish(ready)
+                else:
+                    runnable.append((call, *ready))
+
+            async def run_one(call: ToolCall, tool: AgentTool, params: Any) -> None:
+                outcome = await self._execute(call, tool, params)
+                outcomes[call.id] = outcome
+                await self._finish(outcome)
+
+            if runnable:
+                await asyncio.gather(*(run_one(*r) for r in runnable))
+            # Completion order decided the end events; the transcript keeps call order.
+            for call in calls:
+                await self._emit_result(outcomes[call.id])
+        results = [outcomes[c.id].result_message for c in calls]  # type: ignore[attr-defined]
+        all_terminate = bool(calls) and all(outcomes[c.id].result.terminate for c in calls)
+        return results, all_terminate
+
+    async def _start(self, call: ToolCall) -> None:
+        self.agent.state.pending_tool_calls.add(call.id)
+        await self.emit(ToolExecutionStartEvent(call.id, call.name, call.arguments))
+
+    async def _preflight(self, call: ToolCall, tools: dict[str, AgentTool]):
+        await self._start(call)
+        tool = tools.get(call.name)
+        if tool is None:
+            return _Outcome(call, _error(f"Tool {call.name} not found"), True)
+        try:
+            params = tool.Params.model_validate(call.arguments)
+        except ValidationError as exc:
+            return _Outcome(call, _error(format_validation_error(tool, exc, call.arguments)), True)
+        hook = self.agent.before_tool_call
+        if hook is not None:
+            try:
+                decision = await hook(ToolCallContext(call, params, self.message))
+            except Exception as exc:  # noqa: BLE001 - fail closed
+                return _Outcome(call, _error(f"Tool call blocked: {exc}"), True)
+            if decision is not None and decision.block:
+                result = _error(decision.reason or "Tool call was blocked")
+                result.terminate = decision.terminate
+                return _Outcome(call, result, True)
+        return tool, params
+
+    async def _execute(self, call: ToolCall, tool: AgentTool, params: Any) -> _Outcome:
+        finished = False
+
+        def on_update(partial: ToolResult) -> None:
+            # Updates that arrive after the tool returned are dropped: the end event is final.
+            if finished:
+                return
+            self.agent._schedule_emit(ToolExecutionUpdateEvent(call.id, call.name, call.arguments, partial))
+
+        started = time.monotonic()
+        try:
+            result = await tool.execute(call.id, params, self.signal, on_update)
+            if not isinstance(result, ToolResult):
+                raise TypeError(f"tool {tool.name} returned {type(result).__name__}, not ToolResult")
+            is_error = False
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a tool failure is a result, not a crash
+            result = _error(str(exc) or type(exc).__name__)
+            is_error = True
+        finally:
+            finished = True
+        duration = (time.monotonic() - started) * 1000
+        await self.agent._drain_scheduled()
+        hook = self.agent.after_tool_call
+        if hook is not None:
+            try:
+                change = await hook(ToolCallContext(call, params, self.message, result, is_error))
+            except Exception:  # noqa: BLE001 - contract: ignored
+                change = None
+            if change is not None:
+                if change.content is not None:
+                    result.content = change.content
+                if change.details is not None:
+                    result.details = change.details
+                if change.is_error is not None:
+                    is_error = change.is_error
+                if change.terminate is not None:
+                    result.terminate = change.terminate
+        return _Outcome(call, result, is_error, duration)
+
+    async def _finish(self, outcome: _Outcome) -> None:
+        self.agent.state.pending_tool_calls.discard(outcome.call.id)
+        outcome.result_message = ToolResultMessage(  # type: ignore[attr-defined]
+            tool_call_id=outcome.call.id,
+            tool_name=outcome.call.name,
+            content=outcome.result.content,
+            details=outcome.result.details,
+            is_error=outcome.is_error,
+        )
+        await self.emit(
+            ToolExecutionEndEvent(
+                outcome.call.id, outcome.call.name, outcome.result, outcome.is_error, outcome.duration_ms
+            )
+        )
+
+    async def _emit_result(self, outcome: _Outcome) -> None:
+        message = outcome.result_message  # type: ignore[attr-defined]
+        await self.emit(MessageStartEvent(message))
+        self.agent.state.messages.append(message)
+        await self.emit(MessageEndEvent(message))
