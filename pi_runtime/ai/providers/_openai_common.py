@@ -1,0 +1,358 @@
+"""Helpers shared by the two OpenAI wire protocols (Chat Completions and Responses).
+
+Credentials and headers, keyless local servers, thinking-level mapping (``thinkingLevelMap``),
+sampling parameters from models.json, image data URLs, and turning a request failure into
+the terminal event of a stream. Nothing here talks to the network.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import urlsplit
+
+from ..builder import MessageBuilder
+from ..env_keys import env_api_key, env_var_names
+from ..events import AssistantMessageEvent
+from ..options import StreamOptions
+from ..transform import prepare_messages
+from ..types import (
+    AssistantMessage,
+    Context,
+    ImageContent,
+    Model,
+    TextContent,
+    ThinkingContent,
+    Tool,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
+from ._http import Aborted, ProviderError
+
+_LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1", "0.0.0.0", "host.docker.internal"}
+
+LEVELS: tuple[str, ...] = ("minimal", "low", "medium", "high", "xhigh")
+"""Thinking levels that turn reasoning on, weakest first ("off" is the absence of one)."""
+
+DEFAULT_THINKING_BUDGETS: dict[str, int] = {
+    "minimal": 1024, "low": 2048, "medium": 8192, "high": 16384, "xhigh": 32768,
+}
+"""Reasoning-token caps per level for servers that take a budget instead of an effort."""
+
+
+class MissingApiKey(Exception):
+    """No credential for a provider that needs one; ``str()`` tells the user what to set."""
+
+
+def model_extra(model: Model, camel: str) -> Any:
+    """A models.json field that ``Model`` does not declare (kept as an extra, camelCase)."""
+    extra = model.model_extra or {}
+    if camel in extra:
+        return extra[camel]
+    snake = "".join("_" + c.lower() if c.isupper() else c for c in camel)
+    return extra.get(snake)
+
+
+def is_local_url(url: str) -> bool:
+    """True for servers on this machine or a private LAN name (Ollama, llama.cpp, vLLM)."""
+    try:
+        host = (urlsplit(url).hostname or "").lower()
+    except ValueError:
+        return False
+    return host in _LOCAL_HOSTS or host.endswith(".local") or host.startswith("127.")
+
+
+def resolve_api_key(model: Model, options: StreamOptions) -> str | None:
+    """The key for this request: the explicit option, then the provider's env variable.
+
+    Raises:
+        MissingApiKey: no key was found and the server is not a local one.
+    """
+    key = options.api_key or env_api_key(model.provider)
+    if key:
+        return key
+    if is_local_url(model.base_url):
+        return None  # a local server runs without authentication
+    names = env_var_names(model.provider)
+    hint = (
+        f"set {' or '.join(names)}"
+        if names
+        else "add an apiKey for it in models.json or auth.json"
+    )
+    raise MissingApiKey(
+        f"No API key for provider '{model.provider}': {hint}, or pass --api-key."
+    )
+
+
+def request_headers(
+    model: Model, options: StreamOptions, api_key: str | None, generated: dict[str, str] | None = None
+) -> dict[str, str]:
+    """Headers for one request; later sources win: defaults, generated, model, request."""
+    headers = {"content-type": "application/json", "accept": "text/event-stream"}
+    if api_key:
+        headers["authorization"] = f"Bearer {api_key}"
+    for source in (generated, model.headers, options.headers):
+        if source:
+            headers.update(source)
+    return headers
+
+
+def endpoint(model: Model, path: str) -> str:
+    return f"{model.base_url.rstrip('/')}/{path}"
+
+
+# --------------------------------------------------------------------------- thinking levels
+
+
+def thinking_level(model: Model, options: StreamOptions) -> str | None:
+    """The level to send, after clamping to what the model supports; None means off.
+
+    ``thinkingLevelMap`` (models.json) marks a level unsupported with null; by default
+    minimal..high are supported and xhigh is not. An unsupported level falls back to the
+    next weaker supported one.
+    """
+    level = options.reasoning
+    if not model.reasoning or not level or level == "off" or level not in LEVELS:
+        return None
+    mapping = model_extra(model, "thinkingLevelMap") or {}
+    for candidate in reversed(LEVELS[: LEVELS.index(level) + 1]):
+        if candidate in mapping:
+            if mapping[candidate] is not None:
+                return candidate
+        elif candidate != "xhigh":
+            return candidate
+    return None
+
+
+def provider_effort(model: Model, level: str | None) -> str | None:
+    """The provider's value for a (clamped) level, from ``thinkingLevelMap`` or the level itself."""
+    if level is None:
+        return None
+    mapping = model_extra(model, "thinkingLevelMap") or {}
+    value = mapping.get(level, level)
+    return None if value is None else str(value)
+
+
+def thinking_budget(level: str | None, options: StreamOptions) -> int | None:
+    if level is None:
+        return None
+    budgets = {**DEFAULT_THINKING_BUDGETS, **(options.extra.get("thinking_budgets") or {})}
+    return budgets.get(level)
+
+
+def sampling_params(model: Model, options: StreamOptions, level: str | None) -> dict[str, Any]:
+    """models.json ``samplingParams``, the level's override, then the request's; later wins."""
+    merged: dict[str, Any] = dict(model_extra(model, "samplingParams") or {})
+    by_level = model_extra(model, "samplingParamsByThinkingLevel") or {}
+    merged.update(by_level.get(level or "off") or {})
+    merged.update(options.extra.get("sampling_params") or {})
+    return merged
+
+
+# --------------------------------------------------------------------------- content
+
+
+def image_data_url(image: ImageContent) -> str:
+    return f"data:{image.mime_type};base64,{image.data}"
+
+
+def supports_images(model: Model) -> bool:
+    return "image" in model.input
+
+
+def tool_result_text(message: ToolResultMessage) -> str:
+    """The text a tool result sends to the model (images travel separately)."""
+    text = "\n".join(b.text for b in message.content if isinstance(b, TextContent))
+    if text:
+        return text
+    if any(isinstance(b, ImageContent) for b in message.content):
+        return "(see attached image)"
+    return "(no output)"
+
+
+def tool_result_images(message: ToolResultMessage) -> list[ImageContent]:
+    return [b for b in message.content if isinstance(b, ImageContent)]
+
+
+# --------------------------------------------------------------------------- failures
+
+
+def failure_events(builder: MessageBuilder, exc: BaseException) -> list[AssistantMessageEvent]:
+    """The terminal events for a failed request; partial content stays on the message."""
+    if isinstance(exc, Aborted):
+        return builder.fail("Request was aborted", aborted=True)
+    message = str(exc) or type(exc).__name__
+    if isinstance(exc, ProviderError) and exc.retry_after is not None:
+        # The retry logic (and the user) need the server's hint; the message is all that
+        # survives into the session, so it carries it.
+        message += f" (retry after {exc.retry_after:g}s)"
+    return builder.fail(message)
+
+
+def usage_int(data: dict[str, Any] | None, *keys: str) -> int:
+    """The first integer found under ``keys`` (servers disagree on names); 0 otherwise."""
+    if not data:
+        return 0
+    for key in keys:
+        value = data.get(key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return int(value)
+    return 0
+
+
+# --------------------------------------------------------------------------- chat completions messages
+
+REASONING_FIELDS: tuple[str, ...] = ("reasoning_content", "reasoning", "reasoning_text")
+"""Delta fields that carry thinking, by server family (DeepSeek/vLLM, OpenRouter/Ollama, others).
+The field a thinking block arrived in is kept as its signature and used again on replay."""
+
+
+def convert_messages(
+    model: Model, context: Context, compat: dict[str, Any], reasoning_on: bool = False
+) -> list[dict[str, Any]]:
+    """History as Chat Completions messages, shaped by the compat switches.
+
+    Args:
+        model: Target model (decides the system role and whether images are sent).
+        context: System prompt and messages; history is passed through ``prepare_messages``.
+        compat: Resolved compat switches (see ``openai_completions.resolve_compat``).
+        reasoning_on: Whether thinking is enabled for this request.
+
+    Returns:
+        The ``messages`` array.
+    """
+    out: list[dict[str, Any]] = []
+    if context.system_prompt:
+        role = "developer" if model.reasoning and compat.get("supportsDeveloperRole") else "system"
+        out.append({"role": role, "content": context.system_prompt})
+    images_ok = supports_images(model)
+    pending_images: list[dict[str, Any]] = []
+
+    def before_user() -> None:
+        # Some servers reject a user turn straight after tool results.
+        if out and out[-1]["role"] == "tool" and compat.get("requiresAssistantAfterToolResult"):
+            out.append({"role": "assistant", "content": "I have processed the tool results."})
+
+    def flush_images() -> None:
+        # Tool messages only take text, so images from tool results follow as a user turn.
+        if pending_images:
+            before_user()
+            out.append({"role": "user", "content": [
+                {"type": "text", "text": "Attached image(s) from tool result:"}, *pending_images]})
+            pending_images.clear()
+
+    for message in prepare_messages(context.messages, model):
+        role = message.role
+        if role != "toolResult":
+            flush_images()
+        if role == "user":
+            converted = _user_message(message, images_ok)
+            if converted is not None:
+                before_user()
+                out.append(converted)
+        elif role == "assistant":
+            converted = _assistant_message(message, compat, reasoning_on)
+            if converted is not None:
+                out.append(converted)
+        elif role == "toolResult":
+            entry: dict[str, Any] = {
+                "role": "tool", "tool_call_id": message.tool_call_id, "content": tool_result_text(message),
+            }
+            if compat.get("requiresToolResultName"):
+                entry["name"] = message.tool_name
+            out.append(entry)
+            if images_ok:
+                pending_images.extend(
+                    {"type": "image_url", "image_url": {"url": image_data_url(i)}}
+                    for i in tool_result_images(message)
+                )
+    flush_images()
+    if compat.get("cacheControlFormat") == "anthropic":
+        _mark_cache_points(out)
+    return out
+
+
+def _user_message(message: UserMessage, images_ok: bool) -> dict[str, Any] | None:
+    if isinstance(message.content, str):
+        return {"role": "user", "content": message.content}
+    parts: list[dict[str, Any]] = []
+    for block in message.content:
+        if isinstance(block, TextContent):
+            parts.append({"type": "text", "text": block.text})
+        elif isinstance(block, ImageContent) and images_ok:
+            parts.append({"type": "image_url", "image_url": {"url": image_data_url(block)}})
+    return {"role": "user", "content": parts} if parts else None
+
+
+def _assistant_message(message: AssistantMessage, compat: dict[str, Any], reasoning_on: bool) -> dict[str, Any] | None:
+    texts: list[str] = []
+    thinking: dict[str, list[str]] = {}
+    calls: list[dict[str, Any]] = []
+    for block in message.content:
+        if isinstance(block, TextContent):
+            if block.text.strip():
+                texts.append(block.text)
+        elif isinstance(block, ThinkingContent):
+            if not block.thinking.strip():
+                continue
+            if compat.get("requiresThinkingAsText"):
+                texts.append(f"<thinking>\n{block.thinking}\n</thinking>")
+            else:
+                field = block.thinking_signature if block.thinking_signature in REASONING_FIELDS else "reasoning_content"
+                thinking.setdefault(field, []).append(block.thinking)
+        elif isinstance(block, ToolCall):
+            calls.append({
+                "id": block.id, "type": "function",
+                "function": {"name": block.name, "arguments": json.dumps(block.arguments, ensure_ascii=False)},
+            })
+    if not texts and not calls and not thinking:
+        return None
+    entry: dict[str, Any] = {"role": "assistant"}
+    if texts:
+        entry["content"] = "".join(texts)
+    else:
+        entry["content"] = "" if compat.get("requiresNonNullAssistantContent") else None
+    for field, parts in thinking.items():
+        entry[field] = "\n".join(parts)
+    if reasoning_on and compat.get("requiresReasoningContentOnAssistantMessages"):
+        entry.setdefault("reasoning_content", "")
+    if calls:
+        entry["tool_calls"] = calls
+    return entry
+
+
+def _mark_cache_points(messages: list[dict[str, Any]]) -> None:
+    """Anthropic-style ``cache_control`` on the system prompt and the last text message."""
+    def mark(entry: dict[str, Any]) -> bool:
+        content = entry.get("content")
+        if isinstance(content, str) and content:
+            entry["content"] = [{"type": "text", "text": content, "cache_control": {"type": "ephemeral"}}]
+            return True
+        if isinstance(content, list):
+            for part in reversed(content):
+                if part.get("type") == "text":
+                    part["cache_control"] = {"type": "ephemeral"}
+                    return True
+        return False
+
+    if messages and messages[0]["role"] in ("system", "developer"):
+        mark(messages[0])
+    for entry in reversed(messages):
+        if entry["role"] in ("user", "assistant", "tool") and mark(entry):
+            break
+
+
+def convert_tools(tools: list[Tool], compat: dict[str, Any]) -> list[dict[str, Any]]:
+    """Tools as Chat Completions function definitions."""
+    out = [
+        {"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}
+        for t in tools
+    ]
+    if out and compat.get("cacheControlFormat") == "anthropic":
+        out[-1]["cache_control"] = {"type": "ephemeral"}
+    return out
+
+
+def has_tool_history(messages: list[dict[str, Any]]) -> bool:
+    return any(m["role"] == "tool" or m.get("tool_calls") for m in messages)

@@ -1,0 +1,376 @@
+"""The OpenAI Chat Completions wire protocol (``api: openai-completions``).
+
+Spoken by OpenAI and by most compatible servers (OpenRouter, DeepSeek, Groq, Ollama,
+llama.cpp, vLLM, LM Studio, ...). Their differences are described by the model's ``compat``
+switches (models-configuration.md); unset switches are guessed from the base URL. Message
+conversion lives in ``_openai_common``; this module builds the request body and
+turns the SSE stream into builder calls.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+from ..builder import MessageBuilder
+from ..events import AssistantMessageEvent
+from ..options import StreamOptions
+from ..types import Context, Model
+from ._http import post_sse
+from ._openai_common import (
+    REASONING_FIELDS,
+    MissingApiKey,
+    convert_messages,
+    convert_tools,
+    endpoint,
+    failure_events,
+    has_tool_history,
+    provider_effort,
+    request_headers,
+    resolve_api_key,
+    sampling_params,
+    thinking_budget,
+    thinking_level,
+    usage_int,
+)
+
+_FINISH = {
+    "stop": "stop", "end_turn": "stop", "eos": "stop", "stop_sequence": "stop",
+    "length": "length", "max_tokens": "length",
+    "tool_calls": "toolUse", "function_call": "toolUse", "tool_use": "toolUse",
+}
+
+
+# --------------------------------------------------------------------------- compat
+
+
+def detect_compat(model: Model) -> dict[str, Any]:
+    """Defaults for the compat switches, guessed from the provider and base URL."""
+    url = model.base_url.lower()
+    provider = model.provider
+    official = "api.openai.com" in url
+    zai = provider == "zai" or "api.z.ai" in url
+    grok = provider == "xai" or "api.x.ai" in url
+    openrouter = provider == "openrouter" or "openrouter.ai" in url
+    deepseek = provider == "deepseek" or "deepseek.com" in url
+    together = provider == "together" or "together.xyz" in url or "together.ai" in url
+    mistral = provider == "mistral" or "mistral.ai" in url
+    if zai:
+        thinking_format = "zai"
+    elif openrouter:
+        thinking_format = "openrouter"
+    elif deepseek:
+        thinking_format = "deepseek"
+    elif together:
+        thinking_format = "together"
+    else:
+        thinking_format = "openai"
+    return {
+        "supportsStore": official,
+        "supportsDeveloperRole": official,
+        "supportsReasoningEffort": not (grok or zai),
+        "supportsUsageInStreaming": True,
+        "supportsFinishReason": True,
+        "maxTokensField": "max_tokens" if "chutes.ai" in url or mistral else "max_completion_tokens",
+        "requiresToolResultName": mistral,
+        "requiresAssistantAfterToolResult": mistral,
+        "requiresNonNullAssistantContent": False,
+        "requiresToolsWithToolHistory": False,
+        "requiresThinkingAsText": mistral,
+        "requiresReasoningContentOnAssistantMessages": deepseek,
+        "thinkingFormat": thinking_format,
+        "sendSessionAffinityHeaders": openrouter,
+        "sessionAffinityFormat": "openrouter" if openrouter else "openai",
+        "promptCacheKeyMode": "auto",
+        "zaiToolStream": False,
+    }
+
+
+def resolve_compat(model: Model) -> dict[str, Any]:
+    """Detected defaults overridden field by field by the model's ``compat``."""
+    compat = detect_compat(model)
+    compat.update({k: v for k, v in (model.compat or {}).items() if v is not None})
+    return compat
+
+
+# --------------------------------------------------------------------------- request
+
+
+def _template_values(template: dict[str, Any], level: str | None, effort: str | None,
+                     budget: int | None) -> dict[str, Any]:
+    """Fill ``{"$var": "thinking.enabled"|"thinking.effort"|"thinking.budget"}`` placeholders."""
+    values = {"thinking.enabled": level is not None, "thinking.effort": effort, "thinking.budget": budget}
+    out: dict[str, Any] = {}
+    for key, value in template.items():
+        if isinstance(value, dict) and "$var" in value:
+            if value.get("omitWhenOff") and level is None:
+                continue
+            out[key] = values.get(value["$var"])
+        else:
+            out[key] = value
+    return out
+
+
+def _reasoning_params(model: Model, compat: dict[str, Any], level: str | None,
+                      options: StreamOptions) -> dict[str, Any]:
+    """The request fields that switch thinking on or off, in the server's dialect."""
+    if not model.reasoning:
+        return {}
+    effort = provider_effort(model, level)
+    on = level is not None
+    with_effort = bool(effort) and compat.get("supportsReasoningEffort", True)
+    budget = thinking_budget(level, options)
+    fmt = compat.get("thinkingFormat") or "openai"
+    params: dict[str, Any] = {}
+    if fmt == "openai":
+        if with_effort:
+            params["reasoning_effort"] = effort
+    elif fmt == "openrouter":
+        params["reasoning"] = {"effort": effort if on and effort else "none"}
+    elif fmt in ("deepseek", "zai"):
+        params["thinking"] = {"type": "enabled" if on else "disabled"}
+        if fmt == "deepseek" and with_effort:
+            params["reasoning_effort"] = effort
+    elif fmt == "together":
+        params["reasoning"] = {"enabled": on}
+        if with_effort:
+            params["reasoning_effort"] = effort
+    elif fmt == "qwen":
+        params["enable_thinking"] = on
+    elif fmt == "qwen-chat-template":
+        params["chat_template_kwargs"] = {"enable_thinking": on, "preserve_thinking": True}
+    elif fmt == "chat-template":
+        params["chat_template_kwargs"] = _template_values(
+            compat.get("chatTemplateKwargs") or {"enable_thinking": {"$var": "thinking.enabled"}},
+            level, effort, budget)
+    elif fmt == "baseten":
+        params["chat_template_args"] = _template_values(
+            compat.get("chatTemplateArgs") or {}, level, effort, budget)
+        if with_effort:
+            params["reasoning_effort"] = effort
+    elif fmt == "string-thinking":
+        if on and effort:
+            params["thinking"] = effort
+    elif fmt == "ant-ling":
+        if on and effort:
+            params["reasoning"] = {"effort": effort}
+    budget_field = compat.get("thinkingTokenBudgetField") or (
+        "thinking_token_budget" if compat.get("supportsThinkingTokenBudget") else None)
+    if budget_field and budget is not None:
+        params[budget_field] = budget
+    return params
+
+
+def _session_headers(model: Model, compat: dict[str, Any], options: StreamOptions) -> dict[str, str]:
+    sid = options.session_id
+    if not sid or not compat.get("sendSessionAffinityHeaders"):
+        return {}
+    fmt = compat.get("sessionAffinityFormat") or "openai"
+    if fmt == "openrouter":
+        return {"x-session-id": sid}
+    headers = {"x-client-request-id": sid, "x-session-affinity": sid}
+    if fmt == "openai":
+        headers["session_id"] = sid
+    return headers
+
+
+def build_request(model: Model, context: Context, options: StreamOptions) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The JSON body for ``/chat/completions`` and the resolved compat switches.
+
+    Args:
+        model: The target model (its ``compat`` and models.json extras shape the body).
+        context: System prompt, history and tools.
+        options: Per-request options (max tokens, temperature, thinking level, session).
+
+    Returns:
+        ``(body, compat)``.
+    """
+    compat = resolve_compat(model)
+    level = thinking_level(model, options)
+    body: dict[str, Any] = {
+        "model": model.id,
+        "messages": convert_messages(model, context, compat, reasoning_on=level is not None),
+        "stream": True,
+    }
+    if compat.get("supportsUsageInStreaming", True):
+        body["stream_options"] = {"include_usage": True}
+    if compat.get("supportsStore"):
+        body["store"] = False
+    max_tokens = options.max_tokens or model.max_tokens
+    if max_tokens:
+        body[compat.get("maxTokensField") or "max_completion_tokens"] = max_tokens
+    if options.temperature is not None:
+        body["temperature"] = options.temperature
+    if context.tools:
+        body["tools"] = convert_tools(context.tools, compat)
+        if compat.get("zaiToolStream"):
+            body["tool_stream"] = True
+    elif compat.get("requiresToolsWithToolHistory") and has_tool_history(body["messages"]):
+        body["tools"] = []
+    body.update(_reasoning_params(model, compat, level, options))
+    mode = compat.get("promptCacheKeyMode") or "auto"
+    if options.session_id and (
+        mode == "enabled" or (mode == "auto" and "api.openai.com" in model.base_url)
+    ):
+        body["prompt_cache_key"] = options.session_id
+    if compat.get("openRouterRouting"):
+        body["provider"] = compat["openRouterRouting"]
+    if compat.get("vercelGatewayRouting"):
+        body["providerOptions"] = {"gateway": compat["vercelGatewayRouting"]}
+    if compat.get("vllmPriority") is not None:
+        body["priority"] = compat["vllmPriority"]
+    body.update(sampling_params(model, options, level))
+    return body, compat
+
+
+# --------------------------------------------------------------------------- response
+
+
+def apply_usage(builder: MessageBuilder, usage: dict[str, Any]) -> None:
+    """Map Chat Completions usage onto ours; cached and cache-write tokens leave ``input``."""
+    details = usage.get("prompt_tokens_details") or {}
+    cached = usage_int(details, "cached_tokens") or usage_int(usage, "prompt_cache_hit_tokens")
+    written = usage_int(details, "cache_write_tokens", "cache_creation_tokens")
+    target = builder.message.usage
+    target.input = max(0, usage_int(usage, "prompt_tokens") - cached - written)
+    target.output = usage_int(usage, "completion_tokens")
+    target.cache_read = cached
+    target.cache_write = written
+    reasoning = usage_int(usage.get("completion_tokens_details"), "reasoning_tokens")
+    if reasoning:
+        target.reasoning = reasoning  # already part of output (message-types.md)
+    target.total_tokens = target.input + target.output + cached + written
+
+
+async def stream(model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
+    """Stream one assistant message from a Chat Completions server. Never raises."""
+    builder = MessageBuilder(model)
+    try:
+        api_key = resolve_api_key(model, options)
+        body, compat = build_request(model, context, options)
+    except MissingApiKey as exc:
+        for event in builder.fail(str(exc)):
+            yield event
+        return
+    headers = request_headers(model, options, api_key, _session_headers(model, compat, options))
+    msg = builder.message
+    current = -1  # index of the open text/thinking block
+    current_kind = ""
+    tools: dict[int, tuple[str | None, int]] = {}  # wire index -> (call id, block index)
+    finish: str | None = None
+    saw_done = False
+    loads = json.loads
+    try:
+        for event in builder.start():
+            yield event
+        async for _name, data in post_sse(endpoint(model, "chat/completions"), headers, body, options):
+            if data == "[DONE]":
+                saw_done = True
+                break
+            try:
+                chunk = loads(data)
+                if not isinstance(chunk, dict):
+                    raise ValueError("not a JSON object")
+            except ValueError:
+                for event in builder.fail(f"Malformed data line in the provider's stream: {data[:200]!r}"):
+                    yield event
+                return
+            error = chunk.get("error")
+            if error:
+                text = error.get("message") if isinstance(error, dict) else str(error)
+                for event in builder.fail(f"Provider error: {text or error}"):
+                    yield event
+                return
+            if msg.response_id is None and chunk.get("id"):
+                msg.response_id = chunk["id"]
+                if chunk.get("model") and chunk["model"] != model.id:
+                    msg.response_model = chunk["model"]
+            usage = chunk.get("usage")
+            if usage:
+                apply_usage(builder, usage)
+            choices = chunk.get("choices")
+            if not choices:
+                continue
+            choice = choices[0]
+            delta = choice.get("delta") or {}
+            for field in REASONING_FIELDS:
+                piece = delta.get(field)
+                if piece and isinstance(piece, str):
+                    if current_kind != field:
+                        if current >= 0:
+                            for event in builder.end_block(current):
+                                yield event
+                        current, events = builder.thinking_start(signature=field)
+                        current_kind = field
+                        for event in events:
+                            yield event
+                    for event in builder.thinking_delta(current, piece):
+                        yield event
+                    break
+            piece = delta.get("content")
+            if piece:
+                if current_kind != "text":
+                    if current >= 0:
+                        for event in builder.end_block(current):
+                            yield event
+                    current, events = builder.text_start()
+                    current_kind = "text"
+                    for event in events:
+                        yield event
+                for event in builder.text_delta(current, piece):
+                    yield event
+            calls = delta.get("tool_calls")
+            if calls:
+                if current >= 0:
+                    for event in builder.end_block(current):
+                        yield event
+                    current, current_kind = -1, ""
+                for position, call in enumerate(calls):
+                    for event in _tool_delta(builder, tools, position, call):
+                        yield event
+            reason = choice.get("finish_reason")
+            if reason:
+                finish = reason
+    except Exception as exc:  # noqa: BLE001 - ProviderError, Aborted, anything unexpected
+        for event in failure_events(builder, exc):
+            yield event
+        return
+    for event in _finish(builder, finish, saw_done, compat):
+        yield event
+
+
+def _tool_delta(builder: MessageBuilder, tools: dict[int, tuple[str | None, int]], position: int,
+                call: dict[str, Any]) -> list[AssistantMessageEvent]:
+    """Grow the tool call at ``call['index']``; a new id at a used index starts a new call."""
+    wire_index = call.get("index", position)
+    call_id = call.get("id")
+    function = call.get("function") or {}
+    known = tools.get(wire_index)
+    events: list[AssistantMessageEvent] = []
+    if known is None or (call_id and known[0] and call_id != known[0]):
+        index, events = builder.toolcall_start(call_id or f"call_{wire_index}", function.get("name") or "")
+        tools[wire_index] = (call_id, index)
+    else:
+        index = known[1]
+        block = builder.message.content[index]
+        if function.get("name") and not block.name:  # type: ignore[union-attr]
+            block.name = function["name"]  # type: ignore[union-attr]
+    arguments = function.get("arguments")
+    if arguments:
+        events.extend(builder.toolcall_delta(index, arguments))
+    return events
+
+
+def _finish(builder: MessageBuilder, finish: str | None, saw_done: bool,
+            compat: dict[str, Any]) -> list[AssistantMessageEvent]:
+    if finish is None:
+        if saw_done or not compat.get("supportsFinishReason", True):
+            return builder.finish(None)
+        return builder.fail("The stream ended before the provider sent a finish reason")
+    if finish == "content_filter":
+        return builder.fail("The provider's content filter stopped the response (finish_reason: content_filter)")
+    mapped = _FINISH.get(finish)
+    if mapped is None:
+        return builder.fail(f"The provider ended the response with finish_reason {finish!r}")
+    return builder.finish(mapped)
