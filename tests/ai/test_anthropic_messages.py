@@ -520,3 +520,28 @@ async def test_history_from_another_model_and_text_only_model(loopback: Loopback
     assert msgs[1]["role"] == "assistant"
     assert {b["type"] for b in msgs[1]["content"]} == {"text"}
     assert msgs[1]["content"][-1] == {"type": "text", "text": "Hi!"}
+
+
+async def test_key_from_the_environment_never_appears_in_errors(
+    loopback: LoopbackServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-env-secret-5555")
+    body = {"type": "error", "error": {"type": "authentication_error", "message": "bad key sk-ant-env-secret-5555"}}
+    loopback.push(Reply.json(401, body))
+    _, msg = await run(make_model(loopback), ctx(), api_key=None)
+    assert loopback.requests[0].headers["x-api-key"] == "sk-ant-env-secret-5555"
+    assert msg.error_message == "401 bad key [redacted]"
+
+
+async def test_oauth_token_is_sent_as_bearer_with_the_oauth_beta(loopback: LoopbackServer) -> None:
+    token = "sk-ant-oat01-token-7777"
+    loopback.push(ok_reply())
+    await run(make_model(loopback), ctx(system_prompt="Be brief."), api_key=token)
+    req = loopback.requests[0]
+    assert req.headers["authorization"] == f"Bearer {token}"
+    assert "x-api-key" not in req.headers
+    assert req.headers["anthropic-beta"] == "oauth-2025-04-20"
+    assert req.json()["system"] == [
+        {"type": "text", "text": "You are Claude Code, Anthropic's official CLI for Claude."},
+        {"type": "text", "text": "Be brief.", "cache_control": {"type": "ephemeral"}},
+    ]

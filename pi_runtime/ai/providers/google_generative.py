@@ -1,0 +1,408 @@
+"""The ``google-generative-ai`` wire protocol: Gemini's ``streamGenerateContent`` over SSE.
+
+``build_request`` turns a context into ``contents`` (roles user/model; thinking and
+function calls replayed with their thought signatures; consecutive tool results in one
+user turn of ``functionResponse`` parts), ``systemInstruction``, ``tools`` and
+``generationConfig``. ``stream`` sends it and turns each streamed response chunk into
+``MessageBuilder`` calls. Gemini sends function calls whole, so each one opens and closes
+in the same chunk and gets an id generated here when the server gives none.
+Request failures never raise: the stream ends with an ``error``/``aborted`` message.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import time
+from collections.abc import AsyncIterator
+from contextlib import aclosing
+from dataclasses import replace
+from typing import Any
+
+from ..builder import MessageBuilder
+from ..env_keys import env_api_key, env_var_names
+from ..events import AssistantMessageEvent
+from ..options import StreamOptions
+from ..transform import prepare_messages
+from ..types import (
+    AssistantMessage,
+    Context,
+    ImageContent,
+    Model,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
+from ._http import Aborted, ProviderError, post_sse, redact
+
+API = "google-generative-ai"
+DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
+
+THINKING_BUDGETS: dict[str, int] = {
+    "minimal": 128,
+    "low": 2048,
+    "medium": 8192,
+    "high": 24576,
+    "xhigh": 32768,
+}
+"""Thinking level -> ``thinkingBudget`` (Gemini 2.x)."""
+THINKING_LEVELS_GEMINI_3: dict[str, str] = {
+    "minimal": "LOW",
+    "low": "LOW",
+    "medium": "HIGH",
+    "high": "HIGH",
+    "xhigh": "HIGH",
+}
+"""Gemini 3 takes a named ``thinkingLevel`` instead of a token budget."""
+_IMAGE_OMITTED = "(image omitted: this model does not accept images)"
+_call_counter = itertools.count(1)
+
+
+class StreamFormatError(Exception):
+    """The server sent something that is not a GenerateContentResponse."""
+
+
+# --------------------------------------------------------------------------- request
+
+
+def missing_key_message(provider: str) -> str:
+    """The error shown when no credential is configured for ``provider``."""
+    names = env_var_names(provider)
+    hint = f"set {' or '.join(names)}" if names else "configure a key in auth.json or models.json"
+    return f"No API key for provider '{provider}': {hint}."
+
+
+def thinking_config(model: Model, level: str | None) -> dict[str, Any] | None:
+    """The ``thinkingConfig`` for a reasoning level, or None to leave the model's default.
+
+    Args:
+        model: The target model (nothing is sent unless ``model.reasoning``).
+        level: off, minimal, low, medium, high, xhigh, or None (model default).
+
+    Returns:
+        The config dict, or None.
+
+    Raises:
+        ValueError: an unknown thinking level.
+    """
+    if not model.reasoning or level is None:
+        return None
+    gemini_3 = model.id.startswith("gemini-3")
+    if level == "off":
+        # Gemini 3 cannot switch thinking off; its lowest level is the nearest thing.
+        return {"thinkingLevel": "LOW"} if gemini_3 else {"thinkingBudget": 0}
+    if level not in THINKING_BUDGETS:
+        raise ValueError(
+            f"Unknown thinking level {level!r} (expected off, {', '.join(THINKING_BUDGETS)})"
+        )
+    if gemini_3:
+        return {"includeThoughts": True, "thinkingLevel": THINKING_LEVELS_GEMINI_3[level]}
+    return {"includeThoughts": True, "thinkingBudget": THINKING_BUDGETS[level]}
+
+
+def _user_parts(content: str | list[Any], model: Model) -> list[dict[str, Any]]:
+    if isinstance(content, str):
+        return [{"text": content}] if content else []
+    parts: list[dict[str, Any]] = []
+    for part in content:
+        if isinstance(part, TextContent):
+            if part.text:
+                parts.append({"text": part.text})
+        elif isinstance(part, ImageContent):
+            if "image" in model.input:
+                parts.append({"inlineData": {"mimeType": part.mime_type, "data": part.data}})
+            else:
+                parts.append({"text": _IMAGE_OMITTED})
+    return parts
+
+
+def _model_parts(message: AssistantMessage) -> list[dict[str, Any]]:
+    parts: list[dict[str, Any]] = []
+    for block in message.content:
+        if isinstance(block, TextContent):
+            if block.text:
+                part: dict[str, Any] = {"text": block.text}
+                if block.text_signature:
+                    part["thoughtSignature"] = block.text_signature
+                parts.append(part)
+        elif isinstance(block, ThinkingContent):
+            if block.thinking or block.thinking_signature:
+                part = {"text": block.thinking, "thought": True}
+                if block.thinking_signature:
+                    part["thoughtSignature"] = block.thinking_signature
+                parts.append(part)
+        elif isinstance(block, ToolCall):
+            part = {"functionCall": {"name": block.name, "args": block.arguments}}
+            if block.thought_signature:
+                part["thoughtSignature"] = block.thought_signature
+            parts.append(part)
+    return parts
+
+
+def _tool_result_parts(message: ToolResultMessage, model: Model) -> list[dict[str, Any]]:
+    text = "\n".join(c.text for c in message.content if isinstance(c, TextContent))
+    key = "error" if message.is_error else "output"
+    images = [c for c in message.content if isinstance(c, ImageContent)]
+    if images and not text:
+        text = f"({len(images)} image(s) attached)"
+    parts = [{"functionResponse": {"name": message.tool_name, "response": {key: text}}}]
+    # Images cannot go inside a functionResponse on every model; they follow it in the turn.
+    for image in images:
+        parts.extend(_user_parts([image], model))
+    return parts
+
+
+def convert_messages(messages: list[Any], model: Model) -> list[dict[str, Any]]:
+    """Prepared history -> Gemini ``contents`` (consecutive tool results share one user turn).
+
+    Args:
+        messages: Output of ``prepare_messages`` (user, assistant and toolResult only).
+        model: The target model (decides whether images are sent).
+
+    Returns:
+        The ``contents`` array.
+    """
+    out: list[dict[str, Any]] = []
+    in_results = False
+    for message in messages:
+        if isinstance(message, ToolResultMessage):
+            parts = _tool_result_parts(message, model)
+            if in_results:
+                out[-1]["parts"].extend(parts)
+            else:
+                out.append({"role": "user", "parts": parts})
+            in_results = True
+            continue
+        in_results = False
+        if isinstance(message, UserMessage):
+            parts = _user_parts(message.content, model)
+            if parts:
+                out.append({"role": "user", "parts": parts})
+        elif isinstance(message, AssistantMessage):
+            parts = _model_parts(message)
+            if parts:
+                out.append({"role": "model", "parts": parts})
+    return out
+
+
+def build_request(
+    model: Model, context: Context, options: StreamOptions, api_key: str
+) -> tuple[str, dict[str, str], dict[str, Any]]:
+    """The URL, headers and JSON body of one ``streamGenerateContent`` request.
+
+    Args:
+        model: Target model; ``base_url`` like ``https://generativelanguage.googleapis.com/v1beta``.
+        context: System prompt, history and tools.
+        options: Token limit, temperature, reasoning level and extra headers.
+        api_key: The resolved credential.
+
+    Returns:
+        ``(url, headers, body)``.
+
+    Raises:
+        ValueError: an unknown thinking level.
+    """
+    config: dict[str, Any] = {"maxOutputTokens": options.max_tokens or model.max_tokens}
+    if options.temperature is not None:
+        config["temperature"] = options.temperature
+    thinking = thinking_config(model, options.reasoning)
+    if thinking is not None:
+        config["thinkingConfig"] = thinking
+    body: dict[str, Any] = {
+        "contents": convert_messages(prepare_messages(context.messages, model), model),
+        "generationConfig": config,
+    }
+    if context.system_prompt:
+        body["systemInstruction"] = {"parts": [{"text": context.system_prompt}]}
+    if context.tools:
+        # parametersJsonSchema takes full JSON Schema; `parameters` only an OpenAPI subset.
+        body["tools"] = [{"functionDeclarations": [
+            {"name": t.name, "description": t.description, "parametersJsonSchema": t.parameters}
+            for t in context.tools
+        ]}]
+    headers = {
+        "content-type": "application/json",
+        "accept": "text/event-stream",
+        "x-goog-api-key": api_key,
+    }
+    headers.update(model.headers or {})
+    headers.update(options.headers)
+    base = (model.base_url or DEFAULT_BASE_URL).rstrip("/")
+    return f"{base}/models/{model.id}:streamGenerateContent?alt=sse", headers, body
+
+
+# --------------------------------------------------------------------------- response
+
+
+class _StreamParser:
+    """Turns response chunks into builder calls; ``finish()`` once the stream has ended."""
+
+    def __init__(self, builder: MessageBuilder) -> None:
+        self.builder = builder
+        self.open: tuple[str, int] | None = None
+        """The text or thinking block that further parts of the same kind extend."""
+        self.finish_reason: str | None = None
+        self.finish_message: str | None = None
+        self.call_ids: set[str] = set()
+
+    def handle(self, data: str) -> list[AssistantMessageEvent]:
+        try:
+            chunk = json.loads(data)
+        except ValueError:
+            raise StreamFormatError(f"Malformed JSON in the Google stream: {data[:200]!r}") from None
+        if not isinstance(chunk, dict):
+            raise StreamFormatError(f"Unexpected data in the Google stream: {data[:200]!r}")
+        error = chunk.get("error")
+        if error is not None:
+            if isinstance(error, dict):
+                code = error.get("status") or error.get("code") or "error"
+                raise ProviderError(f"{code}: {error.get('message', '')}".rstrip(": "))
+            raise ProviderError(str(error))
+        msg = self.builder.message
+        msg.response_id = chunk.get("responseId") or msg.response_id
+        msg.response_model = chunk.get("modelVersion") or msg.response_model
+        self._usage(chunk.get("usageMetadata"))
+        events = self.builder.start()
+        block_reason = (chunk.get("promptFeedback") or {}).get("blockReason")
+        if block_reason:
+            self.finish_reason = block_reason
+            self.finish_message = "the prompt was blocked"
+        candidates = chunk.get("candidates") or []
+        if not candidates:
+            return events
+        candidate = candidates[0]
+        for part in (candidate.get("content") or {}).get("parts") or []:
+            events += self._part(part)
+        if candidate.get("finishReason"):
+            self.finish_reason = candidate["finishReason"]
+            self.finish_message = candidate.get("finishMessage")
+        return events
+
+    def _usage(self, usage: dict[str, Any] | None) -> None:
+        if not usage:
+            return
+        u = self.builder.message.usage
+        cached = usage.get("cachedContentTokenCount") or 0
+        # promptTokenCount includes the cached tokens; Pi counts them apart.
+        u.input = max(0, (usage.get("promptTokenCount") or 0) - cached)
+        u.cache_read = cached
+        u.output = (usage.get("candidatesTokenCount") or 0) + (usage.get("thoughtsTokenCount") or 0)
+
+    def _part(self, part: dict[str, Any]) -> list[AssistantMessageEvent]:
+        b = self.builder
+        signature = part.get("thoughtSignature")
+        if "functionCall" in part:
+            events = self._close_open()
+            call = part["functionCall"] or {}
+            name = call.get("name", "")
+            call_id = call.get("id")
+            if not call_id or call_id in self.call_ids:
+                call_id = f"{name}_{int(time.time() * 1000)}_{next(_call_counter)}"
+            self.call_ids.add(call_id)
+            index, started = b.toolcall_start(call_id, name)
+            events += started
+            events += b.toolcall_delta(index, json.dumps(call.get("args") or {}, ensure_ascii=False))
+            if signature:
+                b.message.content[index].thought_signature = signature  # type: ignore[union-attr]
+            return events + b.end_block(index)
+        if "text" not in part:
+            return []  # executable code, inline output data and the like are not kept
+        text = part.get("text") or ""
+        kind = "thinking" if part.get("thought") else "text"
+        events: list[AssistantMessageEvent] = []
+        if self.open is None or self.open[0] != kind:
+            if not text:
+                # An empty part that only carries a signature for the block before it.
+                if signature and self.open is not None:
+                    self._sign(self.open, signature)
+                return []
+            events += self._close_open()
+            if kind == "thinking":
+                index, started = b.thinking_start()
+            else:
+                index, started = b.text_start()
+            events += started
+            self.open = (kind, index)
+        if text:
+            index = self.open[1]
+            events += b.thinking_delta(index, text) if kind == "thinking" else b.text_delta(index, text)
+        if signature:
+            self._sign(self.open, signature)
+        return events
+
+    def _sign(self, block: tuple[str, int], signature: str) -> None:
+        content = self.builder.message.content[block[1]]
+        if block[0] == "thinking":
+            content.thinking_signature = signature  # type: ignore[union-attr]
+        else:
+            content.text_signature = signature  # type: ignore[union-attr]
+
+    def _close_open(self) -> list[AssistantMessageEvent]:
+        if self.open is None:
+            return []
+        index = self.open[1]
+        self.open = None
+        return self.builder.end_block(index)
+
+    def finish(self) -> list[AssistantMessageEvent]:
+        b = self.builder
+        reason = self.finish_reason
+        if reason is None:
+            return b.fail("The stream ended without a finish reason (the response was cut short)")
+        if reason in ("STOP", "FINISH_REASON_UNSPECIFIED"):
+            return b.finish("stop")  # becomes toolUse when the message holds tool calls
+        if reason == "MAX_TOKENS":
+            return b.finish("length")
+        detail = f": {self.finish_message}" if self.finish_message else ""
+        return b.fail(f"Google stopped the response ({reason}){detail}")
+
+
+async def stream(
+    model: Model, context: Context, options: StreamOptions
+) -> AsyncIterator[AssistantMessageEvent]:
+    """Stream one assistant message from the Gemini API.
+
+    Args:
+        model: A model whose ``api`` is ``google-generative-ai``.
+        context: System prompt, history and tools.
+        options: Credentials, limits, reasoning level, abort signal, HTTP client.
+
+    Returns:
+        An async iterator of events ending with exactly one ``done`` or ``error``.
+    """
+    builder = MessageBuilder(model)
+    api_key = options.api_key or env_api_key(model.provider)
+    if not api_key:
+        for event in builder.fail(missing_key_message(model.provider)):
+            yield event
+        return
+    # The resolved key goes into the options so error texts are redacted against it.
+    options = replace(options, api_key=api_key)
+    try:
+        url, headers, body = build_request(model, context, options, api_key)
+    except ValueError as exc:
+        for event in builder.fail(str(exc)):
+            yield event
+        return
+    parser = _StreamParser(builder)
+    try:
+        async with aclosing(post_sse(url, headers, body, options)) as sse:
+            async for _, data in sse:
+                for event in parser.handle(data):
+                    yield event
+        tail = parser.finish()
+    except Aborted:
+        tail = builder.fail("Request aborted", aborted=True)
+    except ProviderError as exc:
+        text = redact(str(exc), api_key)
+        if exc.retry_after is not None:
+            text += f" (retry after {exc.retry_after:g}s)"
+        tail = builder.fail(text)
+    except StreamFormatError as exc:
+        tail = builder.fail(str(exc))
+    except Exception as exc:  # noqa: BLE001 - the contract: providers never raise
+        tail = builder.fail(redact(f"{type(exc).__name__}: {exc}", api_key))
+    for event in tail:
+        yield event
