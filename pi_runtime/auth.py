@@ -1,0 +1,288 @@
+"""Stored credentials: ``<agent dir>/auth.json`` in Pi's format.
+
+The file maps a provider id to a credential::
+
+    {"anthropic": {"type": "api_key", "key": "sk-ant-...", "env": {"NAME": "value"}},
+     "openai-codex": {"type": "oauth", "access": "...", "refresh": "...", "expires": 0}}
+
+A ``key`` may be literal, ``$NAME`` / a variable name, or ``!command`` (resolved like
+models.json values, see ``pi_runtime.ai.credentials``). Entries this version does not
+understand (OAuth, newer types) are kept untouched on every write.
+
+Safety: the file is created with mode 0600 (an existing file keeps the mode its owner
+gave it); every write takes an exclusive ``fcntl`` lock on ``auth.json.lock``, re-reads
+the file, applies the one change and replaces the file atomically (temp file + fsync +
+rename), so two processes never lose each other's updates and a crash never leaves half a
+file. A corrupt file is reported and never overwritten. Keys appear in no repr or message.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .ai.credentials import is_resolvable_without_running, resolve_value
+
+FILE_MODE = 0o600
+DIR_MODE = 0o700
+
+
+class AuthFileError(Exception):
+    """auth.json cannot be read, parsed or written (the message never holds a key)."""
+
+
+@dataclass(frozen=True)
+class StoredCredential:
+    """One provider's entry. ``repr`` shows only the provider and the type."""
+
+    provider: str
+    type: str
+    key: str | None = field(default=None, repr=False)
+    """The configured key (``api_key`` type), unresolved: may be ``$NAME`` or ``!command``."""
+    env: dict[str, str] = field(default_factory=dict, repr=False)
+    """Provider-scoped environment overrides (Pi's ``env`` object)."""
+    data: dict[str, Any] = field(default_factory=dict, repr=False)
+    """The whole entry as stored."""
+
+
+class AuthStorage:
+    """Read and update auth.json.
+
+    Reads are cheap and see other processes' writes (the file is re-read when its mtime or
+    size changes). A broken file makes reads return nothing and is listed in ``errors``.
+
+    Args:
+        path: The auth file; ``<agent dir>/auth.json`` when None.
+        lock_timeout: Seconds a write waits for another process's lock.
+    """
+
+    def __init__(self, path: str | os.PathLike[str] | None = None, *, lock_timeout: float = 10.0):
+        if path is None:
+            from .paths import auth_path
+
+            path = auth_path()
+        self.path = Path(path)
+        self.lock_timeout = lock_timeout
+        self.errors: list[str] = []
+        """Why the file could not be used on the last read (empty when fine)."""
+        self._data: dict[str, Any] = {}
+        self._stamp: tuple[int, int] | None = None
+        self._loaded = False
+
+    def __repr__(self) -> str:
+        return f"<AuthStorage {self.path} providers={self.list()}>"
+
+    # ------------------------------------------------------------------ reading
+
+    def _target(self) -> Path:
+        # Write through a symlink to the real file, and lock by the real path so two agent
+        # dirs sharing one auth.json share the lock too.
+        return self.path.resolve()
+
+    def _read_file(self) -> dict[str, Any]:
+        """Parse the file now. Missing → {}; unreadable or invalid → AuthFileError."""
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return {}
+        except (OSError, UnicodeDecodeError) as exc:
+            raise AuthFileError(f"{self.path}: cannot read: {type(exc).__name__}") from None
+        if not text.strip():
+            return {}
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            # Position only: the text around the error could be a key.
+            raise AuthFileError(
+                f"{self.path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+            ) from None
+        if not isinstance(data, dict):
+            raise AuthFileError(f"{self.path}: must be an object keyed by provider id")
+        return data
+
+    def reload(self) -> None:
+        """Re-read the file if it changed since the last read."""
+        try:
+            st = self.path.stat()
+            stamp: tuple[int, int] | None = (st.st_mtime_ns, st.st_size)
+        except FileNotFoundError:
+            stamp = None
+        except OSError:
+            stamp = (-1, -1)
+        if self._loaded and stamp == self._stamp:
+            return
+        self._stamp, self._loaded = stamp, True
+        try:
+            self._data = self._read_file()
+            self.errors = []
+        except AuthFileError as exc:
+            self._data = {}
+            self.errors = [str(exc)]
+
+    def get(self, provider: str) -> StoredCredential | None:
+        """The stored entry for ``provider``, or None."""
+        self.reload()
+        entry = self._data.get(provider)
+        if not isinstance(entry, dict):
+            return None
+        key = entry.get("key")
+        env = entry.get("env")
+        return StoredCredential(
+            provider=provider,
+            type=str(entry.get("type", "")),
+            key=key if isinstance(key, str) and key else None,
+            env={k: v for k, v in env.items() if isinstance(v, str)} if isinstance(env, dict) else {},
+            data=dict(entry),
+        )
+
+    def get_api_key(self, provider: str) -> str | None:
+        """The usable key for ``provider``: a resolved ``api_key``, or an OAuth access token.
+
+        Raises:
+            CredentialError: The key is a ``!command`` that failed.
+        """
+        cred = self.get(provider)
+        if cred is None:
+            return None
+        if cred.type == "api_key" and cred.key:
+            # The entry's own env wins over the process environment for this provider.
+            env = {**os.environ, **cred.env} if cred.env else None
+            return resolve_value(cred.key, where=f"{self.path}: {provider}.key", env=env)
+        if cred.type == "oauth":
+            access = cred.data.get("access")
+            return access if isinstance(access, str) and access else None
+        return None
+
+    def has_api_key(self, provider: str) -> bool:
+        """Whether a usable key is stored, without running any ``!command``."""
+        cred = self.get(provider)
+        if cred is None:
+            return False
+        if cred.type == "api_key":
+            env = {**os.environ, **cred.env} if cred.env else None
+            return bool(cred.key) and is_resolvable_without_running(cred.key or "", env)
+        return cred.type == "oauth" and bool(cred.data.get("access"))
+
+    def list(self) -> list[str]:
+        """Provider ids with a stored entry."""
+        self.reload()
+        return [p for p, entry in self._data.items() if isinstance(entry, dict)]
+
+    # ------------------------------------------------------------------ writing
+
+    def set_api_key(self, provider: str, key: str, env: dict[str, str] | None = None) -> None:
+        """Store an API key (literal, ``$NAME`` or ``!command``) for ``provider``.
+
+        Raises:
+            AuthFileError: The file is corrupt, locked too long, or cannot be written.
+        """
+        if not key:
+            raise ValueError("an API key must not be empty")
+        entry: dict[str, Any] = {"type": "api_key", "key": key}
+        if env:
+            entry["env"] = dict(env)
+        self.set(provider, entry)
+
+    def set(self, provider: str, entry: dict[str, Any]) -> None:
+        """Store a raw entry (e.g. an OAuth credential) for ``provider``, replacing any other.
+
+        Raises:
+            AuthFileError: The file is corrupt, locked too long, or cannot be written.
+        """
+        if not isinstance(entry, dict) or not isinstance(entry.get("type"), str):
+            raise ValueError("an auth entry must be an object with a string 'type'")
+        self._update(lambda data: data.__setitem__(provider, dict(entry)))
+
+    def remove(self, provider: str) -> bool:
+        """Delete ``provider``'s entry (``/logout``).
+
+        Returns:
+            Whether there was one.
+        """
+        removed: list[bool] = []
+        self._update(lambda data: removed.append(data.pop(provider, None) is not None))
+        return bool(removed and removed[0])
+
+    def _update(self, change: Callable[[dict[str, Any]], Any]) -> None:
+        target = self._target()
+        target.parent.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
+        with _FileLock(target.with_name(target.name + ".lock"), self.lock_timeout):
+            data = self._read_file()  # fresh, under the lock: keeps others' updates
+            change(data)
+            _atomic_write_json(target, data)
+        self._loaded = False
+        self.reload()
+
+
+class _FileLock:
+    """An exclusive ``fcntl.flock`` on a side file, polled until a timeout."""
+
+    def __init__(self, path: Path, timeout: float):
+        self.path = path
+        self.timeout = timeout
+        self._fd: int | None = None
+
+    def __enter__(self) -> "_FileLock":
+        import fcntl
+
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, FILE_MODE)
+        deadline = time.monotonic() + self.timeout
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    os.close(fd)
+                    raise AuthFileError(
+                        f"{self.path}: another process holds the auth lock; try again"
+                    ) from None
+                time.sleep(0.01)
+        self._fd = fd
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        import fcntl
+
+        if self._fd is not None:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+            self._fd = None
+
+
+def _atomic_write_json(target: Path, data: dict[str, Any]) -> None:
+    try:
+        mode = target.stat().st_mode & 0o777
+    except FileNotFoundError:
+        mode = FILE_MODE
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        # mkstemp creates 0600; an existing file keeps the mode its owner chose.
+        if mode != FILE_MODE:
+            os.fchmod(fd, mode)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=2)
+            fh.write("\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+    except OSError as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise AuthFileError(f"{target}: cannot write: {exc.strerror or type(exc).__name__}") from None
+    try:
+        dir_fd = os.open(target.parent, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+    except OSError:
+        pass  # the rename is done; a directory fsync is best effort
