@@ -258,3 +258,19 @@ def test_add_model_survives_refresh(tmp_path: Path) -> None:
     reg.refresh()
     assert reg.find("ext", "ext-1") is not None
     assert "ext" in reg.providers()
+
+
+def test_default_models_json_comes_from_the_agent_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    agent = tmp_path / "agent"
+    agent.mkdir()
+    write_models(agent, {"lab": {"baseUrl": "http://localhost:5/v1", "api": "openai-completions",
+                                 "models": [{"id": "from-agent-dir"}]}})
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(agent))
+    reg = ModelRegistry(env={})
+    assert reg.models_path == agent / "models.json"
+    assert reg.find("lab", "from-agent-dir") is not None
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", "~/somewhere")
+    from pi_runtime.paths import agent_dir, sessions_dir
+
+    assert agent_dir() == Path.home() / "somewhere"
+    assert sessions_dir() == Path.home() / "somewhere" / "sessions"
