@@ -11,7 +11,9 @@ Hooks (all optional; each documents its contract):
 - ``transform_context(messages, signal) -> messages`` (async): runs before each request
   (pruning, injected context). An exception ends the run with an error message.
 - ``get_api_key(provider) -> str | None`` (sync or async): called before each request,
-  so expiring keys can be refreshed.
+  so expiring keys can be refreshed. ``get_request_auth(model)`` returns key and headers
+  together (models.json headers) and wins when set. An exception from either ends the
+  turn with an error message, never out of the loop.
 - ``before_tool_call`` / ``after_tool_call``: see ``tool_exec``.
 """
 
@@ -65,6 +67,7 @@ class Agent:
         convert_to_llm: Callable[[list[Any]], list[Any]] = default_convert,
         transform_context: Callable[[list[Any], AbortSignal | None], Awaitable[list[Any]]] | None = None,
         get_api_key: Callable[[str], Any] | None = None,
+        get_request_auth: Callable[[Model], Any] | None = None,
         before_tool_call: BeforeHook | None = None,
         after_tool_call: AfterHook | None = None,
         steering_mode: QueueMode = "one-at-a-time",
@@ -83,6 +86,8 @@ class Agent:
         self.convert_to_llm = convert_to_llm
         self.transform_context = transform_context
         self.get_api_key = get_api_key
+        self.get_request_auth = get_request_auth
+        """Returns an object with ``api_key`` and ``headers`` (sync or async); wins over get_api_key."""
         self.before_tool_call = before_tool_call
         self.after_tool_call = after_tool_call
         self.steering_mode: QueueMode = steering_mode

@@ -100,6 +100,33 @@ class AgentRun:
             specs.append(spec)
         return specs
 
+    async def _request_auth(self) -> tuple[str | None, dict[str, str]]:
+        agent = self.agent
+        model = agent.state.model
+        if agent.get_request_auth is not None:
+            auth = agent.get_request_auth(model)
+            if inspect.isawaitable(auth):
+                auth = await auth
+            return auth.api_key, dict(auth.headers or {})
+        if agent.get_api_key is not None:
+            key = agent.get_api_key(model.provider)
+            if inspect.isawaitable(key):
+                key = await key
+            return key, {}
+        return None, {}
+
+    async def _fail_without_request(self, error: str) -> AssistantMessage:
+        model = self.agent.state.model
+        message = AssistantMessage(
+            api=model.api, provider=model.provider, model=model.id, stop_reason="error", error_message=error
+        )
+        await self.emit(MessageStartEvent(message))
+        self.agent.state.error_message = error
+        self.agent.state.messages.append(message)
+        self.produced.append(message)
+        await self.emit(MessageEndEvent(message))
+        return message
+
     async def _stream_response(self) -> AssistantMessage:
         agent = self.agent
         state = agent.state
@@ -111,13 +138,13 @@ class AgentRun:
         context = Context.model_construct(
             system_prompt=state.system_prompt, messages=llm_messages, tools=specs or None
         )
-        api_key = None
-        if agent.get_api_key is not None:
-            api_key = agent.get_api_key(state.model.provider)
-            if inspect.isawaitable(api_key):
-                api_key = await api_key
+        try:
+            api_key, headers = await self._request_auth()
+        except Exception as exc:  # noqa: BLE001 - e.g. a failing `!command` key in models.json
+            return await self._fail_without_request(f"Could not get credentials: {exc}")
         options = StreamOptions(
             api_key=api_key,
+            headers=headers,
             signal=agent.signal,
             reasoning=state.thinking_level if state.model.reasoning else None,
             session_id=agent.session_id,

@@ -57,6 +57,10 @@ class ModelNotFoundError(LookupError):
         self.suggestions = suggestions
 
 
+KEYLESS_APIS = frozenset({"scripted"})
+"""Protocols that never authenticate (the in-process scripted provider)."""
+
+
 class ModelRegistry:
     """Every known model, where to find it and how to authenticate to it.
 
@@ -312,7 +316,7 @@ class ModelRegistry:
         for name in env_var_names(provider):
             if env.get(name):
                 return env[name], f"env:{name}"
-        if is_local_url(model.base_url):
+        if is_local_url(model.base_url) or model.api in KEYLESS_APIS:
             return None, "local"
         return None, None
 
@@ -340,7 +344,7 @@ class ModelRegistry:
             return True
         if any(env.get(name) for name in env_var_names(provider)):
             return True
-        return is_local_url(model.base_url)
+        return is_local_url(model.base_url) or model.api in KEYLESS_APIS
 
     def available(self) -> list[Model]:
         """Models whose provider has usable credentials (what ``/model`` offers)."""

@@ -1,0 +1,251 @@
+"""Command-line parsing for ``pi``, with Pi's flags (cli.md).
+
+A hand-written parser rather than argparse: Pi has two-letter short flags (``-nc``,
+``-ne``), ``@file`` arguments, an optional value for ``--list-models``, repeatable
+options and ``--`` handling that argparse would bend. Errors raise ``UsageError`` with the
+one line the user sees.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+
+
+class UsageError(Exception):
+    """A bad command line; ``str()`` is the message for stderr."""
+
+
+@dataclass
+class CliArgs:
+    print_mode: bool = False
+    mode: str | None = None
+    """text, json or rpc."""
+    model: str | None = None
+    provider: str | None = None
+    thinking: str | None = None
+    api_key: str | None = None
+    models: str | None = None
+    list_models: bool = False
+    list_models_search: str | None = None
+    continue_: bool = False
+    resume: bool = False
+    session: str | None = None
+    session_id: str | None = None
+    fork: str | None = None
+    session_dir: str | None = None
+    no_session: bool = False
+    name: str | None = None
+    tools: str | None = None
+    exclude_tools: str | None = None
+    no_tools: bool = False
+    no_builtin_tools: bool = False
+    extensions: list[str] = field(default_factory=list)
+    no_extensions: bool = False
+    skills: list[str] = field(default_factory=list)
+    no_skills: bool = False
+    prompt_templates: list[str] = field(default_factory=list)
+    no_prompt_templates: bool = False
+    themes: list[str] = field(default_factory=list)
+    use_theme: str | None = None
+    no_themes: bool = False
+    no_context_files: bool = False
+    system_prompt: str | None = None
+    append_system_prompt: list[str] = field(default_factory=list)
+    verbose: bool = False
+    approve: bool | None = None
+    offline: bool = False
+    export: list[str] = field(default_factory=list)
+    help: bool = False
+    version: bool = False
+    demo: bool = False
+    files: list[str] = field(default_factory=list)
+    """``@path`` arguments, without the ``@``."""
+    messages: list[str] = field(default_factory=list)
+
+
+# flag -> (attribute, kind). kind: "bool", "value", "list", "false" (sets False)
+_FLAGS: dict[str, tuple[str, str]] = {
+    "-p": ("print_mode", "bool"), "--print": ("print_mode", "bool"),
+    "--mode": ("mode", "value"),
+    "--model": ("model", "value"), "-m": ("model", "value"),
+    "--provider": ("provider", "value"),
+    "--thinking": ("thinking", "value"),
+    "--api-key": ("api_key", "value"),
+    "--models": ("models", "value"),
+    "-c": ("continue_", "bool"), "--continue": ("continue_", "bool"),
+    "-r": ("resume", "bool"), "--resume": ("resume", "bool"),
+    "--session": ("session", "value"),
+    "--session-id": ("session_id", "value"),
+    "--fork": ("fork", "value"),
+    "--session-dir": ("session_dir", "value"),
+    "--no-session": ("no_session", "bool"),
+    "-n": ("name", "value"), "--name": ("name", "value"),
+    "-t": ("tools", "value"), "--tools": ("tools", "value"),
+    "-xt": ("exclude_tools", "value"), "--exclude-tools": ("exclude_tools", "value"),
+    "-nt": ("no_tools", "bool"), "--no-tools": ("no_tools", "bool"),
+    "-nbt": ("no_builtin_tools", "bool"), "--no-builtin-tools": ("no_builtin_tools", "bool"),
+    "-e": ("extensions", "list"), "--extension": ("extensions", "list"),
+    "-ne": ("no_extensions", "bool"), "--no-extensions": ("no_extensions", "bool"),
+    "--skill": ("skills", "list"),
+    "-ns": ("no_skills", "bool"), "--no-skills": ("no_skills", "bool"),
+    "--prompt-template": ("prompt_templates", "list"),
+    "-np": ("no_prompt_templates", "bool"), "--no-prompt-templates": ("no_prompt_templates", "bool"),
+    "--theme": ("themes", "list"),
+    "--use-theme": ("use_theme", "value"),
+    "--no-themes": ("no_themes", "bool"),
+    "-nc": ("no_context_files", "bool"), "--no-context-files": ("no_context_files", "bool"),
+    "--system-prompt": ("system_prompt", "value"),
+    "--append-system-prompt": ("append_system_prompt", "list"),
+    "--verbose": ("verbose", "bool"),
+    "-a": ("approve", "bool"), "--approve": ("approve", "bool"),
+    "-na": ("approve", "false"), "--no-approve": ("approve", "false"),
+    "--offline": ("offline", "bool"),
+    "-h": ("help", "bool"), "--help": ("help", "bool"),
+    "-v": ("version", "bool"), "--version": ("version", "bool"),
+    "--demo": ("demo", "bool"),
+}
+_MODES = ("text", "json", "rpc")
+
+
+def parse_args(argv: list[str]) -> CliArgs:
+    """Parse ``argv`` (without the program name).
+
+    Raises:
+        UsageError: unknown flag, missing value, bad combination.
+    """
+    args = CliArgs()
+    i = 0
+    only_positional = False
+    while i < len(argv):
+        arg = argv[i]
+        i += 1
+        if only_positional or not arg.startswith("-") or arg == "-":
+            _positional(args, arg)
+            continue
+        if arg == "--":
+            only_positional = True
+            continue
+        name, eq, inline = arg.partition("=") if arg.startswith("--") else (arg, "", "")
+        if name == "--list-models":
+            args.list_models = True
+            if eq:
+                args.list_models_search = inline
+            elif i < len(argv) and not argv[i].startswith("-"):
+                args.list_models_search = argv[i]
+                i += 1
+            continue
+        if name == "--export":
+            if i >= len(argv):
+                raise UsageError("--export needs a session file or id")
+            args.export.append(argv[i])
+            i += 1
+            if i < len(argv) and not argv[i].startswith("-"):
+                args.export.append(argv[i])
+                i += 1
+            continue
+        spec = _FLAGS.get(name)
+        if spec is None:
+            close = difflib.get_close_matches(name, list(_FLAGS) + ["--list-models", "--export"], n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            raise UsageError(f"Unknown option: {name}{hint}. See pi --help")
+        attr, kind = spec
+        if kind == "bool":
+            setattr(args, attr, True)
+        elif kind == "false":
+            setattr(args, attr, False)
+        else:
+            if eq:
+                value = inline
+            elif i < len(argv):
+                value = argv[i]
+                i += 1
+            else:
+                raise UsageError(f"Option {name} needs a value")
+            if kind == "list":
+                getattr(args, attr).append(value)
+            else:
+                setattr(args, attr, value)
+    _validate(args)
+    return args
+
+
+def _positional(args: CliArgs, arg: str) -> None:
+    if arg.startswith("@") and len(arg) > 1:
+        args.files.append(arg[1:])
+    else:
+        args.messages.append(arg)
+
+
+def _validate(args: CliArgs) -> None:
+    if args.mode is not None and args.mode not in _MODES:
+        raise UsageError(f"Unknown mode '{args.mode}': use text, json or rpc")
+    if args.provider and not args.model:
+        raise UsageError("--provider needs --model")
+    if args.fork and (args.session or args.continue_ or args.resume or args.no_session):
+        raise UsageError("--fork cannot be combined with --session, --continue, --resume or --no-session")
+    if args.session_id and (args.session or args.continue_ or args.resume):
+        raise UsageError("--session-id cannot be combined with --session, --continue or --resume")
+    if args.session_id is not None:
+        sid = args.session_id
+        if not sid or not (sid[0].isalnum() and sid[-1].isalnum()) or not all(
+            c.isalnum() or c in "._-" for c in sid
+        ):
+            raise UsageError(
+                "Session IDs use letters, numbers, '.', '_' and '-', and start and end with a letter or number"
+            )
+    if args.mode == "rpc" and args.files:
+        raise UsageError("RPC mode does not accept @file arguments")
+
+
+HELP = """\
+pi - a terminal coding agent
+
+Usage:
+  pi [options] [--] [@files...] [messages...]
+
+Modes:
+  -p, --print                 Run the prompts, print the final answer, exit
+  --mode text|json|rpc        Output interface (json: JSONL events; rpc: JSONL commands on stdin)
+  --export <session> [out]    Export a session to HTML and exit
+  --list-models [search]      List available models and exit
+
+Models:
+  --model <pattern>[:level]   Model by provider/id, id or fuzzy name, optional thinking level
+  --provider <name>           Restrict --model to one provider
+  --thinking <level>          off, minimal, low, medium, high, xhigh
+  --api-key <key>             Non-persistent API key for the selected model
+  --models <patterns>         Comma-separated models for Ctrl+P cycling
+
+Sessions:
+  -c, --continue              Continue the most recent session in this folder
+  -r, --resume                Pick a session to resume
+  --session <path|id>         Open a session by path or (partial) id
+  --session-id <id>           Open or create the session with this id
+  --fork <path|id>            Fork a session into a new one here
+  --session-dir <dir>         Where sessions are stored
+  --no-session                Keep the session in memory only
+  -n, --name <name>           Session display name
+
+Tools and resources:
+  -t, --tools <list>          Tool allowlist, or +name/-name changes to the default
+  -xt, --exclude-tools <list> Disable tools
+  -nt, --no-tools             No tools
+  -nbt, --no-builtin-tools    No built-in tools
+  -e, --extension <path>      Load an extension (repeatable)
+  -ne, --no-extensions        Disable discovered extensions
+  --skill <path>              Load a skill (repeatable);  -ns, --no-skills
+  --prompt-template <path>    Load a prompt template;     -np, --no-prompt-templates
+  -nc, --no-context-files     Skip AGENTS.md / CLAUDE.md
+  --system-prompt <text|file> Replace the system prompt
+  --append-system-prompt <t>  Append to the system prompt (repeatable)
+  -a, --approve / -na, --no-approve   Trust / ignore project-local .pi resources
+  --offline                   No automatic network activity
+  --demo                      Use the built-in scripted demo model (no credentials needed)
+  -h, --help                  This help
+  -v, --version               Version
+
+Environment:
+  PI_CODING_AGENT_DIR         Agent directory (default ~/.pi/agent)
+  ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, OPENROUTER_API_KEY, GROQ_API_KEY, ...
+"""

@@ -1,0 +1,5 @@
+"""The session kernel: AgentSession and its events."""
+
+from .session import AgentSession
+
+__all__ = ["AgentSession"]

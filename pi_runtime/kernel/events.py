@@ -1,0 +1,179 @@
+"""Events the kernel adds on top of the agent's, with Pi's names and wire shapes.
+
+A host knows a prompt is finished at ``agent_settled``, never at ``agent_end``: after an
+``agent_end`` the kernel may still retry, recover from an overflow or deliver queued work.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+def _drop_none(d: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in d.items() if v is not None}
+
+
+@dataclass(slots=True)
+class AgentSettledEvent:
+    aborted: bool = False
+    type: str = "agent_settled"
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"type": self.type, "aborted": self.aborted}
+
+
+@dataclass(slots=True)
+class QueueUpdateEvent:
+    steering: list[str] = field(default_factory=list)
+    follow_up: list[str] = field(default_factory=list)
+    type: str = "queue_update"
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"type": self.type, "steering": list(self.steering), "followUp": list(self.follow_up)}
+
+
+@dataclass(slots=True)
+class CompactionStartEvent:
+    reason: str
+    """manual, threshold or overflow."""
+    type: str = "compaction_start"
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"type": self.type, "reason": self.reason}
+
+
+@dataclass(slots=True)
+class CompactionEndEvent:
+    reason: str
+    result: dict[str, Any] | None = None
+    aborted: bool = False
+    will_retry: bool = False
+    error_message: str | None = None
+    type: str = "compaction_end"
+
+    def to_wire(self) -> dict[str, Any]:
+        return _drop_none({
+            "type": self.type,
+            "reason": self.reason,
+            "result": self.result,
+            "aborted": self.aborted,
+            "willRetry": self.will_retry,
+            "errorMessage": self.error_message,
+        })
+
+
+@dataclass(slots=True)
+class AutoRetryStartEvent:
+    attempt: int
+    max_attempts: int
+    delay_ms: int
+    error_message: str
+    type: str = "auto_retry_start"
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "attempt": self.attempt,
+            "maxAttempts": self.max_attempts,
+            "delayMs": self.delay_ms,
+            "errorMessage": self.error_message,
+        }
+
+
+@dataclass(slots=True)
+class AutoRetryEndEvent:
+    success: bool
+    attempt: int
+    final_error: str | None = None
+    type: str = "auto_retry_end"
+
+    def to_wire(self) -> dict[str, Any]:
+        return _drop_none({
+            "type": self.type, "success": self.success, "attempt": self.attempt, "finalError": self.final_error,
+        })
+
+
+@dataclass(slots=True)
+class EntryAppendedEvent:
+    entry: Any
+    type: str = "entry_appended"
+
+    def to_wire(self) -> dict[str, Any]:
+        entry = self.entry.to_wire() if hasattr(self.entry, "to_wire") else self.entry
+        return {"type": self.type, "entry": entry}
+
+
+@dataclass(slots=True)
+class SessionInfoChangedEvent:
+    name: str | None = None
+    type: str = "session_info_changed"
+
+    def to_wire(self) -> dict[str, Any]:
+        return _drop_none({"type": self.type, "name": self.name})
+
+
+@dataclass(slots=True)
+class ThinkingLevelChangedEvent:
+    level: str
+    type: str = "thinking_level_changed"
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"type": self.type, "level": self.level}
+
+
+@dataclass(slots=True)
+class ModelChangedEvent:
+    model: Any
+    type: str = "model_changed"
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"type": self.type, "model": self.model.to_wire()}
+
+
+@dataclass(slots=True)
+class BashExecutionUpdateEvent:
+    delta: str
+    id: str | None = None
+    type: str = "bash_execution_update"
+
+    def to_wire(self) -> dict[str, Any]:
+        return _drop_none({"type": self.type, "id": self.id, "delta": self.delta})
+
+
+@dataclass(slots=True)
+class SessionChangedEvent:
+    """The kernel now works on another session (new, switched, forked, cloned, navigated).
+
+    Not a Pi wire event: in-process front ends use it to rebuild their view.
+    """
+
+    reason: str
+    session_file: str | None = None
+    type: str = "session_changed"
+
+    def to_wire(self) -> dict[str, Any]:
+        return _drop_none({"type": self.type, "reason": self.reason, "sessionFile": self.session_file})
+
+
+@dataclass(slots=True)
+class ExtensionErrorEvent:
+    extension_path: str
+    event: str
+    error: str
+    type: str = "extension_error"
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"type": self.type, "extensionPath": self.extension_path, "event": self.event, "error": self.error}
+
+
+@dataclass(slots=True)
+class BudgetExceededEvent:
+    """Beyond Pi: the optional per-prompt budget stopped the run."""
+
+    limit: str
+    message: str
+    type: str = "budget_exceeded"
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"type": self.type, "limit": self.limit, "message": self.message}

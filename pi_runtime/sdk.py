@@ -1,0 +1,177 @@
+"""Build an ``AgentSession`` in-process: the SDK entry point, also used by every pi mode.
+
+Every boundary can be supplied (session manager, settings, resources, registry, tools,
+model); whatever is not is built the standard way for ``cwd`` and the agent dir.
+
+Example (fully offline, with the scripted provider):
+    from pi_runtime.sdk import create_agent_session
+    from pi_runtime.session import SessionManager
+    from pi_runtime.ai.providers.scripted import ScriptedProvider, scripted_text
+
+    scripted = ScriptedProvider().push(scripted_text("Hello from pi"))
+    session = create_agent_session(model=scripted.model(), session_manager=SessionManager.in_memory())
+    await session.prompt("Say hello")
+    print(session.get_last_assistant_text())
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from typing import Any
+
+from .agent.agent import Agent
+from .agent.tool import AgentTool
+from .ai.types import Model
+from .kernel.session import AgentSession
+
+DEFAULT_TOOLS = ("read", "bash", "edit", "write")
+
+
+def select_tools(
+    available: dict[str, AgentTool],
+    spec: str | Iterable[str] | None = None,
+    *,
+    defaults: Iterable[str] = DEFAULT_TOOLS,
+    exclude: Iterable[str] = (),
+    no_tools: bool = False,
+) -> list[AgentTool]:
+    """Pick the active tools the way ``--tools`` / ``defaultTools`` do.
+
+    A list of plain names replaces the defaults; a list of only ``+name``/``-name`` entries
+    changes them. ``exclude`` entries may use ``*`` patterns.
+
+    Raises:
+        ValueError: plain names mixed with +/- entries, or an unknown tool name.
+    """
+    import fnmatch
+
+    if no_tools:
+        return []
+    names = list(defaults)
+    if spec is not None:
+        items = [s.strip() for s in (spec.split(",") if isinstance(spec, str) else spec) if s.strip()]
+        changes = [s for s in items if s[0] in "+-"]
+        if changes and len(changes) != len(items):
+            raise ValueError("--tools: plain names and +name/-name entries cannot be mixed")
+        if changes:
+            for item in changes:
+                name = item[1:]
+                if item[0] == "+" and name not in names:
+                    names.append(name)
+                elif item[0] == "-" and name in names:
+                    names.remove(name)
+        else:
+            names = []
+            for item in items:
+                matched = [n for n in available if fnmatch.fnmatchcase(n, item)]
+                if not matched:
+                    raise ValueError(f"Unknown tool '{item}'. Available: {', '.join(sorted(available))}")
+                names.extend(m for m in matched if m not in names)
+    for name in names:
+        if name not in available:
+            raise ValueError(f"Unknown tool '{name}'. Available: {', '.join(sorted(available))}")
+    excluded = list(exclude)
+    return [available[n] for n in names if not any(fnmatch.fnmatchcase(n, p) for p in excluded)]
+
+
+def _default_model(registry: Any, settings: Any) -> Model | None:
+    provider = settings.get("defaultProvider") if settings is not None else None
+    model_id = settings.get("defaultModel") if settings is not None else None
+    if provider and model_id:
+        found = registry.find(provider, model_id)
+        if found is not None:
+            return found
+    if model_id:
+        found = registry.lookup(model_id)
+        if found is not None:
+            return found
+    available = registry.available()
+    if available:
+        return available[0]
+    # Nothing has credentials: keep a sensible model so the first prompt explains how to connect.
+    return registry.find("anthropic", "claude-sonnet-4-5") or (registry.all() or [None])[0]
+
+
+def create_agent_session(
+    *,
+    cwd: str | None = None,
+    agent_dir: str | None = None,
+    model: Model | None = None,
+    thinking_level: str | None = None,
+    tools: Iterable[str] | str | None = None,
+    exclude_tools: Iterable[str] = (),
+    no_tools: bool = False,
+    custom_tools: Iterable[AgentTool] = (),
+    session_manager: Any = None,
+    settings: Any = None,
+    resource_loader: Any = None,
+    model_registry: Any = None,
+    scoped_models: list[tuple[Model, str | None]] | None = None,
+) -> AgentSession:
+    """Create an ``AgentSession`` (see the module docstring for an offline example)."""
+    from .ai.models import ModelRegistry
+    from .auth import AuthStorage
+    from .paths import agent_dir as default_agent_dir
+    from .resources.loader import ResourceLoader
+    from .session.manager import SessionManager
+    from .settings import SettingsManager
+    from .tools import create_all_tools
+
+    cwd = os.path.abspath(cwd or os.getcwd())
+    agent_dir = str(agent_dir or default_agent_dir())
+    if settings is None:
+        settings = SettingsManager.create(cwd, agent_dir)
+    if model_registry is None:
+        model_registry = ModelRegistry(
+            os.path.join(agent_dir, "models.json"), AuthStorage(os.path.join(agent_dir, "auth.json"))
+        )
+    if model is not None and model_registry.find(model.provider, model.id) is None:
+        model_registry.add_model(model)
+    if resource_loader is None:
+        resource_loader = ResourceLoader(cwd, agent_dir, settings=settings)
+    if session_manager is None:
+        session_manager = SessionManager.create(cwd)
+
+    available = {t.name: t for t in create_all_tools(cwd)}
+    for tool in custom_tools:
+        available[tool.name] = tool
+    defaults = settings.get("defaultTools") if settings is not None else None
+    base_defaults = list(DEFAULT_TOOLS) + [t.name for t in custom_tools]
+    if isinstance(defaults, list) and defaults:
+        base_defaults = [t.name for t in select_tools(available, defaults, defaults=base_defaults)]
+    active = select_tools(available, tools, defaults=base_defaults, exclude=exclude_tools, no_tools=no_tools)
+
+    chosen = model or _default_model(model_registry, settings)
+    level = thinking_level or (settings.get("defaultThinkingLevel") if settings is not None else None) or "off"
+    agent = Agent(
+        chosen,
+        tools=active,
+        thinking_level="off",
+        steering_mode=(settings.get("steeringMode") if settings is not None else None) or "one-at-a-time",
+        follow_up_mode=(settings.get("followUpMode") if settings is not None else None) or "one-at-a-time",
+        session_id=session_manager.session_id,
+    )
+
+    def build_prompt(session: AgentSession) -> str:
+        resources = resource_loader.resources
+        descriptions = {t.name: (t.description or t.name).split("\n")[0] for t in session.agent.state.tools}
+        return resources.system_prompt_sections(descriptions).render()
+
+    session = AgentSession(
+        agent=agent,
+        session_manager=session_manager,
+        settings=settings,
+        model_registry=model_registry,
+        resources=resource_loader,
+        cwd=cwd,
+        system_prompt_builder=build_prompt,
+        scoped_models=scoped_models,
+    )
+    session.load_context()
+    if model is not None:
+        agent.state.model = model
+    if thinking_level is not None or not session_manager.raw_entries():
+        agent.state.thinking_level = session._clamp_thinking(level)
+    session._refresh_system_prompt()
+    return session
