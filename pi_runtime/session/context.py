@@ -1,0 +1,218 @@
+"""Rebuild the model context from the active path of a session tree.
+
+``build_session_context`` walks from the leaf up to the root through ``parentId`` links, so its
+cost is proportional to the path, not to the file. On that path:
+
+- the latest ``compaction`` wins: its system checkpoint (if any) and a ``compactionSummary``
+  come first, then the non-system entries from ``firstKeptEntryId`` up to the compaction, then
+  everything after it;
+- ``branch_summary`` becomes a ``branchSummary`` message, ``custom_message`` a ``custom``
+  message; ``custom``, ``usage``, ``label``, ``session_info``, ``model_change``,
+  ``thinking_level_change`` and ``context_edit`` produce none;
+- ``context_edit``: for each target the latest edit on the path wins; ``replacement: null``
+  drops the target's message, anything else replaces only its content (a string becomes one
+  text block for assistant and tool-result messages, whose content must be a list);
+- the model in force is the latest ``model_change`` or assistant message on the path, the
+  thinking level the latest ``thinking_level_change`` (``off`` when there is none).
+
+Only the path's messages are ever validated into pydantic objects, in one batch, the first
+time ``SessionContext.messages`` is read; ``message_dicts`` gives the wire dicts without that
+cost (what a picker preview or a token estimate needs).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .entries import parse_messages
+from .paths import parse_iso
+
+Entry = dict[str, Any]
+_LIST_CONTENT_ROLES = {"assistant", "toolResult"}
+
+
+@dataclass
+class SessionContext:
+    """What the next request is built from."""
+
+    message_dicts: list[dict[str, Any]] = field(default_factory=list)
+    """The context messages as wire dicts (camelCase), oldest first. Do not modify."""
+    entry_ids: list[str] = field(default_factory=list)
+    """For each message, the id of the entry it came from."""
+    thinking_level: str = "off"
+    model: dict[str, str] | None = None
+    """``{"provider": ..., "modelId": ...}`` in force on the path, if any."""
+    _messages: list[Any] | None = field(default=None, repr=False)
+
+    @property
+    def messages(self) -> list[Any]:
+        """Validated ``AgentMessage`` objects, oldest first (validated once, on first use)."""
+        if self._messages is None:
+            self._messages = parse_messages(self.message_dicts)
+        return self._messages
+
+
+def path_to(by_id: dict[str, Entry], leaf_id: str | None) -> list[Entry]:
+    """The entries from the root down to ``leaf_id`` (empty when the leaf is None or unknown).
+
+    Args:
+        by_id: Entry dicts by id.
+        leaf_id: Where the path ends.
+
+    Returns:
+        Root-first list of entry dicts.
+    """
+    path: list[Entry] = []
+    seen: set[str] = set()
+    current = by_id.get(leaf_id) if leaf_id is not None else None
+    while current is not None:
+        entry_id = current.get("id")
+        if entry_id in seen:  # a corrupted file with a parent cycle must not hang us
+            break
+        seen.add(entry_id)
+        path.append(current)
+        parent = current.get("parentId")
+        current = by_id.get(parent) if parent is not None and parent != entry_id else None
+    path.reverse()
+    return path
+
+
+def _ms(entry: Entry) -> int:
+    moment = parse_iso(entry.get("timestamp", ""))
+    return int(moment.timestamp() * 1000) if moment else 0
+
+
+def _with_content(message: dict[str, Any], replacement: Any) -> dict[str, Any]:
+    if isinstance(replacement, str) and message.get("role") in _LIST_CONTENT_ROLES:
+        replacement = [{"type": "text", "text": replacement}]
+    return {**message, "content": replacement}
+
+
+def entry_message(entry: Entry, edits: dict[str, Entry] | None = None) -> dict[str, Any] | None:
+    """The context message dict an entry contributes, with its context edit applied.
+
+    Args:
+        entry: An entry dict.
+        edits: Latest ``context_edit`` per target id on the same path.
+
+    Returns:
+        A message dict, or None when the entry contributes nothing.
+    """
+    kind = entry.get("type")
+    if kind == "message":
+        message = entry.get("message")
+        if not isinstance(message, dict):
+            return None
+    elif kind == "custom_message":
+        message = {
+            "role": "custom",
+            "customType": entry.get("customType", ""),
+            "content": entry.get("content", ""),
+            "display": entry.get("display", True),
+            "timestamp": _ms(entry),
+        }
+        if entry.get("details") is not None:
+            message["details"] = entry["details"]
+    elif kind == "branch_summary":
+        if not entry.get("summary"):
+            return None
+        return {"role": "branchSummary", "summary": entry["summary"], "fromId": entry.get("fromId"),
+                "timestamp": _ms(entry)}
+    else:
+        return None
+    if edits:
+        edit = edits.get(entry.get("id", ""))
+        if edit is not None:
+            replacement = edit.get("replacement")
+            if replacement is None:
+                return None
+            return _with_content(message, replacement)
+    return message
+
+
+def context_edits(path: list[Entry]) -> dict[str, Entry]:
+    """The latest ``context_edit`` for each target on a path (later entries win)."""
+    edits: dict[str, Entry] = {}
+    for entry in path:
+        if entry.get("type") == "context_edit" and isinstance(entry.get("targetId"), str):
+            edits[entry["targetId"]] = entry
+    return edits
+
+
+def select_entries(path: list[Entry]) -> tuple[list[Entry], Entry | None]:
+    """The entries of a path that feed the context once the latest compaction is applied.
+
+    Args:
+        path: Root-first entry dicts.
+
+    Returns:
+        (selected entries in order, the compaction entry in force or None). The compaction
+        entry itself is not in the list.
+    """
+    compaction_index = -1
+    for i in range(len(path) - 1, -1, -1):
+        if path[i].get("type") == "compaction":
+            compaction_index = i
+            break
+    if compaction_index < 0:
+        return path, None
+    compaction = path[compaction_index]
+    first_kept = compaction.get("firstKeptEntryId")
+    kept: list[Entry] = []
+    found = False
+    for entry in path[:compaction_index]:
+        if not found and entry.get("id") == first_kept:
+            found = True
+        if found and not _is_system(entry):
+            kept.append(entry)
+    return kept + path[compaction_index + 1 :], compaction
+
+
+def _is_system(entry: Entry) -> bool:
+    message = entry.get("message")
+    return entry.get("type") == "message" and isinstance(message, dict) and message.get("role") == "system"
+
+
+def build_session_context(by_id: dict[str, Entry], leaf_id: str | None) -> SessionContext:
+    """Rebuild the context for the path ending at ``leaf_id``.
+
+    Args:
+        by_id: Every entry dict of the session by id.
+        leaf_id: The active leaf (None: before the first entry, empty context).
+
+    Returns:
+        The messages with their source entry ids, the model and the thinking level.
+    """
+    path = path_to(by_id, leaf_id)
+    context = SessionContext()
+    for entry in path:
+        kind = entry.get("type")
+        if kind == "thinking_level_change" and isinstance(entry.get("thinkingLevel"), str):
+            context.thinking_level = entry["thinkingLevel"]
+        elif kind == "model_change":
+            context.model = {"provider": entry.get("provider", ""), "modelId": entry.get("modelId", "")}
+        elif kind == "message":
+            message = entry.get("message")
+            if isinstance(message, dict) and message.get("role") == "assistant" and message.get("model"):
+                context.model = {"provider": message.get("provider", ""), "modelId": message["model"]}
+    selected, compaction = select_entries(path)
+    edits = context_edits(path)
+    dicts: list[dict[str, Any]] = []
+    ids: list[str] = []
+    if compaction is not None:
+        checkpoint = compaction.get("systemMessage")
+        if isinstance(checkpoint, dict):
+            dicts.append({"role": "system", **checkpoint} if "role" not in checkpoint else checkpoint)
+            ids.append(compaction["id"])
+        dicts.append({"role": "compactionSummary", "summary": compaction.get("summary", ""),
+                      "tokensBefore": compaction.get("tokensBefore", 0), "timestamp": _ms(compaction)})
+        ids.append(compaction["id"])
+    for entry in selected:
+        message = entry_message(entry, edits)
+        if message is not None:
+            dicts.append(message)
+            ids.append(entry["id"])
+    context.message_dicts = dicts
+    context.entry_ids = ids
+    return context

@@ -1,0 +1,263 @@
+"""Fast metadata for session pickers: list the sessions of a project or of every project.
+
+A picker over a thousand sessions must not validate a thousand files. Each file is read once
+as bytes and its lines are classified by cheap byte checks on the ``"type"`` prefix that Pi
+and we always write first; only the header, the first user message, ``session_info`` lines
+and the last user/assistant message are decoded with ``json.loads``. Lines written by other
+tools (another key order) fall back to a full decode, so the counts stay right.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from .paths import SESSION_FILE_SUFFIX, parse_iso, project_session_dir, session_id_from_file_name, sessions_root
+
+
+@dataclass
+class SessionInfo:
+    """One row of the session picker."""
+
+    path: Path
+    id: str
+    cwd: str
+    """Working directory the session was started in ("" for very old files)."""
+    name: str | None
+    """From the latest ``session_info`` entry; None when unnamed or cleared."""
+    parent_session_path: str | None
+    created: datetime
+    modified: datetime
+    """Time of the last user or assistant message (header time or file mtime without one)."""
+    message_count: int
+    first_message: str
+    """Text of the first user message, ``(no messages)`` when there is none."""
+
+
+_PREFIX = b'{"type":"'
+
+
+def _line_type(line: bytes) -> tuple[str | None, Any]:
+    """(entry type, decoded dict or None) for one line, decoding only when the prefix lies."""
+    if line.startswith(_PREFIX):
+        end = line.find(b'"', len(_PREFIX))
+        if end > 0:
+            return line[len(_PREFIX):end].decode("ascii", "replace"), None
+    try:
+        obj = json.loads(line)
+    except ValueError:
+        return None, None
+    if type(obj) is not dict:
+        return None, None
+    return obj.get("type"), obj
+
+
+def _text_of(message: dict[str, Any]) -> str:
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return " ".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+    return ""
+
+
+def _role_hint(line: bytes) -> bytes | None:
+    # Only a hint: "role":"user" inside a JSON string would be escaped, so a hit is real
+    # unless a nested object carries it; the caller decodes to be sure.
+    for role in (b"user", b"assistant"):
+        if b'"role":"' + role + b'"' in line:
+            return role
+    return None
+
+
+def read_session_info(path: Path) -> SessionInfo | None:
+    """Metadata of one session file, or None when it is not a session file.
+
+    Args:
+        path: A ``.jsonl`` file.
+
+    Returns:
+        The info, cheaply computed (see the module docstring).
+    """
+    try:
+        raw = path.read_bytes()
+        mtime = os.stat(path).st_mtime
+    except OSError:
+        return None
+    first_nl = raw.find(b"\n")
+    try:
+        header = json.loads(raw if first_nl < 0 else raw[:first_nl])
+    except ValueError:
+        return None
+    if type(header) is not dict or header.get("type") != "session" or not isinstance(header.get("id"), str):
+        return None
+    count = 0
+    first_message = ""
+    name: str | None = None
+    last_activity: bytes | None = None
+    for line in raw[first_nl + 1 :].split(b"\n") if first_nl >= 0 else ():
+        if not line:
+            continue
+        kind, obj = _line_type(line)
+        if kind == "message":
+            count += 1
+            role = _role_hint(line)
+            if role is None:
+                continue
+            last_activity = line
+            if not first_message and role == b"user":
+                message = _decode_message(line, obj)
+                if message is not None and message.get("role") == "user":
+                    first_message = _text_of(message)
+        elif kind == "session_info":
+            info = obj if obj is not None else _decode(line)
+            if info is not None:
+                value = info.get("name")
+                name = value.strip() or None if isinstance(value, str) else None
+    created = parse_iso(header.get("timestamp", "")) or datetime.fromtimestamp(mtime, timezone.utc)
+    modified = _activity_time(last_activity) or created
+    parent = header.get("parentSession")
+    return SessionInfo(
+        path=path,
+        id=header["id"],
+        cwd=header.get("cwd") if isinstance(header.get("cwd"), str) else "",
+        name=name,
+        parent_session_path=parent if isinstance(parent, str) else None,
+        created=created,
+        modified=modified,
+        message_count=count,
+        first_message=first_message or "(no messages)",
+    )
+
+
+def _decode(line: bytes) -> dict[str, Any] | None:
+    try:
+        obj = json.loads(line)
+    except ValueError:
+        return None
+    return obj if type(obj) is dict else None
+
+
+def _decode_message(line: bytes, obj: dict[str, Any] | None) -> dict[str, Any] | None:
+    entry = obj if obj is not None else _decode(line)
+    message = entry.get("message") if entry else None
+    return message if isinstance(message, dict) else None
+
+
+def _activity_time(line: bytes | None) -> datetime | None:
+    if line is None:
+        return None
+    entry = _decode(line)
+    if entry is None:
+        return None
+    message = entry.get("message")
+    stamp = message.get("timestamp") if isinstance(message, dict) else None
+    if isinstance(stamp, (int, float)) and stamp > 0:
+        return datetime.fromtimestamp(stamp / 1000, timezone.utc)
+    return parse_iso(entry.get("timestamp", ""))
+
+
+def session_files(directory: Path) -> list[Path]:
+    """The ``.jsonl`` files directly inside a directory (none when it does not exist)."""
+    try:
+        with os.scandir(directory) as it:
+            return [Path(e.path) for e in it if e.name.endswith(SESSION_FILE_SUFFIX) and e.is_file()]
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+
+
+def list_sessions(cwd: str | os.PathLike[str], session_dir: str | os.PathLike[str] | None = None) -> list[SessionInfo]:
+    """Sessions started in ``cwd``, newest activity first.
+
+    Args:
+        cwd: Working directory.
+        session_dir: Optional sessions root override.
+
+    Returns:
+        Session infos sorted by ``modified`` descending.
+    """
+    infos = [i for i in map(read_session_info, session_files(project_session_dir(cwd, session_dir))) if i]
+    infos.sort(key=lambda i: i.modified, reverse=True)
+    return infos
+
+
+def project_dirs(session_dir: str | os.PathLike[str] | None = None) -> list[Path]:
+    """Every per-project folder under the sessions root."""
+    root = sessions_root(session_dir)
+    try:
+        with os.scandir(root) as it:
+            return [Path(e.path) for e in it if e.is_dir()]
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+
+
+def list_all_sessions(session_dir: str | os.PathLike[str] | None = None) -> list[SessionInfo]:
+    """Sessions of every project, newest activity first.
+
+    Args:
+        session_dir: Optional sessions root override.
+
+    Returns:
+        Session infos sorted by ``modified`` descending.
+    """
+    infos: list[SessionInfo] = []
+    for directory in project_dirs(session_dir):
+        infos.extend(i for i in map(read_session_info, session_files(directory)) if i)
+    infos.sort(key=lambda i: i.modified, reverse=True)
+    return infos
+
+
+def find_session_file(
+    id_or_prefix: str, cwd: str | os.PathLike[str] | None = None, session_dir: str | os.PathLike[str] | None = None
+) -> Path | None:
+    """Find a session by full id or id prefix: the current project first, then all projects.
+
+    Only file names are scanned (they carry the id); the header of a match is checked.
+
+    Args:
+        id_or_prefix: A session id or its beginning.
+        cwd: Current project (searched first) or None.
+        session_dir: Optional sessions root override.
+
+    Returns:
+        The most recently modified matching file, or None.
+    """
+    needle = id_or_prefix.strip().lower()
+    if not needle:
+        return None
+    dirs = [project_session_dir(cwd, session_dir)] if cwd is not None else []
+    groups = [dirs, [d for d in project_dirs(session_dir) if d not in dirs]]
+    for group in groups:
+        matches = []
+        for directory in group:
+            for file in session_files(directory):
+                sid = session_id_from_file_name(file.name)
+                if sid and sid.lower().startswith(needle) and _header_id(file) == sid:
+                    matches.append(file)
+        if matches:
+            exact = [m for m in matches if session_id_from_file_name(m.name).lower() == needle]  # type: ignore[union-attr]
+            pool = exact or matches
+            return max(pool, key=lambda p: p.stat().st_mtime)
+    return None
+
+
+def _header_id(path: Path) -> str | None:
+    try:
+        with open(path, "rb") as fh:
+            first = fh.readline(1 << 20)
+        header = json.loads(first)
+    except (OSError, ValueError):
+        return None
+    if type(header) is dict and header.get("type") == "session" and isinstance(header.get("id"), str):
+        return header["id"]
+    return None
+
+
+def newest_session_in(directory: Path) -> Path | None:
+    """The newest valid session file in a folder by modification time, or None."""
+    candidates = [p for p in session_files(directory) if _header_id(p)]
+    return max(candidates, key=lambda p: p.stat().st_mtime) if candidates else None

@@ -1,0 +1,342 @@
+"""The session file on disk: tolerant loading, durable appends, a writer lock, migration.
+
+Reading never fails on damage inside the file: blank lines are ignored, lines that are not
+JSON objects are skipped and counted, and a last line without its newline that does not
+parse (a crash in the middle of a write) is reported as torn. The next append then starts on a
+fresh line so the damage stays confined to that one line. A file whose first valid line is not
+a session header is refused with ``NotASessionFileError`` and never modified.
+
+Writing: each append is a single ``os.write`` of whole lines on an ``O_APPEND`` descriptor,
+followed by ``fsync`` unless durability is relaxed. A process that writes holds an exclusive
+``flock`` on the file for as long as it has it open, so a second writer gets
+``SessionLockedError`` instead of interleaving lines.
+
+Migration: version 1 (linear) and 2 files are rewritten as version 3 after copying the
+original to ``<file>.v<N>.bak``.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic_core import from_json
+
+from .entries import CURRENT_SESSION_VERSION, gc_paused
+from .paths import new_entry_id
+
+
+class SessionFileError(Exception):
+    """A session file could not be used."""
+
+
+class NotASessionFileError(SessionFileError):
+    """The file is not empty but does not start with a session header."""
+
+
+class SessionLockedError(SessionFileError):
+    """Another process is writing to this session file."""
+
+
+@dataclass
+class LoadResult:
+    """What was read from one session file."""
+
+    header: dict[str, Any] | None
+    """None only for an empty file."""
+    entries: list[dict[str, Any]]
+    malformed_lines: int = 0
+    """Lines skipped because they were not JSON objects (the torn tail included)."""
+    torn_tail: bool = False
+    """The last line had no newline and did not parse: a write was cut short."""
+    missing_newline: bool = False
+    """The file does not end with a newline (torn or not); the next append adds one first."""
+    migrated_from: int | None = None
+    """The version the file had before migration, when it was migrated."""
+    backup_path: Path | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+def dumps_line(data: dict[str, Any]) -> str:
+    """One entry as Pi writes it: compact JSON, non-ASCII kept."""
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def parse_content(raw: bytes, source: str = "session file") -> LoadResult:
+    """Parse the bytes of a session file.
+
+    Args:
+        raw: The whole file.
+        source: Name used in error messages.
+
+    Returns:
+        The header, the entry dicts in file order and what was skipped.
+
+    Raises:
+        NotASessionFileError: When the file has content but no session header first.
+    """
+    lines = raw.split(b"\n")
+    tail = lines.pop()  # b"" when the file ends with a newline
+    result = LoadResult(header=None, entries=[], missing_newline=bool(tail.strip()))
+    entries = result.entries
+    with gc_paused():
+        malformed = _parse_lines(lines, entries)
+    if result.missing_newline:
+        try:
+            obj = json.loads(tail)
+        except ValueError:
+            obj = None
+        if type(obj) is dict:
+            entries.append(obj)
+        else:
+            result.torn_tail = True
+            malformed += 1
+            result.warnings.append(f"{source}: last line is incomplete ({len(tail)} bytes), ignored")
+    result.malformed_lines = malformed
+    if malformed - int(result.torn_tail) > 0:
+        result.warnings.append(f"{source}: skipped {malformed - int(result.torn_tail)} malformed line(s)")
+    if not entries:
+        if malformed:
+            raise NotASessionFileError(f"{source} is not a Pi session file (no valid session header)")
+        return result
+    first = entries[0]
+    if first.get("type") != "session" or not isinstance(first.get("id"), str):
+        raise NotASessionFileError(
+            f"{source} is not a Pi session file: the first line is not a session header"
+        )
+    result.header = entries.pop(0)
+    return result
+
+
+def _parse_lines(lines: list[bytes], out: list[dict[str, Any]]) -> int:
+    """Decode complete lines into ``out``; returns how many were not JSON objects."""
+    present = [line for line in lines if line and not line.isspace()]
+    try:
+        # One call to pydantic-core's parser for the whole file is about twice as fast as
+        # json.loads per line; any damaged line makes it fail and we go line by line.
+        decoded = from_json(b"[" + b",".join(present) + b"]")
+    except ValueError:
+        decoded = None
+    if decoded is not None and len(decoded) == len(present):
+        out.extend(obj for obj in decoded if type(obj) is dict)
+        return len(present) - len(out)
+    malformed = 0
+    loads = json.loads
+    for line in present:
+        try:
+            obj = loads(line)
+        except ValueError:
+            malformed += 1
+            continue
+        if type(obj) is dict:
+            out.append(obj)
+        else:
+            malformed += 1
+    return malformed
+
+
+def migrate(header: dict[str, Any], entries: list[dict[str, Any]]) -> int | None:
+    """Bring entries to the current version in place.
+
+    v1 → v2 gives every entry an id and links it to the previous one (and turns a
+    compaction's ``firstKeptEntryIndex`` into ``firstKeptEntryId``); v2 → v3 renames the
+    ``hookMessage`` role to ``custom``.
+
+    Args:
+        header: The session header (its ``version`` is updated).
+        entries: Entry dicts in file order.
+
+    Returns:
+        The original version when something changed, else None.
+    """
+    version = header.get("version") or 1
+    if version >= CURRENT_SESSION_VERSION:
+        return None
+    if version < 2:
+        taken: set[str] = set()
+        previous: str | None = None
+        # Indexes in v1 counted the header as line 0.
+        by_file_index = {i + 1: e for i, e in enumerate(entries)}
+        for entry in entries:
+            entry_id = new_entry_id(taken)
+            taken.add(entry_id)
+            entry["id"] = entry_id
+            entry["parentId"] = previous
+            previous = entry_id
+        for entry in entries:
+            if entry.get("type") == "compaction" and "firstKeptEntryIndex" in entry:
+                target = by_file_index.get(entry.pop("firstKeptEntryIndex"))
+                if target is not None:
+                    entry["firstKeptEntryId"] = target["id"]
+    for entry in entries:
+        message = entry.get("message") if entry.get("type") == "message" else None
+        if isinstance(message, dict) and message.get("role") == "hookMessage":
+            message["role"] = "custom"
+    header["version"] = CURRENT_SESSION_VERSION
+    return version
+
+
+def _backup_path(path: Path, version: int) -> Path:
+    candidate = path.with_name(f"{path.name}.v{version}.bak")
+    n = 1
+    while candidate.exists():
+        candidate = path.with_name(f"{path.name}.v{version}.{n}.bak")
+        n += 1
+    return candidate
+
+
+def fsync_dir(directory: Path) -> None:
+    """Make a new or renamed directory entry durable (best effort: not all systems allow it)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def write_whole(path: Path, lines: list[dict[str, Any]], *, exclusive: bool = False) -> None:
+    """Write a complete file through a temporary file and an atomic rename.
+
+    Args:
+        path: Destination.
+        lines: Header and entries.
+        exclusive: Refuse to replace an existing file.
+    """
+    if exclusive and path.exists():
+        raise FileExistsError(f"{path} already exists")
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    payload = "".join(dumps_line(d) + "\n" for d in lines).encode("utf-8")
+    with open(tmp, "wb") as fh:
+        fh.write(payload)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+    fsync_dir(path.parent)
+
+
+class SessionWriter:
+    """An open, locked session file that appends whole lines.
+
+    Args:
+        path: The file (created if missing).
+        fsync: Call ``fsync`` after every append (the durable default).
+        create_only: Fail with ``FileExistsError`` if the file already exists.
+    """
+
+    def __init__(self, path: Path, *, fsync: bool = True, create_only: bool = False) -> None:
+        self.path = path
+        self.fsync = fsync
+        flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | (os.O_EXCL if create_only else 0)
+        self._fd: int | None = os.open(path, flags, 0o644)
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(self._fd)
+            self._fd = None
+            raise SessionLockedError(
+                f"Session file {path} is in use by another pi process; "
+                "open it read-only or close the other process"
+            ) from None
+        self.needs_newline = False
+        if create_only:
+            fsync_dir(path.parent)
+
+    @property
+    def closed(self) -> bool:
+        return self._fd is None
+
+    def read_all(self) -> bytes:
+        """The current file content, read through the locked descriptor."""
+        assert self._fd is not None
+        size = os.fstat(self._fd).st_size
+        return os.pread(self._fd, size, 0) if size else b""
+
+    def append(self, items: list[dict[str, Any]]) -> None:
+        """Append entries as lines with one ``write`` (plus ``fsync`` when durable).
+
+        Args:
+            items: Entry dicts, each becoming one line.
+        """
+        if self._fd is None:
+            raise SessionFileError(f"Session file {self.path} is closed")
+        text = "".join(dumps_line(d) + "\n" for d in items)
+        if self.needs_newline:
+            # The file ends in a torn line: start ours on a fresh one.
+            text = "\n" + text
+        data = text.encode("utf-8")
+        view = memoryview(data)
+        while view:
+            written = os.write(self._fd, view)
+            view = view[written:]
+        self.needs_newline = False
+        if self.fsync:
+            os.fsync(self._fd)
+
+    def close(self) -> None:
+        """Release the lock and close the file."""
+        if self._fd is not None:
+            try:
+                fcntl.flock(self._fd, fcntl.LOCK_UN)
+            finally:
+                os.close(self._fd)
+                self._fd = None
+
+
+def open_for_writing(path: Path, *, fsync: bool = True) -> tuple[SessionWriter | None, LoadResult]:
+    """Lock an existing session file, read it, migrate it if old, and keep it open.
+
+    Args:
+        path: An existing file.
+        fsync: Durability of later appends.
+
+    Returns:
+        The locked writer (None when the file was empty: the caller writes a new session
+        there) and what was loaded.
+
+    Raises:
+        SessionLockedError: Another process holds the file.
+        NotASessionFileError: The file is not a session (nothing is modified).
+    """
+    writer = SessionWriter(path, fsync=fsync)
+    try:
+        result = parse_content(writer.read_all(), str(path))
+    except BaseException:
+        writer.close()
+        raise
+    if result.header is None:
+        return writer, result
+    old = migrate(result.header, result.entries)
+    if old is None:
+        writer.needs_newline = result.missing_newline
+        return writer, result
+    result.migrated_from = old
+    result.backup_path = _backup_path(path, old)
+    shutil.copy2(path, result.backup_path)
+    write_whole(path, [result.header, *result.entries])
+    writer.close()  # the lock was on the old inode
+    return SessionWriter(path, fsync=fsync), result
+
+
+def read_only(path: Path) -> LoadResult:
+    """Load (and migrate in memory, without touching the file) a session for reading.
+
+    Args:
+        path: The file.
+
+    Returns:
+        The loaded content.
+    """
+    result = parse_content(path.read_bytes(), str(path))
+    if result.header is not None:
+        result.migrated_from = migrate(result.header, result.entries)
+    return result
