@@ -1,0 +1,322 @@
+"""AgentSession with the scripted provider: events, persistence, queues, retry, tree ops."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from pi_runtime.ai.providers.scripted import (
+    ScriptedResponse,
+    ScriptedText,
+    scripted_error,
+    scripted_text,
+    scripted_tool_call,
+)
+from pi_runtime.kernel.prompting import PromptError
+from pi_runtime.session.manager import SessionManager
+
+from .conftest import record, types
+
+
+def file_entries(path):
+    lines = [json.loads(line) for line in open(path, encoding="utf-8") if line.strip()]
+    return lines[0], lines[1:]
+
+
+async def test_prompt_with_tool_call_full_event_sequence_and_persistence(make_session, workdir):
+    (workdir / "notes.txt").write_text("remember the milk\n")
+    session = make_session()
+    session.provider.push(scripted_tool_call("read", {"path": "notes.txt"}), scripted_text("It says milk."))
+    events = record(session)
+    assert await session.prompt("what is in notes.txt?") == "started"
+    assert types(events) == [
+        "agent_start", "turn_start",
+        "message_start:user", "message_end:user",
+        "message_start:assistant", "message_update", "message_end:assistant",
+        "tool_execution_start", "tool_execution_end",
+        "message_start:toolResult", "message_end:toolResult",
+        "turn_end", "turn_start",
+        "message_start:assistant", "message_update", "message_end:assistant",
+        "turn_end", "agent_end", "agent_settled",
+    ]
+    assert events[-1].aborted is False and events[-2].will_retry is False
+    header, entries = file_entries(session.session_file)
+    assert header["type"] == "session" and header["version"] == 3 and header["cwd"] == str(workdir)
+    roles = [e["message"]["role"] for e in entries if e["type"] == "message"]
+    assert roles == ["user", "assistant", "toolResult", "assistant"]
+    # Each entry hangs off the previous one: a linear path.
+    assert [e["parentId"] for e in entries[1:]] == [e["id"] for e in entries[:-1]]
+    tool_result = entries[2]["message"]
+    assert "remember the milk" in tool_result["content"][0]["text"]
+    assert session.get_last_assistant_text() == "It says milk."
+
+
+async def test_system_prompt_lists_tools_and_context_file(make_session, workdir):
+    (workdir / "AGENTS.md").write_text("Always answer in haiku.\n")
+    session = make_session()
+    session.provider.push(scripted_text("ok"))
+    await session.prompt("hi")
+    context, _ = session.provider.requests[0]
+    assert "Always answer in haiku." in context.system_prompt
+    assert {t.name for t in context.tools} == {"read", "bash", "edit", "write"}
+
+
+async def test_busy_prompt_needs_a_streaming_behaviour_and_steer_is_delivered(make_session):
+    session = make_session()
+    session.provider.push(
+        scripted_tool_call("bash", {"command": "sleep 0.3; echo done"}),
+        scripted_text("adjusted"),
+    )
+    events = record(session)
+    run = asyncio.ensure_future(session.prompt("start"))
+    while not any(e.type == "tool_execution_start" for e in events):
+        await asyncio.sleep(0.01)
+    with pytest.raises(PromptError, match="busy"):
+        await session.prompt("interrupt", wait=False)
+    assert await session.prompt("use python instead", streaming_behavior="steer") == "queued"
+    queue_events = [e for e in events if e.type == "queue_update"]
+    assert queue_events[-1].steering == ["use python instead"]
+    await run
+    second = session.provider.requests[1][0].messages
+    assert [m.role for m in second] == ["user", "assistant", "toolResult", "user"]
+    assert second[-1].content == "use python instead"
+    # The queue emptied once the steer was delivered.
+    assert [e for e in events if e.type == "queue_update"][-1].steering == []
+
+
+async def test_follow_up_runs_after_the_agent_would_stop(make_session):
+    session = make_session()
+    session.provider.push(ScriptedResponse([ScriptedText("first " * 20)], delay=0.005), scripted_text("second"))
+    run = asyncio.ensure_future(session.prompt("one"))
+    await asyncio.sleep(0.02)
+    await session.follow_up("two")
+    await run
+    assert [m.role for m in session.messages] == ["user", "assistant", "user", "assistant"]
+    assert session.get_last_assistant_text() == "second"
+
+
+async def test_auto_retry_on_503_then_success_drops_the_failed_attempt(make_session):
+    session = make_session()
+    session.provider.push(scripted_error("503 Service Unavailable"), scripted_error("overloaded_error: Overloaded"), scripted_text("finally"))
+    events = record(session)
+    await session.prompt("hello")
+    retry = [e.to_wire() for e in events if e.type.startswith("auto_retry")]
+    assert [r["type"] for r in retry] == ["auto_retry_start", "auto_retry_start", "auto_retry_end"]
+    assert retry[0]["attempt"] == 1 and retry[1]["attempt"] == 2 and retry[0]["maxAttempts"] == 3
+    assert retry[2] == {"type": "auto_retry_end", "success": True, "attempt": 2}
+    # Jittered exponential backoff: 2nd delay drawn from [50 %, 100 %] of twice the base.
+    assert 10 <= retry[0]["delayMs"] <= 20 and 20 <= retry[1]["delayMs"] <= 40
+    agent_ends = [e for e in events if e.type == "agent_end"]
+    assert [e.will_retry for e in agent_ends] == [True, True, False]
+    assert events[-1].type == "agent_settled"
+    # The third request saw only the user message: failed attempts were edited out.
+    third = session.provider.requests[2][0].messages
+    assert [m.role for m in third] == ["user"]
+    _, entries = file_entries(session.session_file)
+    edits = [e for e in entries if e["type"] == "context_edit"]
+    assert len(edits) == 2 and all(e["replacement"] is None for e in edits)
+    # The failed attempts stay in the file.
+    errors = [e for e in entries if e["type"] == "message" and e["message"].get("stopReason") == "error"]
+    assert len(errors) == 2
+    # Reopening gives the same context (edits applied).
+    reopened = SessionManager.open(session.session_file, read_only=True)
+    assert [m.role for m in reopened.build_session_context().messages] == ["user", "assistant"]
+
+
+async def test_quota_errors_are_not_retried_and_retries_give_up(make_session):
+    session = make_session()
+    session.provider.push(scripted_error("429 insufficient_quota: You exceeded your current quota"))
+    events = record(session)
+    await session.prompt("hello")
+    assert not [e for e in events if e.type.startswith("auto_retry")]
+    assert session.messages[-1].stop_reason == "error"
+
+    session2 = make_session(settings={"retry": {"maxRetries": 2}})
+    session2.provider.push(*(scripted_error("500 internal error") for _ in range(3)))
+    events2 = record(session2)
+    await session2.prompt("hello")
+    end = [e.to_wire() for e in events2 if e.type == "auto_retry_end"]
+    assert end == [{"type": "auto_retry_end", "success": False, "attempt": 2, "finalError": "500 internal error"}]
+    assert len(session2.provider.requests) == 3
+
+
+async def test_abort_during_retry_wait_settles_aborted(make_session):
+    session = make_session(settings={"retry": {"baseDelayMs": 5000, "maxDelayMs": 10000}})
+    session.provider.push(scripted_error("503 Service Unavailable"), scripted_text("never"))
+    events = record(session)
+    run = asyncio.ensure_future(session.prompt("hello"))
+    while not any(e.type == "auto_retry_start" for e in events):
+        await asyncio.sleep(0.01)
+    started = asyncio.get_running_loop().time()
+    await session.abort()
+    await run
+    assert asyncio.get_running_loop().time() - started < 1.0
+    assert events[-1].type == "agent_settled" and events[-1].aborted is True
+    assert [e.to_wire() for e in events if e.type == "auto_retry_end"][0]["success"] is False
+    assert len(session.provider.requests) == 1
+
+
+async def test_abort_during_stream(make_session):
+    session = make_session()
+    session.provider.push(ScriptedResponse([ScriptedText("word " * 200)], delay=0.01))
+    events = record(session)
+    run = asyncio.ensure_future(session.prompt("talk"))
+    await asyncio.sleep(0.05)
+    await session.abort()
+    await run
+    assert session.messages[-1].stop_reason == "aborted"
+    assert events[-1].type == "agent_settled" and events[-1].aborted
+
+
+async def test_prompt_template_and_skill_expand_before_sending(make_session, agent_dir):
+    (agent_dir / "prompts").mkdir()
+    (agent_dir / "prompts" / "review.md").write_text("---\ndescription: Review\n---\nReview $1 carefully.")
+    skill = agent_dir / "skills" / "greet"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: greet\ndescription: Greets people\n---\nSay hello warmly.\n")
+    session = make_session()
+    session.provider.push(scripted_text("ok"), scripted_text("ok"))
+    await session.prompt("/review main.py")
+    await session.prompt("/skill:greet Bob")
+    first = session.provider.requests[0][0].messages[-1].content
+    second = session.provider.requests[1][0].messages[-1].content
+    assert first == "Review main.py carefully."
+    assert "Say hello warmly." in second and "Bob" in second
+
+
+async def test_thinking_level_clamped_and_recorded(make_session):
+    session = make_session()
+    assert await session.set_thinking_level("xhigh") == "high"  # the scripted model has no xhigh
+    assert session.available_thinking_levels() == ["off", "minimal", "low", "medium", "high"]
+    assert await session.cycle_thinking_level() == "off"
+    session.provider.push(scripted_text("ok"))
+    await session.prompt("hi")
+    _, entries = file_entries(session.session_file)
+    assert [e["thinkingLevel"] for e in entries if e["type"] == "thinking_level_change"] == ["high", "off"]
+
+
+async def test_navigate_tree_branches_and_user_message_returns_to_editor(make_session):
+    session = make_session()
+    session.provider.push(scripted_text("answer one"), scripted_text("answer two"), scripted_text("alt answer"))
+    await session.prompt("question one")
+    await session.prompt("question two")
+    branch = session.session_manager.get_branch()
+    second_user = [e for e in branch if e.type == "message" and e.message.role == "user"][1]
+    result = await session.navigate_tree(second_user.id)
+    assert result["editorText"] == "question two" and result["cancelled"] is False
+    assert [m.role for m in session.messages] == ["user", "assistant"]
+    await session.prompt("question two, differently")
+    tree = session.get_tree()["tree"]
+    first_assistant = tree[0]["children"][0]
+    assert len(first_assistant["children"]) == 2  # two branches from the first answer
+    assert session.provider.requests[-1][0].messages[-1].content == "question two, differently"
+
+
+async def test_navigate_with_summary_adds_branch_summary(make_session):
+    session = make_session()
+    session.provider.push(scripted_text("a1"), scripted_text("a2"), scripted_text("We tried approach B."))
+    await session.prompt("q1")
+    await session.prompt("q2 try approach B")
+    first_assistant = [e for e in session.session_manager.get_branch() if e.type == "message"][1]
+    result = await session.navigate_tree(first_assistant.id, summarize=True)
+    assert result["summaryEntryId"] is not None
+    entry = session.session_manager.get_entry(result["summaryEntryId"])
+    assert entry.type == "branch_summary" and "approach B" in entry.summary
+    assert session.messages[-1].role == "branchSummary"
+
+
+async def test_fork_and_clone_write_new_files(make_session, tmp_path):
+    session = make_session()
+    session.provider.push(scripted_text("a1"), scripted_text("a2"))
+    await session.prompt("q1")
+    await session.prompt("q2")
+    original = session.session_file
+    forks = session.get_fork_messages()
+    assert [f["text"] for f in forks] == ["q1", "q2"]
+    result = await session.fork(forks[1]["entryId"])
+    assert result == {"text": "q2", "cancelled": False}
+    assert session.session_file != original
+    assert [m.role for m in session.messages] == ["user", "assistant"]
+    header, entries = file_entries(session.session_file)
+    assert header["parentSession"] == original
+    assert [e["message"]["content"] for e in entries if e["type"] == "message" and e["message"]["role"] == "user"] == ["q1"]
+
+    forked = session.session_file
+    await session.clone()
+    assert session.session_file not in (forked, original)
+    header2, entries2 = file_entries(session.session_file)
+    assert header2["parentSession"] == forked
+    assert len([e for e in entries2 if e["type"] == "message"]) == 2
+
+
+async def test_new_and_switch_session(make_session):
+    session = make_session()
+    session.provider.push(scripted_text("a1"), scripted_text("b1"))
+    await session.prompt("first session")
+    first = session.session_file
+    await session.new_session()
+    assert session.messages == []
+    await session.prompt("second session")
+    second = session.session_file
+    assert second != first
+    await session.switch_session(first)
+    assert session.session_file == first
+    assert session.messages[0].content == "first session"
+
+
+async def test_user_bash_is_recorded_and_reaches_next_prompt(make_session):
+    session = make_session()
+    events = record(session)
+    result = await session.execute_bash("echo from-shell; exit 3")
+    assert result == {"output": "from-shell", "exitCode": 3, "cancelled": False, "truncated": False}
+    assert any(e.type == "bash_execution_update" and "from-shell" in e.delta for e in events)
+    excluded = await session.execute_bash("echo secret", exclude_from_context=True)
+    assert excluded["exitCode"] == 0
+    session.provider.push(scripted_text("seen"))
+    await session.prompt("what happened?")
+    sent = session.provider.requests[0][0].messages
+    texts = [m.content[0].text if isinstance(m.content, list) else m.content for m in sent]
+    assert texts[0].startswith("Ran `echo from-shell; exit 3`") and "Command exited with code 3" in texts[0]
+    assert not any("secret" in t for t in texts)
+
+
+async def test_session_stats_and_state(make_session):
+    session = make_session()
+    session.provider.push(scripted_tool_call("bash", {"command": "true"}), scripted_text("done"))
+    await session.prompt("go")
+    await session.set_session_name("my work")
+    stats = session.get_session_stats()
+    assert stats["userMessages"] == 1 and stats["assistantMessages"] == 2
+    assert stats["toolCalls"] == 1 and stats["toolResults"] == 1 and stats["totalMessages"] == 4
+    assert stats["tokens"]["input"] > 0 and stats["cost"] > 0
+    state = session.get_state()
+    assert state["sessionName"] == "my work" and state["messageCount"] == 4
+    assert state["model"]["provider"] == session.provider.name and state["isStreaming"] is False
+    entries = session.get_entries()
+    later = session.get_entries(since=entries["entries"][1]["id"])
+    assert later["entries"] == entries["entries"][2:]
+    with pytest.raises(KeyError):
+        session.get_entries(since="nope")
+
+
+async def test_missing_credentials_is_a_clear_prompt_error(make_session, monkeypatch):
+    from pi_runtime.ai.types import Model
+
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    session = make_session()
+    await session.set_model(Model(id="claude-x", api="anthropic-messages", provider="anthropic",
+                                  base_url="https://api.anthropic.com"))
+    with pytest.raises(PromptError, match="ANTHROPIC_API_KEY"):
+        await session.prompt("hi")
+
+
+async def test_export_html_is_standalone(make_session, tmp_path):
+    session = make_session()
+    session.provider.push(scripted_text("<b>bold</b> answer"))
+    await session.prompt("show <html>")
+    path = session.export_html(str(tmp_path / "out.html"))
+    html = open(path, encoding="utf-8").read()
+    assert html.startswith("<!doctype html>") and "&lt;b&gt;bold&lt;/b&gt; answer" in html
+    assert "show &lt;html&gt;" in html and "<script" not in html
