@@ -26,6 +26,19 @@ from .partial_json import parse_partial
 from .types import AssistantMessage, Model, TextContent, ThinkingContent, ToolCall
 
 
+def _append(block: object, field: str, delta: str) -> None:
+    """``block.<field> += delta`` without copying the whole string each time.
+
+    Taking the string out of the model's ``__dict__`` leaves it with a single reference, so
+    CPython can grow it in place; ``block.text += delta`` copied the full text per delta
+    (quadratic over a long answer) and went through pydantic's ``__setattr__``.
+    """
+    fields = block.__dict__
+    value = fields.pop(field)
+    value += delta
+    fields[field] = value
+
+
 class MessageBuilder:
     def __init__(self, model: Model) -> None:
         self.model = model
@@ -102,8 +115,7 @@ class MessageBuilder:
         return index, events
 
     def text_delta(self, index: int, delta: str) -> list[AssistantMessageEvent]:
-        block = self.message.content[index]
-        block.text += delta  # type: ignore[union-attr]
+        _append(self.message.content[index], "text", delta)
         return [TextDeltaEvent(index, delta, self.message)]
 
     # ------------------------------------------------------------------ thinking
@@ -121,8 +133,7 @@ class MessageBuilder:
         return index, events
 
     def thinking_delta(self, index: int, delta: str) -> list[AssistantMessageEvent]:
-        block = self.message.content[index]
-        block.thinking += delta  # type: ignore[union-attr]
+        _append(self.message.content[index], "thinking", delta)
         return [ThinkingDeltaEvent(index, delta, self.message)]
 
     def set_thinking_signature(self, index: int, signature: str) -> None:

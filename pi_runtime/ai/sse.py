@@ -27,15 +27,39 @@ class SSEDecoder:
             return []
         if self._pending_cr and text.startswith("\n"):
             text = text[1:]
+        if (
+            text.startswith("data: ")
+            and text.endswith("\n\n")
+            and not self._buffer
+            and not self._data
+            and self._event is None
+            and text.count("\n") == 2
+            and "\r" not in text
+        ):
+            # Fast path: one network chunk holding exactly one single-line event, which
+            # is how most servers stream tokens.
+            self._pending_cr = False
+            return [(None, text[6:-2])]
         self._pending_cr = text.endswith("\r")
-        buffer = self._buffer + text
+        buffer = self._buffer + text if self._buffer else text
         if "\r" in buffer:
             buffer = buffer.replace("\r\n", "\n").replace("\r", "\n")
         lines = buffer.split("\n")
         self._buffer = lines.pop()
         out: list[tuple[str | None, str]] = []
+        # The common lines (data, blank) are handled inline: this runs once per streamed
+        # token, and a method call per line was a visible share of a long stream's CPU.
+        data = self._data
         for line in lines:
-            self._line(line, out)
+            if not line:
+                if data:
+                    out.append((self._event, data[0] if len(data) == 1 else "\n".join(data)))
+                    data = self._data = []
+                self._event = None
+            elif line.startswith("data:"):
+                data.append(line[6:] if line.startswith(" ", 5) else line[5:])
+            else:
+                self._line(line, out)
         return out
 
     def flush(self) -> list[tuple[str | None, str]]:

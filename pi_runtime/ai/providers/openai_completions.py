@@ -35,6 +35,9 @@ from ._openai_common import (
     usage_int,
 )
 
+_DECODE = json.JSONDecoder().decode
+"""``json.loads`` minus its argument checks: this runs once per streamed token."""
+
 _FINISH = {
     "stop": "stop", "end_turn": "stop", "eos": "stop", "stop_sequence": "stop",
     "length": "length", "max_tokens": "length",
@@ -260,7 +263,7 @@ async def stream(model: Model, context: Context, options: StreamOptions) -> Asyn
     tools: dict[int, tuple[str | None, int]] = {}  # wire index -> (call id, block index)
     finish: str | None = None
     saw_done = False
-    loads = json.loads
+    loads = _DECODE
     try:
         for event in builder.start():
             yield event
@@ -294,9 +297,11 @@ async def stream(model: Model, context: Context, options: StreamOptions) -> Asyn
                 continue
             choice = choices[0]
             delta = choice.get("delta") or {}
-            for field in REASONING_FIELDS:
-                piece = delta.get(field)
-                if piece and isinstance(piece, str):
+            piece = delta.get("content")
+            # Most chunks are {"content": "..."}: skip the reasoning probes for them.
+            for field in REASONING_FIELDS if len(delta) > 1 or not piece else ():
+                thought = delta.get(field)
+                if thought and isinstance(thought, str):
                     if current_kind != field:
                         if current >= 0:
                             for event in builder.end_block(current):
@@ -305,10 +310,9 @@ async def stream(model: Model, context: Context, options: StreamOptions) -> Asyn
                         current_kind = field
                         for event in events:
                             yield event
-                    for event in builder.thinking_delta(current, piece):
+                    for event in builder.thinking_delta(current, thought):
                         yield event
                     break
-            piece = delta.get("content")
             if piece:
                 if current_kind != "text":
                     if current >= 0:
