@@ -1,0 +1,191 @@
+"""The ``bash`` tool: run a shell command in the working directory and report its output.
+
+Output (stdout and stderr merged) streams to ``on_update`` while the command runs, at most
+every ``update_interval`` seconds. The model gets the last 2,000 lines / 50 KB; when that
+cuts anything, the full output is in a temp file named in the result. A non-zero exit,
+abort or timeout raises ``ToolError`` whose message carries the output, so the model sees
+an error result with everything it needs, ending in Pi's wording ("Command exited with
+code N", "Command aborted", "Command timed out after N seconds").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import Field
+
+from ..agent.tool import AgentTool, ToolError, ToolParams, ToolResult, UpdateCallback
+from ..ai.abort import AbortSignal
+from ..ai.types import TextContent
+from .operations import ShellExit, ShellOperations
+from .output import OutputCollector, truncation_notice
+from .shell import LocalShellOperations
+from .truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES
+
+MAX_TIMEOUT_SECONDS = 2_147_483
+"""Largest accepted timeout (about 24.8 days; Pi's timer limit)."""
+
+EnvSource = Mapping[str, str] | Callable[[], Mapping[str, str]] | None
+"""Extra environment for commands: a mapping, or a callable read when each command starts
+(so ``PI_MODEL`` and friends follow model switches)."""
+
+
+class BashParams(ToolParams):
+    command: str = Field(description="Bash command to execute")
+    timeout: float | None = Field(
+        default=None, gt=0, le=MAX_TIMEOUT_SECONDS,
+        description="Timeout in seconds (optional, no default timeout)",
+    )
+
+
+@dataclass(slots=True)
+class SpawnContext:
+    """What a spawn hook may rewrite before the command starts."""
+
+    command: str
+    cwd: str
+    env: dict[str, str]
+
+
+SpawnHook = Callable[[SpawnContext], SpawnContext]
+
+
+def _fmt_seconds(value: float) -> str:
+    return f"{value:g}"
+
+
+class BashTool(AgentTool):
+    name = "bash"
+    label = "bash"
+    description = (
+        "Execute a bash command in the current working directory. Returns stdout and stderr. "
+        f"Output is truncated to last {DEFAULT_MAX_LINES} lines or {DEFAULT_MAX_BYTES // 1024}KB "
+        "(whichever is hit first). If truncated, full output is saved to a temp file. "
+        "Optionally provide a timeout in seconds."
+    )
+    Params = BashParams
+
+    def __init__(
+        self,
+        cwd: str,
+        *,
+        shell_ops: ShellOperations | None = None,
+        env: EnvSource = None,
+        command_prefix: str | None = None,
+        spawn_hook: SpawnHook | None = None,
+        update_interval: float = 0.1,
+    ) -> None:
+        """Args:
+        cwd: Working directory for commands.
+        shell_ops: Command runner; defaults to the local shell.
+        env: Extra environment on top of the inherited one.
+        command_prefix: Prepended to every command (the ``shellCommandPrefix`` setting).
+        spawn_hook: Last chance to rewrite command, cwd and env.
+        update_interval: Minimum seconds between partial-output updates.
+        """
+        self.cwd = cwd
+        self.shell_ops: ShellOperations = shell_ops or LocalShellOperations()
+        self.env = env
+        self.command_prefix = command_prefix
+        self.spawn_hook = spawn_hook
+        self.update_interval = update_interval
+
+    def _spawn_context(self, command: str) -> SpawnContext:
+        env = dict(os.environ)
+        extra = self.env() if callable(self.env) else self.env
+        if extra:
+            env.update({k: str(v) for k, v in extra.items() if v is not None})
+        if self.command_prefix:
+            command = f"{self.command_prefix}\n{command}"
+        ctx = SpawnContext(command, self.cwd, env)
+        return self.spawn_hook(ctx) if self.spawn_hook else ctx
+
+    async def execute(
+        self,
+        call_id: str,
+        params: BashParams,
+        signal: AbortSignal | None,
+        on_update: UpdateCallback | None,
+    ) -> ToolResult:
+        ctx = self._spawn_context(params.command)
+        collector = OutputCollector()
+        loop = asyncio.get_running_loop()
+        last_emit = -1e9
+        pending: asyncio.TimerHandle | None = None
+
+        def emit() -> None:
+            nonlocal pending, last_emit
+            pending = None
+            last_emit = loop.time()
+            if on_update is not None:
+                on_update(self._partial(collector))
+
+        def on_data(chunk: bytes) -> None:
+            nonlocal pending
+            collector.add(chunk)
+            if on_update is None or pending is not None:
+                return
+            wait = self.update_interval - (loop.time() - last_emit)
+            if wait <= 0:
+                emit()
+            else:
+                pending = loop.call_later(wait, emit)
+
+        try:
+            outcome = await self.shell_ops.exec(
+                ctx.command, ctx.cwd, on_data=on_data, signal=signal,
+                timeout=params.timeout, env=ctx.env,
+            )
+        finally:
+            if pending is not None:
+                pending.cancel()
+            collector.close()
+        return self._finish(collector, outcome, params.timeout)
+
+    @staticmethod
+    def _partial(collector: OutputCollector) -> ToolResult:
+        tail = collector.tail()
+        details: dict[str, Any] = {"fullOutputPath": collector.full_output_path}
+        if tail.truncated:
+            details["truncation"] = tail.to_dict()
+        return ToolResult(content=[TextContent(text=tail.content)], details=details)
+
+    @staticmethod
+    def _finish(collector: OutputCollector, outcome: ShellExit, timeout: float | None) -> ToolResult:
+        tail = collector.tail()
+        details: dict[str, Any] | None = None
+        text = tail.content
+        if tail.truncated:
+            collector.ensure_file()
+            details = {"truncation": tail.to_dict(), "fullOutputPath": collector.full_output_path}
+            text += truncation_notice(tail, collector.full_output_path, collector.last_line_bytes)
+        else:
+            collector.discard_file()
+
+        failure: str | None = None
+        if outcome.aborted:
+            failure = "Command aborted"
+        elif outcome.timed_out:
+            failure = f"Command timed out after {_fmt_seconds(timeout or 0)} seconds"
+            if outcome.exited_after is not None:
+                failure += (
+                    f" (the shell exited with code {outcome.exit_code} after "
+                    f"{outcome.exited_after:.1f} seconds, but background processes kept its output open)"
+                )
+        elif outcome.exit_code is None:
+            failure = "Command terminated without an exit code"
+        elif outcome.exit_code != 0:
+            failure = f"Command exited with code {outcome.exit_code}"
+
+        if failure is None:
+            return ToolResult(content=[TextContent(text=text or "(no output)")], details=details)
+        message = f"{text}\n\n{failure}" if text else failure
+        error = ToolError(message)
+        # Front ends may show the truncation and the saved-output path of a failed command.
+        error.details = details  # type: ignore[attr-defined]
+        error.exit_code = outcome.exit_code  # type: ignore[attr-defined]
+        raise error

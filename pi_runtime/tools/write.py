@@ -1,0 +1,77 @@
+"""The ``write`` tool: create or overwrite a file, creating parent folders as needed.
+
+Runs inside the per-file mutation queue (an edit and a write of the same file never
+interleave). Abort is only honoured before the write starts, so the queue is released only
+after the file operation is complete.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+from pydantic import Field
+
+from ..agent.tool import AgentTool, ToolError, ToolParams, ToolResult, UpdateCallback
+from ..ai.abort import AbortSignal
+from .mutation_queue import file_mutation_lock
+from .operations import FileOperations, LocalFileOperations
+from .paths import resolve_to_cwd
+
+
+class WriteParams(ToolParams):
+    path: str = Field(description="Path to the file to write (relative or absolute)")
+    content: str = Field(description="Content to write to the file")
+
+
+class WriteTool(AgentTool):
+    name = "write"
+    label = "write"
+    description = (
+        "Write content to a file. Creates the file if it doesn't exist, overwrites if it does. "
+        "Automatically creates parent directories."
+    )
+    Params = WriteParams
+
+    def __init__(self, cwd: str, *, file_ops: FileOperations | None = None) -> None:
+        """Args:
+        cwd: Directory relative paths resolve against.
+        file_ops: File system backend; defaults to the local one.
+        """
+        self.cwd = cwd
+        self.file_ops: FileOperations = file_ops or LocalFileOperations()
+
+    async def execute(
+        self,
+        call_id: str,
+        params: WriteParams,
+        signal: AbortSignal | None,
+        on_update: UpdateCallback | None,
+    ) -> ToolResult:
+        path = resolve_to_cwd(params.path, self.cwd)
+        if signal is not None and signal.aborted:
+            raise ToolError("Operation aborted")
+        async with file_mutation_lock(path, self.file_ops.real_path):
+            if signal is not None and signal.aborted:
+                raise ToolError("Operation aborted")
+            return await asyncio.to_thread(self._write, path, params)
+
+    def _write(self, path: str, params: WriteParams) -> ToolResult:
+        ops = self.file_ops
+        info = ops.stat(path)
+        if info is not None and info.is_dir:
+            raise ToolError(f"Path is a directory, not a file: {params.path}")
+        data = params.content.encode("utf-8")
+        try:
+            ops.mkdir(os.path.dirname(path))
+            ops.write_bytes(path, data)
+        except PermissionError as exc:
+            raise ToolError(f"Permission denied: {params.path}") from exc
+        except NotADirectoryError as exc:
+            raise ToolError(f"Cannot create {params.path}: a parent path is a file, not a directory") from exc
+        except FileExistsError as exc:
+            raise ToolError(f"Cannot create {params.path}: a parent path is a file, not a directory") from exc
+        return ToolResult.text(
+            f"Successfully wrote {len(data)} bytes to {params.path}",
+            {"bytes": len(data), "created": info is None},
+        )

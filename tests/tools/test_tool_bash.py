@@ -1,0 +1,183 @@
+"""bash: exit codes, streaming, truncation to a temp file, timeouts and aborts without orphans."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import tracemalloc
+
+import pytest
+
+from pi_runtime.agent.tool import ToolError
+from pi_runtime.ai.abort import AbortController
+from pi_runtime.tools import BashTool, LocalShellOperations
+from pi_runtime.tools.shell import group_alive
+
+
+def make(tmp_path, **kw) -> BashTool:
+    return BashTool(str(tmp_path), shell_ops=LocalShellOperations(kill_grace=1.0), **kw)
+
+
+async def run(tool: BashTool, command: str, timeout: float | None = None, signal=None, on_update=None):
+    return await tool.execute("c1", tool.Params(command=command, timeout=timeout), signal, on_update)
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            state = fh.read().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state not in ("Z", "X")
+
+
+async def test_success_output_and_cwd(tmp_path):
+    result = await run(make(tmp_path), "pwd; echo err >&2")
+    assert result.content[0].text == f"{tmp_path}\nerr"
+    assert result.details is None
+
+
+async def test_no_output():
+    result = await run(BashTool("/"), "true")
+    assert result.content[0].text == "(no output)"
+
+
+async def test_nonzero_exit_is_an_error_with_output(tmp_path):
+    with pytest.raises(ToolError) as info:
+        await run(make(tmp_path), "echo partial; exit 7")
+    assert str(info.value) == "partial\n\nCommand exited with code 7"
+    assert info.value.exit_code == 7
+
+
+async def test_signal_death_reports_128_plus_signal(tmp_path):
+    with pytest.raises(ToolError, match="Command exited with code 137"):
+        await run(make(tmp_path), "kill -KILL $$")
+
+
+async def test_env_is_inherited_plus_extra(tmp_path, monkeypatch):
+    monkeypatch.setenv("PI_TEST_INHERITED", "yes")
+    values = iter(["s1", "s2"])
+    tool = make(tmp_path, env=lambda: {"PI_SESSION_ID": next(values)})
+    first = await run(tool, 'echo "$PI_TEST_INHERITED $PI_SESSION_ID"')
+    second = await run(tool, 'echo "$PI_SESSION_ID"')
+    assert first.content[0].text == "yes s1"
+    assert second.content[0].text == "s2"  # read again when each command starts
+
+
+async def test_command_prefix(tmp_path):
+    tool = make(tmp_path, command_prefix="greet() { echo hello-$1; }")
+    assert (await run(tool, "greet pi")).content[0].text == "hello-pi"
+
+
+async def test_missing_cwd_reported(tmp_path):
+    tool = make(tmp_path / "gone")
+    with pytest.raises(ToolError, match="Working directory does not exist: .*gone"):
+        await run(tool, "echo hi")
+
+
+async def test_on_update_streams_partial_output(tmp_path):
+    updates: list[str] = []
+    tool = make(tmp_path)
+    result = await run(tool, "echo first; sleep 0.4; echo second", on_update=lambda r: updates.append(r.content[0].text))
+    assert updates and updates[0] == "first"  # seen before the command finished
+    assert result.content[0].text == "first\nsecond"
+
+
+async def test_20mb_output_bounded_and_saved(tmp_path):
+    tool = make(tmp_path)
+    tracemalloc.start()
+    try:
+        result = await run(tool, f"yes {'x' * 99} | head -c 20000000")  # 100-byte lines
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    text = result.content[0].text
+    body, notice = text.rsplit("\n\n[", 1)
+    assert len(body.encode()) <= 50 * 1024
+    assert body.split("\n")[-1] == "x" * 99  # whole lines only
+    path = result.details["fullOutputPath"]
+    assert notice.endswith(f"Full output: {path}]")
+    assert notice.startswith("Showing lines 199489-200000 of 200000 (50.0KB limit).")
+    assert os.path.getsize(path) == 20_000_000
+    assert oct(os.stat(path).st_mode & 0o777) == "0o600"
+    assert result.details["truncation"]["totalBytes"] == 20_000_000
+    assert peak < 8_000_000, peak
+    os.unlink(path)
+
+
+async def test_line_limit_truncation(tmp_path):
+    result = await run(make(tmp_path), "seq 1 5000")
+    text = result.content[0].text
+    body, notice = text.rsplit("\n\n[", 1)
+    assert body.split("\n")[0] == "3001" and body.split("\n")[-1] == "5000"
+    path = result.details["fullOutputPath"]
+    assert notice == f"Showing lines 3001-5000 of 5000. Full output: {path}]"
+    with open(path) as fh:
+        assert fh.read() == "".join(f"{i}\n" for i in range(1, 5001))
+    os.unlink(path)
+
+
+async def _spawn_and_stop(tmp_path, *, timeout=None, abort_after=None):
+    pid_file = tmp_path / "grandchild.pid"
+    command = f"sleep 60 & echo $! > {pid_file}; echo started; wait"
+    tool = make(tmp_path)
+    controller = AbortController()
+
+    async def abort_later():
+        await asyncio.sleep(abort_after)
+        controller.abort()
+
+    task = asyncio.ensure_future(abort_later()) if abort_after else None
+    with pytest.raises(ToolError) as info:
+        await run(tool, command, timeout=timeout, signal=controller.signal)
+    if task:
+        await task
+    return str(info.value), int(pid_file.read_text())
+
+
+async def test_timeout_kills_process_group_and_grandchildren(tmp_path):
+    message, grandchild = await _spawn_and_stop(tmp_path, timeout=0.5)
+    assert message == "started\n\nCommand timed out after 0.5 seconds"
+    assert not pid_alive(grandchild)
+
+
+async def test_abort_kills_whole_tree(tmp_path):
+    message, grandchild = await _spawn_and_stop(tmp_path, abort_after=0.4)
+    assert message == "started\n\nCommand aborted"
+    assert not pid_alive(grandchild)
+
+
+async def test_group_is_empty_after_timeout(tmp_path):
+    # Record the shell's pid (= its process group id) from inside the command.
+    pgid_file = tmp_path / "pgid"
+    tool = make(tmp_path)
+    with pytest.raises(ToolError, match="timed out"):
+        await run(tool, f"echo $$ > {pgid_file}; (sleep 60; echo never) & sleep 60", timeout=0.4)
+    pgid = int(pgid_file.read_text())
+    assert not group_alive(pgid)
+
+
+async def test_background_writer_after_shell_exit_is_collected(tmp_path):
+    result = await run(make(tmp_path), "(sleep 0.3; echo late) & echo early")
+    assert result.content[0].text == "early\nlate"
+
+
+async def test_cancelling_the_task_kills_the_tree(tmp_path):
+    pid_file = tmp_path / "p"
+    tool = make(tmp_path)
+    task = asyncio.ensure_future(run(tool, f"sleep 60 & echo $! > {pid_file}; wait"))
+    for _ in range(100):
+        if pid_file.exists() and pid_file.read_text().strip():
+            break
+        await asyncio.sleep(0.02)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert not pid_alive(int(pid_file.read_text()))
+
+
+async def test_timeout_validation():
+    with pytest.raises(ValueError):
+        BashTool.Params(command="x", timeout=0)
+    with pytest.raises(ValueError):
+        BashTool.Params(command="x", timeout=10**9)
