@@ -23,7 +23,7 @@ from ..abort import sleep_or_abort
 from ..builder import MessageBuilder
 from ..events import AssistantMessageEvent
 from ..options import StreamOptions
-from ..types import Context, Model, ModelCost, Usage
+from ..types import Context, Model, ModelCost, TextContent, ThinkingContent, ToolCall, Usage
 
 API = "scripted"
 
@@ -120,7 +120,12 @@ class ScriptedProvider:
         return Model(**values)
 
     def next_response(self, context: Context, options: StreamOptions) -> ScriptedResponse:
-        self.requests.append((context.model_copy(deep=True), options))
+        # A shallow snapshot: stored messages are not mutated after message_end, and a deep
+        # copy per request would make long scripted sessions quadratic.
+        snapshot = Context.model_construct(
+            system_prompt=context.system_prompt, messages=list(context.messages), tools=context.tools
+        )
+        self.requests.append((snapshot, options))
         if self.responses:
             return self.responses.pop(0)
         if self.responder is not None:
@@ -137,9 +142,20 @@ def get_provider(name: str) -> ScriptedProvider | None:
 
 
 def _estimate_input(context: Context) -> int:
+    """Rough chars/4 of the request, counting only text (cheap on long sessions)."""
     chars = len(context.system_prompt or "")
     for message in context.messages:
-        chars += len(message.model_dump_json())
+        content = getattr(message, "content", "")
+        if isinstance(content, str):
+            chars += len(content)
+            continue
+        for block in content:
+            if isinstance(block, TextContent):
+                chars += len(block.text)
+            elif isinstance(block, ThinkingContent):
+                chars += len(block.thinking)
+            elif isinstance(block, ToolCall):
+                chars += len(str(block.arguments))
     return max(1, chars // 4)
 
 
