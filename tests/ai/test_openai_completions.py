@@ -21,7 +21,6 @@ from pi_runtime.ai.types import (
     Tool,
     ToolCall,
     ToolResultMessage,
-    Usage,
     UserMessage,
 )
 from pi_runtime.testing.loopback import Reply
