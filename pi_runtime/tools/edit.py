@@ -113,6 +113,8 @@ class EditTool(AgentTool):
             raise ToolError(f"File not found: {params.path}")
         if info.is_dir:
             raise ToolError(f"Path is a directory, not a file: {params.path}")
+        if not info.is_file:
+            raise ToolError(f"Not a regular file: {params.path}")
         try:
             raw = ops.read_bytes(path)
         except PermissionError as exc:

@@ -180,6 +180,9 @@ class ReadTool(AgentTool):
             raise ToolError(f"File not found: {params.path}")
         if info.is_dir:
             raise ToolError(f"Path is a directory: {params.path}. Use ls (or bash) to list its contents.")
+        if not info.is_file:
+            # A FIFO or device could block or never end.
+            raise ToolError(f"Not a regular file: {params.path}")
         try:
             with ops.open_read(path) as fh:
                 head = fh.read(_SNIFF_BYTES)

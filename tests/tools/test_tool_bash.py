@@ -117,32 +117,30 @@ async def test_line_limit_truncation(tmp_path):
     os.unlink(path)
 
 
-async def _spawn_and_stop(tmp_path, *, timeout=None, abort_after=None):
+async def _spawn_and_stop(tmp_path, *, timeout=None, abort=False):
     pid_file = tmp_path / "grandchild.pid"
     command = f"sleep 60 & echo $! > {pid_file}; echo started; wait"
     tool = make(tmp_path)
     controller = AbortController()
 
-    async def abort_later():
-        await asyncio.sleep(abort_after)
-        controller.abort()
+    def on_update(partial):
+        # Abort only once the command is known to be running (no sleeps guessing when).
+        if abort and "started" in partial.content[0].text:
+            controller.abort()
 
-    task = asyncio.ensure_future(abort_later()) if abort_after else None
     with pytest.raises(ToolError) as info:
-        await run(tool, command, timeout=timeout, signal=controller.signal)
-    if task:
-        await task
+        await run(tool, command, timeout=timeout, signal=controller.signal, on_update=on_update)
     return str(info.value), int(pid_file.read_text())
 
 
 async def test_timeout_kills_process_group_and_grandchildren(tmp_path):
-    message, grandchild = await _spawn_and_stop(tmp_path, timeout=0.5)
-    assert message == "started\n\nCommand timed out after 0.5 seconds"
+    message, grandchild = await _spawn_and_stop(tmp_path, timeout=1.5)
+    assert message == "started\n\nCommand timed out after 1.5 seconds"
     assert not pid_alive(grandchild)
 
 
 async def test_abort_kills_whole_tree(tmp_path):
-    message, grandchild = await _spawn_and_stop(tmp_path, abort_after=0.4)
+    message, grandchild = await _spawn_and_stop(tmp_path, abort=True)
     assert message == "started\n\nCommand aborted"
     assert not pid_alive(grandchild)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import os
 import tracemalloc
 
 import pytest
@@ -134,6 +135,12 @@ async def test_missing_file_and_directory(tmp_path):
     (tmp_path / "sub").mkdir()
     with pytest.raises(ToolError, match="Path is a directory: sub"):
         await read(tool, path="sub")
+
+
+async def test_fifo_is_refused_without_blocking(tmp_path):
+    os.mkfifo(tmp_path / "pipe")
+    with pytest.raises(ToolError, match="Not a regular file: pipe"):
+        await read(ReadTool(str(tmp_path)), path="pipe")
 
 
 async def test_unicode_paths_at_prefix_and_tilde(tmp_path, monkeypatch):
