@@ -49,7 +49,7 @@ class CompactionOpsMixin:
         from ..compaction.estimate import estimate_context_tokens, should_compact
 
         model = self.agent.state.model
-        if model is None:
+        if model is None or self._usage_stale:
             return
         tokens = estimate_context_tokens(self.agent.state.messages)
         if tokens is not None and should_compact(tokens, model.context_window, self._compaction_settings()):
@@ -95,6 +95,13 @@ class CompactionOpsMixin:
             self.is_compacting = False
             self._compaction_controller = None
         self.load_context()
+        from ..compaction.estimate import estimate_message_tokens
+
+        result.setdefault(
+            "estimatedTokensAfter", sum(estimate_message_tokens(m) for m in self.agent.state.messages)
+        )
+        # Usage reported before the compaction no longer describes the context.
+        self._usage_stale = True
         await self._emit(CompactionEndEvent(reason, result=result, will_retry=will_retry))
         return result if raise_errors else True
 

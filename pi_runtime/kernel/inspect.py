@@ -54,7 +54,7 @@ class InspectMixin:
         model = self.model
         if model is None or not model.context_window:
             return None
-        tokens = estimate_context_tokens(self.agent.state.messages)
+        tokens = None if self._usage_stale else estimate_context_tokens(self.agent.state.messages)
         if tokens is None:
             return {"tokens": None, "contextWindow": model.context_window, "percent": None}
         return {

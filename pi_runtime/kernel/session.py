@@ -67,6 +67,8 @@ class AgentSession(
         self._settled.set()
         self._aborting = False
         self.is_compacting = False
+        self._usage_stale = False
+        """True after a compaction until a new response reports real usage."""
         self._compaction_controller: Any = None
         self._retry_controller: Any = None
         self.retry_policy = self._retry_policy_from_settings()
@@ -103,6 +105,8 @@ class AgentSession(
     async def _on_agent_event(self, event: Any) -> None:
         if isinstance(event, MessageEndEvent):
             self._persist_message(event.message)
+            if getattr(event.message, "role", None) == "assistant" and event.message.stop_reason != "error":
+                self._usage_stale = False
         elif isinstance(event, AgentEndEvent):
             event.will_retry = self._plan_recovery() is not None
         await self._emit(event)
