@@ -296,6 +296,10 @@ class SessionManager(EntryAppends):
         """The path from the root down to ``from_id`` (default: the leaf), typed."""
         return [parse_entry(e) for e in path_to(self._by_id, from_id or self._leaf_id)]
 
+    def raw_branch(self, from_id: str | None = None) -> list[Entry]:
+        """Like ``get_branch`` but the entry dicts themselves (cheap; do not modify them)."""
+        return path_to(self._by_id, from_id or self._leaf_id)
+
     def get_tree(self) -> list[TreeNode]:
         """Every entry as a forest with children lists and labels; orphans become roots."""
         return build_tree(self._entries, self._labels)

@@ -1,0 +1,146 @@
+"""Token estimates for the context and the auto-compaction threshold.
+
+The context size is the provider-reported usage of the last valid assistant message plus a
+chars/4 estimate of everything after it (an image counts as 4,800 characters). Usage reported
+before the latest compaction describes a context that no longer exists, so it is ignored:
+that includes the kept messages after the summary, which are older than the compaction.
+Without a usable report everything is estimated.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from .settings import CompactionSettings, resolve_settings
+
+IMAGE_CHARS = 4_800
+CHARS_PER_TOKEN = 4
+
+
+def as_dict(message: Any) -> dict[str, Any]:
+    """A message as its wire dict (pydantic messages are converted)."""
+    if isinstance(message, dict):
+        return message
+    return message.to_wire()
+
+
+def _content_chars(content: Any) -> int:
+    if isinstance(content, str):
+        return len(content)
+    chars = 0
+    for block in content or ():
+        if not isinstance(block, dict):
+            block = as_dict(block)
+        kind = block.get("type")
+        if kind == "text":
+            chars += len(block.get("text", ""))
+        elif kind == "thinking":
+            chars += len(block.get("thinking", ""))
+        elif kind == "toolCall":
+            chars += len(block.get("name", "")) + len(json.dumps(block.get("arguments", {})))
+        elif kind == "image":
+            chars += IMAGE_CHARS
+    return chars
+
+
+def estimate_message_tokens(message: Any) -> int:
+    """chars/4 (rounded up) of what a message puts in the context.
+
+    Args:
+        message: An ``AgentMessage`` or its wire dict.
+
+    Returns:
+        The estimate; 0 for messages that add nothing.
+    """
+    m = as_dict(message)
+    role = m.get("role")
+    if role in ("compactionSummary", "branchSummary"):
+        chars = len(m.get("summary", ""))
+    elif role == "bashExecution":
+        chars = 0 if m.get("excludeFromContext") else len(m.get("command", "")) + len(m.get("output", ""))
+    else:
+        chars = _content_chars(m.get("content"))
+        if role == "system" and isinstance(m.get("sections"), dict):
+            chars += sum(len(v) for v in m["sections"].values() if isinstance(v, str))
+    return -(-chars // CHARS_PER_TOKEN)
+
+
+def usage_tokens(usage: Any) -> int:
+    """Context tokens a usage report stands for (``totalTokens``, else the sum of its parts)."""
+    u = as_dict(usage) if usage is not None else {}
+    total = u.get("totalTokens") or 0
+    if total:
+        return int(total)
+    return int(sum(u.get(k) or 0 for k in ("input", "output", "cacheRead", "cacheWrite")))
+
+
+@dataclass
+class ContextEstimate:
+    tokens: int
+    usage_tokens: int
+    """From the last valid assistant message's usage (0 when none was usable)."""
+    trailing_tokens: int
+    """Estimated for the messages after it."""
+    last_usage_index: int
+    """Index of that assistant message, -1 when none."""
+
+
+def estimate_context(messages: list[Any]) -> ContextEstimate:
+    """Estimate the context size of a message list.
+
+    Args:
+        messages: ``AgentMessage`` objects or wire dicts, oldest first.
+
+    Returns:
+        The estimate and how it was made.
+    """
+    dicts = [as_dict(m) for m in messages]
+    floor, compacted_at = -1, -1
+    for i in range(len(dicts) - 1, -1, -1):
+        if dicts[i].get("role") == "compactionSummary":
+            floor, compacted_at = i, dicts[i].get("timestamp") or 0
+            break
+    index = -1
+    for i in range(len(dicts) - 1, floor, -1):
+        m = dicts[i]
+        if m.get("role") == "assistant" and m.get("stopReason") not in ("error", "aborted") \
+                and usage_tokens(m.get("usage")) > 0 and (m.get("timestamp") or 0) > compacted_at:
+            index = i
+            break
+    reported = usage_tokens(dicts[index].get("usage")) if index >= 0 else 0
+    trailing = sum(estimate_message_tokens(m) for m in dicts[index + 1 :])
+    return ContextEstimate(reported + trailing, reported, trailing, index)
+
+
+def estimate_context_tokens(messages: list[Any]) -> int | None:
+    """Tokens the context holds, or None for an empty context.
+
+    Args:
+        messages: The current context messages.
+
+    Returns:
+        The estimate (see the module docstring).
+    """
+    if not messages:
+        return None
+    return estimate_context(messages).tokens
+
+
+def should_compact(tokens: int | None, context_window: int,
+                   settings: CompactionSettings | dict[str, Any] | None = None) -> bool:
+    """Whether auto-compaction should run: ``tokens > context_window - reserveTokens``.
+
+    Args:
+        tokens: Estimated context tokens (None: unknown, never compacts).
+        context_window: The model's window.
+        settings: ``CompactionSettings`` or Pi's ``compaction`` settings object.
+
+    Returns:
+        True when enabled and over the threshold.
+    """
+    resolved = resolve_settings(settings)
+    if not resolved.enabled or tokens is None or context_window <= 0:
+        return False
+    return tokens > context_window - resolved.reserve_tokens
