@@ -116,7 +116,7 @@ def create_agent_session(
     from .resources.loader import ResourceLoader
     from .session.manager import SessionManager
     from .settings import SettingsManager
-    from .tools import create_all_tools
+    from .tools import ToolOptions, create_all_tools
 
     cwd = os.path.abspath(cwd or os.getcwd())
     agent_dir = str(agent_dir or default_agent_dir())
@@ -133,7 +133,18 @@ def create_agent_session(
     if session_manager is None:
         session_manager = SessionManager.create(cwd)
 
-    available = {t.name: t for t in create_all_tools(cwd)}
+    holder: dict[str, AgentSession] = {}
+
+    def bash_env() -> dict[str, str]:
+        # Read when each command starts, so it follows session switches and model changes.
+        session = holder.get("session")
+        if session is None:
+            return {}
+        return {"PI_SESSION_ID": session.session_id, "PI_MODEL": session.model.ref if session.model else ""}
+
+    shell_path = settings.get("shellPath") if settings is not None else None
+    options = ToolOptions(bash_env=bash_env, shell_path=shell_path or None)
+    available = {t.name: t for t in create_all_tools(cwd, options)}
     for tool in custom_tools:
         available[tool.name] = tool
     defaults = settings.get("defaultTools") if settings is not None else None
@@ -168,6 +179,7 @@ def create_agent_session(
         system_prompt_builder=build_prompt,
         scoped_models=scoped_models,
     )
+    holder["session"] = session
     session.load_context()
     if model is not None:
         agent.state.model = model

@@ -192,6 +192,10 @@ class ToolBatch:
             raise
         except Exception as exc:  # noqa: BLE001 - a tool failure is a result, not a crash
             result = _error(str(exc) or type(exc).__name__)
+            # A tool may attach details to its error (bash: the saved full output).
+            details = getattr(exc, "details", None)
+            if details is not None:
+                result.details = details
             is_error = True
         finally:
             finished = True

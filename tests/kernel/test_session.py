@@ -320,3 +320,12 @@ async def test_export_html_is_standalone(make_session, tmp_path):
     html = open(path, encoding="utf-8").read()
     assert html.startswith("<!doctype html>") and "&lt;b&gt;bold&lt;/b&gt; answer" in html
     assert "show &lt;html&gt;" in html and "<script" not in html
+
+
+async def test_bash_tool_sees_session_id_and_failed_command_keeps_details(make_session):
+    session = make_session()
+    session.provider.push(scripted_tool_call("bash", {"command": "echo $PI_SESSION_ID; exit 2"}), scripted_text("ok"))
+    await session.prompt("go")
+    result = session.messages[2]
+    assert result.is_error and session.session_id in result.content[0].text
+    assert "Command exited with code 2" in result.content[0].text
