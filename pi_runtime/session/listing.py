@@ -65,15 +65,6 @@ def _text_of(message: dict[str, Any]) -> str:
     return ""
 
 
-def _role_hint(line: bytes) -> bytes | None:
-    # Only a hint: "role":"user" inside a JSON string would be escaped, so a hit is real
-    # unless a nested object carries it; the caller decodes to be sure.
-    for role in (b"user", b"assistant"):
-        if b'"role":"' + role + b'"' in line:
-            return role
-    return None
-
-
 def read_session_info(path: Path) -> SessionInfo | None:
     """Metadata of one session file, or None when it is not a session file.
 
@@ -95,29 +86,15 @@ def read_session_info(path: Path) -> SessionInfo | None:
         return None
     if type(header) is not dict or header.get("type") != "session" or not isinstance(header.get("id"), str):
         return None
-    count = 0
-    first_message = ""
-    name: str | None = None
-    last_activity: bytes | None = None
-    for line in raw[first_nl + 1 :].split(b"\n") if first_nl >= 0 else ():
-        if not line:
-            continue
-        kind, obj = _line_type(line)
-        if kind == "message":
-            count += 1
-            role = _role_hint(line)
-            if role is None:
-                continue
-            last_activity = line
-            if not first_message and role == b"user":
-                message = _decode_message(line, obj)
-                if message is not None and message.get("role") == "user":
-                    first_message = _text_of(message)
-        elif kind == "session_info":
-            info = obj if obj is not None else _decode(line)
-            if info is not None:
-                value = info.get("name")
-                name = value.strip() or None if isinstance(value, str) else None
+    body = raw[first_nl + 1 :] if first_nl >= 0 else b""
+    if body and not body.endswith(b"\n"):
+        tail_start = body.rfind(b"\n") + 1
+        if _decode(body[tail_start:]) is None:  # a torn last line is not a message
+            body = body[:tail_start]
+    scan = _fast_scan(body) if body else (0, "", None, None)
+    if scan is None:
+        scan = _slow_scan(body)
+    count, first_message, name, last_activity = scan
     created = parse_iso(header.get("timestamp", "")) or datetime.fromtimestamp(mtime, timezone.utc)
     modified = _activity_time(last_activity) or created
     parent = header.get("parentSession")
@@ -134,18 +111,98 @@ def read_session_info(path: Path) -> SessionInfo | None:
     )
 
 
+_MESSAGE_START = b'\n{"type":"message"'
+_INFO_START = b'\n{"type":"session_info"'
+_USER = b'"role":"user"'
+_ASSISTANT = b'"role":"assistant"'
+
+
+def _line_at(body: bytes, pos: int) -> tuple[int, bytes]:
+    start = body.rfind(b"\n", 0, pos) + 1
+    end = body.find(b"\n", pos)
+    return start, body[start : end if end >= 0 else len(body)]
+
+
+def _is_message(entry: dict[str, Any] | None, roles: tuple[str, ...]) -> bool:
+    message = entry.get("message") if entry and entry.get("type") == "message" else None
+    return isinstance(message, dict) and message.get("role") in roles
+
+
+def _fast_scan(body: bytes) -> tuple[int, str, str | None, bytes | None] | None:
+    """Whole-buffer byte searches when every line starts with ``{"type":"`` (files from Pi or us).
+
+    Returns None when some line does not, so the caller classifies line by line.
+    """
+    padded = b"\n" + body
+    lines = padded.count(b"\n") - (1 if padded.endswith(b"\n") else 0)
+    if padded.count(b'\n{"type":"') != lines:
+        return None
+    count = padded.count(_MESSAGE_START)
+    name: str | None = None
+    pos = padded.find(_INFO_START)
+    while pos >= 0:
+        info = _decode(_line_at(padded, pos + 1)[1])
+        if info is not None:
+            value = info.get("name")
+            name = value.strip() or None if isinstance(value, str) else None
+        pos = padded.find(_INFO_START, pos + 1)
+    first_message = ""
+    pos = padded.find(_USER)
+    while pos >= 0:
+        start, line = _line_at(padded, pos)
+        entry = _decode(line) if line.startswith(b'{"type":"message"') else None
+        if _is_message(entry, ("user",)):
+            first_message = _text_of(entry["message"])  # type: ignore[index]
+            if first_message:
+                break
+        pos = padded.find(_USER, start + len(line))
+    last: bytes | None = None
+    end = len(padded)
+    while end > 0:
+        pos = max(padded.rfind(_USER, 0, end), padded.rfind(_ASSISTANT, 0, end))
+        if pos < 0:
+            break
+        start, line = _line_at(padded, pos)
+        if line.startswith(b'{"type":"message"') and _is_message(_decode(line), ("user", "assistant")):
+            last = line
+            break
+        end = start
+    return count, first_message, name, last
+
+
+def _slow_scan(body: bytes) -> tuple[int, str, str | None, bytes | None]:
+    """Line by line for files from other writers: every message line is decoded."""
+    count = 0
+    first_message = ""
+    name: str | None = None
+    last_activity: bytes | None = None
+    for line in body.split(b"\n"):
+        if not line:
+            continue
+        kind, obj = _line_type(line)
+        if kind == "message":
+            count += 1
+            entry = obj if obj is not None else _decode(line)
+            if not _is_message(entry, ("user", "assistant")):
+                continue
+            last_activity = line
+            message = entry["message"]  # type: ignore[index]
+            if not first_message and message.get("role") == "user":
+                first_message = _text_of(message)
+        elif kind == "session_info":
+            info = obj if obj is not None else _decode(line)
+            if info is not None:
+                value = info.get("name")
+                name = value.strip() or None if isinstance(value, str) else None
+    return count, first_message, name, last_activity
+
+
 def _decode(line: bytes) -> dict[str, Any] | None:
     try:
         obj = json.loads(line)
     except ValueError:
         return None
     return obj if type(obj) is dict else None
-
-
-def _decode_message(line: bytes, obj: dict[str, Any] | None) -> dict[str, Any] | None:
-    entry = obj if obj is not None else _decode(line)
-    message = entry.get("message") if entry else None
-    return message if isinstance(message, dict) else None
 
 
 def _activity_time(line: bytes | None) -> datetime | None:
