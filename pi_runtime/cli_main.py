@@ -1,0 +1,158 @@
+"""The ``pi`` command after ``--version``: parse, pick a mode, build the session, run it.
+
+Mode choice as Pi: ``--mode rpc`` → RPC; ``--mode json`` → JSON; ``-p`` or a redirected
+stdin/stdout → print; otherwise the interactive app (``pi_tui``, imported only then, so
+headless runs never load Textual or Rich). User mistakes print one line on stderr and exit
+non-zero; signals end the run in order (abort, flush) with ``128 + signal``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+from typing import Any
+
+from .cli_args import HELP, CliArgs, UsageError, parse_args
+
+
+def _fail(message: str, code: int = 1) -> int:
+    text = " ".join(str(message).split("\n")[:1]) or "error"
+    print(f"pi: {text}" if not text.startswith("pi:") else text, file=sys.stderr)
+    return code
+
+
+def choose_mode(args: CliArgs) -> str:
+    """``rpc``, ``json``, ``print`` or ``interactive``."""
+    if args.mode in ("rpc", "json"):
+        return args.mode
+    if args.print_mode:
+        return "print"
+    try:
+        if not (sys.stdin.isatty() and sys.stdout.isatty()):
+            return "print"
+    except (AttributeError, ValueError):
+        return "print"
+    return "interactive"
+
+
+def run(argv: list[str]) -> int:
+    """Run ``pi`` with ``argv`` (without the program name); returns the exit status."""
+    os.environ.setdefault("AI_AGENT", "pi")
+    os.environ.setdefault("PI_CODING_AGENT", "true")
+    try:
+        args = parse_args(argv)
+    except UsageError as exc:
+        return _fail(str(exc), 2)
+    if args.help:
+        sys.stdout.write(HELP)
+        return 0
+    if args.version:
+        from . import __version__
+
+        print(__version__)
+        return 0
+    from .modes.startup import user_errors
+
+    errors = user_errors()
+    try:
+        if args.list_models:
+            from .modes.oneshot import list_models
+
+            return list_models(args)
+        if args.export:
+            from .modes.oneshot import export_html
+
+            return export_html(args)
+        mode = choose_mode(args)
+        if mode == "interactive":
+            return _interactive(args)
+        return _headless(args, mode)
+    except KeyboardInterrupt:
+        return 130
+    except errors as exc:
+        return _fail(str(exc), 2 if isinstance(exc, UsageError) else 1)
+
+
+def _interactive(args: CliArgs) -> int:
+    try:
+        from pi_tui.launch import run_interactive  # type: ignore[import-not-found]
+    except ImportError as exc:
+        if getattr(exc, "name", "") and not str(getattr(exc, "name", "")).startswith("pi_tui"):
+            raise
+        return _fail("interactive mode is not available yet (use -p, --mode json or --mode rpc)")
+    return int(run_interactive(args) or 0)
+
+
+def _headless(args: CliArgs, mode: str) -> int:
+    from .modes.inputs import initial_prompts, read_piped_stdin
+    from .modes.startup import build_session
+
+    stdin_text = None if mode == "rpc" else read_piped_stdin()
+    cwd = os.getcwd()
+    prompts = initial_prompts(args.messages, args.files, stdin_text, cwd)
+    if mode == "print" and not prompts:
+        return _fail("no prompt given (pass a message, @file or pipe text on stdin)")
+    session = build_session(args)
+    if mode != "rpc" and prompts:
+        session.check_ready()  # no credentials: say so before anything is written
+    return asyncio.run(_run_mode(session, mode, prompts))
+
+
+async def _run_mode(session: Any, mode: str, prompts: list[Any]) -> int:
+    from .modes.rpc_mode import Shutdown
+
+    loop = asyncio.get_running_loop()
+    shutdown = Shutdown()
+    signals = {signal.SIGTERM: 143, signal.SIGHUP: 129, signal.SIGINT: 130}
+
+    def on_signal(code: int) -> None:
+        if shutdown.event.is_set():
+            os._exit(code)  # a second signal: leave now (every session entry is already a whole line)
+        shutdown.request(code)
+
+    for sig, code in signals.items():
+        try:
+            loop.add_signal_handler(sig, on_signal, code)
+        except (NotImplementedError, RuntimeError, ValueError):
+            pass
+    writer = None
+    try:
+        if mode == "print":
+            from .modes.print_mode import run_print
+
+            return await _until_shutdown(session, run_print(session, prompts), shutdown)
+        from .modes.writer import JsonlWriter
+
+        writer = JsonlWriter(1)
+        if mode == "json":
+            from .modes.json_mode import run_json
+
+            return await _until_shutdown(session, run_json(session, prompts, writer), shutdown)
+        from .modes.rpc_mode import run_rpc
+
+        return await run_rpc(session, writer, shutdown)
+    finally:
+        try:
+            await asyncio.wait_for(session.dispose(), 5)
+        except Exception:  # noqa: BLE001 - exiting anyway; the session file is append-only
+            pass
+        if writer is not None:
+            await asyncio.to_thread(writer.close)
+
+
+async def _until_shutdown(session: Any, work: Any, shutdown: Any) -> int:
+    """Run a one-shot mode; a signal aborts the run and the exit status becomes 128 + signal."""
+    task = asyncio.ensure_future(work)
+    stop = asyncio.ensure_future(shutdown.event.wait())
+    await asyncio.wait({task, stop}, return_when=asyncio.FIRST_COMPLETED)
+    if task.done():
+        stop.cancel()
+        return task.result()
+    try:
+        await asyncio.wait_for(session.abort(), 5)
+        await asyncio.wait_for(task, 5)
+    except Exception:  # noqa: BLE001 - the signal decides the exit status
+        task.cancel()
+    return shutdown.code

@@ -1,0 +1,111 @@
+"""Resolving ``--model``, ``--provider``, ``--thinking`` and ``--models`` against the registry.
+
+Pi's rules: a pattern is ``provider/id``, an exact id, or a fuzzy match on id and name, with
+an optional ``:<thinking>`` suffix; ``--provider`` restricts the lookup; when several
+providers match, the one with credentials wins. ``--models`` takes comma-separated patterns
+(globs allowed) for the cycling scope.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from typing import Any
+
+from ..ai.models import ModelNotFoundError
+from ..ai.types import THINKING_LEVELS, Model
+
+LEVELS = (*THINKING_LEVELS, "max")
+
+
+class ThinkingLevelError(ValueError):
+    """An unknown thinking level on the command line."""
+
+
+def check_level(level: str) -> str:
+    """Validate a thinking level name.
+
+    Raises:
+        ThinkingLevelError: Not one of Pi's levels.
+    """
+    if level not in LEVELS:
+        raise ThinkingLevelError(f"Unknown thinking level '{level}': use {', '.join(LEVELS)}")
+    return level
+
+
+def split_thinking(pattern: str) -> tuple[str, str | None]:
+    """``"sonnet:high"`` -> ``("sonnet", "high")``; a suffix that is no level stays in the id."""
+    head, sep, tail = pattern.rpartition(":")
+    if sep and head and tail in LEVELS:
+        return head, tail
+    return pattern, None
+
+
+def _fuzzy(registry: Any, pattern: str, provider: str | None) -> Model | None:
+    wanted = pattern.lower()
+    pool = [m for m in registry.all() if provider is None or m.provider == provider]
+    hits = [m for m in pool if wanted in m.id.lower() or wanted in (m.name or "").lower()
+            or wanted in m.ref.lower()]
+    if not hits:
+        return None
+    # Prefer credentials, then the shortest id (an alias over a dated snapshot).
+    hits.sort(key=lambda m: (not registry.has_credentials(m), len(m.id), m.id))
+    return hits[0]
+
+
+def find_model(registry: Any, pattern: str, provider: str | None = None) -> Model:
+    """Resolve one model pattern (without a thinking suffix).
+
+    Raises:
+        ModelNotFoundError: Nothing matches; the message lists the closest models.
+    """
+    if provider is not None:
+        if provider not in registry.providers():
+            raise ModelNotFoundError(f"{provider}/{pattern}", registry.suggest(f"{provider}/{pattern}"))
+        found = registry.find(provider, pattern.split("/", 1)[1] if pattern.startswith(provider + "/") else pattern)
+        if found is None:
+            found = _fuzzy(registry, pattern, provider)
+        if found is None:
+            raise ModelNotFoundError(f"{provider}/{pattern}", registry.suggest(pattern))
+        return found
+    found = registry.lookup(pattern) or _fuzzy(registry, pattern, None)
+    if found is None:
+        raise ModelNotFoundError(pattern, registry.suggest(pattern))
+    return found
+
+
+def resolve_model_arg(registry: Any, value: str, provider: str | None = None) -> tuple[Model, str | None]:
+    """``--model`` value -> (model, thinking level from its suffix or None)."""
+    try:
+        return find_model(registry, value, provider), None
+    except ModelNotFoundError:
+        pattern, level = split_thinking(value)
+        if level is None:
+            raise
+        return find_model(registry, pattern, provider), level
+
+
+def resolve_scope(registry: Any, spec: str) -> list[tuple[Model, str | None]]:
+    """``--models`` value -> the scoped models for cycling, in the given order.
+
+    Raises:
+        ModelNotFoundError: A pattern matched nothing.
+    """
+    out: list[tuple[Model, str | None]] = []
+    seen: set[str] = set()
+    for raw in (p.strip() for p in spec.split(",")):
+        if not raw:
+            continue
+        pattern, level = split_thinking(raw)
+        if any(ch in pattern for ch in "*?["):
+            glob = pattern.lower()
+            models = [m for m in registry.all()
+                      if fnmatch.fnmatchcase(m.ref.lower(), glob) or fnmatch.fnmatchcase(m.id.lower(), glob)]
+            if not models:
+                raise ModelNotFoundError(pattern, registry.suggest(pattern.replace("*", "")))
+        else:
+            models = [find_model(registry, pattern)]
+        for model in models:
+            if model.ref not in seen:
+                seen.add(model.ref)
+                out.append((model, level))
+    return out

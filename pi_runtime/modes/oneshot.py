@@ -1,0 +1,69 @@
+"""Commands that answer and exit without a session: ``--list-models`` and ``--export``."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from ..cli_args import CliArgs
+
+
+def _k(n: int | None) -> str:
+    if not n:
+        return "-"
+    return f"{n // 1_000_000}M" if n >= 1_000_000 and n % 1_000_000 == 0 else (f"{n // 1000}K" if n >= 1000 else str(n))
+
+
+def list_models(args: CliArgs) -> int:
+    """Print the models that have credentials (all of them with ``--demo``), optionally filtered."""
+    from ..ai.models import ModelRegistry
+    from ..auth import AuthStorage
+    from ..paths import agent_dir
+
+    base = agent_dir()
+    registry = ModelRegistry(base / "models.json", AuthStorage(base / "auth.json"))
+    for problem in registry.errors:
+        print(f"pi: models.json: {problem}", file=sys.stderr)
+    models = registry.available()
+    search = (args.list_models_search or "").strip().lower()
+    if search:
+        terms = search.split()
+        models = [m for m in models if all(t in f"{m.provider} {m.id} {m.name}".lower() for t in terms)]
+    if not models:
+        hint = f" matching '{args.list_models_search}'" if search else ""
+        print(f"No models available{hint}. Set an API key (e.g. ANTHROPIC_API_KEY) or use /login.", file=sys.stderr)
+        return 1 if search else 0
+    rows = [("provider", "model", "context", "max-out", "thinking", "images")]
+    for m in models:
+        rows.append((m.provider, m.id, _k(m.context_window), _k(m.max_tokens),
+                     "yes" if m.reasoning else "no", "yes" if "image" in (m.input or []) else "no"))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+    return 0
+
+
+def export_html(args: CliArgs) -> int:
+    """``--export <session> [out.html]``: write a standalone HTML transcript.
+
+    Raises:
+        StartupError / SessionFileError: The session cannot be found or read.
+    """
+    from ..kernel.export_html import render_html
+    from ..session.manager import SessionManager
+    from .startup import _find_session
+
+    cwd = os.getcwd()
+    source = _find_session(args.export[0], cwd, None)
+    manager = SessionManager.open(source, read_only=True)
+    try:
+        messages = [m for m in manager.build_session_context().messages if getattr(m, "role", "") != "system"]
+        title = manager.session_name or f"pi session {manager.session_id}"
+        meta = str(manager.header.get("cwd", ""))
+        out = Path(args.export[1]) if len(args.export) > 1 else Path(cwd) / f"{source.stem}.html"
+        out.write_text(render_html(title, meta, messages), encoding="utf-8")
+    finally:
+        manager.close()
+    print(f"Exported to: {out}")
+    return 0

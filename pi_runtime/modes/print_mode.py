@@ -1,0 +1,58 @@
+"""``pi -p``: run the prompts in order, print the final assistant text, exit.
+
+Exit status as Pi: 0 on success; 1 when the last response ended in an error or was
+aborted (its message goes to stderr); 1 with a warning on stderr when it was cut off at
+the output-token limit (the partial text is still printed).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from .inputs import PromptInput
+
+
+def _last_assistant(session: Any) -> Any:
+    for message in reversed(session.messages):
+        if getattr(message, "role", None) == "assistant":
+            return message
+    return None
+
+
+async def run_print(session: Any, prompts: list[PromptInput]) -> int:
+    """Run ``prompts`` one after the other and report the final answer.
+
+    Args:
+        session: The ``AgentSession``.
+        prompts: At least one prompt.
+
+    Returns:
+        The process exit status.
+    """
+    if not prompts:
+        print("pi: no prompt given (pass a message, @file or pipe text on stdin)", file=sys.stderr)
+        return 1
+    for prompt in prompts:
+        await session.prompt(prompt.text, prompt.images or None)
+        last = _last_assistant(session)
+        if last is not None and last.stop_reason in ("error", "aborted"):
+            break
+    last = _last_assistant(session)
+    if last is None:
+        print("pi: the model gave no answer", file=sys.stderr)
+        return 1
+    if last.stop_reason == "aborted":
+        print(f"pi: {last.error_message or 'Request was aborted'}", file=sys.stderr)
+        return 1
+    if last.stop_reason == "error":
+        print(f"pi: {last.error_message or 'The request failed'}", file=sys.stderr)
+        return 1
+    text = last.text()
+    if text:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        sys.stdout.flush()
+    if last.stop_reason == "length":
+        print("pi: warning: the response was cut off at the model's output token limit", file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,311 @@
+"""The RPC command table: one handler per command of rpc-commands.md.
+
+A handler gets the session and the command object and returns the response ``data`` (or
+``NO_DATA`` for commands whose response has none). Raising any exception turns into a
+``success: false`` response carrying its message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from ..ai.types import THINKING_LEVELS
+
+NO_DATA = object()
+"""Marker: the response has no ``data`` field."""
+
+QUEUE_MODES = ("all", "one-at-a-time")
+
+Handler = Callable[[Any, dict[str, Any]], Awaitable[Any]]
+COMMANDS: dict[str, Handler] = {}
+
+
+class CommandError(Exception):
+    """A command was understood but cannot be done; the message goes to the client."""
+
+
+def command(name: str) -> Callable[[Handler], Handler]:
+    def register(fn: Handler) -> Handler:
+        COMMANDS[name] = fn
+        return fn
+
+    return register
+
+
+def _str(cmd: dict[str, Any], key: str, *, required: bool = True) -> str | None:
+    value = cmd.get(key)
+    if value is None and not required:
+        return None
+    if not isinstance(value, str):
+        raise CommandError(f"'{key}' must be a string")
+    return value
+
+
+def _bool(cmd: dict[str, Any], key: str) -> bool:
+    value = cmd.get(key)
+    if not isinstance(value, bool):
+        raise CommandError(f"'{key}' must be true or false")
+    return value
+
+
+def _images(cmd: dict[str, Any]) -> list[Any] | None:
+    images = cmd.get("images")
+    if images is None:
+        return None
+    if not isinstance(images, list):
+        raise CommandError("'images' must be a list of image contents")
+    from ..ai.types import ImageContent
+
+    try:
+        return [ImageContent.model_validate(i) for i in images]
+    except Exception as exc:  # noqa: BLE001 - pydantic's message names the bad field
+        raise CommandError(f"Invalid image: {exc}".splitlines()[0]) from exc
+
+
+# --------------------------------------------------------------------------- prompting
+
+
+@command("prompt")
+async def _prompt(s: Any, cmd: dict[str, Any]) -> Any:
+    behavior = _str(cmd, "streamingBehavior", required=False)
+    if behavior not in (None, "steer", "followUp"):
+        raise CommandError("streamingBehavior must be 'steer' or 'followUp'")
+    disposition = await s.prompt(_str(cmd, "message"), _images(cmd), behavior, wait=False)
+    return {"disposition": disposition}
+
+
+@command("steer")
+async def _steer(s: Any, cmd: dict[str, Any]) -> Any:
+    return {"disposition": await s.steer(_str(cmd, "message"), _images(cmd))}
+
+
+@command("follow_up")
+async def _follow_up(s: Any, cmd: dict[str, Any]) -> Any:
+    return {"disposition": await s.follow_up(_str(cmd, "message"), _images(cmd))}
+
+
+@command("abort")
+async def _abort(s: Any, cmd: dict[str, Any]) -> Any:
+    await s.abort()
+    return NO_DATA
+
+
+@command("clear_queue")
+async def _clear_queue(s: Any, cmd: dict[str, Any]) -> Any:
+    steering, follow_up = s.clear_queue()
+    return {"steering": steering, "followUp": follow_up}
+
+
+@command("new_session")
+async def _new_session(s: Any, cmd: dict[str, Any]) -> Any:
+    return await s.new_session(parent_session=_str(cmd, "parentSession", required=False))
+
+
+# --------------------------------------------------------------------------- state and models
+
+
+@command("get_state")
+async def _get_state(s: Any, cmd: dict[str, Any]) -> Any:
+    return s.get_state()
+
+
+@command("get_messages")
+async def _get_messages(s: Any, cmd: dict[str, Any]) -> Any:
+    return {"messages": s.get_messages()}
+
+
+@command("set_model")
+async def _set_model(s: Any, cmd: dict[str, Any]) -> Any:
+    provider, model_id = _str(cmd, "provider"), _str(cmd, "modelId")
+    model = s.model_registry.find(provider, model_id) if s.model_registry else None
+    if model is None:
+        raise CommandError(f"Model not found: {provider}/{model_id}")
+    await s.set_model(model)
+    return model.to_wire()
+
+
+@command("cycle_model")
+async def _cycle_model(s: Any, cmd: dict[str, Any]) -> Any:
+    result = await s.cycle_model()
+    if result is None:
+        return None
+    return {"model": result["model"].to_wire(), "thinkingLevel": result["thinkingLevel"],
+            "isScoped": result["isScoped"]}
+
+
+@command("get_available_models")
+async def _available_models(s: Any, cmd: dict[str, Any]) -> Any:
+    models = s.model_registry.available() if s.model_registry else []
+    if s.model is not None and all(m.ref != s.model.ref for m in models):
+        models = [s.model, *models]
+    return {"models": [m.to_wire() for m in models]}
+
+
+@command("set_thinking_level")
+async def _set_thinking(s: Any, cmd: dict[str, Any]) -> Any:
+    level = _str(cmd, "level")
+    if level not in (*THINKING_LEVELS, "max"):
+        raise CommandError(f"Unknown thinking level '{level}'")
+    await s.set_thinking_level(level)
+    return NO_DATA
+
+
+@command("cycle_thinking_level")
+async def _cycle_thinking(s: Any, cmd: dict[str, Any]) -> Any:
+    level = await s.cycle_thinking_level()
+    return None if level is None else {"level": level}
+
+
+@command("get_available_thinking_levels")
+async def _thinking_levels(s: Any, cmd: dict[str, Any]) -> Any:
+    return {"levels": s.available_thinking_levels()}
+
+
+@command("set_steering_mode")
+async def _steering_mode(s: Any, cmd: dict[str, Any]) -> Any:
+    mode = _str(cmd, "mode")
+    if mode not in QUEUE_MODES:
+        raise CommandError("mode must be 'all' or 'one-at-a-time'")
+    s.set_steering_mode(mode)
+    return NO_DATA
+
+
+@command("set_follow_up_mode")
+async def _follow_up_mode(s: Any, cmd: dict[str, Any]) -> Any:
+    mode = _str(cmd, "mode")
+    if mode not in QUEUE_MODES:
+        raise CommandError("mode must be 'all' or 'one-at-a-time'")
+    s.set_follow_up_mode(mode)
+    return NO_DATA
+
+
+# --------------------------------------------------------------------------- compaction, retry, bash
+
+
+@command("compact")
+async def _compact(s: Any, cmd: dict[str, Any]) -> Any:
+    return await s.compact(_str(cmd, "customInstructions", required=False))
+
+
+@command("set_auto_compaction")
+async def _auto_compaction(s: Any, cmd: dict[str, Any]) -> Any:
+    s.set_auto_compaction(_bool(cmd, "enabled"))
+    return NO_DATA
+
+
+@command("set_auto_retry")
+async def _auto_retry(s: Any, cmd: dict[str, Any]) -> Any:
+    s.set_auto_retry(_bool(cmd, "enabled"))
+    return NO_DATA
+
+
+@command("abort_retry")
+async def _abort_retry(s: Any, cmd: dict[str, Any]) -> Any:
+    s.abort_retry()
+    return NO_DATA
+
+
+@command("bash")
+async def _bash(s: Any, cmd: dict[str, Any]) -> Any:
+    request_id = cmd.get("id")
+    return await s.execute_bash(
+        _str(cmd, "command"),
+        bool(cmd.get("excludeFromContext", False)),
+        request_id=request_id if isinstance(request_id, str) else None,
+    )
+
+
+@command("abort_bash")
+async def _abort_bash(s: Any, cmd: dict[str, Any]) -> Any:
+    s.abort_bash()
+    return NO_DATA
+
+
+# --------------------------------------------------------------------------- session
+
+
+@command("get_session_stats")
+async def _stats(s: Any, cmd: dict[str, Any]) -> Any:
+    return s.get_session_stats()
+
+
+@command("export_html")
+async def _export_html(s: Any, cmd: dict[str, Any]) -> Any:
+    return {"path": s.export_html(_str(cmd, "outputPath", required=False))}
+
+
+@command("switch_session")
+async def _switch_session(s: Any, cmd: dict[str, Any]) -> Any:
+    import os
+
+    path = _str(cmd, "sessionPath")
+    if not os.path.isfile(path):
+        raise CommandError(f"Session file not found: {path}")
+    return await s.switch_session(path)
+
+
+@command("fork")
+async def _fork(s: Any, cmd: dict[str, Any]) -> Any:
+    try:
+        return await s.fork(_str(cmd, "entryId"))
+    except KeyError as exc:
+        raise CommandError(exc.args[0] if exc.args else str(exc)) from exc
+
+
+@command("clone")
+async def _clone(s: Any, cmd: dict[str, Any]) -> Any:
+    return await s.clone()
+
+
+@command("get_fork_messages")
+async def _fork_messages(s: Any, cmd: dict[str, Any]) -> Any:
+    return {"messages": s.get_fork_messages()}
+
+
+@command("get_entries")
+async def _entries(s: Any, cmd: dict[str, Any]) -> Any:
+    try:
+        return s.get_entries(_str(cmd, "since", required=False))
+    except KeyError as exc:
+        raise CommandError(exc.args[0] if exc.args else str(exc)) from exc
+
+
+@command("get_tree")
+async def _tree(s: Any, cmd: dict[str, Any]) -> Any:
+    return s.get_tree()
+
+
+@command("get_last_assistant_text")
+async def _last_text(s: Any, cmd: dict[str, Any]) -> Any:
+    return {"text": s.get_last_assistant_text()}
+
+
+@command("set_session_name")
+async def _set_name(s: Any, cmd: dict[str, Any]) -> Any:
+    name = _str(cmd, "name").strip()
+    if not name:
+        raise CommandError("Session name cannot be empty")
+    await s.set_session_name(name)
+    return NO_DATA
+
+
+@command("get_commands")
+async def _commands(s: Any, cmd: dict[str, Any]) -> Any:
+    resources = getattr(s.resources, "resources", s.resources)
+    out: list[dict[str, Any]] = []
+    scope = {"user": "user", "project": "project", "path": "temporary"}
+    source = {"user": "auto", "project": "auto", "path": "cli"}
+    for template in getattr(resources, "prompt_templates", []) or []:
+        out.append({
+            "name": template.name, "description": template.description, "source": "prompt",
+            "sourceInfo": {"path": str(template.file_path), "source": source.get(template.source, "local"),
+                           "scope": scope.get(template.source, "user"), "origin": "top-level"},
+        })
+    for skill in getattr(resources, "skills", []) or []:
+        out.append({
+            "name": f"skill:{skill.name}", "description": skill.description, "source": "skill",
+            "sourceInfo": {"path": str(skill.file_path), "source": source.get(skill.source, "local"),
+                           "scope": scope.get(skill.source, "user"), "origin": "top-level"},
+        })
+    return {"commands": out}

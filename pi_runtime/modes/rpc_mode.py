@@ -1,0 +1,160 @@
+"""``pi --mode rpc``: JSONL commands on stdin, responses and events on stdout.
+
+Framing is LF only: stdin is read as bytes and split on ``b"\\n"`` (one trailing ``\\r`` is
+dropped), so U+2028/U+2029 inside JSON strings are never separators. Each command runs in
+its own task, so a long ``prompt`` acceptance or ``bash`` never holds up ``abort`` or
+``get_state``; responses echo the command's ``id``. Stdout goes through ``JsonlWriter``,
+which blocks instead of dropping when the client reads slowly.
+
+Shutdown: end of stdin or a signal aborts the run, lets in-flight commands finish briefly,
+flushes stdout and closes the session (its file stays valid: every entry is a whole line).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import threading
+from typing import Any
+
+from .json_mode import event_listener
+from .rpc_commands import COMMANDS, NO_DATA
+from .writer import JsonlWriter
+
+SHUTDOWN_GRACE = 2.0
+"""Seconds in-flight commands get to finish once shutdown has started."""
+
+
+class Shutdown:
+    """A shutdown request (stdin EOF or a signal) and the exit status it implies."""
+
+    def __init__(self) -> None:
+        self.event = asyncio.Event()
+        self.code = 0
+
+    def request(self, code: int) -> None:
+        if not self.event.is_set():
+            self.code = code
+            self.event.set()
+
+
+def start_stdin_reader(loop: asyncio.AbstractEventLoop, fd: int = 0) -> asyncio.Queue[bytes | None]:
+    """Read ``fd`` in a thread and queue one ``bytes`` per LF-terminated line; None at EOF."""
+    queue: asyncio.Queue[bytes | None] = asyncio.Queue()
+
+    def put(item: bytes | None) -> None:
+        try:
+            loop.call_soon_threadsafe(queue.put_nowait, item)
+        except RuntimeError:  # loop already closed
+            pass
+
+    def run() -> None:
+        buffer = b""
+        while True:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                if buffer:
+                    put(buffer)
+                put(None)
+                return
+            buffer += chunk
+            *lines, buffer = buffer.split(b"\n")
+            for line in lines:
+                put(line[:-1] if line.endswith(b"\r") else line)
+
+    threading.Thread(target=run, name="pi-stdin", daemon=True).start()
+    return queue
+
+
+def response(command: str, cmd_id: Any, *, data: Any = NO_DATA, error: str | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if cmd_id is not None:
+        out["id"] = cmd_id
+    out.update({"type": "response", "command": command, "success": error is None})
+    if error is not None:
+        out["error"] = error
+    elif data is not NO_DATA:
+        out["data"] = data
+    return out
+
+
+async def handle_line(session: Any, writer: JsonlWriter, line: bytes) -> None:
+    """Parse one record, run its command, write the response."""
+    try:
+        cmd = json.loads(line.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        await writer.send(response("parse", None, error=f"Failed to parse command: {exc}"))
+        return
+    if not isinstance(cmd, dict) or not isinstance(cmd.get("type"), str):
+        await writer.send(response("parse", None, error="Failed to parse command: expected an object with a 'type'"))
+        return
+    name, cmd_id = cmd["type"], cmd.get("id")
+    handler = COMMANDS.get(name)
+    if handler is None:
+        await writer.send(response(name, cmd_id, error=f"Unknown command: {name}"))
+        return
+    try:
+        data = await handler(session, cmd)
+    except asyncio.CancelledError:
+        await writer.send(response(name, cmd_id, error="Cancelled: pi is shutting down"))
+        raise
+    except Exception as exc:  # noqa: BLE001 - every failure becomes a response
+        message = (exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)) or type(exc).__name__
+        await writer.send(response(name, cmd_id, error=str(message)))
+        return
+    await writer.send(response(name, cmd_id, data=data))
+
+
+async def run_rpc(session: Any, writer: JsonlWriter, shutdown: Shutdown, stdin_fd: int = 0) -> int:
+    """Serve commands until stdin ends or ``shutdown`` is requested.
+
+    Returns:
+        The exit status: 0 after end of stdin, ``128 + signal`` after a signal.
+    """
+    loop = asyncio.get_running_loop()
+    lines = start_stdin_reader(loop, stdin_fd)
+    unsubscribe = session.subscribe(event_listener(writer))
+    tasks: set[asyncio.Task[None]] = set()
+    stop = asyncio.ensure_future(shutdown.event.wait())
+    try:
+        while True:
+            get = asyncio.ensure_future(lines.get())
+            done, _ = await asyncio.wait({get, stop}, return_when=asyncio.FIRST_COMPLETED)
+            if stop in done:
+                get.cancel()
+                break
+            line = get.result()
+            if line is None:
+                shutdown.request(0)
+                break
+            if not line.strip():
+                continue
+            task = asyncio.ensure_future(handle_line(session, writer, line))
+            tasks.add(task)
+            task.add_done_callback(tasks.discard)
+    finally:
+        stop.cancel()
+        await _wind_down(session, tasks)
+        unsubscribe()
+        await writer.flush()
+    return shutdown.code
+
+
+async def _wind_down(session: Any, tasks: set[asyncio.Task[None]]) -> None:
+    # Commands already sent (a ``bash``, an ``abort``) get a moment to answer first.
+    if tasks:
+        await asyncio.wait(set(tasks), timeout=SHUTDOWN_GRACE)
+    session.abort_bash()
+    try:
+        await asyncio.wait_for(session.abort(), SHUTDOWN_GRACE)
+    except (asyncio.TimeoutError, Exception):  # noqa: BLE001 - shutting down regardless
+        pass
+    pending = [t for t in tasks if not t.done()]
+    for task in pending:
+        task.cancel()
+    if pending:
+        await asyncio.wait(pending, timeout=0.5)

@@ -1,0 +1,221 @@
+"""From parsed command-line arguments to a ready ``AgentSession`` — shared by every mode.
+
+Order as in Pi: agent dir, project trust (``--approve``/``--no-approve``), settings,
+models (``--model``/``--provider``/``--thinking``/``--models``/``--api-key``/``--demo``),
+the session (``--continue``/``--session``/``--session-id``/``--fork``/``--no-session``,
+stored under ``--session-dir`` / the ``sessionDir`` setting / ``PI_CODING_AGENT_SESSION_DIR``),
+tools and resources. Every user mistake raises one of the typed errors listed in
+``USER_ERRORS`` with a one-line message; the CLI prints it without a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from ..ai.models import ModelNotFoundError
+from ..cli_args import CliArgs, UsageError
+from ..kernel.session import AgentSession
+from .model_select import ThinkingLevelError, check_level, resolve_model_arg, resolve_scope
+
+
+class StartupError(Exception):
+    """A start-up problem the user can fix (session not found, unreadable prompt file...)."""
+
+
+def user_errors() -> tuple[type[BaseException], ...]:
+    """Exception types whose message is shown as-is (one line on stderr, no traceback)."""
+    from ..auth import AuthFileError
+    from ..kernel.prompting import PromptError
+    from ..resources.trust import TrustStoreError
+    from ..session.storage import SessionFileError
+    from ..settings import SettingsError
+
+    return (UsageError, StartupError, ModelNotFoundError, ThinkingLevelError, SessionFileError,
+            PromptError, SettingsError, AuthFileError, TrustStoreError)
+
+
+def _text_or_file(value: str, cwd: str) -> str:
+    """``--system-prompt`` / ``--append-system-prompt``: the contents of an existing file, else the text."""
+    candidate = Path(value).expanduser()
+    if not candidate.is_absolute():
+        candidate = Path(cwd) / candidate
+    try:
+        if len(value) < 4096 and candidate.is_file():
+            return candidate.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise StartupError(f"Cannot read {candidate}: {exc}") from exc
+    return value
+
+
+def _split(value: str | None) -> list[str]:
+    return [s.strip() for s in (value or "").split(",") if s.strip()]
+
+
+def _trust(args: CliArgs, cwd: str, agent_dir: Path, settings: Any) -> bool:
+    from ..resources.trust import TrustStore, resolve_project_trust
+
+    default = settings.global_settings.default_project_trust
+    decision = resolve_project_trust(cwd, store=TrustStore(agent_dir), override=args.approve, default_trust=default)
+    # Headless modes cannot ask: an open question counts as "not trusted" (as in Pi).
+    return decision.effective()
+
+
+def session_dir_for(args: CliArgs, settings: Any, cwd: str) -> str | None:
+    """The flat folder sessions go to when the CLI or settings choose one, else None.
+
+    ``PI_CODING_AGENT_SESSION_DIR`` needs no handling here: it moves the default sessions
+    root, which the session package reads itself.
+    """
+    value = args.session_dir
+    if value is None and not os.environ.get("PI_CODING_AGENT_SESSION_DIR", "").strip():
+        value = settings.project_session_dir() or settings.get("sessionDir")
+    if not value:
+        return None
+    path = Path(value).expanduser()
+    return str(path if path.is_absolute() else Path(cwd) / path)
+
+
+def _find_session(ref: str, cwd: str, session_dir: str | None) -> Path:
+    from ..session.listing import session_files
+    from ..session.manager import SessionManager
+    from ..session.paths import session_id_from_file_name
+
+    path = Path(ref).expanduser()
+    if not path.is_absolute():
+        path = Path(cwd) / path
+    if path.is_file() or ref.endswith(".jsonl") or os.sep in ref:
+        if not path.is_file():
+            raise StartupError(f"Session file not found: {path}")
+        return path
+    if session_dir is not None:
+        needle = ref.lower()
+        hits = [f for f in session_files(Path(session_dir))
+                if (session_id_from_file_name(f.name) or "").lower().startswith(needle)]
+        if hits:
+            return max(hits, key=lambda p: p.stat().st_mtime)
+    found = SessionManager.find(ref, cwd)
+    if found is None:
+        raise StartupError(f"No session found matching '{ref}'")
+    return Path(found)
+
+
+def open_session_manager(args: CliArgs, cwd: str, settings: Any) -> Any:
+    """The ``SessionManager`` the flags ask for.
+
+    Raises:
+        StartupError: No session matches ``--session``/``--fork``; ``--resume`` without a picker.
+        SessionFileError: The file is not a session, or another process has it open.
+    """
+    from ..session.manager import SessionManager
+
+    directory = session_dir_for(args, settings, cwd)
+    if args.no_session:
+        return SessionManager.in_memory(cwd)
+    if args.resume:
+        raise StartupError("--resume needs the interactive session picker; use --session <id> or --continue")
+    if args.fork:
+        return SessionManager.fork_from(_find_session(args.fork, cwd, directory), cwd, directory)
+    if args.session:
+        path = _find_session(args.session, cwd, directory)
+        return SessionManager.open(path, directory, cwd=cwd)
+    if args.continue_:
+        return SessionManager.continue_recent(cwd, directory)
+    if args.session_id:
+        from ..session.paths import project_session_dir
+
+        folder = Path(directory) if directory else project_session_dir(cwd)
+        from ..session.listing import session_files
+        from ..session.paths import session_id_from_file_name
+
+        for file in session_files(folder):
+            if session_id_from_file_name(file.name) == args.session_id:
+                return SessionManager.open(file, folder, cwd=cwd)
+        return SessionManager.create(cwd, directory, session_id=args.session_id)
+    return SessionManager.create(cwd, directory)
+
+
+def _session_cwd(manager: Any, cwd: str) -> str:
+    """Resume a session in its own working directory when that still exists (as Pi does)."""
+    recorded = (getattr(manager, "header", None) or {}).get("cwd")
+    if isinstance(recorded, str) and recorded != cwd and os.path.isdir(recorded):
+        return recorded
+    return cwd
+
+
+def build_session(args: CliArgs, *, cwd: str | None = None) -> AgentSession:
+    """Build the session every mode (and the interactive app) runs on.
+
+    Args:
+        args: Parsed command line (``pi_runtime.cli_args.parse_args``).
+        cwd: Working directory; the process cwd when omitted.
+
+    Returns:
+        A ready ``AgentSession`` (not yet prompted).
+
+    Raises:
+        One of ``user_errors()`` for anything the user can fix.
+    """
+    from ..ai.models import ModelRegistry
+    from ..auth import AuthStorage
+    from ..paths import agent_dir as default_agent_dir
+    from ..resources.loader import ResourceLoader
+    from ..sdk import create_agent_session
+    from ..settings import SettingsManager
+
+    cwd = os.path.abspath(cwd or os.getcwd())
+    if args.offline:
+        os.environ["PI_OFFLINE"] = "1"
+    agent_dir = default_agent_dir()
+    settings = SettingsManager.create(cwd, agent_dir, project_trusted=False)
+    trusted = _trust(args, cwd, agent_dir, settings)
+    if trusted:
+        settings.set_project_trusted(True)
+
+    registry = ModelRegistry(agent_dir / "models.json", AuthStorage(agent_dir / "auth.json"))
+    model, level = None, None
+    if args.demo:
+        from .demo import demo_model
+
+        model = demo_model()
+        registry.add_model(model)
+    elif args.model:
+        model, level = resolve_model_arg(registry, args.model, args.provider)
+    scoped = resolve_scope(registry, args.models) if args.models else None
+    if model is None and scoped:
+        model, level = scoped[0]
+    if args.thinking:
+        level = check_level(args.thinking)
+    elif level is not None:
+        check_level(level)
+    if args.api_key:
+        if model is None:
+            raise UsageError("--api-key needs a model chosen with --model or --models")
+        registry.set_runtime_api_key(model.provider, args.api_key)
+
+    manager = open_session_manager(args, cwd, settings)
+    cwd = _session_cwd(manager, cwd)
+    append = "\n\n".join(_text_or_file(v, cwd) for v in args.append_system_prompt) or None
+    loader = ResourceLoader(
+        cwd, agent_dir, settings=settings, project_trusted=trusted,
+        no_context_files=args.no_context_files, no_skills=args.no_skills,
+        no_prompt_templates=args.no_prompt_templates,
+        skill_paths=args.skills, prompt_paths=args.prompt_templates,
+        system_prompt=_text_or_file(args.system_prompt, cwd) if args.system_prompt else None,
+        append_system_prompt=append,
+    )
+    try:
+        session = create_agent_session(
+            cwd=cwd, agent_dir=str(agent_dir), model=model, thinking_level=level,
+            tools=args.tools, exclude_tools=_split(args.exclude_tools),
+            no_tools=args.no_tools or args.no_builtin_tools,
+            session_manager=manager, settings=settings, resource_loader=loader,
+            model_registry=registry, scoped_models=scoped,
+        )
+    except ValueError as exc:  # select_tools: unknown tool / mixed +/- entries
+        manager.close()
+        raise UsageError(str(exc)) from exc
+    if args.name:
+        manager.append_session_info(args.name)
+    return session

@@ -1,0 +1,108 @@
+"""A JSONL writer for stdout that blocks rather than drops when the reader is slow.
+
+A thread does the blocking ``os.write`` calls, so the event loop keeps running (an RPC
+``abort`` is still read and handled while stdout is full); ``send`` applies backpressure
+to its caller once too many bytes are waiting, so memory stays bounded and nothing is lost.
+Works for pipes, files and terminals alike and never changes the descriptor's blocking mode.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import threading
+from collections import deque
+from typing import Any
+
+HIGH_WATER = 1 << 20
+"""Bytes queued before ``send`` waits for the reader."""
+
+
+def encode(record: Any) -> bytes:
+    # ensure_ascii=False keeps U+2028/U+2029 raw: clients must split on LF only (as Pi says).
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+
+
+class JsonlWriter:
+    def __init__(self, fd: int = 1, high_water: int = HIGH_WATER) -> None:
+        self.fd = fd
+        self.high_water = high_water
+        self._queue: deque[bytes] = deque()
+        self._pending = 0
+        self._cond = threading.Condition()
+        self._closed = False
+        self.broken = False
+        """The reader went away (EPIPE); later records are discarded."""
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._space: asyncio.Event | None = None
+        self._thread = threading.Thread(target=self._run, name="pi-stdout", daemon=True)
+        self._thread.start()
+
+    def _bind(self) -> asyncio.Event:
+        if self._space is None:
+            self._loop = asyncio.get_running_loop()
+            self._space = asyncio.Event()
+            self._space.set()
+        return self._space
+
+    def write_nowait(self, record: Any) -> None:
+        """Queue a record without waiting (small records from sync code)."""
+        data = encode(record)
+        with self._cond:
+            if self.broken:
+                return
+            self._queue.append(data)
+            self._pending += len(data)
+            if self._space is not None and self._pending >= self.high_water:
+                self._space.clear()
+            self._cond.notify()
+
+    async def send(self, record: Any) -> None:
+        """Queue a record; wait while the reader is more than ``high_water`` bytes behind."""
+        space = self._bind()
+        self.write_nowait(record)
+        while not space.is_set() and not self.broken:
+            await space.wait()
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while not self._queue and not self._closed:
+                    self._cond.wait()
+                if not self._queue:
+                    return
+                batch = b"".join(self._queue)
+                self._queue.clear()
+            view = memoryview(batch)
+            try:
+                while view:
+                    written = os.write(self.fd, view)
+                    view = view[written:]
+            except OSError:
+                with self._cond:
+                    self.broken = True
+                    self._queue.clear()
+            with self._cond:
+                self._pending -= len(batch) if not self.broken else self._pending
+                if self._pending < self.high_water and self._loop is not None and self._space is not None:
+                    try:
+                        self._loop.call_soon_threadsafe(self._space.set)
+                    except RuntimeError:  # the loop has closed; nobody is waiting any more
+                        pass
+                self._cond.notify_all()
+
+    def flush_sync(self, timeout: float | None = 10.0) -> None:
+        """Block until everything queued so far is written (or the reader is gone)."""
+        with self._cond:
+            self._cond.wait_for(lambda: self._pending <= 0 or self.broken, timeout)
+
+    async def flush(self) -> None:
+        await asyncio.to_thread(self.flush_sync)
+
+    def close(self) -> None:
+        self.flush_sync()
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+        self._thread.join(5)

@@ -1,0 +1,146 @@
+"""``pi -p`` and start-up errors, run as a subprocess against the loopback server."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from conftest import MODEL, assert_one_line_error, error_reply, run_pi, session_files, text_reply
+
+
+def user_texts(request) -> list[str]:
+    out = []
+    for message in request.json()["messages"]:
+        if message["role"] == "user":
+            content = message["content"]
+            out.append(content if isinstance(content, str) else "".join(p.get("text", "") for p in content))
+    return out
+
+
+def test_print_writes_the_final_answer_and_sends_the_prompt(loopback, env):
+    loopback.push(text_reply("Hello from the loopback server."))
+    result = run_pi(["-p", "say hi", "--model", MODEL], env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "Hello from the loopback server.\n"
+    request = loopback.requests[0]
+    assert request.path == "/v1/chat/completions"
+    assert request.headers["authorization"] == "Bearer loop-key"
+    assert request.json()["model"] == "loop-model"
+    assert user_texts(request) == ["say hi"]
+    # The run was saved (print mode persists like Pi).
+    [saved] = session_files(env)
+    lines = [json.loads(line) for line in saved.read_text().splitlines()]
+    assert lines[0]["type"] == "session"
+    assert [e["message"]["role"] for e in lines if e["type"] == "message"] == ["user", "assistant"]
+
+
+def test_several_messages_run_in_order_and_continue_resumes(loopback, env):
+    loopback.push(text_reply("one"), text_reply("two"))
+    result = run_pi(["-p", "first", "second"], env)  # default model from settings
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "two\n"
+    assert user_texts(loopback.requests[1]) == ["first", "second"]
+    loopback.push(text_reply("three"))
+    again = run_pi(["-c", "-p", "third"], env)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout == "three\n"
+    assert user_texts(loopback.requests[2]) == ["first", "second", "third"]
+    assert len(session_files(env)) == 1
+
+
+def test_piped_stdin_and_file_arguments_join_the_first_prompt(loopback, env):
+    project = Path(env["PI_TEST_PROJECT"])
+    (project / "notes.txt").write_text("line one\nline two\n")
+    (project / "pixel.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 32)
+    loopback.push(text_reply("ok"))
+    result = run_pi(["--model", MODEL, "@notes.txt", "@pixel.png", "summarise"], env, stdin="piped text\n")
+    assert result.returncode == 0, result.stderr  # non-TTY stdin/stdout: print mode without -p
+    [text] = user_texts(loopback.requests[0])
+    notes = project / "notes.txt"
+    assert text.startswith(f'<file name="{notes.resolve()}">\nline one\nline two\n\n</file>\n')
+    assert text.endswith("piped text\n\nsummarise")
+    content = loopback.requests[0].json()["messages"][-1]["content"]
+    images = [p for p in content if p.get("type") == "image_url"]
+    assert len(images) == 1 and images[0]["image_url"]["url"].startswith("data:image/png;base64,")
+
+
+def test_provider_error_exits_1_with_the_message_on_stderr(loopback, env):
+    # 500 is retried (maxRetries 2 in the test settings), then reported.
+    loopback.push(*[error_reply(500, "upstream exploded")] * 3)
+    result = run_pi(["-p", "hi", "--model", MODEL], env)
+    assert result.returncode == 1
+    assert result.stdout == ""
+    assert "upstream exploded" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert len(loopback.requests) == 3
+
+
+def test_output_cut_at_the_length_limit_prints_and_exits_nonzero(loopback, env):
+    loopback.push(text_reply("partial answ", finish="length"))
+    result = run_pi(["-p", "hi", "--model", MODEL], env)
+    assert result.returncode == 1
+    assert result.stdout == "partial answ\n"
+    assert "output token limit" in result.stderr
+
+
+def test_unknown_model_names_the_closest_matches(env):
+    result = run_pi(["-p", "hi", "--model", "loop-modle"], env)
+    assert result.returncode == 1
+    assert_one_line_error(result.stderr)
+    assert "Unknown model 'loop-modle'" in result.stderr
+    assert "loop/loop-model" in result.stderr
+
+
+def test_unknown_flag_is_a_usage_error(env):
+    result = run_pi(["--frobnicate", "-p", "hi"], env)
+    assert result.returncode == 2
+    assert_one_line_error(result.stderr)
+    assert "--frobnicate" in result.stderr
+
+
+def test_missing_credentials_say_which_variable(env):
+    result = run_pi(["-p", "hi", "--model", "anthropic/claude-sonnet-4-5"], env)
+    assert result.returncode == 1
+    assert_one_line_error(result.stderr)
+    assert "ANTHROPIC_API_KEY" in result.stderr
+
+
+def test_missing_and_corrupt_sessions_are_clear_errors(env, tmp_path):
+    missing = run_pi(["-p", "hi", "--session", "0badc0de"], env)
+    assert missing.returncode == 1
+    assert_one_line_error(missing.stderr)
+    assert "No session found matching '0badc0de'" in missing.stderr
+    corrupt = tmp_path / "corrupt.jsonl"
+    corrupt.write_text("this is not a session\n{\"also\": \"not\"}\n")
+    bad = run_pi(["-p", "hi", "--session", str(corrupt)], env)
+    assert bad.returncode == 1
+    assert_one_line_error(bad.stderr)
+    assert corrupt.read_text().startswith("this is not a session")  # left untouched
+
+
+def test_demo_model_needs_no_credentials(env):
+    result = run_pi(["--demo", "-p", "hello demo", "--no-session"], env)
+    assert result.returncode == 0, result.stderr
+    assert "hello demo" in result.stdout
+
+
+def test_headless_modes_never_import_textual_or_rich(loopback, env):
+    loopback.push(text_reply("fine"))
+    probe = (
+        "import sys\n"
+        "from pi_runtime.cli import main\n"
+        "code = main(sys.argv[1:])\n"
+        "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich'))\n"
+        "sys.stderr.write('LOADED=' + ','.join(loaded) + '\\n')\n"
+        "sys.exit(code)\n"
+    )
+    import subprocess
+
+    for args, stdin in ((["-p", "hi", "--model", MODEL], b""),
+                        (["--mode", "rpc", "--no-session"], b'{"type":"get_state"}\n')):
+        proc = subprocess.run([sys.executable, "-c", probe, *args], input=stdin, capture_output=True,
+                              env=env, cwd=env["PI_TEST_PROJECT"], timeout=30)
+        err = proc.stderr.decode()
+        assert proc.returncode == 0, err
+        assert "LOADED=\n" in err, err
