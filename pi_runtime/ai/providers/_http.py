@@ -68,6 +68,18 @@ def _retry_after(headers: Any) -> float | None:
     return None
 
 
+_PROXY_VARS = ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy", "http_proxy", "all_proxy")
+
+
+def use_fast_client(options: StreamOptions) -> bool:
+    """The lean client serves plain requests; proxies and injected clients go through httpx."""
+    import os
+
+    if options.client is not None or os.environ.get("PI_HTTP_CLIENT") == "httpx":
+        return False
+    return not any(os.environ.get(name) for name in _PROXY_VARS)
+
+
 async def post_sse(
     url: str,
     headers: dict[str, str],
@@ -80,19 +92,19 @@ async def post_sse(
         ProviderError: HTTP error status, connection failure, timeout.
         Aborted: the options' signal fired.
     """
-    import httpx
-
-    from ..http import shared_client
-
-    client = options.client or shared_client()
     signal = options.signal
     if signal is not None and signal.aborted:
         raise Aborted()
     queue: asyncio.Queue[Any] = asyncio.Queue()
     payload = json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
-    timeout = httpx.Timeout(options.timeout, connect=options.connect_timeout)
 
     async def produce() -> None:
+        import httpx
+
+        from ..http import shared_client
+
+        client = options.client or shared_client()
+        timeout = httpx.Timeout(options.timeout, connect=options.connect_timeout)
         try:
             async with client.stream(
                 "POST", url, headers=headers, content=payload, timeout=timeout
@@ -130,7 +142,49 @@ async def post_sse(
         except Exception as exc:  # noqa: BLE001
             queue.put_nowait(ProviderError(redact(f"{type(exc).__name__}: {exc}", options.api_key)))
 
-    task = asyncio.create_task(produce())
+    async def produce_fast() -> None:
+        from . import _fasthttp as fh
+
+        response = None
+        try:
+            response = await fh.post(
+                url, headers, payload, connect_timeout=options.connect_timeout, read_timeout=options.timeout
+            )
+            if response.status >= 400:
+                raw = await response.read_all(options.timeout)
+                detail = redact(_error_detail(raw), options.api_key)
+                queue.put_nowait(
+                    ProviderError(
+                        f"{response.status} {detail}".strip(),
+                        status=response.status,
+                        retry_after=_retry_after(response.headers),
+                    )
+                )
+                return
+            decoder = SSEDecoder()
+            async for chunk in response.iter_body(options.timeout):
+                events = decoder.feed(chunk)
+                if events:
+                    queue.put_nowait(events)
+            tail = decoder.flush()
+            if tail:
+                queue.put_nowait(tail)
+            queue.put_nowait(_DONE)
+        except asyncio.CancelledError:
+            raise
+        except fh.HTTPTimeout as exc:
+            queue.put_nowait(ProviderError(f"Request timed out ({exc})"))
+        except fh.ProtocolCut as exc:
+            queue.put_nowait(ProviderError(f"Connection closed by the server mid-response: {exc}"))
+        except fh.HTTPError as exc:
+            queue.put_nowait(ProviderError(redact(f"Connection error: {exc}", options.api_key)))
+        except Exception as exc:  # noqa: BLE001
+            queue.put_nowait(ProviderError(redact(f"{type(exc).__name__}: {exc}", options.api_key)))
+        finally:
+            if response is not None:
+                fh.release(response)
+
+    task = asyncio.create_task(produce_fast() if use_fast_client(options) else produce())
     remove = None
     if signal is not None:
         def on_abort() -> None:
