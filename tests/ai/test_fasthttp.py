@@ -154,3 +154,30 @@ async def test_tls_with_a_trusted_certificate(tmp_path, monkeypatch):
         with pytest.raises(fh.HTTPError, match="certificate"):
             await fh.post(f"https://localhost:{server.port}/", {}, b"{}", connect_timeout=5, read_timeout=5)
     monkeypatch.setattr(fh, "_ssl_context", None)
+
+
+@pytest.mark.parametrize("client", ["fast", "httpx"])
+async def test_post_sse_same_results_with_either_client(client, loopback, monkeypatch):
+    from pi_runtime.ai.options import StreamOptions
+    from pi_runtime.ai.providers._http import ProviderError, post_sse, use_fast_client
+    from pi_runtime.testing.loopback import Reply
+
+    if client == "httpx":
+        monkeypatch.setenv("PI_HTTP_CLIENT", "httpx")
+    assert use_fast_client(StreamOptions()) is (client == "fast")
+    loopback.push(Reply.sse([{"a": 1}, "[DONE]"], event_names=["message", None]))
+    loopback.push(Reply.json(503, {"error": {"message": "overloaded"}}, {"retry-after": "2"}))
+    events = [e async for e in post_sse(loopback.url + "/x", {"content-type": "application/json"}, {"q": 1}, StreamOptions())]
+    assert events == [("message", '{"a":1}'), (None, "[DONE]")]
+    with pytest.raises(ProviderError) as info:
+        [e async for e in post_sse(loopback.url + "/x", {}, {}, StreamOptions())]
+    assert info.value.status == 503 and info.value.retry_after == 2.0 and "overloaded" in str(info.value)
+    assert loopback.requests[0].json() == {"q": 1}
+
+
+async def test_proxy_environment_selects_httpx(monkeypatch):
+    from pi_runtime.ai.options import StreamOptions
+    from pi_runtime.ai.providers._http import use_fast_client
+
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.invalid:3128")
+    assert use_fast_client(StreamOptions()) is False
