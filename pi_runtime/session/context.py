@@ -64,16 +64,16 @@ def path_to(by_id: dict[str, Entry], leaf_id: str | None) -> list[Entry]:
         Root-first list of entry dicts.
     """
     path: list[Entry] = []
-    seen: set[str] = set()
-    current = by_id.get(leaf_id) if leaf_id is not None else None
-    while current is not None:
-        entry_id = current.get("id")
-        if entry_id in seen:  # a corrupted file with a parent cycle must not hang us
-            break
-        seen.add(entry_id)
-        path.append(current)
+    append = path.append
+    get = by_id.get
+    current = get(leaf_id) if leaf_id is not None else None
+    # A damaged file could link entries in a cycle: no path is longer than the entry count.
+    budget = len(by_id)
+    while current is not None and budget > 0:
+        append(current)
+        budget -= 1
         parent = current.get("parentId")
-        current = by_id.get(parent) if parent is not None and parent != entry_id else None
+        current = get(parent) if parent is not None else None
     path.reverse()
     return path
 
@@ -186,18 +186,21 @@ def build_session_context(by_id: dict[str, Entry], leaf_id: str | None) -> Sessi
     """
     path = path_to(by_id, leaf_id)
     context = SessionContext()
+    edits: dict[str, Entry] = {}
+    # One pass for the settings in force and the context edits; these are rare entries.
     for entry in path:
         kind = entry.get("type")
-        if kind == "thinking_level_change" and isinstance(entry.get("thinkingLevel"), str):
+        if kind == "message":
+            message = entry.get("message")
+            if type(message) is dict and message.get("role") == "assistant" and message.get("model"):
+                context.model = {"provider": message.get("provider", ""), "modelId": message["model"]}
+        elif kind == "thinking_level_change" and isinstance(entry.get("thinkingLevel"), str):
             context.thinking_level = entry["thinkingLevel"]
         elif kind == "model_change":
             context.model = {"provider": entry.get("provider", ""), "modelId": entry.get("modelId", "")}
-        elif kind == "message":
-            message = entry.get("message")
-            if isinstance(message, dict) and message.get("role") == "assistant" and message.get("model"):
-                context.model = {"provider": message.get("provider", ""), "modelId": message["model"]}
+        elif kind == "context_edit" and isinstance(entry.get("targetId"), str):
+            edits[entry["targetId"]] = entry
     selected, compaction = select_entries(path)
-    edits = context_edits(path)
     dicts: list[dict[str, Any]] = []
     ids: list[str] = []
     if compaction is not None:
@@ -208,11 +211,19 @@ def build_session_context(by_id: dict[str, Entry], leaf_id: str | None) -> Sessi
         dicts.append({"role": "compactionSummary", "summary": compaction.get("summary", ""),
                       "tokensBefore": compaction.get("tokensBefore", 0), "timestamp": _ms(compaction)})
         ids.append(compaction["id"])
+    add_message, add_id = dicts.append, ids.append
     for entry in selected:
+        entry_id = entry.get("id")
+        if entry.get("type") == "message" and entry_id not in edits:
+            message = entry.get("message")  # the common case, inlined: no call per entry
+            if type(message) is dict:
+                add_message(message)
+                add_id(entry_id)
+            continue
         message = entry_message(entry, edits)
         if message is not None:
-            dicts.append(message)
-            ids.append(entry["id"])
+            add_message(message)
+            add_id(entry_id)
     context.message_dicts = dicts
     context.entry_ids = ids
     return context

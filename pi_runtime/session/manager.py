@@ -202,8 +202,16 @@ class SessionManager(EntryAppends):
         self._labels: dict[str, str] = {}
         self._leaf_id: str | None = None
         self._has_assistant = False
+        by_id = self._by_id
+        index = self._index
         for entry in entries:
-            self._index(entry)
+            entry_id = entry.get("id")
+            # Fast path for the bulk of a file: message entries once an assistant was seen.
+            if self._has_assistant and type(entry_id) is str and entry.get("type") == "message":
+                by_id[entry_id] = entry
+                self._leaf_id = entry_id
+            else:
+                index(entry)
 
     def _index(self, entry: Entry) -> None:
         entry_id = entry.get("id")

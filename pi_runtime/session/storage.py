@@ -237,7 +237,8 @@ class SessionWriter:
         self.path = path
         self.fsync = fsync
         flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | (os.O_EXCL if create_only else 0)
-        self._fd: int | None = os.open(path, flags, 0o644)
+        self._fd: int | None = None
+        self._fd = os.open(path, flags, 0o644)
         try:
             fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -281,6 +282,13 @@ class SessionWriter:
         self.needs_newline = False
         if self.fsync:
             os.fsync(self._fd)
+
+    def __del__(self) -> None:
+        # A manager dropped without close() must not keep the file locked until exit.
+        try:
+            self.close()
+        except OSError:
+            pass
 
     def close(self) -> None:
         """Release the lock and close the file."""

@@ -231,3 +231,14 @@ def test_fsync_per_append_can_be_relaxed(tmp_path, monkeypatch):
     relaxed.close()
     assert durable_calls >= 2 and len(calls) < durable_calls
     assert len(relaxed.session_file.read_text().splitlines()) == 4
+
+
+def test_dropping_a_manager_without_close_releases_the_lock(tmp_path):
+    import gc
+
+    path = make_session(tmp_path)
+    m = SessionManager.open(path)
+    m.append_message(user("x"))
+    del m
+    gc.collect()
+    SessionManager.open(path).close()
