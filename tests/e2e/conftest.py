@@ -85,6 +85,7 @@ def loopback(server: LoopbackServer) -> LoopbackServer:
     with server._lock:
         server.replies.clear()
     server.requests.clear()
+    server.responder = None
     return server
 
 
