@@ -1,0 +1,350 @@
+"""``PiApp``: the full-screen app. Layout, bindings (Pi's ids), theme, and the glue between
+widgets and the kernel.
+
+The app receives kernel events only through ``Bridge`` (``on_kernel_event``) and talks to
+the kernel only through ``AgentSession`` methods, in named workers (``exit_on_error=False``)
+so a failing call becomes an inline notice. Input handling (submit, ``!`` commands,
+completion) lives in ``input_mixin.py`` to keep this file small.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.worker import Worker, WorkerState
+
+from . import terminal_keys
+from .bridge import Bridge, KernelEvent
+from .input_mixin import InputMixin
+from .keymap import Keymap, load_keymap
+from .theme import PiTheme, default_variables, discover_themes
+from .widgets.completion_menu import CompletionMenu
+from .widgets.footer_bar import FooterBar, FooterStats
+from .widgets.header_bar import HeaderBar
+from .widgets.prompt_editor import PromptEditor
+from .widgets.queue_view import QueueView
+from .widgets.transcript import Transcript
+from .widgets.welcome_panel import WelcomePanel
+
+terminal_keys.install()
+
+_DEFAULT_VARIABLES: dict[str, str] | None = None
+
+
+def _b(action_id: str, action: str, description: str, key: str) -> Binding:
+    # Default keys here only matter until set_keymap applies keybindings/default.json.
+    return Binding(key, action, description, show=False, priority=True, id=action_id)
+
+
+class PiApp(InputMixin, App[int]):
+    """The interactive pi app."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "pi"
+    ENABLE_COMMAND_PALETTE = False
+    BINDINGS = [
+        _b("app.interrupt", "interrupt", "Abort", "escape"),
+        _b("app.clear", "clear", "Clear / quit", "ctrl+c"),
+        _b("app.exit", "exit_if_empty", "Quit", "ctrl+d"),
+        _b("app.suspend", "suspend_process", "Suspend", "ctrl+z"),
+        _b("app.editor.external", "external_editor", "External editor", "ctrl+g"),
+        _b("app.model.select", "select_model", "Models", "ctrl+l"),
+        _b("app.model.cycleForward", "cycle_model(1)", "Next model", "ctrl+p"),
+        _b("app.model.cycleBackward", "cycle_model(-1)", "Previous model", "ctrl+shift+p"),
+        _b("app.thinking.cycle", "cycle_thinking", "Thinking level", "shift+tab"),
+        _b("app.thinking.toggle", "toggle_thinking", "Show thinking", "ctrl+t"),
+        _b("app.tools.expand", "toggle_tools", "Expand tools", "ctrl+o"),
+        _b("app.message.copy", "copy_last", "Copy", "ctrl+x"),
+        _b("app.message.dequeue", "dequeue", "Edit queued", "alt+up"),
+        _b("app.session.new", "slash('/new')", "New session", "pi_disabled_key"),
+        _b("tui.altScreen.pageUp", "scroll_transcript('page_up')", "Page up", "pageup"),
+        _b("tui.altScreen.pageDown", "scroll_transcript('page_down')", "Page down", "pagedown"),
+        _b("tui.altScreen.top", "scroll_transcript('home')", "Top", "ctrl+home"),
+        _b("tui.altScreen.bottom", "scroll_transcript('end')", "Bottom", "ctrl+end"),
+    ]
+
+    def __init__(self, session: Any = None, *, session_factory: Callable[[], Any] | None = None,
+                 static: bool = False, agent_dir: str | None = None, cwd: str | None = None,
+                 version: str | None = None) -> None:
+        """
+        Args:
+            session: a ready ``AgentSession`` (tests, screenshots), or None with ``session_factory``.
+            session_factory: builds the session in a worker thread after the first paint.
+            static: no spinner/clock/cursor blink (snapshots).
+            agent_dir: where keybindings.json and themes/ live (default: the agent dir).
+            cwd: shown in header and footer (default: the session's or the process's).
+        """
+        super().__init__()
+        from pi_runtime import __version__
+        from pi_runtime.paths import agent_dir as default_agent_dir
+
+        self.session = session
+        self.session_factory = session_factory
+        self.static = static
+        self.agent_dir = Path(agent_dir) if agent_dir else default_agent_dir()
+        self.cwd = cwd or getattr(session, "cwd", None) or os.getcwd()
+        self.version = version or __version__
+        self.bridge: Bridge | None = None
+        self.keymap: Keymap = load_keymap(self.agent_dir / "keybindings.json")
+        self.pi_themes: dict[str, PiTheme] = {}
+        self.theme_errors: list[str] = []
+        self._last_clear = 0.0
+        self._files: list[str] | None = None
+        self.initial_prompt: str | None = None
+        """Sent once the session is attached (``pi "message"``)."""
+        self._load_themes()
+
+    # ------------------------------------------------------------------ setup
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        global _DEFAULT_VARIABLES
+        if _DEFAULT_VARIABLES is None:
+            _DEFAULT_VARIABLES = default_variables()
+        return _DEFAULT_VARIABLES
+
+    def _load_themes(self) -> None:
+        self.pi_themes, self.theme_errors = discover_themes(self.agent_dir / "themes", Path(self.cwd) / ".pi" / "themes")
+        for theme in self.pi_themes.values():
+            self.register_theme(theme.to_textual())
+        self.theme = "dark"
+
+    def compose(self) -> ComposeResult:
+        self.header_bar = HeaderBar(version=self.version, cwd=self.cwd, id="header")
+        self.transcript = Transcript(self.session, cwd=self.cwd, id="transcript")
+        self.menu = CompletionMenu(id="completion")
+        self.queue_view = QueueView(id="queue")
+        self.editor = PromptEditor(id="editor")
+        self.footer_bar = FooterBar(cwd=self.cwd, static=self.static, id="footer")
+        self.editor.menu = self.menu
+        yield self.header_bar
+        yield self.transcript
+        yield self.menu
+        yield self.queue_view
+        yield self.editor
+        yield self.footer_bar
+
+    def on_mount(self) -> None:
+        self.set_keymap(self.keymap.textual_keymap())
+        self._apply_editor_keys()
+        self.theme_changed_signal.subscribe(self, lambda _theme: self._push_colors())
+        self._push_colors()
+        if self.static:
+            self.editor.cursor_blink = False
+        self.editor.focus()
+        for problem in self.keymap.problems + self.theme_errors:
+            self.notify(problem, severity="warning", timeout=8)
+        if self.session is not None:
+            self.call_later(self.attach_session, self.session)
+        elif self.session_factory is not None:
+            self.footer_bar.set_working(True, "Starting")
+            self.run_worker(self.session_factory, thread=True, name="build-session", group="startup",
+                            exit_on_error=False)
+
+    def _apply_editor_keys(self) -> None:
+        actions: dict[str, str] = {}
+        for action_id, action in (("tui.input.submit", "submit"), ("tui.input.newLine", "newline"),
+                                  ("app.message.followUp", "followUp"), ("tui.input.tab", "tab")):
+            for key in self.keymap.keys(action_id):
+                actions[key] = action
+        self.editor.key_actions = actions
+        self.queue_view.hint_key = self.keymap.first_key("app.message.dequeue") or "alt+up"
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        worker = event.worker
+        if worker.name == "build-session":
+            if event.state == WorkerState.SUCCESS:
+                self.footer_bar.set_working(False)
+                self.call_later(self.attach_session, worker.result)
+            elif event.state == WorkerState.ERROR:
+                self.exit(1, return_code=1, message=f"pi: {worker.error}")
+        elif event.state == WorkerState.ERROR:
+            self.notify(f"{worker.name or 'task'} failed: {worker.error}", severity="error", timeout=8)
+
+    async def attach_session(self, session: Any) -> None:
+        """Show ``session``: subscribe through the bridge and render its history."""
+        self.session = session
+        self.transcript.session = session
+        self.cwd = getattr(session, "cwd", self.cwd)
+        settings_theme = _setting(session.settings, "theme")
+        if settings_theme and settings_theme != "system":
+            self.apply_theme(str(settings_theme).split("/")[-1])
+        self.bridge = Bridge(session, self)
+        self.bridge.start()
+        self._refresh_header()
+        self._refresh_model()
+        self._refresh_stats()
+        self.footer_bar.set_session_name(session.session_name)
+        await self.transcript.load_messages(session.messages)
+        if not session.messages and not self._has_credentials():
+            await self.transcript.mount(WelcomePanel(model=self._model_ref(), agent_dir=str(self.agent_dir)))
+        if self.initial_prompt:
+            text, self.initial_prompt = self.initial_prompt, None
+            await self.handle_text(text, "send")
+
+    def _has_credentials(self) -> bool:
+        registry = self.session.model_registry
+        model = self.session.model
+        if model is None:
+            return False
+        try:
+            return registry is None or bool(registry.has_credentials(model))
+        except Exception:  # noqa: BLE001
+            return False
+
+    # ------------------------------------------------------------------ theme
+
+    def apply_theme(self, name: str, *, persist: bool = False) -> bool:
+        """Switch theme; an unknown one falls back to dark with a notification."""
+        if name not in self.pi_themes:
+            self.notify(f"Theme '{name}' not found or invalid; using dark", severity="warning", timeout=6)
+            self.theme = "dark"
+            return False
+        self.theme = name
+        if persist and self.session is not None and hasattr(self.session.settings, "set"):
+            try:
+                self.session.settings.set("theme", name)
+            except Exception:  # noqa: BLE001 - persisting is best effort
+                pass
+        return True
+
+    def _push_colors(self) -> None:
+        v = self.theme_variables
+        colors = {k: v.get(f"pi-{k}", "") for k in ("muted", "dim", "accent", "success", "warning", "error")}
+        self.footer_bar.palette = colors
+        self.header_bar.palette = colors
+        self.footer_bar._render_footer()
+        self.header_bar._show()
+
+    # ------------------------------------------------------------------ kernel events
+
+    async def on_kernel_event(self, message: KernelEvent) -> None:
+        event = message.event
+        await self.transcript.handle(event)
+        kind = event.type
+        if kind == "queue_update":
+            self.queue_view.set_queue(event.steering, event.follow_up)
+        elif kind == "agent_start":
+            self.footer_bar.set_working(True)
+        elif kind == "agent_settled":
+            self.footer_bar.set_working(False)
+            self._refresh_stats()
+        elif kind == "message_end":
+            self._refresh_stats()
+        elif kind in ("model_changed", "thinking_level_changed"):
+            self._refresh_model()
+        elif kind == "session_info_changed":
+            self.footer_bar.set_session_name(event.name)
+        elif kind == "compaction_start":
+            self.footer_bar.set_working(True, "Compacting")
+        elif kind == "compaction_end":
+            self.footer_bar.set_working(self.session.is_streaming)
+            self._refresh_stats()
+        elif kind == "session_changed":
+            self.footer_bar.set_session_name(self.session.session_name)
+            self._refresh_stats()
+
+    def _model_ref(self) -> str:
+        model = self.session.model if self.session is not None else None
+        return model.ref if model is not None else ""
+
+    def _refresh_model(self) -> None:
+        model = self.session.model
+        self.header_bar.set_model(self._model_ref())
+        self.footer_bar.set_model(model.id if model else "", self.session.thinking_level, bool(model and model.reasoning))
+        level = self.session.thinking_level
+        for lv in ("off", "minimal", "low", "medium", "high", "xhigh"):
+            self.editor.set_class(lv == level, f"thinking-{lv}")
+
+    def _refresh_header(self) -> None:
+        resources = getattr(getattr(self.session, "resources", None), "resources", None)
+        if resources is None:
+            return
+        loaded = [
+            ("context files", [str(f.path).replace(str(Path.home()), "~") for f in resources.context_files]),
+            ("skills", [s.name for s in resources.skills]),
+            ("prompt templates", ["/" + t.name for t in resources.prompt_templates]),
+        ]
+        self.header_bar.set_loaded(loaded, [str(w) for w in resources.warnings])
+
+    def stats(self) -> FooterStats:
+        """Token, cost and context figures from the session's messages."""
+        stats = FooterStats()
+        last = None
+        for message in self.session.messages:
+            if getattr(message, "role", None) != "assistant":
+                continue
+            u = message.usage
+            stats.input += u.input
+            stats.output += u.output
+            stats.cache_read += u.cache_read
+            stats.cache_write += u.cache_write
+            stats.cost += u.cost.total
+            if message.stop_reason not in ("error", "aborted"):
+                last = u
+        model = self.session.model
+        if model is not None:
+            stats.context_window = model.context_window
+            stats.context_tokens = (last.input + last.output + last.cache_read + last.cache_write) if last else 0
+        return stats
+
+    def _refresh_stats(self) -> None:
+        if self.session is not None:
+            self.footer_bar.set_stats(self.stats())
+
+    # ------------------------------------------------------------------ simple actions
+
+    def action_toggle_thinking(self) -> None:
+        self.transcript.set_thinking_collapsed(not self.transcript.thinking_collapsed)
+
+    def action_toggle_tools(self) -> None:
+        self.transcript.set_tools_expanded(not self.transcript.tools_expanded)
+
+    def action_scroll_transcript(self, where: str) -> None:
+        t = self.transcript
+        {"page_up": t.scroll_page_up, "page_down": t.scroll_page_down,
+         "home": t.scroll_home, "end": t.scroll_end}[where](animate=False)
+        if where == "end":
+            t.anchor()
+
+    def action_copy_last(self) -> None:
+        text = self.session.get_last_assistant_text() if self.session else None
+        if text:
+            self.copy_to_clipboard(text)
+            self.notify("Copied the last answer", timeout=2)
+
+    def action_clear(self) -> None:
+        if self.editor.text:
+            self.editor.take_text()
+            self._last_clear = time.monotonic()
+            return
+        if time.monotonic() - self._last_clear < 2.0:
+            self.exit(0)
+            return
+        self._last_clear = time.monotonic()
+        self.notify("Press ctrl+c again to quit", timeout=2)
+
+    def action_exit_if_empty(self) -> None:
+        if not self.editor.text:
+            self.exit(0)
+        else:
+            self.editor.action_delete_right()
+
+    async def action_slash(self, command: str) -> None:
+        await self.handle_text(command, "send")
+
+    async def on_unmount(self) -> None:
+        if self.bridge is not None:
+            self.bridge.stop()
+
+
+def _setting(settings: Any, key: str) -> Any:
+    try:
+        return settings.get(key) if settings is not None else None
+    except Exception:  # noqa: BLE001
+        return None

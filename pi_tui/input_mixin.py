@@ -1,0 +1,216 @@
+"""What the app does with the user's input: prompts, steering, follow-ups, ``!`` commands,
+slash commands, completion, the queue and the model/thinking keys.
+
+Every kernel call that may wait runs in a named worker with ``exit_on_error=False``; a
+refused prompt (``PromptError``) becomes an inline notice, never a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from typing import TYPE_CHECKING, Any
+
+from textual import work
+from textual.widgets import TextArea
+
+from .commands import all_commands, run_command
+from .completion import file_completions, list_files, slash_completions
+from .widgets.prompt_editor import PromptEditor
+
+if TYPE_CHECKING:
+    from .app import PiApp
+
+
+class InputMixin:
+    # ------------------------------------------------------------------ submit
+
+    async def on_prompt_editor_submitted(self: "PiApp", message: PromptEditor.Submitted) -> None:
+        text = self.editor.take_text()
+        self.menu.hide()
+        if not text.strip():
+            return
+        self.editor.remember(text)
+        await self.handle_text(text, message.mode)
+
+    async def handle_text(self: "PiApp", text: str, mode: str) -> None:
+        """Route editor text: ``!``/``!!`` bash, built-in ``/command``, else a prompt."""
+        if self.session is None:
+            self.notify("Still starting up…", timeout=2)
+            self.editor.set_text(text)
+            return
+        stripped = text.strip()
+        if stripped.startswith("!") and len(stripped) > 1:
+            exclude = stripped.startswith("!!")
+            command = stripped[2:] if exclude else stripped[1:]
+            if command.strip():
+                self._run_bash(command.strip(), exclude)
+                return
+        if stripped.startswith("/") and await run_command(self, stripped):
+            return
+        self._send(text, mode)
+
+    @work(name="prompt", group="kernel", exit_on_error=False)
+    async def _send(self: "PiApp", text: str, mode: str) -> None:
+        from pi_runtime.kernel.prompting import PromptError
+
+        session = self.session
+        try:
+            if session.is_streaming:
+                if mode == "followUp":
+                    await session.follow_up(text)
+                else:
+                    await session.steer(text)
+            else:
+                await session.prompt(text, wait=False)
+        except PromptError as exc:
+            await self.transcript.add_notice(str(exc), "error")
+
+    @work(name="bash", group="bash", exit_on_error=False)
+    async def _run_bash(self: "PiApp", command: str, exclude: bool) -> None:
+        request_id = uuid.uuid4().hex[:12]
+        await self.transcript.start_bash(request_id, command, exclude)
+        result = await self.session.execute_bash(command, exclude, request_id=request_id)
+        self.transcript.finish_bash(request_id, command, result, exclude)
+
+    # ------------------------------------------------------------------ queue and abort
+
+    def action_dequeue(self: "PiApp") -> None:
+        """Bring queued steering/follow-up messages back into the editor."""
+        if self.session is None:
+            return
+        steering, follow_up = self.session.clear_queue()
+        self._restore_to_editor(steering + follow_up)
+
+    def _restore_to_editor(self: "PiApp", texts: list[str]) -> None:
+        if not texts:
+            return
+        current = self.editor.text
+        self.editor.set_text("\n\n".join(texts + ([current] if current.strip() else [])))
+        self.queue_view.set_queue([], [])
+
+    async def action_interrupt(self: "PiApp") -> None:
+        """Esc: close the menu, else abort the run (queued messages return to the editor)."""
+        if self.menu.visible:
+            self.menu.hide()
+            return
+        if self.session is None:
+            return
+        self.session.abort_bash()
+        if self.session.is_streaming or self.session.is_compacting:
+            steering, follow_up = self.session.clear_queue()
+            self._restore_to_editor(steering + follow_up)
+            self.run_worker(self.session.abort(), name="abort", group="kernel", exit_on_error=False)
+
+    # ------------------------------------------------------------------ model and thinking
+
+    @work(name="thinking", group="kernel", exit_on_error=False)
+    async def action_cycle_thinking(self: "PiApp") -> None:
+        if self.session is None:
+            return
+        level = await self.session.cycle_thinking_level()
+        if level is None:
+            self.notify("This model does not support thinking levels", timeout=3)
+
+    @work(name="cycle-model", group="kernel", exit_on_error=False)
+    async def action_cycle_model(self: "PiApp", direction: int) -> None:
+        if self.session is None:
+            return
+        result = await self.session.cycle_model(direction)
+        if result is None:
+            self.notify("Only one model available", timeout=3)
+        else:
+            self.notify(f"Model: {result['model'].ref}", timeout=2)
+
+    def action_select_model(self: "PiApp") -> None:
+        if self.session is None or self.session.model_registry is None:
+            return
+        from .screens.model_picker import ModelPicker
+
+        models = self.session.model_registry.available() or self.session.model_registry.all()
+
+        def chosen(model: Any) -> None:
+            if model is not None:
+                self.run_worker(self.session.set_model(model), name="set-model", group="kernel", exit_on_error=False)
+
+        self.push_screen(ModelPicker(models, current=self._model_ref()), chosen)
+
+    # ------------------------------------------------------------------ external editor, reload
+
+    def action_external_editor(self: "PiApp") -> None:
+        import shlex
+        import subprocess
+        import tempfile
+
+        command = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "nano"
+        with tempfile.NamedTemporaryFile("w+", suffix=".md", delete=False, encoding="utf-8") as handle:
+            handle.write(self.editor.text)
+            path = handle.name
+        try:
+            with self.suspend():
+                subprocess.run([*shlex.split(command), path], check=False)
+            with open(path, encoding="utf-8") as handle:
+                self.editor.set_text(handle.read().rstrip("\n"))
+        except Exception as exc:  # noqa: BLE001
+            self.notify(f"External editor failed: {exc}", severity="error")
+        finally:
+            os.unlink(path)
+
+    async def reload_resources(self: "PiApp") -> None:
+        """``/reload``: keybindings, themes and resources from disk again."""
+        from .keymap import load_keymap
+
+        self.keymap = load_keymap(self.agent_dir / "keybindings.json")
+        self.set_keymap(self.keymap.textual_keymap())
+        self._apply_editor_keys()
+        current = self.theme
+        self._load_themes()
+        self.apply_theme(current)
+        resources = getattr(self.session, "resources", None)
+        if resources is not None and hasattr(resources, "reload"):
+            resources.reload()
+        self._refresh_header()
+        problems = self.keymap.problems + self.theme_errors
+        for problem in problems:
+            self.notify(problem, severity="warning", timeout=8)
+        await self.transcript.add_notice("Reloaded keybindings, themes and resources" +
+                                         (f" ({len(problems)} problem(s))" if problems else ""))
+
+    # ------------------------------------------------------------------ completion
+
+    def on_text_area_changed(self: "PiApp", event: TextArea.Changed) -> None:
+        if event.text_area is self.editor:
+            self.update_completion()
+
+    def on_text_area_selection_changed(self: "PiApp", event: TextArea.SelectionChanged) -> None:
+        if event.text_area is self.editor and self.menu.visible:
+            self.update_completion()
+
+    def update_completion(self: "PiApp") -> None:
+        row, col = self.editor.cursor_location
+        line = self.editor.document.get_line(row)
+        before = line[:col]
+        start = max(before.rfind(" "), before.rfind("\t")) + 1
+        token = before[start:]
+        end = col
+        while end < len(line) and not line[end].isspace():
+            end += 1
+        if row == 0 and start == 0 and token.startswith("/") and self.session is not None:
+            self.menu.show(slash_completions(token[1:], all_commands(self.session)), "slash", (row, start, end))
+        elif token.startswith("@"):
+            if self._files is None:
+                self._index_files()
+                self.menu.hide()
+                return
+            self.menu.show(file_completions(token[1:], self._files), "file", (row, start, end))
+        else:
+            self.menu.hide()
+
+    @work(name="index-files", group="files", thread=True, exclusive=True, exit_on_error=False)
+    def _index_files(self: "PiApp") -> None:
+        files = list_files(self.cwd)
+        self.call_from_thread(self._files_ready, files)
+
+    def _files_ready(self: "PiApp", files: list[str]) -> None:
+        self._files = files
+        self.update_completion()

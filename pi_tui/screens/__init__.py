@@ -1,0 +1,1 @@
+"""Screens pushed over the main view (model picker, ...), one per module, imported lazily."""

@@ -1,0 +1,73 @@
+"""The pop-up list of completions for ``/commands`` and ``@files`` above the editor."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+
+@dataclass(frozen=True)
+class Completion:
+    """One candidate."""
+
+    value: str
+    """Text that replaces the token being completed."""
+    label: str
+    """What the list shows."""
+    description: str = ""
+    """Shown dimmed after the label."""
+
+
+class CompletionMenu(OptionList, can_focus=False):
+    """Candidates for the token before the cursor; the editor drives it with its keys."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.items: list[Completion] = []
+        self.kind = ""
+        """slash or file."""
+        self.span: tuple[int, int, int] = (0, 0, 0)
+        """(row, start column, end column) of the token in the editor."""
+
+    def on_mount(self) -> None:
+        self.display = False
+
+    def show(self, items: list[Completion], kind: str, span: tuple[int, int, int]) -> None:
+        """Replace the candidates (hides the menu when there are none)."""
+        self.items, self.kind, self.span = items, kind, span
+        self.clear_options()
+        if not items:
+            self.display = False
+            return
+        width = max(len(i.label) for i in items)
+        options = []
+        for item in items:
+            text = Text(item.label.ljust(width + 2), style="bold")
+            if item.description:
+                text.append(item.description, style="italic")
+            options.append(Option(text))
+        self.add_options(options)
+        self.highlighted = 0
+        self.display = True
+
+    def hide(self) -> None:
+        self.display = False
+        self.items = []
+
+    @property
+    def visible(self) -> bool:
+        return bool(self.display and self.items)
+
+    def move(self, step: int) -> None:
+        if not self.items:
+            return
+        current = self.highlighted or 0
+        self.highlighted = (current + step) % len(self.items)
+
+    def selected(self) -> Completion | None:
+        if not self.items:
+            return None
+        return self.items[self.highlighted or 0]

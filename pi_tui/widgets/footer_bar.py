@@ -1,0 +1,138 @@
+"""The status line under the editor: where, which session, tokens, cost, context, model.
+
+The app pushes numbers down (``set_stats``, ``set_model``, ``set_working``); the footer
+only formats them. A spinner with elapsed time runs while the agent works, unless the app
+is in static mode (snapshots and screenshots must not depend on the clock).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.timer import Timer
+from textual.widgets import Static
+
+from ..render import format_cost, format_duration, format_tokens
+
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+
+
+@dataclass
+class FooterStats:
+    """Figures the footer shows."""
+
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    cost: float = 0.0
+    context_tokens: int | None = None
+    context_window: int | None = None
+
+
+class FooterBar(Static):
+    """One or two lines of status."""
+
+    def __init__(self, *, cwd: str, static: bool = False, **kwargs) -> None:
+        super().__init__("", markup=False, **kwargs)
+        self.cwd = cwd
+        self.static = static
+        """No spinner animation or elapsed time (deterministic rendering)."""
+        self.session_name: str | None = None
+        self.stats = FooterStats()
+        self.model = ""
+        self.thinking = "off"
+        self.reasoning = False
+        self.working = False
+        self.status = ""
+        """Short transient text (e.g. "compacting")."""
+        self._started = 0.0
+        self._frame = 0
+        self._timer: Timer | None = None
+        self.palette: dict[str, str] = {}
+        """Theme colours: muted, success, warning, error, accent (set by the app)."""
+
+    def on_mount(self) -> None:
+        self._timer = self.set_interval(0.1, self._tick, pause=True)
+        self._render_footer()
+
+    def set_stats(self, stats: FooterStats) -> None:
+        self.stats = stats
+        self._render_footer()
+
+    def set_model(self, model: str, thinking: str, reasoning: bool) -> None:
+        self.model, self.thinking, self.reasoning = model, thinking, reasoning
+        self._render_footer()
+
+    def set_session_name(self, name: str | None) -> None:
+        self.session_name = name
+        self._render_footer()
+
+    def set_working(self, working: bool, status: str = "") -> None:
+        if working and not self.working:
+            self._started = time.monotonic()
+        self.working, self.status = working, status
+        if self._timer is not None and not self.static:
+            if working:
+                self._timer.resume()
+            else:
+                self._timer.pause()
+        self._render_footer()
+
+    def _tick(self) -> None:
+        self._frame += 1
+        self._render_footer()
+
+    def _short_cwd(self) -> str:
+        import os
+
+        home = os.path.expanduser("~")
+        path = self.cwd
+        if home and home != "/" and (path == home or path.startswith(home + os.sep)):
+            path = "~" + path[len(home):]
+        return path
+
+    def _render_footer(self) -> None:
+        c = self.palette
+        muted = c.get("muted", "")
+        s = self.stats
+        line1 = Text()
+        line1.append(self._short_cwd(), style=muted)
+        if self.session_name:
+            line1.append(f" • {self.session_name}", style=muted)
+        line2 = Text()
+        if self.working:
+            glyph = SPINNER[self._frame % len(SPINNER)] if not self.static else "•"
+            line2.append(f"{glyph} ", style=c.get("accent", ""))
+            line2.append(self.status or "Working", style=c.get("accent", ""))
+            if not self.static:
+                line2.append(f" {format_duration(time.monotonic() - self._started)}", style=muted)
+            line2.append("  ")
+        parts = [f"↑{format_tokens(s.input)}", f"↓{format_tokens(s.output)}"]
+        if s.cache_read or s.cache_write:
+            parts.append(f"R{format_tokens(s.cache_read)} W{format_tokens(s.cache_write)}")
+        parts.append(format_cost(s.cost))
+        line2.append(" ".join(parts), style=muted)
+        if s.context_window:
+            used = s.context_tokens or 0
+            percent = used * 100 / s.context_window
+            colour = c.get("success", "") if percent < 60 else c.get("warning", "") if percent < 85 else c.get("error", "")
+            line2.append("  ")
+            line2.append(f"{percent:.1f}%/{format_tokens(s.context_window)}", style=colour)
+        right = Text(self.model or "no model", style=muted)
+        if self.reasoning:
+            right.append(f" • {self.thinking}", style=muted)
+        width = max(20, self.size.width or 80)
+        gap = width - line2.cell_len - right.cell_len
+        if gap >= 2:
+            line2.append(" " * gap)
+            line2.append_text(right)
+        else:
+            line1.append("  ")
+            line1.append_text(right)
+        self.update(Text("\n").join([line1, line2]))
+
+    def on_resize(self) -> None:
+        self._render_footer()

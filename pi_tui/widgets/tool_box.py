@@ -1,0 +1,135 @@
+"""One tool call: a box coloured by state (pending, success, error) with a one-line title.
+
+The transcript creates it when the model starts the call (DOM id from the tool-call id)
+and updates it in place as arguments stream, the tool runs (live bash output) and the
+result arrives. Output and edit diffs are collapsed to a few lines; ``expanded`` (set by
+the app for Ctrl+O) shows everything.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from ..render import DIFF_PREVIEW_LINES, OUTPUT_PREVIEW_LINES, diff_text, result_text, tail_lines, tool_title
+
+_ID_SAFE = re.compile(r"[^A-Za-z0-9_-]")
+
+
+def tool_dom_id(call_id: str) -> str:
+    """A valid, stable DOM id for a tool-call id."""
+    return "tool-" + _ID_SAFE.sub("_", call_id)
+
+
+class ToolBox(Vertical):
+    """A tool call and its result."""
+
+    expanded: reactive[bool] = reactive(False)
+    """Show all output / the whole diff (Ctrl+O toggles every box)."""
+
+    def __init__(self, call_id: str, name: str, args: dict[str, Any] | None = None, *, cwd: str | None = None,
+                 message: Any = None, expanded: bool = False) -> None:
+        super().__init__(id=tool_dom_id(call_id), classes="tool-box pending")
+        self.call_id = call_id
+        """The model's tool-call id."""
+        self.tool_name = name
+        """Tool name (``bash``, ``edit``...)."""
+        self.args: dict[str, Any] = dict(args or {})
+        """Arguments as far as they have streamed."""
+        self.cwd = cwd
+        self.message = message
+        """The assistant message holding the call (for the transcript window)."""
+        self.state = "pending"
+        """pending, running, success or error."""
+        self.output = ""
+        """Text output so far (live while running, final after)."""
+        self.diff: str | None = None
+        """Unified diff from an edit's details."""
+        self.set_reactive(ToolBox.expanded, expanded)
+
+    def compose(self) -> ComposeResult:
+        yield Static(self._title(), classes="tool-title", markup=False)
+        yield Static("", classes="tool-body", markup=False)
+        yield Static("", classes="tool-more", markup=False)
+
+    def on_mount(self) -> None:
+        self._refresh_body()
+
+    def _title(self) -> Text:
+        title = Text(tool_title(self.tool_name, self.args, self.cwd), style="bold")
+        if self.state == "running":
+            title.append("  running…", style="italic")
+        return title
+
+    # ------------------------------------------------------------------ updates from the transcript
+
+    def set_args(self, args: dict[str, Any] | None) -> None:
+        """Arguments changed (still streaming or final)."""
+        self.args = dict(args or {})
+        if self.is_mounted:
+            self.query_one(".tool-title", Static).update(self._title())
+
+    def set_running(self) -> None:
+        self.state = "running"
+        if self.is_mounted:
+            self.query_one(".tool-title", Static).update(self._title())
+
+    def set_partial(self, result: Any) -> None:
+        """A partial result while the tool runs (bash output so far)."""
+        self.output = result_text(getattr(result, "content", None))
+        self._refresh_body()
+
+    def set_result(self, content: Any, details: Any, is_error: bool) -> None:
+        """The final result."""
+        self.state = "error" if is_error else "success"
+        self.output = result_text(content)
+        if isinstance(details, dict) and isinstance(details.get("diff"), str) and not is_error:
+            self.diff = details["diff"]
+        self.set_class(False, "pending")
+        self.set_class(is_error, "error")
+        self.set_class(not is_error, "success")
+        if self.is_mounted:
+            self.query_one(".tool-title", Static).update(self._title())
+        self._refresh_body()
+
+    def watch_expanded(self) -> None:
+        self._refresh_body()
+
+    # ------------------------------------------------------------------ body
+
+    def _diff_colors(self) -> dict[str, str]:
+        variables = self.app.theme_variables
+        return {
+            "added": variables.get("pi-tool-diff-added", "green"),
+            "removed": variables.get("pi-tool-diff-removed", "red"),
+            "context": variables.get("pi-tool-diff-context", ""),
+            "hunk": variables.get("pi-accent", "cyan"),
+        }
+
+    def _refresh_body(self) -> None:
+        if not self.is_mounted:
+            return
+        body = self.query_one(".tool-body", Static)
+        more = self.query_one(".tool-more", Static)
+        hidden = 0
+        show_body = True
+        if self.diff:
+            text, hidden = diff_text(self.diff, self._diff_colors(), limit=None if self.expanded else DIFF_PREVIEW_LINES)
+            body.update(text)
+        elif self.tool_name in ("read", "write") and self.state == "success" and not self.expanded:
+            # File contents are long and the title says what happened; show them on Ctrl+O only.
+            hidden = len(self.output.splitlines())
+            show_body = False
+        else:
+            shown, hidden = tail_lines(self.output, None if self.expanded else OUTPUT_PREVIEW_LINES)
+            body.update(Text(shown))
+            show_body = bool(shown)
+        body.display = show_body
+        more.update(f"… {hidden} more line{'s' if hidden != 1 else ''} (ctrl+o to expand)" if hidden else "")
+        more.display = bool(hidden)

@@ -1,0 +1,288 @@
+"""The scrolling conversation: turns kernel events into blocks and keeps a bounded window.
+
+One widget per block (prompt, text, thinking, tool call, notice). Live events grow the
+last assistant message's blocks in place; tool boxes are found by their tool-call id.
+The view is anchored to the bottom and follows output until the user scrolls up. Past a
+high-water mark the oldest blocks are unmounted (the history stays in the kernel) and are
+mounted again when the user scrolls back to the top.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.containers import VerticalScroll
+from textual.widget import Widget
+
+from .history import bash_panel, tool_results_by_id, user_text, widgets_for
+from .message_panel import MessagePanel
+from .notice import Notice
+from .streaming_markdown import StreamingMarkdown
+from .thinking_block import ThinkingBlock
+from .tool_box import ToolBox, tool_dom_id
+from .user_message import UserMessage
+
+HIGH_WATER = 400
+"""Mounted blocks that trigger pruning."""
+LOW_WATER = 300
+"""Blocks left after pruning."""
+REMOUNT_MESSAGES = 60
+"""Messages mounted again per scroll to the top."""
+INITIAL_MESSAGES = 120
+"""Messages mounted when a session is loaded."""
+
+
+class Transcript(VerticalScroll, can_focus=False):
+    """The conversation view; the app feeds it kernel events through ``handle``."""
+
+    def __init__(self, session: Any, *, cwd: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.session = session
+        self.cwd = cwd
+        self.tools_expanded = False
+        """Ctrl+O state, applied to new tool boxes too."""
+        self.thinking_collapsed = False
+        """Ctrl+T state, applied to new thinking blocks too."""
+        self.first_index = 0
+        """Index in ``session.messages`` of the oldest mounted message."""
+        self._blocks: dict[int, Widget] = {}
+        """Content index -> widget for the assistant message being streamed."""
+        self._retry_notice: Notice | None = None
+        self._bash_panels: dict[str, MessagePanel] = {}
+        self._tools: dict[str, ToolBox] = {}
+        """Tool boxes by call id (a cache over the DOM; stale entries are re-checked)."""
+        self._remounting = False
+
+    def on_mount(self) -> None:
+        self.anchor()
+
+    # ------------------------------------------------------------------ history
+
+    async def load_messages(self, messages: list[Any]) -> None:
+        """Replace the view with the last window of ``messages``."""
+        await self.remove_children()
+        self._blocks.clear()
+        self.first_index = max(0, len(messages) - INITIAL_MESSAGES)
+        await self._mount_range(messages, self.first_index, len(messages))
+        self.anchor()
+
+    async def _mount_range(self, messages: list[Any], start: int, end: int, *, before: Widget | None = None) -> None:
+        results = tool_results_by_id(messages[start:end])
+        widgets: list[Widget] = []
+        for message in messages[start:end]:
+            widgets.extend(widgets_for(message, results, cwd=self.cwd, tools_expanded=self.tools_expanded,
+                                       thinking_collapsed=self.thinking_collapsed))
+        if widgets:
+            await self.mount_all(widgets, before=before)
+
+    def watch_scroll_y(self, old: float, new: float) -> None:
+        super().watch_scroll_y(old, new)
+        if new <= 0 and self.first_index > 0 and not self._remounting:
+            self._remounting = True
+            self.call_later(self._remount_older)
+
+    async def _remount_older(self) -> None:
+        try:
+            messages = self.session.messages
+            start = max(0, self.first_index - REMOUNT_MESSAGES)
+            height = self.virtual_size.height
+            first = self.children[0] if self.children else None
+            await self._mount_range(messages, start, self.first_index, before=first)
+            self.first_index = start
+            self.call_after_refresh(lambda: self.scroll_to(y=self.virtual_size.height - height, animate=False))
+        finally:
+            self._remounting = False
+
+    def _prune(self) -> None:
+        if len(self.children) <= HIGH_WATER or self.is_anchor_released:
+            return
+        drop = list(self.children[: len(self.children) - LOW_WATER])
+        keep_from = self.children[len(drop)] if len(self.children) > len(drop) else None
+        # Never split a message: keep every block of the first kept message.
+        anchor_message = getattr(keep_from, "message", None)
+        drop = [w for w in drop if anchor_message is None or getattr(w, "message", None) is not anchor_message]
+        for widget in drop:
+            widget.remove()
+        if anchor_message is not None:
+            messages = self.session.messages
+            for i in range(len(messages) - 1, -1, -1):
+                if messages[i] is anchor_message:
+                    self.first_index = i
+                    break
+
+    @property
+    def is_anchor_released(self) -> bool:
+        return bool(getattr(self, "_anchor_released", False))
+
+    async def _add(self, widget: Widget) -> Widget:
+        await self.mount(widget)
+        self._prune()
+        return widget
+
+    # ------------------------------------------------------------------ live events
+
+    async def handle(self, event: Any) -> None:
+        """Apply one kernel event to the view."""
+        kind = event.type
+        if kind == "message_update":
+            await self._on_update(event)
+        elif kind == "message_start":
+            await self._on_message_start(event.message)
+        elif kind == "message_end":
+            await self._on_message_end(event.message)
+        elif kind == "tool_execution_start":
+            box = await self._tool_box(event.tool_call_id, event.tool_name, event.args)
+            box.set_args(event.args)
+            box.set_running()
+        elif kind == "tool_execution_update":
+            box = await self._tool_box(event.tool_call_id, event.tool_name, event.args)
+            box.set_partial(event.partial_result)
+        elif kind == "tool_execution_end":
+            box = await self._tool_box(event.tool_call_id, event.tool_name, None)
+            box.set_result(event.result.content, event.result.details, event.is_error)
+        elif kind == "auto_retry_start":
+            text = (f"Retrying in {event.delay_ms / 1000:.0f} s ({event.attempt}/{event.max_attempts})… "
+                    f"{event.error_message}")
+            if self._retry_notice is not None and self._retry_notice.is_attached:
+                self._retry_notice.set_text(text, "retry")
+            else:
+                self._retry_notice = await self._add(Notice(text, "retry"))  # type: ignore[assignment]
+        elif kind == "auto_retry_end":
+            if self._retry_notice is not None:
+                if event.success:
+                    self._retry_notice.set_text(f"Retry {event.attempt} succeeded", "info")
+                else:
+                    self._retry_notice.set_text(f"Retry failed: {event.final_error or 'gave up'}", "error")
+                self._retry_notice = None
+        elif kind == "compaction_start":
+            await self._add(Notice(f"Compacting context ({event.reason})…", "info"))
+        elif kind == "compaction_end":
+            if event.error_message:
+                await self._add(Notice(f"Compaction failed: {event.error_message}", "error"))
+            elif event.aborted:
+                await self._add(Notice("Compaction cancelled", "warning"))
+            else:
+                await self.load_messages(self.session.messages)
+        elif kind == "bash_execution_update" and event.id in self._bash_panels:
+            self._bash_panels[event.id].append_output(event.delta)
+        elif kind == "agent_settled":
+            await self._finish_blocks()
+            if event.aborted:
+                await self._add(Notice("Aborted", "warning"))
+        elif kind == "session_changed":
+            await self.load_messages(self.session.messages)
+        elif kind in ("budget_exceeded", "extension_error"):
+            text = getattr(event, "message", None) or getattr(event, "error", "")
+            await self._add(Notice(text, "error"))
+
+    async def _on_message_start(self, message: Any) -> None:
+        role = getattr(message, "role", None)
+        if role == "user":
+            await self._add(UserMessage(user_text(message.content), message=message))
+        elif role == "assistant":
+            await self._finish_blocks()
+            self._blocks = {}
+            self._tools.clear()
+        elif role == "custom" and message.display:
+            await self._add(MessagePanel(f"[{message.custom_type}]", user_text(message.content), "custom", message=message))
+
+    async def _on_update(self, event: Any) -> None:
+        sub = event.assistant_message_event
+        kind = sub.type
+        if kind == "text_delta":
+            widget = self._blocks.get(sub.content_index)
+            if widget is None:
+                widget = await self._start_block(event.message, sub.content_index, "text")
+            widget.write(sub.delta)  # type: ignore[attr-defined]
+        elif kind == "thinking_delta":
+            widget = self._blocks.get(sub.content_index)
+            if widget is None:
+                widget = await self._start_block(event.message, sub.content_index, "thinking")
+            widget.append(sub.delta)  # type: ignore[attr-defined]
+        elif kind == "text_start":
+            await self._start_block(event.message, sub.content_index, "text")
+        elif kind == "thinking_start":
+            await self._start_block(event.message, sub.content_index, "thinking")
+        elif kind in ("toolcall_start", "toolcall_delta", "toolcall_end"):
+            call = getattr(sub, "tool_call", None) or event.message.content[sub.content_index]
+            box = await self._tool_box(call.id, call.name, call.arguments, message=event.message)
+            box.set_args(call.arguments)
+        elif kind in ("text_end",):
+            widget = self._blocks.get(sub.content_index)
+            if isinstance(widget, StreamingMarkdown):
+                await widget.finish()
+
+    async def _start_block(self, message: Any, index: int, kind: str) -> Widget:
+        if kind == "text":
+            widget: Widget = StreamingMarkdown("", live=True, classes="assistant-text")
+        else:
+            widget = ThinkingBlock("", message=message, collapsed=self.thinking_collapsed)
+        widget.message = message  # type: ignore[attr-defined]
+        self._blocks[index] = widget
+        await self._add(widget)
+        return widget
+
+    async def _tool_box(self, call_id: str, name: str, args: Any, *, message: Any = None) -> ToolBox:
+        box = self._tools.get(call_id)
+        if box is not None and box.parent is self:
+            return box
+        found = self.query(f"#{tool_dom_id(call_id)}")
+        if found:
+            box = found.first(ToolBox)
+        else:
+            box = ToolBox(call_id, name, args, cwd=self.cwd, message=message, expanded=self.tools_expanded)
+            await self._add(box)
+        self._tools[call_id] = box
+        return box
+
+    async def _on_message_end(self, message: Any) -> None:
+        if getattr(message, "role", None) != "assistant":
+            return
+        await self._finish_blocks()
+        if message.stop_reason == "error":
+            await self._add(Notice(f"Error: {message.error_message or 'the request failed'}", "error"))
+
+    async def _finish_blocks(self) -> None:
+        for widget in self._blocks.values():
+            if isinstance(widget, StreamingMarkdown) and widget.live:
+                await widget.finish()
+
+    # ------------------------------------------------------------------ app-driven changes
+
+    async def add_notice(self, text: str, kind: str = "info") -> Notice:
+        """An inline message from the app (prompt refused, command output...)."""
+        return await self._add(Notice(text, kind))  # type: ignore[return-value]
+
+    async def start_bash(self, request_id: str, command: str, exclude: bool) -> MessagePanel:
+        """A panel for a user ``!command`` that fills as output arrives."""
+        prefix = "!!" if exclude else "!"
+        panel = MessagePanel(f"{prefix} {command}  running…", "", "bash", expanded=self.tools_expanded)
+        self._bash_panels[request_id] = panel
+        await self._add(panel)
+        return panel
+
+    def finish_bash(self, request_id: str, command: str, result: dict[str, Any], exclude: bool) -> None:
+        panel = self._bash_panels.pop(request_id, None)
+        if panel is None:
+            return
+        prefix = "!!" if exclude else "!"
+        status = " (cancelled)" if result.get("cancelled") else (
+            f" (exit {result.get('exitCode')})" if result.get("exitCode") not in (0, None) else "")
+        panel.set_label(f"{prefix} {command}{status}")
+        panel.body = (result.get("output") or "").rstrip("\n")
+        panel.set_expanded(panel.expanded)
+
+    def set_tools_expanded(self, expanded: bool) -> None:
+        self.tools_expanded = expanded
+        for box in self.query(ToolBox):
+            box.expanded = expanded
+        for panel in self.query(MessagePanel):
+            panel.set_expanded(expanded)
+
+    def set_thinking_collapsed(self, collapsed: bool) -> None:
+        self.thinking_collapsed = collapsed
+        for block in self.query(ThinkingBlock):
+            block.collapsed = collapsed
+
+
+__all__ = ["Transcript", "bash_panel"]

@@ -1,0 +1,44 @@
+"""First-run help: how to connect a model when no provider has credentials."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+from pi_runtime.ai.env_keys import ENV_KEYS
+
+MODELS_JSON_SNIPPET = """{
+  "providers": {
+    "ollama": {
+      "baseUrl": "http://localhost:11434/v1",
+      "api": "openai-completions",
+      "apiKey": "ollama",
+      "models": [{ "id": "qwen2.5-coder:7b" }]
+    }
+  }
+}"""
+
+
+class WelcomePanel(Static):
+    """Shown in an empty transcript when the current model cannot be used yet."""
+
+    def __init__(self, *, model: str, agent_dir: str, **kwargs) -> None:
+        super().__init__(self._content(model, agent_dir), markup=False, classes="welcome", **kwargs)
+        self.message = None
+
+    @staticmethod
+    def _content(model: str, agent_dir: str) -> Text:
+        text = Text()
+        text.append("Welcome to pi\n\n", style="bold")
+        text.append(f"No credentials found for {model or 'any model'}. Connect a provider one of these ways:\n\n")
+        text.append("1. Set an API key in your environment, then restart pi:\n", style="bold")
+        for provider, names in list(ENV_KEYS.items())[:9]:
+            text.append(f"     {provider:<12} {names[0]}\n")
+        text.append("     (more providers: see `pi --list-models`)\n\n")
+        text.append("2. Sign in from here: ", style="bold")
+        text.append("/login <provider>\n\n")
+        text.append(f"3. Use a local OpenAI-compatible server: add {agent_dir}/models.json\n", style="bold")
+        for line in MODELS_JSON_SNIPPET.splitlines():
+            text.append(f"     {line}\n")
+        text.append("\nThen pick it with /model (or ctrl+l).")
+        return text
