@@ -144,3 +144,37 @@ def test_headless_modes_never_import_textual_or_rich(loopback, env):
         err = proc.stderr.decode()
         assert proc.returncode == 0, err
         assert "LOADED=\n" in err, err
+
+
+def test_tools_prompts_thinking_and_session_dir_flags_reach_the_request(loopback, env, tmp_path):
+    project = Path(env["PI_TEST_PROJECT"])
+    (project / "prompt.md").write_text("You are a terse test assistant.")
+    sessions = tmp_path / "my-sessions"
+    loopback.push(text_reply("done"))
+    result = run_pi(["-p", "go", "--model", "loop-reasoner:high", "--tools", "read,ls",
+                     "--system-prompt", "prompt.md", "--append-system-prompt", "Always end with DONE.",
+                     "--session-dir", str(sessions), "-n", "flag run"], env)
+    assert result.returncode == 0, result.stderr
+    body = loopback.requests[0].json()
+    assert body["model"] == "loop-reasoner"
+    assert sorted(t["function"]["name"] for t in body["tools"]) == ["ls", "read"]
+    system = body["messages"][0]
+    assert system["role"] in ("system", "developer")
+    assert system["content"].startswith("You are a terse test assistant.")
+    assert "Always end with DONE." in system["content"]
+    assert body.get("reasoning_effort") == "high"
+    [saved] = sorted(sessions.glob("*.jsonl"))
+    entries = [json.loads(line) for line in saved.read_text().splitlines()]
+    assert any(e["type"] == "session_info" and e.get("name") == "flag run" for e in entries)
+    assert not session_files(env)
+
+
+def test_no_session_writes_nothing_and_bad_tool_names_are_usage_errors(loopback, env):
+    loopback.push(text_reply("ephemeral"))
+    result = run_pi(["-p", "hi", "--model", MODEL, "--no-session"], env)
+    assert result.returncode == 0 and result.stdout == "ephemeral\n"
+    assert not session_files(env)
+    bad = run_pi(["-p", "hi", "--model", MODEL, "--tools", "read,teleport"], env)
+    assert bad.returncode == 2
+    assert_one_line_error(bad.stderr)
+    assert "teleport" in bad.stderr

@@ -327,3 +327,37 @@ def test_signals_exit_with_128_plus_signal_and_keep_the_session(rpc, loopback, s
     assert c.proc.wait(15) == code
     records = assert_session_file_valid(path)
     assert [r["message"]["role"] for r in records if r["type"] == "message"][:2] == ["user", "assistant"]
+
+
+def test_a_client_that_stops_reading_loses_no_events(loopback, env):
+    import subprocess
+
+    from conftest import PI
+
+    text = "".join(f"word{i} " for i in range(3000))  # ~3,000 updates, far more than a pipe buffer holds
+    loopback.push(text_reply(text, size=8))
+    proc = subprocess.Popen([PI, "--mode", "rpc", "--no-session", "--model", MODEL], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=env["PI_TEST_PROJECT"])
+    try:
+        proc.stdin.write(b'{"id":"p","type":"prompt","message":"long answer please"}\n'
+                         b'{"id":"s","type":"get_state"}\n')
+        proc.stdin.flush()
+        time.sleep(1.5)  # not reading: pi must wait for us, not drop
+        lines = []
+        while not lines or b'"agent_settled"' not in lines[-1]:
+            line = proc.stdout.readline()
+            assert line, "stdout ended before agent_settled"
+            lines.append(line)
+        proc.stdin.close()
+        out = b"".join(lines) + proc.stdout.read()
+        assert proc.wait(15) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    records = [json.loads(line) for line in out.split(b"\n") if line]
+    deltas = "".join(r["assistantMessageEvent"]["delta"] for r in records
+                     if r.get("type") == "message_update" and r["assistantMessageEvent"]["type"] == "text_delta")
+    ended = [r for r in records if r.get("type") == "message_end" and r["message"]["role"] == "assistant"]
+    assert ended, "the run finished before the shutdown"
+    assert deltas == text
+    assert {r.get("id") for r in records if r.get("type") == "response"} == {"p", "s"}
