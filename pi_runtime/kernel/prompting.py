@@ -123,6 +123,12 @@ class PromptingMixin:
     # ------------------------------------------------------------------ the driver
 
     def _start(self: "AgentSession", prompts: list[Any], *, continue_run: bool = False) -> None:
+        sm = self.session_manager
+        if not sm.raw_entries():
+            # Like Pi, a session's history starts with the model and thinking level in force.
+            model = self.agent.state.model
+            sm.append_model_change(model.provider, model.id)
+            sm.append_thinking_level_change(self.agent.state.thinking_level)
         self._settled.clear()
         self._retry_attempt = 0
         self._overflow_tried = False

@@ -44,11 +44,14 @@ async def test_prompt_with_tool_call_full_event_sequence_and_persistence(make_se
     assert events[-1].aborted is False and events[-2].will_retry is False
     header, entries = file_entries(session.session_file)
     assert header["type"] == "session" and header["version"] == 3 and header["cwd"] == str(workdir)
-    roles = [e["message"]["role"] for e in entries if e["type"] == "message"]
+    assert [e["type"] for e in entries[:2]] == ["model_change", "thinking_level_change"]
+    assert entries[0]["provider"] == session.provider.name and entries[1]["thinkingLevel"] == session.thinking_level
+    messages = [e for e in entries if e["type"] == "message"]
+    roles = [e["message"]["role"] for e in messages]
     assert roles == ["user", "assistant", "toolResult", "assistant"]
     # Each entry hangs off the previous one: a linear path.
     assert [e["parentId"] for e in entries[1:]] == [e["id"] for e in entries[:-1]]
-    tool_result = entries[2]["message"]
+    tool_result = messages[2]["message"]
     assert "remember the milk" in tool_result["content"][0]["text"]
     assert session.get_last_assistant_text() == "It says milk."
 
@@ -208,9 +211,10 @@ async def test_navigate_tree_branches_and_user_message_returns_to_editor(make_se
     assert result["editorText"] == "question two" and result["cancelled"] is False
     assert [m.role for m in session.messages] == ["user", "assistant"]
     await session.prompt("question two, differently")
-    tree = session.get_tree()["tree"]
-    first_assistant = tree[0]["children"][0]
-    assert len(first_assistant["children"]) == 2  # two branches from the first answer
+    node = session.get_tree()["tree"][0]
+    while node["entry"].get("message", {}).get("role") != "assistant":
+        node = node["children"][0]
+    assert len(node["children"]) == 2  # two branches from the first answer
     assert session.provider.requests[-1][0].messages[-1].content == "question two, differently"
 
 
