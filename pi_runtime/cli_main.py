@@ -101,7 +101,7 @@ def _headless(args: CliArgs, mode: str) -> int:
 
 
 async def _run_mode(session: Any, mode: str, prompts: list[Any]) -> int:
-    from .modes.rpc_mode import Shutdown
+    from .modes.shutdown import Shutdown
 
     loop = asyncio.get_running_loop()
     shutdown = Shutdown()

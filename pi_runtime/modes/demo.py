@@ -53,7 +53,8 @@ def respond(context: Context, _options: object = None) -> ScriptedResponse:
             chunk_size=6,
             delay=0.01,
         )
-    prompt = _text_of(last)
+    # Only the start matters, and scanning a huge prompt (a compaction request) would be slow.
+    prompt = _text_of(last)[:2000]
     tools = _tool_names(context)
     if _FILE_WORDS.search(prompt) or _PATH.search(prompt):
         match = _PATH.search(prompt)

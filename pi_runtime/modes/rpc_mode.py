@@ -20,23 +20,11 @@ from typing import Any
 
 from .json_mode import event_listener
 from .rpc_commands import COMMANDS, NO_DATA
+from .shutdown import Shutdown
 from .writer import JsonlWriter
 
 SHUTDOWN_GRACE = 2.0
 """Seconds in-flight commands get to finish once shutdown has started."""
-
-
-class Shutdown:
-    """A shutdown request (stdin EOF or a signal) and the exit status it implies."""
-
-    def __init__(self) -> None:
-        self.event = asyncio.Event()
-        self.code = 0
-
-    def request(self, code: int) -> None:
-        if not self.event.is_set():
-            self.code = code
-            self.event.set()
 
 
 def start_stdin_reader(loop: asyncio.AbstractEventLoop, fd: int = 0) -> asyncio.Queue[bytes | None]:

@@ -178,3 +178,22 @@ def test_no_session_writes_nothing_and_bad_tool_names_are_usage_errors(loopback,
     assert bad.returncode == 2
     assert_one_line_error(bad.stderr)
     assert "teleport" in bad.stderr
+
+
+def test_list_models_and_export(loopback, env, tmp_path):
+    listed = run_pi(["--list-models", "loop"], env)
+    assert listed.returncode == 0, listed.stderr
+    rows = [line.split() for line in listed.stdout.splitlines()]
+    assert rows[0][:2] == ["provider", "model"]
+    assert sorted(r[1] for r in rows[1:]) == ["loop-model", "loop-reasoner"]
+    assert run_pi(["--list-models", "no-such-thing"], env).returncode == 1
+
+    loopback.push(text_reply("Exported <b>answer</b>."))
+    assert run_pi(["-p", "export me", "--model", MODEL], env).returncode == 0
+    [saved] = session_files(env)
+    session_id = json.loads(saved.read_text().splitlines()[0])["id"]
+    out = tmp_path / "out.html"
+    exported = run_pi(["--export", session_id[:8], str(out)], env)
+    assert exported.returncode == 0, exported.stderr
+    html = out.read_text()
+    assert "export me" in html and "Exported &lt;b&gt;answer&lt;/b&gt;." in html

@@ -1,0 +1,159 @@
+"""Wall time and peak RSS of the ``pi`` command, ours next to Pi's when Pi is installed.
+
+Cases (each run a few times; the median wall time and the largest peak RSS are shown):
+  --version            start-up floor
+  -p "say hi"          a one-line answer from a loopback OpenAI-compatible server
+  -p (2,000 tokens)    a long streamed answer (~2,000 deltas)
+  -c -p (20k msgs)     resume a generated 20,000-message session and answer
+
+Pi is looked up as ``$PI_REAL_BIN``, else the npm global ``@earendil-works/pi-coding-agent``
+(needs Node >= 22.19). Peak RSS is the child's own ``ru_maxrss`` from ``os.wait4``.
+
+Run: ``.venv/bin/python bench/cli_bench.py [--runs N]``. Prints a table; asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from pi_runtime.testing.loopback import LoopbackServer, Reply  # noqa: E402
+
+LONG_TOKENS = 2000
+SESSION_MESSAGES = 20_000
+
+
+def _chunk(content: str | None = None, finish: str | None = None) -> dict:
+    delta = {"content": content} if content is not None else {}
+    return {"id": "c", "object": "chat.completion.chunk", "model": "bench-model",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+
+def _reply(words: int) -> Reply:
+    pieces = [_chunk(f"word{i} ") for i in range(words)]
+    usage = {"id": "c", "choices": [], "usage": {"prompt_tokens": 50, "completion_tokens": words,
+                                                 "total_tokens": 50 + words}}
+    return Reply.sse([*pieces, _chunk(finish="stop"), usage, "[DONE]"])
+
+
+def responder(request) -> Reply:
+    body = request.json() or {}
+    last = json.dumps(body.get("messages", [])[-1:])
+    return _reply(LONG_TOKENS if "long answer" in last else 3)
+
+
+def write_session(path: Path, cwd: str, count: int) -> None:
+    """A Pi v3 session file with ``count`` alternating user/assistant messages in one chain."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    stamp = "2025-01-01T00:00:00.000Z"
+    lines = [json.dumps({"type": "session", "version": 3, "id": path.stem.split("_", 1)[1],
+                         "timestamp": stamp, "cwd": cwd})]
+    parent = None
+    usage = {"input": 100, "output": 20, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 120,
+             "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}}
+    for i in range(count):
+        entry_id = f"{i:08x}"
+        if i % 2 == 0:
+            message = {"role": "user", "content": f"Question number {i}: what about item {i}?", "timestamp": 1735689600000 + i}
+        else:
+            message = {"role": "assistant", "content": [{"type": "text", "text": f"Answer {i}: item {i} is fine. " * 3}],
+                       "api": "openai-completions", "provider": "bench", "model": "bench-model", "usage": usage,
+                       "stopReason": "stop", "timestamp": 1735689600000 + i}
+        lines.append(json.dumps({"type": "message", "id": entry_id, "parentId": parent, "timestamp": stamp,
+                                 "message": message}))
+        parent = entry_id
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def measure(cmd: list[str], env: dict[str, str], cwd: str) -> tuple[float, int, int]:
+    """(wall seconds, peak RSS in MB, exit status) of one run."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, rusage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0 and proc.stderr is not None:
+        sys.stderr.write(f"  ({' '.join(cmd[-3:])}: exit {proc.returncode}: {proc.stderr.read().decode()[:200]})\n")
+    if proc.stderr is not None:
+        proc.stderr.close()
+    return wall, rusage.ru_maxrss // 1024, proc.returncode
+
+
+def real_pi() -> list[str] | None:
+    override = os.environ.get("PI_REAL_BIN")
+    if override:
+        return override.split()
+    node = shutil.which("node")
+    npm = shutil.which("npm")
+    if not node or not npm:
+        return None
+    version = subprocess.run([node, "--version"], capture_output=True, text=True).stdout.strip().lstrip("v")
+    major, minor = (int(x) for x in (version.split(".") + ["0", "0"])[:2])
+    if (major, minor) < (22, 19):
+        return None
+    root = subprocess.run([npm, "root", "-g"], capture_output=True, text=True).stdout.strip()
+    cli = Path(root) / "@earendil-works" / "pi-coding-agent" / "dist" / "cli.js"
+    return [node, str(cli)] if cli.exists() else None
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=3)
+    runs = parser.parse_args().runs
+    ours = [str(Path(sys.executable).parent / "pi")]
+    theirs = real_pi()
+    with tempfile.TemporaryDirectory() as tmp, LoopbackServer(responder) as server:
+        agent, project = Path(tmp, "agent"), Path(tmp, "project")
+        agent.mkdir()
+        project.mkdir()
+        models = {"providers": {"bench": {"baseUrl": server.url + "/v1", "api": "openai-completions",
+                                          "apiKey": "bench-key", "models": [{"id": "bench-model"}]}}}
+        (agent / "models.json").write_text(json.dumps(models))
+        (agent / "settings.json").write_text(json.dumps({"compaction": {"enabled": False}}))
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PI_")}
+        env.update(PI_CODING_AGENT_DIR=str(agent), PI_OFFLINE="1", PI_SKIP_VERSION_CHECK="1", HOME=tmp)
+        from pi_runtime.session.paths import encode_cwd
+
+        big = agent / "sessions" / encode_cwd(str(project)) / "2025-01-01T00-00-00-000Z_bench-20k.jsonl"
+        model = ["--model", "bench/bench-model"]
+        cases = [
+            ("pi --version", ["--version"]),
+            ('pi -p "say hi"', ["-p", "say hi", "--no-session", *model]),
+            ("2,000-token answer", ["-p", "long answer please", "--no-session", *model]),
+            ("-c -p on 20k messages", ["-c", "-p", "say hi", *model]),
+        ]
+        rows = []
+        for label, args in cases:
+            row = [label]
+            for cmd in (ours, theirs):
+                if cmd is None:
+                    row.append("Pi not installed")
+                    continue
+                walls, peak = [], 0
+                for _ in range(runs):
+                    if label.startswith("-c"):
+                        write_session(big, str(project), SESSION_MESSAGES)
+                    wall, rss, _code = measure([*cmd, *args], env, str(project))
+                    walls.append(wall)
+                    peak = max(peak, rss)
+                row.append(f"{statistics.median(walls):6.3f} s  {peak:4d} MB")
+            rows.append(row)
+    header = ["case", "pi (ours)", "Pi (npm)"]
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(3)]
+    for r in [header, ["-" * w for w in widths], *rows]:
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths)))
+
+
+if __name__ == "__main__":
+    main()
