@@ -164,10 +164,10 @@ def create_agent_session(
         session_id=session_manager.session_id,
     )
 
-    def build_prompt(session: AgentSession) -> str:
+    def build_prompt(session: AgentSession) -> Any:
         resources = resource_loader.resources
         descriptions = {t.name: (t.description or t.name).split("\n")[0] for t in session.agent.state.tools}
-        return resources.system_prompt_sections(descriptions).render()
+        return resources.system_prompt_sections(descriptions)
 
     session = AgentSession(
         agent=agent,

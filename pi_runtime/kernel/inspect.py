@@ -35,7 +35,7 @@ class InspectMixin:
             "sessionFile": self.session_file,
             "sessionId": self.session_id,
             "autoCompactionEnabled": self.auto_compaction_enabled,
-            "messageCount": len(self.agent.state.messages),
+            "messageCount": sum(1 for m in self.agent.state.messages if getattr(m, "role", None) != "system"),
             "pendingMessageCount": len(self._steering_texts) + len(self._follow_up_texts),
         }
         if self.model is not None:
@@ -88,6 +88,8 @@ class InspectMixin:
             if kind == "message":
                 message = entry.get("message") or {}
                 role = message.get("role")
+                if role == "system":
+                    continue
                 total_messages += 1
                 if role in counts:
                     counts[role] += 1

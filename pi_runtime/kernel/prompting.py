@@ -143,6 +143,8 @@ class PromptingMixin:
             if continue_run:
                 await self.agent.continue_()
             else:
+                if not any(getattr(m, "role", None) == "system" for m in self.agent.state.messages):
+                    prompts = [self._leading_system_message(), *prompts]
                 await self.agent.prompt(prompts)
             await self._recover_after_run()
             # Messages queued after the loop last looked (during a retry wait or a
@@ -165,8 +167,24 @@ class PromptingMixin:
             self._settled.set()
 
     def _refresh_system_prompt(self: "AgentSession") -> None:
-        if self.system_prompt_builder is not None:
-            self.agent.state.system_prompt = self.system_prompt_builder(self)
+        if self.system_prompt_builder is None:
+            return
+        built = self.system_prompt_builder(self)
+        if hasattr(built, "render"):
+            self.system_prompt_sections = built
+            built = built.render()
+        self.agent.state.system_prompt = built
+
+    def _leading_system_message(self: "AgentSession") -> Any:
+        """Pi 1.6 opens a session's transcript with the prompt it declared: sections and tools."""
+        from ..ai.types import SystemMessage
+
+        sections = getattr(self, "system_prompt_sections", None)
+        return SystemMessage(
+            content="" if sections is not None else self.agent.state.system_prompt,
+            sections=sections.wrapped() if sections is not None else None,
+            tools_added=[t.to_tool().to_wire() for t in self.agent.state.tools] or None,
+        )
 
     def _last_assistant(self: "AgentSession") -> Any:
         for message in reversed(self.agent.state.messages):

@@ -30,6 +30,7 @@ def test_tool_call_run_event_sequence(loopback, env):
     assert types == [
         "agent_start",
         "turn_start",
+        "message_start", "message_end",                       # the declared system prompt (Pi 1.6)
         "message_start", "message_end",                       # the user prompt
         "message_start", "message_update", "message_end",     # assistant: text + tool call
         "tool_execution_start", "tool_execution_update", "tool_execution_end",

@@ -74,3 +74,8 @@ def types(events):
             label += ":" + e.message.role
         out.append(label)
     return out
+
+
+def chat(session):
+    """The transcript without the leading system message (Pi 1.6 records one per session)."""
+    return [m for m in session.messages if m.role != "system"]

@@ -9,7 +9,7 @@ from pi_runtime.ai.types import Usage
 from pi_runtime.kernel.compaction_ops import CompactionError
 from pi_runtime.kernel.recovery import OVERFLOW_FAILED
 
-from .conftest import record
+from .conftest import chat, record
 
 LONG = "lorem ipsum dolor sit amet " * 200  # ~5,400 chars, ~1,350 tokens
 
@@ -44,7 +44,7 @@ async def test_manual_compact_summarises_old_turns(make_session):
     assert not summary_request.tools
     assert "focus on the questions" in summary_request.messages[-1].content[0].text
     # Now the context starts with the summary and keeps only recent turns.
-    assert session.messages[0].role == "compactionSummary"
+    assert chat(session)[0].role == "compactionSummary"
     session.provider.responder = None
     session.provider.push(scripted_text("after"))
     await session.prompt("next")
@@ -84,7 +84,7 @@ async def test_threshold_compaction_after_a_turn(make_session):
     assert wire[0]["reason"] == "threshold"
     assert wire[1]["result"]["summary"].startswith("Summary of the early questions.")
     assert events[-1].type == "agent_settled"
-    assert session.messages[0].role == "compactionSummary"
+    assert chat(session)[0].role == "compactionSummary"
 
 
 async def test_overflow_compacts_and_retries_once(make_session):
@@ -121,4 +121,4 @@ async def test_second_overflow_gives_up_with_the_documented_message(make_session
     assert wire[-1] == {"type": "compaction_end", "reason": "overflow", "aborted": False,
                         "willRetry": False, "errorMessage": OVERFLOW_FAILED}
     assert events[-1].type == "agent_settled"
-    assert session.messages[-1].stop_reason == "error"
+    assert chat(session)[-1].stop_reason == "error"

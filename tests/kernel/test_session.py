@@ -17,7 +17,7 @@ from pi_runtime.ai.providers.scripted import (
 from pi_runtime.kernel.prompting import PromptError
 from pi_runtime.session.manager import SessionManager
 
-from .conftest import record, types
+from .conftest import chat, record, types
 
 
 def file_entries(path):
@@ -33,6 +33,7 @@ async def test_prompt_with_tool_call_full_event_sequence_and_persistence(make_se
     assert await session.prompt("what is in notes.txt?") == "started"
     assert types(events) == [
         "agent_start", "turn_start",
+        "message_start:system", "message_end:system",
         "message_start:user", "message_end:user",
         "message_start:assistant", "message_update", "message_end:assistant",
         "tool_execution_start", "tool_execution_end",
@@ -48,10 +49,13 @@ async def test_prompt_with_tool_call_full_event_sequence_and_persistence(make_se
     assert entries[0]["provider"] == session.provider.name and entries[1]["thinkingLevel"] == session.thinking_level
     messages = [e for e in entries if e["type"] == "message"]
     roles = [e["message"]["role"] for e in messages]
-    assert roles == ["user", "assistant", "toolResult", "assistant"]
+    assert roles == ["system", "user", "assistant", "toolResult", "assistant"]
+    system = messages[0]["message"]
+    assert set(system["sections"]) >= {"preamble", "tools", "cwd"}
+    assert [t["name"] for t in system["toolsAdded"]] == ["read", "bash", "edit", "write"]
     # Each entry hangs off the previous one: a linear path.
     assert [e["parentId"] for e in entries[1:]] == [e["id"] for e in entries[:-1]]
-    tool_result = messages[2]["message"]
+    tool_result = messages[3]["message"]
     assert "remember the milk" in tool_result["content"][0]["text"]
     assert session.get_last_assistant_text() == "It says milk."
 
@@ -96,7 +100,7 @@ async def test_follow_up_runs_after_the_agent_would_stop(make_session):
     await asyncio.sleep(0.02)
     await session.follow_up("two")
     await run
-    assert [m.role for m in session.messages] == ["user", "assistant", "user", "assistant"]
+    assert [m.role for m in chat(session)] == ["user", "assistant", "user", "assistant"]
     assert session.get_last_assistant_text() == "second"
 
 
@@ -125,7 +129,7 @@ async def test_auto_retry_on_503_then_success_drops_the_failed_attempt(make_sess
     assert len(errors) == 2
     # Reopening gives the same context (edits applied).
     reopened = SessionManager.open(session.session_file, read_only=True)
-    assert [m.role for m in reopened.build_session_context().messages] == ["user", "assistant"]
+    assert [m.role for m in reopened.build_session_context().messages] == ["system", "user", "assistant"]
 
 
 async def test_quota_errors_are_not_retried_and_retries_give_up(make_session):
@@ -134,7 +138,7 @@ async def test_quota_errors_are_not_retried_and_retries_give_up(make_session):
     events = record(session)
     await session.prompt("hello")
     assert not [e for e in events if e.type.startswith("auto_retry")]
-    assert session.messages[-1].stop_reason == "error"
+    assert chat(session)[-1].stop_reason == "error"
 
     session2 = make_session(settings={"retry": {"maxRetries": 2}})
     session2.provider.push(*(scripted_error("500 internal error") for _ in range(3)))
@@ -169,7 +173,7 @@ async def test_abort_during_stream(make_session):
     await asyncio.sleep(0.05)
     await session.abort()
     await run
-    assert session.messages[-1].stop_reason == "aborted"
+    assert chat(session)[-1].stop_reason == "aborted"
     assert events[-1].type == "agent_settled" and events[-1].aborted
 
 
@@ -209,7 +213,7 @@ async def test_navigate_tree_branches_and_user_message_returns_to_editor(make_se
     second_user = [e for e in branch if e.type == "message" and e.message.role == "user"][1]
     result = await session.navigate_tree(second_user.id)
     assert result["editorText"] == "question two" and result["cancelled"] is False
-    assert [m.role for m in session.messages] == ["user", "assistant"]
+    assert [m.role for m in chat(session)] == ["user", "assistant"]
     await session.prompt("question two, differently")
     node = session.get_tree()["tree"][0]
     while node["entry"].get("message", {}).get("role") != "assistant":
@@ -228,7 +232,7 @@ async def test_navigate_with_summary_adds_branch_summary(make_session):
     assert result["summaryEntryId"] is not None
     entry = session.session_manager.get_entry(result["summaryEntryId"])
     assert entry.type == "branch_summary" and "approach B" in entry.summary
-    assert session.messages[-1].role == "branchSummary"
+    assert chat(session)[-1].role == "branchSummary"
 
 
 async def test_fork_and_clone_write_new_files(make_session, tmp_path):
@@ -242,7 +246,7 @@ async def test_fork_and_clone_write_new_files(make_session, tmp_path):
     result = await session.fork(forks[1]["entryId"])
     assert result == {"text": "q2", "cancelled": False}
     assert session.session_file != original
-    assert [m.role for m in session.messages] == ["user", "assistant"]
+    assert [m.role for m in chat(session)] == ["user", "assistant"]
     header, entries = file_entries(session.session_file)
     assert header["parentSession"] == original
     assert [e["message"]["content"] for e in entries if e["type"] == "message" and e["message"]["role"] == "user"] == ["q1"]
@@ -252,7 +256,7 @@ async def test_fork_and_clone_write_new_files(make_session, tmp_path):
     assert session.session_file not in (forked, original)
     header2, entries2 = file_entries(session.session_file)
     assert header2["parentSession"] == forked
-    assert len([e for e in entries2 if e["type"] == "message"]) == 2
+    assert len([e for e in entries2 if e["type"] == "message" and e["message"]["role"] != "system"]) == 2
 
 
 async def test_new_and_switch_session(make_session):
@@ -261,13 +265,13 @@ async def test_new_and_switch_session(make_session):
     await session.prompt("first session")
     first = session.session_file
     await session.new_session()
-    assert session.messages == []
+    assert chat(session) == []
     await session.prompt("second session")
     second = session.session_file
     assert second != first
     await session.switch_session(first)
     assert session.session_file == first
-    assert session.messages[0].content == "first session"
+    assert chat(session)[0].content == "first session"
 
 
 async def test_user_bash_is_recorded_and_reaches_next_prompt(make_session):
@@ -330,6 +334,6 @@ async def test_bash_tool_sees_session_id_and_failed_command_keeps_details(make_s
     session = make_session()
     session.provider.push(scripted_tool_call("bash", {"command": "echo $PI_SESSION_ID; exit 2"}), scripted_text("ok"))
     await session.prompt("go")
-    result = session.messages[2]
+    result = chat(session)[2]
     assert result.is_error and session.session_id in result.content[0].text
     assert "Command exited with code 2" in result.content[0].text
