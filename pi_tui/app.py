@@ -42,8 +42,8 @@ def _b(action_id: str, action: str, description: str, key: str) -> Binding:
     return Binding(key, action, description, show=False, priority=True, id=action_id)
 
 
-class PiApp(InputMixin, App[int]):
-    """The interactive pi app."""
+class PiApp(InputMixin, App[int], inherit_bindings=False):
+    """The interactive pi app (Textual's own ctrl+q/ctrl+c bindings are dropped: every key comes from Pi's keymap)."""
 
     CSS_PATH = "app.tcss"
     TITLE = "pi"

@@ -40,7 +40,7 @@ def _walk(cwd: str) -> list[str]:
     ignore = root / ".gitignore"
     if ignore.is_file():
         patterns = ignore.read_text(encoding="utf-8", errors="replace").splitlines()
-    spec = pathspec.PathSpec.from_lines("gitwildmatch", patterns)
+    spec = pathspec.PathSpec.from_lines("gitignore", patterns)
     out: list[str] = []
     for folder, dirs, files in os.walk(cwd):
         rel_dir = os.path.relpath(folder, cwd)

@@ -13,7 +13,7 @@ from typing import Any
 
 from rich.text import Text
 
-DIFF_PREVIEW_LINES = 8
+DIFF_PREVIEW_LINES = 12
 """Diff lines shown while a tool box is collapsed."""
 OUTPUT_PREVIEW_LINES = 6
 """Output lines shown while a tool box is collapsed."""
@@ -90,8 +90,14 @@ def diff_text(diff: str, colors: dict[str, str], *, limit: int | None = None) ->
     """
     lines = [ln for ln in diff.splitlines() if not ln.startswith(("--- ", "+++ "))]
     hidden = 0
+    if limit is not None:
+        # Collapsed: start one context line before the first change, not at the hunk's top.
+        first = next((i for i, ln in enumerate(lines) if ln[:1] in "+-" and ln), 0)
+        if first > 2:
+            hidden = first - 2
+            lines = lines[:1] + lines[first - 1:]
     if limit is not None and len(lines) > limit:
-        hidden = len(lines) - limit
+        hidden += len(lines) - limit
         lines = lines[:limit]
     text = Text()
     for i, line in enumerate(lines):

@@ -119,15 +119,14 @@ class FooterBar(Static):
             used = s.context_tokens or 0
             percent = used * 100 / s.context_window
             colour = c.get("success", "") if percent < 60 else c.get("warning", "") if percent < 85 else c.get("error", "")
-            line2.append("  ")
-            line2.append(f"{percent:.1f}%/{format_tokens(s.context_window)}", style=colour)
+            line2.append(f"  {percent:.1f}%/{format_tokens(s.context_window)}", style=colour)
         right = Text(self.model or "no model", style=muted)
         if self.reasoning:
             right.append(f" • {self.thinking}", style=muted)
         width = max(20, self.size.width or 80)
         gap = width - line2.cell_len - right.cell_len
         if gap >= 2:
-            line2.append(" " * gap)
+            line2.append(" " * gap, style=muted)
             line2.append_text(right)
         else:
             line1.append("  ")

@@ -1,0 +1,140 @@
+"""Sending, streaming, tools, thinking and the first-run panel, driven through Pilot."""
+
+from __future__ import annotations
+
+from pi_runtime.ai.providers.scripted import (
+    ScriptedResponse, ScriptedText, ScriptedThinking, scripted_text, scripted_tool_call,
+)
+from pi_tui.launch import create_app
+from pi_tui.widgets.streaming_markdown import StreamingMarkdown, split_finished
+from pi_tui.widgets.thinking_block import ThinkingBlock
+from pi_tui.widgets.tool_box import ToolBox
+from pi_tui.widgets.user_message import UserMessage
+from pi_tui.widgets.welcome_panel import WelcomePanel
+
+from .conftest import make_session, screen_text, settle
+
+
+def last_user_text(provider, request: int = -1) -> str:
+    context, _ = provider.requests[request]
+    users = [m for m in context.messages if m.role == "user"]
+    content = users[-1].content
+    return content if isinstance(content, str) else "".join(b.text for b in content if b.type == "text")
+
+
+async def test_send_streams_answer_into_transcript(provider, session):
+    answer = "# Title\n\nFirst paragraph with **bold**.\n\n- one\n- two\n\n```python\nprint('hi')\n```\n\nThe end."
+    provider.push(scripted_text(answer, chunk_size=5))
+    app = create_app(session, static=True)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press(*"hello pi")
+        await pilot.press("enter")
+        await settle(pilot, session)
+        assert last_user_text(provider) == "hello pi"
+        assert app.editor.text == ""
+        [user] = app.query(UserMessage)
+        assert "hello pi" in str(user.render())
+        blocks = list(app.query(StreamingMarkdown))
+        assert len(blocks) == 1 and blocks[0].text == answer and not blocks[0].live
+        text = screen_text(app)
+        assert "First paragraph with" in text and "The end." in text and "print('hi')" in text
+
+
+def test_split_finished_keeps_fences_and_list_continuations_together():
+    text = "para\n\n```\ncode\n\nstill code\n```\n\n- item\n\n  continued\n\nnext"
+    cut = split_finished(text)
+    assert text[:cut].endswith("continued\n\n") and text[cut:] == "next"
+    assert split_finished("open ```\n\n```\nin fence\n\nx") == len("open ```\n\n")
+    assert split_finished("no blank line yet") == 0
+
+
+async def test_edit_tool_call_shows_coloured_diff_and_expands(provider, workdir, agent_dir):
+    target = workdir / "app.py"
+    target.write_text("".join(f"line {i}\n" for i in range(1, 40)), encoding="utf-8")
+    edits = [{"oldText": f"line {i}\n", "newText": f"changed {i}\n"} for i in (5, 6, 7, 8, 9, 10)]
+    provider.push(scripted_tool_call("edit", {"path": "app.py", "edits": edits}, id="call_edit"),
+                  scripted_text("Done."))
+    session = make_session(provider, workdir)
+    app = create_app(session, static=True)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.press(*"fix it", "enter")
+        await settle(pilot, session)
+        box = app.query_one("#tool-call_edit", ToolBox)
+        assert box.state == "success", box.output
+        assert box.diff and "+changed 5" in box.diff
+        text = screen_text(app)
+        assert "edit app.py" in text and "+changed 5" in text
+        assert "changed 10" not in text  # collapsed to a few lines
+        assert "ctrl+o to expand" in text
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert box.expanded
+        assert "+changed 10" in screen_text(app)
+        assert "changed 10" in target.read_text()
+
+
+async def test_bash_tool_error_box(provider, session):
+    provider.push(scripted_tool_call("bash", {"command": "echo boom; exit 3"}, id="call_bash"), scripted_text("ok"))
+    app = create_app(session, static=True)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.press(*"run", "enter")
+        await settle(pilot, session)
+        box = app.query_one("#tool-call_bash", ToolBox)
+        assert box.state == "error" and box.has_class("error")
+        text = screen_text(app)
+        assert "$ echo boom; exit 3" in text and "boom" in text
+
+
+async def test_thinking_blocks_toggle_with_ctrl_t(provider, session):
+    provider.push(ScriptedResponse([ScriptedThinking("Let me think about this carefully."), ScriptedText("Answer.")]))
+    app = create_app(session, static=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press(*"q", "enter")
+        await settle(pilot, session)
+        block = app.query_one(ThinkingBlock)
+        assert "think about this carefully" in screen_text(app)
+        await pilot.press("ctrl+t")
+        await pilot.pause()
+        assert block.collapsed
+        text = screen_text(app)
+        assert "think about this carefully" not in text and "Thinking (1 line" in text
+        await pilot.press("ctrl+t")
+        await pilot.pause()
+        assert not block.collapsed
+
+
+async def test_no_credentials_shows_welcome_and_inline_error(workdir, agent_dir, monkeypatch):
+    from pi_runtime.ai.env_keys import ENV_KEYS
+    from pi_runtime.sdk import create_agent_session
+    from pi_runtime.session import SessionManager
+    from pi_runtime.settings import SettingsManager
+
+    for names in ENV_KEYS.values():
+        for name in names:
+            monkeypatch.delenv(name, raising=False)
+    session = create_agent_session(cwd=str(workdir), agent_dir=str(agent_dir),
+                                   session_manager=SessionManager.in_memory(),
+                                   settings=SettingsManager.in_memory({"compaction": {"enabled": False}}))
+    app = create_app(session, static=True, agent_dir=str(agent_dir))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.pause()
+        assert app.query(WelcomePanel)
+        assert "ANTHROPIC_API_KEY" in screen_text(app) and "/login" in screen_text(app)
+        await pilot.press(*"hello", "enter")
+        await pilot.pause(0.2)
+        text = screen_text(app)
+        assert "No API key for provider" in text
+        assert "Traceback" not in text
+
+
+async def test_user_bash_command_runs_and_is_recorded(provider, session):
+    app = create_app(session, static=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press(*"!echo from-shell", "enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause(0.1)
+        assert "from-shell" in screen_text(app)
+        [message] = [m for m in session.messages if m.role == "bashExecution"]
+        assert message.command == "echo from-shell" and "from-shell" in message.output
+        assert not provider.requests  # `!` does not call the model
