@@ -32,7 +32,8 @@ def test_print_writes_the_final_answer_and_sends_the_prompt(loopback, env):
     [saved] = session_files(env)
     lines = [json.loads(line) for line in saved.read_text().splitlines()]
     assert lines[0]["type"] == "session"
-    assert [e["message"]["role"] for e in lines if e["type"] == "message"] == ["user", "assistant"]
+    roles = [e["message"]["role"] for e in lines if e["type"] == "message" and e["message"]["role"] != "system"]
+    assert roles == ["user", "assistant"]
 
 
 def test_several_messages_run_in_order_and_continue_resumes(loopback, env):
@@ -197,3 +198,30 @@ def test_list_models_and_export(loopback, env, tmp_path):
     assert exported.returncode == 0, exported.stderr
     html = out.read_text()
     assert "export me" in html and "Exported &lt;b&gt;answer&lt;/b&gt;." in html
+
+
+def test_session_selection_by_prefix_fork_and_chosen_id(loopback, env):
+    loopback.push(text_reply("first"))
+    assert run_pi(["-p", "start", "--model", MODEL], env).returncode == 0
+    [original] = session_files(env)
+    session_id = json.loads(original.read_text().splitlines()[0])["id"]
+
+    loopback.push(text_reply("resumed"))
+    resumed = run_pi(["-p", "again", "--session", session_id[:10]], env)
+    assert resumed.returncode == 0, resumed.stderr
+    assert user_texts(loopback.requests[-1]) == ["start", "again"]
+    assert session_files(env) == [original]
+
+    loopback.push(text_reply("forked"))
+    forked = run_pi(["-p", "in the fork", "--fork", session_id[:10]], env)
+    assert forked.returncode == 0, forked.stderr
+    assert user_texts(loopback.requests[-1]) == ["start", "again", "in the fork"]
+    [new] = [f for f in session_files(env) if f != original]
+    header = json.loads(new.read_text().splitlines()[0])
+    assert header["parentSession"] == str(original) and header["id"] != session_id
+
+    loopback.push(text_reply("chosen"))
+    chosen = run_pi(["-p", "hello", "--session-id", "my-chosen-id"], env)
+    assert chosen.returncode == 0, chosen.stderr
+    assert any(f.name.endswith("_my-chosen-id.jsonl") for f in session_files(env))
+    assert user_texts(loopback.requests[-1]) == ["hello"]

@@ -117,6 +117,19 @@ def test_state_model_thinking_queue_modes_and_discovery(rpc, env):
     assert c.close() == 0
 
 
+def test_scoped_models_start_and_cycle(env):
+    c = RpcClient(env, "--models", "loop-reasoner:high,loop/loop-model", "--no-session")
+    try:
+        state = c.ok({"type": "get_state"})
+        assert (state["model"]["id"], state["thinkingLevel"]) == ("loop-reasoner", "high")
+        cycled = c.ok({"type": "cycle_model"})
+        assert cycled["model"]["id"] == "loop-model" and cycled["isScoped"] is True
+        assert c.ok({"type": "cycle_model"})["model"]["id"] == "loop-reasoner"
+        assert c.close() == 0
+    finally:
+        c.kill()
+
+
 def test_prompt_steer_and_follow_up_during_a_tool_call(rpc, loopback):
     loopback.push(tool_reply("bash", {"command": "sleep 1; echo slept"}),
                   text_reply("Changed course."), text_reply("Follow-up done."))
@@ -140,7 +153,7 @@ def test_prompt_steer_and_follow_up_during_a_tool_call(rpc, loopback):
     second = loopback.requests[1].json()["messages"]
     assert [m["role"] for m in second[-3:]] == ["assistant", "tool", "user"]  # steer lands after the tool result
     assert "slept" in second[-2]["content"] if isinstance(second[-2]["content"], str) else json.dumps(second[-2])
-    roles = [m["role"] for m in c.ok({"type": "get_messages"})["messages"]]
+    roles = [m["role"] for m in c.ok({"type": "get_messages"})["messages"] if m["role"] != "system"]
     assert roles == ["user", "assistant", "toolResult", "user", "assistant", "user", "assistant"]
     assert c.ok({"type": "get_last_assistant_text"}) == {"text": "Follow-up done."}
     state = c.ok({"type": "get_state"})
@@ -148,7 +161,7 @@ def test_prompt_steer_and_follow_up_during_a_tool_call(rpc, loopback):
     path = state["sessionFile"]
     assert c.close() == 0
     records = assert_session_file_valid(path)
-    assert sum(1 for r in records if r["type"] == "message") == 7
+    assert sum(1 for r in records if r["type"] == "message" and r["message"]["role"] != "system") == 7
 
 
 def test_abort_and_auto_retry(rpc, loopback):
@@ -219,8 +232,8 @@ def test_session_commands_fork_clone_switch_tree(rpc, loopback, tmp_path):
     original = c.ok({"type": "get_state"})
 
     entries = c.ok({"type": "get_entries"})
-    kinds = [e["type"] for e in entries["entries"]]
-    assert kinds.count("message") == 4 and entries["leafId"] == entries["entries"][-1]["id"]
+    conversation = [e for e in entries["entries"] if e["type"] == "message" and e["message"]["role"] != "system"]
+    assert len(conversation) == 4 and entries["leafId"] == entries["entries"][-1]["id"]
     later = c.ok({"type": "get_entries", "since": entries["entries"][0]["id"]})
     assert later["entries"] == entries["entries"][1:]
     missing = c.request({"type": "get_entries", "since": "nope"})
@@ -246,7 +259,8 @@ def test_session_commands_fork_clone_switch_tree(rpc, loopback, tmp_path):
     assert c.ok({"type": "fork", "entryId": forks[1]["entryId"]}) == {"text": "second question", "cancelled": False}
     forked = c.ok({"type": "get_state"})
     assert forked["sessionFile"] != original["sessionFile"]
-    assert [m["role"] for m in c.ok({"type": "get_messages"})["messages"]] == ["user", "assistant"]
+    assert [m["role"] for m in c.ok({"type": "get_messages"})["messages"] if m["role"] != "system"] == [
+        "user", "assistant"]
     assert c.request({"type": "fork", "entryId": "nope"})["success"] is False
 
     assert c.ok({"type": "clone"}) == {"cancelled": False}
@@ -326,7 +340,8 @@ def test_signals_exit_with_128_plus_signal_and_keep_the_session(rpc, loopback, s
     c.proc.send_signal(sig)
     assert c.proc.wait(15) == code
     records = assert_session_file_valid(path)
-    assert [r["message"]["role"] for r in records if r["type"] == "message"][:2] == ["user", "assistant"]
+    roles = [r["message"]["role"] for r in records if r["type"] == "message" and r["message"]["role"] != "system"]
+    assert roles[:2] == ["user", "assistant"]
 
 
 def test_a_client_that_stops_reading_loses_no_events(loopback, env):
