@@ -79,9 +79,9 @@ def _interactive(args: CliArgs) -> int:
     try:
         from pi_tui.launch import run_interactive  # type: ignore[import-not-found]
     except ImportError as exc:
-        if getattr(exc, "name", "") and not str(getattr(exc, "name", "")).startswith("pi_tui"):
-            raise
-        return _fail("interactive mode is not available yet (use -p, --mode json or --mode rpc)")
+        if str(getattr(exc, "name", "") or "").startswith("pi_tui"):
+            return _fail("interactive mode is not available yet (use -p, --mode json or --mode rpc)")
+        return _fail(f"interactive mode cannot start: {exc}")
     return int(run_interactive(args) or 0)
 
 

@@ -154,9 +154,10 @@ def test_tools_prompts_thinking_and_session_dir_flags_reach_the_request(loopback
     loopback.push(text_reply("done"))
     result = run_pi(["-p", "go", "--model", "loop-reasoner:high", "--tools", "read,ls",
                      "--system-prompt", "prompt.md", "--append-system-prompt", "Always end with DONE.",
-                     "--session-dir", str(sessions), "-n", "flag run"], env)
+                     "--session-dir", str(sessions), "-n", "flag run", "--api-key", "runtime-key"], env)
     assert result.returncode == 0, result.stderr
     body = loopback.requests[0].json()
+    assert loopback.requests[0].headers["authorization"] == "Bearer runtime-key"  # --api-key wins
     assert body["model"] == "loop-reasoner"
     assert sorted(t["function"]["name"] for t in body["tools"]) == ["ls", "read"]
     system = body["messages"][0]
