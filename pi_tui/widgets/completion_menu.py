@@ -45,9 +45,9 @@ class CompletionMenu(OptionList, can_focus=False):
         width = max(len(i.label) for i in items)
         options = []
         for item in items:
-            text = Text(item.label.ljust(width + 2), style="bold")
+            text = Text(item.label.ljust(width + 2))
             if item.description:
-                text.append(item.description, style="italic")
+                text.append(item.description, style="dim italic")
             options.append(Option(text))
         self.add_options(options)
         self.highlighted = 0
