@@ -108,8 +108,17 @@ def create_agent_session(
     resource_loader: Any = None,
     model_registry: Any = None,
     scoped_models: list[tuple[Model, str | None]] | None = None,
+    extensions: Iterable[str] = (),
+    no_extensions: bool = False,
+    extension_runner: Any = None,
 ) -> AgentSession:
-    """Create an ``AgentSession`` (see the module docstring for an offline example)."""
+    """Create an ``AgentSession`` (see the module docstring for an offline example).
+
+    Extensions are discovered from the agent dir, the trusted project and settings, plus
+    ``extensions`` (paths or ``builtin:<name>``); ``no_extensions`` skips discovery. A
+    prepared ``extension_runner`` (``pi_runtime.extensions.ExtensionRunner``) is used instead.
+    When any extension loaded (or failed to), ``session.extension_runner`` is set.
+    """
     from .ai.models import ModelRegistry
     from .auth import AuthStorage
     from .paths import agent_dir as default_agent_dir
@@ -151,6 +160,15 @@ def create_agent_session(
     base_defaults = list(DEFAULT_TOOLS) + [t.name for t in custom_tools]
     if isinstance(defaults, list) and defaults:
         base_defaults = [t.name for t in select_tools(available, defaults, defaults=base_defaults)]
+    runner = extension_runner or _load_extensions(
+        cwd, agent_dir, settings, model_registry, resource_loader, list(extensions), no_extensions
+    )
+    if runner is not None:
+        # Extension tools can be chosen with --tools and are active unless they opt out.
+        for tool in runner.registered_tools():
+            available[tool.name] = tool
+            if getattr(tool, "default_active", True) and tool.name not in base_defaults:
+                base_defaults.append(tool.name)
     active = select_tools(available, tools, defaults=base_defaults, exclude=exclude_tools, no_tools=no_tools)
 
     chosen = model or _default_model(model_registry, settings)
@@ -167,7 +185,11 @@ def create_agent_session(
     def build_prompt(session: AgentSession) -> Any:
         resources = resource_loader.resources
         descriptions = {t.name: (t.description or t.name).split("\n")[0] for t in session.agent.state.tools}
-        return resources.system_prompt_sections(descriptions)
+        ext = getattr(session, "extension_runner", None)
+        if ext is None:
+            return resources.system_prompt_sections(descriptions)
+        descriptions.update(ext.prompt_snippets(list(descriptions)))
+        return resources.system_prompt_sections(descriptions, guidelines=ext.prompt_guidelines(list(descriptions)))
 
     session = AgentSession(
         agent=agent,
@@ -185,5 +207,23 @@ def create_agent_session(
         agent.state.model = model
     if thinking_level is not None or not session_manager.raw_entries():
         agent.state.thinking_level = session._clamp_thinking(level)
+    if runner is not None:
+        runner.bind(session, available)
     session._refresh_system_prompt()
     return session
+
+
+def _load_extensions(
+    cwd: str, agent_dir: str, settings: Any, registry: Any, loader: Any, paths: list[str], no_extensions: bool
+) -> Any:
+    """Discover and load extensions; None when there are none (no runner, no overhead)."""
+    from .extensions.runner import ExtensionRunner
+
+    trusted = getattr(loader, "project_trusted", None)
+    if trusted is None:
+        trusted = getattr(settings, "project_trusted", True)
+    runner = ExtensionRunner.discover(
+        cwd=cwd, agent_dir=agent_dir, paths=paths, no_extensions=no_extensions,
+        settings=settings, model_registry=registry, project_trusted=bool(trusted),
+    )
+    return runner if runner.extensions or runner.failures else None

@@ -65,6 +65,12 @@ class CompactionOpsMixin:
     ) -> Any:
         from ..compaction.compaction import NothingToCompact, run_compaction
 
+        if await self._extension_cancels(
+            "session_before_compact", reason=reason, custom_instructions=instructions, will_retry=will_retry
+        ):
+            if raise_errors:
+                raise CompactionError("Compaction cancelled by an extension")
+            return False
         await self._emit(CompactionStartEvent(reason))
         controller = self._compaction_controller = AbortController()
         self.is_compacting = True
@@ -103,6 +109,7 @@ class CompactionOpsMixin:
         # Usage reported before the compaction no longer describes the context.
         self._usage_stale = True
         await self._emit(CompactionEndEvent(reason, result=result, will_retry=will_retry))
+        await self._extension_notify("session_compact", reason=reason, result=result, will_retry=will_retry)
         return result if raise_errors else True
 
     async def _summary_auth(self: "AgentSession") -> tuple[str | None, dict[str, str]]:

@@ -138,6 +138,9 @@ class PromptingMixin:
         aborted = False
         try:
             self._refresh_system_prompt()
+            runner = getattr(self, "extension_runner", None)
+            if runner is not None and not continue_run:
+                prompts = await runner.before_agent_start(prompts)
             if self.auto_compaction_enabled and not continue_run:
                 await self._maybe_compact_threshold()
             if continue_run:

@@ -112,6 +112,12 @@ class AgentSession(
         await self._emit(event)
 
     def _persist_message(self, message: Any) -> None:
+        if getattr(message, "role", None) == "custom":  # extension messages: Pi's custom_message entry
+            entry_id = self.session_manager.append_custom_message(
+                message.custom_type, message.content, message.display, message.details
+            )
+            self._entry_ids[id(message)] = entry_id
+            return
         entry_id = self.session_manager.append_message(message)
         self._entry_ids[id(message)] = entry_id
 
@@ -291,6 +297,9 @@ class AgentSession(
 
     async def dispose(self) -> None:
         await self.abort()
+        runner = getattr(self, "extension_runner", None)
+        if runner is not None:
+            await runner.shutdown("quit")
         self._unsubscribe_agent()
         self._listeners.clear()
         close = getattr(self.session_manager, "close", None)

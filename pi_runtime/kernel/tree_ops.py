@@ -38,6 +38,16 @@ class TreeOpsMixin:
                 self.agent.state.model = model
         self.agent.state.thinking_level = self._clamp_thinking(ctx.thinking_level or self.thinking_level)
 
+    async def _extension_cancels(self: "AgentSession", event: str, **fields: Any) -> bool:
+        """Ask extensions whether a ``session_before_*`` operation may go ahead."""
+        runner = getattr(self, "extension_runner", None)
+        return runner is not None and await runner.emit_cancellable(event, **fields)
+
+    async def _extension_notify(self: "AgentSession", event: str, **fields: Any) -> None:
+        runner = getattr(self, "extension_runner", None)
+        if runner is not None:
+            await runner.emit_named(event, **fields)
+
     async def _session_changed(self: "AgentSession", reason: str) -> None:
         self.agent.clear_all_queues()
         self._steering_texts, self._follow_up_texts = [], []
@@ -66,6 +76,10 @@ class TreeOpsMixin:
         if getattr(entry, "type", None) == "message" and getattr(message, "role", None) == "user":
             editor_text = message_text(message)
             target = entry.parent_id
+        if await self._extension_cancels(
+            "session_before_tree", target_id=entry_id, old_leaf_id=old_leaf, user_wants_summary=bool(summarize)
+        ):
+            return {"cancelled": True, "editorText": None, "summaryEntryId": None}
         summary_id = None
         if summarize and old_leaf is not None and old_leaf != target:
             instructions = summarize if isinstance(summarize, str) else None
@@ -80,6 +94,8 @@ class TreeOpsMixin:
             else:
                 sm.branch(target)
         await self._session_changed("navigate")
+        await self._extension_notify("session_tree", new_leaf_id=sm.leaf_id, old_leaf_id=old_leaf,
+                                     summary_entry_id=summary_id)
         return {"cancelled": False, "editorText": editor_text, "summaryEntryId": summary_id}
 
     def get_fork_messages(self: "AgentSession") -> list[dict[str, str]]:
@@ -105,6 +121,8 @@ class TreeOpsMixin:
         if entry is None or getattr(message, "role", None) != "user":
             raise KeyError(f"Entry {entry_id} is not a user message")
         text = message_text(message)
+        if await self._extension_cancels("session_before_fork", entry_id=entry_id, position="before"):
+            return {"text": text, "cancelled": True}
         if entry.parent_id is None:
             parent = str(sm.session_file) if sm.session_file else None
             self.session_manager = SessionManager.create(self.cwd, sm.session_dir, parent_session=parent) \
@@ -121,12 +139,16 @@ class TreeOpsMixin:
         leaf = self.session_manager.leaf_id
         if leaf is None:
             raise ValueError("Nothing to clone: the session is empty")
+        if await self._extension_cancels("session_before_fork", entry_id=leaf, position="at"):
+            return {"cancelled": True}
         self.session_manager.create_branched_session(leaf)
         await self._session_changed("clone")
         return {"cancelled": False}
 
     async def new_session(self: "AgentSession", parent_session: str | None = None) -> dict[str, Any]:
         """Start a fresh session in the same folder (the old file stays as it is)."""
+        if await self._extension_cancels("session_before_switch", reason="new"):
+            return {"cancelled": True}
         if self.is_streaming:
             await self.abort()
         old = self.session_manager
@@ -144,6 +166,8 @@ class TreeOpsMixin:
 
     async def switch_session(self: "AgentSession", path: str) -> dict[str, Any]:
         """Open another session file and continue it."""
+        if await self._extension_cancels("session_before_switch", reason="resume", target_session_file=str(path)):
+            return {"cancelled": True}
         if self.is_streaming:
             await self.abort()
         new = SessionManager.open(path)

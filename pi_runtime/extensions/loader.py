@@ -1,0 +1,214 @@
+"""Finding and importing extensions.
+
+An extension is a Python module file (``name.py``) or a package folder (with
+``__init__.py``) that defines ``def extension(pi): ...``. Sources, in load order:
+
+1. ``<agent dir>/extensions/`` (global), one level deep;
+2. ``<cwd>/.pi/extensions/``, only when the project is trusted;
+3. the ``extensions`` lists of the settings files (global, then project when trusted);
+4. ``-e/--extension`` paths (always, even with ``--no-extensions``).
+
+``builtin:<name>`` names one of the bundled extensions (``builtin:permission-gate``).
+The same file is loaded once. Nothing here raises for a bad extension: a path that does
+not exist or a module that fails to import becomes a :class:`LoadFailure` with the path and
+a short traceback summary, and loading goes on with the next one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import os
+import re
+import sys
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Iterable
+
+BUILTIN_PREFIX = "builtin:"
+BUNDLED = {
+    "permission-gate": "pi_runtime.extensions.bundled.permission_gate",
+    "git-checkpoint": "pi_runtime.extensions.bundled.git_checkpoint",
+    "plan-mode": "pi_runtime.extensions.bundled.plan_mode",
+    "subagent": "pi_runtime.extensions.bundled.subagent",
+}
+"""Bundled extension name -> module."""
+
+
+@dataclass(frozen=True, slots=True)
+class ExtensionSource:
+    """Where one extension comes from."""
+
+    path: str
+    """Absolute path of the module/package, or ``builtin:<name>``."""
+    scope: str
+    """``global``, ``project``, ``settings``, ``cli``, ``builtin`` or ``sdk``."""
+
+
+@dataclass(frozen=True, slots=True)
+class LoadFailure:
+    """An extension that could not be loaded (start-up continues without it)."""
+
+    path: str
+    """The module, package or setting entry."""
+    error: str
+    """What went wrong: the exception and the extension's own frames."""
+
+
+def _entries(folder: Path) -> list[Path]:
+    """Extension candidates directly inside ``folder``: ``*.py`` files and package folders."""
+    try:
+        children = sorted(folder.iterdir())
+    except OSError:
+        return []
+    found = []
+    for child in children:
+        if child.name.startswith((".", "_")):
+            continue
+        if child.is_file() and child.suffix == ".py":
+            found.append(child)
+        elif child.is_dir() and (child / "__init__.py").is_file():
+            found.append(child)
+    return found
+
+
+def _settings_entries(settings: Any, project_trusted: bool) -> list[tuple[str, Path]]:
+    """``extensions`` entries from each settings file, with the folder relative paths start from."""
+    out: list[tuple[str, Path]] = []
+    if settings is None or not hasattr(settings, "raw"):
+        return out
+    scopes = ["global", "project"] if project_trusted else ["global"]
+    for scope in scopes:
+        value = settings.raw(scope).get("extensions")
+        file = settings.path(scope) if hasattr(settings, "path") else None
+        base = file.parent if file is not None else Path.cwd()
+        for entry in value if isinstance(value, list) else []:
+            if isinstance(entry, str) and entry.strip() and entry.strip()[0] not in "!-":
+                out.append((entry.strip().lstrip("+"), base))
+    return out
+
+
+def discover_extensions(
+    cwd: str | os.PathLike[str],
+    agent_dir: str | os.PathLike[str],
+    *,
+    settings: Any = None,
+    project_trusted: bool = True,
+    paths: Iterable[str] = (),
+    no_extensions: bool = False,
+) -> tuple[list[ExtensionSource], list[LoadFailure]]:
+    """List the extensions to load, in load order.
+
+    Args:
+        cwd: Working directory (its ``.pi/extensions`` is read when trusted).
+        agent_dir: Agent dir (its ``extensions/`` is read).
+        settings: A ``SettingsManager`` whose ``extensions`` lists are read.
+        project_trusted: Whether project-local extensions and settings may load.
+        paths: Explicit paths or ``builtin:`` names (``-e``), loaded even with ``no_extensions``.
+        no_extensions: Skip discovery and settings (``-ne``).
+
+    Returns:
+        The sources, and failures for entries that do not exist.
+    """
+    sources: list[ExtensionSource] = []
+    failures: list[LoadFailure] = []
+    seen: set[str] = set()
+
+    def add(path: str, scope: str) -> None:
+        if path not in seen:
+            seen.add(path)
+            sources.append(ExtensionSource(path, scope))
+
+    def add_path(raw: str, base: Path, scope: str) -> None:
+        if raw.startswith(BUILTIN_PREFIX):
+            name = raw[len(BUILTIN_PREFIX):]
+            if name in BUNDLED:
+                add(raw, "builtin")
+            else:
+                failures.append(LoadFailure(raw, f"Unknown built-in extension '{name}'. Known: {', '.join(BUNDLED)}"))
+            return
+        path = Path(raw).expanduser()
+        path = (path if path.is_absolute() else base / path).resolve()
+        if path.is_file() or (path / "__init__.py").is_file():
+            add(str(path), scope)
+        elif path.is_dir():
+            for child in _entries(path):
+                add(str(child.resolve()), scope)
+        else:
+            failures.append(LoadFailure(str(path), "Extension not found"))
+
+    if not no_extensions:
+        for child in _entries(Path(agent_dir) / "extensions"):
+            add(str(child.resolve()), "global")
+        if project_trusted:
+            for child in _entries(Path(cwd) / ".pi" / "extensions"):
+                add(str(child.resolve()), "project")
+        for raw, base in _settings_entries(settings, project_trusted):
+            add_path(raw, base, "settings")
+    for raw in paths:
+        add_path(str(raw), Path(cwd), "cli")
+    return sources, failures
+
+
+def _module_name(path: str) -> str:
+    stem = re.sub(r"\W", "_", Path(path).stem if not path.endswith("__init__.py") else Path(path).parent.name)
+    return f"pi_extension_{hashlib.sha1(path.encode()).hexdigest()[:10]}_{stem}"
+
+
+def import_extension(path: str) -> ModuleType:
+    """Import one extension module or package (a fresh module object each call).
+
+    Args:
+        path: A ``.py`` file, a package folder, or ``builtin:<name>``.
+
+    Returns:
+        The module.
+
+    Raises:
+        Exception: Whatever importing raised (see :func:`summarize_error`).
+    """
+    if path.startswith(BUILTIN_PREFIX):
+        return importlib.import_module(BUNDLED[path[len(BUILTIN_PREFIX):]])
+    target = Path(path)
+    name = _module_name(path)
+    if target.is_dir():
+        spec = importlib.util.spec_from_file_location(
+            name, target / "__init__.py", submodule_search_locations=[str(target)]
+        )
+    else:
+        spec = importlib.util.spec_from_file_location(name, target)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {path}: not a Python module")
+    module = importlib.util.module_from_spec(spec)
+    # Registered before running so a package's relative imports find their parent.
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    return module
+
+
+def summarize_error(exc: BaseException, path: str | None = None, limit: int = 3) -> str:
+    """``Type: message`` plus the last frames that belong to the extension.
+
+    Args:
+        exc: The exception.
+        path: The extension's file or folder; its frames are preferred over pi's own.
+        limit: How many frames to keep.
+
+    Returns:
+        A few lines, suitable for stderr and for ``extension_error.error``.
+    """
+    head = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+    frames = traceback.extract_tb(exc.__traceback__)
+    if path and not path.startswith(BUILTIN_PREFIX):
+        root = str(Path(path).parent if Path(path).is_file() else path)
+        own = [f for f in frames if f.filename.startswith(root)]
+        frames = own or frames  # type: ignore[assignment]
+    lines = [f'  File "{f.filename}", line {f.lineno}, in {f.name}' for f in list(frames)[-limit:]]
+    return "\n".join([head, *lines])
