@@ -10,7 +10,7 @@ import threading
 import time
 from typing import Any, Callable
 
-from conftest import PI
+from e2e_support import PI
 
 
 class RpcClient:

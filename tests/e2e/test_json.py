@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import MODEL, run_pi, text_reply, tool_reply
+from e2e_support import MODEL, run_pi, text_reply, tool_reply
 
 
 def collapse(types: list[str]) -> list[str]:

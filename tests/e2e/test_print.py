@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from conftest import MODEL, assert_one_line_error, error_reply, run_pi, session_files, text_reply
+from e2e_support import MODEL, assert_one_line_error, error_reply, run_pi, session_files, text_reply
 
 
 def user_texts(request) -> list[str]:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import MODEL, error_reply, stalled_reply, text_reply, tool_reply
+from e2e_support import MODEL, error_reply, stalled_reply, text_reply, tool_reply
 from rpc_client import RpcClient
 
 
@@ -347,7 +347,7 @@ def test_signals_exit_with_128_plus_signal_and_keep_the_session(rpc, loopback, s
 def test_a_client_that_stops_reading_loses_no_events(loopback, env):
     import subprocess
 
-    from conftest import PI
+    from e2e_support import PI
 
     text = "".join(f"word{i} " for i in range(3000))  # ~3,000 updates, far more than a pipe buffer holds
     loopback.push(text_reply(text, size=8))
