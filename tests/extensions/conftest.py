@@ -52,7 +52,7 @@ def make_session(agent_dir, workdir, tmp_path):
         provider = provider or ScriptedProvider(f"ext-{next(_names)}")
         base = {"retry": {"enabled": False}, "compaction": {"enabled": False}}
         base.update(settings or {})
-        manager = (
+        manager = kwargs.pop("session_manager", None) or (
             SessionManager.create(str(workdir), tmp_path / "sessions") if persist
             else SessionManager.in_memory(str(workdir))
         )
