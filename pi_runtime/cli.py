@@ -12,6 +12,10 @@ def main(argv: list[str] | None = None) -> int:
 
         print(__version__)
         return 0
+    import os
+
+    # pydantic looks for plugins through importlib.metadata on first use (~30 ms); pi has none.
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     from .cli_main import run
 
     return run(args)

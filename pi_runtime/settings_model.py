@@ -38,7 +38,7 @@ class SettingsModel(BaseModel):
         populate_by_name=True,
         extra="allow",
         strict=True,
-        use_attribute_docstrings=True,
+        defer_build=True,
     )
 
 
@@ -313,3 +313,34 @@ class Settings(SettingsModel):
     websockets: bool | None = None
     """Legacy switch migrated to ``transport``."""
 
+
+
+def field_docs(model: type[BaseModel]) -> dict[str, str]:
+    """The attribute docstring of each field of ``model`` (read from source, on demand).
+
+    Kept out of the model config: extracting them at import cost ~80 ms of start-up, and
+    only the settings screen and the docs need them.
+    """
+    import ast
+    import inspect
+    import textwrap
+
+    docs: dict[str, str] = {}
+    for cls in reversed(model.__mro__):
+        if not (isinstance(cls, type) and issubclass(cls, BaseModel)) or cls is BaseModel:
+            continue
+        try:
+            tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
+        except (OSError, TypeError, SyntaxError):
+            continue
+        body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.ClassDef) else []
+        for node, nxt in zip(body, body[1:]):
+            if (
+                isinstance(node, ast.AnnAssign)
+                and isinstance(node.target, ast.Name)
+                and isinstance(nxt, ast.Expr)
+                and isinstance(nxt.value, ast.Constant)
+                and isinstance(nxt.value.value, str)
+            ):
+                docs[node.target.id] = inspect.cleandoc(nxt.value.value)
+    return docs

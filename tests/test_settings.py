@@ -35,8 +35,12 @@ def test_defaults_are_pis() -> None:
 
 
 def test_every_field_has_a_docstring() -> None:
-    missing = [name for name, info in Settings.model_fields.items() if not info.description]
+    from pi_runtime.settings_model import field_docs
+
+    docs = field_docs(Settings)
+    missing = [name for name in Settings.model_fields if not docs.get(name)]
     assert missing == []
+    assert "thinking" in docs["default_thinking_level"].lower()
 
 
 def test_project_wins_and_nested_objects_merge(dirs) -> None:
