@@ -182,7 +182,9 @@ class KernelHooksMixin:
 
     # ------------------------------------------------------------------ kernel call points
 
-    async def handle_input(self: "ExtensionRunner", text: str, images: list[Any] | None = None) -> str | None:
+    async def handle_input(
+        self: "ExtensionRunner", text: str, images: list[Any] | None = None, streaming_behavior: str | None = None
+    ) -> str | None:
         """Extension commands first, then ``input`` handlers.
 
         Returns:
@@ -199,9 +201,7 @@ class KernelHooksMixin:
                 return None
         if not self.has_handlers("input"):
             return text
-        session = self._session
-        event = Event("input", text=text, images=images, source=source,
-                      streaming_behavior=None if session is None or not session.is_streaming else "steer")
+        event = Event("input", text=text, images=images, source=source, streaming_behavior=streaming_behavior)
         for ext, handler in self.handlers("input"):
             try:
                 result = await self.call(ext, handler, event)

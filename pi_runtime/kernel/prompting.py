@@ -76,7 +76,7 @@ class PromptingMixin:
         Raises:
             PromptError: busy without a streaming behaviour, compacting, no model or key.
         """
-        handled = await self._handle_input_hooks(text)
+        handled = await self._handle_input_hooks(text, images, streaming_behavior if self.is_streaming else None)
         if handled is None:
             return "handled"
         text = handled
@@ -113,12 +113,14 @@ class PromptingMixin:
         await self._emit(QueueUpdateEvent(list(self._steering_texts), list(self._follow_up_texts)))
         return "queued"
 
-    async def _handle_input_hooks(self: "AgentSession", text: str) -> str | None:
+    async def _handle_input_hooks(
+        self: "AgentSession", text: str, images: list[Any] | None = None, streaming_behavior: str | None = None
+    ) -> str | None:
         """Extensions may transform or consume input; None means it was handled."""
         runner = getattr(self, "extension_runner", None)
         if runner is None:
             return text
-        return await runner.handle_input(text)
+        return await runner.handle_input(text, images, streaming_behavior)
 
     # ------------------------------------------------------------------ the driver
 

@@ -303,3 +303,18 @@ async def test_unsubscribe_and_unknown_event(make_session, write_ext):
     mod = module_of(path)
     assert mod.count == [1]
     assert "unknown extension event 'no_such_event'" in mod.problems[0]
+
+
+async def test_input_sees_streaming_behavior(make_session, write_ext):
+    path = write_ext("behav", """
+        seen = []
+        def extension(pi):
+            pi.on("input", lambda e, ctx: seen.append((e.text, e.streaming_behavior, e.source)))
+    """)
+    session = make_session(extensions=[path])
+    session.provider.push(scripted_text("long " * 30, delay=0.005), scripted_text("second"))
+    await session.prompt("first", wait=False)
+    await session.prompt("later", streaming_behavior="followUp")
+    await session.wait_for_idle()
+    assert module_of(path).seen == [("first", None, "interactive"), ("later", "followUp", "interactive")]
+    assert session.get_last_assistant_text() == "second"
