@@ -208,7 +208,8 @@ def summarize_error(exc: BaseException, path: str | None = None, limit: int = 3)
     frames = traceback.extract_tb(exc.__traceback__)
     if path and not path.startswith(BUILTIN_PREFIX):
         root = str(Path(path).parent if Path(path).is_file() else path)
-        own = [f for f in frames if f.filename.startswith(root)]
-        frames = own or frames  # type: ignore[assignment]
+        # Only the extension's own frames help its author; pi's and importlib's are noise
+        # (a SyntaxError already names the line in its message).
+        frames = [f for f in frames if f.filename.startswith(root)]  # type: ignore[assignment]
     lines = [f'  File "{f.filename}", line {f.lineno}, in {f.name}' for f in list(frames)[-limit:]]
     return "\n".join([head, *lines])
