@@ -214,7 +214,14 @@ class PiApp(InputMixin, App[int], inherit_bindings=False):
         return True
 
     def _push_colors(self) -> None:
+        from .markdown_render import PiMarkdown, markdown_theme
+
         v = self.theme_variables
+        if getattr(self, "_md_theme_pushed", False):
+            self.console.pop_theme()
+        self.console.push_theme(markdown_theme(v))
+        self._md_theme_pushed = True
+        PiMarkdown.code_theme = "monokai" if self.current_theme.dark else "friendly"
         colors = {k: v.get(f"pi-{k}", "") for k in ("muted", "dim", "accent", "success", "warning", "error")}
         self.footer_bar.palette = colors
         self.header_bar.palette = colors
@@ -307,6 +314,8 @@ class PiApp(InputMixin, App[int], inherit_bindings=False):
 
     def action_scroll_transcript(self, where: str) -> None:
         t = self.transcript
+        if where in ("page_up", "home"):
+            t.release_anchor()  # the user moved away from the bottom: stop following output
         {"page_up": t.scroll_page_up, "page_down": t.scroll_page_down,
          "home": t.scroll_home, "end": t.scroll_end}[where](animate=False)
         if where == "end":

@@ -1,9 +1,9 @@
 """Markdown that grows while the model writes it, cheaply.
 
 Deltas are only buffered on arrival; once per frame the buffer is split into finished
-blocks and the open one. Finished blocks are rendered once, into a new ``Markdown`` widget
-that never changes again; only the open block (usually one paragraph or one code fence) is
-re-parsed per frame. A block is finished when a blank line outside a code fence is followed
+blocks and the open one. Finished blocks are rendered once, into a new ``Static`` (Rich
+Markdown, see ``markdown_render``) that never changes again; only the open block (usually
+one paragraph or one code fence) is re-parsed per frame. A block is finished when a blank line outside a code fence is followed
 by a line that starts in column 0, so indented list continuations stay with their list.
 """
 
@@ -13,9 +13,12 @@ import re
 
 from textual.containers import Vertical
 from textual.timer import Timer
-from textual.widgets import Markdown
+from textual.widgets import Static
 
-FRAME_SECONDS = 1 / 30
+from ..markdown_render import PiMarkdown
+
+FRAME_SECONDS = 1 / 15
+"""Flush rate while streaming: each flush costs a layout and a repaint of the view."""
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
 
@@ -47,7 +50,8 @@ class StreamingMarkdown(Vertical):
 
     DEFAULT_CSS = """
     StreamingMarkdown { height: auto; }
-    StreamingMarkdown > Markdown { margin: 0; padding: 0; }
+    StreamingMarkdown > Static { margin: 0; padding: 0; }
+    StreamingMarkdown > .done-block { margin: 0 0 1 0; }
     """
 
     def __init__(self, text: str = "", *, live: bool = True, **kwargs) -> None:
@@ -56,20 +60,22 @@ class StreamingMarkdown(Vertical):
         self._open = ""
         self._pending: list[str] = []
         self._timer: Timer | None = None
-        self._live_widget: Markdown | None = None
+        self._live_widget: Static | None = None
         self.message = None
         """The kernel message this text belongs to (for the transcript window)."""
         self.live = live
         """Still receiving text (False once ``finish`` ran or for replayed history)."""
         self.text = text
         """Everything written so far."""
+        self.open_text = ""
+        """Text of the block still being written (what the live widget shows)."""
 
     def compose(self):
         if self.live:
-            self._live_widget = Markdown("", classes="open-block")
+            self._live_widget = Static("", classes="open-block")
             yield self._live_widget
         else:
-            yield Markdown(self._initial)
+            yield Static(PiMarkdown(self._initial))
 
     def on_mount(self) -> None:
         if self.live:
@@ -102,8 +108,9 @@ class StreamingMarkdown(Vertical):
         cut = 0 if final else split_finished(self._open)
         if cut:
             done, self._open = self._open[:cut], self._open[cut:]
-            await self.mount(Markdown(done.rstrip("\n"), classes="done-block"), before=live)
-        await live.update(self._open)
+            await self.mount(Static(PiMarkdown(done.rstrip("\n")), classes="done-block"), before=live)
+        self.open_text = self._open
+        live.update(PiMarkdown(self._open) if self._open.strip() else "")
 
     async def finish(self) -> None:
         """Render what is buffered and stop the frame timer; the text stays on screen."""

@@ -1,0 +1,227 @@
+"""Benchmark: a long markdown answer streamed into the app, against Textual's MarkdownStream.
+
+A real HTTP server on 127.0.0.1 (``LoopbackServer``, its own thread) streams a ~20,000-word
+answer (paragraphs, code fences, lists, headings) as OpenAI-style SSE chunks, with a small
+delay between chunks, so the server keeps its own pace whatever the client does. Figures,
+for pi's app and for a plain Textual app that writes every delta to ``Markdown.get_stream()``:
+
+- send time: how long the server takes to send it (a bare client with no UI reads it);
+- on-screen time: request start to the moment the last word is in the rendered widgets
+  (headless Textual, 120x40; the compositor still renders every frame);
+- ratio on-screen / send (goal <= 1.10);
+- key echo: a key posted to the editor mid-stream until it is in the editor's text (p50/max);
+- process CPU seconds.
+
+Run: ``.venv/bin/python bench/tui_stream.py [--words 20000] [--chunk 10] [--delay 0.0005]``.
+Prints figures only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+os.environ.setdefault("PI_CODING_AGENT_DIR", tempfile.mkdtemp(prefix="pi-bench-"))
+
+from textual import events  # noqa: E402
+from textual.app import App, ComposeResult  # noqa: E402
+from textual.containers import VerticalScroll  # noqa: E402
+from textual.widgets import Markdown  # noqa: E402
+
+from pi_runtime.ai.options import StreamOptions  # noqa: E402
+from pi_runtime.ai.stream import stream  # noqa: E402
+from pi_runtime.ai.types import Context, Model, UserMessage  # noqa: E402
+from pi_runtime.testing.loopback import LoopbackServer, Reply  # noqa: E402
+from pi_runtime.sdk import create_agent_session  # noqa: E402
+from pi_runtime.session import SessionManager  # noqa: E402
+from pi_runtime.settings import SettingsManager  # noqa: E402
+
+LAST_WORD = "zyxwvutsend"
+
+
+def long_answer(words: int) -> str:
+    vocab = "the agent reads files edits code runs tests and reports what changed in each step".split()
+    parts: list[str] = []
+    count = 0
+    section = 0
+    while count < words:
+        section += 1
+        parts.append(f"## Section {section}\n")
+        para = " ".join(vocab[(section + i) % len(vocab)] for i in range(60))
+        parts.append(para + "\n")
+        parts.append("- first point about the code\n- second point with `inline code`\n- third point\n")
+        parts.append(f"```python\ndef step_{section}(x):\n    return x + {section}\n```\n")
+        parts.append(" ".join(vocab[(section * 3 + i) % len(vocab)] for i in range(40)) + "\n")
+        count += 60 + 14 + 8 + 40 + 2
+    parts.append(f"Final words {LAST_WORD}\n")
+    return "\n".join(parts)
+
+
+def sse_reply(answer: str, chunk: int, delay: float) -> Reply:
+    events: list[object] = []
+    for i in range(0, len(answer), chunk):
+        events.append({"id": "b", "object": "chat.completion.chunk", "model": "bench",
+                       "choices": [{"index": 0, "delta": {"content": answer[i:i + chunk]}, "finish_reason": None}]})
+    events.append({"id": "b", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+    events.append("[DONE]")
+    return Reply.sse(events, delay=delay)
+
+
+def bench_model(url: str) -> Model:
+    return Model(id="bench", api="openai-completions", provider="bench-local", base_url=url + "/v1")
+
+
+def make_session(url: str):
+    session = create_agent_session(cwd=os.getcwd(), model=bench_model(url), session_manager=SessionManager.in_memory(),
+                                   settings=SettingsManager.in_memory({"compaction": {"enabled": False}}), no_tools=True)
+    session.model_registry.set_runtime_api_key("bench-local", "local")
+    return session
+
+
+async def bare_send_time(server: LoopbackServer, reply: Reply) -> tuple[float, int]:
+    """The server's own pace: a client that only reads."""
+    server.push(reply)
+    t0 = time.perf_counter()
+    s = stream(bench_model(server.url), Context(messages=[UserMessage(content="go")]),
+               StreamOptions(api_key="local"))
+    count = 0
+    async for event in s:
+        count += event.type == "text_delta"
+    await s.result()
+    return time.perf_counter() - t0, count
+
+
+class Timeline:
+    def __init__(self, session) -> None:
+        self.first = self.last = 0.0
+        self.chunks = 0
+        session.subscribe(self.on_event)
+
+    def on_event(self, event) -> None:
+        if event.type == "message_update" and event.assistant_message_event.type == "text_delta":
+            now = time.perf_counter()
+            if not self.first:
+                self.first = now
+            self.last = now
+            self.chunks += 1
+
+
+async def measure_echo(app, editor, samples: list[float]) -> None:
+    start = time.perf_counter()
+    before = editor.text
+    editor.post_message(events.Key("x", "x"))
+    while editor.text == before:
+        await asyncio.sleep(0.001)
+    samples.append(time.perf_counter() - start)
+
+
+async def run_pi(server: LoopbackServer, reply: Reply) -> dict:
+    from pi_tui.launch import create_app
+    from pi_tui.widgets.streaming_markdown import StreamingMarkdown
+
+    session = make_session(server.url)
+    server.push(reply)
+    timeline = Timeline(session)
+    app = create_app(session, static=True)
+    echo: list[float] = []
+    async with app.run_test(size=(120, 40)):
+        gc.freeze()
+        await asyncio.sleep(0.2)
+        t0 = time.perf_counter()
+        await session.prompt("go", wait=False)
+        seen = 0.0
+        next_echo = time.perf_counter() + 0.5
+        while True:
+            await asyncio.sleep(0.005)
+            if time.perf_counter() > next_echo and session.is_streaming:
+                await measure_echo(app, app.editor, echo)
+                next_echo = time.perf_counter() + 0.5
+            blocks = list(app.query(StreamingMarkdown))
+            if blocks and LAST_WORD in blocks[-1].open_text:
+                await asyncio.sleep(0)  # the frame with it is the next refresh
+                seen = time.perf_counter()
+                break
+        await session.wait_for_idle()
+        gc.unfreeze()
+    return {"screen": seen - t0, "chunks": timeline.chunks, "echo": echo}
+
+
+class Baseline(App):
+    def __init__(self, session) -> None:
+        super().__init__()
+        self.session = session
+        self.stream = None
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll() as scroll:
+            self.md = Markdown()
+            yield self.md
+        scroll.anchor()
+
+    async def on_mount(self) -> None:
+        self.stream = Markdown.get_stream(self.md)
+        self.session.subscribe(self.forward)
+
+    async def forward(self, event) -> None:
+        if event.type == "message_update" and event.assistant_message_event.type == "text_delta":
+            await self.stream.write(event.assistant_message_event.delta)
+
+
+async def run_baseline(server: LoopbackServer, reply: Reply) -> dict:
+    session = make_session(server.url)
+    server.push(reply)
+    timeline = Timeline(session)
+    app = Baseline(session)
+    async with app.run_test(size=(120, 40)):
+        gc.freeze()
+        await asyncio.sleep(0.2)
+        t0 = time.perf_counter()
+        await session.prompt("go", wait=False)
+        while LAST_WORD not in app.md.source:
+            await asyncio.sleep(0.005)
+        seen = time.perf_counter()
+        await session.wait_for_idle()
+        gc.unfreeze()
+    return {"screen": seen - t0, "chunks": timeline.chunks, "echo": []}
+
+
+def report(name: str, r: dict, send: float, cpu: float) -> None:
+    ratio = r["screen"] / send if send else float("nan")
+    line = (f"{name:<22} deltas {r['chunks']:>6}  on-screen {r['screen']:6.2f}s  ratio {ratio:5.2f}x  cpu {cpu:6.2f}s")
+    if r["echo"]:
+        ms = [e * 1000 for e in r["echo"]]
+        line += f"  key echo p50 {statistics.median(ms):.1f}ms max {max(ms):.1f}ms (n={len(ms)})"
+    print(line)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--words", type=int, default=20_000)
+    parser.add_argument("--chunk", type=int, default=16)
+    parser.add_argument("--delay", type=float, default=0.0004)
+    parser.add_argument("--only", choices=("pi", "baseline"))
+    args = parser.parse_args()
+    answer = long_answer(args.words)
+    reply = sse_reply(answer, args.chunk, args.delay)
+    print(f"answer: {len(answer.split()):,} words, {len(answer):,} chars, {len(answer) // args.chunk:,} chunks")
+    with LoopbackServer() as server:
+        send, count = asyncio.run(bare_send_time(server, reply))
+        print(f"server send time (bare client): {send:.2f}s, {count} deltas, {count / send:.0f} chunks/s")
+        for name, runner in (("pi app", run_pi), ("textual MarkdownStream", run_baseline)):
+            if args.only and not name.startswith(args.only[:4]):
+                continue
+            cpu0 = time.process_time()
+            result = asyncio.run(runner(server, reply))
+            report(name, result, send, time.process_time() - cpu0)
+
+
+if __name__ == "__main__":
+    main()
