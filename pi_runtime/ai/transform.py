@@ -56,24 +56,30 @@ def prepare_messages(messages: list, model: Model) -> list:
                 continue
             same = _same_model(message, model)
             content = []
+            changed = False
             for block in message.content:
                 if isinstance(block, ThinkingContent):
                     if same:
                         content.append(block)
-                    elif block.thinking.strip() and not block.redacted:
+                        continue
+                    changed = True
+                    if block.thinking.strip() and not block.redacted:
                         content.append(TextContent(text=block.thinking))
                 elif isinstance(block, ToolCall):
                     pending[block.id] = block
                     if not same and block.thought_signature:
                         block = block.model_copy(update={"thought_signature": None})
+                        changed = True
                     content.append(block)
                 elif isinstance(block, TextContent) and not same and block.text_signature:
                     content.append(block.model_copy(update={"text_signature": None}))
+                    changed = True
                 else:
                     content.append(block)
             if not content:
                 continue
-            out.append(message if content == message.content else message.model_copy(update={"content": content}))
+            # Comparing pydantic blocks field by field is slow on long histories: track changes.
+            out.append(message.model_copy(update={"content": content}) if changed else message)
         elif role == "toolResult":
             if message.tool_call_id in dropped_calls:
                 continue
