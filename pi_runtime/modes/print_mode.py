@@ -33,6 +33,16 @@ async def run_print(session: Any, prompts: list[PromptInput]) -> int:
     if not prompts:
         print("pi: no prompt given (pass a message, @file or pipe text on stdin)", file=sys.stderr)
         return 1
+
+    def report_extension_errors(event: Any) -> None:
+        # Print mode's one channel for extension failures is stderr.
+        if event.type == "extension_error":
+            print(f"pi: extension {event.extension_path} failed in {event.event}: {event.error}", file=sys.stderr)
+
+    session.subscribe(report_extension_errors)
+    runner = getattr(session, "extension_runner", None)
+    if runner is not None:
+        await runner.start()
     for prompt in prompts:
         await session.prompt(prompt.text, prompt.images or None)
         last = _last_assistant(session)

@@ -293,7 +293,8 @@ async def _set_name(s: Any, cmd: dict[str, Any]) -> Any:
 @command("get_commands")
 async def _commands(s: Any, cmd: dict[str, Any]) -> Any:
     resources = getattr(s.resources, "resources", s.resources)
-    out: list[dict[str, Any]] = []
+    runner = getattr(s, "extension_runner", None)
+    out: list[dict[str, Any]] = list(runner.get_commands()) if runner is not None else []
     scope = {"user": "user", "project": "project", "path": "temporary"}
     source = {"user": "auto", "project": "auto", "path": "cli"}
     for template in getattr(resources, "prompt_templates", []) or []:

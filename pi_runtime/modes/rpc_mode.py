@@ -70,7 +70,7 @@ def response(command: str, cmd_id: Any, *, data: Any = NO_DATA, error: str | Non
     return out
 
 
-async def handle_line(session: Any, writer: JsonlWriter, line: bytes) -> None:
+async def handle_line(session: Any, writer: JsonlWriter, line: bytes, ui: Any = None) -> None:
     """Parse one record, run its command, write the response."""
     try:
         cmd = json.loads(line.decode("utf-8"))
@@ -81,6 +81,11 @@ async def handle_line(session: Any, writer: JsonlWriter, line: bytes) -> None:
         await writer.send(response("parse", None, error="Failed to parse command: expected an object with a 'type'"))
         return
     name, cmd_id = cmd["type"], cmd.get("id")
+    if name == "extension_ui_response":
+        # Answers a dialog an extension opened; it gets no response record of its own.
+        if ui is not None:
+            ui.resolve(cmd)
+        return
     handler = COMMANDS.get(name)
     if handler is None:
         await writer.send(response(name, cmd_id, error=f"Unknown command: {name}"))
@@ -106,6 +111,13 @@ async def run_rpc(session: Any, writer: JsonlWriter, shutdown: Shutdown, stdin_f
     loop = asyncio.get_running_loop()
     lines = start_stdin_reader(loop, stdin_fd)
     unsubscribe = session.subscribe(event_listener(writer))
+    from .rpc_ui import RpcExtensionUI
+
+    ui = RpcExtensionUI(writer)
+    runner = getattr(session, "extension_runner", None)
+    if runner is not None:
+        runner.set_ui(ui, "rpc")
+        await runner.start()
     tasks: set[asyncio.Task[None]] = set()
     stop = asyncio.ensure_future(shutdown.event.wait())
     try:
@@ -121,11 +133,12 @@ async def run_rpc(session: Any, writer: JsonlWriter, shutdown: Shutdown, stdin_f
                 break
             if not line.strip():
                 continue
-            task = asyncio.ensure_future(handle_line(session, writer, line))
+            task = asyncio.ensure_future(handle_line(session, writer, line, ui))
             tasks.add(task)
             task.add_done_callback(tasks.discard)
     finally:
         stop.cancel()
+        ui.cancel_all()
         await _wind_down(session, tasks)
         unsubscribe()
         await writer.flush()
