@@ -31,6 +31,36 @@ class Aborted(Exception):
     """The request was cancelled through its abort signal."""
 
 
+class StreamFormatError(Exception):
+    """The server sent something that is not the protocol's stream format."""
+
+
+def missing_key_message(provider: str) -> str:
+    """The error shown when no credential is configured for ``provider``."""
+    from ..env_keys import env_var_names
+
+    names = env_var_names(provider)
+    hint = f"set {' or '.join(names)}" if names else "configure a key in auth.json or models.json"
+    return f"No API key for provider '{provider}': {hint}."
+
+
+def failure_events(builder: Any, exc: BaseException, api_key: str | None = None) -> list[Any]:
+    """The terminal events for a failed request; partial content stays on the message.
+
+    Every provider ends a failed stream through here, so the wording is the same
+    whichever protocol failed, and a server's retry hint survives into the message (the
+    only part of a failure that is persisted, and what the retry logic reads).
+    """
+    if isinstance(exc, Aborted):
+        return builder.fail("Request was aborted", aborted=True)
+    if isinstance(exc, (ProviderError, StreamFormatError)):
+        message = redact(str(exc), api_key) or type(exc).__name__
+        if isinstance(exc, ProviderError) and exc.retry_after is not None:
+            message += f" (retry after {exc.retry_after:g}s)"
+        return builder.fail(message)
+    return builder.fail(redact(f"{type(exc).__name__}: {exc}", api_key))
+
+
 def redact(text: str, secret: str | None) -> str:
     if secret and len(secret) >= 4:
         return text.replace(secret, "[redacted]")
@@ -98,6 +128,33 @@ async def post_sse(
     queue: asyncio.Queue[Any] = asyncio.Queue()
     payload = json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
 
+    def status_error(status: int, headers: Any, raw: bytes) -> ProviderError:
+        detail = redact(_error_detail(raw), options.api_key)
+        return ProviderError(f"{status} {detail}".strip(), status=status, retry_after=_retry_after(headers))
+
+    async def relay(chunks: AsyncIterator[bytes]) -> None:
+        """Decode the body and hand events over, one batch per network chunk."""
+        decoder = SSEDecoder()
+        async for chunk in chunks:
+            events = decoder.feed(chunk)
+            if events:
+                queue.put_nowait(events)
+        tail = decoder.flush()
+        if tail:
+            queue.put_nowait(tail)
+        queue.put_nowait(_DONE)
+
+    def connection_error(kind: str, detail: str) -> ProviderError:
+        prefix = {
+            "timeout": "Request timed out: ",
+            "cut": "Connection closed by the server mid-response: ",
+            "connect": "Connection error: ",
+        }.get(kind, "")
+        return ProviderError(redact(prefix + detail, options.api_key))
+
+    def describe(exc: BaseException) -> str:
+        return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
     async def produce() -> None:
         import httpx
 
@@ -106,41 +163,21 @@ async def post_sse(
         client = options.client or shared_client()
         timeout = httpx.Timeout(options.timeout, connect=options.connect_timeout)
         try:
-            async with client.stream(
-                "POST", url, headers=headers, content=payload, timeout=timeout
-            ) as response:
+            async with client.stream("POST", url, headers=headers, content=payload, timeout=timeout) as response:
                 if response.status_code >= 400:
-                    raw = await response.aread()
-                    detail = redact(_error_detail(raw), options.api_key)
-                    queue.put_nowait(
-                        ProviderError(
-                            f"{response.status_code} {detail}".strip(),
-                            status=response.status_code,
-                            retry_after=_retry_after(response.headers),
-                        )
-                    )
+                    queue.put_nowait(status_error(response.status_code, response.headers, await response.aread()))
                     return
-                decoder = SSEDecoder()
-                async for chunk in response.aiter_raw():
-                    events = decoder.feed(chunk)
-                    if events:
-                        queue.put_nowait(events)
-                tail = decoder.flush()
-                if tail:
-                    queue.put_nowait(tail)
-                queue.put_nowait(_DONE)
+                await relay(response.aiter_raw())
         except asyncio.CancelledError:
             raise
         except httpx.TimeoutException as exc:
-            queue.put_nowait(ProviderError(f"Request timed out ({type(exc).__name__})"))
+            queue.put_nowait(connection_error("timeout", describe(exc)))
         except httpx.RemoteProtocolError as exc:
-            queue.put_nowait(ProviderError(f"Connection closed by the server mid-response: {exc}"))
+            queue.put_nowait(connection_error("cut", str(exc)))
         except httpx.HTTPError as exc:
-            queue.put_nowait(
-                ProviderError(redact(f"Connection error: {type(exc).__name__}: {exc}", options.api_key))
-            )
+            queue.put_nowait(connection_error("connect", describe(exc)))
         except Exception as exc:  # noqa: BLE001
-            queue.put_nowait(ProviderError(redact(f"{type(exc).__name__}: {exc}", options.api_key)))
+            queue.put_nowait(connection_error("other", describe(exc)))
 
     async def produce_fast() -> None:
         from . import _fasthttp as fh
@@ -151,35 +188,19 @@ async def post_sse(
                 url, headers, payload, connect_timeout=options.connect_timeout, read_timeout=options.timeout
             )
             if response.status >= 400:
-                raw = await response.read_all(options.timeout)
-                detail = redact(_error_detail(raw), options.api_key)
-                queue.put_nowait(
-                    ProviderError(
-                        f"{response.status} {detail}".strip(),
-                        status=response.status,
-                        retry_after=_retry_after(response.headers),
-                    )
-                )
+                queue.put_nowait(status_error(response.status, response.headers, await response.read_all(options.timeout)))
                 return
-            decoder = SSEDecoder()
-            async for chunk in response.iter_body(options.timeout):
-                events = decoder.feed(chunk)
-                if events:
-                    queue.put_nowait(events)
-            tail = decoder.flush()
-            if tail:
-                queue.put_nowait(tail)
-            queue.put_nowait(_DONE)
+            await relay(response.iter_body(options.timeout))
         except asyncio.CancelledError:
             raise
         except fh.HTTPTimeout as exc:
-            queue.put_nowait(ProviderError(f"Request timed out ({exc})"))
+            queue.put_nowait(connection_error("timeout", str(exc)))
         except fh.ProtocolCut as exc:
-            queue.put_nowait(ProviderError(f"Connection closed by the server mid-response: {exc}"))
+            queue.put_nowait(connection_error("cut", str(exc)))
         except fh.HTTPError as exc:
-            queue.put_nowait(ProviderError(redact(f"Connection error: {exc}", options.api_key)))
+            queue.put_nowait(connection_error("connect", str(exc)))
         except Exception as exc:  # noqa: BLE001
-            queue.put_nowait(ProviderError(redact(f"{type(exc).__name__}: {exc}", options.api_key)))
+            queue.put_nowait(connection_error("other", describe(exc)))
         finally:
             if response is not None:
                 fh.release(response)

@@ -28,7 +28,6 @@ from ..types import (
     ToolResultMessage,
     UserMessage,
 )
-from ._http import Aborted, ProviderError
 
 _LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1", "0.0.0.0", "host.docker.internal"}
 
@@ -176,18 +175,6 @@ def tool_result_images(message: ToolResultMessage) -> list[ImageContent]:
 
 
 # --------------------------------------------------------------------------- failures
-
-
-def failure_events(builder: MessageBuilder, exc: BaseException) -> list[AssistantMessageEvent]:
-    """The terminal events for a failed request; partial content stays on the message."""
-    if isinstance(exc, Aborted):
-        return builder.fail("Request was aborted", aborted=True)
-    message = str(exc) or type(exc).__name__
-    if isinstance(exc, ProviderError) and exc.retry_after is not None:
-        # The retry logic (and the user) need the server's hint; the message is all that
-        # survives into the session, so it carries it.
-        message += f" (retry after {exc.retry_after:g}s)"
-    return builder.fail(message)
 
 
 def usage_int(data: dict[str, Any] | None, *keys: str) -> int:

@@ -17,7 +17,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..builder import MessageBuilder
-from ..env_keys import env_api_key, env_var_names
+from ..env_keys import env_api_key
 from ..events import AssistantMessageEvent
 from ..options import StreamOptions
 from ..transform import prepare_messages
@@ -32,7 +32,7 @@ from ..types import (
     ToolResultMessage,
     UserMessage,
 )
-from ._http import Aborted, ProviderError, post_sse, redact
+from ._http import StreamFormatError, failure_events, missing_key_message, post_sse
 
 API = "anthropic-messages"
 DEFAULT_BASE_URL = "https://api.anthropic.com"
@@ -68,18 +68,7 @@ _STOP_REASONS = {
 }
 
 
-class StreamFormatError(Exception):
-    """The server sent something that is not the Messages stream format."""
-
-
 # --------------------------------------------------------------------------- request
-
-
-def missing_key_message(provider: str) -> str:
-    """The error shown when no credential is configured for ``provider``."""
-    names = env_var_names(provider)
-    hint = f"set {' or '.join(names)}" if names else "configure a key in auth.json or models.json"
-    return f"No API key for provider '{provider}': {hint}."
 
 
 def tool_use_id(call_id: str) -> str:
@@ -429,16 +418,7 @@ async def stream(
                 if parser.done:
                     return
         tail = builder.fail("The stream ended before message_stop (the response was cut short)")
-    except Aborted:
-        tail = builder.fail("Request aborted", aborted=True)
-    except ProviderError as exc:
-        text = str(exc)
-        if exc.retry_after is not None:
-            text += f" (retry after {exc.retry_after:g}s)"
-        tail = builder.fail(text)
-    except StreamFormatError as exc:
-        tail = builder.fail(str(exc))
     except Exception as exc:  # noqa: BLE001 - the contract: providers never raise
-        tail = builder.fail(redact(f"{type(exc).__name__}: {exc}", api_key))
+        tail = failure_events(builder, exc, api_key)
     for event in tail:
         yield event

@@ -20,7 +20,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..builder import MessageBuilder
-from ..env_keys import env_api_key, env_var_names
+from ..env_keys import env_api_key
 from ..events import AssistantMessageEvent
 from ..options import StreamOptions
 from ..transform import prepare_messages
@@ -35,7 +35,7 @@ from ..types import (
     ToolResultMessage,
     UserMessage,
 )
-from ._http import Aborted, ProviderError, post_sse, redact
+from ._http import ProviderError, StreamFormatError, failure_events, missing_key_message, post_sse
 
 API = "google-generative-ai"
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
@@ -60,18 +60,7 @@ _IMAGE_OMITTED = "(image omitted: this model does not accept images)"
 _call_counter = itertools.count(1)
 
 
-class StreamFormatError(Exception):
-    """The server sent something that is not a GenerateContentResponse."""
-
-
 # --------------------------------------------------------------------------- request
-
-
-def missing_key_message(provider: str) -> str:
-    """The error shown when no credential is configured for ``provider``."""
-    names = env_var_names(provider)
-    hint = f"set {' or '.join(names)}" if names else "configure a key in auth.json or models.json"
-    return f"No API key for provider '{provider}': {hint}."
 
 
 def thinking_config(model: Model, level: str | None) -> dict[str, Any] | None:
@@ -393,16 +382,7 @@ async def stream(
                 for event in parser.handle(data):
                     yield event
         tail = parser.finish()
-    except Aborted:
-        tail = builder.fail("Request aborted", aborted=True)
-    except ProviderError as exc:
-        text = redact(str(exc), api_key)
-        if exc.retry_after is not None:
-            text += f" (retry after {exc.retry_after:g}s)"
-        tail = builder.fail(text)
-    except StreamFormatError as exc:
-        tail = builder.fail(str(exc))
     except Exception as exc:  # noqa: BLE001 - the contract: providers never raise
-        tail = builder.fail(redact(f"{type(exc).__name__}: {exc}", api_key))
+        tail = failure_events(builder, exc, api_key)
     for event in tail:
         yield event

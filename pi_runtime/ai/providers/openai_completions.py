@@ -17,14 +17,13 @@ from ..builder import MessageBuilder
 from ..events import AssistantMessageEvent
 from ..options import StreamOptions
 from ..types import Context, Model
-from ._http import post_sse
+from ._http import failure_events, post_sse
 from ._openai_common import (
     REASONING_FIELDS,
     MissingApiKey,
     convert_messages,
     convert_tools,
     endpoint,
-    failure_events,
     has_tool_history,
     provider_effort,
     request_headers,
@@ -337,7 +336,7 @@ async def stream(model: Model, context: Context, options: StreamOptions) -> Asyn
             if reason:
                 finish = reason
     except Exception as exc:  # noqa: BLE001 - ProviderError, Aborted, anything unexpected
-        for event in failure_events(builder, exc):
+        for event in failure_events(builder, exc, api_key):
             yield event
         return
     for event in _finish(builder, finish, saw_done, compat):

@@ -31,11 +31,10 @@ from ..types import (
     ToolResultMessage,
     UserMessage,
 )
-from ._http import post_sse
+from ._http import failure_events, post_sse
 from ._openai_common import (
     MissingApiKey,
     endpoint,
-    failure_events,
     image_data_url,
     provider_effort,
     request_headers,
@@ -361,7 +360,7 @@ async def stream(model: Model, context: Context, options: StreamOptions) -> Asyn
             if translator.done is not None:
                 return
     except Exception as exc:  # noqa: BLE001 - ProviderError, Aborted, anything unexpected
-        for event in failure_events(builder, exc):
+        for event in failure_events(builder, exc, api_key):
             yield event
         return
     for event in builder.fail("The stream ended before the response completed"):
