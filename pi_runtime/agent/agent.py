@@ -20,7 +20,6 @@ Hooks (all optional; each documents its contract):
 from __future__ import annotations
 
 import asyncio
-import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -29,12 +28,12 @@ from ..ai.abort import AbortController, AbortSignal
 from ..ai.stream import stream as default_stream
 from ..ai.types import ImageContent, Model, TextContent, UserMessage
 from .convert import convert_to_llm as default_convert
+from .listeners import Listener, Listeners
 from .loop import AgentRun
 from .tool import AgentTool
 from .tool_exec import AfterHook, BeforeHook
 
 QueueMode = Literal["one-at-a-time", "all"]
-Listener = Callable[[Any], Any]
 
 
 @dataclass
@@ -96,7 +95,7 @@ class Agent:
         self.session_id = session_id
         self.max_tokens: int | None = None
         self.temperature: float | None = None
-        self._listeners: list[Listener] = []
+        self._listeners = Listeners()
         self._steering: list[Any] = []
         self._follow_up: list[Any] = []
         self._controller: AbortController | None = None
@@ -108,21 +107,12 @@ class Agent:
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Add a listener (sync or async). Returns a function that removes it."""
-        self._listeners.append(listener)
-
-        def unsubscribe() -> None:
-            if listener in self._listeners:
-                self._listeners.remove(listener)
-
-        return unsubscribe
+        return self._listeners.add(listener)
 
     async def _emit(self, event: Any) -> None:
         if self._scheduled:
             await self._drain_scheduled()
-        for listener in list(self._listeners):
-            result = listener(event)
-            if inspect.isawaitable(result):
-                await result
+        await self._listeners.emit(event)
 
     def _schedule_emit(self, event: Any) -> None:
         """Emit from synchronous code (a tool's update callback), keeping event order."""
@@ -132,11 +122,7 @@ class Agent:
 
     async def _drain_scheduled(self) -> None:
         while self._scheduled:
-            event = self._scheduled.pop(0)
-            for listener in list(self._listeners):
-                result = listener(event)
-                if inspect.isawaitable(result):
-                    await result
+            await self._listeners.emit(self._scheduled.pop(0))
 
     # ------------------------------------------------------------------ queues
 

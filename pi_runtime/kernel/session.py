@@ -12,12 +12,12 @@ The class is split by concern into mixins (``prompting``, ``recovery``, ``tree_o
 from __future__ import annotations
 
 import asyncio
-import inspect as _inspect
 from collections.abc import Callable
 from typing import Any
 
 from ..agent.agent import Agent
 from ..agent.events import AgentEndEvent, MessageEndEvent
+from ..agent.listeners import Listener, Listeners
 from ..ai.types import THINKING_LEVELS, Model
 from .bash_ops import BashOpsMixin
 from .compaction_ops import CompactionOpsMixin
@@ -27,8 +27,6 @@ from .prompting import PromptingMixin
 from .recovery import RecoveryMixin
 from .retry import RetryPolicy
 from .tree_ops import TreeOpsMixin
-
-Listener = Callable[[Any], Any]
 
 
 class AgentSession(
@@ -56,7 +54,7 @@ class AgentSession(
         self.tool_factory = tool_factory
         self.system_prompt_builder = system_prompt_builder
         self.scoped_models = scoped_models or []
-        self._listeners: list[Listener] = []
+        self._listeners = Listeners(isolate=True)
         self._entry_ids: dict[int, str] = {}
         """id(message) -> session entry id, for context edits of a failed attempt."""
         self._deferred_messages: list[Any] = []
@@ -83,24 +81,11 @@ class AgentSession(
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Receive every agent and kernel event (sync or async listener). Returns an unsubscriber."""
-        self._listeners.append(listener)
-
-        def unsubscribe() -> None:
-            if listener in self._listeners:
-                self._listeners.remove(listener)
-
-        return unsubscribe
+        return self._listeners.add(listener)
 
     async def _emit(self, event: Any) -> None:
-        for listener in list(self._listeners):
-            try:
-                result = listener(event)
-                if _inspect.isawaitable(result):
-                    await result
-            except Exception:  # noqa: BLE001 - one broken subscriber must not stop the run
-                import logging
-
-                logging.getLogger("pi").exception("event listener failed on %s", getattr(event, "type", event))
+        # One broken subscriber (a UI, a logger) must not stop the run.
+        await self._listeners.emit(event)
 
     async def _on_agent_event(self, event: Any) -> None:
         if isinstance(event, MessageEndEvent):
