@@ -91,6 +91,17 @@ class RetrySettings(SettingsModel):
     """Legacy name for ``provider.maxRetryDelayMs``; read when the new key is absent."""
 
 
+class BudgetSettings(SettingsModel):
+    """Limits for one prompt (beyond Pi; all off by default)."""
+
+    max_turns: NonNegativeInt | None = None
+    """Stop after this many assistant turns in one prompt."""
+    max_tokens: NonNegativeInt | None = None
+    """Stop once the prompt's turns used this many tokens (input + output + cache)."""
+    max_cost: NonNegativeNumber | None = None
+    """Stop once the prompt's turns cost this many dollars."""
+
+
 class TerminalSettings(SettingsModel):
     show_images: bool = True
     """Show inline images when the terminal supports them."""
@@ -268,6 +279,8 @@ class Settings(SettingsModel):
     """WebSocket connect timeout in ms; 0 or ``disabled`` turns it off."""
     retry: RetrySettings = Field(default_factory=RetrySettings)
     """Automatic retries of transient failures."""
+    budget: BudgetSettings = Field(default_factory=BudgetSettings)
+    """Per-prompt turn, token and cost limits (pi only; Pi has none)."""
 
     # Shell
     shell_path: str | None = None

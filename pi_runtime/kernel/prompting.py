@@ -7,6 +7,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from ..ai.types import ImageContent, TextContent, UserMessage
+from .budget import BudgetMeter
 from .events import AgentSettledEvent, QueueUpdateEvent
 
 if TYPE_CHECKING:
@@ -132,6 +133,8 @@ class PromptingMixin:
             sm.append_model_change(model.provider, model.id)
             sm.append_thinking_level_change(self.agent.state.thinking_level)
         self._settled.clear()
+        self._meter = BudgetMeter(self.budget) if self.budget.active else None
+        self._budget_stop = None
         self._retry_attempt = 0
         self._overflow_tried = False
         self._runner = asyncio.ensure_future(self._drive(prompts, continue_run))
@@ -154,7 +157,11 @@ class PromptingMixin:
             await self._recover_after_run()
             # Messages queued after the loop last looked (during a retry wait or a
             # compaction) would otherwise sit in the queue until the next prompt.
-            while (self.agent.steering_queue or self.agent.follow_up_queue) and not self._aborting:
+            while (
+                (self.agent.steering_queue or self.agent.follow_up_queue)
+                and not self._aborting
+                and self._budget_stop is None
+            ):
                 await self.agent.continue_()
                 await self._recover_after_run()
             if self.auto_compaction_enabled and not self._aborting:
@@ -167,6 +174,9 @@ class PromptingMixin:
         finally:
             last = self._last_assistant()
             aborted = aborted or self._aborting or (last is not None and last.stop_reason == "aborted")
+            if self._budget_stop is not None:
+                # The budget stop is a clean end, not a user abort.
+                aborted = self._aborting
             self._flush_deferred()
             await self._emit(AgentSettledEvent(aborted=aborted))
             self._settled.set()

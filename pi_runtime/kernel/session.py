@@ -16,12 +16,13 @@ from collections.abc import Callable
 from typing import Any
 
 from ..agent.agent import Agent
-from ..agent.events import AgentEndEvent, MessageEndEvent
+from ..agent.events import AgentEndEvent, MessageEndEvent, TurnEndEvent
 from ..agent.listeners import Listener, Listeners
 from ..ai.types import THINKING_LEVELS, Model
 from .bash_ops import BashOpsMixin
 from .compaction_ops import CompactionOpsMixin
-from .events import ModelChangedEvent, QueueUpdateEvent, ThinkingLevelChangedEvent
+from .budget import Budget, BudgetMeter
+from .events import BudgetExceededEvent, ModelChangedEvent, QueueUpdateEvent, ThinkingLevelChangedEvent
 from .inspect import InspectMixin
 from .prompting import PromptingMixin
 from .recovery import RecoveryMixin
@@ -71,7 +72,13 @@ class AgentSession(
         self._retry_controller: Any = None
         self.retry_policy = self._retry_policy_from_settings()
         self.auto_compaction_enabled = bool(_setting(settings, "compaction.enabled", True))
-        self.budget: Any = None
+        self.budget = Budget(
+            max_turns=_setting(settings, "budget.maxTurns", None),
+            max_tokens=_setting(settings, "budget.maxTokens", None),
+            max_cost=_setting(settings, "budget.maxCost", None),
+        )
+        self._meter: BudgetMeter | None = None
+        self._budget_stop: str | None = None
         self._unsubscribe_agent = agent.subscribe(self._on_agent_event)
         agent.on_queue_taken = self._on_queue_taken
         if model_registry is not None:
@@ -95,6 +102,14 @@ class AgentSession(
         elif isinstance(event, AgentEndEvent):
             event.will_retry = self._plan_recovery() is not None
         await self._emit(event)
+        if isinstance(event, TurnEndEvent) and self._meter is not None and self._budget_stop is None:
+            hit = self._meter.add_turn(event.message)
+            if hit is not None:
+                # Stop at this turn boundary: the agent loop sees the abort before its next
+                # model call, so nothing is cut off mid-stream.
+                self._budget_stop = hit[1]
+                self.agent.abort("budget")
+                await self._emit(BudgetExceededEvent(limit=hit[0], message=hit[1]))
 
     def _persist_message(self, message: Any) -> None:
         if getattr(message, "role", None) == "custom":  # extension messages: Pi's custom_message entry
@@ -261,7 +276,10 @@ class AgentSession(
             enabled=bool(_setting(self.settings, "retry.enabled", True)),
             max_retries=int(_setting(self.settings, "retry.maxRetries", 3)),
             base_delay_ms=int(_setting(self.settings, "retry.baseDelayMs", 2000)),
-            max_delay_ms=int(_setting(self.settings, "retry.maxDelayMs", 60_000)),
+            max_delay_ms=int(
+                _setting(self.settings, "retry.maxAgentDelayMs", None)
+                or _setting(self.settings, "retry.maxDelayMs", 60_000)
+            ),
         )
 
     async def wait_for_idle(self) -> None:

@@ -337,3 +337,34 @@ async def test_bash_tool_sees_session_id_and_failed_command_keeps_details(make_s
     result = chat(session)[2]
     assert result.is_error and session.session_id in result.content[0].text
     assert "Command exited with code 2" in result.content[0].text
+
+
+async def test_budget_stops_cleanly_at_a_turn_boundary(make_session):
+    session = make_session(settings={"budget": {"maxTurns": 2}})
+    session.provider.push(*(scripted_tool_call("bash", {"command": f"echo {i}"}) for i in range(4)))
+    events = record(session)
+    await session.prompt("loop forever")
+    assert len(session.provider.requests) == 2
+    exceeded = [e.to_wire() for e in events if e.type == "budget_exceeded"]
+    assert exceeded == [{"type": "budget_exceeded", "limit": "turns",
+                         "message": "Stopped: the turn budget of 2 was reached for this prompt."}]
+    # Both turns finished their tool calls; the run settled, not aborted.
+    assert [m.role for m in chat(session)][-2:] == ["assistant", "toolResult"]
+    assert events[-1].type == "agent_settled" and events[-1].aborted is False
+    # The next prompt gets a fresh budget.
+    session.provider.responses.clear()
+    session.provider.push(scripted_text("fine"))
+    await session.prompt("now answer")
+    assert session.get_last_assistant_text() == "fine"
+
+
+async def test_cost_budget(make_session):
+    from pi_runtime.ai.types import Usage
+
+    session = make_session(settings={"budget": {"maxCost": 0.01}})
+    expensive = Usage(input=2000, output=500)  # $0.0135 at the scripted model's prices
+    session.provider.push(scripted_tool_call("bash", {"command": "true"}, usage=expensive), scripted_text("never"))
+    events = record(session)
+    await session.prompt("go")
+    assert [e.limit for e in events if e.type == "budget_exceeded"] == ["cost"]
+    assert len(session.provider.requests) == 1
