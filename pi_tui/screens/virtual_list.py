@@ -105,7 +105,8 @@ class VirtualList(ScrollView, can_focus=True):
         if index >= self.count or width <= 0:
             return Strip([Segment(" " * max(width, 0), self.rich_style)], max(width, 0))
         strip = self.render_row(index, width, index == self.cursor)
-        return strip.adjust_cell_length(width, self.rich_style).simplify()
+        # The widget's own colours go underneath, so rows without a background get the list's.
+        return strip.adjust_cell_length(width).apply_style(self.rich_style).simplify()
 
     def on_click(self, event) -> None:
         index = int(self.scroll_offset.y) + event.y
