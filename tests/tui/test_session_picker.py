@@ -1,0 +1,145 @@
+"""Pilot tests: the /resume picker over real session files (fixed ids and times)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pi_runtime.session import SessionManager
+from pi_runtime.session.paths import project_session_dir
+from pi_tui.nav_host import NavHostApp
+from pi_tui.screens.session_picker import SessionPicker
+from pi_tui.screenshots_nav import NOW, PROJECT, SIZE, make_scene, write_picker_sessions
+
+from .conftest import screen_text
+
+
+def picker_app(tmp_path: Path, **kwargs):
+    root = tmp_path / "sessions"
+    files = write_picker_sessions(root)
+
+    def make():
+        return SessionPicker(PROJECT, session_dir=project_session_dir(PROJECT, root), sessions_root=root,
+                             now=NOW, system_trash=False, **kwargs)
+
+    return NavHostApp(make, exit_on_dismiss=False), files, root
+
+
+def names_in(folder: Path) -> dict[str, str | None]:
+    return {info.path.name: info.name for info in SessionManager.list(PROJECT, folder)}
+
+
+async def test_lists_searches_and_toggles_scope(tmp_path):
+    app, files, root = picker_app(tmp_path)
+    async with app.run_test(size=(110, 24)) as pilot:
+        await pilot.pause()
+        picker = app.screen
+        text = screen_text(app)
+        assert "Checkout refactor" in text and "18 msgs · 35 min ago" in text and "1 mo ago" in text
+        assert "dotfiles" not in text and len(picker.state.visible) == 6
+
+        await pilot.press(*"mondays")
+        assert [i.path for i in picker.state.visible] == [files["02"]]
+        assert "test_discounts" in screen_text(app) and "Bump Django" not in screen_text(app)
+        await pilot.press("escape")  # clears the search first
+        assert picker.state.query == "" and len(picker.state.visible) == 6
+
+        await pilot.press("tab")
+        assert picker.state.scope == "all" and len(picker.state.visible) == 8
+        assert "dotfiles" in screen_text(app)
+        await pilot.press(*"tmux")
+        assert [i.path for i in picker.state.visible] == [files["07"]]
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.results == [str(files["07"])]
+
+
+async def test_sort_and_named_only(tmp_path):
+    app, files, _ = picker_app(tmp_path)
+    async with app.run_test(size=(110, 24)) as pilot:
+        await pilot.pause()
+        picker = app.screen
+        await pilot.press("ctrl+s")
+        assert picker.state.sort == "name" and picker.state.visible[0].path == files["03"]  # "Add a --verbose…"
+        await pilot.press("ctrl+n")
+        assert [i.name for i in picker.state.visible] == ["Checkout refactor", "SQL logging"]
+        assert "sort: name · named only" in screen_text(app)
+
+
+async def test_rename_appends_session_info(tmp_path):
+    app, files, root = picker_app(tmp_path)
+    folder = project_session_dir(PROJECT, root)
+    async with app.run_test(size=(110, 24)) as pilot:
+        await pilot.pause()
+        picker = app.screen
+        await pilot.press("down")  # "Why does test_discounts fail on Mondays?"
+        assert picker.state.current.path == files["02"]
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        await pilot.press(*"Monday bug", "enter")
+        await pilot.pause()
+        assert names_in(folder)[files["02"].name] == "Monday bug"
+        assert "Monday bug" in screen_text(app) and picker.state.current.path == files["02"]
+    last = files["02"].read_text().splitlines()[-1]
+    assert '"type":"session_info"' in last and '"name":"Monday bug"' in last
+
+
+async def test_rename_of_a_locked_session_shows_the_error(tmp_path):
+    app, files, root = picker_app(tmp_path)
+    holder = SessionManager.open(files["01"])  # another writer holds the file
+    before = files["01"].read_bytes()
+    try:
+        async with app.run_test(size=(110, 24)) as pilot:
+            await pilot.pause()
+            await pilot.press("ctrl+r")
+            await pilot.pause()
+            await pilot.press(*"New name", "enter")
+            await pilot.pause()
+            assert "Could not rename" in screen_text(app)
+            assert app.screen.state.current.name == "Checkout refactor"
+    finally:
+        holder.close()
+    assert files["01"].read_bytes() == before
+
+
+async def test_delete_after_confirmation_goes_to_trash(tmp_path):
+    app, files, root = picker_app(tmp_path)
+    folder = project_session_dir(PROJECT, root)
+    content = files["03"].read_bytes()
+    async with app.run_test(size=(110, 24)) as pilot:
+        await pilot.pause()
+        picker = app.screen
+        await pilot.press("down", "down")
+        assert picker.state.current.path == files["03"]
+        await pilot.press("ctrl+d")
+        await pilot.pause()
+        await pilot.press("n")  # declined: nothing happens
+        await pilot.pause()
+        assert files["03"].exists() and len(picker.state.visible) == 6
+        await pilot.press("ctrl+d")
+        await pilot.pause()
+        await pilot.press("y")
+        await pilot.pause()
+        assert not files["03"].exists()
+        assert files["03"] not in [i.path for i in picker.state.visible] and len(picker.state.visible) == 5
+        assert "Moved to" in screen_text(app)
+    trashed = folder / ".trash" / files["03"].name
+    assert trashed.read_bytes() == content  # recoverable
+    assert files["03"].name not in names_in(folder)
+
+
+async def test_the_open_session_is_not_deleted(tmp_path):
+    root = tmp_path / "sessions"
+    files = write_picker_sessions(root)
+    app = NavHostApp(lambda: SessionPicker(PROJECT, session_dir=project_session_dir(PROJECT, root),
+                                           current_path=files["01"], now=NOW, system_trash=False),
+                     exit_on_dismiss=False)
+    async with app.run_test(size=(110, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+d")
+        await pilot.pause()
+        assert files["01"].exists() and "open session" in screen_text(app)
+
+
+def test_resume_snapshot(snap_compare, tmp_path):
+    app, prepare = make_scene("resume", tmp_path)
+    assert snap_compare(app, terminal_size=SIZE, run_before=prepare)
