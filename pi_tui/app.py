@@ -67,6 +67,16 @@ class PiApp(InputMixin, App[int], inherit_bindings=False):
         _b("tui.altScreen.pageDown", "scroll_transcript('page_down')", "Page down", "pagedown"),
         _b("tui.altScreen.top", "scroll_transcript('home')", "Top", "ctrl+home"),
         _b("tui.altScreen.bottom", "scroll_transcript('end')", "Bottom", "ctrl+end"),
+        # Commands, search and message selection (handled in commands.run_action).
+        _b("app.session.tree", "pi_cmd('tree')", "Session tree", "pi_disabled_key"),
+        _b("app.session.fork", "pi_cmd('fork')", "Fork", "pi_disabled_key"),
+        _b("app.session.resume", "pi_cmd('resume')", "Resume", "pi_disabled_key"),
+        _b("tui.altScreen.search", "pi_cmd('search')", "Search", "ctrl+shift+f"),
+        _b("pi.search", "pi_cmd('search')", "Search", "ctrl+f"),
+        _b("pi.search.next", "pi_cmd('search_next')", "Next match", "f3"),
+        _b("pi.search.previous", "pi_cmd('search_prev')", "Previous match", "shift+f3"),
+        _b("tui.altScreen.previousPrompt", "pi_cmd('select_prev')", "Previous message", "ctrl+shift+up"),
+        _b("tui.altScreen.nextPrompt", "pi_cmd('select_next')", "Next message", "ctrl+shift+down"),
     ]
 
     def __init__(self, session: Any = None, *, session_factory: Callable[[], Any] | None = None,
@@ -322,10 +332,22 @@ class PiApp(InputMixin, App[int], inherit_bindings=False):
             t.anchor()
 
     def action_copy_last(self) -> None:
-        text = self.session.get_last_assistant_text() if self.session else None
-        if text:
-            self.copy_to_clipboard(text)
-            self.notify("Copied the last answer", timeout=2)
+        from .commands import copy_message
+
+        copy_message(self)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # The main view's keys are priority bindings, which Textual checks even under a
+        # modal; a picker or dialog on top must get them (Esc cancels it, Ctrl+L filters).
+        if action in _MAIN_VIEW_ACTIONS and len(self.screen_stack) > 1 and self.screen.is_modal:
+            return False
+        return super().check_action(action, parameters)
+
+    def action_pi_cmd(self, name: str) -> None:
+        from .commands import run_action
+
+        if self.session is not None:
+            run_action(self, name)
 
     def action_clear(self) -> None:
         if self.editor.text:
@@ -350,6 +372,9 @@ class PiApp(InputMixin, App[int], inherit_bindings=False):
     async def on_unmount(self) -> None:
         if self.bridge is not None:
             self.bridge.stop()
+
+
+_MAIN_VIEW_ACTIONS = frozenset(b.action.split("(")[0] for b in PiApp.BINDINGS)
 
 
 def _setting(settings: Any, key: str) -> Any:

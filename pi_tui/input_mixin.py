@@ -96,11 +96,17 @@ class InputMixin:
             return
         if self.session is None:
             return
+        from .commands import escape_pressed
+
+        if escape_pressed(self, idle=False):  # search bar or message selection
+            return
         self.session.abort_bash()
         if self.session.is_streaming or self.session.is_compacting:
             steering, follow_up = self.session.clear_queue()
             self._restore_to_editor(steering + follow_up)
             self.run_worker(self.session.abort(), name="abort", group="kernel", exit_on_error=False)
+        else:
+            escape_pressed(self, idle=True)  # double Esc: doubleEscapeAction
 
     # ------------------------------------------------------------------ model and thinking
 
@@ -123,17 +129,9 @@ class InputMixin:
             self.notify(f"Model: {result['model'].ref}", timeout=2)
 
     def action_select_model(self: "PiApp") -> None:
-        if self.session is None or self.session.model_registry is None:
-            return
-        from .screens.model_picker import ModelPicker
+        from .screens.model_picker import open_model_picker
 
-        models = self.session.model_registry.available() or self.session.model_registry.all()
-
-        def chosen(model: Any) -> None:
-            if model is not None:
-                self.run_worker(self.session.set_model(model), name="set-model", group="kernel", exit_on_error=False)
-
-        self.push_screen(ModelPicker(models, current=self._model_ref()), chosen)
+        open_model_picker(self)
 
     # ------------------------------------------------------------------ external editor, reload
 

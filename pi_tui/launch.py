@@ -48,8 +48,32 @@ def _fallback_session(args: Any) -> Any:
     return create_agent_session(cwd=os.getcwd(), model=model)
 
 
+def _pick_session(args: Any) -> str | None:
+    """``pi -r``: the session picker on its own, before the app; the chosen file (or None)."""
+    from pi_runtime.modes.startup import session_dir_for
+    from pi_runtime.settings import SettingsManager
+
+    from .nav_host import NavHostApp
+    from .screens.session_picker import SessionPicker
+
+    from pi_runtime.paths import agent_dir
+
+    cwd = os.getcwd()
+    settings = SettingsManager.create(cwd)
+    session_dir = session_dir_for(args, settings, cwd)
+    picker = NavHostApp(lambda: SessionPicker(cwd, session_dir=session_dir),
+                        theme=str(settings.get("theme") or "dark"), agent_dir=str(agent_dir()))
+    chosen = picker.run()
+    return str(chosen) if chosen else None
+
+
 def run_interactive(args: Any) -> int:
     """Run the full-screen app until the user quits; returns the exit code."""
+    if getattr(args, "resume", False):
+        chosen = _pick_session(args)
+        if chosen is None:
+            return 0  # the user left the picker: nothing to resume
+        args.session, args.resume = chosen, False
     app = PiApp(None, session_factory=_session_factory(args))
     first = _initial_prompt(args)
     if first:

@@ -1,70 +1,95 @@
-"""Ctrl+L / ``/model``: pick a model from those with credentials (type to filter)."""
+"""Ctrl+L / ``/model``: a fuzzy picker of the models that have credentials, by provider.
+
+Each row shows the model id, its name, the context window and the price per million
+input/output tokens. Choosing one switches the session (a ``model_change`` entry) and makes
+it the default in settings, as Pi does.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from rich.text import Text
-from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Vertical
-from textual.screen import ModalScreen
-from textual.widgets import Input, OptionList, Static
-from textual.widgets.option_list import Option
+
+from .pick_list import PickItem, PickList
 
 
-class ModelPicker(ModalScreen[Any]):
+def format_tokens(count: int) -> str:
+    """``200000`` -> ``200k``, ``1048576`` -> ``1M`` (context windows)."""
+    if count >= 1_000_000:
+        value = count / 1_000_000
+        return f"{value:.1f}".rstrip("0").rstrip(".") + "M"
+    if count >= 1000:
+        return f"{count // 1000}k"
+    return str(count)
+
+
+def format_price(model: Any) -> str:
+    """``$3/$15`` per million tokens in/out; ``free`` when both are zero."""
+    cost = model.cost
+    if not cost.input and not cost.output:
+        return "free"
+
+    def money(v: float) -> str:
+        return f"${v:.2f}".rstrip("0").rstrip(".") if v % 1 else f"${v:.0f}"
+
+    return f"{money(cost.input)}/{money(cost.output)}"
+
+
+def model_items(models: list[Any], registry: Any, current: str) -> list[PickItem]:
+    """Pick-list rows for ``models``, grouped under their provider's display name."""
+    width = max((len(m.id) for m in models), default=10)
+    items = []
+    for model in models:
+        group = registry.provider_name(model.provider) if registry is not None else model.provider
+        label = Text("● " if model.ref == current else "  ", style="bold")
+        label.append(model.id.ljust(width), style="bold" if model.ref == current else "")
+        label.append(f"  {format_tokens(model.context_window):>5} ctx", style="dim")
+        label.append(f"  {format_price(model):>11}", style="dim")
+        if model.reasoning:
+            label.append("  thinking", style="italic dim")
+        if model.name and model.name != model.id:
+            label.append(f"  {model.name}", style="italic")
+        items.append(PickItem(model, label, f"{model.provider}/{model.id} {model.name}", group, model.ref == current))
+    return items
+
+
+class ModelPicker(PickList):
     """Returns the chosen ``Model`` (or None when cancelled)."""
 
-    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", id="tui.select.cancel")]
-
-    def __init__(self, models: list[Any], *, current: str = "") -> None:
-        super().__init__()
+    def __init__(self, models: list[Any], *, current: str = "", registry: Any = None) -> None:
+        super().__init__("Select a model", model_items(models, registry, current),
+                         hint="↑↓ move · enter select (saved as default) · esc cancel",
+                         placeholder="type to search models", id="model-picker")
         self.models = models
         self.current = current
-        self._shown: list[Any] = []
 
-    def compose(self) -> ComposeResult:
-        with Vertical(id="picker"):
-            yield Static("Select a model", classes="picker-title")
-            yield Input(placeholder="type to filter", id="picker-filter")
-            yield OptionList(id="picker-list")
 
-    def on_mount(self) -> None:
-        self._fill("")
-        self.query_one(Input).focus()
+def picker_models(session: Any) -> list[Any]:
+    """Models the picker offers: those with credentials (the current one always included)."""
+    registry = session.model_registry
+    models = list(registry.available()) if registry is not None else []
+    current = session.model
+    if current is not None and all(m.ref != current.ref for m in models):
+        models.insert(0, current)
+    return models
 
-    def _fill(self, query: str) -> None:
-        q = query.lower()
-        self._shown = [m for m in self.models if q in m.ref.lower() or q in (m.name or "").lower()]
-        options = []
-        for model in self._shown:
-            text = Text(("● " if model.ref == self.current else "  ") + model.ref, style="bold")
-            if model.name:
-                text.append(f"  {model.name}", style="italic")
-            options.append(Option(text))
-        listing = self.query_one(OptionList)
-        listing.clear_options()
-        listing.add_options(options)
-        if options:
-            listing.highlighted = 0
 
-    def on_input_changed(self, event: Input.Changed) -> None:
-        self._fill(event.value)
+def open_model_picker(app: Any) -> None:
+    """Push the picker; the choice becomes the session's model and the settings default."""
+    session = app.session
+    if session is None:
+        return
+    picker = ModelPicker(picker_models(session), current=app._model_ref(), registry=session.model_registry)
 
-    def on_key(self, event) -> None:
-        listing = self.query_one(OptionList)
-        if event.key in ("up", "down") and self._shown:
-            event.stop()
-            current = listing.highlighted or 0
-            listing.highlighted = (current + (1 if event.key == "down" else -1)) % len(self._shown)
+    def chosen(model: Any) -> None:
+        if model is None:
+            return
 
-    def on_input_submitted(self) -> None:
-        self._choose(self.query_one(OptionList).highlighted)
+        async def apply() -> None:
+            await session.set_model(model, persist_default=True)
+            app.notify(f"Model: {model.ref} (saved as default)", timeout=3)
 
-    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        self._choose(event.option_index)
+        app.run_worker(apply(), name="set-model", group="kernel", exit_on_error=False)
 
-    def _choose(self, index: int | None) -> None:
-        if index is not None and 0 <= index < len(self._shown):
-            self.dismiss(self._shown[index])
+    app.push_screen(picker, chosen)

@@ -81,8 +81,9 @@ def widgets_for(message: Any, results: dict[str, Any], *, cwd: str, tools_expand
     if role == "bashExecution":
         return [bash_panel(message, tools_expanded)]
     if role == "compactionSummary":
-        label = f"Compacted context ({message.tokens_before:,} tokens before)"
-        return [MessagePanel(label, message.summary, "compaction", message=message)]
+        from .compaction_panel import compaction_panel
+
+        return [compaction_panel(message, tools_expanded)]
     if role == "branchSummary":
         return [MessagePanel("Summary of the branch you left", message.summary, "branch", message=message)]
     if role == "custom":

@@ -1,0 +1,141 @@
+"""``/hotkeys``: every key binding in force, read from the live keymap, with what it does.
+
+The keys come from ``app.keymap`` (defaults with the user's ``keybindings.json`` on top),
+so an override shows up here after ``/reload``; overridden ids are marked.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from .pick_list import PICKER_CSS
+
+SECTIONS = [
+    ("Application", "app.", ("app.tree.", "app.models.", "app.session.toggle", "app.session.rename",
+                             "app.session.delete")),
+    ("Editor", "tui.editor.", ()),
+    ("Input", "tui.input.", ()),
+    ("Lists and pickers", "tui.select.", ()),
+    ("Transcript", "tui.altScreen.", ()),
+    ("Session tree (/tree)", "app.tree.", ()),
+    ("Session picker (/resume)", "app.session.", ("app.session.new", "app.session.tree", "app.session.fork",
+                                                  "app.session.resume")),
+    ("Scoped models (/scoped-models)", "app.models.", ()),
+]
+"""Section title, id prefix, and prefixes excluded from that section."""
+
+EXTRA = [
+    ("Transcript", "ctrl+f, ctrl+shift+f", "Search the transcript (/find)"),
+    ("Transcript", "f3 / shift+f3", "Next / previous search match"),
+    ("Transcript", "ctrl+shift+up / down", "Select the previous / next message (ctrl+x copies it)"),
+]
+"""Keys pi adds beyond Pi's ids (shown in their section)."""
+
+
+def describe(action_id: str) -> str:
+    """A short description of an action id (Pi's vocabulary, words from the id when unknown)."""
+    if action_id in DESCRIPTIONS:
+        return DESCRIPTIONS[action_id]
+    tail = action_id.split(".")[-1]
+    words = "".join(" " + c.lower() if c.isupper() else c for c in tail)
+    return words[:1].upper() + words[1:]
+
+
+DESCRIPTIONS = {
+    "app.interrupt": "Cancel / abort (twice on an empty editor: tree or fork)",
+    "app.clear": "Clear the editor; twice to quit",
+    "app.exit": "Quit when the editor is empty",
+    "app.suspend": "Suspend to the background",
+    "app.editor.external": "Edit the prompt in $VISUAL / $EDITOR",
+    "app.clipboard.pasteImage": "Paste an image or text from the clipboard",
+    "app.session.new": "New session (/new)",
+    "app.session.tree": "Session tree (/tree)",
+    "app.session.fork": "Fork from an earlier message (/fork)",
+    "app.session.resume": "Resume another session (/resume)",
+    "app.model.select": "Select a model (/model)",
+    "app.model.cycleForward": "Next model (scoped set)",
+    "app.model.cycleBackward": "Previous model (scoped set)",
+    "app.thinking.cycle": "Cycle the thinking level",
+    "app.thinking.save": "Save the thinking level to settings",
+    "app.thinking.toggle": "Fold / unfold thinking blocks",
+    "app.tools.expand": "Expand / collapse tool output and summaries",
+    "app.message.copy": "Copy the selected (or last) message",
+    "app.message.followUp": "Queue a follow-up message",
+    "app.message.dequeue": "Bring queued messages back to the editor",
+    "tui.input.submit": "Send", "tui.input.newLine": "New line", "tui.input.tab": "Complete",
+    "tui.input.copy": "Copy the selection",
+    "tui.altScreen.search": "Search the transcript",
+    "tui.altScreen.searchNext": "Next match while searching",
+    "tui.altScreen.searchPrevious": "Previous match while searching",
+    "tui.altScreen.searchClose": "Close the search",
+    "tui.altScreen.previousPrompt": "Select the previous message",
+    "tui.altScreen.nextPrompt": "Select the next message",
+    "tui.altScreen.top": "Scroll to the top", "tui.altScreen.bottom": "Scroll to the end and follow",
+    "app.tree.foldOrUp": "Fold the branch segment / previous segment",
+    "app.tree.unfoldOrDown": "Unfold the branch segment / next segment",
+    "app.tree.editLabel": "Edit the label", "app.tree.toggleLabelTimestamp": "Show label times",
+}
+
+
+def section_of(action_id: str) -> str:
+    for title, prefix, excluded in SECTIONS:
+        if action_id.startswith(prefix) and not any(action_id.startswith(x) for x in excluded):
+            return title
+    return "Other"
+
+
+def hotkey_table(keymap: Any) -> Table:
+    """A Rich table of every id in ``keymap`` by section: keys, description, id."""
+    table = Table(box=None, show_header=True, header_style="bold", expand=True, padding=(0, 1))
+    table.add_column("Keys", ratio=2, no_wrap=True)
+    table.add_column("Action", ratio=4)
+    table.add_column("Id", ratio=3, style="dim", no_wrap=True, overflow="ellipsis")
+    by_section: dict[str, list[tuple[Text, str, str]]] = {}
+    for action_id, keys in keymap.pi_keys.items():
+        shown = Text(", ".join(keys) if keys else "—", style="bold" if keys else "dim")
+        if action_id in keymap.overridden:
+            shown.append(" *", style="bold")
+        by_section.setdefault(section_of(action_id), []).append((shown, describe(action_id), action_id))
+    for section, keys, text in EXTRA:
+        by_section.setdefault(section, []).append((Text(keys, style="bold"), text, "pi"))
+    for title in [s[0] for s in SECTIONS] + ["Other"]:
+        rows = by_section.get(title)
+        if not rows:
+            continue
+        table.add_row(Text(title, style="bold underline"), "", "")
+        for row in rows:
+            table.add_row(*row)
+        table.add_row("", "", "")
+    return table
+
+
+class HotkeysScreen(ModalScreen[None]):
+    """Scrollable list of bindings; Esc or q closes."""
+
+    DEFAULT_CSS = PICKER_CSS.replace("PickList", "HotkeysScreen") + """
+    HotkeysScreen > #picker { height: 90%; max-width: 120; }
+    HotkeysScreen VerticalScroll { height: 1fr; }
+    """
+    BINDINGS = [Binding("escape,q", "dismiss(None)", "Close", id="tui.select.cancel")]
+
+    def __init__(self, keymap: Any) -> None:
+        super().__init__(id="hotkeys-screen")
+        self.keymap = keymap
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="picker"):
+            yield Static("Keyboard shortcuts", classes="picker-title")
+            with VerticalScroll(id="hotkeys-scroll"):
+                yield Static(hotkey_table(self.keymap), id="hotkeys-table")
+            yield Static("↑↓ pgup/pgdn scroll · esc close · * = set in keybindings.json", classes="picker-hint")
+
+    def on_mount(self) -> None:
+        self.query_one(VerticalScroll).focus()

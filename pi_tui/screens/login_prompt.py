@@ -1,0 +1,161 @@
+"""``/login`` and ``/logout``: API keys kept in ``auth.json`` (mode 0600, written atomically).
+
+``/login [provider]`` asks for the provider when none is given (every provider the model
+registry knows, those with a stored key marked), then for the key in a masked input. The
+key is never echoed, logged or put in a notice. The model registry reads ``auth.json`` at
+call time, so the provider's models are usable as soon as the file is written.
+``/logout [provider]`` removes a stored key (a picker of the stored ones when none is given).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, Static
+
+from .pick_list import PickItem, PickList
+from .text_prompt import DIALOG_CSS
+
+
+class ApiKeyPrompt(ModalScreen[str | None]):
+    """Masked one-line input for a key; returns it, or None when cancelled."""
+
+    DEFAULT_CSS = DIALOG_CSS.replace("TextPrompt,", "ApiKeyPrompt, TextPrompt,")
+    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", id="tui.select.cancel")]
+
+    def __init__(self, provider: str, provider_name: str, env_names: list[str]) -> None:
+        super().__init__(id="api-key-prompt")
+        self.provider = provider
+        self.provider_name = provider_name
+        self.env_names = env_names
+
+    def compose(self) -> ComposeResult:
+        hint = "The key is stored in auth.json (readable only by you). "
+        if self.env_names:
+            hint += f"Instead of a key you may enter ${self.env_names[0]} or !command. "
+        with Vertical(classes="nav-dialog"):
+            yield Static(f"API key for {self.provider_name} ({self.provider})", classes="dialog-title")
+            yield Input(password=True, placeholder="paste the key", id="api-key-input")
+            yield Static("", classes="dialog-error", id="api-key-error")
+            yield Static(hint + "enter to save · esc to cancel", classes="dialog-hint")
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        key = event.value.strip()
+        if not key:
+            self.query_one("#api-key-error", Static).update("The key must not be empty")
+            return
+        self.dismiss(key)
+
+
+def auth_storage(app: Any) -> Any:
+    """The session's ``AuthStorage`` (shared with the model registry), else the agent dir's."""
+    registry = getattr(app.session, "model_registry", None)
+    auth = getattr(registry, "auth", None)
+    if auth is not None and hasattr(auth, "set_api_key"):
+        return auth
+    from pi_runtime.auth import AuthStorage
+
+    return AuthStorage(Path(app.agent_dir) / "auth.json")
+
+
+def provider_items(registry: Any, stored: set[str], only: set[str] | None = None) -> list[PickItem]:
+    """One row per provider: display name, id, and whether a key is stored."""
+    providers = list(registry.providers()) if registry is not None else sorted(stored)
+    items = []
+    for pid in providers:
+        if only is not None and pid not in only:
+            continue
+        name = registry.provider_name(pid) if registry is not None else pid
+        label = Text(("● " if pid in stored else "  ") + name, style="bold")
+        label.append(f"  {pid}", style="dim")
+        if pid in stored:
+            label.append("  key stored", style="italic dim")
+        items.append(PickItem(pid, label, f"{pid} {name}"))
+    return items
+
+
+def open_login(app: Any, arg: str) -> None:
+    """``/login [provider]``."""
+    registry = app.session.model_registry
+    auth = auth_storage(app)
+    stored = set(auth.list())
+    if arg:
+        _ask_key(app, auth, arg)
+        return
+
+    def chosen(pid: Any) -> None:
+        if pid:
+            _ask_key(app, auth, pid)
+
+    app.push_screen(PickList("Log in to a provider", provider_items(registry, stored),
+                             hint="enter to add an API key · esc cancel", id="login-picker"), chosen)
+
+
+def _ask_key(app: Any, auth: Any, provider: str) -> None:
+    from pi_runtime.ai.env_keys import env_var_names
+
+    registry = app.session.model_registry
+    if registry is not None and provider not in registry.providers():
+        app.notify(f"Unknown provider '{provider}'", severity="error", timeout=5)
+        return
+    name = registry.provider_name(provider) if registry is not None else provider
+
+    def entered(key: str | None) -> None:
+        if not key:
+            return
+        try:
+            auth.set_api_key(provider, key)
+        except Exception as exc:  # noqa: BLE001 - the message names the file, never the key
+            app.notify(f"Could not save the key: {exc}", severity="error", timeout=8)
+            return
+        count = sum(1 for m in registry.all() if m.provider == provider) if registry is not None else 0
+        app.notify(f"Logged in to {name}: key saved in {auth.path}" + (f" ({count} models)" if count else ""),
+                   timeout=5)
+        app.call_later(app._refresh_model)
+
+    app.push_screen(ApiKeyPrompt(provider, name, list(env_var_names(provider))), entered)
+
+
+def open_logout(app: Any, arg: str) -> None:
+    """``/logout [provider]``."""
+    auth = auth_storage(app)
+    stored = set(auth.list())
+    if arg:
+        _remove(app, auth, arg)
+        return
+    if not stored:
+        app.notify("No stored credentials to remove", timeout=3)
+        return
+    registry = app.session.model_registry
+    items = provider_items(registry, stored, only=stored)
+    known = {item.value for item in items}
+    items += [PickItem(p, Text(p, style="bold"), p) for p in sorted(stored - known)]
+
+    def chosen(pid: Any) -> None:
+        if pid:
+            _remove(app, auth, pid)
+
+    app.push_screen(PickList("Log out of a provider", items, hint="enter to remove the stored key · esc cancel",
+                             id="logout-picker"), chosen)
+
+
+def _remove(app: Any, auth: Any, provider: str) -> None:
+    try:
+        removed = auth.remove(provider)
+    except Exception as exc:  # noqa: BLE001
+        app.notify(f"Could not update {auth.path}: {exc}", severity="error", timeout=8)
+        return
+    if removed:
+        app.notify(f"Removed the stored key for {provider}", timeout=4)
+    else:
+        app.notify(f"No stored key for {provider}", severity="warning", timeout=4)

@@ -1,0 +1,60 @@
+"""``/thinking`` without an argument: pick the thinking level from those the model supports.
+
+Each row shows the level in the colour the editor border takes for it (theme tokens
+``thinkingOff`` … ``thinkingXhigh``), so the picker doubles as the legend of that colour.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+
+from .pick_list import PickItem, PickList
+
+LEVEL_NOTES = {
+    "off": "no reasoning",
+    "minimal": "a very small reasoning budget",
+    "low": "quick reasoning",
+    "medium": "balanced",
+    "high": "thorough reasoning",
+    "xhigh": "the largest budget the model allows",
+}
+
+
+def thinking_items(levels: list[str], current: str, colors: dict[str, str]) -> list[PickItem]:
+    """Rows for ``levels``; ``colors`` maps a level to its border colour ("" for plain)."""
+    items = []
+    for level in levels:
+        label = Text("● " if level == current else "  ")
+        label.append("▌ ", style=colors.get(level) or "")
+        label.append(level.ljust(8), style="bold")
+        label.append(f"  {LEVEL_NOTES.get(level, '')}", style="dim")
+        items.append(PickItem(level, label, level, "", level == current))
+    return items
+
+
+class ThinkingPicker(PickList):
+    """Returns the chosen level (or None when cancelled)."""
+
+    def __init__(self, levels: list[str], current: str, colors: dict[str, str] | None = None) -> None:
+        super().__init__("Thinking level", thinking_items(levels, current, colors or {}),
+                         hint="↑↓ move · enter select · esc cancel · shift+tab cycles from the editor",
+                         filterable=False, id="thinking-picker")
+
+
+def open_thinking_picker(app: Any) -> None:
+    """Push the picker; the choice is set on the session (clamped to the model)."""
+    session = app.session
+    levels = session.available_thinking_levels()
+    if levels == ["off"]:
+        app.notify("This model does not support thinking levels", timeout=3)
+        return
+    variables = app.theme_variables
+    colors = {lv: variables.get(f"pi-thinking-{lv}", "") for lv in levels}
+
+    def chosen(level: Any) -> None:
+        if level:
+            app.run_worker(session.set_thinking_level(level), name="thinking", group="kernel", exit_on_error=False)
+
+    app.push_screen(ThinkingPicker(levels, session.thinking_level, colors), chosen)

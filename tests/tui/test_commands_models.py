@@ -1,0 +1,169 @@
+"""/model, Ctrl+L, /scoped-models + Ctrl+P, /thinking, /settings: driven through the real app,
+checked on the kernel, settings.json and the session file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pi_runtime.ai.providers.scripted import ScriptedProvider, scripted_text
+from pi_runtime.sdk import create_agent_session
+from pi_runtime.session import SessionManager
+from pi_runtime.settings import SettingsManager
+from pi_tui.launch import create_app
+
+from .conftest import screen_text, settle
+
+
+def file_session(provider, workdir: Path, agent_dir: Path, **kwargs):
+    """A session whose settings and session file are real files in temp folders."""
+    settings_path = agent_dir / "settings.json"
+    if not settings_path.exists():
+        settings_path.write_text(json.dumps({"compaction": {"enabled": False}}), encoding="utf-8")
+    return create_agent_session(
+        cwd=str(workdir), agent_dir=str(agent_dir), model=provider.model(),
+        session_manager=SessionManager.create(str(workdir), str(agent_dir / "sessions")),
+        settings=SettingsManager.create(str(workdir), str(agent_dir)), **kwargs,
+    )
+
+
+def entries(session) -> list[dict]:
+    return [json.loads(line) for line in Path(session.session_file).read_text().splitlines() if line.strip()]
+
+
+async def type_command(pilot, text: str) -> None:
+    pilot.app.editor.set_text(text)
+    await pilot.pause()
+    pilot.app.menu.hide()  # the slash menu would take the first Enter
+    await pilot.press("enter")
+    await pilot.pause()
+
+
+@pytest.fixture
+def two_models(provider, workdir, agent_dir):
+    other = ScriptedProvider("other-scripted")
+    session = file_session(provider, workdir, agent_dir)
+    second = other.model("other-model", name="Other Model", context_window=1_000_000)
+    session.model_registry.add_model(second)
+    return session, second
+
+
+async def test_model_picker_lists_models_by_provider_and_persists_choice(two_models, agent_dir, provider):
+    session, second = two_models
+    provider.push(scripted_text("hello"))
+    app = create_app(session, static=True, agent_dir=str(agent_dir))
+    async with app.run_test(size=(110, 34)) as pilot:
+        await type_command(pilot, "hi")
+        await settle(pilot, session)
+        await pilot.press("ctrl+l")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "Select a model" in text
+        assert "other-scripted" in text and "1M ctx" in text and "$3/$15" in text
+        for ch in "othr":  # fuzzy: letters spread over "other"
+            await pilot.press(ch)
+        await pilot.pause()
+        assert "scripted-model" not in screen_text(app)
+        await pilot.press("enter")
+        await pilot.pause(0.2)
+        assert session.model.ref == second.ref
+    saved = json.loads((agent_dir / "settings.json").read_text())
+    assert (saved["defaultProvider"], saved["defaultModel"]) == ("other-scripted", "other-model")
+    changes = [e for e in entries(session) if e["type"] == "model_change"]
+    assert changes[-1]["provider"] == "other-scripted" and changes[-1]["modelId"] == "other-model"
+
+
+async def test_model_command_with_argument_and_unknown_model(two_models, agent_dir):
+    session, second = two_models
+    app = create_app(session, static=True, agent_dir=str(agent_dir))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_command(pilot, "/model no-such-model-xyz")
+        assert "Unknown model 'no-such-model-xyz'" in screen_text(app)
+        await type_command(pilot, f"/model {second.ref}")
+        await pilot.pause(0.1)
+        assert session.model.ref == second.ref
+    assert json.loads((agent_dir / "settings.json").read_text())["defaultModel"] == "other-model"
+
+
+async def test_scoped_models_saved_and_ctrl_p_cycles_them(two_models, agent_dir, provider):
+    session, second = two_models
+    third = ScriptedProvider("third-scripted").model("third-model")
+    session.model_registry.add_model(third)
+    app = create_app(session, static=True, agent_dir=str(agent_dir))
+    async with app.run_test(size=(110, 34)) as pilot:
+        await type_command(pilot, "/scoped-models")
+        assert "Models for Ctrl+P cycling" in screen_text(app)
+        # Enable the current model and the third one (filter, enter toggles), then save.
+        for text in (provider.name, "third"):
+            app.screen.query_one("#picker-filter").value = text
+            await pilot.pause()
+            await pilot.press("enter")
+            await pilot.pause()
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert [m.ref for m, _ in session.scoped_models] == [provider.model().ref, third.ref]
+        await pilot.press("ctrl+p")
+        await pilot.pause(0.2)
+        assert session.model.ref == third.ref
+        await pilot.press("ctrl+p")
+        await pilot.pause(0.2)
+        assert session.model.ref == provider.model().ref  # the second provider is not in the set
+    saved = json.loads((agent_dir / "settings.json").read_text())
+    assert saved["enabledModels"] == [provider.model().ref, third.ref]
+
+
+async def test_thinking_picker_sets_level_and_editor_border_follows(session, agent_dir):
+    app = create_app(session, static=True, agent_dir=str(agent_dir))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_command(pilot, "/thinking")
+        assert "Thinking level" in screen_text(app) and "xhigh" not in screen_text(app)
+        while app.screen.query_one("#picker-list").highlighted_option.prompt.plain.split()[-3] != "high":
+            await pilot.press("down")
+        await pilot.press("enter")
+        await pilot.pause(0.2)
+        assert session.thinking_level == "high"
+        assert app.editor.has_class("thinking-high")
+        high = app.editor.styles.border_top[1]
+        await pilot.press("shift+tab")  # high -> off (xhigh unsupported)
+        await pilot.pause(0.2)
+        assert session.thinking_level == "off" and app.editor.has_class("thinking-off")
+        assert app.editor.styles.border_top[1] != high
+
+
+async def test_settings_screen_changes_land_in_settings_json_and_apply(provider, workdir, agent_dir):
+    session = file_session(provider, workdir, agent_dir)
+    app = create_app(session, static=True, agent_dir=str(agent_dir))
+    async with app.run_test(size=(110, 34)) as pilot:
+        await type_command(pilot, "/settings")
+        text = screen_text(app)
+        assert "Settings" in text and "Steering mode" in text and "Double Esc" in text
+        listing = app.screen.query_one("#settings-list")
+
+        async def change(label: str, presses: int = 1) -> None:
+            index = next(i for i, r in enumerate(app.screen.rows) if r.label == label)
+            listing.highlighted = index
+            for _ in range(presses):
+                await pilot.press("enter")
+            await pilot.pause()
+
+        before_theme = app.theme
+        await change("Theme")
+        assert app.theme != before_theme  # live preview
+        await change("Steering mode")
+        await change("Auto-compaction")
+        await change("Hide thinking")
+        await change("Double Esc")
+        assert session.agent.steering_mode == "all"
+        assert session.auto_compaction_enabled is True
+        assert app.transcript.thinking_collapsed is True
+        await pilot.press("escape")
+        await pilot.pause()
+        assert "Steering mode" not in screen_text(app)
+    saved = json.loads((agent_dir / "settings.json").read_text())
+    assert saved["theme"] == app.theme
+    assert saved["steeringMode"] == "all"
+    assert saved["compaction"]["enabled"] is True
+    assert saved["hideThinkingBlock"] is True
+    assert saved["doubleEscapeAction"] == "fork"

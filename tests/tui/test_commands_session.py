@@ -1,0 +1,172 @@
+"""/fork, /clone, /compact, /new, /name, /session, /export, /tree, /resume and double Esc,
+driven through the real app on file-backed sessions; checked on the kernel and the files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pi_runtime.ai.providers.scripted import scripted_text
+from pi_tui.launch import create_app
+
+from .conftest import screen_text, settle
+from .test_commands_models import entries, file_session, type_command
+
+
+async def converse(pilot, session, provider, prompts: list[str]) -> None:
+    for i, text in enumerate(prompts):
+        provider.push(scripted_text(f"answer {i + 1}"))
+        await type_command(pilot, text)
+        await settle(pilot, session)
+
+
+async def test_fork_picker_creates_a_session_with_the_history_before_the_message(provider, workdir, agent_dir):
+    session = file_session(provider, workdir, agent_dir)
+    app = create_app(session, static=True, agent_dir=str(agent_dir))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await converse(pilot, session, provider, ["first question", "second question", "third question"])
+        old_file = session.session_file
+        await type_command(pilot, "/fork")
+        text = screen_text(app)
+        assert "Fork from an earlier message" in text and "second question" in text
+        app.screen.query_one("#picker-filter").value = "second"
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause(0.3)
+        assert app.editor.text == "second question"
+        assert session.session_file != old_file
+        users = [m.content for m in session.messages if getattr(m, "role", "") == "user"]
+        assert users == ["first question"]
+    header = json.loads(Path(session.session_file).read_text().splitlines()[0])
+    assert header["parentSession"] == old_file
+
+
+async def test_clone_duplicates_the_branch_into_a_new_file(provider, workdir, agent_dir):
+    session = file_session(provider, workdir, agent_dir)
+    app = create_app(session, static=True, agent_dir=str(agent_dir))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await converse(pilot, session, provider, ["one", "two"])
+        old_file = session.session_file
+        await type_command(pilot, "/clone")
+        await pilot.pause(0.2)
+        assert session.session_file != old_file and Path(session.session_file).exists()
+        assert "answer 2" in screen_text(app)
+    old_messages = [e["message"]["content"] for e in entries_of(old_file) if e["type"] == "message"]
+    new_messages = [e["message"]["content"] for e in entries(session) if e["type"] == "message"]
+    assert new_messages == old_messages
+
+
+def small_keep(agent_dir: Path) -> None:
+    """Settings that let a short conversation be compacted (little recent context kept)."""
+    (agent_dir / "settings.json").write_text(json.dumps({"compaction": {"enabled": False, "keepRecentTokens": 50}}))
+
+
+def entries_of(path: str) -> list[dict]:
+    return [json.loads(line) for line in Path(path).read_text().splitlines()[1:] if line.strip()]
+
+
+async def test_compact_shows_collapsed_summary_with_tokens_and_ctrl_o_expands(provider, workdir, agent_dir):
+    small_keep(agent_dir)
+    session = file_session(provider, workdir, agent_dir)
+    app = create_app(session, static=True, agent_dir=str(agent_dir))
+    summary = "\n".join(f"Summary line {i}" for i in range(1, 9))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await converse(pilot, session, provider, ["x " * 150, "y " * 150, "z " * 150])
+        provider.push(scripted_text(summary))
+        await type_command(pilot, "/compact focus on z")
+        await settle(pilot, session, 0.3)
+        assert any(e["type"] == "compaction" for e in entries(session))
+        text = screen_text(app)
+        assert "Compacted context" in text and "Summary line 1" in text
+        assert "Summary line 8" not in text and "more lines" in text
+        assert "Compacted: " in text and "→" in text
+        context, _options = provider.requests[-1]
+        assert "focus on z" in json.dumps(context.to_wire())
+        await pilot.press("ctrl+o")
+        await pilot.pause(0.2)
+        assert "Summary line 8" in screen_text(app)
+
+
+async def test_compact_error_is_shown_and_esc_cancels_a_running_compaction(provider, workdir, agent_dir):
+    from pi_runtime.ai.providers.scripted import scripted_text as text_reply
+
+    small_keep(agent_dir)
+    session = file_session(provider, workdir, agent_dir)
+    app = create_app(session, static=True, agent_dir=str(agent_dir))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_command(pilot, "/compact")
+        await settle(pilot, session)
+        assert "Compaction failed" in screen_text(app) or "Nothing to compact" in screen_text(app)
+        await converse(pilot, session, provider, ["x " * 150, "y " * 150, "z " * 150])
+        provider.push(text_reply("never", hang=True))
+        await type_command(pilot, "/compact")
+        await pilot.pause(0.3)
+        assert session.is_compacting
+        await pilot.press("escape")
+        await settle(pilot, session, 0.3)
+        assert not session.is_compacting
+        assert "Compaction cancelled" in screen_text(app)
+        assert not any(e["type"] == "compaction" for e in entries(session))
+
+
+async def test_new_name_session_and_export(provider, workdir, agent_dir, tmp_path):
+    session = file_session(provider, workdir, agent_dir)
+    app = create_app(session, static=True, agent_dir=str(agent_dir))
+    async with app.run_test(size=(110, 36)) as pilot:
+        await converse(pilot, session, provider, ["hello there"])
+        await type_command(pilot, "/name my work")
+        await pilot.pause()
+        assert session.session_name == "my work"
+        await type_command(pilot, "/session")
+        text = str(app.transcript.children[-1].content)  # long paths wrap on screen
+        assert session.session_file in text and session.session_id in text
+        assert "1 user, 1 assistant" in text and "my work" in text
+        out = tmp_path / "out.html"
+        await type_command(pilot, f"/export {out}")
+        assert out.exists() and "hello there" in out.read_text()
+        first = session.session_file
+        await type_command(pilot, "/new")
+        await pilot.pause(0.2)
+        assert session.session_file != first and not [m for m in session.messages if m.role == "user"]
+        assert "hello there" not in screen_text(app)
+
+
+async def test_double_escape_opens_the_tree_and_navigation_puts_text_back(provider, workdir, agent_dir):
+    session = file_session(provider, workdir, agent_dir)
+    app = create_app(session, static=True, agent_dir=str(agent_dir))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await converse(pilot, session, provider, ["alpha", "beta"])
+        await pilot.press("escape", "escape")
+        await pilot.pause(0.2)
+        assert type(app.screen).__name__ == "TreeBrowser"
+        browser = app.screen
+        target = next(i for i, r in enumerate(browser.tree_rows.rows) if r.text.endswith("beta") or "beta" in r.text)
+        entry_id = browser.tree_rows.rows[target].entry_id
+        browser.dismiss(entry_id)
+        await pilot.pause(0.2)
+        assert type(app.screen).__name__ == "SummarizePrompt"
+        await pilot.press("enter")  # "No summary"
+        await settle(pilot, session, 0.2)
+        assert app.editor.text == "beta"
+        users = [m.content for m in session.messages if getattr(m, "role", "") == "user"]
+        assert users == ["alpha"]
+        assert "answer 2" not in screen_text(app)
+
+
+async def test_resume_switches_to_the_chosen_session(provider, workdir, agent_dir):
+    session = file_session(provider, workdir, agent_dir)
+    app = create_app(session, static=True, agent_dir=str(agent_dir))
+    async with app.run_test(size=(110, 30)) as pilot:
+        await converse(pilot, session, provider, ["the old conversation"])
+        old = session.session_file
+        await type_command(pilot, "/new")
+        await pilot.pause(0.2)
+        await converse(pilot, session, provider, ["the new one"])
+        await type_command(pilot, "/resume")
+        await pilot.pause(0.3)
+        assert type(app.screen).__name__ == "SessionPicker"
+        app.screen.dismiss(old)
+        await pilot.pause(0.3)
+        assert session.session_file == old
+        assert "the old conversation" in screen_text(app)
+    assert Path(old).exists()
