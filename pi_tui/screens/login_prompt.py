@@ -57,6 +57,11 @@ class ApiKeyPrompt(ModalScreen[str | None]):
         self.dismiss(key)
 
 
+def say(app: Any, text: str, kind: str = "info") -> None:
+    """An inline notice in the transcript (results stay readable after the dialog closes)."""
+    app.call_later(app.transcript.add_notice, text, kind)
+
+
 def auth_storage(app: Any) -> Any:
     """The session's ``AuthStorage`` (shared with the model registry), else the agent dir's."""
     registry = getattr(app.session, "model_registry", None)
@@ -106,7 +111,7 @@ def _ask_key(app: Any, auth: Any, provider: str) -> None:
 
     registry = app.session.model_registry
     if registry is not None and provider not in registry.providers():
-        app.notify(f"Unknown provider '{provider}'", severity="error", timeout=5)
+        say(app, f"Unknown provider '{provider}'", "error")
         return
     name = registry.provider_name(provider) if registry is not None else provider
 
@@ -116,11 +121,10 @@ def _ask_key(app: Any, auth: Any, provider: str) -> None:
         try:
             auth.set_api_key(provider, key)
         except Exception as exc:  # noqa: BLE001 - the message names the file, never the key
-            app.notify(f"Could not save the key: {exc}", severity="error", timeout=8)
+            say(app, f"Could not save the key: {exc}", "error")
             return
         count = sum(1 for m in registry.all() if m.provider == provider) if registry is not None else 0
-        app.notify(f"Logged in to {name}: key saved in {auth.path}" + (f" ({count} models)" if count else ""),
-                   timeout=5)
+        say(app, f"Logged in to {name}: key saved in {auth.path}" + (f" ({count} models)" if count else ""))
         app.call_later(app._refresh_model)
 
     app.push_screen(ApiKeyPrompt(provider, name, list(env_var_names(provider))), entered)
@@ -134,7 +138,7 @@ def open_logout(app: Any, arg: str) -> None:
         _remove(app, auth, arg)
         return
     if not stored:
-        app.notify("No stored credentials to remove", timeout=3)
+        say(app, "No stored credentials to remove", "warning")
         return
     registry = app.session.model_registry
     items = provider_items(registry, stored, only=stored)
@@ -153,9 +157,9 @@ def _remove(app: Any, auth: Any, provider: str) -> None:
     try:
         removed = auth.remove(provider)
     except Exception as exc:  # noqa: BLE001
-        app.notify(f"Could not update {auth.path}: {exc}", severity="error", timeout=8)
+        say(app, f"Could not update {auth.path}: {exc}", "error")
         return
     if removed:
-        app.notify(f"Removed the stored key for {provider}", timeout=4)
+        say(app, f"Removed the stored key for {provider}")
     else:
-        app.notify(f"No stored key for {provider}", severity="warning", timeout=4)
+        say(app, f"No stored key for {provider}", "warning")

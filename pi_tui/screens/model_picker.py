@@ -31,7 +31,7 @@ def format_price(model: Any) -> str:
         return "free"
 
     def money(v: float) -> str:
-        return f"${v:.2f}".rstrip("0").rstrip(".") if v % 1 else f"${v:.0f}"
+        return f"${v:.2f}" if v % 1 else f"${v:.0f}"
 
     return f"{money(cost.input)}/{money(cost.output)}"
 

@@ -36,7 +36,9 @@ PickList .picker-detail { color: $pi-muted; }
 PickList Input { border: tall $pi-border-muted; background: $background; color: $pi-text; }
 PickList Input:focus { border: tall $pi-border-accent; }
 PickList OptionList { height: auto; max-height: 24; border: none; background: $background; color: $pi-text; }
-PickList OptionList > .option-list--option-highlighted { background: $pi-selected-bg; color: $pi-text; }
+PickList OptionList:focus { border: none; background-tint: transparent; }
+PickList OptionList > .option-list--option-highlighted,
+PickList OptionList:focus > .option-list--option-highlighted { background: $pi-selected-bg; color: $pi-text; }
 PickList OptionList > .option-list--option-disabled { color: $pi-muted; }
 """
 

@@ -120,10 +120,10 @@ class SettingsScreen(ModalScreen[None]):
 
     def _row_text(self, row: SettingRow) -> Text:
         text = Text(row.label.ljust(18), style="bold")
-        text.append(_show(self.values.get(row.key)), style="")
+        text.append(_show(self.values.get(row.key)).ljust(15), style="")
         others = [c for c in row.choices if c != self.values.get(row.key)]
         if others and len(row.choices) <= 6:
-            text.append("   (" + " / ".join(_show(c) for c in row.choices) + ")", style="dim")
+            text.append("(" + " / ".join(_show(c) for c in row.choices) + ")", style="dim")
         return text
 
     def _show_help(self, index: int | None) -> None:

@@ -25,11 +25,12 @@ class SummaryPanel(MessagePanel):
 
     def _body_text(self) -> Text:
         lines = self.body.strip().splitlines()
-        if self.expanded or len(lines) <= PREVIEW_LINES:
+        # The preview skips blank lines and rules so it shows three lines of content.
+        content = [line for line in lines if line.strip() and line.strip("-— ")]
+        if self.expanded or len(content) <= PREVIEW_LINES:
             return Text(self.body.strip())
-        shown = "\n".join(lines[:PREVIEW_LINES])
-        text = Text(shown)
-        text.append(f"\n… {len(lines) - PREVIEW_LINES} more lines (ctrl+o to expand)", style="dim italic")
+        text = Text("\n".join(content[:PREVIEW_LINES]))
+        text.append(f"\n… {len(content) - PREVIEW_LINES} more lines (ctrl+o to expand)", style="dim italic")
         return text
 
 

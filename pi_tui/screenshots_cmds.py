@@ -1,0 +1,196 @@
+"""Scenes of the command screens for snapshot tests and ``screenshots/``.
+
+Run ``python -m pi_tui.screenshots_cmds [--out screenshots] [names...]`` to write each scene
+as SVG and, when ``rsvg-convert`` is installed, PNG. Like ``pi_tui.screenshots``: scripted
+provider, fixed usage, static app. The model registry reads no environment and a fixed
+auth.json (Anthropic and OpenAI keys), so the model list is the same on every machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from .screenshots import Scene, _project
+
+SUMMARY = """## Goal
+Make `src/steps.py` faster without changing results.
+
+## Progress
+- Read every `step_N`; all are pure and linear.
+- Replaced the loop with a closed form in `run()`.
+
+## Next steps
+- Add a benchmark and a property test comparing both versions."""
+
+
+def make_app(scene: Scene, agent_dir: str | None = None) -> tuple[Any, Any]:
+    """A fresh session + app for ``scene`` with a deterministic model registry."""
+    from pi_runtime.ai.models import ModelRegistry
+    from pi_runtime.ai.providers.scripted import ScriptedProvider
+    from pi_runtime.auth import AuthStorage
+    from pi_runtime.sdk import create_agent_session
+    from pi_runtime.session import SessionManager
+    from pi_runtime.settings import SettingsManager
+
+    from .launch import create_app
+
+    agent_dir = agent_dir or tempfile.mkdtemp(prefix="pi-screens-agent-")
+    auth = Path(agent_dir) / "auth.json"
+    auth.write_text(json.dumps({"anthropic": {"type": "api_key", "key": "sk-a"},
+                                "openai": {"type": "api_key", "key": "sk-o"}}), encoding="utf-8")
+    registry = ModelRegistry(Path(agent_dir) / "models.json", AuthStorage(auth), env={})
+    provider = ScriptedProvider(f"screens-{scene.name}")
+    session = create_agent_session(
+        cwd=str(_project()), agent_dir=agent_dir, model=provider.model("claude-sonnet-4-5", name="Claude Sonnet 4.5"),
+        session_manager=SessionManager.in_memory(), model_registry=registry,
+        settings=SettingsManager.in_memory({"compaction": {"enabled": False, "keepRecentTokens": 50}}),
+    )
+    app = create_app(session, static=True, agent_dir=agent_dir)
+    app.scene_provider = provider
+    return app, provider
+
+
+async def command(pilot: Any, text: str, wait: float = 0.2) -> None:
+    """Type a slash command into the editor and send it."""
+    pilot.app.editor.set_text(text)
+    await pilot.pause()
+    pilot.app.menu.hide()
+    await pilot.press("enter")
+    await pilot.pause(wait)
+
+
+def _usage() -> Any:
+    from pi_runtime.ai.types import Usage
+
+    return Usage(input=1200, output=300)
+
+
+async def _talk(pilot: Any, prompts: list[tuple[str, str]]) -> None:
+    from pi_runtime.ai.providers.scripted import scripted_text
+
+    app = pilot.app
+    for prompt, answer in prompts:
+        app.scene_provider.push(scripted_text(answer, usage=_usage()))
+        await command(pilot, prompt, 0)
+        await app.session.wait_for_idle()
+        await pilot.pause(0.1)
+
+
+CONVERSATION = [
+    ("Read src/steps.py and tell me what it does", "Each `step_N` adds **N** to its input; the pipeline is linear."),
+    ("Can the loop be replaced?", "Yes: `run(x)` equals `x + 66`, so the loop can go."),
+    ("Do it, and keep the old version for a test", "Done. `run()` now returns `x + 66`; `run_slow()` keeps the loop."),
+]
+
+
+async def model_picker(pilot: Any) -> None:
+    await pilot.press("ctrl+l")
+    await pilot.pause(0.2)
+    await pilot.press(*"sonnet")
+    await pilot.pause(0.2)
+
+
+async def settings(pilot: Any) -> None:
+    await command(pilot, "/settings")
+    await pilot.press("down", "down")
+    await pilot.pause(0.1)
+
+
+async def hotkeys(pilot: Any) -> None:
+    await command(pilot, "/hotkeys")
+
+
+async def compaction(pilot: Any) -> None:
+    from pi_runtime.ai.providers.scripted import scripted_text
+
+    await _talk(pilot, CONVERSATION)
+    pilot.app.scene_provider.push(scripted_text(SUMMARY, usage=_usage()))
+    await command(pilot, "/compact keep the benchmark plan", 0)
+    await pilot.app.session.wait_for_idle()
+    await pilot.pause(0.3)
+
+
+async def fork_picker(pilot: Any) -> None:
+    await _talk(pilot, CONVERSATION)
+    await command(pilot, "/fork")
+
+
+async def login(pilot: Any) -> None:
+    await command(pilot, "/login anthropic")
+    await pilot.press(*"sk-ant-not-a-real-key")
+    await pilot.pause(0.1)
+
+
+async def scoped_models(pilot: Any) -> None:
+    await command(pilot, "/scoped-models")
+    await pilot.press("enter", "down", "down", "enter")
+    await pilot.pause(0.1)
+
+
+async def search(pilot: Any) -> None:
+    await _talk(pilot, CONVERSATION)
+    await pilot.press("ctrl+f")
+    await pilot.press(*"run")
+    await pilot.pause(0.2)
+
+
+async def thinking(pilot: Any) -> None:
+    await command(pilot, "/thinking")
+
+
+SCENES = [
+    Scene("cmd_model_picker", (120, 36), model_picker),
+    Scene("cmd_settings", (120, 36), settings),
+    Scene("cmd_hotkeys", (120, 48), hotkeys),
+    Scene("cmd_compaction", (120, 36), compaction),
+    Scene("cmd_fork_picker", (120, 36), fork_picker),
+    Scene("cmd_login", (120, 30), login),
+    Scene("cmd_scoped_models", (120, 36), scoped_models),
+    Scene("cmd_search", (120, 36), search),
+    Scene("cmd_thinking", (100, 30), thinking),
+]
+
+
+async def capture(scene: Scene) -> str:
+    """Run ``scene`` headless and return its SVG."""
+    app, _ = make_app(scene)
+    async with app.run_test(size=scene.size) as pilot:
+        await pilot.pause()
+        await scene.prepare(pilot)
+        svg = app.export_screenshot(title=f"pi — {scene.name}")
+    return svg
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--out", default="screenshots", help="output folder")
+    parser.add_argument("names", nargs="*", help="only these scenes")
+    args = parser.parse_args(argv)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    rsvg = shutil.which("rsvg-convert")
+    for scene in SCENES:
+        if args.names and scene.name not in args.names:
+            continue
+        svg = asyncio.run(capture(scene))
+        # rsvg collapses leading spaces inside <text> unless told to keep them.
+        svg = svg.replace("<svg ", '<svg xml:space="preserve" ', 1)
+        (out / f"{scene.name}.svg").write_text(svg, encoding="utf-8")
+        if rsvg:
+            subprocess.run([rsvg, "-w", str(scene.size[0] * 10), "-o", str(out / f"{scene.name}.png"),
+                            str(out / f"{scene.name}.svg")], check=True)
+        print(f"{scene.name}: {out / scene.name}.svg" + (" + .png" if rsvg else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
+    raise SystemExit(main())
