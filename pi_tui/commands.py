@@ -45,8 +45,10 @@ DOUBLE_ESCAPE_SECONDS = 0.5
 
 
 def all_commands(session: Any) -> list[tuple[str, str]]:
-    """Built-ins, then prompt templates, then ``skill:`` commands, with descriptions."""
-    out = list(BUILTIN_COMMANDS)
+    """Built-ins, then extension commands, prompt templates and ``skill:`` commands, with descriptions."""
+    from .extension_host import extension_commands
+
+    out = list(BUILTIN_COMMANDS) + extension_commands(session)
     resources = getattr(getattr(session, "resources", None), "resources", None)
     if resources is not None:
         out += [(t.name, t.description or "prompt template") for t in resources.prompt_templates]
