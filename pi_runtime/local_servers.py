@@ -96,9 +96,10 @@ async def probe(provider: str, name: str, port: int, host: str = "127.0.0.1", ti
 
 
 async def probe_local_servers(
-    servers: tuple[tuple[str, str, int], ...] = KNOWN_SERVERS, host: str = "127.0.0.1", timeout: float = 0.5
+    servers: tuple[tuple[str, str, int], ...] | None = None, host: str = "127.0.0.1", timeout: float = 0.5
 ) -> list[LocalServer]:
-    """Probe every known port at once; returns the servers that answered with models."""
+    """Probe every known port (``KNOWN_SERVERS`` by default) at once; returns those that listed models."""
+    servers = KNOWN_SERVERS if servers is None else servers
     found = await asyncio.gather(*(probe(p, n, port, host, timeout) for p, n, port in servers))
     return [s for s in found if s is not None and s.models]
 

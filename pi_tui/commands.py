@@ -21,6 +21,7 @@ BUILTIN_COMMANDS: list[tuple[str, str]] = [
     ("model", "Select a model"),
     ("thinking", "Set the thinking level"),
     ("scoped-models", "Configure the models used by interactive cycling"),
+    ("local", "Use a model server running on this machine"),
     ("login", "Add provider authentication"),
     ("logout", "Remove provider authentication"),
     ("new", "Start a new session"),
@@ -268,6 +269,15 @@ _HANDLERS = {
     "export": _export, "reload": _reload, "hotkeys": _hotkeys, "settings": _settings,
     "changelog": _changelog, "find": _find, "quit": _quit,
 }
+
+
+async def _local(app: "PiApp", arg: str) -> None:
+    from .local_model import use_local_model
+
+    await use_local_model(app, arg)
+
+
+_HANDLERS["local"] = _local
 
 
 # ---------------------------------------------------------------------- actions (bound in app.py)

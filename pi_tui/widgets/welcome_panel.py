@@ -22,9 +22,32 @@ MODELS_JSON_SNIPPET = """{
 class WelcomePanel(Static):
     """Shown in an empty transcript when the current model cannot be used yet."""
 
-    def __init__(self, *, model: str, agent_dir: str, **kwargs) -> None:
+    def __init__(self, *, model: str, agent_dir: str, probe: bool = True, **kwargs) -> None:
         super().__init__(self._content(model, agent_dir), markup=False, classes="welcome", **kwargs)
         self.message = None
+        self._base = (model, agent_dir)
+        self._probe_enabled = probe
+        self.found: list = []
+        """Local servers that answered the background probe."""
+
+    def on_mount(self) -> None:
+        # Probed after the first paint, in the background: a closed port answers at once,
+        # a silent one costs at most the probe's timeout, never start-up time.
+        if self._probe_enabled:
+            self.run_worker(self._probe(), name="probe-local-servers", exit_on_error=False)
+
+    async def _probe(self) -> None:
+        from pi_runtime.local_servers import probe_local_servers
+
+        self.found = await probe_local_servers()
+        if not self.found:
+            return
+        text = self._content(*self._base)
+        text.append("\n\nRunning on this machine now:\n", style="bold")
+        for server in self.found:
+            text.append(f"     {server.name:<10} {server.base_url}  ({len(server.models)} models)\n")
+        text.append("Type /local to use one (it is added to models.json for you).")
+        self.update(text)
 
     @staticmethod
     def _content(model: str, agent_dir: str) -> Text:
