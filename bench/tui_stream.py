@@ -1,15 +1,20 @@
 """Benchmark: a long markdown answer streamed into the app, against Textual's MarkdownStream.
 
-A real HTTP server on 127.0.0.1 (``LoopbackServer``, its own thread) streams a ~20,000-word
+A real HTTP server on 127.0.0.1 (``LoopbackServer`` in a child process) streams a ~20,000-word
 answer (paragraphs, code fences, lists, headings) as OpenAI-style SSE chunks, with a small
-delay between chunks, so the server keeps its own pace whatever the client does. Figures,
+delay between chunks, so the server keeps its own pace whatever the client does. (In the
+benched process itself the server thread would wait for the GIL whenever the UI works, and
+the UI's CPU time would slow the server down instead of showing up as lag.) Figures,
 for pi's app and for a plain Textual app that writes every delta to ``Markdown.get_stream()``:
 
 - send time: how long the server takes to send it (a bare client with no UI reads it);
-- on-screen time: request start to the moment the last word is in the rendered widgets
-  (headless Textual, 120x40; the compositor still renders every frame);
+- on-screen time: request start to the moment the last word is written to the screen
+  (headless Textual, 120x40; every screen update is also serialised to terminal bytes, as
+  the real driver does, and searched for the last word);
 - ratio on-screen / send (goal <= 1.10);
-- key echo: a key posted to the editor mid-stream until it is in the editor's text (p50/max);
+- key echo: a key posted to the (emptied) editor mid-stream until a screen update carries
+  the character it typed (p50/max);
+- worst frame gap: the longest pause between screen updates while the answer streams;
 - process CPU seconds.
 
 Run: ``.venv/bin/python bench/tui_stream.py [--words 20000] [--chunk 10] [--delay 0.0005]``.
@@ -21,6 +26,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
+import multiprocessing
 import os
 import statistics
 import sys
@@ -75,6 +81,33 @@ def sse_reply(answer: str, chunk: int, delay: float) -> Reply:
     return Reply.sse(events, delay=delay)
 
 
+class RemoteServer:
+    """A ``LoopbackServer`` in a forked child process; ``push`` sends it replies over a pipe."""
+
+    def __enter__(self) -> "RemoteServer":
+        self._conn, child = multiprocessing.get_context("fork").Pipe()
+        self._process = multiprocessing.get_context("fork").Process(target=self._serve, args=(child,), daemon=True)
+        self._process.start()
+        self.url = self._conn.recv()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._conn.send(None)
+        self._process.join(5)
+
+    def push(self, reply: Reply) -> None:
+        self._conn.send(reply)
+        self._conn.recv()
+
+    @staticmethod
+    def _serve(conn) -> None:
+        with LoopbackServer() as server:
+            conn.send(server.url)
+            while (reply := conn.recv()) is not None:
+                server.push(reply)
+                conn.send("ok")
+
+
 def bench_model(url: str) -> Model:
     return Model(id="bench", api="openai-completions", provider="bench-local", base_url=url + "/v1")
 
@@ -86,7 +119,7 @@ def make_session(url: str):
     return session
 
 
-async def bare_send_time(server: LoopbackServer, reply: Reply) -> tuple[float, int]:
+async def bare_send_time(server: RemoteServer, reply: Reply) -> tuple[float, int]:
     """The server's own pace: a client that only reads."""
     server.push(reply)
     t0 = time.perf_counter()
@@ -114,18 +147,58 @@ class Timeline:
             self.chunks += 1
 
 
-async def measure_echo(app, editor, samples: list[float]) -> None:
+class ScreenWatch:
+    """Serialises every screen update to terminal bytes, as the real driver would, and notes
+    when ``marker`` is first among them (headless Textual composes frames but skips this step)."""
+
+    def __init__(self, app, marker: str) -> None:
+        self.marker = marker
+        self.frames: list[float] = []
+        """When each screen update was written."""
+        self.seen = 0.0
+        """When the marker was first written to the screen."""
+        self.echo_seen = 0.0
+        """When the typed ``ECHO`` character was first written to the screen (reset per probe)."""
+        self._display = app._display
+        self._console = app.console
+        app._display = self.display
+
+    def display(self, screen, renderable) -> None:
+        self._display(screen, renderable)
+        if renderable is None:
+            return
+        render = getattr(renderable, "render_segments", None)
+        text = render(self._console) if render else ""
+        now = time.perf_counter()
+        self.frames.append(now)
+        if not self.seen and self.marker in text:
+            self.seen = now
+        if not self.echo_seen and ECHO in text:
+            self.echo_seen = now
+
+    def worst_gap(self, start: float, end: float) -> float:
+        times = [t for t in self.frames if start <= t <= end]
+        return max((b - a for a, b in zip(times, times[1:])), default=0.0)
+
+
+ECHO = "\u00a4"
+"""The character typed mid-stream (the answer never contains it)."""
+
+
+async def measure_echo(editor, watch: ScreenWatch, samples: list[float]) -> None:
+    """A key posted to the editor until a screen update carries the character it typed."""
+    editor.clear()
+    await asyncio.sleep(0.05)
+    watch.echo_seen = 0.0
     start = time.perf_counter()
-    before = editor.text
-    editor.post_message(events.Key("x", "x"))
-    while editor.text == before:
-        await asyncio.sleep(0.001)
-    samples.append(time.perf_counter() - start)
+    editor.post_message(events.Key("x", ECHO))
+    while not watch.echo_seen and time.perf_counter() - start < 5:
+        await asyncio.sleep(0.0005)
+    samples.append((watch.echo_seen or time.perf_counter()) - start)
 
 
-async def run_pi(server: LoopbackServer, reply: Reply) -> dict:
+async def run_pi(server: RemoteServer, reply: Reply) -> dict:
     from pi_tui.launch import create_app
-    from pi_tui.widgets.streaming_markdown import StreamingMarkdown
 
     session = make_session(server.url)
     server.push(reply)
@@ -133,25 +206,21 @@ async def run_pi(server: LoopbackServer, reply: Reply) -> dict:
     app = create_app(session, static=True)
     echo: list[float] = []
     async with app.run_test(size=(120, 40)):
+        watch = ScreenWatch(app, LAST_WORD)
         gc.freeze()
         await asyncio.sleep(0.2)
         t0 = time.perf_counter()
         await session.prompt("go", wait=False)
-        seen = 0.0
         next_echo = time.perf_counter() + 0.5
-        while True:
-            await asyncio.sleep(0.005)
+        while not watch.seen:
+            await asyncio.sleep(0.002)
             if time.perf_counter() > next_echo and session.is_streaming:
-                await measure_echo(app, app.editor, echo)
+                await measure_echo(app.editor, watch, echo)
                 next_echo = time.perf_counter() + 0.5
-            blocks = list(app.query(StreamingMarkdown))
-            if blocks and LAST_WORD in blocks[-1].open_text:
-                await asyncio.sleep(0)  # the frame with it is the next refresh
-                seen = time.perf_counter()
-                break
         await session.wait_for_idle()
         gc.unfreeze()
-    return {"screen": seen - t0, "chunks": timeline.chunks, "echo": echo}
+    return {"screen": watch.seen - t0, "chunks": timeline.chunks, "echo": echo, "last_delta": timeline.last - t0,
+            "gap": watch.worst_gap(t0 + 0.3, timeline.last)}
 
 
 class Baseline(App):
@@ -175,27 +244,29 @@ class Baseline(App):
             await self.stream.write(event.assistant_message_event.delta)
 
 
-async def run_baseline(server: LoopbackServer, reply: Reply) -> dict:
+async def run_baseline(server: RemoteServer, reply: Reply) -> dict:
     session = make_session(server.url)
     server.push(reply)
     timeline = Timeline(session)
     app = Baseline(session)
     async with app.run_test(size=(120, 40)):
+        watch = ScreenWatch(app, LAST_WORD)
         gc.freeze()
         await asyncio.sleep(0.2)
         t0 = time.perf_counter()
         await session.prompt("go", wait=False)
-        while LAST_WORD not in app.md.source:
+        while not watch.seen:
             await asyncio.sleep(0.005)
-        seen = time.perf_counter()
         await session.wait_for_idle()
         gc.unfreeze()
-    return {"screen": seen - t0, "chunks": timeline.chunks, "echo": []}
+    return {"screen": watch.seen - t0, "chunks": timeline.chunks, "echo": [], "last_delta": timeline.last - t0,
+            "gap": watch.worst_gap(t0 + 0.3, timeline.last)}
 
 
 def report(name: str, r: dict, send: float, cpu: float) -> None:
     ratio = r["screen"] / send if send else float("nan")
-    line = (f"{name:<22} deltas {r['chunks']:>6}  on-screen {r['screen']:6.2f}s  ratio {ratio:5.2f}x  cpu {cpu:6.2f}s")
+    line = (f"{name:<22} deltas {r['chunks']:>6}  last delta {r['last_delta']:6.2f}s  on-screen {r['screen']:6.2f}s  ratio {ratio:5.2f}x  cpu {cpu:6.2f}s"
+            f"  worst frame gap {r['gap'] * 1000:.0f}ms")
     if r["echo"]:
         ms = [e * 1000 for e in r["echo"]]
         line += f"  key echo p50 {statistics.median(ms):.1f}ms max {max(ms):.1f}ms (n={len(ms)})"
@@ -212,7 +283,7 @@ def main() -> None:
     answer = long_answer(args.words)
     reply = sse_reply(answer, args.chunk, args.delay)
     print(f"answer: {len(answer.split()):,} words, {len(answer):,} chars, {len(answer) // args.chunk:,} chunks")
-    with LoopbackServer() as server:
+    with RemoteServer() as server:
         send, count = asyncio.run(bare_send_time(server, reply))
         print(f"server send time (bare client): {send:.2f}s, {count} deltas, {count / send:.0f} chunks/s")
         for name, runner in (("pi app", run_pi), ("textual MarkdownStream", run_baseline)):

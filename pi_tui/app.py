@@ -224,14 +224,14 @@ class PiApp(InputMixin, App[int], inherit_bindings=False):
         return True
 
     def _push_colors(self) -> None:
-        from .markdown_render import PiMarkdown, markdown_theme
+        from .markdown_render import markdown_theme, set_code_theme
 
         v = self.theme_variables
         if getattr(self, "_md_theme_pushed", False):
             self.console.pop_theme()
         self.console.push_theme(markdown_theme(v))
         self._md_theme_pushed = True
-        PiMarkdown.code_theme = "monokai" if self.current_theme.dark else "friendly"
+        set_code_theme("monokai" if self.current_theme.dark else "friendly")
         colors = {k: v.get(f"pi-{k}", "") for k in ("muted", "dim", "accent", "success", "warning", "error")}
         self.footer_bar.palette = colors
         self.header_bar.palette = colors

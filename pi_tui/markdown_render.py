@@ -1,33 +1,98 @@
 """Markdown as one Rich renderable per block, styled from the Pi theme.
 
-Streaming uses Rich's Markdown inside plain ``Static`` widgets rather than Textual's
-``Markdown`` widget: a Textual Markdown block is a tree of widgets, and every frame's
-layout pass walks all of them, which made long answers slower the longer they got. A
-``Static`` per finished block keeps the widget count (and the per-frame layout) small.
+Streaming uses Rich's Markdown drawn through ``StreamingMarkdown``'s line API rather than
+Textual's ``Markdown`` widget: a Textual Markdown block is a tree of widgets, and every
+frame's layout pass walks all of them, which made long answers slower the longer they got.
+
+Importing this module is cheap: ``rich.markdown`` (markdown-it, Pygments) loads on the
+first ``markdown_renderable`` call, after the first frame is on screen, not at start-up.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, Any
 
-from rich.markdown import Heading, Markdown
 from rich.theme import Theme
 
+if TYPE_CHECKING:
+    from rich.markdown import Markdown
 
-class _LeftHeading(Heading):
-    LEVEL_ALIGN: ClassVar[dict[str, str]] = {f"h{i}": "left" for i in range(1, 7)}  # type: ignore[assignment]
+CODE_THEME = {"name": "monokai"}
+"""Pygments theme for code blocks (the app switches it with the theme's appearance)."""
+
+_markdown_class: type | None = None
 
 
-class PiMarkdown(Markdown):
-    """Rich Markdown with left-aligned headings."""
+def set_code_theme(name: str) -> None:
+    """Use Pygments theme ``name`` for code blocks rendered from now on."""
+    CODE_THEME["name"] = name
 
-    elements = {**Markdown.elements, "heading_open": _LeftHeading}
 
-    code_theme = "monokai"
-    """Pygments theme for code blocks (the app switches it with the theme's appearance)."""
+def code_theme() -> str:
+    """The Pygments theme code blocks are rendered with."""
+    return CODE_THEME["name"]
 
-    def __init__(self, text: str) -> None:
-        super().__init__(text, code_theme=PiMarkdown.code_theme, hyperlinks=False)
+
+def _build_class() -> type:
+    from typing import ClassVar
+
+    from markdown_it import MarkdownIt
+    from rich.markdown import Heading, Markdown
+
+    class _LeftHeading(Heading):
+        LEVEL_ALIGN: ClassVar[dict[str, str]] = {f"h{i}": "left" for i in range(1, 7)}  # type: ignore[assignment]
+
+    parser = MarkdownIt().enable("strikethrough").enable("table")
+
+    class _PiMarkdown(Markdown):
+        elements = {**Markdown.elements, "heading_open": _LeftHeading}
+
+        def __init__(self, markup: str, code_theme: str) -> None:
+            # Rich builds a new MarkdownIt parser per document (~1 ms); one shared parser will do.
+            self.markup = markup
+            self.parsed = parser.parse(markup)
+            self.code_theme = code_theme
+            self.justify = None
+            self.style = "none"
+            self.hyperlinks = False
+            self.inline_code_lexer = None
+            self.inline_code_theme = code_theme
+
+    return _PiMarkdown
+
+
+def markdown_renderable(text: str) -> Markdown:
+    """Rich Markdown for ``text`` with left-aligned headings and the current code theme.
+
+    Args:
+        text: Markdown source.
+
+    Returns:
+        A ``rich.markdown.Markdown`` (a subclass whose headings are left-aligned).
+    """
+    global _markdown_class
+    if _markdown_class is None:
+        _markdown_class = _build_class()
+    markdown: Any = _markdown_class(text, CODE_THEME["name"])
+    return markdown
+
+
+def warm_up() -> None:
+    """Import and exercise the Markdown stack (markdown-it, Pygments) ahead of the first answer.
+
+    Safe to call from a worker thread: it only imports and renders to a private console.
+    """
+    from rich.console import Console
+
+    Console(width=40, file=_NullFile()).print(markdown_renderable("# a\n\n- `b`\n\n```python\nc = 1\n```"))
+
+
+class _NullFile:
+    def write(self, _text: str) -> int:
+        return 0
+
+    def flush(self) -> None:
+        pass
 
 
 def markdown_theme(v: dict[str, str]) -> Theme:

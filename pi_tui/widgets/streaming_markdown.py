@@ -1,31 +1,50 @@
-"""Markdown that grows while the model writes it, cheaply.
+"""Markdown that grows while the model writes it, at a cost that does not grow with the answer.
 
-Deltas are only buffered on arrival; once per frame the buffer is split into finished
-blocks and the open one. Finished blocks are rendered once, into a new ``Static`` (Rich
-Markdown, see ``markdown_render``) that never changes again; only the open block (usually
-one paragraph or one code fence) is re-parsed per frame. A block is finished when a blank line outside a code fence is followed
-by a line that starts in column 0, so indented list continuations stay with their list.
+``StreamingMarkdown`` is one leaf widget per assistant text block that draws through the
+line API (``render_line`` over cached ``Strip`` lists), not a tree of child widgets:
+
+- deltas are only buffered on arrival; at most once per frame the buffer is split into
+  finished top-level blocks and the one still open;
+- a finished block is rendered once (Rich Markdown, see ``markdown_render``) to strips
+  that are kept and never rendered again (until the width or the theme changes);
+- only the open block (usually one paragraph or one code fence) is rendered per frame;
+- a frame marks only the lines from the old open block down as dirty, and asks for a
+  layout only when the height changed. The transcript then has one widget per text
+  block, so its layout stays cheap however long the answer gets.
+
+A block is finished when a blank line outside a code fence is followed by a line that
+starts in column 0, so indented list continuations stay with their list. Blocks are
+drawn one blank line apart, like Rich's own Markdown.
 """
 
 from __future__ import annotations
 
 import re
+import time
+from typing import Any
 
-from textual.containers import Vertical
+from textual.geometry import Region, Size
+from textual.strip import Strip
 from textual.timer import Timer
-from textual.widgets import Static
+from textual.visual import Visual, visualize
+from textual.widget import Widget
 
-from ..markdown_render import PiMarkdown
+from ..markdown_render import code_theme, markdown_renderable
 
-FRAME_SECONDS = 1 / 15
-"""Flush rate while streaming: each flush costs a layout and a repaint of the view."""
+FRAME_SECONDS = 1 / 20
+"""Flush rate while streaming. Each flush costs a screen update (~10 ms with the view
+scrolling), so this bounds the UI's share of the CPU during a long answer."""
+RENDER_BUDGET = 3.0
+"""A flush that took t seconds waits at least ``RENDER_BUDGET * t`` before the next one, so a
+huge open block (a long code fence) cannot take the whole event loop."""
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_BLANK = Strip([], 0)
 
 
-def split_finished(text: str) -> int:
-    """Offset up to which ``text`` holds only finished top-level blocks (0 when none)."""
+def block_cuts(text: str) -> list[int]:
+    """Offsets in ``text`` where a new top-level block starts after a finished one."""
     fence: str | None = None
-    cut = 0
+    cuts: list[int] = []
     pos = 0
     previous_blank = False
     for line in text.splitlines(keepends=True):
@@ -38,53 +57,65 @@ def split_finished(text: str) -> int:
             previous_blank = False
             continue
         if previous_blank and line[:1] not in (" ", "\t", "\n", "\r", ""):
-            cut = start
+            cuts.append(start)
         if match:
             fence = match.group(1)
         previous_blank = line.strip() == "" and line.endswith("\n")
-    return cut
+    return cuts
 
 
-class StreamingMarkdown(Vertical):
-    """A column of frozen ``Markdown`` widgets followed by one live one."""
+def split_finished(text: str) -> int:
+    """Offset up to which ``text`` holds only finished top-level blocks (0 when none)."""
+    cuts = block_cuts(text)
+    return cuts[-1] if cuts else 0
 
-    DEFAULT_CSS = """
-    StreamingMarkdown { height: auto; }
-    StreamingMarkdown > Static { margin: 0; padding: 0; }
-    StreamingMarkdown > .done-block { margin: 0 0 1 0; }
-    """
 
-    def __init__(self, text: str = "", *, live: bool = True, **kwargs) -> None:
+def split_blocks(text: str) -> list[str]:
+    """``text`` cut into its top-level blocks (trailing blank lines dropped, empty ones left out)."""
+    bounds = [0, *block_cuts(text), len(text)]
+    blocks = (text[a:b].rstrip("\n") for a, b in zip(bounds, bounds[1:]))
+    return [block for block in blocks if block.strip()]
+
+
+class StreamingMarkdown(Widget):
+    """Finished Markdown blocks as cached lines, followed by the one block still being written."""
+
+    DEFAULT_CSS = "StreamingMarkdown { height: auto; }"
+
+    def __init__(self, text: str = "", *, live: bool = True, **kwargs: Any) -> None:
+        """
+        Args:
+            text: initial text (the whole block for replayed history).
+            live: True while the model still writes (``write``/``finish`` follow).
+        """
         super().__init__(**kwargs)
-        self._initial = text
-        self._open = ""
-        self._pending: list[str] = []
-        self._timer: Timer | None = None
-        self._live_widget: Static | None = None
-        self.message = None
+        self.message: Any = None
         """The kernel message this text belongs to (for the transcript window)."""
         self.live = live
         """Still receiving text (False once ``finish`` ran or for replayed history)."""
         self.text = text
         """Everything written so far."""
         self.open_text = ""
-        """Text of the block still being written (what the live widget shows)."""
+        """Text of the block still being written (rendered anew each frame)."""
+        self._sources: list[str] = [] if live else split_blocks(text)
+        self._rendered: list[list[Strip]] = []
+        self._done: list[Strip] = []
+        """Lines of the finished blocks, blank separators included."""
+        self._open_lines: list[Strip] = []
+        self._key: tuple[Any, ...] | None = None
+        """What the cached lines were rendered for: width, theme, code theme, widget style."""
+        self._pending: list[str] = [text] if live and text else []
+        self._timer: Timer | None = None
+        self._not_before = 0.0
 
-    def compose(self):
-        if self.live:
-            self._live_widget = Static("", classes="open-block")
-            yield self._live_widget
-        else:
-            yield Static(PiMarkdown(self._initial))
+    # ------------------------------------------------------------------ streaming
 
     def on_mount(self) -> None:
         if self.live:
-            if self._initial:
-                self._pending.append(self._initial)
             self._timer = self.set_interval(FRAME_SECONDS, self._flush, pause=not self._pending)
 
     def write(self, delta: str) -> None:
-        """Buffer a delta; it reaches the screen at the next frame."""
+        """Buffer a delta; it reaches the screen with the next frame."""
         if not delta or not self.live:
             return
         self._pending.append(delta)
@@ -92,33 +123,101 @@ class StreamingMarkdown(Vertical):
         if self._timer is not None:
             self._timer.resume()
 
-    async def _flush(self) -> None:
+    def _flush(self) -> None:
         if not self._pending:
             if self._timer is not None:
                 self._timer.pause()
             return
-        self._open += "".join(self._pending)
-        self._pending.clear()
-        await self._render_open(final=False)
-
-    async def _render_open(self, *, final: bool) -> None:
-        live = self._live_widget
-        if live is None:
+        now = time.perf_counter()
+        if now < self._not_before:
             return
-        cut = 0 if final else split_finished(self._open)
-        if cut:
-            done, self._open = self._open[:cut], self._open[cut:]
-            await self.mount(Static(PiMarkdown(done.rstrip("\n")), classes="done-block"), before=live)
-        self.open_text = self._open
-        live.update(PiMarkdown(self._open) if self._open.strip() else "")
+        self._advance(final=False)
+        self._not_before = now + RENDER_BUDGET * (time.perf_counter() - now)
 
     async def finish(self) -> None:
-        """Render what is buffered and stop the frame timer; the text stays on screen."""
+        """Render what is buffered as finished blocks and stop the frame timer."""
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
-        if self._pending:
-            self._open += "".join(self._pending)
-            self._pending.clear()
-        await self._render_open(final=True)
+        self._advance(final=True)
         self.live = False
+
+    def _advance(self, *, final: bool) -> None:
+        """Move buffered text into the open block and finished blocks out of it; repaint the tail."""
+        opened = self.open_text + "".join(self._pending)
+        self._pending.clear()
+        cut = len(opened) if final else split_finished(opened)
+        finished = split_blocks(opened[:cut]) if cut else []
+        self.open_text = opened[cut:]
+        if self._key is None:  # not laid out yet: everything is rendered on the first layout
+            self._sources.extend(finished)
+            self.refresh(layout=True)
+            return
+        width = self._key[0]
+        old_height = self._height()
+        first_changed = len(self._done)
+        for source in finished:
+            self._append_block(source, width)
+        self._open_lines = self._render_markdown(self.open_text, width)
+        height = self._height()
+        self.refresh(Region(0, first_changed, width, max(height, old_height) - first_changed + 1),
+                     layout=height != old_height)
+
+    # ------------------------------------------------------------------ rendering
+
+    def _render_markdown(self, source: str, width: int) -> list[Strip]:
+        if not source.strip() or width <= 0:
+            return []
+        visual = visualize(self, markdown_renderable(source.rstrip("\n")))
+        lines = Visual.to_strips(self, visual, width, None, self.visual_style)
+        # Rich starts a lone list or quote with an empty line; the gap between blocks is ours.
+        start, end = 0, len(lines)
+        while start < end and not lines[start].cell_length:
+            start += 1
+        while end > start and not lines[end - 1].cell_length:
+            end -= 1
+        return lines[start:end]
+
+    def _append_block(self, source: str, width: int) -> None:
+        lines = self._render_markdown(source, width)
+        self._sources.append(source)
+        self._rendered.append(lines)
+        if self._done:
+            self._done.append(_BLANK)
+        self._done.extend(lines)
+
+    def _ensure(self, width: int) -> None:
+        """Render every block again when the width, theme or style changed since the last render."""
+        key = (width, self.app.theme, code_theme(), self.visual_style)
+        if key == self._key:
+            return
+        self._key = key
+        sources, self._sources, self._rendered, self._done = self._sources, [], [], []
+        for source in sources:
+            self._append_block(source, width)
+        self._open_lines = self._render_markdown(self.open_text, width)
+
+    def _height(self) -> int:
+        gap = 1 if self._done and self._open_lines else 0
+        return len(self._done) + gap + len(self._open_lines)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        self._ensure(width)
+        return self._height()
+
+    def get_content_width(self, container: Size, viewport: Size) -> int:
+        return container.width
+
+    def render_line(self, y: int) -> Strip:
+        self._ensure(self.size.width)
+        done = self._done
+        if y < len(done):
+            return done[y]
+        y -= len(done)
+        if done and self._open_lines:
+            if y == 0:
+                return _BLANK
+            y -= 1
+        if 0 <= y < len(self._open_lines):
+            return self._open_lines[y]
+        return _BLANK

@@ -1,4 +1,7 @@
-"""The model's thinking: dim text that collapses to one line (Ctrl+T toggles all)."""
+"""The model's thinking: dim text that collapses to one line (Ctrl+T toggles all).
+
+Deltas are only buffered; the text is redrawn at most once per frame, as for answers.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +9,10 @@ from typing import Any
 
 from rich.text import Text
 from textual.reactive import reactive
+from textual.timer import Timer
 from textual.widgets import Static
+
+from .streaming_markdown import FRAME_SECONDS
 
 
 class ThinkingBlock(Static):
@@ -21,19 +27,22 @@ class ThinkingBlock(Static):
         """Thinking so far."""
         self.message = message
         self.set_reactive(ThinkingBlock.collapsed, collapsed)
+        self._redraw: Timer | None = None
 
     def on_mount(self) -> None:
         self._show()
 
     def append(self, delta: str) -> None:
+        """More thinking text; shown with the next frame."""
         self.text += delta
-        if not self.collapsed:
-            self._show()
+        if self._redraw is None and self.is_mounted:
+            self._redraw = self.set_timer(FRAME_SECONDS, self._show)
 
     def watch_collapsed(self) -> None:
         self._show()
 
     def _show(self) -> None:
+        self._redraw = None
         if self.collapsed:
             lines = len(self.text.splitlines()) or 1
             self.update(Text(f"▸ Thinking ({lines} line{'s' if lines != 1 else ''}, ctrl+t to show)", style="italic"))

@@ -30,6 +30,8 @@ REMOUNT_MESSAGES = 60
 """Messages mounted again per scroll to the top."""
 INITIAL_MESSAGES = 120
 """Messages mounted when a session is loaded."""
+WARM_UP_DELAY = 0.1
+"""Seconds after mounting before the Markdown modules are imported in a worker thread."""
 
 
 class Transcript(VerticalScroll, can_focus=False):
@@ -55,6 +57,14 @@ class Transcript(VerticalScroll, can_focus=False):
 
     def on_mount(self) -> None:
         self.anchor()
+        # Load the Markdown stack before the first answer needs it, off the UI thread and
+        # after start-up, so neither the first paint nor the first streamed frame waits for it.
+        self.set_timer(WARM_UP_DELAY, self._warm_up)
+
+    def _warm_up(self) -> None:
+        from ..markdown_render import warm_up
+
+        self.run_worker(warm_up, thread=True, name="markdown-warm-up", group="startup", exit_on_error=False)
 
     # ------------------------------------------------------------------ history
 
