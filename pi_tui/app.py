@@ -191,6 +191,9 @@ class PiApp(InputMixin, App[int], inherit_bindings=False):
         self._refresh_stats()
         self.footer_bar.set_session_name(session.session_name)
         await self.transcript.load_messages(session.messages)
+        from .extension_host import attach_extensions
+
+        await attach_extensions(self, session)
         if not session.messages and not self._has_credentials():
             await self.transcript.mount(WelcomePanel(model=self._model_ref(), agent_dir=str(self.agent_dir)))
         if self.initial_prompt:
