@@ -1,8 +1,11 @@
 """Benchmark: time to first paint of ``pi`` in a 120x40 pseudo-terminal.
 
 Spawns ``python -m pi_runtime.cli --demo`` (and, as a baseline, a bare Textual app showing
-one line) in a pty and reads its output until a marker is on screen: for pi the model name
-in the footer (``demo-model``), for the baseline its text. Each run uses a fresh temp agent
+one line) in a pty and reads its output until a marker is on screen: for pi the header's
+version (first frame), the model name in the footer (``demo-model``: from the first frame
+on, the launcher shows the model it can know without building the session), and the
+header's model ref (``demo/demo-model``: written once the session is built and attached);
+for the baseline its text. Each run uses a fresh temp agent
 dir; the process is then stopped. Prints min/median over the runs.
 
 Run: ``.venv/bin/python bench/tui_first_paint.py [--runs 5]``.
@@ -72,6 +75,7 @@ def main() -> None:
     for name, argv, marker in (
         ("pi --demo (first frame)", [python, "-m", "pi_runtime.cli", "--demo"], b"v0.1.0"),
         ("pi --demo (footer model)", [python, "-m", "pi_runtime.cli", "--demo"], b"demo-model"),
+        ("pi --demo (session ready)", [python, "-m", "pi_runtime.cli", "--demo"], b"demo/demo-model"),
         ("bare Textual app", [python, "-c", BARE], b"bare-textual-ready"),
     ):
         times = []

@@ -1,17 +1,29 @@
 """Entry points: ``run_interactive`` for the ``pi`` command, ``create_app`` for tests and
 screenshots. Both build the same ``PiApp``.
 
-``run_interactive`` paints first and builds the session afterwards, in a worker thread,
-so the footer is on screen before models, sessions and resources are read.
+``run_interactive`` paints first and builds the session afterwards, in a worker thread
+that waits for the first frame (so the import-heavy build does not compete with it for the
+GIL). The footer shows a provisional model id from ``model_hint`` (``--demo``, an explicit
+``--model provider/id``, or the global ``defaultModel`` setting) until the session is
+attached and reports the real one.
 """
 
 from __future__ import annotations
 
 import gc
+import json
 import os
+import threading
+from pathlib import Path
 from typing import Any
 
 from .app import PiApp
+
+DEMO_MODEL_ID = "demo-model"
+"""``pi_runtime.modes.demo.DEMO_MODEL_ID``, repeated so the first frame needs no runtime import."""
+_THINKING_SUFFIXES = ("off", "minimal", "low", "medium", "high", "xhigh")
+FIRST_FRAME_WAIT = 1.0
+"""Longest time the session build waits for the first frame (seconds)."""
 
 
 def create_app(session: Any, *, static: bool = False, agent_dir: str | None = None) -> PiApp:
@@ -25,8 +37,63 @@ def create_app(session: Any, *, static: bool = False, agent_dir: str | None = No
     return PiApp(session, static=static, agent_dir=agent_dir)
 
 
-def _session_factory(args: Any):
+def model_hint(args: Any, agent_dir: Path, cwd: str) -> str | None:
+    """The model id the footer can show before the session exists, when it is known cheaply.
+
+    None when it could differ from what the session picks: a resumed or forked session
+    keeps its own model, a bare ``--model`` pattern is resolved fuzzily, ``--models`` scopes,
+    and a project settings file may override the default (if the project is trusted).
+
+    Args:
+        args: the parsed command line (``CliArgs``).
+        agent_dir: the agent dir (global ``settings.json``).
+        cwd: the working directory (project ``.pi/settings.json``).
+    """
+    if any(getattr(args, name, None) for name in ("continue_", "session", "session_id", "fork", "models")):
+        return None
+    if getattr(args, "demo", False):
+        return DEMO_MODEL_ID
+    model = getattr(args, "model", None)
+    if model:
+        ref, _, suffix = model.rpartition(":")
+        if not ref or suffix not in _THINKING_SUFFIXES:
+            ref = model
+        if getattr(args, "provider", None) and "/" not in ref:
+            return ref
+        return ref.split("/", 1)[1] if "/" in ref else None
+    if _read_json(Path(cwd) / ".pi" / "settings.json").get("defaultModel"):
+        return None
+    value = _read_json(agent_dir / "settings.json").get("defaultModel")
+    return value if isinstance(value, str) and value else None
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+class _CommandLineApp(PiApp):
+    """``PiApp`` as the ``pi`` command runs it: a provisional footer model and a session build
+    that starts once the first frame is out. (Textual also runs ``PiApp.on_mount``.)"""
+
+    def __init__(self, *, hint: str | None, first_frame: threading.Event, **kwargs: Any) -> None:
+        super().__init__(None, **kwargs)
+        self._hint = hint
+        self._first_frame = first_frame
+
+    def on_mount(self) -> None:
+        if self._hint:
+            self.footer_bar.set_model(self._hint, "", False)
+        self.call_after_refresh(self._first_frame.set)
+
+
+def _session_factory(args: Any, first_frame: threading.Event | None = None):
     def build() -> Any:
+        if first_frame is not None:
+            first_frame.wait(FIRST_FRAME_WAIT)
         try:
             from pi_runtime.modes.startup import build_session
         except ImportError:  # the CLI helper's start-up module is not there yet
@@ -74,7 +141,11 @@ def run_interactive(args: Any) -> int:
         if chosen is None:
             return 0  # the user left the picker: nothing to resume
         args.session, args.resume = chosen, False
-    app = PiApp(None, session_factory=_session_factory(args))
+    from pi_runtime.paths import agent_dir
+
+    first_frame = threading.Event()
+    app = _CommandLineApp(hint=model_hint(args, agent_dir(), os.getcwd()), first_frame=first_frame,
+                          session_factory=_session_factory(args, first_frame))
     first = _initial_prompt(args)
     if first:
         app.initial_prompt = first
