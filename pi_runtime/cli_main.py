@@ -53,6 +53,19 @@ def run(argv: list[str]) -> int:
 
         print(__version__)
         return 0
+    if not args.list_models and not args.export and choose_mode(args) == "interactive":
+        # The app paints first and builds the session (and reports its errors) itself, so
+        # the kernel's modules are not imported before the first frame.
+        try:
+            return _interactive(args)
+        except KeyboardInterrupt:
+            return 130
+        except Exception as exc:
+            from .modes.startup import user_errors
+
+            if isinstance(exc, user_errors()):
+                return _fail(str(exc), 2 if isinstance(exc, UsageError) else 1)
+            raise
     from .modes.startup import user_errors
 
     errors = user_errors()
@@ -65,10 +78,7 @@ def run(argv: list[str]) -> int:
             from .modes.oneshot import export_html
 
             return export_html(args)
-        mode = choose_mode(args)
-        if mode == "interactive":
-            return _interactive(args)
-        return _headless(args, mode)
+        return _headless(args, choose_mode(args))
     except KeyboardInterrupt:
         return 130
     except errors as exc:
