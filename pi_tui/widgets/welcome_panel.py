@@ -63,5 +63,8 @@ class WelcomePanel(Static):
         text.append(f"3. Use a local OpenAI-compatible server: add {agent_dir}/models.json\n", style="bold")
         for line in MODELS_JSON_SNIPPET.splitlines():
             text.append(f"     {line}\n")
-        text.append("\nThen pick it with /model (or ctrl+l).")
+        text.append("   or type /local to find Ollama, llama.cpp or LM Studio running here.\n")
+        text.append("\nThen pick it with /model (or ctrl+l). Just looking around? Start ")
+        text.append("pi --demo", style="bold")
+        text.append(" for a scripted model that needs no key.")
         return text
