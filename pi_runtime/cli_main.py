@@ -86,8 +86,12 @@ def run(argv: list[str]) -> int:
 
 
 def _interactive(args: CliArgs) -> int:
+    # The one place the runtime reaches the UI package: by name, at run time, only for the
+    # interactive mode (DESIGN.md: the launcher imports pi_tui lazily; headless never does).
+    import importlib
+
     try:
-        from pi_tui.launch import run_interactive  # type: ignore[import-not-found]
+        run_interactive = importlib.import_module("pi_tui.launch").run_interactive
     except ImportError as exc:
         if str(getattr(exc, "name", "") or "").startswith("pi_tui"):
             return _fail("interactive mode is not available yet (use -p, --mode json or --mode rpc)")

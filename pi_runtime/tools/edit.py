@@ -9,19 +9,15 @@ mutation queue so parallel edits of one file never lose each other's changes.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ..agent.tool import AgentTool, ToolError, ToolParams, ToolResult, UpdateCallback
-from ..ai.abort import AbortSignal
+from ..agent.tool import ToolError, ToolParams, ToolResult
 from .edit_diff import unified_edit_diff
 from .edit_match import apply_edits
-from .mutation_queue import file_mutation_lock
-from .operations import FileOperations, LocalFileOperations
-from .paths import resolve_to_cwd
+from .file_mutation import FileMutationTool
 
 _BOM = "\ufeff"
 
@@ -69,7 +65,7 @@ class EditParams(ToolParams):
         return data
 
 
-class EditTool(AgentTool):
+class EditTool(FileMutationTool):
     name = "edit"
     label = "edit"
     description = (
@@ -81,32 +77,7 @@ class EditTool(AgentTool):
     )
     Params = EditParams
 
-    def __init__(self, cwd: str, *, file_ops: FileOperations | None = None) -> None:
-        """Args:
-        cwd: Directory relative paths resolve against.
-        file_ops: File system backend; defaults to the local one.
-        """
-        self.cwd = cwd
-        self.file_ops: FileOperations = file_ops or LocalFileOperations()
-
-    async def execute(
-        self,
-        call_id: str,
-        params: EditParams,
-        signal: AbortSignal | None,
-        on_update: UpdateCallback | None,
-    ) -> ToolResult:
-        path = resolve_to_cwd(params.path, self.cwd)
-        if signal is not None and signal.aborted:
-            raise ToolError("Operation aborted")
-        async with file_mutation_lock(path, self.file_ops.real_path):
-            # Checked again after waiting in the queue; once work starts it runs to the
-            # end so the queue is never released with a half-done change.
-            if signal is not None and signal.aborted:
-                raise ToolError("Operation aborted")
-            return await asyncio.to_thread(self._edit, path, params)
-
-    def _edit(self, path: str, params: EditParams) -> ToolResult:
+    def apply(self, path: str, params: EditParams) -> ToolResult:
         ops = self.file_ops
         info = ops.stat(path)
         if info is None:

@@ -7,16 +7,12 @@ after the file operation is complete.
 
 from __future__ import annotations
 
-import asyncio
 import os
 
 from pydantic import Field
 
-from ..agent.tool import AgentTool, ToolError, ToolParams, ToolResult, UpdateCallback
-from ..ai.abort import AbortSignal
-from .mutation_queue import file_mutation_lock
-from .operations import FileOperations, LocalFileOperations
-from .paths import resolve_to_cwd
+from ..agent.tool import ToolError, ToolParams, ToolResult
+from .file_mutation import FileMutationTool
 
 
 class WriteParams(ToolParams):
@@ -24,7 +20,7 @@ class WriteParams(ToolParams):
     content: str = Field(description="Content to write to the file")
 
 
-class WriteTool(AgentTool):
+class WriteTool(FileMutationTool):
     name = "write"
     label = "write"
     description = (
@@ -33,30 +29,7 @@ class WriteTool(AgentTool):
     )
     Params = WriteParams
 
-    def __init__(self, cwd: str, *, file_ops: FileOperations | None = None) -> None:
-        """Args:
-        cwd: Directory relative paths resolve against.
-        file_ops: File system backend; defaults to the local one.
-        """
-        self.cwd = cwd
-        self.file_ops: FileOperations = file_ops or LocalFileOperations()
-
-    async def execute(
-        self,
-        call_id: str,
-        params: WriteParams,
-        signal: AbortSignal | None,
-        on_update: UpdateCallback | None,
-    ) -> ToolResult:
-        path = resolve_to_cwd(params.path, self.cwd)
-        if signal is not None and signal.aborted:
-            raise ToolError("Operation aborted")
-        async with file_mutation_lock(path, self.file_ops.real_path):
-            if signal is not None and signal.aborted:
-                raise ToolError("Operation aborted")
-            return await asyncio.to_thread(self._write, path, params)
-
-    def _write(self, path: str, params: WriteParams) -> ToolResult:
+    def apply(self, path: str, params: WriteParams) -> ToolResult:
         ops = self.file_ops
         info = ops.stat(path)
         if info is not None and info.is_dir:
