@@ -210,25 +210,35 @@ async def capture(scene: Scene) -> str:
     return svg
 
 
+def save(out: Path, name: str, svg: str, width_cells: int) -> str:
+    """Write ``name``.svg (and .png when rsvg-convert is installed); returns a report line."""
+    # rsvg collapses leading spaces inside <text> unless told to keep them.
+    svg = svg.replace("<svg ", '<svg xml:space="preserve" ', 1)
+    (out / f"{name}.svg").write_text(svg, encoding="utf-8")
+    rsvg = shutil.which("rsvg-convert")
+    if rsvg:
+        subprocess.run([rsvg, "-w", str(width_cells * 10), "-o", str(out / f"{name}.png"),
+                        str(out / f"{name}.svg")], check=True)
+    return f"{name}: {out / name}.svg" + (" + .png" if rsvg else "")
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Regenerate every screenshot: these app scenes, the command screens and /tree, /resume."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--out", default="screenshots", help="output folder")
-    parser.add_argument("names", nargs="*", help="only these scenes")
+    parser.add_argument("names", nargs="*", help="only these scenes of this module")
     args = parser.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    rsvg = shutil.which("rsvg-convert")
     for scene in SCENES:
         if args.names and scene.name not in args.names:
             continue
-        svg = asyncio.run(capture(scene))
-        # rsvg collapses leading spaces inside <text> unless told to keep them.
-        svg = svg.replace("<svg ", '<svg xml:space="preserve" ', 1)
-        (out / f"{scene.name}.svg").write_text(svg, encoding="utf-8")
-        if rsvg:
-            subprocess.run([rsvg, "-w", str(scene.size[0] * 10), "-o", str(out / f"{scene.name}.png"),
-                            str(out / f"{scene.name}.svg")], check=True)
-        print(f"{scene.name}: {out / scene.name}.svg" + (" + .png" if rsvg else ""))
+        print(save(out, scene.name, asyncio.run(capture(scene)), scene.size[0]))
+    if not args.names:
+        from . import screenshots_cmds, screenshots_nav
+
+        screenshots_cmds.main(["--out", str(out)])
+        screenshots_nav.main(["--out", str(out)])
     return 0
 
 

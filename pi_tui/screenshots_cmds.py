@@ -12,13 +12,11 @@ import argparse
 import asyncio
 import json
 import os
-import shutil
-import subprocess
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from .screenshots import Scene, _project
+from .screenshots import Scene, _project, save
 
 SUMMARY = """## Goal
 Make `src/steps.py` faster without changing results.
@@ -176,18 +174,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    rsvg = shutil.which("rsvg-convert")
     for scene in SCENES:
         if args.names and scene.name not in args.names:
             continue
-        svg = asyncio.run(capture(scene))
-        # rsvg collapses leading spaces inside <text> unless told to keep them.
-        svg = svg.replace("<svg ", '<svg xml:space="preserve" ', 1)
-        (out / f"{scene.name}.svg").write_text(svg, encoding="utf-8")
-        if rsvg:
-            subprocess.run([rsvg, "-w", str(scene.size[0] * 10), "-o", str(out / f"{scene.name}.png"),
-                            str(out / f"{scene.name}.svg")], check=True)
-        print(f"{scene.name}: {out / scene.name}.svg" + (" + .png" if rsvg else ""))
+        print(save(out, scene.name, asyncio.run(capture(scene)), scene.size[0]))
     return 0
 
 

@@ -12,8 +12,6 @@ import argparse
 import asyncio
 import json
 import os
-import shutil
-import subprocess
 import tempfile
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -211,15 +209,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    rsvg = shutil.which("rsvg-convert")
+    from .screenshots import save
+
     for name in SCENE_NAMES:
-        # rsvg collapses leading spaces inside <text> unless told to keep them.
-        svg = asyncio.run(capture(name)).replace("<svg ", '<svg xml:space="preserve" ', 1)
-        (out / f"{name}.svg").write_text(svg, encoding="utf-8")
-        if rsvg:
-            subprocess.run([rsvg, "-w", str(SIZE[0] * 10), "-o", str(out / f"{name}.png"), str(out / f"{name}.svg")],
-                           check=True)
-        print(f"{name}: {out / name}.svg" + (" + .png" if rsvg else ""))
+        print(save(out, name, asyncio.run(capture(name)), SIZE[0]))
     return 0
 
 
