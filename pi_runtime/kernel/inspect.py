@@ -36,7 +36,7 @@ class InspectMixin:
             "sessionId": self.session_id,
             "autoCompactionEnabled": self.auto_compaction_enabled,
             "messageCount": sum(1 for m in self.agent.state.messages if getattr(m, "role", None) != "system"),
-            "pendingMessageCount": len(self._steering_texts) + len(self._follow_up_texts),
+            "pendingMessageCount": len(self.agent.steering_queue) + len(self.agent.follow_up_queue),
         }
         if self.model is not None:
             state["model"] = self.model.to_wire()

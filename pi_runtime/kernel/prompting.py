@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..ai.types import ImageContent, TextContent, UserMessage
 from .budget import BudgetMeter
-from .events import AgentSettledEvent, QueueUpdateEvent
+from .events import AgentSettledEvent
 
 if TYPE_CHECKING:
     from .session import AgentSession
@@ -102,16 +102,14 @@ class PromptingMixin:
         """Queue a message for after the current tool calls (or start a run when idle)."""
         expanded = self.expand_input(text)
         self.agent.steer(self._user_message(expanded, images))
-        self._steering_texts.append(expanded)
-        await self._emit(QueueUpdateEvent(list(self._steering_texts), list(self._follow_up_texts)))
+        await self._emit_queue()
         return "queued"
 
     async def follow_up(self: "AgentSession", text: str, images: list[Any] | None = None) -> str:
         """Queue a message for when the agent would otherwise stop."""
         expanded = self.expand_input(text)
         self.agent.follow_up(self._user_message(expanded, images))
-        self._follow_up_texts.append(expanded)
-        await self._emit(QueueUpdateEvent(list(self._steering_texts), list(self._follow_up_texts)))
+        await self._emit_queue()
         return "queued"
 
     async def _handle_input_hooks(

@@ -59,8 +59,6 @@ class AgentSession(
         self._entry_ids: dict[int, str] = {}
         """id(message) -> session entry id, for context edits of a failed attempt."""
         self._deferred_messages: list[Any] = []
-        self._steering_texts: list[str] = []
-        self._follow_up_texts: list[str] = []
         self._runner: asyncio.Task[Any] | None = None
         self._settled = asyncio.Event()
         self._settled.set()
@@ -158,11 +156,13 @@ class AgentSession(
 
     @property
     def steering_texts(self) -> list[str]:
-        return list(self._steering_texts)
+        """What the user queued as steering (read from the agent's queue; extension messages left out)."""
+        return _queued_texts(self.agent.steering_queue)
 
     @property
     def follow_up_texts(self) -> list[str]:
-        return list(self._follow_up_texts)
+        """What the user queued as follow-ups."""
+        return _queued_texts(self.agent.follow_up_queue)
 
     # ------------------------------------------------------------------ model and thinking
 
@@ -252,20 +252,15 @@ class AgentSession(
     # ------------------------------------------------------------------ queues
 
     def _on_queue_taken(self, kind: str, messages: list[Any]) -> None:
-        texts = self._steering_texts if kind == "steer" else self._follow_up_texts
-        for _ in messages:
-            if texts:
-                texts.pop(0)
         asyncio.ensure_future(self._emit_queue())
 
     async def _emit_queue(self) -> None:
-        await self._emit(QueueUpdateEvent(list(self._steering_texts), list(self._follow_up_texts)))
+        await self._emit(QueueUpdateEvent(self.steering_texts, self.follow_up_texts))
 
     def clear_queue(self) -> tuple[list[str], list[str]]:
         """Drop queued steering and follow-up messages; returns their texts (for the editor)."""
+        steering, follow_up = self.steering_texts, self.follow_up_texts
         self.agent.clear_all_queues()
-        steering, follow_up = self._steering_texts, self._follow_up_texts
-        self._steering_texts, self._follow_up_texts = [], []
         asyncio.ensure_future(self._emit_queue())
         return steering, follow_up
 
@@ -308,6 +303,12 @@ class AgentSession(
         close = getattr(self.session_manager, "close", None)
         if close is not None:
             close()
+
+
+def _queued_texts(messages: list[Any]) -> list[str]:
+    from .tree_ops import message_text
+
+    return [message_text(m) for m in messages if getattr(m, "role", None) == "user"]
 
 
 def _setting(settings: Any, dotted: str, default: Any) -> Any:

@@ -50,7 +50,6 @@ class TreeOpsMixin:
 
     async def _session_changed(self: "AgentSession", reason: str) -> None:
         self.agent.clear_all_queues()
-        self._steering_texts, self._follow_up_texts = [], []
         self.load_context()
         await self._emit(SessionChangedEvent(reason, self.session_file))
 
