@@ -16,7 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-DEFAULTS_PATH = Path(__file__).resolve().parent.parent / "keybindings" / "default.json"
+from .data_paths import data_dir
+
+DEFAULTS_PATH = data_dir("keybindings") / "default.json"
 
 _MODIFIERS = ("alt", "ctrl", "shift", "super")
 _NAMED = {

@@ -18,6 +18,7 @@ from typing import Any
 from textual.theme import Theme
 
 from .colors import ColorError, parse_color
+from .data_paths import data_dir
 
 REQUIRED_TOKENS = (
     "accent", "border", "borderAccent", "borderMuted", "success", "error", "warning", "muted",
@@ -42,7 +43,7 @@ ALL_TOKENS = REQUIRED_TOKENS + tuple(OPTIONAL_FALLBACKS)
 EXPORT_TOKENS = ("pageBg", "cardBg", "infoBg")
 _TOP_LEVEL = {"$schema", "name", "appearance", "vars", "colors", "export"}
 _BACKGROUND_TOKENS = {t for t in ALL_TOKENS if t.endswith("Bg")}
-BUILTIN_DIR = Path(__file__).resolve().parent.parent / "themes"
+BUILTIN_DIR = data_dir("themes")
 
 
 class ThemeError(ValueError):
