@@ -44,6 +44,26 @@ def missing_key_message(provider: str) -> str:
     return f"No API key for provider '{provider}': {hint}."
 
 
+def keyed_request(model: Any, context: Any, options: StreamOptions, build: Any) -> tuple[Any, str | None]:
+    """Resolve the key and build the request: ``((options, request), None)`` or ``(None, problem)``.
+
+    The resolved key goes into the returned options, so error texts are redacted against it.
+    ``build(model, context, options, api_key)`` may raise ValueError for a request it cannot make.
+    """
+    from dataclasses import replace
+
+    from ..env_keys import env_api_key
+
+    api_key = options.api_key or env_api_key(model.provider)
+    if not api_key:
+        return None, missing_key_message(model.provider)
+    options = replace(options, api_key=api_key)
+    try:
+        return (options, build(model, context, options, api_key)), None
+    except ValueError as exc:
+        return None, str(exc)
+
+
 def failure_events(builder: Any, exc: BaseException, api_key: str | None = None) -> list[Any]:
     """The terminal events for a failed request; partial content stays on the message.
 

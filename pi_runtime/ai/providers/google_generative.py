@@ -16,11 +16,9 @@ import json
 import time
 from collections.abc import AsyncIterator
 from contextlib import aclosing
-from dataclasses import replace
 from typing import Any
 
 from ..builder import MessageBuilder
-from ..env_keys import env_api_key
 from ..events import AssistantMessageEvent
 from ..options import StreamOptions
 from ..transform import prepare_messages
@@ -35,7 +33,7 @@ from ..types import (
     ToolResultMessage,
     UserMessage,
 )
-from ._http import ProviderError, StreamFormatError, failure_events, missing_key_message, post_sse
+from ._http import ProviderError, StreamFormatError, failure_events, keyed_request, post_sse
 
 API = "google-generative-ai"
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
@@ -362,19 +360,13 @@ async def stream(
         An async iterator of events ending with exactly one ``done`` or ``error``.
     """
     builder = MessageBuilder(model)
-    api_key = options.api_key or env_api_key(model.provider)
-    if not api_key:
-        for event in builder.fail(missing_key_message(model.provider)):
+    prepared, problem = keyed_request(model, context, options, build_request)
+    if prepared is None:
+        for event in builder.fail(problem or "The request could not be built"):
             yield event
         return
-    # The resolved key goes into the options so error texts are redacted against it.
-    options = replace(options, api_key=api_key)
-    try:
-        url, headers, body = build_request(model, context, options, api_key)
-    except ValueError as exc:
-        for event in builder.fail(str(exc)):
-            yield event
-        return
+    options, (url, headers, body) = prepared
+    api_key = options.api_key
     parser = _StreamParser(builder)
     try:
         async with aclosing(post_sse(url, headers, body, options)) as sse:
