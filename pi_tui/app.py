@@ -24,6 +24,7 @@ from .bridge import Bridge, KernelEvent
 from .input_mixin import InputMixin
 from .keymap import Keymap, load_keymap
 from .theme import PiTheme, default_variables, discover_themes
+from .theme_watch import ThemeWatcher
 from .widgets.completion_menu import CompletionMenu
 from .widgets.footer_bar import FooterBar, FooterStats
 from .widgets.header_bar import HeaderBar
@@ -81,7 +82,7 @@ class PiApp(InputMixin, App[int], inherit_bindings=False):
 
     def __init__(self, session: Any = None, *, session_factory: Callable[[], Any] | None = None,
                  static: bool = False, agent_dir: str | None = None, cwd: str | None = None,
-                 version: str | None = None) -> None:
+                 version: str | None = None, watch_themes: bool | None = None) -> None:
         """
         Args:
             session: a ready ``AgentSession`` (tests, screenshots), or None with ``session_factory``.
@@ -89,6 +90,7 @@ class PiApp(InputMixin, App[int], inherit_bindings=False):
             static: no spinner/clock/cursor blink (snapshots).
             agent_dir: where keybindings.json and themes/ live (default: the agent dir).
             cwd: shown in header and footer (default: the session's or the process's).
+            watch_themes: reload edited theme files live (default: on unless ``static``).
         """
         super().__init__()
         from pi_runtime import __version__
@@ -104,11 +106,18 @@ class PiApp(InputMixin, App[int], inherit_bindings=False):
         self.keymap: Keymap = load_keymap(self.agent_dir / "keybindings.json")
         self.pi_themes: dict[str, PiTheme] = {}
         self.theme_errors: list[str] = []
+        self.wanted_theme = "dark"
+        """The theme the user chose; shown again when its file becomes valid after an edit."""
+        self.theme_generation = 0
+        """Bumped whenever theme colours are (re)applied, so cached renderings know to redo."""
+        self.watch_themes = (not static) if watch_themes is None else watch_themes
+        self.theme_watcher: ThemeWatcher | None = None
         self._last_clear = 0.0
         self._files: list[str] | None = None
         self.initial_prompt: str | None = None
         """Sent once the session is attached (``pi "message"``)."""
         self._load_themes()
+        self.theme = "dark"
 
     # ------------------------------------------------------------------ setup
 
@@ -122,7 +131,6 @@ class PiApp(InputMixin, App[int], inherit_bindings=False):
         self.pi_themes, self.theme_errors = discover_themes(self.agent_dir / "themes", Path(self.cwd) / ".pi" / "themes")
         for theme in self.pi_themes.values():
             self.register_theme(theme.to_textual())
-        self.theme = "dark"
 
     def compose(self) -> ComposeResult:
         self.header_bar = HeaderBar(version=self.version, cwd=self.cwd, id="header")
@@ -149,6 +157,8 @@ class PiApp(InputMixin, App[int], inherit_bindings=False):
         self.editor.focus()
         for problem in self.keymap.problems + self.theme_errors:
             self.notify(problem, severity="warning", timeout=8)
+        if self.watch_themes:
+            self.call_after_refresh(self._start_theme_watch)
         if self.session is not None:
             self.call_later(self.attach_session, self.session)
         elif self.session_factory is not None:
@@ -212,12 +222,18 @@ class PiApp(InputMixin, App[int], inherit_bindings=False):
 
     # ------------------------------------------------------------------ theme
 
-    def apply_theme(self, name: str, *, persist: bool = False) -> bool:
-        """Switch theme; an unknown one falls back to dark with a notification."""
+    def apply_theme(self, name: str, *, persist: bool = False, force: bool = False) -> bool:
+        """Switch theme; an unknown one falls back to dark with a notification.
+
+        ``force`` applies it again even when it is already current (its file was reloaded).
+        """
+        self.wanted_theme = name
         if name not in self.pi_themes:
             self.notify(f"Theme '{name}' not found or invalid; using dark", severity="warning", timeout=6)
             self.theme = "dark"
             return False
+        if force and self.theme == name:
+            self.mutate_reactive(App.theme)  # same name, new colours
         self.theme = name
         if persist and self.session is not None and hasattr(self.session.settings, "set"):
             try:
@@ -229,6 +245,7 @@ class PiApp(InputMixin, App[int], inherit_bindings=False):
     def _push_colors(self) -> None:
         from .markdown_render import markdown_theme, set_code_theme
 
+        self.theme_generation += 1
         v = self.theme_variables
         if getattr(self, "_md_theme_pushed", False):
             self.console.pop_theme()
@@ -240,6 +257,32 @@ class PiApp(InputMixin, App[int], inherit_bindings=False):
         self.header_bar.palette = colors
         self.footer_bar._render_footer()
         self.header_bar._show()
+
+    def _theme_folders(self) -> list[Path]:
+        return [self.agent_dir / "themes", Path(self.cwd) / ".pi" / "themes"]
+
+    def _start_theme_watch(self) -> None:
+        watcher = ThemeWatcher(self._theme_folders(), lambda paths: self.call_from_thread(self.theme_files_changed, paths))
+        if watcher.start():
+            self.theme_watcher = watcher
+
+    def theme_files_changed(self, paths: set[Path]) -> None:
+        """Theme files changed on disk: load them again and re-apply the chosen theme.
+
+        A chosen theme whose file is now invalid (or gone) falls back to dark with the reason;
+        once the file is fixed, the next save brings the chosen theme back.
+        """
+        self._load_themes()
+        changed = {str(p) for p in paths}
+        for problem in self.theme_errors:
+            if any(problem.startswith(path) for path in changed):
+                self.notify(problem, severity="error", timeout=8)
+        wanted = self.wanted_theme
+        if wanted in self.pi_themes:
+            self.apply_theme(wanted, force=True)
+        elif self.theme != "dark":
+            self.notify(f"Theme '{wanted}' is no longer valid; using dark", severity="warning", timeout=6)
+            self.theme = "dark"
 
     # ------------------------------------------------------------------ kernel events
 
@@ -373,6 +416,8 @@ class PiApp(InputMixin, App[int], inherit_bindings=False):
         await self.handle_text(command, "send")
 
     async def on_unmount(self) -> None:
+        if self.theme_watcher is not None:
+            self.theme_watcher.stop()
         if self.bridge is not None:
             self.bridge.stop()
 

@@ -161,9 +161,8 @@ class InputMixin:
         self.keymap = load_keymap(self.agent_dir / "keybindings.json")
         self.set_keymap(self.keymap.textual_keymap())
         self._apply_editor_keys()
-        current = self.theme
         self._load_themes()
-        self.apply_theme(current)
+        self.apply_theme(self.wanted_theme, force=True)
         resources = getattr(self.session, "resources", None)
         if resources is not None and hasattr(resources, "reload"):
             resources.reload()

@@ -26,15 +26,17 @@ FIRST_FRAME_WAIT = 1.0
 """Longest time the session build waits for the first frame (seconds)."""
 
 
-def create_app(session: Any, *, static: bool = False, agent_dir: str | None = None) -> PiApp:
+def create_app(session: Any, *, static: bool = False, agent_dir: str | None = None,
+               watch_themes: bool | None = None) -> PiApp:
     """The app for a ready session (tests, screenshots, SDK users).
 
     Args:
         session: an ``AgentSession``.
         static: no spinner, clock or cursor blink (deterministic snapshots).
         agent_dir: where keybindings.json and themes/ are read (default: the agent dir).
+        watch_themes: reload edited theme files live (default: on unless ``static``).
     """
-    return PiApp(session, static=static, agent_dir=agent_dir)
+    return PiApp(session, static=static, agent_dir=agent_dir, watch_themes=watch_themes)
 
 
 def model_hint(args: Any, agent_dir: Path, cwd: str) -> str | None:

@@ -188,7 +188,7 @@ class StreamingMarkdown(Widget):
 
     def _ensure(self, width: int) -> None:
         """Render every block again when the width, theme or style changed since the last render."""
-        key = (width, self.app.theme, code_theme(), self.visual_style)
+        key = (width, self.app.theme, getattr(self.app, "theme_generation", 0), code_theme(), self.visual_style)
         if key == self._key:
             return
         self._key = key

@@ -60,6 +60,8 @@ class ToolBox(Vertical):
 
     def on_mount(self) -> None:
         self._refresh_body()
+        # Diff colours are baked into the body text: redo it when the theme (or its file) changes.
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._refresh_body())
 
     def _title(self) -> Text:
         title = Text(tool_title(self.tool_name, self.args, self.cwd), style="bold")

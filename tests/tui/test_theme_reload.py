@@ -1,0 +1,72 @@
+"""Live theme reload: editing the chosen theme's file re-applies it while the app runs."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from pi_tui.launch import create_app
+from pi_tui.theme import BUILTIN_DIR
+
+
+def _write_theme(path, name: str, **colors: str) -> None:
+    data = json.loads((BUILTIN_DIR / "dark.json").read_text(encoding="utf-8"))
+    data["name"] = name
+    data["colors"].update(colors)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data), encoding="utf-8")
+    tmp.replace(path)  # like an editor's atomic save
+
+
+async def _wait_for(pilot, condition, timeout: float = 5.0) -> bool:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while asyncio.get_running_loop().time() < deadline:
+        if condition():
+            return True
+        await pilot.pause(0.05)
+    return condition()
+
+
+async def test_editing_the_active_theme_file_reloads_it_live(session, agent_dir):
+    themes = agent_dir / "themes"
+    themes.mkdir()
+    theme_file = themes / "mine.json"
+    _write_theme(theme_file, "mine", accent="#112233", mdHeading="#445566")
+    app = create_app(session, static=True, agent_dir=str(agent_dir), watch_themes=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert app.apply_theme("mine")
+        await pilot.pause()
+        assert app.theme_variables["pi-accent"] == "#112233"
+        assert await _wait_for(pilot, lambda: app.theme_watcher is not None and app.theme_watcher.active)
+        generation = app.theme_generation
+
+        _write_theme(theme_file, "mine", accent="#aa0000", mdHeading="#00bb00")
+        assert await _wait_for(pilot, lambda: app.theme_variables.get("pi-accent") == "#aa0000")
+        assert app.theme == "mine"
+        assert app.theme_variables["pi-md-heading"] == "#00bb00"
+        assert app.theme_generation > generation  # cached markdown knows to render again
+
+        # A broken save falls back to dark and says what is wrong...
+        theme_file.write_text('{"name": "mine", "colors": {', encoding="utf-8")
+        assert await _wait_for(pilot, lambda: app.theme == "dark")
+        await pilot.pause()  # notifications arrive as messages
+        messages = [str(n.message) for n in app._notifications]
+        assert any("mine.json" in m and "invalid JSON" in m for m in messages), messages
+
+        # ...and fixing the file brings the chosen theme back.
+        _write_theme(theme_file, "mine", accent="#0000cc")
+        assert await _wait_for(pilot, lambda: app.theme == "mine")
+        assert app.theme_variables["pi-accent"] == "#0000cc"
+    assert not app.theme_watcher.active or app.theme_watcher._stop.is_set()
+
+
+async def test_no_watcher_without_theme_folders_or_when_static(session, agent_dir):
+    app = create_app(session, static=True, agent_dir=str(agent_dir), watch_themes=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause(0.1)
+        assert app.theme_watcher is None  # neither <agent>/themes nor .pi/themes exists
+    (agent_dir / "themes").mkdir()
+    static_app = create_app(session, static=True, agent_dir=str(agent_dir))
+    async with static_app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause(0.1)
+        assert static_app.theme_watcher is None
