@@ -1,5 +1,5 @@
 """What the app does with the user's input: prompts, steering, follow-ups, ``!`` commands,
-slash commands, completion, the queue and the model/thinking keys.
+slash commands, completion (``/``, ``@`` and Tab paths), the queue and the model/thinking keys.
 
 Every kernel call that may wait runs in a named worker with ``exit_on_error=False``; a
 refused prompt (``PromptError``) becomes an inline notice, never a traceback.
@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from textual import work
 from textual.widgets import TextArea
 
+from . import path_completion
 from .commands import all_commands, run_command
 from .completion import file_completions, list_files, slash_completions
 from .widgets.prompt_editor import PromptEditor
@@ -26,15 +27,16 @@ class InputMixin:
     # ------------------------------------------------------------------ submit
 
     async def on_prompt_editor_submitted(self: "PiApp", message: PromptEditor.Submitted) -> None:
+        images = [image.to_content() for image in self.editor.take_images()]
         text = self.editor.take_text()
         self.menu.hide()
-        if not text.strip():
+        if not text.strip() and not images:
             return
         self.editor.remember(text)
-        await self.handle_text(text, message.mode)
+        await self.handle_text(text, message.mode, images)
 
-    async def handle_text(self: "PiApp", text: str, mode: str) -> None:
-        """Route editor text: ``!``/``!!`` bash, built-in ``/command``, else a prompt."""
+    async def handle_text(self: "PiApp", text: str, mode: str, images: list[Any] | None = None) -> None:
+        """Route editor text: ``!``/``!!`` bash, built-in ``/command``, else a prompt (with ``images``)."""
         if self.session is None:
             self.notify("Still starting up…", timeout=2)
             self.editor.set_text(text)
@@ -48,21 +50,21 @@ class InputMixin:
                 return
         if stripped.startswith("/") and await run_command(self, stripped):
             return
-        self._send(text, mode)
+        self._send(text, mode, images or None)
 
     @work(name="prompt", group="kernel", exit_on_error=False)
-    async def _send(self: "PiApp", text: str, mode: str) -> None:
+    async def _send(self: "PiApp", text: str, mode: str, images: list[Any] | None = None) -> None:
         from pi_runtime.kernel.prompting import PromptError
 
         session = self.session
         try:
             if session.is_streaming:
                 if mode == "followUp":
-                    await session.follow_up(text)
+                    await session.follow_up(text, images)
                 else:
-                    await session.steer(text)
+                    await session.steer(text, images)
             else:
-                await session.prompt(text, wait=False)
+                await session.prompt(text, images, wait=False)
         except PromptError as exc:
             await self.transcript.add_notice(str(exc), "error")
 
@@ -184,6 +186,9 @@ class InputMixin:
             self.update_completion()
 
     def update_completion(self: "PiApp") -> None:
+        if self.menu.kind == "path" and self.menu.visible:
+            self._refilter_paths()
+            return
         row, col = self.editor.cursor_location
         line = self.editor.document.get_line(row)
         before = line[:col]
@@ -211,3 +216,47 @@ class InputMixin:
     def _files_ready(self: "PiApp", files: list[str]) -> None:
         self._files = files
         self.update_completion()
+
+    # ------------------------------------------------------------------ Tab: paths
+
+    def on_prompt_editor_completion_requested(self: "PiApp", message: PromptEditor.CompletionRequested) -> None:
+        """Tab with the menu closed: complete the path before the cursor (see path_completion)."""
+        row, col = self.editor.cursor_location
+        before = self.editor.document.get_line(row)[:col]
+        start = path_completion.token_start(before)
+        token = before[start:]
+        if not token or (row == 0 and start == 0 and token.startswith("/")):
+            return  # nothing typed, or a slash command: Tab keeps its old meaning
+        # "@src/ma" + Tab completes the path and keeps the "@".
+        prefix = "@" if token.startswith("@") else ""
+        result = path_completion.complete(token[len(prefix):], self.cwd)
+        if result is None:
+            return
+        replacement = prefix + result.replacement
+        if replacement != token:
+            self.editor.replace(replacement, (row, start), (row, col))
+        if result.candidates:
+            self._show_paths(row, start, prefix, result.candidates)
+
+    def _show_paths(self: "PiApp", row: int, start: int, prefix: str, candidates: list[Any]) -> None:
+        from .widgets.completion_menu import Completion
+
+        col = self.editor.cursor_location[1]
+        line = self.editor.document.get_line(row)
+        end = col
+        while end < len(line) and not line[end].isspace():
+            end += 1
+        items = [Completion(prefix + c.value, c.label, c.description) for c in candidates]
+        self.menu.show(items, "path", (row, start, end))
+
+    def _refilter_paths(self: "PiApp") -> None:
+        """Typing while the path menu is open narrows it (an emptied token closes it)."""
+        row, col = self.editor.cursor_location
+        before = self.editor.document.get_line(row)[:col]
+        start = path_completion.token_start(before)
+        token = before[start:]
+        if not token:
+            self.menu.hide()
+            return
+        prefix = "@" if token.startswith("@") else ""
+        self._show_paths(row, start, prefix, path_completion.candidates(token[len(prefix):], self.cwd))

@@ -19,7 +19,10 @@ from .user_message import UserMessage
 
 
 def user_text(content: Any) -> str:
-    """The text of a user message's content (string or blocks; images as a placeholder)."""
+    """The text of a user message's content (string or blocks; each image as a line such
+    as ``[image/png 12 KB]``)."""
+    from ..images import describe_content
+
     if isinstance(content, str):
         return content
     parts = []
@@ -27,7 +30,7 @@ def user_text(content: Any) -> str:
         if getattr(block, "type", None) == "text":
             parts.append(block.text)
         elif getattr(block, "type", None) == "image":
-            parts.append("[image]")
+            parts.append(describe_content(block))
     return "\n".join(parts)
 
 

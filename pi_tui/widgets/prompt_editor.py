@@ -1,25 +1,38 @@
 """The multi-line prompt editor.
 
 Keys are configurable: the app sets ``key_actions`` (Textual key -> editor action) from
-the keymap. It posts ``Submitted`` (send or follow-up) and ``HistoryRequested``-free: prompt
-history is kept here. While the completion menu is open, up/down/tab/enter/escape drive it.
-Large pastes are replaced by a marker and expanded again when the text is taken.
+the keymap. It posts ``Submitted`` (send or follow-up), and ``CompletionRequested`` when Tab
+is pressed with the menu closed (the app completes a path); prompt history is kept here.
+While the completion menu is open, up/down/tab/enter/escape drive it. Large pastes are
+replaced by a marker and expanded again when the text is taken; images (a dropped file, or
+the clipboard's through ``app.clipboard.pasteImage``) are kept beside the text behind an
+``[image N: name]`` marker.
 """
 
 from __future__ import annotations
 
-from textual import events
+from typing import TYPE_CHECKING
+
+from textual import events, work
+from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
 
+from .. import images as image_files
 from .. import paste
 from .completion_menu import CompletionMenu
+
+if TYPE_CHECKING:
+    from ..clipboard import ClipboardContent
 
 EDITOR_ACTIONS = ("submit", "newline", "followUp", "tab")
 
 
 class PromptEditor(TextArea):
-    """TextArea with Pi's submit/newline/follow-up keys, history and paste folding."""
+    """TextArea with Pi's submit/newline/follow-up keys, history, paste folding and images."""
+
+    # Not a priority binding: the app's keymap rebinds it by id like the app's own keys.
+    BINDINGS = [Binding("ctrl+v", "paste_clipboard", "Paste image", show=False, id="app.clipboard.pasteImage")]
 
     class Submitted(Message):
         """The user sent the editor's text."""
@@ -30,6 +43,9 @@ class PromptEditor(TextArea):
             """Full text (paste markers expanded)."""
             self.mode = mode
             """``send`` (Enter: prompt, or steer while working) or ``followUp``."""
+
+    class CompletionRequested(Message):
+        """Tab with the completion menu closed: complete the token before the cursor."""
 
     def __init__(self, **kwargs) -> None:
         super().__init__(soft_wrap=True, show_line_numbers=False, tab_behavior="focus", **kwargs)
@@ -43,14 +59,26 @@ class PromptEditor(TextArea):
         self._history_pos: int | None = None
         self.pastes: dict[str, str] = {}
         """Paste marker -> pasted text."""
+        self.images: dict[str, image_files.AttachedImage] = {}
+        """Image marker -> attached image."""
 
     # ------------------------------------------------------------------ text
 
+    def take_images(self) -> list[image_files.AttachedImage]:
+        """The attached images whose markers are still in the text (call before ``take_text``)."""
+        return image_files.images_in(self.text, self.images)
+
     def take_text(self) -> str:
-        """The text with pastes expanded; clears the editor."""
+        """The text with pastes expanded; clears the editor (and its attached images).
+
+        Image markers stay in the text: the model sees ``[image 1: plot.png]`` where the
+        user put it, so "compare image 1 with image 2" still makes sense next to the image
+        blocks, which follow the text in marker order.
+        """
         text = paste.expand(self.text, self.pastes)
         self.clear()
         self.pastes.clear()
+        self.images.clear()
         self._history_pos = None
         return text
 
@@ -96,6 +124,7 @@ class PromptEditor(TextArea):
             return
         if action == "tab":
             self._stop(event)
+            self.post_message(self.CompletionRequested())
             return
         if key == "up" and self.cursor_location[0] == 0 and self._browse(-1):
             self._stop(event)
@@ -139,17 +168,63 @@ class PromptEditor(TextArea):
         if choice is None:
             return
         row, start, end = menu.span
-        self.replace(choice.value + " ", (row, start), (row, end))
+        # A folder ("src/") is continued with another Tab, so it gets no space after it.
+        self.replace(choice.value + ("" if choice.value.endswith("/") else " "), (row, start), (row, end))
 
     # ------------------------------------------------------------------ paste
 
     async def _on_paste(self, event: events.Paste) -> None:
         text = event.text.replace("\r\n", "\n").replace("\r", "\n")
+        if self.read_only:
+            return
+        event.stop()
+        event.prevent_default()
+        self.paste_text(text)
+
+    def paste_text(self, text: str) -> None:
+        """Insert pasted text: a dropped image file becomes an attachment, a large paste a marker."""
+        path = image_files.dropped_image_path(text)
+        if path is not None:
+            loaded = image_files.load_image(path)
+            if isinstance(loaded, str):
+                self.app.notify(loaded, severity="warning", timeout=4)
+            else:
+                self.attach_image(loaded)
+                return
         if paste.is_large(text):
-            event.stop()
-            event.prevent_default()
             mark = paste.marker(text, len(self.pastes) + 1)
             self.pastes[mark] = text
-            self.insert(mark)
-            return
-        await super()._on_paste(event)
+            text = mark
+        result = self.replace(text, *self.selection)
+        self.move_cursor(result.end_location)
+
+    def attach_image(self, image: image_files.AttachedImage) -> None:
+        """Keep ``image`` and put its marker at the cursor."""
+        mark = image_files.marker(image, len(self.images) + 1)
+        self.images[mark] = image
+        self.insert(mark + " ")
+
+    # ------------------------------------------------------------------ clipboard
+
+    def action_paste_clipboard(self) -> None:
+        """``app.clipboard.pasteImage``: the system clipboard's image, else its text."""
+        self._read_clipboard()
+
+    @work(name="clipboard-paste", group="clipboard", thread=True, exclusive=True, exit_on_error=False)
+    def _read_clipboard(self) -> None:
+        from ..clipboard import read_clipboard
+
+        content = read_clipboard()
+        self.app.call_from_thread(self._clipboard_read, content)
+
+    def _clipboard_read(self, content: ClipboardContent) -> None:
+        if content.image is not None:
+            image = image_files.image_from_bytes(content.image)
+            if image is not None:
+                self.attach_image(image)
+                return
+            self.app.notify("The clipboard image is not PNG, JPEG, GIF or WebP", severity="warning", timeout=4)
+        elif content.text:
+            self.paste_text(content.text)
+        elif content.problem:
+            self.app.notify(content.problem, severity="warning", timeout=6)
