@@ -1,4 +1,4 @@
-"""The pop-up list of completions for ``/commands`` and ``@files`` above the editor."""
+"""The pop-up list of completions for ``/commands``, ``@files`` and Tab paths above the editor."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ class CompletionMenu(OptionList, can_focus=False):
         super().__init__(**kwargs)
         self.items: list[Completion] = []
         self.kind = ""
-        """slash or file."""
+        """slash, file (``@``) or path (Tab)."""
         self.span: tuple[int, int, int] = (0, 0, 0)
         """(row, start column, end column) of the token in the editor."""
 
