@@ -1,7 +1,7 @@
 """``PiApp``: the full-screen app. Layout, bindings (Pi's ids), theme, and the glue between
 widgets and the kernel.
 
-The app receives kernel events only through ``Bridge`` (``on_kernel_event``) and talks to
+The app receives kernel events only through ``Bridge`` (``on_kernel_events``) and talks to
 the kernel only through ``AgentSession`` methods, in named workers (``exit_on_error=False``)
 so a failing call becomes an inline notice. Input handling (submit, ``!`` commands,
 completion) lives in ``input_mixin.py`` to keep this file small.
@@ -15,12 +15,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.worker import Worker, WorkerState
 
 from . import terminal_keys
-from .bridge import Bridge, KernelEvent
+from .bridge import Bridge, KernelEvents
 from .input_mixin import InputMixin
 from .keymap import Keymap, load_keymap
 from .theme import PiTheme, default_variables, discover_themes
@@ -112,6 +113,8 @@ class PiApp(InputMixin, App[int], inherit_bindings=False):
         """Bumped whenever theme colours are (re)applied, so cached renderings know to redo."""
         self.watch_themes = (not static) if watch_themes is None else watch_themes
         self.theme_watcher: ThemeWatcher | None = None
+        self.last_input_at = 0.0
+        """``time.perf_counter()`` of the last key or paste (streaming frames yield to it)."""
         self._last_clear = 0.0
         self._files: list[str] | None = None
         self.initial_prompt: str | None = None
@@ -120,6 +123,11 @@ class PiApp(InputMixin, App[int], inherit_bindings=False):
         self.theme = "dark"
 
     # ------------------------------------------------------------------ setup
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, (events.Key, events.Paste)):
+            self.last_input_at = time.perf_counter()
+        await super().on_event(event)
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         global _DEFAULT_VARIABLES
@@ -286,16 +294,21 @@ class PiApp(InputMixin, App[int], inherit_bindings=False):
 
     # ------------------------------------------------------------------ kernel events
 
-    async def on_kernel_event(self, message: KernelEvent) -> None:
-        event = message.event
+    async def on_kernel_events(self, message: KernelEvents) -> None:
+        for event in message.bridge.drain():
+            await self._apply_kernel_event(event)
+
+    async def _apply_kernel_event(self, event: Any) -> None:
         await self.transcript.handle(event)
         kind = event.type
         if kind == "queue_update":
             self.queue_view.set_queue(event.steering, event.follow_up)
         elif kind == "agent_start":
             self.footer_bar.set_working(True)
+            self.transcript.set_streaming(True)
         elif kind == "agent_settled":
             self.footer_bar.set_working(False)
+            self.transcript.set_streaming(False)
             self._refresh_stats()
         elif kind == "message_end":
             self._refresh_stats()

@@ -34,18 +34,38 @@ def code_theme() -> str:
 
 
 def _build_class() -> type:
+    from functools import lru_cache
     from typing import ClassVar
 
     from markdown_it import MarkdownIt
-    from rich.markdown import Heading, Markdown
+    from pygments.lexers import get_lexer_by_name
+    from pygments.util import ClassNotFound
+    from rich.markdown import CodeBlock, Heading, Markdown
+    from rich.syntax import Syntax
 
     class _LeftHeading(Heading):
         LEVEL_ALIGN: ClassVar[dict[str, str]] = {f"h{i}": "left" for i in range(1, 7)}  # type: ignore[assignment]
 
+    @lru_cache(maxsize=64)
+    def lexer_for(name: str) -> Any:
+        # Rich looks the lexer up (and builds a new one) for every code block it draws; a
+        # streamed answer with many fences spent a third of its drawing time there.
+        try:
+            return get_lexer_by_name(name, stripnl=False, ensurenl=True, tabsize=4)
+        except ClassNotFound:
+            return name
+
+    syntax_theme = lru_cache(maxsize=8)(Syntax.get_theme)
+
+    class _CodeBlock(CodeBlock):
+        def __rich_console__(self, console: Any, options: Any) -> Any:
+            code = str(self.text).rstrip()
+            yield Syntax(code, lexer_for(self.lexer_name), theme=syntax_theme(self.theme), word_wrap=True, padding=1)
+
     parser = MarkdownIt().enable("strikethrough").enable("table")
 
     class _PiMarkdown(Markdown):
-        elements = {**Markdown.elements, "heading_open": _LeftHeading}
+        elements = {**Markdown.elements, "heading_open": _LeftHeading, "fence": _CodeBlock, "code_block": _CodeBlock}
 
         def __init__(self, markup: str, code_theme: str) -> None:
             # Rich builds a new MarkdownIt parser per document (~1 ms); one shared parser will do.

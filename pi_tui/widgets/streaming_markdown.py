@@ -7,6 +7,10 @@ line API (``render_line`` over cached ``Strip`` lists), not a tree of child widg
   finished top-level blocks and the one still open;
 - a finished block is rendered once (Rich Markdown, see ``markdown_render``) to strips
   that are kept and never rendered again (until the width or the theme changes);
+- only the blocks that can be on screen are rendered at once: when a fast stream finishes
+  many blocks in one frame, those more than a screen above the end stand in with an
+  estimated height and are rendered when drawn, or a slice at a time once the answer is
+  complete (a 2,000-chunk/s stream used to spend most of its frames on lines nobody saw);
 - only the open block (usually one paragraph or one code fence) is rendered per frame;
 - a frame marks only the lines from the old open block down as dirty, and asks for a
   layout only when the height changed. The transcript then has one widget per text
@@ -37,8 +41,28 @@ scrolling), so this bounds the UI's share of the CPU during a long answer."""
 RENDER_BUDGET = 3.0
 """A flush that took t seconds waits at least ``RENDER_BUDGET * t`` before the next one, so a
 huge open block (a long code fence) cannot take the whole event loop."""
+INPUT_GRACE = 0.03
+"""A frame due within this many seconds of a key press waits for the next tick, so the key's
+own echo is drawn first (a streaming frame costs 10-25 ms with its layout)."""
+BACKFILL_SLICE = 0.012
+"""Seconds of rendering per step when deferred blocks are filled in after the answer."""
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _BLANK = Strip([], 0)
+
+
+class _Deferred:
+    """Stands in ``_done`` for every line of a finished block not rendered yet."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+
+
+def estimate_height(source: str, width: int) -> int:
+    """Lines a block will probably take at ``width`` (exact for most prose, lists and code)."""
+    width = max(width, 1)
+    return sum(max(1, -(-len(line) // width)) for line in source.splitlines()) or 1
 
 
 def block_cuts(text: str) -> list[int]:
@@ -98,9 +122,14 @@ class StreamingMarkdown(Widget):
         self.open_text = ""
         """Text of the block still being written (rendered anew each frame)."""
         self._sources: list[str] = [] if live else split_blocks(text)
-        self._rendered: list[list[Strip]] = []
-        self._done: list[Strip] = []
-        """Lines of the finished blocks, blank separators included."""
+        self._rendered: list[list[Strip] | None] = []
+        """Lines of each finished block; None while it is deferred."""
+        self._heights: list[int] = []
+        """Lines each finished block takes in ``_done`` (estimated while deferred)."""
+        self._deferred = 0
+        self._backfill_timer: Timer | None = None
+        self._done: list[Strip | _Deferred] = []
+        """Lines of the finished blocks, one blank line before every block but the first."""
         self._open_lines: list[Strip] = []
         self._key: tuple[Any, ...] | None = None
         """What the cached lines were rendered for: width, theme, code theme, widget style."""
@@ -129,7 +158,7 @@ class StreamingMarkdown(Widget):
                 self._timer.pause()
             return
         now = time.perf_counter()
-        if now < self._not_before:
+        if now < self._not_before or now - getattr(self.app, "last_input_at", 0.0) < INPUT_GRACE:
             return
         self._advance(final=False)
         self._not_before = now + RENDER_BUDGET * (time.perf_counter() - now)
@@ -141,6 +170,7 @@ class StreamingMarkdown(Widget):
             self._timer = None
         self._advance(final=True)
         self.live = False
+        self._schedule_backfill()
 
     def _advance(self, *, final: bool) -> None:
         """Move buffered text into the open block and finished blocks out of it; repaint the tail."""
@@ -156,12 +186,24 @@ class StreamingMarkdown(Widget):
         width = self._key[0]
         old_height = self._height()
         first_changed = len(self._done)
-        for source in finished:
-            self._append_block(source, width)
         self._open_lines = self._render_markdown(self.open_text, width)
+        for source, render in zip(finished, self._render_now(finished, width, len(self._open_lines))):
+            self._append_block(source, width, render=render)
         height = self._height()
         self.refresh(Region(0, first_changed, width, max(height, old_height) - first_changed + 1),
                      layout=height != old_height)
+
+    def _render_now(self, sources: list[str], width: int, lines_below: int) -> list[bool]:
+        """Which of ``sources`` (about to be appended) to render now: those within a screen of the end."""
+        parent = self.parent
+        reach = parent.size.height if isinstance(parent, Widget) and parent.size.height else 50
+        decisions: list[bool] = []
+        for source in reversed(sources):
+            visible = lines_below < reach
+            decisions.append(visible)
+            lines_below += estimate_height(source, width) + 1
+        decisions.reverse()
+        return decisions
 
     # ------------------------------------------------------------------ rendering
 
@@ -178,24 +220,67 @@ class StreamingMarkdown(Widget):
             end -= 1
         return lines[start:end]
 
-    def _append_block(self, source: str, width: int) -> None:
-        lines = self._render_markdown(source, width)
+    def _append_block(self, source: str, width: int, *, render: bool = True) -> None:
+        index = len(self._sources)
         self._sources.append(source)
-        self._rendered.append(lines)
-        if self._done:
+        if index:
             self._done.append(_BLANK)
-        self._done.extend(lines)
+        if render:
+            lines: list[Strip] | None = self._render_markdown(source, width)
+            self._done.extend(lines)  # type: ignore[arg-type]
+            height = len(lines)  # type: ignore[arg-type]
+        else:
+            lines, height = None, estimate_height(source, width)
+            self._done.extend([_Deferred(index)] * height)
+            self._deferred += 1
+        self._rendered.append(lines)
+        self._heights.append(height)
 
     def _ensure(self, width: int) -> None:
-        """Render every block again when the width, theme or style changed since the last render."""
+        """Render every block again when the width, theme or style changed since the last render.
+
+        Only the blocks within a screen of the end are rendered here; the rest are deferred.
+        """
         key = (width, self.app.theme, getattr(self.app, "theme_generation", 0), code_theme(), self.visual_style)
         if key == self._key:
             return
         self._key = key
-        sources, self._sources, self._rendered, self._done = self._sources, [], [], []
-        for source in sources:
-            self._append_block(source, width)
+        sources = self._sources
+        self._sources, self._rendered, self._heights, self._done, self._deferred = [], [], [], [], 0
         self._open_lines = self._render_markdown(self.open_text, width)
+        for source, render in zip(sources, self._render_now(sources, width, len(self._open_lines))):
+            self._append_block(source, width, render=render)
+        if not self.live:
+            self._schedule_backfill()
+
+    def _realize(self, index: int) -> None:
+        """Render deferred block ``index`` in place of its stand-in lines."""
+        lines = self._render_markdown(self._sources[index], self._key[0] if self._key else self.size.width)
+        start = sum(self._heights[:index]) + index
+        self._done[start:start + self._heights[index]] = lines
+        changed = len(lines) != self._heights[index]
+        self._rendered[index], self._heights[index] = lines, len(lines)
+        self._deferred -= 1
+        if changed:
+            self.refresh(layout=True)
+
+    def _schedule_backfill(self) -> None:
+        if self._deferred and self._backfill_timer is None and self.is_attached:
+            self._backfill_timer = self.set_timer(0.02, self._backfill)
+
+    def _backfill(self) -> None:
+        """Render deferred blocks, newest first (nearest the usual view), for one time slice."""
+        self._backfill_timer = None
+        if self._key is None or self.live:
+            return
+        deadline = time.perf_counter() + BACKFILL_SLICE
+        index = len(self._rendered)
+        while self._deferred and time.perf_counter() < deadline:
+            index -= 1
+            if self._rendered[index] is None:
+                self._realize(index)
+        self.refresh()
+        self._schedule_backfill()
 
     def _height(self) -> int:
         gap = 1 if self._done and self._open_lines else 0
@@ -212,7 +297,11 @@ class StreamingMarkdown(Widget):
         self._ensure(self.size.width)
         done = self._done
         if y < len(done):
-            return done[y]
+            line = done[y]
+            if type(line) is _Deferred:
+                self._realize(line.index)
+                line = self._done[y] if y < len(self._done) else _BLANK
+            return line  # type: ignore[return-value]
         y -= len(done)
         if done and self._open_lines:
             if y == 0:

@@ -54,6 +54,7 @@ class Transcript(VerticalScroll, can_focus=False):
         self._tools: dict[str, ToolBox] = {}
         """Tool boxes by call id (a cache over the DOM; stale entries are re-checked)."""
         self._remounting = False
+        self._streaming = False
 
     def on_mount(self) -> None:
         self.anchor()
@@ -87,6 +88,7 @@ class Transcript(VerticalScroll, can_focus=False):
 
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
+        self._sync_scrollbar()
         if new <= 0 and self.first_index > 0 and not self._remounting:
             self._remounting = True
             self.call_later(self._remount_older)
@@ -123,6 +125,19 @@ class Transcript(VerticalScroll, can_focus=False):
     @property
     def is_anchor_released(self) -> bool:
         return bool(getattr(self, "_anchor_released", False))
+
+    # ------------------------------------------------------------------ scrollbar while following
+
+    def set_streaming(self, streaming: bool) -> None:
+        """The agent started or stopped working (the scrollbar hides while it is followed)."""
+        self._streaming = streaming
+        self._sync_scrollbar()
+
+    def _sync_scrollbar(self) -> None:
+        # While output streams and the view follows it, the thumb only says "at the bottom",
+        # yet redrawing it cost as much as the text each frame. Scrolling up brings it back;
+        # its column stays reserved, so nothing reflows either way.
+        self.set_class(self._streaming and not self.is_anchor_released, "-following")
 
     async def _add(self, widget: Widget) -> Widget:
         await self.mount(widget)

@@ -1,0 +1,145 @@
+"""What keeps streaming frames cheap: deferred off-screen blocks, the hidden scrollbar while
+the view follows the stream, one message per batch of kernel events, keys before frames."""
+
+from __future__ import annotations
+
+import time
+
+from textual.app import App, ComposeResult
+from textual.containers import VerticalScroll
+
+from pi_runtime.ai.providers.scripted import scripted_text
+from pi_tui.bridge import Bridge, KernelEvents
+from pi_tui.launch import create_app
+from pi_tui.markdown_render import warm_up
+from pi_tui.widgets.streaming_markdown import StreamingMarkdown, _Deferred, estimate_height
+
+from .conftest import screen_text, settle
+
+
+def _answer(sections: int) -> str:
+    parts = []
+    for i in range(sections):
+        parts.append(f"## Part {i}\n\nParagraph {i} with some words in it.\n\n- item {i}\n\n```python\nx = {i}\n```\n\n")
+    return "".join(parts)
+
+
+class _Scroll(App):
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="view") as view:
+            self.md = StreamingMarkdown("")
+            yield self.md
+        view.anchor()  # follows the end, like the transcript
+
+
+async def test_a_burst_renders_only_the_blocks_near_the_end_and_the_rest_later():
+    warm_up()  # the first render imports the Markdown stack; its cost would space the frames out
+    app = _Scroll()
+    async with app.run_test(size=(60, 20)) as pilot:
+        md = app.md
+        md.write("start\n\n")
+        await pilot.pause(0.1)
+        md.write(_answer(40) + "tail words")  # far more than a screen arrives in one frame
+        await pilot.pause(0.1)
+        deferred = sum(1 for lines in md._rendered if lines is None)
+        assert deferred > 100  # most of the burst was not rendered...
+        assert md._rendered[-1] is not None  # ...but the end of it was
+        assert "tail words" in screen_text(app)
+        # A deferred block scrolled into view is rendered when it is drawn.
+        view = app.query_one("#view")
+        view.release_anchor()
+        view.scroll_home(animate=False)
+        await pilot.pause(0.1)
+        assert "start" in screen_text(app) and "Part 0" in screen_text(app)
+        assert not any(isinstance(line, _Deferred) for line in md._done[:20])
+        # Once the answer is complete the rest is filled in, a slice at a time.
+        await md.finish()
+        for _ in range(100):
+            if all(lines is not None for lines in md._rendered):
+                break
+            await pilot.pause(0.05)
+        assert all(lines is not None for lines in md._rendered)
+        assert not any(isinstance(line, _Deferred) for line in md._done)
+        assert len(md._done) == sum(md._heights) + len(md._heights) - 1
+        assert md.virtual_region.height == md._height()
+
+
+def test_height_estimates_match_simple_blocks():
+    assert estimate_height("one line", 40) == 1
+    assert estimate_height("x" * 100, 40) == 3
+    assert estimate_height("```python\na = 1\nb = 2\n```", 40) == 4
+
+
+async def test_scrollbar_hides_while_following_a_stream_and_returns_on_scroll_up(provider, session):
+    provider.push(scripted_text("line\n\n" * 400, first_delay=0.3, delay=0.01, chunk_size=6))
+    app = create_app(session, static=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press(*"go", "enter")
+        for _ in range(100):
+            if session.is_streaming:
+                break
+            await pilot.pause(0.01)
+        await pilot.pause(0.4)
+        assert app.transcript.has_class("-following")
+        await pilot.press("pageup")
+        await pilot.pause(0.05)
+        assert not app.transcript.has_class("-following")  # the user scrolled: show where they are
+        await pilot.press("ctrl+end")
+        await pilot.pause(0.05)
+        assert app.transcript.has_class("-following")
+        await session.abort()
+        await settle(pilot, session)
+        assert not app.transcript.has_class("-following")
+
+
+class _Sink(App):
+    def __init__(self) -> None:
+        super().__init__()
+        self.batches: list[list[str]] = []
+
+    def on_kernel_events(self, message: KernelEvents) -> None:
+        self.batches.append([event.type for event in message.bridge.drain()])
+
+
+class _FakeSession:
+    def __init__(self) -> None:
+        self.listeners = []
+
+    def subscribe(self, listener):
+        self.listeners.append(listener)
+        return lambda: self.listeners.remove(listener)
+
+
+class _Event:
+    def __init__(self, kind: str) -> None:
+        self.type = kind
+
+
+async def test_bridge_posts_one_message_per_batch_in_order():
+    app = _Sink()
+    async with app.run_test() as pilot:
+        source = _FakeSession()
+        bridge = Bridge(source, app)
+        bridge.start()
+        for i in range(50):
+            source.listeners[0](_Event(f"e{i}"))
+        await pilot.pause()
+        source.listeners[0](_Event("late"))
+        await pilot.pause()
+        assert app.batches == [[f"e{i}" for i in range(50)], ["late"]]
+
+
+async def test_a_frame_waits_for_a_key_typed_just_before_it():
+    warm_up()
+    app = _Scroll()
+    async with app.run_test(size=(60, 20)) as pilot:
+        md = app.md
+        md.write("first\n\n")
+        await pilot.pause(0.1)
+        app.last_input_at = time.perf_counter() + 10  # as if a key had just been pressed
+        md.write("second\n\n")
+        await pilot.pause(0.15)
+        assert "second" not in md.open_text + "".join(md._sources)
+        app.last_input_at = 0.0
+        await pilot.pause(0.15)
+        assert "second" in screen_text(app)
