@@ -381,10 +381,14 @@ class PiApp(InputMixin, App[int], inherit_bindings=False):
     def action_toggle_tools(self) -> None:
         self.transcript.set_tools_expanded(not self.transcript.tools_expanded)
 
-    def action_scroll_transcript(self, where: str) -> None:
+    async def action_scroll_transcript(self, where: str) -> None:
         t = self.transcript
         if where in ("page_up", "home"):
             t.release_anchor()  # the user moved away from the bottom: stop following output
+        if where == "end":
+            await t.restore_end()  # the newest messages may have been unmounted while reading old ones
+        elif where == "home":
+            await t.restore_start()  # the very first message, not just the oldest one mounted
         {"page_up": t.scroll_page_up, "page_down": t.scroll_page_down,
          "home": t.scroll_home, "end": t.scroll_end}[where](animate=False)
         if where == "end":

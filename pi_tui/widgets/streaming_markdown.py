@@ -195,8 +195,9 @@ class StreamingMarkdown(Widget):
 
     def _render_now(self, sources: list[str], width: int, lines_below: int) -> list[bool]:
         """Which of ``sources`` (about to be appended) to render now: those within a screen of the end."""
-        parent = self.parent
-        reach = parent.size.height if isinstance(parent, Widget) and parent.size.height else 50
+        # The terminal's height bounds the visible part (the transcript's own size would do
+        # too, but asking a widget for its size mid-layout makes Textual map the whole screen).
+        reach = self.app.size.height if self.is_attached else 50
         decisions: list[bool] = []
         for source in reversed(sources):
             visible = lines_below < reach

@@ -63,6 +63,11 @@ class ToolBox(Vertical):
         # Diff colours are baked into the body text: redo it when the theme (or its file) changes.
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._refresh_body())
 
+    def on_unmount(self) -> None:
+        # The signal holds the callback, and the callback holds this box: without this, every
+        # box a long session ever mounted would stay in memory until the next theme change.
+        self.app.theme_changed_signal.unsubscribe(self)
+
     def _title(self) -> Text:
         title = Text(tool_title(self.tool_name, self.args, self.cwd), style="bold")
         if self.state == "running":

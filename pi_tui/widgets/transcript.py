@@ -2,9 +2,8 @@
 
 One widget per block (prompt, text, thinking, tool call, notice). Live events grow the
 last assistant message's blocks in place; tool boxes are found by their tool-call id.
-The view is anchored to the bottom and follows output until the user scrolls up. Past a
-high-water mark the oldest blocks are unmounted (the history stays in the kernel) and are
-mounted again when the user scrolls back to the top.
+The view is anchored to the bottom and follows output until the user scrolls up. Which
+messages are mounted at all is ``HistoryWindow``'s business (``transcript_window.py``).
 """
 
 from __future__ import annotations
@@ -14,27 +13,19 @@ from typing import Any
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 
-from .history import bash_panel, tool_results_by_id, user_text, widgets_for
+from .history import user_text
 from .message_panel import MessagePanel
 from .notice import Notice
 from .streaming_markdown import StreamingMarkdown
 from .thinking_block import ThinkingBlock
 from .tool_box import ToolBox, tool_dom_id
+from .transcript_window import INITIAL_MESSAGES, REMOUNT_MESSAGES, HistoryWindow
 from .user_message import UserMessage
-
-HIGH_WATER = 400
-"""Mounted blocks that trigger pruning."""
-LOW_WATER = 300
-"""Blocks left after pruning."""
-REMOUNT_MESSAGES = 60
-"""Messages mounted again per scroll to the top."""
-INITIAL_MESSAGES = 120
-"""Messages mounted when a session is loaded."""
 WARM_UP_DELAY = 0.1
 """Seconds after mounting before the Markdown modules are imported in a worker thread."""
 
 
-class Transcript(VerticalScroll, can_focus=False):
+class Transcript(HistoryWindow, VerticalScroll, can_focus=False):
     """The conversation view; the app feeds it kernel events through ``handle``."""
 
     def __init__(self, session: Any, *, cwd: str, **kwargs: Any) -> None:
@@ -47,6 +38,8 @@ class Transcript(VerticalScroll, can_focus=False):
         """Ctrl+T state, applied to new thinking blocks too."""
         self.first_index = 0
         """Index in ``session.messages`` of the oldest mounted message."""
+        self.end_index: int | None = None
+        """One past the newest mounted message; None while the end of the history is mounted."""
         self._blocks: dict[int, Widget] = {}
         """Content index -> widget for the assistant message being streamed."""
         self._retry_notice: Notice | None = None
@@ -69,59 +62,6 @@ class Transcript(VerticalScroll, can_focus=False):
 
     # ------------------------------------------------------------------ history
 
-    async def load_messages(self, messages: list[Any]) -> None:
-        """Replace the view with the last window of ``messages``."""
-        await self.remove_children()
-        self._blocks.clear()
-        self.first_index = max(0, len(messages) - INITIAL_MESSAGES)
-        await self._mount_range(messages, self.first_index, len(messages))
-        self.anchor()
-
-    async def _mount_range(self, messages: list[Any], start: int, end: int, *, before: Widget | None = None) -> None:
-        results = tool_results_by_id(messages[start:end])
-        widgets: list[Widget] = []
-        for message in messages[start:end]:
-            widgets.extend(widgets_for(message, results, cwd=self.cwd, tools_expanded=self.tools_expanded,
-                                       thinking_collapsed=self.thinking_collapsed))
-        if widgets:
-            await self.mount_all(widgets, before=before)
-
-    def watch_scroll_y(self, old: float, new: float) -> None:
-        super().watch_scroll_y(old, new)
-        self._sync_scrollbar()
-        if new <= 0 and self.first_index > 0 and not self._remounting:
-            self._remounting = True
-            self.call_later(self._remount_older)
-
-    async def _remount_older(self) -> None:
-        try:
-            messages = self.session.messages
-            start = max(0, self.first_index - REMOUNT_MESSAGES)
-            height = self.virtual_size.height
-            first = self.children[0] if self.children else None
-            await self._mount_range(messages, start, self.first_index, before=first)
-            self.first_index = start
-            self.call_after_refresh(lambda: self.scroll_to(y=self.virtual_size.height - height, animate=False))
-        finally:
-            self._remounting = False
-
-    def _prune(self) -> None:
-        if len(self.children) <= HIGH_WATER or self.is_anchor_released:
-            return
-        drop = list(self.children[: len(self.children) - LOW_WATER])
-        keep_from = self.children[len(drop)] if len(self.children) > len(drop) else None
-        # Never split a message: keep every block of the first kept message.
-        anchor_message = getattr(keep_from, "message", None)
-        drop = [w for w in drop if anchor_message is None or getattr(w, "message", None) is not anchor_message]
-        for widget in drop:
-            widget.remove()
-        if anchor_message is not None:
-            messages = self.session.messages
-            for i in range(len(messages) - 1, -1, -1):
-                if messages[i] is anchor_message:
-                    self.first_index = i
-                    break
-
     @property
     def is_anchor_released(self) -> bool:
         return bool(getattr(self, "_anchor_released", False))
@@ -139,9 +79,15 @@ class Transcript(VerticalScroll, can_focus=False):
         # its column stays reserved, so nothing reflows either way.
         self.set_class(self._streaming and not self.is_anchor_released, "-following")
 
+    def watch_scroll_y(self, old: float, new: float) -> None:
+        super().watch_scroll_y(old, new)
+        self._sync_scrollbar()
+        self._check_window(new)
+
     async def _add(self, widget: Widget) -> Widget:
+        await self.restore_end()
         await self.mount(widget)
-        self._prune()
+        await self._prune()
         return widget
 
     # ------------------------------------------------------------------ live events
@@ -310,4 +256,4 @@ class Transcript(VerticalScroll, can_focus=False):
             block.collapsed = collapsed
 
 
-__all__ = ["Transcript", "bash_panel"]
+__all__ = ["INITIAL_MESSAGES", "REMOUNT_MESSAGES", "Transcript"]

@@ -1,0 +1,220 @@
+"""The transcript's window over a long history: only a slice of the messages is mounted.
+
+The kernel keeps every message; the view mounts ``messages[first_index:end_index]``. On a
+resume the last screenful is mounted first, so the screen is painted before the rest of
+the initial window arrives. Scrolling to the top of what is mounted brings older messages
+in, scrolling to its bottom brings newer ones back, and the far side is unmounted past a
+high-water mark, so a session of any length scrolls end to end with a bounded number of
+widgets (and bounded memory). Cuts are made where a user message starts, so a tool call
+and its result are never split. Anything new at the end (a prompt, a live answer) first
+brings the end of the history back if it was unmounted.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from textual.widget import Widget
+
+from .history import tool_results_by_id, widgets_for
+from .user_message import UserMessage
+
+if TYPE_CHECKING:
+    from .transcript import Transcript
+
+HIGH_WATER = 200
+"""Mounted blocks that trigger unmounting on the far side."""
+LOW_WATER = 140
+"""Blocks left after unmounting."""
+REMOUNT_MESSAGES = 40
+"""Messages mounted again per scroll near either end of the window."""
+INITIAL_MESSAGES = 100
+"""Messages mounted when a session is loaded."""
+FIRST_PAINT_MESSAGES = 30
+"""Of those, mounted before the first paint (more than a screenful); the rest follow."""
+_TURN_SEARCH = 200
+"""How far to look for a user message to cut at before cutting anywhere."""
+
+
+def turn_start(messages: list[Any], index: int) -> int:
+    """``index`` moved back to the user message that starts its turn (if one is near)."""
+    for i in range(index, max(-1, index - _TURN_SEARCH), -1):
+        if getattr(messages[i], "role", None) == "user":
+            return i
+    return index
+
+
+def turn_end(messages: list[Any], index: int) -> int:
+    """``index`` moved forward to the next user message (the end of a slice), or the end."""
+    for i in range(index, min(len(messages), index + _TURN_SEARCH)):
+        if getattr(messages[i], "role", None) == "user":
+            return i
+    return min(index, len(messages))
+
+
+def _cut_index(children: list[Widget], start: int) -> int | None:
+    """The first block at or after ``start`` that begins a turn (else, a message) to cut at."""
+    for i in range(start, len(children)):
+        if isinstance(children[i], UserMessage):
+            return i
+    for i in range(max(start, 1), len(children)):
+        message = getattr(children[i], "message", None)
+        if message is not None and message is not getattr(children[i - 1], "message", None):
+            return i
+    return None
+
+
+class HistoryWindow:
+    """Mixin for ``Transcript``: which messages are mounted, and moving that window."""
+
+    first_index: int
+    """Index in ``session.messages`` of the oldest mounted message."""
+    end_index: int | None
+    """One past the newest mounted message; None while the end of the history is mounted."""
+
+    async def load_messages(self: "Transcript", messages: list[Any]) -> None:
+        """Replace the view with the last window of ``messages`` (the last screenful first)."""
+        await self.remove_children()
+        self._blocks.clear()
+        self.end_index = None
+        self.first_index = turn_start(messages, max(0, len(messages) - FIRST_PAINT_MESSAGES)) if messages else 0
+        await self._mount_range(messages, self.first_index, len(messages))
+        self.anchor()
+        if self.first_index > max(0, len(messages) - INITIAL_MESSAGES):
+            self._remounting = True
+            self.call_after_refresh(self._remount_older, self.first_index - max(0, len(messages) - INITIAL_MESSAGES))
+
+    async def _mount_range(self: "Transcript", messages: list[Any], start: int, end: int, *,
+                           before: Widget | None = None) -> None:
+        results = tool_results_by_id(messages[start:end])
+        widgets: list[Widget] = []
+        for message in messages[start:end]:
+            widgets.extend(widgets_for(message, results, cwd=self.cwd, tools_expanded=self.tools_expanded,
+                                       thinking_collapsed=self.thinking_collapsed))
+        if widgets:
+            await self.mount_all(widgets, before=before)
+
+    def _check_window(self: "Transcript", scroll_y: float) -> None:
+        """Scrolled to either edge of what is mounted: bring the next messages in."""
+        if self._remounting:
+            return
+        # Start a screen early, so the next messages are there before the user reaches the edge.
+        margin = self.size.height
+        if scroll_y <= margin and self.first_index > 0:
+            self._remounting = True
+            self.call_later(self._remount_older, REMOUNT_MESSAGES)
+        elif self.end_index is not None and scroll_y >= self.max_scroll_y - margin:
+            self._remounting = True
+            self.call_later(self._remount_newer)
+
+    async def _remount_older(self: "Transcript", count: int) -> None:
+        try:
+            messages = self.session.messages
+            start = turn_start(messages, max(0, self.first_index - count))
+            if start >= self.first_index:
+                return
+            following = not self.is_anchor_released
+            first = self.children[0] if self.children else None
+            mark = (first.virtual_region.y, self.scroll_y) if first is not None else None
+            with self.app.batch_update():  # one layout for the whole change, not one per block
+                await self._mount_range(messages, start, self.first_index, before=first)
+                self.first_index = start
+                if not following:
+                    await self._unmount_newest()
+                    if first is not None and mark is not None:
+                        self._keep_in_view(first, *mark)
+        finally:
+            self._remounting = False
+
+    async def _remount_newer(self: "Transcript") -> None:
+        try:
+            if self.end_index is None:
+                return
+            messages = self.session.messages
+            end = turn_end(messages, min(len(messages), self.end_index + REMOUNT_MESSAGES))
+            if end <= self.end_index:
+                end = len(messages)
+            with self.app.batch_update():
+                await self._mount_range(messages, self.end_index, end)
+                self.end_index = None if end >= len(messages) else end
+                y = self.scroll_y
+                kept = await self._unmount_oldest()
+                if kept is not None:
+                    self._keep_in_view(kept[0], kept[1], y)
+        finally:
+            self._remounting = False
+
+    async def _unmount_newest(self: "Transcript") -> None:
+        """Past the high-water mark while reading old history: unmount the newest turns."""
+        children = list(self.children)
+        if len(children) <= HIGH_WATER or self._streaming:
+            return
+        cut = _cut_index(children, LOW_WATER)
+        if cut is None:
+            return
+        index = self._message_index(children[cut].message, self.first_index)
+        if index is None:
+            return
+        await self.remove_children(children[cut:])
+        self.end_index = index
+
+    async def _unmount_oldest(self: "Transcript") -> tuple[Widget, int] | None:
+        """Past the high-water mark: unmount the oldest turns.
+
+        Returns:
+            The new first block and where it was before, or None when nothing was unmounted.
+        """
+        children = list(self.children)
+        if len(children) <= HIGH_WATER:
+            return None
+        cut = _cut_index(children, len(children) - LOW_WATER)
+        if cut is None:
+            return None
+        index = self._message_index(children[cut].message, self.first_index)
+        if index is None:
+            return None
+        kept = children[cut]
+        before = kept.virtual_region.y
+        await self.remove_children(children[:cut])
+        self.first_index = index
+        return kept, before
+
+    def _keep_in_view(self: "Transcript", widget: Widget, before: int, y: float) -> None:
+        """Blocks were added or removed above ``widget`` (which was at ``before`` with the view
+        at ``y``): scroll by as much, so what the user was reading stays where it was."""
+
+        def restore() -> None:
+            if widget.is_attached:
+                self.scroll_to(y=max(0, y + widget.virtual_region.y - before), animate=False)
+
+        self.call_after_refresh(restore)
+
+    def _message_index(self: "Transcript", message: Any, start: int) -> int | None:
+        messages = self.session.messages
+        for i in range(max(0, start), len(messages)):
+            if messages[i] is message:
+                return i
+        return None
+
+    async def restore_start(self: "Transcript") -> None:
+        """Mount the start of the history (Ctrl+Home goes to the very first message)."""
+        if self.first_index == 0:
+            return
+        messages = self.session.messages
+        end = turn_end(messages, min(len(messages), INITIAL_MESSAGES))
+        with self.app.batch_update():
+            await self.remove_children()
+            self._blocks.clear()
+            self.first_index = 0
+            self.end_index = None if end >= len(messages) else end
+            await self._mount_range(messages, 0, end)
+
+    async def restore_end(self: "Transcript") -> None:
+        """Mount the end of the history again if it was unmounted (before adding to it)."""
+        if self.end_index is not None:
+            await self.load_messages(self.session.messages)
+
+    async def _prune(self: "Transcript") -> None:
+        """New blocks at the live end: unmount the oldest turns past the high-water mark."""
+        if not self.is_anchor_released:
+            await self._unmount_oldest()  # following the end: nothing to keep in place
