@@ -4,7 +4,8 @@ Writes a linear Pi-format session (the generator of ``bench/session_open.py``: u
 assistant tool call, tool result, assistant answer, repeated) and opens it with
 ``pi --session FILE`` in a 120x40 pseudo-terminal. Figures:
 
-- paint: process start until the last message's text is on screen;
+- paint: process start until the last message's text is on screen (the app shows the end of
+  the file's branch before the session is built), and until the session is attached;
 - the same for Textual's stock ``Markdown`` widgets: a plain app that mounts one per
   message for the same text (the baseline the issue asks for; it mounts everything);
 - PageUp from the end, many times (older messages are mounted as the view nears the top of
@@ -151,7 +152,9 @@ class Terminal:
 
 
 def _took(seconds: float | None) -> str:
-    return f"{seconds * 1000:.0f} ms" if seconds is not None else "never (marker not seen)"
+    if seconds is None:
+        return "never (marker not seen)"
+    return f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:.2f}s"
 
 
 def ms(values: list[float]) -> str:
@@ -182,11 +185,13 @@ def main() -> None:
         if paint is None:
             print("pi: the last message never appeared")
             return
+        ready = term.wait_for(b"anthropic/claude-sonnet-4-5")  # the header's model: the session is attached
         time.sleep(1.0)  # let the window finish mounting and settle
         while term.read(0.2):
             pass
         rss_painted = term.rss_mb()
-        print(f"pi: last message on screen after {paint:.2f}s, RSS {rss_painted:.0f} MB")
+        print(f"pi: last message on screen after {paint:.2f}s (read from the end of the file);"
+              f" session built and attached after {_took(ready)}; RSS {rss_painted:.0f} MB")
 
         term.drain()
         ups = [term.press(PAGE_UP)[0] for _ in range(args.pages)]

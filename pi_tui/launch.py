@@ -11,13 +11,13 @@ attached and reports the real one.
 from __future__ import annotations
 
 import gc
-import json
 import os
 import threading
 from pathlib import Path
 from typing import Any
 
 from .app import PiApp
+from .session_preview import preview_file, read_json_object, read_preview
 
 DEMO_MODEL_ID = "demo-model"
 """``pi_runtime.modes.demo.DEMO_MODEL_ID``, repeated so the first frame needs no runtime import."""
@@ -63,33 +63,43 @@ def model_hint(args: Any, agent_dir: Path, cwd: str) -> str | None:
         if getattr(args, "provider", None) and "/" not in ref:
             return ref
         return ref.split("/", 1)[1] if "/" in ref else None
-    if _read_json(Path(cwd) / ".pi" / "settings.json").get("defaultModel"):
+    if read_json_object(Path(cwd) / ".pi" / "settings.json").get("defaultModel"):
         return None
-    value = _read_json(agent_dir / "settings.json").get("defaultModel")
+    value = read_json_object(agent_dir / "settings.json").get("defaultModel")
     return value if isinstance(value, str) and value else None
-
-
-def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
 
 
 class _CommandLineApp(PiApp):
     """``PiApp`` as the ``pi`` command runs it: a provisional footer model and a session build
     that starts once the first frame is out. (Textual also runs ``PiApp.on_mount``.)"""
 
-    def __init__(self, *, hint: str | None, first_frame: threading.Event, **kwargs: Any) -> None:
+    def __init__(self, *, hint: str | None, first_frame: threading.Event, args: Any = None, **kwargs: Any) -> None:
         super().__init__(None, **kwargs)
         self._hint = hint
         self._first_frame = first_frame
+        self._args = args
 
     def on_mount(self) -> None:
         if self._hint:
             self.footer_bar.set_model(self._hint, "", False)
         self.call_after_refresh(self._first_frame.set)
+        if self._args is not None:
+            self.call_after_refresh(self.run_worker, self._read_preview, thread=True, name="preview",
+                                    group="startup", exit_on_error=False)
+
+    def _read_preview(self) -> None:
+        """The end of the resumed conversation, shown while the session is still being built."""
+        try:
+            path = preview_file(self._args, self.agent_dir, self.cwd)
+            messages = read_preview(path) if path is not None else None
+        except Exception:  # noqa: BLE001 - a preview is a nicety; the session shows the truth
+            return
+        if messages:
+            self.call_from_thread(self._show_preview, messages)
+
+    async def _show_preview(self, messages: list[Any]) -> None:
+        if self.session is None:
+            await self.transcript.show_preview(messages)
 
 
 def _session_factory(args: Any, first_frame: threading.Event | None = None):
@@ -146,7 +156,7 @@ def run_interactive(args: Any) -> int:
     from pi_runtime.paths import agent_dir
 
     first_frame = threading.Event()
-    app = _CommandLineApp(hint=model_hint(args, agent_dir(), os.getcwd()), first_frame=first_frame,
+    app = _CommandLineApp(hint=model_hint(args, agent_dir(), os.getcwd()), first_frame=first_frame, args=args,
                           session_factory=_session_factory(args, first_frame))
     first = _initial_prompt(args)
     if first:

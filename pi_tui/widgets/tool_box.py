@@ -4,6 +4,10 @@ The transcript creates it when the model starts the call (DOM id from the tool-c
 and updates it in place as arguments stream, the tool runs (live bash output) and the
 result arrives. Output and edit diffs are collapsed to a few lines; ``expanded`` (set by
 the app for Ctrl+O) shows everything.
+
+The box is one widget that draws its title, body and "more" line itself, rather than a
+container of three ``Static`` children: a long session mounts hundreds of boxes, and every
+node costs Textual time on each mount and layout pass.
 """
 
 from __future__ import annotations
@@ -11,11 +15,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from rich.console import Group, RenderableType
 from rich.text import Text
-from textual.app import ComposeResult
-from textual.containers import Vertical
 from textual.reactive import reactive
-from textual.widgets import Static
+from textual.widget import Widget
 
 from ..render import DIFF_PREVIEW_LINES, OUTPUT_PREVIEW_LINES, diff_text, result_text, tail_lines, tool_title
 
@@ -27,8 +30,10 @@ def tool_dom_id(call_id: str) -> str:
     return "tool-" + _ID_SAFE.sub("_", call_id)
 
 
-class ToolBox(Vertical):
+class ToolBox(Widget):
     """A tool call and its result."""
+
+    DEFAULT_CSS = "ToolBox { height: auto; }"
 
     expanded: reactive[bool] = reactive(False)
     """Show all output / the whole diff (Ctrl+O toggles every box)."""
@@ -53,15 +58,9 @@ class ToolBox(Vertical):
         """Unified diff from an edit's details."""
         self.set_reactive(ToolBox.expanded, expanded)
 
-    def compose(self) -> ComposeResult:
-        yield Static(self._title(), classes="tool-title", markup=False)
-        yield Static("", classes="tool-body", markup=False)
-        yield Static("", classes="tool-more", markup=False)
-
     def on_mount(self) -> None:
-        self._refresh_body()
         # Diff colours are baked into the body text: redo it when the theme (or its file) changes.
-        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._refresh_body())
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.refresh(layout=True))
 
     def on_unmount(self) -> None:
         # The signal holds the callback, and the callback holds this box: without this, every
@@ -79,18 +78,16 @@ class ToolBox(Vertical):
     def set_args(self, args: dict[str, Any] | None) -> None:
         """Arguments changed (still streaming or final)."""
         self.args = dict(args or {})
-        if self.is_mounted:
-            self.query_one(".tool-title", Static).update(self._title())
+        self.refresh(layout=True)
 
     def set_running(self) -> None:
         self.state = "running"
-        if self.is_mounted:
-            self.query_one(".tool-title", Static).update(self._title())
+        self.refresh(layout=True)
 
     def set_partial(self, result: Any) -> None:
         """A partial result while the tool runs (bash output so far)."""
         self.output = result_text(getattr(result, "content", None))
-        self._refresh_body()
+        self.refresh(layout=True)
 
     def set_result(self, content: Any, details: Any, is_error: bool) -> None:
         """The final result."""
@@ -101,12 +98,10 @@ class ToolBox(Vertical):
         self.set_class(False, "pending")
         self.set_class(is_error, "error")
         self.set_class(not is_error, "success")
-        if self.is_mounted:
-            self.query_one(".tool-title", Static).update(self._title())
-        self._refresh_body()
+        self.refresh(layout=True)
 
     def watch_expanded(self) -> None:
-        self._refresh_body()
+        self.refresh(layout=True)
 
     # ------------------------------------------------------------------ body
 
@@ -119,24 +114,24 @@ class ToolBox(Vertical):
             "hunk": variables.get("pi-accent", "cyan"),
         }
 
-    def _refresh_body(self) -> None:
-        if not self.is_mounted:
-            return
-        body = self.query_one(".tool-body", Static)
-        more = self.query_one(".tool-more", Static)
+    def render(self) -> RenderableType:
+        variables = self.app.theme_variables
+        title = self._title()
+        title.stylize(variables.get("pi-tool-title", ""))
+        parts: list[RenderableType] = [title]
         hidden = 0
-        show_body = True
         if self.diff:
             text, hidden = diff_text(self.diff, self._diff_colors(), limit=None if self.expanded else DIFF_PREVIEW_LINES)
-            body.update(text)
+            parts.append(text)
         elif self.tool_name in ("read", "write") and self.state == "success" and not self.expanded:
             # File contents are long and the title says what happened; show them on Ctrl+O only.
             hidden = len(self.output.splitlines())
-            show_body = False
         else:
             shown, hidden = tail_lines(self.output, None if self.expanded else OUTPUT_PREVIEW_LINES)
-            body.update(Text(shown))
-            show_body = bool(shown)
-        body.display = show_body
-        more.update(f"… {hidden} more line{'s' if hidden != 1 else ''} (ctrl+o to expand)" if hidden else "")
-        more.display = bool(hidden)
+            if shown:
+                color = variables.get("pi-error" if self.state == "error" else "pi-tool-output", "")
+                parts.append(Text(shown, style=color))
+        if hidden:
+            more = f"… {hidden} more line{'s' if hidden != 1 else ''} (ctrl+o to expand)"
+            parts.append(Text(more, style=f"italic {variables.get('pi-dim', '')}"))
+        return Group(*parts)

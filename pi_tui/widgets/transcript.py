@@ -8,6 +8,7 @@ messages are mounted at all is ``HistoryWindow``'s business (``transcript_window
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from textual.containers import VerticalScroll
@@ -48,6 +49,8 @@ class Transcript(HistoryWindow, VerticalScroll, can_focus=False):
         """Tool boxes by call id (a cache over the DOM; stale entries are re-checked)."""
         self._remounting = False
         self._streaming = False
+        self._loading = asyncio.Lock()
+        """Held while the view is replaced (a session load, or the preview before it)."""
 
     def on_mount(self) -> None:
         self.anchor()

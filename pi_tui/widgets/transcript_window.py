@@ -74,15 +74,24 @@ class HistoryWindow:
 
     async def load_messages(self: "Transcript", messages: list[Any]) -> None:
         """Replace the view with the last window of ``messages`` (the last screenful first)."""
-        await self.remove_children()
-        self._blocks.clear()
-        self.end_index = None
-        self.first_index = turn_start(messages, max(0, len(messages) - FIRST_PAINT_MESSAGES)) if messages else 0
-        await self._mount_range(messages, self.first_index, len(messages))
-        self.anchor()
+        async with self._loading:
+            with self.app.batch_update():  # no empty frame between the old view and the new
+                await self.remove_children()
+                self._blocks.clear()
+                self.end_index = None
+                self.first_index = turn_start(messages, max(0, len(messages) - FIRST_PAINT_MESSAGES)) if messages else 0
+                await self._mount_range(messages, self.first_index, len(messages))
+                self.anchor()
         if self.first_index > max(0, len(messages) - INITIAL_MESSAGES):
             self._remounting = True
             self.call_after_refresh(self._remount_older, self.first_index - max(0, len(messages) - INITIAL_MESSAGES))
+
+    async def show_preview(self: "Transcript", messages: list[Any]) -> None:
+        """Show ``messages`` (the end of a resumed session) until ``load_messages`` replaces them."""
+        async with self._loading:
+            if self.session is None and not self.children:
+                await self._mount_range(messages, 0, len(messages))
+                self.anchor()
 
     async def _mount_range(self: "Transcript", messages: list[Any], start: int, end: int, *,
                            before: Widget | None = None) -> None:
@@ -96,7 +105,7 @@ class HistoryWindow:
 
     def _check_window(self: "Transcript", scroll_y: float) -> None:
         """Scrolled to either edge of what is mounted: bring the next messages in."""
-        if self._remounting:
+        if self._remounting or self.session is None:
             return
         # Start a screen early, so the next messages are there before the user reaches the edge.
         margin = self.size.height

@@ -1,0 +1,62 @@
+"""The end of a resumed conversation on screen before the session is built.
+
+Building a session for a long history takes a second or more (every entry is read and
+validated); the app shows its first frame long before that. ``pi --session FILE`` and
+``pi -c`` name the file up front, so the last messages of its current branch can be read
+from the end of the file (``pi_runtime.session.tail``) and shown at once; when the session
+arrives the transcript is loaded from it as usual and replaces the preview.
+
+Only cases where the file is certain are previewed: an existing ``--session`` path, or
+``--continue`` with the default session folder (no ``--session-dir`` flag or setting).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+PREVIEW_MESSAGES = 30
+"""Messages read for the preview (more than a screenful)."""
+
+
+def preview_file(args: Any, agent_dir: Path, cwd: str) -> Path | None:
+    """The session file the command line will open, when it is known without building it."""
+    if getattr(args, "fork", None) or getattr(args, "no_session", False) or getattr(args, "session_dir", None):
+        return None
+    session = getattr(args, "session", None)
+    if session:
+        path = Path(session).expanduser()
+        return path if path.is_file() else None
+    if not getattr(args, "continue_", False):
+        return None
+    for settings in (agent_dir / "settings.json", Path(cwd) / ".pi" / "settings.json"):
+        if read_json_object(settings).get("sessionDir"):
+            return None
+    from pi_runtime.session.paths import project_session_dir
+    from pi_runtime.session.tail import newest_session
+
+    return newest_session(project_session_dir(cwd))
+
+
+def read_preview(path: Path) -> list[Any] | None:
+    """The last messages of ``path``'s current branch, validated (None: no safe preview)."""
+    from pi_runtime.session.entries import parse_messages
+    from pi_runtime.session.tail import read_branch_tail
+
+    found = read_branch_tail(path, PREVIEW_MESSAGES)
+    if not found:
+        return None
+    try:
+        return parse_messages(found)
+    except ValueError:
+        return None
+
+
+def read_json_object(path: Path) -> dict[str, Any]:
+    """A JSON file's top-level object ({} when missing, unreadable or not an object)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}

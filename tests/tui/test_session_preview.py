@@ -1,0 +1,70 @@
+"""``pi --session FILE`` / ``pi -c``: the end of the conversation shows before the session is built."""
+
+from __future__ import annotations
+
+import threading
+from types import SimpleNamespace
+
+from pi_runtime.ai.types import AssistantMessage, TextContent, UserMessage
+from pi_runtime.cli_args import parse_args
+from pi_runtime.modes.startup import build_session
+from pi_runtime.session import SessionManager
+from pi_tui.launch import _CommandLineApp
+from pi_tui.session_preview import preview_file
+
+from .conftest import screen_text
+
+
+def _write_session(folder, cwd, turns: int):
+    m = SessionManager.create(str(cwd), folder)
+    m.append_model_change("scripted", "tui-test")
+    for i in range(turns):
+        m.append_message(UserMessage(content=f"question {i}"))
+        m.append_message(AssistantMessage(content=[TextContent(text=f"answer {i}")], provider="scripted",
+                                          model="tui-test", api="scripted", stop_reason="stop"))
+    path = m.session_file
+    m.close()
+    return path
+
+
+async def test_the_last_messages_show_while_the_session_is_still_being_built(tmp_path, workdir, agent_dir):
+    path = _write_session(tmp_path / "sessions", workdir, 200)
+    args = parse_args(["--session", str(path)])
+    gate = threading.Event()
+
+    def factory():
+        gate.wait(10)  # the kernel is "slow": the preview must not wait for it
+        return build_session(args)
+
+    app = _CommandLineApp(hint=None, first_frame=threading.Event(), args=args, session_factory=factory)
+    async with app.run_test(size=(100, 30)) as pilot:
+        for _ in range(50):
+            if "answer 199" in screen_text(app):
+                break
+            await pilot.pause(0.05)
+        assert app.session is None
+        assert "answer 199" in screen_text(app) and "question 199" in screen_text(app)
+        gate.set()
+        for _ in range(100):
+            if app.session is not None and app.transcript.session is not None:
+                break
+            await pilot.pause(0.05)
+        await pilot.pause(0.2)
+        assert app.session is not None
+        assert "answer 199" in screen_text(app)
+        assert app.transcript.first_index > 0  # the real window replaced the preview
+        await app.session.dispose()  # releases the session file
+
+
+def test_only_files_known_up_front_are_previewed(tmp_path, workdir, agent_dir):
+    path = _write_session(tmp_path / "sessions", workdir, 2)
+    ns = lambda **kw: SimpleNamespace(**{"fork": None, "no_session": False, "session_dir": None, "session": None,
+                                         "continue_": False, **kw})
+    assert preview_file(ns(session=str(path)), agent_dir, str(workdir)) == path
+    assert preview_file(ns(session="abc123"), agent_dir, str(workdir)) is None  # an id: found by the kernel
+    assert preview_file(ns(fork=str(path)), agent_dir, str(workdir)) is None
+    assert preview_file(ns(), agent_dir, str(workdir)) is None
+    default = _write_session(None, workdir, 2)  # in the project's default folder under the agent dir
+    assert preview_file(ns(continue_=True), agent_dir, str(workdir)) == default
+    (agent_dir / "settings.json").write_text('{"sessionDir": "elsewhere"}')
+    assert preview_file(ns(continue_=True), agent_dir, str(workdir)) is None
