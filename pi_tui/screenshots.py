@@ -52,6 +52,8 @@ def _project() -> Path:
     src = PROJECT / "src"
     src.mkdir(exist_ok=True)
     (src / "steps.py").write_text(SOURCE, encoding="utf-8")
+    for name in ("stages.py", "streams.py"):  # neighbours for Tab completion
+        (src / name).write_text("", encoding="utf-8")
     return PROJECT
 
 
@@ -181,6 +183,13 @@ async def completion(pilot: Any) -> None:
     await pilot.pause(0.2)
 
 
+async def path_completion(pilot: Any) -> None:
+    pilot.app.editor.insert("look at src/st")
+    await pilot.press("tab")
+    await _until(pilot, lambda: pilot.app.menu.visible)
+    await pilot.pause(0.1)
+
+
 async def narrow(pilot: Any) -> None:
     await _conversation(pilot)
 
@@ -193,6 +202,7 @@ SCENES = [
     Scene("diff", (120, 40), diff),
     Scene("queue", (120, 40), queue),
     Scene("completion", (120, 40), completion),
+    Scene("path_completion", (120, 40), path_completion),
     Scene("narrow", (80, 24), narrow),
     Scene("light", (120, 40), idle, theme="light"),
 ]
