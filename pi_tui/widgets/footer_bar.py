@@ -120,7 +120,9 @@ class FooterBar(Static):
             percent = used * 100 / s.context_window
             colour = c.get("success", "") if percent < 60 else c.get("warning", "") if percent < 85 else c.get("error", "")
             line2.append(f"  {percent:.1f}%/{format_tokens(s.context_window)}", style=colour)
-        right = Text(self.model or "no model", style=muted)
+        # While the session is still being built the model is unknown, not missing.
+        starting = self.working and self.status == "Starting"
+        right = Text(self.model or ("" if starting else "no model"), style=muted)
         if self.reasoning:
             right.append(f" • {self.thinking}", style=muted)
         width = max(20, self.size.width or 80)

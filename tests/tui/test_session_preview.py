@@ -44,6 +44,7 @@ async def test_the_last_messages_show_while_the_session_is_still_being_built(tmp
             await pilot.pause(0.05)
         assert app.session is None
         assert "answer 199" in screen_text(app) and "question 199" in screen_text(app)
+        assert "no model" not in screen_text(app)  # unknown yet, not missing
         gate.set()
         for _ in range(100):
             if app.session is not None and app.transcript.session is not None:
