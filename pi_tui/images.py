@@ -43,19 +43,6 @@ class AttachedImage:
         return ImageContent(data=base64.b64encode(self.data).decode("ascii"), mime_type=self.mime_type)
 
 
-def sniff_mime(head: bytes) -> str | None:
-    """The image type the leading bytes announce (None: not one we send)."""
-    if head.startswith(b"\x89PNG\r\n\x1a\n"):
-        return "image/png"
-    if head.startswith(b"\xff\xd8\xff"):
-        return "image/jpeg"
-    if head.startswith((b"GIF87a", b"GIF89a")):
-        return "image/gif"
-    if len(head) >= 12 and head[:4] == b"RIFF" and head[8:12] == b"WEBP":
-        return "image/webp"
-    return None
-
-
 def dropped_image_path(text: str) -> str | None:
     """The absolute path ``text`` spells when it is one dropped image file, else None.
 
@@ -92,15 +79,23 @@ def load_image(path: str) -> AttachedImage | str:
             data = handle.read()
     except OSError as exc:
         return f"Cannot read {path}: {exc.strerror or exc}"
-    mime = sniff_mime(data[:16])
+    mime = _mime(data[:16])
     if mime is None:
         return f"{os.path.basename(path)} is not a PNG, JPEG, GIF or WebP image"
     return AttachedImage(os.path.basename(path), mime, data)
 
 
+def _mime(head: bytes) -> str | None:
+    # The read tool's check, so pi has one list of image types; imported here, not at the top,
+    # because this module loads with the app and the tools must not slow its first frame.
+    from pi_runtime.tools.read import detect_image_mime
+
+    return detect_image_mime(head)
+
+
 def image_from_bytes(data: bytes, name_stem: str = "clipboard") -> AttachedImage | None:
     """Clipboard bytes as an attachment (None when they are not an image we send)."""
-    mime = sniff_mime(data[:16])
+    mime = _mime(data[:16])
     if mime is None:
         return None
     extension = {"image/jpeg": "jpg"}.get(mime, mime.split("/")[1])

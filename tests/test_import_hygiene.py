@@ -48,3 +48,16 @@ def test_version_does_not_import_heavy_libraries():
     assert code == "0"
     assert version.count(".") == 2
     assert heavy == ""
+
+
+def test_the_app_module_loads_without_the_kernel_stack():
+    # The app paints its first frame before the kernel is imported (in a worker); anything
+    # pulling pydantic or httpx into ``pi_tui.app`` would delay that frame for everyone.
+    loaded = run_python(
+        """
+        import sys
+        import pi_tui.app, pi_tui.launch
+        print(",".join(sorted(m for m in sys.modules if m.split(".")[0] in ("pydantic", "httpx"))))
+        """
+    )
+    assert loaded == ""

@@ -18,11 +18,11 @@ def only_fake_tools(tmp_path, monkeypatch):
 
 
 def test_png_jpeg_gif_and_webp_are_recognised_by_their_bytes():
-    assert images.sniff_mime(tiny_png()) == "image/png"
-    assert images.sniff_mime(b"\xff\xd8\xff\xe0rest") == "image/jpeg"
-    assert images.sniff_mime(b"GIF89a....") == "image/gif"
-    assert images.sniff_mime(b"RIFF\x10\x00\x00\x00WEBPVP8 ") == "image/webp"
-    assert images.sniff_mime(b"just some text") is None
+    assert images.image_from_bytes(tiny_png()).mime_type == "image/png"
+    assert images.image_from_bytes(b"\xff\xd8\xff\xe0rest").name == "clipboard.jpg"
+    assert images.image_from_bytes(b"GIF89a....").mime_type == "image/gif"
+    assert images.image_from_bytes(b"RIFF\x10\x00\x00\x00WEBPVP8 ").mime_type == "image/webp"
+    assert images.image_from_bytes(b"just some text") is None
 
 
 def test_dropped_paths_in_every_terminal_spelling(tmp_path):
