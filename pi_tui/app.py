@@ -24,7 +24,8 @@ from . import terminal_keys
 from .bridge import Bridge, KernelEvents
 from .input_mixin import InputMixin
 from .keymap import Keymap, load_keymap
-from .theme import PiTheme, default_variables, discover_themes
+from .theme import PiTheme
+from .theme_host import ThemeHost
 from .theme_watch import ThemeWatcher
 from .widgets.completion_menu import CompletionMenu
 from .widgets.footer_bar import FooterBar, FooterStats
@@ -36,7 +37,6 @@ from .widgets.welcome_panel import WelcomePanel
 
 terminal_keys.install()
 
-_DEFAULT_VARIABLES: dict[str, str] | None = None
 
 
 def _b(action_id: str, action: str, description: str, key: str) -> Binding:
@@ -44,7 +44,7 @@ def _b(action_id: str, action: str, description: str, key: str) -> Binding:
     return Binding(key, action, description, show=False, priority=True, id=action_id)
 
 
-class PiApp(InputMixin, App[int], inherit_bindings=False):
+class PiApp(InputMixin, ThemeHost, App[int], inherit_bindings=False):
     """The interactive pi app (Textual's own ctrl+q/ctrl+c bindings are dropped: every key comes from Pi's keymap)."""
 
     CSS_PATH = "app.tcss"
@@ -128,17 +128,6 @@ class PiApp(InputMixin, App[int], inherit_bindings=False):
         if isinstance(event, (events.Key, events.Paste)):
             self.last_input_at = time.perf_counter()
         await super().on_event(event)
-
-    def get_theme_variable_defaults(self) -> dict[str, str]:
-        global _DEFAULT_VARIABLES
-        if _DEFAULT_VARIABLES is None:
-            _DEFAULT_VARIABLES = default_variables()
-        return _DEFAULT_VARIABLES
-
-    def _load_themes(self) -> None:
-        self.pi_themes, self.theme_errors = discover_themes(self.agent_dir / "themes", Path(self.cwd) / ".pi" / "themes")
-        for theme in self.pi_themes.values():
-            self.register_theme(theme.to_textual())
 
     def compose(self) -> ComposeResult:
         self.header_bar = HeaderBar(version=self.version, cwd=self.cwd, id="header")
@@ -227,70 +216,6 @@ class PiApp(InputMixin, App[int], inherit_bindings=False):
             return registry is None or bool(registry.has_credentials(model))
         except Exception:  # noqa: BLE001
             return False
-
-    # ------------------------------------------------------------------ theme
-
-    def apply_theme(self, name: str, *, persist: bool = False, force: bool = False) -> bool:
-        """Switch theme; an unknown one falls back to dark with a notification.
-
-        ``force`` applies it again even when it is already current (its file was reloaded).
-        """
-        self.wanted_theme = name
-        if name not in self.pi_themes:
-            self.notify(f"Theme '{name}' not found or invalid; using dark", severity="warning", timeout=6)
-            self.theme = "dark"
-            return False
-        if force and self.theme == name:
-            self.mutate_reactive(App.theme)  # same name, new colours
-        self.theme = name
-        if persist and self.session is not None and hasattr(self.session.settings, "set"):
-            try:
-                self.session.settings.set("theme", name)
-            except Exception:  # noqa: BLE001 - persisting is best effort
-                pass
-        return True
-
-    def _push_colors(self) -> None:
-        from .markdown_render import markdown_theme, set_code_theme
-
-        self.theme_generation += 1
-        v = self.theme_variables
-        if getattr(self, "_md_theme_pushed", False):
-            self.console.pop_theme()
-        self.console.push_theme(markdown_theme(v))
-        self._md_theme_pushed = True
-        set_code_theme("monokai" if self.current_theme.dark else "friendly")
-        colors = {k: v.get(f"pi-{k}", "") for k in ("muted", "dim", "accent", "success", "warning", "error")}
-        self.footer_bar.palette = colors
-        self.header_bar.palette = colors
-        self.footer_bar._render_footer()
-        self.header_bar._show()
-
-    def _theme_folders(self) -> list[Path]:
-        return [self.agent_dir / "themes", Path(self.cwd) / ".pi" / "themes"]
-
-    def _start_theme_watch(self) -> None:
-        watcher = ThemeWatcher(self._theme_folders(), lambda paths: self.call_from_thread(self.theme_files_changed, paths))
-        if watcher.start():
-            self.theme_watcher = watcher
-
-    def theme_files_changed(self, paths: set[Path]) -> None:
-        """Theme files changed on disk: load them again and re-apply the chosen theme.
-
-        A chosen theme whose file is now invalid (or gone) falls back to dark with the reason;
-        once the file is fixed, the next save brings the chosen theme back.
-        """
-        self._load_themes()
-        changed = {str(p) for p in paths}
-        for problem in self.theme_errors:
-            if any(problem.startswith(path) for path in changed):
-                self.notify(problem, severity="error", timeout=8)
-        wanted = self.wanted_theme
-        if wanted in self.pi_themes:
-            self.apply_theme(wanted, force=True)
-        elif self.theme != "dark":
-            self.notify(f"Theme '{wanted}' is no longer valid; using dark", severity="warning", timeout=6)
-            self.theme = "dark"
 
     # ------------------------------------------------------------------ kernel events
 
