@@ -61,3 +61,16 @@ def test_the_app_module_loads_without_the_kernel_stack():
         """
     )
     assert loaded == ""
+
+
+def test_the_app_runs_textual_at_120_ticks_without_passing_it_to_child_processes():
+    out = run_python(
+        """
+        import os
+        os.environ.pop("TEXTUAL_FPS", None)
+        import pi_tui.app
+        import textual.constants
+        print(textual.constants.MAX_FPS, os.environ.get("TEXTUAL_FPS"))
+        """
+    )
+    assert out == "120 None"
