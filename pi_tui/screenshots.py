@@ -232,19 +232,29 @@ def save(out: Path, name: str, svg: str, width_cells: int) -> str:
     return f"{name}: {out / name}.svg" + (" + .png" if rsvg else "")
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Regenerate every screenshot: these app scenes, the command screens and /tree, /resume."""
-    parser = argparse.ArgumentParser(description=__doc__)
+def render_scenes(argv: list[str] | None, scenes: list[Scene], capture_scene: Callable[[Scene], Any],
+                  description: str | None) -> tuple[Path, list[str]]:
+    """The command line shared by the screenshot modules: ``--out`` and optional scene names.
+
+    Renders the chosen ``scenes`` (all when none are named) with ``capture_scene`` and saves
+    each; returns the output folder and the names asked for.
+    """
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--out", default="screenshots", help="output folder")
     parser.add_argument("names", nargs="*", help="only these scenes of this module")
     args = parser.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    for scene in SCENES:
-        if args.names and scene.name not in args.names:
-            continue
-        print(save(out, scene.name, asyncio.run(capture(scene)), scene.size[0]))
-    if not args.names:
+    for scene in scenes:
+        if not args.names or scene.name in args.names:
+            print(save(out, scene.name, asyncio.run(capture_scene(scene)), scene.size[0]))
+    return out, args.names
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Regenerate every screenshot: these app scenes, the command screens and /tree, /resume."""
+    out, names = render_scenes(argv, SCENES, capture, __doc__)
+    if not names:
         from . import screenshots_cmds, screenshots_nav
 
         screenshots_cmds.main(["--out", str(out)])

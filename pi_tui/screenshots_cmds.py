@@ -8,7 +8,6 @@ auth.json (Anthropic and OpenAI keys), so the model list is the same on every ma
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import os
@@ -16,7 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from .screenshots import Scene, _project, save
+from .screenshots import Scene, _project, render_scenes
 
 SUMMARY = """## Goal
 Make `src/steps.py` faster without changing results.
@@ -168,16 +167,7 @@ async def capture(scene: Scene) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--out", default="screenshots", help="output folder")
-    parser.add_argument("names", nargs="*", help="only these scenes")
-    args = parser.parse_args(argv)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    for scene in SCENES:
-        if args.names and scene.name not in args.names:
-            continue
-        print(save(out, scene.name, asyncio.run(capture(scene)), scene.size[0]))
+    render_scenes(argv, SCENES, capture, __doc__)
     return 0
 
 
