@@ -33,10 +33,10 @@ def preview_file(args: Any, agent_dir: Path, cwd: str) -> Path | None:
     for settings in (agent_dir / "settings.json", Path(cwd) / ".pi" / "settings.json"):
         if read_json_object(settings).get("sessionDir"):
             return None
+    from pi_runtime.session.listing import newest_session_in
     from pi_runtime.session.paths import project_session_dir
-    from pi_runtime.session.tail import newest_session
 
-    return newest_session(project_session_dir(cwd))
+    return newest_session_in(project_session_dir(cwd))
 
 
 def read_preview(path: Path) -> list[Any] | None:

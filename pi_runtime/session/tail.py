@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 from typing import Any
 
 _FIRST_READ = 256 * 1024
@@ -39,7 +38,7 @@ def read_branch_tail(path: str | os.PathLike[str], limit: int) -> list[dict[str,
                 data = fh.read(size - start)
                 found = _walk_back(data, from_start=start == 0, limit=limit)
                 if found is not None or start == 0 or want >= _MAX_READ:
-                    return found if found is not None else None
+                    return found
                 want *= 4
     except (OSError, ValueError):
         return None
@@ -92,9 +91,3 @@ def _branch_messages(entries: dict[str, dict[str, Any]], leaf: dict[str, Any], l
     messages.reverse()
     return messages
 
-
-def newest_session(folder: str | os.PathLike[str]) -> Path | None:
-    """The most recently modified session file in ``folder`` (what ``--continue`` opens)."""
-    from .listing import newest_session_in
-
-    return newest_session_in(Path(folder))
