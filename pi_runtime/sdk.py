@@ -23,7 +23,9 @@ from typing import Any
 from .agent.agent import Agent
 from .agent.tool import AgentTool
 from .ai.types import Model
-from .kernel.session import AgentSession
+from .kernel.session import AgentSession, typed_settings
+from .kernel.thinking import clamp_thinking
+from .settings_model import Settings
 
 DEFAULT_TOOLS = ("read", "bash", "edit", "write")
 
@@ -75,9 +77,8 @@ def select_tools(
     return [available[n] for n in names if not any(fnmatch.fnmatchcase(n, p) for p in excluded)]
 
 
-def _default_model(registry: Any, settings: Any) -> Model | None:
-    provider = settings.get("defaultProvider") if settings is not None else None
-    model_id = settings.get("defaultModel") if settings is not None else None
+def _default_model(registry: Any, typed: Settings) -> Model | None:
+    provider, model_id = typed.default_provider, typed.default_model
     if provider and model_id:
         found = registry.find(provider, model_id)
         if found is not None:
@@ -151,12 +152,12 @@ def create_agent_session(
             return {}
         return {"PI_SESSION_ID": session.session_id, "PI_MODEL": session.model.ref if session.model else ""}
 
-    shell_path = settings.get("shellPath") if settings is not None else None
-    options = ToolOptions(bash_env=bash_env, shell_path=shell_path or None)
+    typed = typed_settings(settings)
+    options = ToolOptions(bash_env=bash_env, shell_path=typed.shell_path or None)
     available = {t.name: t for t in create_all_tools(cwd, options)}
     for tool in custom_tools:
         available[tool.name] = tool
-    defaults = settings.get("defaultTools") if settings is not None else None
+    defaults = typed.default_tools
     base_defaults = list(DEFAULT_TOOLS) + [t.name for t in custom_tools]
     if isinstance(defaults, list) and defaults:
         base_defaults = [t.name for t in select_tools(available, defaults, defaults=base_defaults)]
@@ -171,14 +172,14 @@ def create_agent_session(
                 base_defaults.append(tool.name)
     active = select_tools(available, tools, defaults=base_defaults, exclude=exclude_tools, no_tools=no_tools)
 
-    chosen = model or _default_model(model_registry, settings)
-    level = thinking_level or (settings.get("defaultThinkingLevel") if settings is not None else None) or "off"
+    chosen = model or _default_model(model_registry, typed)
+    level = thinking_level or (typed.default_thinking_level if settings is not None else None) or "off"
     agent = Agent(
         chosen,
         tools=active,
         thinking_level="off",
-        steering_mode=(settings.get("steeringMode") if settings is not None else None) or "one-at-a-time",
-        follow_up_mode=(settings.get("followUpMode") if settings is not None else None) or "one-at-a-time",
+        steering_mode=typed.steering_mode,
+        follow_up_mode=typed.follow_up_mode,
         session_id=session_manager.session_id,
     )
 
@@ -206,10 +207,10 @@ def create_agent_session(
     if model is not None:
         agent.state.model = model
     if thinking_level is not None or not session_manager.raw_entries():
-        agent.state.thinking_level = session._clamp_thinking(level)
+        agent.state.thinking_level = clamp_thinking(level, agent.state.model)
     if runner is not None:
         runner.bind(session, available)
-    session._refresh_system_prompt()
+    session.refresh_system_prompt()
     return session
 
 

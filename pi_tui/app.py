@@ -9,6 +9,7 @@ completion) lives in ``input_mixin.py`` to keep this file small.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
 from collections.abc import Callable
@@ -19,6 +20,8 @@ from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.worker import Worker, WorkerState
+
+from pi_runtime.frontend import events as ev
 
 from . import terminal_keys
 from .bridge import Bridge, KernelEvents
@@ -94,8 +97,8 @@ class PiApp(InputMixin, ThemeHost, App[int], inherit_bindings=False):
             watch_themes: reload edited theme files live (default: on unless ``static``).
         """
         super().__init__()
-        from pi_runtime import __version__
-        from pi_runtime.paths import agent_dir as default_agent_dir
+        from pi_runtime.frontend import __version__
+        from pi_runtime.frontend import agent_dir as default_agent_dir
 
         self.session = session
         self.session_factory = session_factory
@@ -188,7 +191,9 @@ class PiApp(InputMixin, ThemeHost, App[int], inherit_bindings=False):
         self.session = session
         self.transcript.session = session
         self.cwd = getattr(session, "cwd", self.cwd)
-        settings_theme = _setting(session.settings, "theme")
+        from pi_runtime.frontend import typed_settings
+
+        settings_theme = typed_settings(session.settings).theme
         if settings_theme and settings_theme != "system":
             self.apply_theme(str(settings_theme).split("/")[-1])
         self.bridge = Bridge(session, self)
@@ -223,32 +228,35 @@ class PiApp(InputMixin, ThemeHost, App[int], inherit_bindings=False):
         for event in message.bridge.drain():
             await self._apply_kernel_event(event)
 
-    async def _apply_kernel_event(self, event: Any) -> None:
+    async def _apply_kernel_event(self, event: ev.SessionEvent) -> None:
         await self.transcript.handle(event)
-        kind = event.type
-        if kind == "queue_update":
-            self.queue_view.set_queue(event.steering, event.follow_up)
-        elif kind == "agent_start":
-            self.footer_bar.set_working(True)
-            self.transcript.set_streaming(True)
-        elif kind == "agent_settled":
-            self.footer_bar.set_working(False)
-            self.transcript.set_streaming(False)
-            self._refresh_stats()
-        elif kind == "message_end":
-            self._refresh_stats()
-        elif kind in ("model_changed", "thinking_level_changed"):
-            self._refresh_model()
-        elif kind == "session_info_changed":
-            self.footer_bar.set_session_name(event.name)
-        elif kind == "compaction_start":
-            self.footer_bar.set_working(True, "Compacting")
-        elif kind == "compaction_end":
-            self.footer_bar.set_working(self.session.is_streaming)
-            self._refresh_stats()
-        elif kind == "session_changed":
-            self.footer_bar.set_session_name(self.session.session_name)
-            self._refresh_stats()
+        match event:
+            case ev.QueueUpdateEvent(steering=steering, follow_up=follow_up):
+                self.queue_view.set_queue(steering, follow_up)
+            case ev.AgentStartEvent():
+                self.footer_bar.set_working(True)
+                self.transcript.set_streaming(True)
+            case ev.AgentSettledEvent():
+                self.footer_bar.set_working(False)
+                self.transcript.set_streaming(False)
+                self._refresh_stats()
+            case ev.MessageEndEvent():
+                self._refresh_stats()
+            case ev.ModelChangedEvent() | ev.ThinkingLevelChangedEvent():
+                self._refresh_model()
+                self._refresh_stats()  # the context window is the new model's at once
+            case ev.SessionInfoChangedEvent(name=name):
+                self.footer_bar.set_session_name(name)
+            case ev.CompactionStartEvent():
+                self.footer_bar.set_working(True, "Compacting")
+            case ev.CompactionEndEvent():
+                self.footer_bar.set_working(self.session.is_streaming)
+                self._refresh_stats()
+            case ev.SessionChangedEvent():
+                self.footer_bar.set_session_name(self.session.session_name)
+                self._refresh_stats()
+            case _:
+                pass
 
     def _model_ref(self) -> str:
         model = self.session.model if self.session is not None else None
@@ -274,24 +282,14 @@ class PiApp(InputMixin, ThemeHost, App[int], inherit_bindings=False):
         self.header_bar.set_loaded(loaded, [str(w) for w in resources.warnings])
 
     def stats(self) -> FooterStats:
-        """Token, cost and context figures from the session's messages."""
-        stats = FooterStats()
-        last = None
-        for message in self.session.messages:
-            if getattr(message, "role", None) != "assistant":
-                continue
-            u = message.usage
-            stats.input += u.input
-            stats.output += u.output
-            stats.cache_read += u.cache_read
-            stats.cache_write += u.cache_write
-            stats.cost += u.cost.total
-            if message.stop_reason not in ("error", "aborted"):
-                last = u
-        model = self.session.model
-        if model is not None:
-            stats.context_window = model.context_window
-            stats.context_tokens = (last.input + last.output + last.cache_read + last.cache_write) if last else 0
+        """Footer figures from the session's usage ledger: spend over the whole file, context now."""
+        totals = self.session.usage_totals()
+        stats = FooterStats(input=totals.input, output=totals.output, cache_read=totals.cache_read,
+                            cache_write=totals.cache_write, cost=totals.cost)
+        context = self.session.context_usage()
+        if context is not None:
+            stats.context_window = context.context_window
+            stats.context_tokens = context.tokens
         return stats
 
     def _refresh_stats(self) -> None:
@@ -362,13 +360,16 @@ class PiApp(InputMixin, ThemeHost, App[int], inherit_bindings=False):
             self.theme_watcher.stop()
         if self.bridge is not None:
             self.bridge.stop()
+        if self.session is not None:
+            # Quitting ends the session like every other mode does: the run is aborted and
+            # extensions get session_shutdown. A handler that hangs must not keep pi open.
+            try:
+                await asyncio.wait_for(self.session.dispose("quit"), DISPOSE_TIMEOUT_S)
+            except Exception:  # noqa: BLE001 - quitting goes on whatever the session says
+                pass
 
+
+DISPOSE_TIMEOUT_S = 3.0
+"""How long quitting waits for the session to shut down (extensions' ``session_shutdown``)."""
 
 _MAIN_VIEW_ACTIONS = frozenset(b.action.split("(")[0] for b in PiApp.BINDINGS)
-
-
-def _setting(settings: Any, key: str) -> Any:
-    try:
-        return settings.get(key) if settings is not None else None
-    except Exception:  # noqa: BLE001
-        return None

@@ -131,20 +131,20 @@ async def _name(app: "PiApp", arg: str) -> None:
 def session_report(session: Any) -> str:
     """``/session``: file, id, name, message counts, tokens, cost and context use."""
     stats = session.get_session_stats()
-    tokens = stats["tokens"]
+    tokens = stats.usage
     lines = [
-        f"File:     {stats['sessionFile'] or '(in memory)'}",
-        f"ID:       {stats['sessionId']}",
+        f"File:     {stats.session_file or '(in memory)'}",
+        f"ID:       {stats.session_id}",
         f"Name:     {session.session_name or '(none)'}",
-        f"Messages: {stats['totalMessages']} ({stats['userMessages']} user, {stats['assistantMessages']} assistant, "
-        f"{stats['toolCalls']} tool calls, {stats['toolResults']} tool results)",
-        f"Tokens:   {tokens['total']:,} (input {tokens['input']:,}, output {tokens['output']:,}, "
-        f"cache read {tokens['cacheRead']:,}, cache write {tokens['cacheWrite']:,})",
-        f"Cost:     ${stats['cost']:.4f}",
+        f"Messages: {stats.total_messages} ({stats.user_messages} user, {stats.assistant_messages} assistant, "
+        f"{stats.tool_calls} tool calls, {stats.tool_results} tool results)",
+        f"Tokens:   {tokens.total_tokens:,} (input {tokens.input:,}, output {tokens.output:,}, "
+        f"cache read {tokens.cache_read:,}, cache write {tokens.cache_write:,})",
+        f"Cost:     ${tokens.cost:.4f}",
     ]
-    usage = stats.get("contextUsage")
-    if usage:
-        lines.append(f"Context:  {usage['tokens']:,} of {usage['contextWindow']:,} tokens ({usage['percent']}%)")
+    usage = stats.context_usage
+    if usage is not None and usage.tokens is not None:
+        lines.append(f"Context:  {usage.tokens:,} of {usage.context_window:,} tokens ({usage.percent}%)")
     return "\n".join(lines)
 
 
@@ -154,7 +154,7 @@ async def _session(app: "PiApp", arg: str) -> None:
 
 async def _new(app: "PiApp", arg: str) -> None:
     result = await app.session.new_session()
-    if not result.get("cancelled"):
+    if not result.cancelled:
         app.notify("New session started", timeout=3)
 
 
@@ -181,7 +181,7 @@ async def _fork(app: "PiApp", arg: str) -> None:
 
 async def _clone(app: "PiApp", arg: str) -> None:
     result = await app.session.clone()
-    if not result.get("cancelled"):
+    if not result.cancelled:
         app.notify(f"Cloned into {app.session.session_file or 'a new in-memory session'}", timeout=4)
 
 
@@ -194,7 +194,7 @@ async def _compact(app: "PiApp", arg: str) -> None:
 
 
 async def _compact_worker(app: "PiApp", instructions: str | None) -> None:
-    from pi_runtime.kernel.compaction_ops import CompactionError
+    from pi_runtime.frontend import CompactionError
 
     try:
         result = await app.session.compact(instructions)
@@ -203,8 +203,8 @@ async def _compact_worker(app: "PiApp", instructions: str | None) -> None:
         if "extension" in str(exc):
             await app.transcript.add_notice(str(exc), "warning")
         return
-    before = int(result.get("tokensBefore") or 0)
-    after = int(result.get("estimatedTokensAfter") or 0)
+    before = result.tokens_before
+    after = result.estimated_tokens_after or 0
     text = f"Compacted: {before:,} → {after:,} tokens (ctrl+o shows the whole summary)"
     # After the transcript has rebuilt itself from compaction_end (queued before this).
     app.call_later(app.transcript.add_notice, text, "info")
@@ -225,10 +225,8 @@ async def _reload(app: "PiApp", arg: str) -> None:
     await app.reload_resources()
     # The kernel rebuilds the system prompt at the start of every run; doing it now makes
     # /session and the RPC state show the reloaded context files at once.
-    rebuild = getattr(app.session, "_refresh_system_prompt", None)
-    if rebuild is not None:
-        rebuild()
-    if getattr(app.session, "extension_runner", None) is not None:
+    app.session.refresh_system_prompt()
+    if app.session.extension_runner is not None:
         await app.transcript.add_notice("Extensions are not reloaded; restart pi to reload them", "warning")
 
 
@@ -373,10 +371,9 @@ def escape_pressed(app: "PiApp", *, idle: bool) -> bool:
     if now - last > DOUBLE_ESCAPE_SECONDS:
         return False
     app._last_escape = 0.0
-    try:
-        action = app.session.settings.get("doubleEscapeAction")
-    except Exception:  # noqa: BLE001
-        action = "tree"
+    from pi_runtime.frontend import typed_settings
+
+    action = typed_settings(app.session.settings).double_escape_action
     if action in ("tree", "fork"):
         app.call_later(run_command, app, f"/{action}")
         return True

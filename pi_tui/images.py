@@ -38,7 +38,7 @@ class AttachedImage:
 
     def to_content(self) -> Any:
         """The kernel's ``ImageContent`` (base64 data and MIME type)."""
-        from pi_runtime.ai.types import ImageContent
+        from pi_runtime.frontend import ImageContent
 
         return ImageContent(data=base64.b64encode(self.data).decode("ascii"), mime_type=self.mime_type)
 
@@ -88,7 +88,7 @@ def load_image(path: str) -> AttachedImage | str:
 def _mime(head: bytes) -> str | None:
     # The read tool's check, so pi has one list of image types; imported here, not at the top,
     # because this module loads with the app and the tools must not slow its first frame.
-    from pi_runtime.tools.read import detect_image_mime
+    from pi_runtime.frontend import detect_image_mime
 
     return detect_image_mime(head)
 

@@ -54,17 +54,13 @@ class InputMixin:
 
     @work(name="prompt", group="kernel", exit_on_error=False)
     async def _send(self: "PiApp", text: str, mode: str, images: list[Any] | None = None) -> None:
-        from pi_runtime.kernel.prompting import PromptError
+        from pi_runtime.frontend import PromptError
 
-        session = self.session
+        # One path in every state: extension commands and input hooks see the text even while
+        # the agent streams; the kernel decides whether it starts a run, steers or follows up.
+        behaviour = "followUp" if mode == "followUp" else "steer"
         try:
-            if session.is_streaming:
-                if mode == "followUp":
-                    await session.follow_up(text, images)
-                else:
-                    await session.steer(text, images)
-            else:
-                await session.prompt(text, images, wait=False)
+            await self.session.prompt(text, images, streaming_behavior=behaviour, wait=False)
         except PromptError as exc:
             await self.transcript.add_notice(str(exc), "error")
 
@@ -128,7 +124,7 @@ class InputMixin:
         if result is None:
             self.notify("Only one model available", timeout=3)
         else:
-            self.notify(f"Model: {result['model'].ref}", timeout=2)
+            self.notify(f"Model: {result.model.ref}", timeout=2)
 
     def action_select_model(self: "PiApp") -> None:
         from .screens.model_picker import open_model_picker

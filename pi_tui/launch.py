@@ -107,7 +107,7 @@ def _session_factory(args: Any, first_frame: threading.Event | None = None):
         if first_frame is not None:
             first_frame.wait(FIRST_FRAME_WAIT)
         try:
-            from pi_runtime.modes.startup import build_session
+            from pi_runtime.frontend import build_session
         except ImportError:  # the CLI helper's start-up module is not there yet
             return _fallback_session(args)
         return build_session(args)
@@ -116,11 +116,11 @@ def _session_factory(args: Any, first_frame: threading.Event | None = None):
 
 
 def _fallback_session(args: Any) -> Any:
-    from pi_runtime.sdk import create_agent_session
+    from pi_runtime.frontend import create_agent_session
 
     model = None
     if getattr(args, "demo", False):
-        from pi_runtime.ai.providers.scripted import ScriptedProvider, scripted_text
+        from pi_runtime.frontend import ScriptedProvider, scripted_text
 
         provider = ScriptedProvider("demo", responder=lambda ctx, opts: scripted_text("This is the demo model."))
         model = provider.model("demo")
@@ -129,13 +129,13 @@ def _fallback_session(args: Any) -> Any:
 
 def _pick_session(args: Any) -> str | None:
     """``pi -r``: the session picker on its own, before the app; the chosen file (or None)."""
-    from pi_runtime.modes.startup import session_dir_for
-    from pi_runtime.settings import SettingsManager
+    from pi_runtime.frontend import session_dir_for
+    from pi_runtime.frontend import SettingsManager
 
     from .nav_host import NavHostApp
     from .screens.session_picker import SessionPicker
 
-    from pi_runtime.paths import agent_dir
+    from pi_runtime.frontend import agent_dir
 
     cwd = os.getcwd()
     settings = SettingsManager.create(cwd)
@@ -153,7 +153,7 @@ def run_interactive(args: Any) -> int:
         if chosen is None:
             return 0  # the user left the picker: nothing to resume
         args.session, args.resume = chosen, False
-    from pi_runtime.paths import agent_dir
+    from pi_runtime.frontend import agent_dir
 
     first_frame = threading.Event()
     app = _CommandLineApp(hint=model_hint(args, agent_dir(), os.getcwd()), first_frame=first_frame, args=args,
@@ -176,7 +176,7 @@ def _initial_prompt(args: Any) -> str | None:
     if not messages and not files:
         return None
     try:
-        from pi_runtime.modes.inputs import initial_prompts
+        from pi_runtime.frontend import initial_prompts
 
         prompts = initial_prompts(messages, files, None, os.getcwd())
         return prompts[0].text if prompts else None

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 
 async def use_local_model(app: "PiApp", arg: str) -> None:
-    from pi_runtime.local_servers import add_to_models_json, probe_local_servers
+    from pi_runtime.frontend import add_to_models_json, probe_local_servers
 
     from .screens.pick_list import PickItem, PickList
 

@@ -123,14 +123,16 @@ def tail_lines(text: str, limit: int | None) -> tuple[str, int]:
 
 
 def format_tokens(count: int) -> str:
-    """1234 -> ``1.2k``, 1234567 -> ``1.2M``."""
+    """Pi's token counts: 1234 -> ``1.2k``, 12345 -> ``12k``, 1234567 -> ``1.2M``, 253612345 -> ``254M``."""
     if count < 1000:
         return str(count)
     if count < 10_000:
         return f"{count / 1000:.1f}k"
     if count < 1_000_000:
         return f"{round(count / 1000)}k"
-    return f"{count / 1_000_000:.1f}M"
+    if count < 10_000_000:
+        return f"{count / 1_000_000:.1f}M"
+    return f"{round(count / 1_000_000)}M"
 
 
 def format_cost(cost: float) -> str:

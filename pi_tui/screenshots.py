@@ -59,10 +59,10 @@ def _project() -> Path:
 
 def make_app(scene: Scene, agent_dir: str | None = None) -> tuple[Any, Any]:
     """A fresh session + app for ``scene`` (returns (app, provider))."""
-    from pi_runtime.ai.providers.scripted import ScriptedProvider
-    from pi_runtime.sdk import create_agent_session
-    from pi_runtime.session import SessionManager
-    from pi_runtime.settings import SettingsManager
+    from pi_runtime.frontend import ScriptedProvider
+    from pi_runtime.frontend import create_agent_session
+    from pi_runtime.frontend import SessionManager
+    from pi_runtime.frontend import SettingsManager
 
     from .launch import create_app
 
@@ -81,7 +81,7 @@ def make_app(scene: Scene, agent_dir: str | None = None) -> tuple[Any, Any]:
 
 
 def _usage() -> Any:
-    from pi_runtime.ai.types import Usage
+    from pi_runtime.frontend import Usage
 
     return Usage(input=12_480, output=812, cache_read=9_600, cache_write=1_200)
 
@@ -100,7 +100,7 @@ async def _until(pilot: Any, check: Callable[[], bool], timeout: float = 10.0) -
 
 
 async def _conversation(pilot: Any) -> None:
-    from pi_runtime.ai.providers.scripted import (
+    from pi_runtime.frontend import (
         ScriptedResponse, ScriptedText, ScriptedThinking, ScriptedToolCall,
     )
 
@@ -121,7 +121,7 @@ async def idle(pilot: Any) -> None:
 
 
 async def streaming(pilot: Any) -> None:
-    from pi_runtime.ai.providers.scripted import ScriptedResponse, ScriptedText
+    from pi_runtime.frontend import ScriptedResponse, ScriptedText
 
     pilot.app.scene_provider.push(ScriptedResponse([ScriptedText(ANSWER[:260])], hang=True, usage=_usage()))
     await _send(pilot, "Explain the pipeline")
@@ -131,7 +131,7 @@ async def streaming(pilot: Any) -> None:
 
 
 async def tool_running(pilot: Any) -> None:
-    from pi_runtime.ai.providers.scripted import scripted_tool_call
+    from pi_runtime.frontend import scripted_tool_call
 
     pilot.app.scene_provider.push(scripted_tool_call(
         "bash", {"command": "printf 'collecting 42 items\\nrunning tests...\\n'; sleep 3"}, id="run1", usage=_usage()))
@@ -140,7 +140,7 @@ async def tool_running(pilot: Any) -> None:
 
 
 async def tool_error(pilot: Any) -> None:
-    from pi_runtime.ai.providers.scripted import scripted_text, scripted_tool_call
+    from pi_runtime.frontend import scripted_text, scripted_tool_call
 
     pilot.app.scene_provider.push(
         scripted_tool_call("read", {"path": "src/missing.py"}, id="e1", usage=_usage()),
@@ -152,7 +152,7 @@ async def tool_error(pilot: Any) -> None:
 
 
 async def diff(pilot: Any) -> None:
-    from pi_runtime.ai.providers.scripted import scripted_text, scripted_tool_call
+    from pi_runtime.frontend import scripted_text, scripted_tool_call
 
     edits = [{"oldText": "    return x + 3\n", "newText": "    # three is special\n    return x * 3\n"},
              {"oldText": "    return x + 4\n", "newText": "    return x * 4\n"}]
@@ -166,7 +166,7 @@ async def diff(pilot: Any) -> None:
 
 
 async def queue(pilot: Any) -> None:
-    from pi_runtime.ai.providers.scripted import ScriptedResponse, ScriptedText
+    from pi_runtime.frontend import ScriptedResponse, ScriptedText
 
     pilot.app.scene_provider.push(ScriptedResponse([ScriptedText("Working through the steps one by one.")],
                                                    hang=True, usage=_usage()))

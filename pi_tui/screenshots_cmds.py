@@ -30,12 +30,12 @@ Make `src/steps.py` faster without changing results.
 
 def make_app(scene: Scene, agent_dir: str | None = None) -> tuple[Any, Any]:
     """A fresh session + app for ``scene`` with a deterministic model registry."""
-    from pi_runtime.ai.models import ModelRegistry
-    from pi_runtime.ai.providers.scripted import ScriptedProvider
-    from pi_runtime.auth import AuthStorage
-    from pi_runtime.sdk import create_agent_session
-    from pi_runtime.session import SessionManager
-    from pi_runtime.settings import SettingsManager
+    from pi_runtime.frontend import ModelRegistry
+    from pi_runtime.frontend import ScriptedProvider
+    from pi_runtime.frontend import AuthStorage
+    from pi_runtime.frontend import create_agent_session
+    from pi_runtime.frontend import SessionManager
+    from pi_runtime.frontend import SettingsManager
 
     from .launch import create_app
 
@@ -65,13 +65,13 @@ async def command(pilot: Any, text: str, wait: float = 0.2) -> None:
 
 
 def _usage() -> Any:
-    from pi_runtime.ai.types import Usage
+    from pi_runtime.frontend import Usage
 
     return Usage(input=1200, output=300)
 
 
 async def _talk(pilot: Any, prompts: list[tuple[str, str]]) -> None:
-    from pi_runtime.ai.providers.scripted import scripted_text
+    from pi_runtime.frontend import scripted_text
 
     app = pilot.app
     for prompt, answer in prompts:
@@ -106,7 +106,7 @@ async def hotkeys(pilot: Any) -> None:
 
 
 async def compaction(pilot: Any) -> None:
-    from pi_runtime.ai.providers.scripted import scripted_text
+    from pi_runtime.frontend import scripted_text
 
     await _talk(pilot, CONVERSATION)
     pilot.app.scene_provider.push(scripted_text(SUMMARY, usage=_usage()))

@@ -118,7 +118,7 @@ SESSIONS = [
 
 def write_picker_sessions(root: Path) -> dict[str, Path]:
     """Session files for the picker under ``root`` (a sessions root), by id suffix."""
-    from pi_runtime.session.paths import project_session_dir
+    from pi_runtime.frontend import project_session_dir
 
     files: dict[str, Path] = {}
     for suffix, cwd, name, first, turns, hours in SESSIONS:
@@ -140,10 +140,10 @@ def write_picker_sessions(root: Path) -> dict[str, Path]:
 
 def tree_screen(folder: Path) -> tuple[Any, Any]:
     """(screen factory, session) showing the branched demo session in ``/tree``."""
-    from pi_runtime.ai.providers.scripted import ScriptedProvider
-    from pi_runtime.sdk import create_agent_session
-    from pi_runtime.session import SessionManager
-    from pi_runtime.settings import SettingsManager
+    from pi_runtime.frontend import ScriptedProvider
+    from pi_runtime.frontend import create_agent_session
+    from pi_runtime.frontend import SessionManager
+    from pi_runtime.frontend import SettingsManager
 
     from .screens.tree_browser import TreeBrowser
 
@@ -157,7 +157,7 @@ def tree_screen(folder: Path) -> tuple[Any, Any]:
 
 def resume_screen(folder: Path) -> Any:
     """A screen factory showing the picker over the demo sessions."""
-    from pi_runtime.session.paths import project_session_dir
+    from pi_runtime.frontend import project_session_dir
 
     from .screens.session_picker import SessionPicker
 

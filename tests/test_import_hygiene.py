@@ -74,3 +74,44 @@ def test_the_app_runs_textual_at_120_ticks_without_passing_it_to_child_processes
         """
     )
     assert out == "120 None"
+
+
+def _runtime_imports(path: Path) -> list[tuple[int, str]]:
+    """``(line, module)`` of every ``pi_runtime`` import in a file (absolute or ``from x import y``)."""
+    import ast
+
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module] if node.module != "pi_runtime" else [f"pi_runtime.{a.name}" for a in node.names]
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        else:
+            continue
+        found += [(node.lineno, n) for n in names if n.split(".")[0] == "pi_runtime"]
+    return found
+
+
+def test_the_app_imports_only_the_runtimes_public_face():
+    # pi_tui holds a session through pi_runtime.frontend (SessionPort, the event union, typed
+    # results, the listing a picker needs); reaching past it couples the UI to kernel internals.
+    offenders = [
+        f"{path.relative_to(ROOT)}:{line}: {module}"
+        for path in sorted((ROOT / "pi_tui").rglob("*.py"))
+        for line, module in _runtime_imports(path)
+        if module != "pi_runtime.frontend" and not module.startswith("pi_runtime.frontend.")
+    ]
+    assert offenders == []
+
+
+def test_the_public_face_loads_lazily_and_its_events_are_light():
+    loaded = run_python(
+        """
+        import sys
+        import pi_runtime.frontend
+        from pi_runtime.frontend import events
+        assert events.AgentStartEvent.type == "agent_start"
+        print(",".join(sorted(m for m in sys.modules if m.split(".")[0] in ("pydantic", "httpx"))))
+        """
+    )
+    assert loaded == ""

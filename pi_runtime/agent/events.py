@@ -9,10 +9,11 @@ streamed delta and must cost next to nothing. ``to_wire()`` gives the JSON/RPC s
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Union
 
-from ..ai.events import AssistantMessageEvent
-from .tool import ToolResult
+if TYPE_CHECKING:  # annotations only: front ends import the events before the kernel loads
+    from ..ai.events import AssistantMessageEvent
+    from .tool import ToolResult
 
 
 def _wire(message: Any) -> Any:
@@ -21,7 +22,7 @@ def _wire(message: Any) -> Any:
 
 @dataclass(slots=True)
 class AgentStartEvent:
-    type: str = "agent_start"
+    type: ClassVar[Literal["agent_start"]] = "agent_start"
 
     def to_wire(self) -> dict[str, Any]:
         return {"type": self.type}
@@ -33,7 +34,7 @@ class AgentEndEvent:
     """Messages produced by this run (prompt, assistant replies, tool results)."""
     will_retry: bool = False
     """Set by the kernel when it is about to retry or recover automatically."""
-    type: str = "agent_end"
+    type: ClassVar[Literal["agent_end"]] = "agent_end"
 
     def to_wire(self) -> dict[str, Any]:
         return {"type": self.type, "messages": [_wire(m) for m in self.messages], "willRetry": self.will_retry}
@@ -41,7 +42,7 @@ class AgentEndEvent:
 
 @dataclass(slots=True)
 class TurnStartEvent:
-    type: str = "turn_start"
+    type: ClassVar[Literal["turn_start"]] = "turn_start"
 
     def to_wire(self) -> dict[str, Any]:
         return {"type": self.type}
@@ -51,7 +52,7 @@ class TurnStartEvent:
 class TurnEndEvent:
     message: Any
     tool_results: list[Any] = field(default_factory=list)
-    type: str = "turn_end"
+    type: ClassVar[Literal["turn_end"]] = "turn_end"
 
     def to_wire(self) -> dict[str, Any]:
         return {
@@ -64,7 +65,7 @@ class TurnEndEvent:
 @dataclass(slots=True)
 class MessageStartEvent:
     message: Any
-    type: str = "message_start"
+    type: ClassVar[Literal["message_start"]] = "message_start"
 
     def to_wire(self) -> dict[str, Any]:
         return {"type": self.type, "message": _wire(self.message)}
@@ -75,7 +76,7 @@ class MessageUpdateEvent:
     message: Any
     """The live assistant message (the same object for the whole stream)."""
     assistant_message_event: AssistantMessageEvent
-    type: str = "message_update"
+    type: ClassVar[Literal["message_update"]] = "message_update"
 
     def to_wire(self) -> dict[str, Any]:
         return {
@@ -88,7 +89,7 @@ class MessageUpdateEvent:
 @dataclass(slots=True)
 class MessageEndEvent:
     message: Any
-    type: str = "message_end"
+    type: ClassVar[Literal["message_end"]] = "message_end"
 
     def to_wire(self) -> dict[str, Any]:
         return {"type": self.type, "message": _wire(self.message)}
@@ -99,7 +100,7 @@ class ToolExecutionStartEvent:
     tool_call_id: str
     tool_name: str
     args: dict[str, Any]
-    type: str = "tool_execution_start"
+    type: ClassVar[Literal["tool_execution_start"]] = "tool_execution_start"
 
     def to_wire(self) -> dict[str, Any]:
         return {"type": self.type, "toolCallId": self.tool_call_id, "toolName": self.tool_name, "args": self.args}
@@ -111,7 +112,7 @@ class ToolExecutionUpdateEvent:
     tool_name: str
     args: dict[str, Any]
     partial_result: ToolResult
-    type: str = "tool_execution_update"
+    type: ClassVar[Literal["tool_execution_update"]] = "tool_execution_update"
 
     def to_wire(self) -> dict[str, Any]:
         return {
@@ -131,7 +132,7 @@ class ToolExecutionEndEvent:
     is_error: bool
     duration_ms: float | None = None
     """Time spent in the tool's ``execute``; None when the tool never ran."""
-    type: str = "tool_execution_end"
+    type: ClassVar[Literal["tool_execution_end"]] = "tool_execution_end"
 
     def to_wire(self) -> dict[str, Any]:
         out = {

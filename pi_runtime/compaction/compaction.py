@@ -19,7 +19,7 @@ from . import prompts
 from .estimate import CHARS_PER_TOKEN
 from .prepare import CompactionPreparation, prepare_compaction
 from .serialize import serialize_conversation
-from .settings import CompactionSettings, resolve_settings
+from .settings import CompactionSettings
 
 MIN_SUMMARY_TOKENS = 1_024
 
@@ -142,7 +142,7 @@ async def compact(prep: CompactionPreparation, model: Model, *, instructions: st
 
 
 async def run_compaction(session_manager: Any, model: Model, *,
-                         settings: CompactionSettings | dict[str, Any] | None = None,
+                         settings: CompactionSettings | None = None,
                          api_key: str | None = None, headers: dict[str, str] | None = None,
                          instructions: str | None = None, signal: AbortSignal | None = None) -> dict[str, Any]:
     """Compact the active branch of a session and append the ``compaction`` entry.
@@ -163,7 +163,7 @@ async def run_compaction(session_manager: Any, model: Model, *,
         NothingToCompact: Too little history.
         CompactionError: The summary request failed or was aborted.
     """
-    prep = prepare_compaction(session_manager.raw_branch(), resolve_settings(settings))
+    prep = prepare_compaction(session_manager.raw_branch(), settings or CompactionSettings())
     if prep is None:
         raise NothingToCompact()
     result = await compact(prep, model, instructions=instructions, api_key=api_key, headers=headers, signal=signal)

@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from .settings import CompactionSettings, resolve_settings
+from .settings import CompactionSettings
 
 IMAGE_CHARS = 4_800
 CHARS_PER_TOKEN = 4
@@ -128,19 +128,19 @@ def estimate_context_tokens(messages: list[Any]) -> int | None:
     return estimate_context(messages).tokens
 
 
-def should_compact(tokens: int | None, context_window: int,
-                   settings: CompactionSettings | dict[str, Any] | None = None) -> bool:
+def should_compact(tokens: int | None, context_window: int, settings: CompactionSettings | None = None) -> bool:
     """Whether auto-compaction should run: ``tokens > context_window - reserveTokens``.
 
     Args:
         tokens: Estimated context tokens (None: unknown, never compacts).
         context_window: The model's window.
-        settings: ``CompactionSettings`` or Pi's ``compaction`` settings object.
+        settings: The effective settings (defaults when None).
 
     Returns:
-        True when enabled and over the threshold.
+        True when enabled and over the threshold. A window no larger than the reserve has no
+        threshold at all (a small local model): like Pi, automatic compaction is not attempted.
     """
-    resolved = resolve_settings(settings)
-    if not resolved.enabled or tokens is None or context_window <= 0:
+    resolved = settings or CompactionSettings()
+    if not resolved.enabled or tokens is None or context_window <= resolved.reserve_tokens:
         return False
     return tokens > context_window - resolved.reserve_tokens

@@ -1,4 +1,9 @@
-"""Compaction settings (Pi's ``compaction`` block of settings.json) with their defaults."""
+"""The compaction settings in force for one model: the one shape compaction code reads.
+
+``settings.json`` holds them in its ``compaction`` block (the pydantic ``Settings.compaction``);
+:meth:`CompactionSettings.for_model` resolves that block for the model in use, applying Pi's
+per-model ``modelOverrides`` (each token value falls back on its own to the ordinary setting).
+"""
 
 from __future__ import annotations
 
@@ -15,35 +20,28 @@ class CompactionSettings:
     keep_recent_tokens: int = 20_000
     """Recent context kept verbatim (not summarised)."""
 
+    def __post_init__(self) -> None:
+        for name in ("reserve_tokens", "keep_recent_tokens"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or value < 0:
+                raise ValueError(f"compaction.{name} must be a non-negative integer, got {value!r}")
 
-_KEYS = {"enabled": "enabled", "reserveTokens": "reserve_tokens", "reserve_tokens": "reserve_tokens",
-         "keepRecentTokens": "keep_recent_tokens", "keep_recent_tokens": "keep_recent_tokens"}
+    @classmethod
+    def for_model(cls, block: Any, model_ref: str | None) -> "CompactionSettings":
+        """Resolve the ``compaction`` settings block for ``provider/modelId``.
 
+        Args:
+            block: ``Settings.compaction`` (None for the defaults).
+            model_ref: The exact ``provider/modelId`` of the model in use, or None.
 
-def resolve_settings(settings: CompactionSettings | dict[str, Any] | Any | None) -> CompactionSettings:
-    """Accept our dataclass, Pi's camelCase dict, or any object with the snake_case attributes.
-
-    Args:
-        settings: The settings in any of those shapes; None for the defaults.
-
-    Returns:
-        A ``CompactionSettings``; missing values take the defaults.
-    """
-    if settings is None:
-        return CompactionSettings()
-    if isinstance(settings, CompactionSettings):
-        return settings
-    values: dict[str, Any] = {}
-    if isinstance(settings, dict):
-        for key, value in settings.items():
-            if key in _KEYS and value is not None:
-                values[_KEYS[key]] = value
-    else:
-        for name in ("enabled", "reserve_tokens", "keep_recent_tokens"):
-            value = getattr(settings, name, None)
-            if value is not None:
-                values[name] = value
-    for name in ("reserve_tokens", "keep_recent_tokens"):
-        if name in values and (not isinstance(values[name], int) or values[name] < 0):
-            raise ValueError(f"compaction.{name} must be a non-negative integer, got {values[name]!r}")
-    return CompactionSettings(**values)
+        Returns:
+            The effective settings (``enabled`` is global; token values may be overridden per model).
+        """
+        if block is None:
+            return cls()
+        reserve, keep = block.reserve_tokens, block.keep_recent_tokens
+        override = (block.model_overrides or {}).get(model_ref) if model_ref else None
+        if override is not None:
+            reserve = reserve if override.reserve_tokens is None else override.reserve_tokens
+            keep = keep if override.keep_recent_tokens is None else override.keep_recent_tokens
+        return cls(enabled=block.enabled, reserve_tokens=int(reserve), keep_recent_tokens=int(keep))

@@ -311,7 +311,7 @@ class KernelHooksMixin:
         session = self.require_session()
         chosen = list(dict.fromkeys(n for n in names if n in self.all_tools))
         session.agent.state.tools = [self.all_tools[n] for n in chosen]
-        session._refresh_system_prompt()
+        session.refresh_system_prompt()
         return chosen
 
     def add_tool(self: "ExtensionRunner", tool: Any) -> None:
@@ -326,7 +326,7 @@ class KernelHooksMixin:
             tools.append(tool)
         else:
             return
-        session._refresh_system_prompt()
+        session.refresh_system_prompt()
 
     def prompt_guidelines(self: "ExtensionRunner", active: list[str]) -> list[str]:
         """Rules from the active extension tools' ``prompt_guidelines``."""

@@ -311,7 +311,7 @@ class ExtensionRunner(KernelHooksMixin, RegistryMixin):
 
         self.errors.append((path, event, error))
         if self._session is not None:
-            await self._session._emit(ExtensionErrorEvent(path, event, error))
+            await self._session.actions.emit(ExtensionErrorEvent(path, event, error))
 
     def _ui_failed(self, exc: BaseException) -> None:
         self.report_error_soon("(ui)", "ui", f"{type(exc).__name__}: {exc}")

@@ -25,36 +25,22 @@ def send_custom_message(runner: "ExtensionRunner", message: Any, *, deliver_as: 
     """
     if deliver_as not in DELIVERY:
         raise ValueError(f"deliver_as must be one of {', '.join(DELIVERY)}, not {deliver_as!r}")
-    session = runner.require_session()
+    actions = runner.require_session().actions
     custom = runner.custom_message(message)
     if deliver_as == "nextTurn":
         runner._next_turn.append(custom)
-    elif session.is_streaming:
+    elif actions.is_streaming:
         if not trigger_turn:
-            session._deferred_messages.append(custom)  # appended when the run has settled
+            actions.defer_message(custom)  # appended when the run has settled
         elif deliver_as == "steer":
-            session.agent.steer(custom)
+            actions.steer_message(custom)
         else:
-            session.agent.follow_up(custom)
+            actions.follow_up_message(custom)
     elif trigger_turn:
-        session.check_ready()
-        session._start([custom])
+        actions.check_ready()
+        actions.start_run([custom])
     else:
-        _store(session, custom)
-
-
-def _store(session: Any, message: Any) -> None:
-    """Add a message to an idle session's transcript and file, and tell subscribers."""
-    from ..agent.events import MessageEndEvent, MessageStartEvent
-
-    session.agent.state.messages.append(message)
-    session._persist_message(message)
-
-    async def announce() -> None:
-        await session._emit(MessageStartEvent(message))
-        await session._emit(MessageEndEvent(message))
-
-    asyncio.ensure_future(announce())
+        actions.store_message(custom)
 
 
 def send_user_message(runner: "ExtensionRunner", ext: "Extension", content: Any, deliver_as: str | None) -> "asyncio.Future[Any]":
@@ -94,10 +80,5 @@ def append_entry(runner: "ExtensionRunner", custom_type: str, data: Any) -> str:
         raise ValueError("append_entry needs a custom_type string")
     session = runner.require_session()
     entry_id = session.session_manager.append_custom(custom_type, data)
-    entry = session.session_manager.get_entry(entry_id)
-    try:
-        asyncio.get_running_loop()
-        asyncio.ensure_future(session._emit(EntryAppendedEvent(entry)))
-    except RuntimeError:
-        pass
+    session.actions.emit_soon(EntryAppendedEvent(session.session_manager.get_entry(entry_id)))
     return entry_id

@@ -1,5 +1,5 @@
-"""The session kernel: AgentSession and its events."""
+"""The session kernel: ``AgentSession``, its parts and its events.
 
-from .session import AgentSession
-
-__all__ = ["AgentSession"]
+Nothing is imported here eagerly: a front end may load the event classes
+(``pi_runtime.kernel.events``) before the kernel itself, to keep start-up fast.
+"""

@@ -7,7 +7,7 @@ A host knows a prompt is finished at ``agent_settled``, never at ``agent_end``: 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar, Literal, Union
 
 
 def _drop_none(d: dict[str, Any]) -> dict[str, Any]:
@@ -17,7 +17,7 @@ def _drop_none(d: dict[str, Any]) -> dict[str, Any]:
 @dataclass(slots=True)
 class AgentSettledEvent:
     aborted: bool = False
-    type: str = "agent_settled"
+    type: ClassVar[Literal["agent_settled"]] = "agent_settled"
 
     def to_wire(self) -> dict[str, Any]:
         return {"type": self.type, "aborted": self.aborted}
@@ -27,7 +27,7 @@ class AgentSettledEvent:
 class QueueUpdateEvent:
     steering: list[str] = field(default_factory=list)
     follow_up: list[str] = field(default_factory=list)
-    type: str = "queue_update"
+    type: ClassVar[Literal["queue_update"]] = "queue_update"
 
     def to_wire(self) -> dict[str, Any]:
         return {"type": self.type, "steering": list(self.steering), "followUp": list(self.follow_up)}
@@ -37,7 +37,7 @@ class QueueUpdateEvent:
 class CompactionStartEvent:
     reason: str
     """manual, threshold or overflow."""
-    type: str = "compaction_start"
+    type: ClassVar[Literal["compaction_start"]] = "compaction_start"
 
     def to_wire(self) -> dict[str, Any]:
         return {"type": self.type, "reason": self.reason}
@@ -50,7 +50,7 @@ class CompactionEndEvent:
     aborted: bool = False
     will_retry: bool = False
     error_message: str | None = None
-    type: str = "compaction_end"
+    type: ClassVar[Literal["compaction_end"]] = "compaction_end"
 
     def to_wire(self) -> dict[str, Any]:
         return _drop_none({
@@ -69,7 +69,7 @@ class AutoRetryStartEvent:
     max_attempts: int
     delay_ms: int
     error_message: str
-    type: str = "auto_retry_start"
+    type: ClassVar[Literal["auto_retry_start"]] = "auto_retry_start"
 
     def to_wire(self) -> dict[str, Any]:
         return {
@@ -86,7 +86,7 @@ class AutoRetryEndEvent:
     success: bool
     attempt: int
     final_error: str | None = None
-    type: str = "auto_retry_end"
+    type: ClassVar[Literal["auto_retry_end"]] = "auto_retry_end"
 
     def to_wire(self) -> dict[str, Any]:
         return _drop_none({
@@ -97,7 +97,7 @@ class AutoRetryEndEvent:
 @dataclass(slots=True)
 class EntryAppendedEvent:
     entry: Any
-    type: str = "entry_appended"
+    type: ClassVar[Literal["entry_appended"]] = "entry_appended"
 
     def to_wire(self) -> dict[str, Any]:
         entry = self.entry.to_wire() if hasattr(self.entry, "to_wire") else self.entry
@@ -107,7 +107,7 @@ class EntryAppendedEvent:
 @dataclass(slots=True)
 class SessionInfoChangedEvent:
     name: str | None = None
-    type: str = "session_info_changed"
+    type: ClassVar[Literal["session_info_changed"]] = "session_info_changed"
 
     def to_wire(self) -> dict[str, Any]:
         return _drop_none({"type": self.type, "name": self.name})
@@ -116,7 +116,7 @@ class SessionInfoChangedEvent:
 @dataclass(slots=True)
 class ThinkingLevelChangedEvent:
     level: str
-    type: str = "thinking_level_changed"
+    type: ClassVar[Literal["thinking_level_changed"]] = "thinking_level_changed"
 
     def to_wire(self) -> dict[str, Any]:
         return {"type": self.type, "level": self.level}
@@ -125,7 +125,7 @@ class ThinkingLevelChangedEvent:
 @dataclass(slots=True)
 class ModelChangedEvent:
     model: Any
-    type: str = "model_changed"
+    type: ClassVar[Literal["model_changed"]] = "model_changed"
 
     def to_wire(self) -> dict[str, Any]:
         return {"type": self.type, "model": self.model.to_wire()}
@@ -135,7 +135,7 @@ class ModelChangedEvent:
 class BashExecutionUpdateEvent:
     delta: str
     id: str | None = None
-    type: str = "bash_execution_update"
+    type: ClassVar[Literal["bash_execution_update"]] = "bash_execution_update"
 
     def to_wire(self) -> dict[str, Any]:
         return _drop_none({"type": self.type, "id": self.id, "delta": self.delta})
@@ -150,7 +150,7 @@ class SessionChangedEvent:
 
     reason: str
     session_file: str | None = None
-    type: str = "session_changed"
+    type: ClassVar[Literal["session_changed"]] = "session_changed"
 
     def to_wire(self) -> dict[str, Any]:
         return _drop_none({"type": self.type, "reason": self.reason, "sessionFile": self.session_file})
@@ -161,7 +161,7 @@ class ExtensionErrorEvent:
     extension_path: str
     event: str
     error: str
-    type: str = "extension_error"
+    type: ClassVar[Literal["extension_error"]] = "extension_error"
 
     def to_wire(self) -> dict[str, Any]:
         return {"type": self.type, "extensionPath": self.extension_path, "event": self.event, "error": self.error}
@@ -173,7 +173,26 @@ class BudgetExceededEvent:
 
     limit: str
     message: str
-    type: str = "budget_exceeded"
+    type: ClassVar[Literal["budget_exceeded"]] = "budget_exceeded"
 
     def to_wire(self) -> dict[str, Any]:
         return {"type": self.type, "limit": self.limit, "message": self.message}
+
+
+KernelEvent = Union[
+    AgentSettledEvent,
+    QueueUpdateEvent,
+    CompactionStartEvent,
+    CompactionEndEvent,
+    AutoRetryStartEvent,
+    AutoRetryEndEvent,
+    EntryAppendedEvent,
+    SessionInfoChangedEvent,
+    ThinkingLevelChangedEvent,
+    ModelChangedEvent,
+    BashExecutionUpdateEvent,
+    SessionChangedEvent,
+    ExtensionErrorEvent,
+    BudgetExceededEvent,
+]
+"""Every event the kernel adds to the agent's."""

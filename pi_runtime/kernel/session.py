@@ -1,38 +1,89 @@
 """``AgentSession``: the one object every front end talks to.
 
-It owns an ``Agent``, a ``SessionManager``, settings, resources and the model registry.
-It persists every finished message, keeps the agent's transcript equal to the session's
-active context, and runs the automatic work Pi does around a prompt: threshold
-compaction, retry of transient errors (with jitter), overflow recovery, and the queues.
+It is composed of parts that each own their state and reach the others only through the narrow
+ports they were given (emit, persist, agent, the extension gate):
 
-The class is split by concern into mixins (``prompting``, ``recovery``, ``tree_ops``,
-``compaction_ops``, ``bash_ops``, ``inspect``) so no file grows into Pi's 3,000 lines.
+- ``EventOutbox``: ordered delivery of every agent and kernel event to subscribers;
+- ``SessionRecord``: the session file (persist, context edits, context reload, session swaps);
+- ``UsageLedger``: tokens, cost and context fill with Pi's footer semantics;
+- ``Compactor``: manual, threshold and overflow compaction, branch summaries;
+- ``Recovery``: retry with backoff and overflow recovery after a failed run;
+- ``RunDriver``: a prompt from acceptance to ``agent_settled`` (budget, deferred messages);
+- ``BashRunner``: the user's own ``!`` commands;
+- ``TreeNavigator``: navigate, fork, clone, new and switch.
+
+This class holds the parts, answers front ends' questions and routes their commands. Text a user
+sends goes through :meth:`prompt` whatever the state, so extension commands and ``input`` hooks
+always apply; while a run streams, ``streaming_behavior`` says whether it steers or follows up.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from typing import Any
 
 from ..agent.agent import Agent
 from ..agent.events import AgentEndEvent, MessageEndEvent, TurnEndEvent
-from ..agent.listeners import Listener, Listeners
-from ..ai.types import THINKING_LEVELS, Model
-from .bash_ops import BashOpsMixin
-from .compaction_ops import CompactionOpsMixin
-from .budget import Budget, BudgetMeter
-from .events import BudgetExceededEvent, ModelChangedEvent, QueueUpdateEvent, ThinkingLevelChangedEvent
-from .inspect import InspectMixin
-from .prompting import PromptingMixin
-from .recovery import RecoveryMixin
+from ..agent.listeners import Listener
+from ..ai.types import ImageContent, Model, TextContent, UserMessage
+from ..settings_model import Settings
+from .bash_runner import BashRunner
+from .budget import Budget
+from .compactor import Compactor
+from .errors import PromptError, no_credentials_message
+from .events import ModelChangedEvent, QueueUpdateEvent, SessionInfoChangedEvent, ThinkingLevelChangedEvent
+from .extension_port import ExtensionGate, ExtensionHooks
+from .navigator import TreeNavigator, message_text
+from .outbox import EventOutbox
+from .record import SessionRecord
+from .recovery import Recovery
+from .results import (
+    BashResult,
+    CompactionResult,
+    ContextUsage,
+    CycleModelResult,
+    ForkResult,
+    NavigateResult,
+    SessionStats,
+    SwitchResult,
+    UsageTotals,
+)
 from .retry import RetryPolicy
-from .tree_ops import TreeOpsMixin
+from .run_driver import RunDriver
+from .session_actions import KernelActions
+from .system_prompt import SystemPromptSource
+from .thinking import available_thinking_levels, clamp_thinking
+from .usage_ledger import UsageLedger
+from .views import entries_since, last_assistant_text, tree_to_wire
+
+_DEFAULT_SETTINGS: Settings | None = None
 
 
-class AgentSession(
-    PromptingMixin, RecoveryMixin, CompactionOpsMixin, TreeOpsMixin, BashOpsMixin, InspectMixin
-):
+def typed_settings(settings: Any) -> Settings:
+    """The typed ``Settings`` behind a ``SettingsManager`` (defaults when there is none)."""
+    global _DEFAULT_SETTINGS
+    typed = getattr(settings, "settings", None)
+    if isinstance(typed, Settings):
+        return typed
+    if _DEFAULT_SETTINGS is None:
+        _DEFAULT_SETTINGS = Settings()
+    return _DEFAULT_SETTINGS
+
+
+class AgentSession:
+    """A session: an agent, its session file and everything Pi runs around a prompt.
+
+    Args:
+        agent: The agent (model, tools, transcript, queues).
+        session_manager: The session file.
+        settings: The ``SettingsManager`` (None: defaults).
+        model_registry: Models and credentials (None: the agent's model, no key checks).
+        resources: The ``ResourceLoader`` (skills, templates, context files).
+        cwd: The working folder.
+        system_prompt_builder: Builds the system prompt for this session (a string or sections).
+        scoped_models: Models for cycling (``--models``), with optional thinking levels.
+    """
+
     def __init__(
         self,
         *,
@@ -42,43 +93,66 @@ class AgentSession(
         model_registry: Any = None,
         resources: Any = None,
         cwd: str,
-        tool_factory: Callable[[str, "AgentSession"], list[Any]] | None = None,
-        system_prompt_builder: Callable[["AgentSession"], str] | None = None,
+        system_prompt_builder: Callable[["AgentSession"], Any] | None = None,
         scoped_models: list[tuple[Model, str | None]] | None = None,
     ) -> None:
         self.agent = agent
-        self.session_manager = session_manager
         self.settings = settings
         self.model_registry = model_registry
         self.resources = resources
         self.cwd = cwd
-        self.tool_factory = tool_factory
-        self.system_prompt_builder = system_prompt_builder
         self.scoped_models = scoped_models or []
-        self._listeners = Listeners(isolate=True)
-        self._entry_ids: dict[int, str] = {}
-        """id(message) -> session entry id, for context edits of a failed attempt."""
-        self._deferred_messages: list[Any] = []
-        self._runner: asyncio.Task[Any] | None = None
-        self._settled = asyncio.Event()
-        self._settled.set()
-        self._aborting = False
-        self.is_compacting = False
-        self._usage_stale = False
-        """True after a compaction until a new response reports real usage."""
-        self._compaction_controller: Any = None
-        self._retry_controller: Any = None
-        self.retry_policy = self._retry_policy_from_settings()
-        self.auto_compaction_enabled = bool(_setting(settings, "compaction.enabled", True))
-        self.budget = Budget(
-            max_turns=_setting(settings, "budget.maxTurns", None),
-            max_tokens=_setting(settings, "budget.maxTokens", None),
-            max_cost=_setting(settings, "budget.maxCost", None),
+        self._disposed = False
+        typed = typed_settings(settings)
+
+        self._outbox = EventOutbox()
+        self._gate = ExtensionGate()
+        self._record = SessionRecord(session_manager, agent, model_registry)
+        self.ledger = UsageLedger(lambda: self._record.manager)
+        """Tokens, cost and context fill (what the footer, ``get_session_stats`` and RPC show)."""
+        self._system_prompt = SystemPromptSource(
+            agent, (lambda: system_prompt_builder(self)) if system_prompt_builder is not None else None
         )
-        self._meter: BudgetMeter | None = None
-        self._budget_stop: str | None = None
+        self._compactor = Compactor(
+            agent=agent, record=self._record, ledger=self.ledger, emit=self._outbox.emit, gate=self._gate,
+            settings=lambda: typed_settings(self.settings), request_auth=self._request_auth,
+        )
+        self.retry_policy = RetryPolicy(
+            enabled=typed.retry.enabled,
+            max_retries=int(typed.retry.max_retries),
+            base_delay_ms=int(typed.retry.base_delay_ms),
+            max_delay_ms=int(typed.retry.max_agent_delay_ms),
+        )
+        self._driver: RunDriver
+
+        def aborting() -> bool:
+            return self._driver.aborting
+
+        recovery = self._recovery = Recovery(
+            agent=agent, record=self._record, compactor=self._compactor, emit=self._outbox.emit,
+            policy=self.retry_policy, aborting=aborting,
+        )
+        self._driver = RunDriver(
+            agent=agent, record=self._record, emit=self._outbox.emit, gate=self._gate, compactor=self._compactor,
+            recovery=recovery, system_prompt=self._system_prompt,
+            budget=Budget(max_turns=typed.budget.max_turns, max_tokens=typed.budget.max_tokens,
+                          max_cost=typed.budget.max_cost),
+        )
+        self._bash = BashRunner(
+            cwd=cwd, emit=self._outbox.emit, record=self._record_outside_run,
+            env=lambda: {"PI_SESSION_ID": self.session_id}, shell_path=lambda: typed_settings(self.settings).shell_path,
+        )
+        self._navigator = TreeNavigator(
+            cwd=cwd, agent=agent, record=self._record, emit=self._outbox.emit, gate=self._gate,
+            compactor=self._compactor, is_running=lambda: self._driver.is_running, abort=self.abort,
+        )
+        self.actions = KernelActions(
+            agent=agent, driver=self._driver, record=self._record, outbox=self._outbox,
+            check_ready=self.check_ready, refresh_system_prompt=self.refresh_system_prompt,
+        )
+        """The port an extension runner acts through."""
         self._unsubscribe_agent = agent.subscribe(self._on_agent_event)
-        agent.on_queue_taken = self._on_queue_taken
+        agent.on_queue_taken = lambda kind, messages: self._outbox.emit_soon(self._queue_event())
         if model_registry is not None:
             agent.get_request_auth = model_registry.request_auth_async
 
@@ -86,40 +160,46 @@ class AgentSession(
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Receive every agent and kernel event (sync or async listener). Returns an unsubscriber."""
-        return self._listeners.add(listener)
-
-    async def _emit(self, event: Any) -> None:
-        # One broken subscriber (a UI, a logger) must not stop the run.
-        await self._listeners.emit(event)
+        return self._outbox.subscribe(listener)
 
     async def _on_agent_event(self, event: Any) -> None:
         if isinstance(event, MessageEndEvent):
-            self._persist_message(event.message)
-            if getattr(event.message, "role", None) == "assistant" and event.message.stop_reason != "error":
-                self._usage_stale = False
+            self._record.persist(event.message)
+            self.ledger.observe_answer(event.message)
         elif isinstance(event, AgentEndEvent):
-            event.will_retry = self._plan_recovery() is not None
-        await self._emit(event)
-        if isinstance(event, TurnEndEvent) and self._meter is not None and self._budget_stop is None:
-            hit = self._meter.add_turn(event.message)
-            if hit is not None:
-                # Stop at this turn boundary: the agent loop sees the abort before its next
-                # model call, so nothing is cut off mid-stream.
-                self._budget_stop = hit[1]
-                self.agent.abort("budget")
-                await self._emit(BudgetExceededEvent(limit=hit[0], message=hit[1]))
+            event.will_retry = self._recovery.plan() is not None
+        await self._outbox.emit(event)
+        if isinstance(event, TurnEndEvent):
+            await self._driver.on_turn_end(event.message)
 
-    def _persist_message(self, message: Any) -> None:
-        if getattr(message, "role", None) == "custom":  # extension messages: Pi's custom_message entry
-            entry_id = self.session_manager.append_custom_message(
-                message.custom_type, message.content, message.display, message.details
-            )
-            self._entry_ids[id(message)] = entry_id
-            return
-        entry_id = self.session_manager.append_message(message)
-        self._entry_ids[id(message)] = entry_id
+    def _queue_event(self) -> QueueUpdateEvent:
+        return QueueUpdateEvent(self.steering_texts, self.follow_up_texts)
+
+    # ------------------------------------------------------------------ extensions
+
+    @property
+    def extension_runner(self) -> Any:
+        """The attached ``ExtensionRunner`` (None without extensions)."""
+        return self._gate.runner
+
+    @extension_runner.setter
+    def extension_runner(self, runner: ExtensionHooks | None) -> None:
+        self._gate.runner = runner
+
+    @property
+    def system_prompt_sections(self) -> Any:
+        """The named sections of the last built system prompt (None for a plain string prompt)."""
+        return self._system_prompt.sections
+
+    def refresh_system_prompt(self) -> None:
+        """Rebuild the system prompt (tools or resources changed)."""
+        self._system_prompt.refresh()
 
     # ------------------------------------------------------------------ state
+
+    @property
+    def session_manager(self) -> Any:
+        return self._record.manager
 
     @property
     def model(self) -> Model:
@@ -135,7 +215,11 @@ class AgentSession(
 
     @property
     def is_streaming(self) -> bool:
-        return not self._settled.is_set()
+        return self._driver.is_running
+
+    @property
+    def is_compacting(self) -> bool:
+        return self._compactor.is_compacting
 
     @property
     def system_prompt(self) -> str:
@@ -143,90 +227,75 @@ class AgentSession(
 
     @property
     def session_id(self) -> str:
-        return self.session_manager.session_id
+        return str(self._record.manager.session_id)
 
     @property
     def session_file(self) -> str | None:
-        path = self.session_manager.session_file
-        return str(path) if path else None
+        return self._record.session_file
 
     @property
     def session_name(self) -> str | None:
-        return self.session_manager.session_name
+        return self._record.manager.session_name
+
+    @property
+    def budget(self) -> Budget:
+        return self._driver.budget
+
+    @property
+    def auto_compaction_enabled(self) -> bool:
+        return self._compactor.auto_enabled
 
     @property
     def steering_texts(self) -> list[str]:
         """What the user queued as steering (read from the agent's queue; extension messages left out)."""
-        return _queued_texts(self.agent.steering_queue)
+        return [message_text(m) for m in self.agent.steering_queue if getattr(m, "role", None) == "user"]
 
     @property
     def follow_up_texts(self) -> list[str]:
         """What the user queued as follow-ups."""
-        return _queued_texts(self.agent.follow_up_queue)
+        return [message_text(m) for m in self.agent.follow_up_queue if getattr(m, "role", None) == "user"]
 
     # ------------------------------------------------------------------ model and thinking
 
     def available_thinking_levels(self, model: Model | None = None) -> list[str]:
-        model = model or self.model
-        if not model.reasoning:
-            return ["off"]
-        levels = list(THINKING_LEVELS)
-        supports_xhigh = bool((model.compat or {}).get("supportsXhigh", False)) or "xhigh" in (
-            getattr(model, "thinking_levels", None) or []
-        )
-        if not supports_xhigh:
-            levels.remove("xhigh")
-        return levels
-
-    def _clamp_thinking(self, level: str, model: Model | None = None) -> str:
-        levels = self.available_thinking_levels(model)
-        if level in levels:
-            return level
-        if level not in THINKING_LEVELS:
-            return levels[-1] if level == "max" else "off"
-        # Highest supported level not above the requested one.
-        wanted = THINKING_LEVELS.index(level)
-        candidates = [lv for lv in levels if THINKING_LEVELS.index(lv) <= wanted]
-        return candidates[-1] if candidates else levels[0]
+        return available_thinking_levels(model or self.model)
 
     async def set_model(self, model: Model, *, persist_default: bool = False) -> None:
         """Switch model (recorded as a model_change entry); the thinking level is re-clamped."""
         self.agent.state.model = model
-        self.session_manager.append_model_change(model.provider, model.id)
-        await self._emit(ModelChangedEvent(model))
-        clamped = self._clamp_thinking(self.agent.state.thinking_level, model)
+        self._record.manager.append_model_change(model.provider, model.id)
+        await self._outbox.emit(ModelChangedEvent(model))
+        clamped = clamp_thinking(self.agent.state.thinking_level, model)
         if clamped != self.agent.state.thinking_level:
             await self.set_thinking_level(clamped)
         if persist_default and hasattr(self.settings, "set_default_model"):
             self.settings.set_default_model(model.provider, model.id)
 
-    async def cycle_model(self, direction: int = 1) -> dict[str, Any] | None:
+    async def cycle_model(self, direction: int = 1) -> CycleModelResult | None:
         """Next model in the scoped list (or all models with credentials). None if only one."""
         if self.scoped_models:
             pool = [m for m, _ in self.scoped_models]
-            scoped = True
         else:
             pool = self.model_registry.available() if self.model_registry else []
-            scoped = False
         if len(pool) <= 1:
             return None
         current = next((i for i, m in enumerate(pool) if m.ref == self.model.ref), -1)
         target = pool[(current + direction) % len(pool)]
         await self.set_model(target)
-        if scoped:
+        if self.scoped_models:
             level = dict((m.ref, lv) for m, lv in self.scoped_models).get(target.ref)
             if level:
                 await self.set_thinking_level(level)
-        return {"model": target, "thinkingLevel": self.thinking_level, "isScoped": scoped}
+        return CycleModelResult(target, self.thinking_level, bool(self.scoped_models))
 
     async def set_thinking_level(self, level: str) -> str:
         """Set (clamped to what the model supports); recorded as a thinking_level_change entry."""
-        level = self._clamp_thinking(level)
+        level = clamp_thinking(level, self.model)
         if level == self.agent.state.thinking_level:
             return level
         self.agent.state.thinking_level = level
-        self.session_manager.append_thinking_level_change(level)
-        await self._emit(ThinkingLevelChangedEvent(level))
+        self._record.manager.append_thinking_level_change(level)
+        await self._outbox.emit(ThinkingLevelChangedEvent(level))
         return level
 
     async def cycle_thinking_level(self) -> str | None:
@@ -238,97 +307,264 @@ class AgentSession(
         return await self.set_thinking_level(nxt)
 
     def set_steering_mode(self, mode: str) -> None:
-        self.agent.steering_mode = mode  # type: ignore[assignment]
+        self.agent.steering_mode = mode  # type: ignore[assignment]  # validated by the caller (RPC, settings)
 
     def set_follow_up_mode(self, mode: str) -> None:
-        self.agent.follow_up_mode = mode  # type: ignore[assignment]
+        self.agent.follow_up_mode = mode  # type: ignore[assignment]  # validated by the caller (RPC, settings)
 
     def set_auto_compaction(self, enabled: bool) -> None:
-        self.auto_compaction_enabled = enabled
+        self._compactor.auto_enabled = enabled
 
     def set_auto_retry(self, enabled: bool) -> None:
         self.retry_policy.enabled = enabled
 
-    # ------------------------------------------------------------------ queues
+    # ------------------------------------------------------------------ input
 
-    def _on_queue_taken(self, kind: str, messages: list[Any]) -> None:
-        asyncio.ensure_future(self._emit_queue())
+    def expand_input(self, text: str) -> str:
+        """Expand ``/skill:name args`` and ``/template args`` the way Pi does before sending."""
+        resources = getattr(self.resources, "resources", self.resources)
+        if resources is None or not text.startswith("/"):
+            return text
+        expand = getattr(resources, "expand_input", None)
+        return expand(text) if expand is not None else text
 
-    async def _emit_queue(self) -> None:
-        await self._emit(QueueUpdateEvent(self.steering_texts, self.follow_up_texts))
+    def check_ready(self) -> None:
+        """Raise PromptError when a prompt could not be sent (no model, no credentials)."""
+        model = self.agent.state.model
+        if model is None:
+            raise PromptError("No model selected. Use --model, /model, or configure a provider.")
+        registry = self.model_registry
+        if registry is not None and not registry.has_credentials(model):
+            raise PromptError(no_credentials_message(model.provider))
+
+    def user_message(self, text: str, images: list[Any] | None = None) -> UserMessage:
+        if images:
+            blocks: list[Any] = [TextContent(text=text)]
+            blocks += [i if isinstance(i, ImageContent) else ImageContent.model_validate(i) for i in images]
+            return UserMessage(content=blocks)
+        return UserMessage(content=text)
+
+    async def prompt(
+        self,
+        text: str,
+        images: list[Any] | None = None,
+        streaming_behavior: str | None = None,
+        *,
+        wait: bool = True,
+    ) -> str:
+        """Send what the user typed. Returns ``started``, ``queued`` or ``handled``.
+
+        Extension commands and ``input`` hooks see the text first, in every state. While a
+        run is in progress ``streaming_behavior`` (``steer`` or ``followUp``) says where the
+        text goes. With ``wait`` the call returns once everything has settled; without it,
+        once the prompt was accepted.
+
+        Raises:
+            PromptError: Busy without a streaming behaviour, compacting, no model or key.
+        """
+        handled = await self._gate.handle_input(text, images, streaming_behavior if self.is_streaming else None)
+        if handled is None:
+            return "handled"
+        text = handled
+        if self.is_streaming:
+            if streaming_behavior == "steer":
+                return await self.steer(text, images)
+            if streaming_behavior in ("followUp", "follow_up"):
+                return await self.follow_up(text, images)
+            raise PromptError(
+                "The agent is busy. Send it as a steer or a follow-up (streamingBehavior 'steer' or 'followUp')."
+            )
+        if self.is_compacting:
+            raise PromptError("Cannot submit a prompt while compaction is in progress")
+        self.check_ready()
+        self._driver.start([self.user_message(self.expand_input(text), images)])
+        if wait:
+            await self.wait_for_idle()
+        return "started"
+
+    async def steer(self, text: str, images: list[Any] | None = None) -> str:
+        """Queue a message for after the current tool calls."""
+        self.agent.steer(self.user_message(self.expand_input(text), images))
+        await self._outbox.emit(self._queue_event())
+        return "queued"
+
+    async def follow_up(self, text: str, images: list[Any] | None = None) -> str:
+        """Queue a message for when the agent would otherwise stop."""
+        self.agent.follow_up(self.user_message(self.expand_input(text), images))
+        await self._outbox.emit(self._queue_event())
+        return "queued"
 
     def clear_queue(self) -> tuple[list[str], list[str]]:
         """Drop queued steering and follow-up messages; returns their texts (for the editor)."""
         steering, follow_up = self.steering_texts, self.follow_up_texts
         self.agent.clear_all_queues()
-        asyncio.ensure_future(self._emit_queue())
+        self._outbox.emit_soon(self._queue_event())
         return steering, follow_up
 
     # ------------------------------------------------------------------ lifecycle
 
-    def _retry_policy_from_settings(self) -> RetryPolicy:
-        return RetryPolicy(
-            enabled=bool(_setting(self.settings, "retry.enabled", True)),
-            max_retries=int(_setting(self.settings, "retry.maxRetries", 3)),
-            base_delay_ms=int(_setting(self.settings, "retry.baseDelayMs", 2000)),
-            max_delay_ms=int(
-                _setting(self.settings, "retry.maxAgentDelayMs", None)
-                or _setting(self.settings, "retry.maxDelayMs", 60_000)
-            ),
-        )
-
     async def wait_for_idle(self) -> None:
         """Wait until nothing more will run on its own (the ``agent_settled`` point)."""
-        await self._settled.wait()
+        await self._driver.wait_for_idle()
 
     async def abort(self) -> None:
         """Cancel everything in flight (run, retry wait, compaction, summaries) and wait for idle."""
-        self._aborting = True
-        try:
-            for controller in (self._retry_controller, self._compaction_controller):
-                if controller is not None:
-                    controller.abort()
-            self.agent.abort()
-            await self.wait_for_idle()
-        finally:
-            self._aborting = False
+        await self._driver.abort()
 
-    async def dispose(self) -> None:
+    def abort_retry(self) -> None:
+        """Cancel a pending retry wait (the run then settles with the error)."""
+        self._recovery.cancel_wait()
+
+    async def dispose(self, reason: str = "quit") -> None:
+        """End the session: abort what runs, tell extensions (``session_shutdown``, once), close the file.
+
+        Every front end calls this when it ends (app quit, print end, RPC EOF, signals); a second
+        call does nothing.
+        """
+        if self._disposed:
+            return
+        self._disposed = True
         await self.abort()
-        runner = getattr(self, "extension_runner", None)
-        if runner is not None:
-            await runner.shutdown("quit")
+        await self._gate.shutdown(reason)
+        await self._outbox.settle()
         self._unsubscribe_agent()
-        self._listeners.clear()
-        close = getattr(self.session_manager, "close", None)
-        if close is not None:
-            close()
+        self._outbox.close()
+        self._record.manager.close()
 
+    # ------------------------------------------------------------------ compaction
 
-def _queued_texts(messages: list[Any]) -> list[str]:
-    from .tree_ops import message_text
+    async def compact(self, instructions: str | None = None) -> CompactionResult:
+        """Compact now (``/compact``).
 
-    return [message_text(m) for m in messages if getattr(m, "role", None) == "user"]
+        Raises:
+            CompactionError: Busy, nothing to compact, the summary request failed, aborted or vetoed.
+        """
+        from .compactor import CompactionError
 
+        if self.is_streaming:
+            raise CompactionError("Cannot compact while the agent is working")
+        async with self._driver.exclusive():
+            result = await self._compactor.run("manual", instructions=instructions, raise_errors=True)
+        assert result is not None  # raise_errors: every failure raised
+        return result
 
-def _setting(settings: Any, dotted: str, default: Any) -> Any:
-    """Read ``a.b`` from a settings object or dict, tolerating either naming style."""
-    if settings is None:
-        return default
-    getter = getattr(settings, "get", None)
-    if callable(getter) and not isinstance(settings, dict):
-        try:
-            value = getter(dotted)
-            return default if value is None else value
-        except Exception:  # noqa: BLE001
-            pass
-    node: Any = settings
-    for part in dotted.split("."):
-        if isinstance(node, dict):
-            node = node.get(part)
-        else:
-            snake = "".join("_" + c.lower() if c.isupper() else c for c in part)
-            node = getattr(node, snake, getattr(node, part, None))
-        if node is None:
-            return default
-    return node
+    # ------------------------------------------------------------------ the user's shell commands
+
+    async def execute_bash(
+        self,
+        command: str,
+        exclude_from_context: bool = False,
+        *,
+        request_id: str | None = None,
+        on_delta: Callable[[str], None] | None = None,
+    ) -> BashResult:
+        """Run ``command`` in the session's folder and record it as a ``bashExecution`` message."""
+        return await self._bash.run(command, exclude_from_context, request_id=request_id, on_delta=on_delta)
+
+    def abort_bash(self) -> None:
+        self._bash.abort()
+
+    def _record_outside_run(self, message: Any) -> None:
+        self.actions.defer_message(message)
+
+    # ------------------------------------------------------------------ tree and sessions
+
+    def load_context(self) -> None:
+        """Make the agent's transcript, model and thinking level match the active path."""
+        self._record.load_context()
+
+    async def navigate_tree(self, entry_id: str, summarize: bool | str = False) -> NavigateResult:
+        return await self._navigator.navigate(entry_id, summarize)
+
+    def get_fork_messages(self) -> list[dict[str, str]]:
+        return self._navigator.fork_points()
+
+    async def fork(self, entry_id: str) -> ForkResult:
+        return await self._navigator.fork(entry_id)
+
+    async def clone(self) -> SwitchResult:
+        return await self._navigator.clone()
+
+    async def new_session(self, parent_session: str | None = None) -> SwitchResult:
+        return await self._navigator.new_session(parent_session)
+
+    async def switch_session(self, path: str) -> SwitchResult:
+        return await self._navigator.switch(path)
+
+    async def set_session_name(self, name: str) -> None:
+        self._record.manager.append_session_info(name)
+        await self._outbox.emit(SessionInfoChangedEvent(name.strip() or None))
+
+    def set_label(self, entry_id: str, label: str | None) -> str:
+        """Label an entry (None or empty clears it)."""
+        return str(self._record.manager.append_label(entry_id, label))
+
+    # ------------------------------------------------------------------ views
+
+    def usage_totals(self) -> UsageTotals:
+        """Tokens and cost over every entry of the session file (what the footer shows)."""
+        return self.ledger.totals()
+
+    def context_usage(self) -> ContextUsage | None:
+        """Context fill against the window of the model in use now."""
+        return self.ledger.context(self.agent.state.messages, self.model)
+
+    def get_session_stats(self) -> SessionStats:
+        """Message counts, tokens and cost over the whole file (every branch, summaries too)."""
+        totals = self.ledger.totals()
+        counts = self.ledger.counts
+        return SessionStats(
+            session_file=self.session_file, session_id=self.session_id,
+            user_messages=counts["user"], assistant_messages=counts["assistant"], tool_calls=counts["toolCalls"],
+            tool_results=counts["toolResult"], total_messages=counts["messages"], usage=totals,
+            context_usage=self.context_usage(),
+        )
+
+    def get_state(self) -> dict[str, Any]:
+        """Pi's RPC ``get_state`` data."""
+        state: dict[str, Any] = {
+            "thinkingLevel": self.thinking_level,
+            "isStreaming": self.is_streaming,
+            "isCompacting": self.is_compacting,
+            "steeringMode": self.agent.steering_mode,
+            "followUpMode": self.agent.follow_up_mode,
+            "sessionFile": self.session_file,
+            "sessionId": self.session_id,
+            "autoCompactionEnabled": self.auto_compaction_enabled,
+            "messageCount": sum(1 for m in self.agent.state.messages if getattr(m, "role", None) != "system"),
+            "pendingMessageCount": len(self.agent.steering_queue) + len(self.agent.follow_up_queue),
+        }
+        if self.model is not None:
+            state["model"] = self.model.to_wire()
+        if self.session_name:
+            state["sessionName"] = self.session_name
+        return state
+
+    def get_messages(self) -> list[dict[str, Any]]:
+        return [m.to_wire() for m in self.agent.state.messages]
+
+    def get_entries(self, since: str | None = None) -> dict[str, Any]:
+        """Entries in append order, optionally strictly after the entry ``since`` (KeyError if unknown)."""
+        manager = self._record.manager
+        return {"entries": entries_since(manager.raw_entries(), since), "leafId": manager.leaf_id}
+
+    def get_tree(self) -> dict[str, Any]:
+        manager = self._record.manager
+        return {"tree": tree_to_wire(manager.get_tree()), "leafId": manager.leaf_id}
+
+    def get_last_assistant_text(self) -> str | None:
+        return last_assistant_text(self.agent.state.messages)
+
+    def export_html(self, path: str | None = None) -> str:
+        """Write a standalone HTML transcript of the session; returns its path."""
+        from .export_html import export_session_html
+
+        return export_session_html(self, path)
+
+    # ------------------------------------------------------------------ plumbing
+
+    async def _request_auth(self, model: Any) -> tuple[str | None, dict[str, str]]:
+        if self.model_registry is None:
+            return None, {}
+        auth = await self.model_registry.request_auth_async(model)
+        return auth.api_key, dict(auth.headers or {})

@@ -127,11 +127,7 @@ async def _set_model(s: Any, cmd: dict[str, Any]) -> Any:
 
 @command("cycle_model")
 async def _cycle_model(s: Any, cmd: dict[str, Any]) -> Any:
-    result = await s.cycle_model()
-    if result is None:
-        return None
-    return {"model": result["model"].to_wire(), "thinkingLevel": result["thinkingLevel"],
-            "isScoped": result["isScoped"]}
+    return await s.cycle_model()
 
 
 @command("get_available_models")

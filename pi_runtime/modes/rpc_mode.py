@@ -66,7 +66,8 @@ def response(command: str, cmd_id: Any, *, data: Any = NO_DATA, error: str | Non
     if error is not None:
         out["error"] = error
     elif data is not NO_DATA:
-        out["data"] = data
+        # Commands return typed results; the wire shape is made here, at the edge.
+        out["data"] = data.to_wire() if hasattr(data, "to_wire") else data
     return out
 
 

@@ -27,7 +27,7 @@ class StartupError(Exception):
 def user_errors() -> tuple[type[BaseException], ...]:
     """Exception types whose message is shown as-is (one line on stderr, no traceback)."""
     from ..auth import AuthFileError
-    from ..kernel.prompting import PromptError
+    from ..kernel.errors import PromptError
     from ..resources.trust import TrustStoreError
     from ..session.storage import SessionFileError
     from ..settings import SettingsError

@@ -65,8 +65,8 @@ def open_fork_picker(app: Any) -> bool:
 
 async def _fork(app: Any, entry_id: str) -> None:
     result = await app.session.fork(entry_id)
-    if result.get("cancelled"):
+    if result.cancelled:
         app.notify("Fork cancelled by an extension", severity="warning", timeout=4)
         return
-    app.editor.set_text(result.get("text") or "")
+    app.editor.set_text(result.text)
     app.notify("Forked into a new session", timeout=3)

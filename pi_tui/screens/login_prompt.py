@@ -68,7 +68,7 @@ def auth_storage(app: Any) -> Any:
     auth = getattr(registry, "auth", None)
     if auth is not None and hasattr(auth, "set_api_key"):
         return auth
-    from pi_runtime.auth import AuthStorage
+    from pi_runtime.frontend import AuthStorage
 
     return AuthStorage(Path(app.agent_dir) / "auth.json")
 
@@ -107,7 +107,7 @@ def open_login(app: Any, arg: str) -> None:
 
 
 def _ask_key(app: Any, auth: Any, provider: str) -> None:
-    from pi_runtime.ai.env_keys import env_var_names
+    from pi_runtime.frontend import env_var_names
 
     registry = app.session.model_registry
     if registry is not None and provider not in registry.providers():

@@ -47,12 +47,12 @@ async def _navigate(app: Any, entry_id: str, summarize: bool | str) -> None:
         result = await app.session.navigate_tree(entry_id, summarize=summarize)
     finally:
         app.footer_bar.set_working(False)
-    if result.get("cancelled"):
+    if result.cancelled:
         app.notify("Navigation cancelled by an extension", severity="warning", timeout=4)
         return
-    if result.get("editorText"):
-        app.editor.set_text(result["editorText"])
-    app.notify("Moved in the session tree" + (" (branch summarised)" if result.get("summaryEntryId") else ""),
+    if result.editor_text:
+        app.editor.set_text(result.editor_text)
+    app.notify("Moved in the session tree" + (" (branch summarised)" if result.summary_entry_id else ""),
                timeout=3)
 
 
@@ -74,5 +74,5 @@ def open_resume(app: Any) -> None:
 
 async def _switch(app: Any, path: str) -> None:
     result = await app.session.switch_session(path)
-    if not result.get("cancelled"):
+    if not result.cancelled:
         app.notify(f"Resumed {app.session.session_name or path}", timeout=3)

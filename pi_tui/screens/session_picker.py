@@ -64,7 +64,7 @@ class SessionPicker(ModalScreen[str | None]):
             all_scope: Start with every folder's sessions.
         """
         super().__init__()
-        from pi_runtime.session import SessionManager
+        from pi_runtime.frontend import SessionManager
 
         self.cwd = cwd
         self.session_dir = session_dir
@@ -81,7 +81,7 @@ class SessionPicker(ModalScreen[str | None]):
         self._styles: dict[str, Style] = {}
 
     def _load_all(self) -> None:
-        from pi_runtime.session import SessionManager
+        from pi_runtime.frontend import SessionManager
 
         if self.state.everywhere is None:
             self.state.everywhere = SessionManager.list_all(self.sessions_root)
@@ -259,9 +259,9 @@ class SessionPicker(ModalScreen[str | None]):
 
     async def rename(self, path: Path, name: str) -> bool:
         """Name a session by appending a ``session_info`` entry to its file; errors are shown."""
-        from pi_runtime.session import SessionManager
-        from pi_runtime.session.listing import read_session_info
-        from pi_runtime.session.storage import SessionFileError
+        from pi_runtime.frontend import SessionManager
+        from pi_runtime.frontend import read_session_info
+        from pi_runtime.frontend import SessionFileError
 
         try:
             if self.session is not None and self.current_path is not None and path.resolve() == self.current_path:

@@ -113,11 +113,14 @@ class FooterBar(Static):
         parts = [f"↑{format_tokens(s.input)}", f"↓{format_tokens(s.output)}"]
         if s.cache_read or s.cache_write:
             parts.append(f"R{format_tokens(s.cache_read)} W{format_tokens(s.cache_write)}")
-        parts.append(format_cost(s.cost))
+        if s.cost > 0:  # like Pi, no cost shown for free or local models
+            parts.append(format_cost(s.cost))
         line2.append(" ".join(parts), style=muted)
-        if s.context_window:
-            used = s.context_tokens or 0
-            percent = used * 100 / s.context_window
+        if s.context_window and s.context_tokens is None:
+            # Right after a compaction the old usage no longer describes the context.
+            line2.append(f"  ?/{format_tokens(s.context_window)}", style=muted)
+        elif s.context_window:
+            percent = (s.context_tokens or 0) * 100 / s.context_window
             colour = c.get("success", "") if percent < 60 else c.get("warning", "") if percent < 85 else c.get("error", "")
             line2.append(f"  {percent:.1f}%/{format_tokens(s.context_window)}", style=colour)
         # While the session is still being built the model is unknown, not missing.

@@ -9,7 +9,9 @@ messages are mounted at all is ``HistoryWindow``'s business (``transcript_window
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from pi_runtime.frontend import events as ev
 
 from textual.containers import VerticalScroll
 from textual.widget import Widget
@@ -22,6 +24,9 @@ from .thinking_block import ThinkingBlock
 from .tool_box import ToolBox, tool_dom_id
 from .transcript_window import INITIAL_MESSAGES, REMOUNT_MESSAGES, HistoryWindow
 from .user_message import UserMessage
+
+if TYPE_CHECKING:
+    from pi_runtime.frontend import BashResult
 WARM_UP_DELAY = 0.1
 """Seconds after mounting before the Markdown modules are imported in a worker thread."""
 
@@ -95,59 +100,60 @@ class Transcript(HistoryWindow, VerticalScroll, can_focus=False):
 
     # ------------------------------------------------------------------ live events
 
-    async def handle(self, event: Any) -> None:
+    async def handle(self, event: ev.SessionEvent) -> None:
         """Apply one kernel event to the view."""
-        kind = event.type
-        if kind == "message_update":
-            await self._on_update(event)
-        elif kind == "message_start":
-            await self._on_message_start(event.message)
-        elif kind == "message_end":
-            await self._on_message_end(event.message)
-        elif kind == "tool_execution_start":
-            box = await self._tool_box(event.tool_call_id, event.tool_name, event.args)
-            box.set_args(event.args)
-            box.set_running()
-        elif kind == "tool_execution_update":
-            box = await self._tool_box(event.tool_call_id, event.tool_name, event.args)
-            box.set_partial(event.partial_result)
-        elif kind == "tool_execution_end":
-            box = await self._tool_box(event.tool_call_id, event.tool_name, None)
-            box.set_result(event.result.content, event.result.details, event.is_error)
-        elif kind == "auto_retry_start":
-            text = (f"Retrying in {event.delay_ms / 1000:.0f} s ({event.attempt}/{event.max_attempts})… "
-                    f"{event.error_message}")
-            if self._retry_notice is not None and self._retry_notice.is_attached:
-                self._retry_notice.set_text(text, "retry")
-            else:
-                self._retry_notice = await self._add(Notice(text, "retry"))  # type: ignore[assignment]
-        elif kind == "auto_retry_end":
-            if self._retry_notice is not None:
-                if event.success:
-                    self._retry_notice.set_text(f"Retry {event.attempt} succeeded", "info")
+        match event:
+            case ev.MessageUpdateEvent():
+                await self._on_update(event)
+            case ev.MessageStartEvent(message=message):
+                await self._on_message_start(message)
+            case ev.MessageEndEvent(message=message):
+                await self._on_message_end(message)
+            case ev.ToolExecutionStartEvent(tool_call_id=call_id, tool_name=name, args=args):
+                box = await self._tool_box(call_id, name, args)
+                box.set_args(args)
+                box.set_running()
+            case ev.ToolExecutionUpdateEvent(tool_call_id=call_id, tool_name=name, args=args):
+                box = await self._tool_box(call_id, name, args)
+                box.set_partial(event.partial_result)
+            case ev.ToolExecutionEndEvent(tool_call_id=call_id, tool_name=name, result=result):
+                box = await self._tool_box(call_id, name, None)
+                box.set_result(result.content, result.details, event.is_error)
+            case ev.AutoRetryStartEvent():
+                text = (f"Retrying in {event.delay_ms / 1000:.0f} s ({event.attempt}/{event.max_attempts})… "
+                        f"{event.error_message}")
+                if self._retry_notice is not None and self._retry_notice.is_attached:
+                    self._retry_notice.set_text(text, "retry")
                 else:
-                    self._retry_notice.set_text(f"Retry failed: {event.final_error or 'gave up'}", "error")
-                self._retry_notice = None
-        elif kind == "compaction_start":
-            await self._add(Notice(f"Compacting context ({event.reason})…", "info"))
-        elif kind == "compaction_end":
-            if event.error_message:
-                await self._add(Notice(f"Compaction failed: {event.error_message}", "error"))
-            elif event.aborted:
-                await self._add(Notice("Compaction cancelled", "warning"))
-            else:
+                    self._retry_notice = await self._add(Notice(text, "retry"))  # type: ignore[assignment]
+            case ev.AutoRetryEndEvent():
+                if self._retry_notice is not None:
+                    if event.success:
+                        self._retry_notice.set_text(f"Retry {event.attempt} succeeded", "info")
+                    else:
+                        self._retry_notice.set_text(f"Retry failed: {event.final_error or 'gave up'}", "error")
+                    self._retry_notice = None
+            case ev.CompactionStartEvent(reason=reason):
+                await self._add(Notice(f"Compacting context ({reason})…", "info"))
+            case ev.CompactionEndEvent():
+                if event.error_message:
+                    await self._add(Notice(f"Compaction failed: {event.error_message}", "error"))
+                elif event.aborted:
+                    await self._add(Notice("Compaction cancelled", "warning"))
+                else:
+                    await self.load_messages(self.session.messages)
+            case ev.BashExecutionUpdateEvent(id=request_id) if request_id in self._bash_panels:
+                self._bash_panels[request_id].append_output(event.delta)
+            case ev.AgentSettledEvent(aborted=aborted):
+                await self._finish_blocks()
+                if aborted:
+                    await self._add(Notice("Aborted", "warning"))
+            case ev.SessionChangedEvent():
                 await self.load_messages(self.session.messages)
-        elif kind == "bash_execution_update" and event.id in self._bash_panels:
-            self._bash_panels[event.id].append_output(event.delta)
-        elif kind == "agent_settled":
-            await self._finish_blocks()
-            if event.aborted:
-                await self._add(Notice("Aborted", "warning"))
-        elif kind == "session_changed":
-            await self.load_messages(self.session.messages)
-        elif kind in ("budget_exceeded", "extension_error"):
-            text = getattr(event, "message", None) or getattr(event, "error", "")
-            await self._add(Notice(text, "error"))
+            case ev.BudgetExceededEvent(message=text) | ev.ExtensionErrorEvent(error=text):
+                await self._add(Notice(text, "error"))
+            case _:
+                pass
 
     async def _on_message_start(self, message: Any) -> None:
         role = getattr(message, "role", None)
@@ -235,15 +241,15 @@ class Transcript(HistoryWindow, VerticalScroll, can_focus=False):
         await self._add(panel)
         return panel
 
-    def finish_bash(self, request_id: str, command: str, result: dict[str, Any], exclude: bool) -> None:
+    def finish_bash(self, request_id: str, command: str, result: BashResult, exclude: bool) -> None:
         panel = self._bash_panels.pop(request_id, None)
         if panel is None:
             return
         prefix = "!!" if exclude else "!"
-        status = " (cancelled)" if result.get("cancelled") else (
-            f" (exit {result.get('exitCode')})" if result.get("exitCode") not in (0, None) else "")
+        status = " (cancelled)" if result.cancelled else (
+            f" (exit {result.exit_code})" if result.exit_code not in (0, None) else "")
         panel.set_label(f"{prefix} {command}{status}")
-        panel.body = (result.get("output") or "").rstrip("\n")
+        panel.body = result.output.rstrip("\n")
         panel.set_expanded(panel.expanded)
 
     def set_tools_expanded(self, expanded: bool) -> None:

@@ -21,7 +21,7 @@ from pi_runtime.compaction.estimate import (
     estimate_message_tokens,
     should_compact,
 )
-from pi_runtime.compaction.settings import CompactionSettings, resolve_settings
+from pi_runtime.compaction.settings import CompactionSettings
 from pi_runtime.session import SessionManager
 
 
@@ -54,12 +54,14 @@ def test_usage_from_before_the_compaction_is_stale_even_in_kept_messages():
 def test_should_compact_threshold_and_settings():
     assert should_compact(200_000 - 16_384 + 1, 200_000, None)
     assert not should_compact(200_000 - 16_384, 200_000, None)
-    assert not should_compact(190_000, 200_000, {"enabled": False})
-    assert should_compact(101, 1000, {"reserveTokens": 900})
+    assert not should_compact(190_000, 200_000, CompactionSettings(enabled=False))
+    assert should_compact(101, 1000, CompactionSettings(reserve_tokens=900))
     assert not should_compact(None, 1000, None)
-    assert resolve_settings({"keepRecentTokens": 5}).keep_recent_tokens == 5
+    # A window no larger than the reserve (an 8k local model) has no threshold: never automatic.
+    assert not should_compact(7_000, 8_192, None)
+    assert not should_compact(1_000_000, 16_384, None)
     with pytest.raises(ValueError):
-        resolve_settings({"reserveTokens": -1})
+        CompactionSettings(reserve_tokens=-1)
 
 
 def _turns(m: SessionManager, n: int, size: int) -> list[str]:

@@ -17,10 +17,11 @@ from pi_runtime.ai.types import (
 )
 from pi_runtime.compaction.branch_summary import summarize_branch
 from pi_runtime.compaction.compaction import CompactionError, NothingToCompact, run_compaction
+from pi_runtime.compaction.settings import CompactionSettings
 from pi_runtime.session import SessionManager
 from pi_runtime.session.entries import CompactionEntry
 
-SETTINGS = {"keepRecentTokens": 300, "reserveTokens": 1000}
+SETTINGS = CompactionSettings(keep_recent_tokens=300, reserve_tokens=1000)
 
 
 def turn(m: SessionManager, i: int, *, size: int = 40, tool: str = "read") -> None:
@@ -129,7 +130,7 @@ async def test_oversized_turn_is_summarised_in_two_parts(provider):
         m.append_message(ToolResultMessage(tool_call_id=f"k{i}", tool_name="read",
                                            content=[TextContent(text="z" * 800)]))
     provider.push(scripted_text("HISTORY"), scripted_text("PREFIX"))
-    result = await run_compaction(m, provider.model(), settings={"keepRecentTokens": 450})
+    result = await run_compaction(m, provider.model(), settings=CompactionSettings(keep_recent_tokens=450))
     assert len(provider.requests) == 2
     assert "question 0" in prompt_of(provider, 0) and "one huge task" not in prompt_of(provider, 0)
     assert "[User]: one huge task" in prompt_of(provider, 1) and "## Original Request" in prompt_of(provider, 1)

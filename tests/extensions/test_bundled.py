@@ -183,7 +183,7 @@ async def test_checkpoint_declined_or_headless_leaves_files(make_session, repo):
     await session.navigate_tree(first)  # headless: confirm answers False
     assert (repo / "app.py").read_text() == "version = 2\n"
     result = await session.fork(first)
-    assert result["cancelled"] is False and (repo / "app.py").read_text() == "version = 2\n"
+    assert result.cancelled is False and (repo / "app.py").read_text() == "version = 2\n"
 
 
 async def test_checkpoint_restores_on_fork(make_session, repo):

@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from pi_runtime.ai.providers.scripted import scripted_text, scripted_tool_call
-from pi_runtime.kernel.compaction_ops import CompactionError
+from pi_runtime.kernel.errors import CompactionError
 
 from .conftest import errors, module_of
 
@@ -240,16 +240,16 @@ async def test_session_gates_cancel_and_notify(make_session, write_ext):
     user_ids = [e["entryId"] for e in session.get_fork_messages()]
     leaf = session.session_manager.leaf_id
 
-    assert (await session.navigate_tree(user_ids[1]))["cancelled"] is True
+    assert (await session.navigate_tree(user_ids[1])).cancelled is True
     assert session.session_manager.leaf_id == leaf
-    assert (await session.fork(user_ids[1]))["cancelled"] is True
-    assert (await session.new_session())["cancelled"] is True
+    assert (await session.fork(user_ids[1])).cancelled is True
+    assert (await session.new_session()).cancelled is True
     with pytest.raises(CompactionError, match="cancelled by an extension"):
         await session.compact()
 
     mod.allow.update(tree=True, fork=True)
     result = await session.navigate_tree(user_ids[1])
-    assert result["cancelled"] is False and result["editorText"] == "second"
+    assert result.cancelled is False and result.editor_text == "second"
     tree = [f for n, f in mod.log if n == "session_tree"][-1]
     assert tree["old_leaf_id"] == leaf and tree["new_leaf_id"] == session.session_manager.leaf_id
     old_file = session.session_file

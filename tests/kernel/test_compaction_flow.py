@@ -6,7 +6,7 @@ import pytest
 
 from pi_runtime.ai.providers.scripted import ScriptedProvider, scripted_error, scripted_text
 from pi_runtime.ai.types import Usage
-from pi_runtime.kernel.compaction_ops import CompactionError
+from pi_runtime.kernel.errors import CompactionError
 from pi_runtime.kernel.recovery import OVERFLOW_FAILED
 
 from .conftest import chat, record
@@ -33,12 +33,12 @@ async def test_manual_compact_summarises_old_turns(make_session):
     )
     events = record(session)
     result = await session.compact("focus on the questions")
-    assert result["summary"].startswith("## Goal")
-    assert result["tokensBefore"] > result["estimatedTokensAfter"] > 0
+    assert result.summary.startswith("## Goal")
+    assert result.tokens_before > result.estimated_tokens_after > 0
     wire = compaction_events(events)
     assert wire[0] == {"type": "compaction_start", "reason": "manual"}
     assert wire[1]["type"] == "compaction_end" and wire[1]["aborted"] is False
-    assert wire[1]["result"]["firstKeptEntryId"] == result["firstKeptEntryId"]
+    assert wire[1]["result"]["firstKeptEntryId"] == result.first_kept_entry_id
     # The summary request carried the instructions and no tools.
     summary_request, _ = session.provider.requests[-1]
     assert not summary_request.tools

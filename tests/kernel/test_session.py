@@ -14,7 +14,7 @@ from pi_runtime.ai.providers.scripted import (
     scripted_text,
     scripted_tool_call,
 )
-from pi_runtime.kernel.prompting import PromptError
+from pi_runtime.kernel.errors import PromptError
 from pi_runtime.session.manager import SessionManager
 
 from .conftest import chat, record, types
@@ -212,7 +212,7 @@ async def test_navigate_tree_branches_and_user_message_returns_to_editor(make_se
     branch = session.session_manager.get_branch()
     second_user = [e for e in branch if e.type == "message" and e.message.role == "user"][1]
     result = await session.navigate_tree(second_user.id)
-    assert result["editorText"] == "question two" and result["cancelled"] is False
+    assert result.editor_text == "question two" and result.cancelled is False
     assert [m.role for m in chat(session)] == ["user", "assistant"]
     await session.prompt("question two, differently")
     node = session.get_tree()["tree"][0]
@@ -229,8 +229,8 @@ async def test_navigate_with_summary_adds_branch_summary(make_session):
     await session.prompt("q2 try approach B")
     first_assistant = [e for e in session.session_manager.get_branch() if e.type == "message"][1]
     result = await session.navigate_tree(first_assistant.id, summarize=True)
-    assert result["summaryEntryId"] is not None
-    entry = session.session_manager.get_entry(result["summaryEntryId"])
+    assert result.summary_entry_id is not None
+    entry = session.session_manager.get_entry(result.summary_entry_id)
     assert entry.type == "branch_summary" and "approach B" in entry.summary
     assert chat(session)[-1].role == "branchSummary"
 
@@ -244,7 +244,7 @@ async def test_fork_and_clone_write_new_files(make_session, tmp_path):
     forks = session.get_fork_messages()
     assert [f["text"] for f in forks] == ["q1", "q2"]
     result = await session.fork(forks[1]["entryId"])
-    assert result == {"text": "q2", "cancelled": False}
+    assert result.text == "q2" and result.cancelled is False
     assert session.session_file != original
     assert [m.role for m in chat(session)] == ["user", "assistant"]
     header, entries = file_entries(session.session_file)
@@ -278,10 +278,10 @@ async def test_user_bash_is_recorded_and_reaches_next_prompt(make_session):
     session = make_session()
     events = record(session)
     result = await session.execute_bash("echo from-shell; exit 3")
-    assert result == {"output": "from-shell", "exitCode": 3, "cancelled": False, "truncated": False}
+    assert result.to_wire() == {"output": "from-shell", "exitCode": 3, "cancelled": False, "truncated": False}
     assert any(e.type == "bash_execution_update" and "from-shell" in e.delta for e in events)
     excluded = await session.execute_bash("echo secret", exclude_from_context=True)
-    assert excluded["exitCode"] == 0
+    assert excluded.exit_code == 0
     session.provider.push(scripted_text("seen"))
     await session.prompt("what happened?")
     sent = session.provider.requests[0][0].messages
@@ -296,9 +296,9 @@ async def test_session_stats_and_state(make_session):
     await session.prompt("go")
     await session.set_session_name("my work")
     stats = session.get_session_stats()
-    assert stats["userMessages"] == 1 and stats["assistantMessages"] == 2
-    assert stats["toolCalls"] == 1 and stats["toolResults"] == 1 and stats["totalMessages"] == 4
-    assert stats["tokens"]["input"] > 0 and stats["cost"] > 0
+    assert stats.user_messages == 1 and stats.assistant_messages == 2
+    assert stats.tool_calls == 1 and stats.tool_results == 1 and stats.total_messages == 4
+    assert stats.usage.input > 0 and stats.usage.cost > 0
     state = session.get_state()
     assert state["sessionName"] == "my work" and state["messageCount"] == 4
     assert state["model"]["provider"] == session.provider.name and state["isStreaming"] is False

@@ -23,7 +23,7 @@ async def branched(session, provider) -> dict[str, str]:
     users = [e for e in sm.raw_entries() if e.get("type") == "message" and e["message"]["role"] == "user"]
     second = users[1]["id"]
     result = await session.navigate_tree(second)  # a user message: back to its parent, text to the editor
-    assert result["editorText"] == "second question"
+    assert result.editor_text == "second question"
     await session.prompt("another question")
     assistants = [e["id"] for e in sm.raw_entries()
                   if e.get("type") == "message" and e["message"]["role"] == "assistant"]
@@ -81,7 +81,7 @@ async def test_open_move_filter_label_select(session, provider):
         chosen = app.results[-1]
     # The caller then moves the leaf there.
     result = await session.navigate_tree(chosen)
-    assert result == {"cancelled": False, "editorText": "first question", "summaryEntryId": None}
+    assert result.to_wire() == {"cancelled": False, "editorText": "first question", "summaryEntryId": None}
 
 
 async def test_escape_closes_with_none(session, provider):

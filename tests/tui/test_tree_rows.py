@@ -131,7 +131,7 @@ def test_fold_and_segment_jumps(branched):
 
 
 def test_wire_tree_gives_the_same_rows(branched):
-    from pi_runtime.kernel.inspect import _tree_to_wire
+    from pi_runtime.kernel.views import tree_to_wire as _tree_to_wire
 
     sm, ids = branched
     entries, labels = entries_from_wire_tree(_tree_to_wire(sm.get_tree()))

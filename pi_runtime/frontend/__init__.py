@@ -1,0 +1,115 @@
+"""The public face of the runtime: everything a front end (the app, a script, an SDK user) needs.
+
+- :class:`SessionPort`, the session interface, and the closed union of its events
+  (:mod:`pi_runtime.frontend.events`, light enough to import before the kernel);
+- typed results of the session's commands and the errors they raise;
+- building a session (``create_agent_session``, the CLI's ``build_session``), the session
+  listing a picker needs, settings, credentials and local model servers;
+- the scripted provider for demos, screenshots and tests.
+
+Names are loaded on first use, so importing this package costs nothing at start-up: the app
+paints its first frame before the kernel (pydantic, httpx) is imported.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_SOURCES: dict[str, tuple[str, ...]] = {
+    "pi_runtime": ("__version__",),
+    "pi_runtime.paths": ("agent_dir",),
+    "pi_runtime.frontend.session": ("SessionPort",),
+    "pi_runtime.kernel.session": ("AgentSession", "typed_settings"),
+    "pi_runtime.kernel.errors": ("PromptError", "CompactionError", "SessionBusyError"),
+    "pi_runtime.kernel.results": (
+        "BashResult", "CompactionResult", "ContextUsage", "CycleModelResult", "ForkResult", "NavigateResult",
+        "SessionStats", "SwitchResult", "UsageTotals",
+    ),
+    "pi_runtime.sdk": ("create_agent_session",),
+    "pi_runtime.modes.startup": ("build_session", "session_dir_for"),
+    "pi_runtime.modes.inputs": ("initial_prompts",),
+    "pi_runtime.ai.types": ("ImageContent", "Model", "Usage"),
+    "pi_runtime.ai.models": ("ModelRegistry",),
+    "pi_runtime.ai.env_keys": ("ENV_KEYS", "env_var_names"),
+    "pi_runtime.auth": ("AuthStorage",),
+    "pi_runtime.local_servers": ("add_to_models_json", "probe_local_servers"),
+    "pi_runtime.session": ("SessionManager",),
+    "pi_runtime.session.listing": ("newest_session_in", "read_session_info"),
+    "pi_runtime.session.paths": ("project_session_dir",),
+    "pi_runtime.session.storage": ("SessionFileError",),
+    "pi_runtime.session.tail": ("read_branch_tail",),
+    "pi_runtime.session.entries": ("parse_messages",),
+    "pi_runtime.settings": ("SettingsManager", "read_json_object"),
+    "pi_runtime.tools.read": ("detect_image_mime",),
+    "pi_runtime.ai.providers.scripted": (
+        "ScriptedProvider", "ScriptedResponse", "ScriptedText", "ScriptedThinking", "ScriptedToolCall",
+        "scripted_text", "scripted_tool_call",
+    ),
+}
+_WHERE = {name: module for module, names in _SOURCES.items() for name in names}
+
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'pi_runtime.frontend' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+if TYPE_CHECKING:
+    from pi_runtime import __version__ as __version__
+    from pi_runtime.ai.env_keys import ENV_KEYS as ENV_KEYS, env_var_names as env_var_names
+    from pi_runtime.ai.models import ModelRegistry as ModelRegistry
+    from pi_runtime.ai.providers.scripted import (
+        ScriptedProvider as ScriptedProvider,
+        ScriptedResponse as ScriptedResponse,
+        ScriptedText as ScriptedText,
+        ScriptedThinking as ScriptedThinking,
+        ScriptedToolCall as ScriptedToolCall,
+        scripted_text as scripted_text,
+        scripted_tool_call as scripted_tool_call,
+    )
+    from pi_runtime.ai.types import ImageContent as ImageContent, Model as Model, Usage as Usage
+    from pi_runtime.auth import AuthStorage as AuthStorage
+    from pi_runtime.frontend.session import SessionPort as SessionPort
+    from pi_runtime.kernel.errors import (
+        CompactionError as CompactionError,
+        PromptError as PromptError,
+        SessionBusyError as SessionBusyError,
+    )
+    from pi_runtime.kernel.results import (
+        BashResult as BashResult,
+        CompactionResult as CompactionResult,
+        ContextUsage as ContextUsage,
+        CycleModelResult as CycleModelResult,
+        ForkResult as ForkResult,
+        NavigateResult as NavigateResult,
+        SessionStats as SessionStats,
+        SwitchResult as SwitchResult,
+        UsageTotals as UsageTotals,
+    )
+    from pi_runtime.kernel.session import AgentSession as AgentSession, typed_settings as typed_settings
+    from pi_runtime.local_servers import (
+        add_to_models_json as add_to_models_json,
+        probe_local_servers as probe_local_servers,
+    )
+    from pi_runtime.modes.inputs import initial_prompts as initial_prompts
+    from pi_runtime.modes.startup import build_session as build_session, session_dir_for as session_dir_for
+    from pi_runtime.paths import agent_dir as agent_dir
+    from pi_runtime.sdk import create_agent_session as create_agent_session
+    from pi_runtime.session import SessionManager as SessionManager
+    from pi_runtime.session.entries import parse_messages as parse_messages
+    from pi_runtime.session.listing import (
+        newest_session_in as newest_session_in,
+        read_session_info as read_session_info,
+    )
+    from pi_runtime.session.paths import project_session_dir as project_session_dir
+    from pi_runtime.session.storage import SessionFileError as SessionFileError
+    from pi_runtime.session.tail import read_branch_tail as read_branch_tail
+    from pi_runtime.settings import SettingsManager as SettingsManager, read_json_object as read_json_object
+    from pi_runtime.tools.read import detect_image_mime as detect_image_mime

@@ -1,0 +1,128 @@
+"""``BashRunner``: the user's own shell commands (``!cmd`` / ``!!cmd`` / RPC ``bash``).
+
+Unlike the model's ``bash`` tool, the output is not a tool result: it becomes a
+``bashExecution`` message that reaches the model with the next prompt (unless excluded).
+It runs while the agent works too (the message is then kept until the run settles), and is
+cancelled with ``abort``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import os
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from ..ai.abort import AbortController
+from ..ai.types import BashExecutionMessage
+from .events import BashExecutionUpdateEvent
+from .results import BashResult
+
+UPDATE_INTERVAL_S = 0.05
+"""Output is forwarded as ``bash_execution_update`` events at most this often."""
+
+
+class BashRunner:
+    """Runs one user command at a time in the session's folder.
+
+    Args:
+        cwd: Where commands run.
+        emit: The kernel's event outlet.
+        record: Stores the finished ``bashExecution`` message (deferred while a run streams).
+        env: Extra environment for each command (read when it starts).
+        shell_path: The user's ``shellPath`` setting (None: the default shell).
+    """
+
+    def __init__(
+        self,
+        *,
+        cwd: str,
+        emit: Callable[[Any], Awaitable[None]],
+        record: Callable[[BashExecutionMessage], None],
+        env: Callable[[], dict[str, str]],
+        shell_path: Callable[[], str | None],
+    ) -> None:
+        self._cwd = cwd
+        self._emit = emit
+        self._record = record
+        self._env = env
+        self._shell_path = shell_path
+        self._controller: AbortController | None = None
+
+    def abort(self) -> None:
+        if self._controller is not None:
+            self._controller.abort()
+
+    async def run(
+        self,
+        command: str,
+        exclude_from_context: bool = False,
+        *,
+        request_id: str | None = None,
+        on_delta: Callable[[str], None] | None = None,
+    ) -> BashResult:
+        """Run ``command``, stream its output as events, record it, and return Pi's BashResult."""
+        from ..tools.output import OutputCollector
+        from ..tools.shell import LocalShellOperations
+
+        collector = OutputCollector(temp_prefix="pi-bash-")
+        controller = self._controller = AbortController()
+        pending: list[str] = []
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+
+        def on_data(chunk: bytes) -> None:
+            collector.add(chunk)
+            text = decoder.decode(chunk)
+            if text:
+                if on_delta is not None:
+                    on_delta(text)
+                pending.append(text)
+
+        async def flush() -> None:
+            while pending:
+                await self._emit(BashExecutionUpdateEvent(pending.pop(0), request_id))
+
+        async def pump() -> None:
+            while True:
+                await asyncio.sleep(UPDATE_INTERVAL_S)
+                await flush()
+
+        shell = LocalShellOperations(self._shell_path() or None)
+        env = {**os.environ, **self._env()}
+        pumper = asyncio.get_running_loop().create_task(pump())
+        try:
+            outcome = await shell.exec(command, self._cwd, on_data=on_data, signal=controller.signal, timeout=None, env=env)
+        except Exception as exc:  # noqa: BLE001 - report like a shell would
+            collector.add(f"{exc}\n".encode())
+            outcome = None
+        finally:
+            pumper.cancel()
+            self._controller = None
+        rest = decoder.decode(b"", final=True)
+        if rest:
+            pending.append(rest)
+        await flush()
+        collector.close()
+        tail = collector.tail()
+        cancelled = bool(outcome and outcome.aborted)
+        exit_code = outcome.exit_code if outcome is not None else 1
+        message = BashExecutionMessage(
+            command=command,
+            output=tail.content,
+            exit_code=None if cancelled else exit_code,
+            cancelled=cancelled,
+            truncated=tail.truncated,
+            full_output_path=collector.full_output_path if tail.truncated else None,
+            exclude_from_context=exclude_from_context or None,
+        )
+        if not tail.truncated:
+            collector.discard_file()
+        self._record(message)
+        return BashResult(
+            output=message.output,
+            exit_code=message.exit_code,
+            cancelled=cancelled,
+            truncated=message.truncated,
+            full_output_path=message.full_output_path,
+        )

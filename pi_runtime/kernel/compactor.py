@@ -1,0 +1,168 @@
+"""``Compactor``: compaction and branch summaries as the kernel runs them (manual, threshold, overflow).
+
+The summarising itself lives in ``pi_runtime.compaction``; this part decides when to run it, emits
+``compaction_start``/``compaction_end``, makes it abortable, appends the entry through the session
+record and reloads the agent's context. It owns ``is_compacting`` and the running operation's abort
+controller; it reads nothing of the other parts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from ..agent.agent import Agent
+from ..ai.abort import AbortController
+from ..compaction.settings import CompactionSettings
+from .events import CompactionEndEvent, CompactionStartEvent
+from .extension_port import ExtensionGate
+from .record import SessionRecord
+from .results import CompactionResult
+from .usage_ledger import UsageLedger
+
+
+class CompactionError(Exception):
+    """A manual compaction could not be done (nothing to compact, the summary failed, aborted, vetoed)."""
+
+
+class Compactor:
+    """Runs compactions and branch summaries for one session.
+
+    Args:
+        agent: Whose context is compacted.
+        record: The persist port (session manager, context reload).
+        ledger: Told when the context was rebuilt.
+        emit: The kernel's event outlet.
+        gate: Extensions' vetoes and notifications.
+        settings: Returns the typed ``Settings`` in force (None: defaults).
+        request_auth: ``model -> (api_key, headers)`` for the summary calls.
+    """
+
+    def __init__(
+        self,
+        *,
+        agent: Agent,
+        record: SessionRecord,
+        ledger: UsageLedger,
+        emit: Callable[[Any], Awaitable[None]],
+        gate: ExtensionGate,
+        settings: Callable[[], Any],
+        request_auth: Callable[[Any], Awaitable[tuple[str | None, dict[str, str]]]],
+    ) -> None:
+        self._agent = agent
+        self._record = record
+        self._ledger = ledger
+        self._emit = emit
+        self._gate = gate
+        self._settings = settings
+        self._request_auth = request_auth
+        self._controller: AbortController | None = None
+        self.is_compacting = False
+        self.auto_enabled = bool(self.effective_settings().enabled)
+        """Automatic (threshold) compaction; ``/compact`` works either way."""
+        self._failed_at_tokens: int | None = None
+        """Context size at the last failed automatic attempt: not tried again until it grows."""
+
+    def effective_settings(self) -> CompactionSettings:
+        """The ``compaction`` settings resolved for the model in use (per-model overrides applied)."""
+        settings = self._settings()
+        model = self._agent.state.model
+        return CompactionSettings.for_model(
+            getattr(settings, "compaction", None), model.ref if model is not None else None
+        )
+
+    def abort(self) -> None:
+        if self._controller is not None:
+            self._controller.abort()
+
+    async def maybe_compact_for_threshold(self) -> None:
+        """Compact when the context has crossed ``window - reserveTokens`` (and automatic compaction is on)."""
+        from ..compaction.estimate import estimate_context_tokens, should_compact
+
+        model = self._agent.state.model
+        if not self.auto_enabled or model is None or not self._ledger.usage_known:
+            return
+        tokens = estimate_context_tokens(self._agent.state.messages)
+        if tokens is None or not should_compact(tokens, model.context_window, self.effective_settings()):
+            return
+        if self._failed_at_tokens is not None and tokens < self._failed_at_tokens + model.context_window // 10:
+            return  # a failed attempt is not repeated every turn; only once the context has grown
+        result = await self.run("threshold")
+        self._failed_at_tokens = None if result is not None else tokens
+
+    async def run(
+        self, reason: str, *, will_retry: bool = False, instructions: str | None = None, raise_errors: bool = False
+    ) -> CompactionResult | None:
+        """Compact the active branch now.
+
+        Returns:
+            The result, or None when it did not happen (reported through ``compaction_end``).
+
+        Raises:
+            CompactionError: With ``raise_errors``, whatever stopped it.
+        """
+        from ..compaction.compaction import NothingToCompact, run_compaction
+        from ..compaction.estimate import estimate_message_tokens
+
+        if await self._gate.cancels(
+            "session_before_compact", reason=reason, custom_instructions=instructions, will_retry=will_retry
+        ):
+            if raise_errors:
+                raise CompactionError("Compaction cancelled by an extension")
+            return None
+        await self._emit(CompactionStartEvent(reason))
+        controller = self._controller = AbortController()
+        self.is_compacting = True
+        try:
+            api_key, headers = await self._request_auth(self._agent.state.model)
+            raw = await run_compaction(
+                self._record.manager,
+                self._agent.state.model,
+                settings=self.effective_settings(),
+                api_key=api_key,
+                headers=headers,
+                instructions=instructions,
+                signal=controller.signal,
+            )
+        except NothingToCompact as exc:
+            await self._emit(CompactionEndEvent(reason, error_message=str(exc)))
+            if raise_errors:
+                raise CompactionError(str(exc)) from exc
+            return None
+        except Exception as exc:  # noqa: BLE001 - reported through the event
+            aborted = controller.signal.aborted
+            message = "Compaction aborted" if aborted else f"Compaction failed: {exc}"
+            await self._emit(CompactionEndEvent(reason, aborted=aborted, error_message=None if aborted else message))
+            if raise_errors:
+                raise CompactionError(message) from exc
+            return None
+        finally:
+            self.is_compacting = False
+            self._controller = None
+        self._record.load_context()
+        raw.setdefault("estimatedTokensAfter", sum(estimate_message_tokens(m) for m in self._agent.state.messages))
+        self._ledger.mark_compacted()
+        result = CompactionResult.from_wire(raw)
+        await self._emit(CompactionEndEvent(reason, result=result.to_wire(), will_retry=will_retry))
+        await self._gate.notify("session_compact", reason=reason, result=result.to_wire(), will_retry=will_retry)
+        return result
+
+    async def summarize_branch(self, old_leaf: str, target: str | None, instructions: str | None) -> dict[str, Any] | None:
+        """Summary of the entries from ``old_leaf`` back to the common ancestor with ``target``."""
+        from ..compaction.branch_summary import summarize_branch
+
+        controller = self._controller = AbortController()
+        try:
+            api_key, headers = await self._request_auth(self._agent.state.model)
+            return await summarize_branch(
+                self._record.manager,
+                old_leaf,
+                target,
+                self._agent.state.model,
+                api_key=api_key,
+                headers=headers,
+                instructions=instructions,
+                signal=controller.signal,
+            )
+        finally:
+            self._controller = None

@@ -1,0 +1,21 @@
+"""Errors the session's commands raise, in one place for front ends to catch."""
+
+from __future__ import annotations
+
+from .compactor import CompactionError
+from .navigator import SessionBusyError
+
+
+class PromptError(Exception):
+    """A prompt was refused before it started (busy, compacting, no model, no credentials)."""
+
+
+def no_credentials_message(provider: str) -> str:
+    from ..ai.env_keys import env_var_names
+
+    names = env_var_names(provider)
+    how = f"set {names[0]}" if names else f"add an apiKey for '{provider}' to models.json"
+    return f"No API key for provider '{provider}': {how}, or use /login {provider}."
+
+
+__all__ = ["CompactionError", "PromptError", "SessionBusyError", "no_credentials_message"]

@@ -1,0 +1,194 @@
+"""``TreeNavigator``: moving in the session tree and between sessions (navigate, fork, clone, new, switch).
+
+Each operation asks extensions first (the ``session_before_*`` vetoes), changes the session record,
+reloads the agent's context and emits ``session_changed`` so front ends rebuild their view.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from ..agent.agent import Agent
+from ..session.manager import SessionManager
+from .compactor import Compactor
+from .events import SessionChangedEvent
+from .extension_port import ExtensionGate
+from .record import SessionRecord
+from .results import ForkResult, NavigateResult, SwitchResult
+
+
+class SessionBusyError(Exception):
+    """The operation needs an idle session."""
+
+
+def message_text(message: Any) -> str:
+    """The text of a message's text blocks (or its string content)."""
+    content = getattr(message, "content", "")
+    if isinstance(content, str):
+        return content
+    return "".join(getattr(b, "text", "") for b in content if getattr(b, "type", "") == "text")
+
+
+class TreeNavigator:
+    """Tree and session moves for one kernel.
+
+    Args:
+        cwd: Folder new sessions belong to.
+        agent: Its queues are cleared on a move.
+        record: The persist port (the session manager is replaced on new/switch/fork).
+        emit: The kernel's event outlet.
+        gate: Extensions' vetoes and notifications.
+        compactor: Summarises an abandoned branch.
+        is_running: Whether a run is in progress.
+        abort: Aborts the run in progress and waits for it to settle.
+    """
+
+    def __init__(
+        self,
+        *,
+        cwd: str,
+        agent: Agent,
+        record: SessionRecord,
+        emit: Callable[[Any], Awaitable[None]],
+        gate: ExtensionGate,
+        compactor: Compactor,
+        is_running: Callable[[], bool],
+        abort: Callable[[], Awaitable[None]],
+    ) -> None:
+        self._cwd = cwd
+        self._agent = agent
+        self._record = record
+        self._emit = emit
+        self._gate = gate
+        self._compactor = compactor
+        self._is_running = is_running
+        self._abort = abort
+
+    def _require_idle(self) -> None:
+        if self._is_running():
+            raise SessionBusyError("Wait for the agent to finish (or abort it) first")
+
+    async def _changed(self, reason: str) -> None:
+        self._agent.clear_all_queues()
+        self._record.load_context()
+        await self._emit(SessionChangedEvent(reason, self._record.session_file))
+
+    async def navigate(self, entry_id: str, summarize: bool | str = False) -> NavigateResult:
+        """Move the leaf to ``entry_id``.
+
+        Selecting a user message moves to its parent and hands its text back for the editor
+        (as Pi does); anything else continues after that entry. With ``summarize`` (True or
+        custom instructions) the abandoned branch is summarised into a branch_summary entry.
+
+        Raises:
+            SessionBusyError: A run is in progress.
+            KeyError: No such entry.
+        """
+        self._require_idle()
+        sm = self._record.manager
+        entry = sm.get_entry(entry_id)
+        if entry is None:
+            raise KeyError(f"Entry {entry_id} not found")
+        old_leaf = sm.leaf_id
+        editor_text = None
+        target: str | None = entry_id
+        message = getattr(entry, "message", None)
+        if getattr(entry, "type", None) == "message" and getattr(message, "role", None) == "user":
+            editor_text = message_text(message)
+            target = entry.parent_id
+        if await self._gate.cancels(
+            "session_before_tree", target_id=entry_id, old_leaf_id=old_leaf, user_wants_summary=bool(summarize)
+        ):
+            return NavigateResult(cancelled=True)
+        summary_id = None
+        if summarize and old_leaf is not None and old_leaf != target:
+            instructions = summarize if isinstance(summarize, str) else None
+            result = await self._compactor.summarize_branch(old_leaf, target, instructions)
+            if result is not None:
+                summary_id = sm.branch_with_summary(
+                    target, result["summary"], details=result.get("details"), usage=result.get("usage")
+                )
+        if summary_id is None:
+            if target is None:
+                sm.reset_leaf()
+            else:
+                sm.branch(target)
+        await self._changed("navigate")
+        await self._gate.notify("session_tree", new_leaf_id=sm.leaf_id, old_leaf_id=old_leaf, summary_entry_id=summary_id)
+        return NavigateResult(editor_text=editor_text, summary_entry_id=summary_id)
+
+    def fork_points(self) -> list[dict[str, str]]:
+        """User messages on the active branch that a fork can start from (``entryId``, ``text``)."""
+        out = []
+        for entry in self._record.manager.get_branch():
+            message = getattr(entry, "message", None)
+            if getattr(entry, "type", None) == "message" and getattr(message, "role", None) == "user":
+                out.append({"entryId": entry.id, "text": message_text(message)})
+        return out
+
+    async def fork(self, entry_id: str) -> ForkResult:
+        """New session holding the history before the user message ``entry_id``.
+
+        Raises:
+            SessionBusyError: A run is in progress.
+            KeyError: ``entry_id`` is not a user message.
+        """
+        self._require_idle()
+        sm = self._record.manager
+        entry = sm.get_entry(entry_id)
+        message = getattr(entry, "message", None)
+        if entry is None or getattr(message, "role", None) != "user":
+            raise KeyError(f"Entry {entry_id} is not a user message")
+        text = message_text(message)
+        if await self._gate.cancels("session_before_fork", entry_id=entry_id, position="before"):
+            return ForkResult(text=text, cancelled=True)
+        if entry.parent_id is None:
+            parent = str(sm.session_file) if sm.session_file else None
+            fresh = (SessionManager.create(self._cwd, sm.session_dir, parent_session=parent)
+                     if sm.persist else SessionManager.in_memory(self._cwd))
+            self._record.replace(fresh)
+        else:
+            sm.create_branched_session(entry.parent_id)
+        await self._changed("fork")
+        return ForkResult(text=text)
+
+    async def clone(self) -> SwitchResult:
+        """Duplicate the active branch into a new session file and switch to it."""
+        self._require_idle()
+        leaf = self._record.manager.leaf_id
+        if leaf is None:
+            raise ValueError("Nothing to clone: the session is empty")
+        if await self._gate.cancels("session_before_fork", entry_id=leaf, position="at"):
+            return SwitchResult(cancelled=True)
+        self._record.manager.create_branched_session(leaf)
+        await self._changed("clone")
+        return SwitchResult()
+
+    async def new_session(self, parent_session: str | None = None) -> SwitchResult:
+        """Start a fresh session in the same folder (the old file stays as it is)."""
+        if await self._gate.cancels("session_before_switch", reason="new"):
+            return SwitchResult(cancelled=True)
+        if self._is_running():
+            await self._abort()
+        old = self._record.manager
+        fresh = (SessionManager.create(self._cwd, old.session_dir, parent_session=parent_session)
+                 if old.persist else SessionManager.in_memory(self._cwd))
+        self._record.replace(fresh)
+        # Keep the current model and thinking level in the new file's history.
+        state = self._agent.state
+        fresh.append_model_change(state.model.provider, state.model.id)
+        if state.thinking_level != "off":
+            fresh.append_thinking_level_change(state.thinking_level)
+        await self._changed("new")
+        return SwitchResult()
+
+    async def switch(self, path: str) -> SwitchResult:
+        """Open another session file and continue it."""
+        if await self._gate.cancels("session_before_switch", reason="resume", target_session_file=str(path)):
+            return SwitchResult(cancelled=True)
+        if self._is_running():
+            await self._abort()
+        self._record.replace(SessionManager.open(path))
+        await self._changed("switch")
+        return SwitchResult()

@@ -1,0 +1,87 @@
+"""``SessionRecord``: the kernel's persist port.
+
+It owns the current ``SessionManager`` (replaced on new, switch and fork) and the map from live
+message objects to their entry ids. Every other part writes to the session file through it, and
+it keeps the agent's transcript equal to the file's active path when asked (``load_context``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..agent.agent import Agent
+from .thinking import clamp_thinking
+
+
+class SessionRecord:
+    """Where finished messages go, and where the agent's context comes from.
+
+    Args:
+        manager: The session's ``SessionManager``.
+        agent: The agent whose transcript mirrors the active path.
+        model_registry: Resolves a model recorded in the file (None: keep the agent's).
+    """
+
+    def __init__(self, manager: Any, agent: Agent, model_registry: Any = None) -> None:
+        self.manager = manager
+        self._agent = agent
+        self._registry = model_registry
+        self._entry_ids: dict[int, str] = {}
+        """id(message) -> entry id, so a failed attempt can be taken out of the context."""
+
+    def persist(self, message: Any) -> str:
+        """Append a finished message (an extension's ``custom`` one as Pi's custom_message entry)."""
+        if getattr(message, "role", None) == "custom":
+            entry_id = self.manager.append_custom_message(
+                message.custom_type, message.content, message.display, message.details
+            )
+        else:
+            entry_id = self.manager.append_message(message)
+        self._entry_ids[id(message)] = entry_id
+        return str(entry_id)
+
+    def add(self, message: Any) -> None:
+        """Put ``message`` at the end of the agent's transcript and persist it."""
+        self._agent.state.messages.append(message)
+        self.persist(message)
+
+    def omit_from_context(self, message: Any) -> None:
+        """Drop a failed attempt from what the model sees next; the file keeps it."""
+        entry_id = self._entry_ids.get(id(message))
+        if entry_id is not None:
+            self.manager.append_context_edit(entry_id, None)
+        messages = self._agent.state.messages
+        for i in range(len(messages) - 1, -1, -1):
+            if messages[i] is message:
+                del messages[i]
+                break
+
+    def ensure_history_start(self) -> None:
+        """Like Pi, a session's history starts with the model and thinking level in force."""
+        if not self.manager.raw_entries():
+            state = self._agent.state
+            self.manager.append_model_change(state.model.provider, state.model.id)
+            self.manager.append_thinking_level_change(state.thinking_level)
+
+    def load_context(self) -> None:
+        """Make the agent's transcript, model and thinking level match the active path."""
+        ctx = self.manager.build_session_context()
+        state = self._agent.state
+        state.messages = list(ctx.messages)
+        self._entry_ids = {id(m): eid for m, eid in zip(ctx.messages, ctx.entry_ids)}
+        if ctx.model and self._registry is not None:
+            model = self._registry.find(ctx.model.get("provider", ""), ctx.model.get("modelId", ""))
+            if model is not None:
+                state.model = model
+        state.thinking_level = clamp_thinking(ctx.thinking_level or state.thinking_level, state.model)
+
+    def replace(self, manager: Any) -> None:
+        """Work on another session file from now on (the old one is closed)."""
+        old, self.manager = self.manager, manager
+        if old is not manager:
+            old.close()
+
+    @property
+    def session_file(self) -> str | None:
+        path = self.manager.session_file
+        return str(path) if path else None

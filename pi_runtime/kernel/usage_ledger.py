@@ -1,0 +1,108 @@
+"""``UsageLedger``: the one place tokens, cost and context fill are computed (footer, stats, RPC).
+
+Pi's footer semantics: totals count every entry of the session file, on every branch, with the
+summary calls of compactions and branch summaries included, so moving in the tree or compacting
+never makes the spend shrink. The context figure is the last answer's provider-reported usage
+plus an estimate of what followed (everything estimated when the server reports no usage),
+against the window of the model in use now. Right after a compaction the old usage describes
+a context that no longer exists, so the figure is unknown until the next answer.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .results import ContextUsage, UsageTotals
+
+
+class UsageLedger:
+    """Running totals over the session file, read incrementally as entries are appended.
+
+    Args:
+        manager: Returns the current ``SessionManager`` (it changes on new, switch and fork).
+    """
+
+    def __init__(self, manager: Any) -> None:
+        self._manager = manager
+        self._source: Any = None
+        self._seen = 0
+        self._sums = [0, 0, 0, 0]
+        self._cost = 0.0
+        self.counts = {"user": 0, "assistant": 0, "toolResult": 0, "toolCalls": 0, "messages": 0}
+        """Message counts over the file (system messages left out)."""
+        self._stale = False
+
+    # ------------------------------------------------------------------ totals
+
+    def totals(self) -> UsageTotals:
+        """Tokens and cost over every entry of the current file."""
+        self._catch_up()
+        i, o, cr, cw = self._sums
+        return UsageTotals(input=i, output=o, cache_read=cr, cache_write=cw, cost=self._cost)
+
+    def _catch_up(self) -> None:
+        manager = self._manager()
+        if manager is not self._source:
+            self._source, self._seen = manager, 0
+            self._sums, self._cost = [0, 0, 0, 0], 0.0
+            self.counts = dict.fromkeys(self.counts, 0)
+        entries = manager.raw_entries()
+        for entry in entries[self._seen:]:
+            self._add_entry(entry)
+        self._seen = len(entries)
+
+    def _add_entry(self, entry: dict[str, Any]) -> None:
+        kind = entry.get("type")
+        if kind == "message":
+            message = entry.get("message") or {}
+            role = message.get("role")
+            if role == "system":
+                return
+            self.counts["messages"] += 1
+            if role in ("user", "assistant", "toolResult"):
+                self.counts[role] += 1
+            if role == "assistant":
+                content = message.get("content") or []
+                self.counts["toolCalls"] += sum(
+                    1 for b in content if isinstance(b, dict) and b.get("type") == "toolCall"
+                )
+            if role in ("assistant", "toolResult"):
+                self._add_usage(message.get("usage"))
+        elif kind in ("compaction", "branch_summary"):
+            self._add_usage(entry.get("usage"))
+
+    def _add_usage(self, usage: Any) -> None:
+        if not isinstance(usage, dict):
+            return
+        for i, key in enumerate(("input", "output", "cacheRead", "cacheWrite")):
+            value = usage.get(key)
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                self._sums[i] += int(value)
+        cost = usage.get("cost")
+        if isinstance(cost, dict) and isinstance(cost.get("total"), (int, float)):
+            self._cost += float(cost["total"])
+
+    # ------------------------------------------------------------------ context
+
+    def mark_compacted(self) -> None:
+        """The context was rebuilt: reported usage no longer describes it."""
+        self._stale = True
+
+    def observe_answer(self, message: Any) -> None:
+        """A finished assistant message with real usage makes the context figure known again."""
+        if getattr(message, "role", None) == "assistant" and message.stop_reason != "error":
+            self._stale = False
+
+    @property
+    def usage_known(self) -> bool:
+        return not self._stale
+
+    def context(self, messages: list[Any], model: Any) -> ContextUsage | None:
+        """Context fill of ``messages`` for ``model`` (None without a model or a window)."""
+        from ..compaction.estimate import estimate_context_tokens
+
+        if model is None or not model.context_window:
+            return None
+        if self._stale:
+            return ContextUsage(None, model.context_window)
+        return ContextUsage(estimate_context_tokens(messages) or 0, model.context_window)

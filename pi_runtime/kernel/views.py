@@ -1,0 +1,49 @@
+"""Read-only views of a session for front ends and RPC: state, entries, tree, last answer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..session.entries import entry_to_wire
+
+
+def tree_to_wire(nodes: list[Any]) -> list[dict[str, Any]]:
+    """Pi's ``get_tree`` shape; iterative, since a long linear session is a very deep tree."""
+    out: list[dict[str, Any]] = []
+    stack: list[tuple[Any, list[dict[str, Any]]]] = [(n, out) for n in reversed(nodes)]
+    while stack:
+        node, into = stack.pop()
+        item: dict[str, Any] = {"entry": entry_to_wire(node.entry), "children": []}
+        if node.label:
+            item["label"] = node.label
+        into.append(item)
+        stack.extend((child, item["children"]) for child in reversed(node.children))
+    return out
+
+
+def entries_since(raw: list[dict[str, Any]], since: str | None) -> list[dict[str, Any]]:
+    """Entries in append order, strictly after the entry ``since`` (all when None).
+
+    Raises:
+        KeyError: ``since`` is not an entry id of this session.
+    """
+    start = 0
+    if since is not None:
+        for i, entry in enumerate(raw):
+            if entry.get("id") == since:
+                start = i + 1
+                break
+        else:
+            raise KeyError(f"Entry {since} not found")
+    return [dict(e) for e in raw[start:]]
+
+
+def last_assistant_text(messages: list[Any]) -> str | None:
+    """Text of the latest assistant message that has any (tool-only and failed ones skipped)."""
+    for message in reversed(messages):
+        if getattr(message, "role", None) != "assistant":
+            continue
+        text = message.text()
+        if text:
+            return str(text)
+    return None
