@@ -25,15 +25,15 @@ from typing import Any
 from ..agent.agent import Agent
 from ..agent.events import AgentEndEvent, MessageEndEvent, TurnEndEvent
 from ..agent.listeners import Listener
-from ..ai.types import ImageContent, Model, TextContent, UserMessage
+from ..ai.types import Model
 from ..settings_model import Settings
 from .bash_runner import BashRunner
 from .budget import Budget
 from .compactor import Compactor
-from .errors import PromptError, no_credentials_message
-from .events import ModelChangedEvent, QueueUpdateEvent, SessionInfoChangedEvent, ThinkingLevelChangedEvent
+from .events import SessionInfoChangedEvent
+from .input_router import InputRouter
 from .extension_port import ExtensionGate, ExtensionHooks
-from .navigator import TreeNavigator, message_text
+from .navigator import TreeNavigator
 from .outbox import EventOutbox
 from .record import SessionRecord
 from .recovery import Recovery
@@ -52,9 +52,9 @@ from .retry import RetryPolicy
 from .run_driver import RunDriver
 from .session_actions import KernelActions
 from .system_prompt import SystemPromptSource
-from .thinking import available_thinking_levels, clamp_thinking
+from .model_control import ModelControl
 from .usage_ledger import UsageLedger
-from .views import entries_since, last_assistant_text, tree_to_wire
+from .views import entries_since, last_assistant_text, session_state, session_stats, tree_to_wire
 
 _DEFAULT_SETTINGS: Settings | None = None
 
@@ -101,7 +101,6 @@ class AgentSession:
         self.model_registry = model_registry
         self.resources = resources
         self.cwd = cwd
-        self.scoped_models = scoped_models or []
         self._disposed = False
         typed = typed_settings(settings)
 
@@ -146,13 +145,21 @@ class AgentSession:
             cwd=cwd, agent=agent, record=self._record, emit=self._outbox.emit, gate=self._gate,
             compactor=self._compactor, is_running=lambda: self._driver.is_running, abort=self.abort,
         )
+        self._models = ModelControl(
+            agent=agent, record=self._record, emit=self._outbox.emit, registry=model_registry,
+            scoped_models=scoped_models or [],
+            save_default=getattr(settings, "set_default_model", None),
+        )
         self.actions = KernelActions(
             agent=agent, driver=self._driver, record=self._record, outbox=self._outbox,
-            check_ready=self.check_ready, refresh_system_prompt=self.refresh_system_prompt,
+            check_ready=lambda: self._input.check_ready(), refresh_system_prompt=self.refresh_system_prompt,
         )
         """The port an extension runner acts through."""
+        self._input = InputRouter(
+            agent=agent, driver=self._driver, compactor=self._compactor, gate=self._gate, outbox=self._outbox,
+            resources=lambda: getattr(self.resources, "resources", self.resources), registry=model_registry,
+        )
         self._unsubscribe_agent = agent.subscribe(self._on_agent_event)
-        agent.on_queue_taken = lambda kind, messages: self._outbox.emit_soon(self._queue_event())
         if model_registry is not None:
             agent.get_request_auth = model_registry.request_auth_async
 
@@ -171,9 +178,6 @@ class AgentSession:
         await self._outbox.emit(event)
         if isinstance(event, TurnEndEvent):
             await self._driver.on_turn_end(event.message)
-
-    def _queue_event(self) -> QueueUpdateEvent:
-        return QueueUpdateEvent(self.steering_texts, self.follow_up_texts)
 
     # ------------------------------------------------------------------ extensions
 
@@ -248,63 +252,41 @@ class AgentSession:
     @property
     def steering_texts(self) -> list[str]:
         """What the user queued as steering (read from the agent's queue; extension messages left out)."""
-        return [message_text(m) for m in self.agent.steering_queue if getattr(m, "role", None) == "user"]
+        return self._input.steering_texts
 
     @property
     def follow_up_texts(self) -> list[str]:
         """What the user queued as follow-ups."""
-        return [message_text(m) for m in self.agent.follow_up_queue if getattr(m, "role", None) == "user"]
+        return self._input.follow_up_texts
 
     # ------------------------------------------------------------------ model and thinking
 
+    @property
+    def scoped_models(self) -> list[tuple[Model, str | None]]:
+        """Models for cycling (``--models``, ``/scoped-models``), with optional thinking levels."""
+        return self._models.scoped_models
+
+    @scoped_models.setter
+    def scoped_models(self, models: list[tuple[Model, str | None]]) -> None:
+        self._models.scoped_models = models
+
     def available_thinking_levels(self, model: Model | None = None) -> list[str]:
-        return available_thinking_levels(model or self.model)
+        return self._models.available_levels(model)
 
     async def set_model(self, model: Model, *, persist_default: bool = False) -> None:
         """Switch model (recorded as a model_change entry); the thinking level is re-clamped."""
-        self.agent.state.model = model
-        self._record.manager.append_model_change(model.provider, model.id)
-        await self._outbox.emit(ModelChangedEvent(model))
-        clamped = clamp_thinking(self.agent.state.thinking_level, model)
-        if clamped != self.agent.state.thinking_level:
-            await self.set_thinking_level(clamped)
-        if persist_default and hasattr(self.settings, "set_default_model"):
-            self.settings.set_default_model(model.provider, model.id)
+        await self._models.set_model(model, persist_default=persist_default)
 
     async def cycle_model(self, direction: int = 1) -> CycleModelResult | None:
         """Next model in the scoped list (or all models with credentials). None if only one."""
-        if self.scoped_models:
-            pool = [m for m, _ in self.scoped_models]
-        else:
-            pool = self.model_registry.available() if self.model_registry else []
-        if len(pool) <= 1:
-            return None
-        current = next((i for i, m in enumerate(pool) if m.ref == self.model.ref), -1)
-        target = pool[(current + direction) % len(pool)]
-        await self.set_model(target)
-        if self.scoped_models:
-            level = dict((m.ref, lv) for m, lv in self.scoped_models).get(target.ref)
-            if level:
-                await self.set_thinking_level(level)
-        return CycleModelResult(target, self.thinking_level, bool(self.scoped_models))
+        return await self._models.cycle_model(direction)
 
     async def set_thinking_level(self, level: str) -> str:
         """Set (clamped to what the model supports); recorded as a thinking_level_change entry."""
-        level = clamp_thinking(level, self.model)
-        if level == self.agent.state.thinking_level:
-            return level
-        self.agent.state.thinking_level = level
-        self._record.manager.append_thinking_level_change(level)
-        await self._outbox.emit(ThinkingLevelChangedEvent(level))
-        return level
+        return await self._models.set_thinking_level(level)
 
     async def cycle_thinking_level(self) -> str | None:
-        levels = self.available_thinking_levels()
-        if levels == ["off"]:
-            return None
-        current = self.thinking_level
-        nxt = levels[(levels.index(current) + 1) % len(levels)] if current in levels else levels[0]
-        return await self.set_thinking_level(nxt)
+        return await self._models.cycle_thinking_level()
 
     def set_steering_mode(self, mode: str) -> None:
         self.agent.steering_mode = mode  # type: ignore[assignment]  # validated by the caller (RPC, settings)
@@ -322,27 +304,11 @@ class AgentSession:
 
     def expand_input(self, text: str) -> str:
         """Expand ``/skill:name args`` and ``/template args`` the way Pi does before sending."""
-        resources = getattr(self.resources, "resources", self.resources)
-        if resources is None or not text.startswith("/"):
-            return text
-        expand = getattr(resources, "expand_input", None)
-        return expand(text) if expand is not None else text
+        return self._input.expand(text)
 
     def check_ready(self) -> None:
         """Raise PromptError when a prompt could not be sent (no model, no credentials)."""
-        model = self.agent.state.model
-        if model is None:
-            raise PromptError("No model selected. Use --model, /model, or configure a provider.")
-        registry = self.model_registry
-        if registry is not None and not registry.has_credentials(model):
-            raise PromptError(no_credentials_message(model.provider))
-
-    def user_message(self, text: str, images: list[Any] | None = None) -> UserMessage:
-        if images:
-            blocks: list[Any] = [TextContent(text=text)]
-            blocks += [i if isinstance(i, ImageContent) else ImageContent.model_validate(i) for i in images]
-            return UserMessage(content=blocks)
-        return UserMessage(content=text)
+        self._input.check_ready()
 
     async def prompt(
         self,
@@ -362,44 +328,22 @@ class AgentSession:
         Raises:
             PromptError: Busy without a streaming behaviour, compacting, no model or key.
         """
-        handled = await self._gate.handle_input(text, images, streaming_behavior if self.is_streaming else None)
-        if handled is None:
-            return "handled"
-        text = handled
-        if self.is_streaming:
-            if streaming_behavior == "steer":
-                return await self.steer(text, images)
-            if streaming_behavior in ("followUp", "follow_up"):
-                return await self.follow_up(text, images)
-            raise PromptError(
-                "The agent is busy. Send it as a steer or a follow-up (streamingBehavior 'steer' or 'followUp')."
-            )
-        if self.is_compacting:
-            raise PromptError("Cannot submit a prompt while compaction is in progress")
-        self.check_ready()
-        self._driver.start([self.user_message(self.expand_input(text), images)])
-        if wait:
+        disposition = await self._input.prompt(text, images, streaming_behavior)
+        if disposition == "started" and wait:
             await self.wait_for_idle()
-        return "started"
+        return disposition
 
     async def steer(self, text: str, images: list[Any] | None = None) -> str:
         """Queue a message for after the current tool calls."""
-        self.agent.steer(self.user_message(self.expand_input(text), images))
-        await self._outbox.emit(self._queue_event())
-        return "queued"
+        return await self._input.steer(text, images)
 
     async def follow_up(self, text: str, images: list[Any] | None = None) -> str:
         """Queue a message for when the agent would otherwise stop."""
-        self.agent.follow_up(self.user_message(self.expand_input(text), images))
-        await self._outbox.emit(self._queue_event())
-        return "queued"
+        return await self._input.follow_up(text, images)
 
     def clear_queue(self) -> tuple[list[str], list[str]]:
         """Drop queued steering and follow-up messages; returns their texts (for the editor)."""
-        steering, follow_up = self.steering_texts, self.follow_up_texts
-        self.agent.clear_all_queues()
-        self._outbox.emit_soon(self._queue_event())
-        return steering, follow_up
+        return self._input.clear_queue()
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -511,34 +455,11 @@ class AgentSession:
 
     def get_session_stats(self) -> SessionStats:
         """Message counts, tokens and cost over the whole file (every branch, summaries too)."""
-        totals = self.ledger.totals()
-        counts = self.ledger.counts
-        return SessionStats(
-            session_file=self.session_file, session_id=self.session_id,
-            user_messages=counts["user"], assistant_messages=counts["assistant"], tool_calls=counts["toolCalls"],
-            tool_results=counts["toolResult"], total_messages=counts["messages"], usage=totals,
-            context_usage=self.context_usage(),
-        )
+        return session_stats(self, self.ledger)
 
     def get_state(self) -> dict[str, Any]:
         """Pi's RPC ``get_state`` data."""
-        state: dict[str, Any] = {
-            "thinkingLevel": self.thinking_level,
-            "isStreaming": self.is_streaming,
-            "isCompacting": self.is_compacting,
-            "steeringMode": self.agent.steering_mode,
-            "followUpMode": self.agent.follow_up_mode,
-            "sessionFile": self.session_file,
-            "sessionId": self.session_id,
-            "autoCompactionEnabled": self.auto_compaction_enabled,
-            "messageCount": sum(1 for m in self.agent.state.messages if getattr(m, "role", None) != "system"),
-            "pendingMessageCount": len(self.agent.steering_queue) + len(self.agent.follow_up_queue),
-        }
-        if self.model is not None:
-            state["model"] = self.model.to_wire()
-        if self.session_name:
-            state["sessionName"] = self.session_name
-        return state
+        return session_state(self)
 
     def get_messages(self) -> list[dict[str, Any]]:
         return [m.to_wire() for m in self.agent.state.messages]

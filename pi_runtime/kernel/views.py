@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..session.entries import entry_to_wire
+from .results import SessionStats
 
 
 def tree_to_wire(nodes: list[Any]) -> list[dict[str, Any]]:
@@ -47,3 +48,37 @@ def last_assistant_text(messages: list[Any]) -> str | None:
         if text:
             return str(text)
     return None
+
+
+def session_state(session: Any) -> dict[str, Any]:
+    """Pi's RPC ``get_state`` data for ``session``."""
+    agent = session.agent
+    state: dict[str, Any] = {
+        "thinkingLevel": session.thinking_level,
+        "isStreaming": session.is_streaming,
+        "isCompacting": session.is_compacting,
+        "steeringMode": agent.steering_mode,
+        "followUpMode": agent.follow_up_mode,
+        "sessionFile": session.session_file,
+        "sessionId": session.session_id,
+        "autoCompactionEnabled": session.auto_compaction_enabled,
+        "messageCount": sum(1 for m in agent.state.messages if getattr(m, "role", None) != "system"),
+        "pendingMessageCount": len(agent.steering_queue) + len(agent.follow_up_queue),
+    }
+    if session.model is not None:
+        state["model"] = session.model.to_wire()
+    if session.session_name:
+        state["sessionName"] = session.session_name
+    return state
+
+
+def session_stats(session: Any, ledger: Any) -> SessionStats:
+    """``get_session_stats``: counts and usage from the ledger (the whole file), context now."""
+    usage = ledger.totals()  # catches the counts up too
+    counts = ledger.counts
+    return SessionStats(
+        session_file=session.session_file, session_id=session.session_id,
+        user_messages=counts["user"], assistant_messages=counts["assistant"], tool_calls=counts["toolCalls"],
+        tool_results=counts["toolResult"], total_messages=counts["messages"], usage=usage,
+        context_usage=session.context_usage(),
+    )

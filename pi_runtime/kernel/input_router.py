@@ -1,0 +1,133 @@
+"""``InputRouter``: where text a user sends goes — a new run, the steering or follow-up queue, or an
+extension that handles it. One entry point for every front end and every state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..agent.agent import Agent
+from ..ai.types import ImageContent, TextContent, UserMessage
+from .compactor import Compactor
+from .errors import PromptError, no_credentials_message
+from .events import QueueUpdateEvent
+from .extension_port import ExtensionGate
+from .navigator import message_text
+from .outbox import EventOutbox
+from .run_driver import RunDriver
+
+
+class InputRouter:
+    """Routes prompts, steers and follow-ups of one session.
+
+    Args:
+        agent: Its queues take steering and follow-up messages.
+        driver: Starts runs and says whether one is in progress.
+        compactor: No prompt starts while it compacts.
+        gate: Extension commands and ``input`` hooks.
+        outbox: Announces queue changes.
+        resources: Returns the current resources (templates and skills expand ``/name`` input).
+        registry: Says whether the model has credentials (None: not checked).
+    """
+
+    def __init__(
+        self,
+        *,
+        agent: Agent,
+        driver: RunDriver,
+        compactor: Compactor,
+        gate: ExtensionGate,
+        outbox: EventOutbox,
+        resources: Callable[[], Any],
+        registry: Any,
+    ) -> None:
+        self._agent = agent
+        self._driver = driver
+        self._compactor = compactor
+        self._gate = gate
+        self._outbox = outbox
+        self._resources = resources
+        self._registry = registry
+        agent.on_queue_taken = lambda kind, messages: outbox.emit_soon(self.queue_event())
+
+    # ------------------------------------------------------------------ queues
+
+    @property
+    def steering_texts(self) -> list[str]:
+        """What the user queued as steering (extension messages left out)."""
+        return [message_text(m) for m in self._agent.steering_queue if getattr(m, "role", None) == "user"]
+
+    @property
+    def follow_up_texts(self) -> list[str]:
+        return [message_text(m) for m in self._agent.follow_up_queue if getattr(m, "role", None) == "user"]
+
+    def queue_event(self) -> QueueUpdateEvent:
+        return QueueUpdateEvent(self.steering_texts, self.follow_up_texts)
+
+    def clear_queue(self) -> tuple[list[str], list[str]]:
+        """Drop queued steering and follow-up messages; returns their texts (for the editor)."""
+        steering, follow_up = self.steering_texts, self.follow_up_texts
+        self._agent.clear_all_queues()
+        self._outbox.emit_soon(self.queue_event())
+        return steering, follow_up
+
+    # ------------------------------------------------------------------ messages
+
+    def expand(self, text: str) -> str:
+        """Expand ``/skill:name args`` and ``/template args`` the way Pi does before sending."""
+        resources = self._resources()
+        if resources is None or not text.startswith("/"):
+            return text
+        expand = getattr(resources, "expand_input", None)
+        return expand(text) if expand is not None else text
+
+    def check_ready(self) -> None:
+        """Raise PromptError when a prompt could not be sent (no model, no credentials)."""
+        model = self._agent.state.model
+        if model is None:
+            raise PromptError("No model selected. Use --model, /model, or configure a provider.")
+        if self._registry is not None and not self._registry.has_credentials(model):
+            raise PromptError(no_credentials_message(model.provider))
+
+    @staticmethod
+    def user_message(text: str, images: list[Any] | None = None) -> UserMessage:
+        if images:
+            blocks: list[Any] = [TextContent(text=text)]
+            blocks += [i if isinstance(i, ImageContent) else ImageContent.model_validate(i) for i in images]
+            return UserMessage(content=blocks)
+        return UserMessage(content=text)
+
+    # ------------------------------------------------------------------ routing
+
+    async def prompt(self, text: str, images: list[Any] | None, streaming_behavior: str | None) -> str:
+        """``started``, ``queued`` or ``handled`` (see ``AgentSession.prompt``)."""
+        running = self._driver.is_running
+        handled = await self._gate.handle_input(text, images, streaming_behavior if running else None)
+        if handled is None:
+            return "handled"
+        if self._driver.is_running:
+            if streaming_behavior == "steer":
+                return await self.steer(handled, images)
+            if streaming_behavior in ("followUp", "follow_up"):
+                return await self.follow_up(handled, images)
+            raise PromptError(
+                "The agent is busy. Send it as a steer or a follow-up (streamingBehavior 'steer' or 'followUp')."
+            )
+        if self._compactor.is_compacting:
+            raise PromptError("Cannot submit a prompt while compaction is in progress")
+        self.check_ready()
+        self._driver.start([self.user_message(self.expand(handled), images)])
+        return "started"
+
+    async def steer(self, text: str, images: list[Any] | None = None) -> str:
+        """Queue a message for after the current tool calls."""
+        self._agent.steer(self.user_message(self.expand(text), images))
+        await self._outbox.emit(self.queue_event())
+        return "queued"
+
+    async def follow_up(self, text: str, images: list[Any] | None = None) -> str:
+        """Queue a message for when the agent would otherwise stop."""
+        self._agent.follow_up(self.user_message(self.expand(text), images))
+        await self._outbox.emit(self.queue_event())
+        return "queued"
