@@ -27,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pi_runtime.testing.loopback import LoopbackServer, Reply  # noqa: E402
+from pi_runtime.testing.loopback import LoopbackServer, Reply
 
 LONG_TOKENS = 2000
 SESSION_MESSAGES = 20_000

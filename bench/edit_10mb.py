@@ -14,7 +14,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from pi_runtime.tools import EditTool  # noqa: E402
+from pi_runtime.tools import EditTool
 
 LINES = 250_000  # ~10 MB with the padding below
 

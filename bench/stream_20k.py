@@ -25,10 +25,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pi_runtime.ai.options import StreamOptions  # noqa: E402
-from pi_runtime.ai.stream import stream  # noqa: E402
-from pi_runtime.ai.types import Context, Model, UserMessage  # noqa: E402
-from pi_runtime.testing.loopback import LoopbackServer, Reply  # noqa: E402
+from pi_runtime.ai.options import StreamOptions
+from pi_runtime.ai.stream import stream
+from pi_runtime.ai.types import Context, Model, UserMessage
+from pi_runtime.testing.loopback import LoopbackServer, Reply
 
 WORDS = ["the ", "fox ", "runs", " up ", "and ", "down", " hi ", "ok, "]
 
@@ -82,7 +82,7 @@ def report(label: str, results: list[tuple[float, float, int, int]]) -> None:
     print(f"  events/s            {events / wall:,.0f}")
 
 
-def serve_in_child(tokens: int, count: int, port_queue: "mp.Queue[int]", stop: "mp.Event") -> None:
+def serve_in_child(tokens: int, count: int, port_queue: mp.Queue[int], stop: mp.Event) -> None:
     server = LoopbackServer().start()
     for _ in range(count):
         server.push(answer_reply(tokens))

@@ -17,7 +17,7 @@ import statistics
 import sys
 import tempfile
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -33,7 +33,7 @@ def write_sessions(root: Path, count: int, messages: int = 20) -> Path:
 
     folder = project_session_dir(CWD, root)
     folder.mkdir(parents=True)
-    start = datetime(2025, 1, 1, tzinfo=timezone.utc)
+    start = datetime(2025, 1, 1, tzinfo=UTC)
     for n in range(count):
         when = start + timedelta(hours=n)
         sid = f"0195a1b2-0000-7000-8000-{n:012d}"

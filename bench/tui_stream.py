@@ -38,25 +38,25 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("PI_CODING_AGENT_DIR", tempfile.mkdtemp(prefix="pi-bench-"))
 
-import pi_tui  # noqa: E402,F401  (first, as in the app: it sets Textual's frame rate before Textual loads)
-from textual import events  # noqa: E402
-from textual.app import App, ComposeResult  # noqa: E402
-from textual.containers import VerticalScroll  # noqa: E402
-from textual.widgets import Markdown  # noqa: E402
+from textual import events
+from textual.app import App, ComposeResult
+from textual.containers import VerticalScroll
+from textual.widgets import Markdown
 
-from pi_runtime.ai.options import StreamOptions  # noqa: E402
-from pi_runtime.ai.stream import stream  # noqa: E402
-from pi_runtime.ai.types import Context, Model, UserMessage  # noqa: E402
-from pi_runtime.testing.loopback import LoopbackServer, Reply  # noqa: E402
-from pi_runtime.sdk import create_agent_session  # noqa: E402
-from pi_runtime.session import SessionManager  # noqa: E402
-from pi_runtime.settings import SettingsManager  # noqa: E402
+import pi_tui  # noqa: F401  (first, as in the app: it sets Textual's frame rate before Textual loads)
+from pi_runtime.ai.options import StreamOptions
+from pi_runtime.ai.stream import stream
+from pi_runtime.ai.types import Context, Model, UserMessage
+from pi_runtime.sdk import create_agent_session
+from pi_runtime.session import SessionManager
+from pi_runtime.settings import SettingsManager
+from pi_runtime.testing.loopback import LoopbackServer, Reply
 
 LAST_WORD = "zyxwvutsend"
 
 
 def long_answer(words: int) -> str:
-    vocab = "the agent reads files edits code runs tests and reports what changed in each step".split()
+    vocab = ["the", "agent", "reads", "files", "edits", "code", "runs", "tests", "and", "reports", "what", "changed", "in", "each", "step"]
     parts: list[str] = []
     count = 0
     section = 0
@@ -95,7 +95,7 @@ def sse_reply(answer: str, chunk: int, delay: float, burst: int) -> Reply:
 class RemoteServer:
     """A ``LoopbackServer`` in a forked child process; ``push`` sends it replies over a pipe."""
 
-    def __enter__(self) -> "RemoteServer":
+    def __enter__(self) -> RemoteServer:
         self._conn, child = multiprocessing.get_context("fork").Pipe()
         self._process = multiprocessing.get_context("fork").Process(target=self._serve, args=(child,), daemon=True)
         self._process.start()

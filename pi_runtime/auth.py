@@ -228,7 +228,7 @@ class _FileLock:
         self.timeout = timeout
         self._fd: int | None = None
 
-    def __enter__(self) -> "_FileLock":
+    def __enter__(self) -> _FileLock:
         import fcntl
 
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, FILE_MODE)

@@ -87,7 +87,7 @@ async def probe(provider: str, name: str, port: int, host: str = "127.0.0.1", ti
     """Ask one port for its models; None when nothing (usable) answers."""
     try:
         data = await _get_json(host, port, "/v1/models", timeout)
-    except (OSError, asyncio.TimeoutError, ValueError):
+    except (TimeoutError, OSError, ValueError):
         return None
     if not isinstance(data, dict) or not isinstance(data.get("data"), list):
         return None

@@ -11,7 +11,7 @@ A setting that Pi documents as "automatic" or "none" by default is ``None`` here
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
@@ -20,9 +20,9 @@ ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max
 QueueMode = Literal["all", "one-at-a-time"]
 ProjectTrustDefault = Literal["ask", "always", "never"]
 NonNegativeInt = Annotated[int, Field(ge=0)]
-Number = Union[int, float]
-NonNegativeNumber = Annotated[Union[int, float], Field(ge=0)]
-TimeoutMs = Union[NonNegativeNumber, Literal["disabled"]]
+Number = int | float
+NonNegativeNumber = Annotated[int | float, Field(ge=0)]
+TimeoutMs = NonNegativeNumber | Literal["disabled"]
 
 #: Settings Pi reads only from the agent-directory file; a project file cannot set them.
 GLOBAL_ONLY_KEYS = frozenset(

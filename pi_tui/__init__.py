@@ -10,6 +10,6 @@ import os
 # pi runs for the user do not inherit it.
 if "TEXTUAL_FPS" not in os.environ:
     os.environ["TEXTUAL_FPS"] = "120"
-    import textual.constants  # noqa: E402,F401
+    import textual.constants  # noqa: F401
 
     del os.environ["TEXTUAL_FPS"]

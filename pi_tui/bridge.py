@@ -24,7 +24,7 @@ from textual.message_pump import MessagePump
 class KernelEvents(Message):
     """Kernel or agent events are waiting in ``bridge`` (take them with ``Bridge.drain``)."""
 
-    def __init__(self, bridge: "Bridge") -> None:
+    def __init__(self, bridge: Bridge) -> None:
         super().__init__()
         self.bridge = bridge
 

@@ -84,11 +84,11 @@ def oklch_to_hex(L: float, C: float, h: float) -> str:
     return _to_hex(_oklch_rgb(L, C, h))
 
 
-def okhsl_to_hex(h: float, s: float, l: float) -> str:
+def okhsl_to_hex(h: float, s: float, light: float) -> str:
     """Approximate OKHSL: lightness through Ottosson's toe, saturation relative to the gamut edge."""
     k1, k2 = 0.206, 0.03
     k3 = (1 + k1) / (1 + k2)
-    L = (l * (l + k1)) / (k3 * (l + k2))  # inverse toe
+    L = (light * (light + k1)) / (k3 * (light + k2))  # inverse toe
     return _to_hex(_oklch_rgb(L, s * _max_chroma(L, h), h))
 
 

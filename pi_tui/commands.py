@@ -57,7 +57,7 @@ def all_commands(session: Any) -> list[tuple[str, str]]:
     return out
 
 
-async def run_command(app: "PiApp", text: str) -> bool:
+async def run_command(app: PiApp, text: str) -> bool:
     """Run a built-in command. Returns False when ``text`` is not one (send it as a prompt)."""
     name, _, arg = text[1:].partition(" ")
     arg = arg.strip()
@@ -73,7 +73,7 @@ async def run_command(app: "PiApp", text: str) -> bool:
 
 # ---------------------------------------------------------------------- models and thinking
 
-async def _model(app: "PiApp", arg: str) -> None:
+async def _model(app: PiApp, arg: str) -> None:
     from .screens.model_picker import open_model_picker
 
     session = app.session
@@ -90,7 +90,7 @@ async def _model(app: "PiApp", arg: str) -> None:
     app.notify(f"Model: {model.ref} (saved as default)", timeout=3)
 
 
-async def _thinking(app: "PiApp", arg: str) -> None:
+async def _thinking(app: PiApp, arg: str) -> None:
     from .screens.thinking_picker import open_thinking_picker
 
     if not arg:
@@ -100,19 +100,19 @@ async def _thinking(app: "PiApp", arg: str) -> None:
     app.notify(f"Thinking level: {level}", timeout=3)
 
 
-async def _scoped_models(app: "PiApp", arg: str) -> None:
+async def _scoped_models(app: PiApp, arg: str) -> None:
     from .screens.scoped_models import open_scoped_models
 
     open_scoped_models(app)
 
 
-async def _login(app: "PiApp", arg: str) -> None:
+async def _login(app: PiApp, arg: str) -> None:
     from .screens.login_prompt import open_login
 
     open_login(app, arg)
 
 
-async def _logout(app: "PiApp", arg: str) -> None:
+async def _logout(app: PiApp, arg: str) -> None:
     from .screens.login_prompt import open_logout
 
     open_logout(app, arg)
@@ -120,7 +120,7 @@ async def _logout(app: "PiApp", arg: str) -> None:
 
 # ---------------------------------------------------------------------- sessions
 
-async def _name(app: "PiApp", arg: str) -> None:
+async def _name(app: PiApp, arg: str) -> None:
     if not arg:
         await app.transcript.add_notice(f"Session name: {app.session.session_name or '(none)'}")
         return
@@ -148,29 +148,29 @@ def session_report(session: Any) -> str:
     return "\n".join(lines)
 
 
-async def _session(app: "PiApp", arg: str) -> None:
+async def _session(app: PiApp, arg: str) -> None:
     await app.transcript.add_notice(session_report(app.session))
 
 
-async def _new(app: "PiApp", arg: str) -> None:
+async def _new(app: PiApp, arg: str) -> None:
     result = await app.session.new_session()
     if not result.cancelled:
         app.notify("New session started", timeout=3)
 
 
-async def _resume(app: "PiApp", arg: str) -> None:
+async def _resume(app: PiApp, arg: str) -> None:
     from .screens.nav_flows import open_resume
 
     open_resume(app)
 
 
-async def _tree(app: "PiApp", arg: str) -> None:
+async def _tree(app: PiApp, arg: str) -> None:
     from .screens.nav_flows import open_tree
 
     open_tree(app)
 
 
-async def _fork(app: "PiApp", arg: str) -> None:
+async def _fork(app: PiApp, arg: str) -> None:
     from .screens.fork_picker import open_fork_picker
 
     if app.session.is_streaming:
@@ -179,13 +179,13 @@ async def _fork(app: "PiApp", arg: str) -> None:
     open_fork_picker(app)
 
 
-async def _clone(app: "PiApp", arg: str) -> None:
+async def _clone(app: PiApp, arg: str) -> None:
     result = await app.session.clone()
     if not result.cancelled:
         app.notify(f"Cloned into {app.session.session_file or 'a new in-memory session'}", timeout=4)
 
 
-async def _compact(app: "PiApp", arg: str) -> None:
+async def _compact(app: PiApp, arg: str) -> None:
     if app.session.is_streaming:
         await app.transcript.add_notice("Cannot compact while the agent is working (press Esc first)", "warning")
         return
@@ -193,7 +193,7 @@ async def _compact(app: "PiApp", arg: str) -> None:
     app.run_worker(_compact_worker(app, arg or None), name="compact", group="kernel", exit_on_error=False)
 
 
-async def _compact_worker(app: "PiApp", instructions: str | None) -> None:
+async def _compact_worker(app: PiApp, instructions: str | None) -> None:
     from pi_runtime.frontend import CompactionError
 
     try:
@@ -210,18 +210,18 @@ async def _compact_worker(app: "PiApp", instructions: str | None) -> None:
     app.call_later(app.transcript.add_notice, text, "info")
 
 
-async def _export(app: "PiApp", arg: str) -> None:
+async def _export(app: PiApp, arg: str) -> None:
     path = app.session.export_html(arg or None)
     await app.transcript.add_notice(f"Exported to {path}")
 
 
 # ---------------------------------------------------------------------- app
 
-async def _copy(app: "PiApp", arg: str) -> None:
+async def _copy(app: PiApp, arg: str) -> None:
     copy_message(app)
 
 
-async def _reload(app: "PiApp", arg: str) -> None:
+async def _reload(app: PiApp, arg: str) -> None:
     await app.reload_resources()
     # The kernel rebuilds the system prompt at the start of every run; doing it now makes
     # /session and the RPC state show the reloaded context files at once.
@@ -230,13 +230,13 @@ async def _reload(app: "PiApp", arg: str) -> None:
         await app.transcript.add_notice("Extensions are not reloaded; restart pi to reload them", "warning")
 
 
-async def _hotkeys(app: "PiApp", arg: str) -> None:
+async def _hotkeys(app: PiApp, arg: str) -> None:
     from .screens.hotkeys_screen import HotkeysScreen
 
     app.push_screen(HotkeysScreen(app.keymap))
 
 
-async def _settings(app: "PiApp", arg: str) -> None:
+async def _settings(app: PiApp, arg: str) -> None:
     from .screens.settings_screen import open_settings
 
     key, _, value = arg.partition(" ")
@@ -246,17 +246,17 @@ async def _settings(app: "PiApp", arg: str) -> None:
     open_settings(app)
 
 
-async def _changelog(app: "PiApp", arg: str) -> None:
+async def _changelog(app: PiApp, arg: str) -> None:
     from .screens.text_viewer import TextViewer, changelog_head
 
     app.push_screen(TextViewer("What's new in pi", changelog_head(), id="changelog"))
 
 
-async def _find(app: "PiApp", arg: str) -> None:
+async def _find(app: PiApp, arg: str) -> None:
     open_search(app, arg)
 
 
-async def _quit(app: "PiApp", arg: str) -> None:
+async def _quit(app: PiApp, arg: str) -> None:
     await app.action_quit()
 
 
@@ -269,7 +269,7 @@ _HANDLERS = {
 }
 
 
-async def _local(app: "PiApp", arg: str) -> None:
+async def _local(app: PiApp, arg: str) -> None:
     from .local_model import use_local_model
 
     await use_local_model(app, arg)
@@ -280,7 +280,7 @@ _HANDLERS["local"] = _local
 
 # ---------------------------------------------------------------------- actions (bound in app.py)
 
-def search_bar(app: "PiApp") -> Any:
+def search_bar(app: PiApp) -> Any:
     """The open search bar, or None."""
     from .widgets.search_bar import SearchBar
 
@@ -288,7 +288,7 @@ def search_bar(app: "PiApp") -> Any:
     return found.first() if found else None
 
 
-def open_search(app: "PiApp", query: str = "") -> None:
+def open_search(app: PiApp, query: str = "") -> None:
     """Open (or focus) the transcript search bar above the editor."""
     from .widgets.search_bar import SearchBar
 
@@ -301,7 +301,7 @@ def open_search(app: "PiApp", query: str = "") -> None:
     app.call_after_refresh(lambda: bar.query_one("#search-input").focus())
 
 
-def close_search(app: "PiApp") -> bool:
+def close_search(app: PiApp) -> bool:
     """Close the search bar; True when one was open."""
     bar = search_bar(app)
     if bar is None:
@@ -311,7 +311,7 @@ def close_search(app: "PiApp") -> bool:
     return True
 
 
-def copy_message(app: "PiApp") -> None:
+def copy_message(app: PiApp) -> None:
     """Copy the current search match or selected message, else the last answer (source text)."""
     from .clipboard import copy_text
     from .widgets.transcript_nav import selected_block, source_text
@@ -327,7 +327,7 @@ def copy_message(app: "PiApp") -> None:
     app.notify(f"Copied {what}" + ("" if how else " (no clipboard available)"), timeout=2)
 
 
-def run_action(app: "PiApp", name: str) -> None:
+def run_action(app: PiApp, name: str) -> None:
     """Actions the app binds to keys: search, search_next, search_prev, select_prev, select_next, copy."""
     from .widgets.transcript_nav import move_selection
 
@@ -352,7 +352,7 @@ def run_action(app: "PiApp", name: str) -> None:
         app.call_later(run_command, app, f"/{name}")
 
 
-def escape_pressed(app: "PiApp", *, idle: bool) -> bool:
+def escape_pressed(app: PiApp, *, idle: bool) -> bool:
     """Esc before the app's own handling (``idle=False``) and on an idle session (``idle=True``).
 
     Before: closes the search bar, then clears a message selection. Idle: a second Esc

@@ -32,7 +32,7 @@ class AppExtensionUI:
         self.app.push_screen(screen, done)
         try:
             return await (asyncio.wait_for(future, timeout) if timeout else future)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             # Nobody answered in time: take the dialog down, the caller gets the default.
             if screen.is_attached:
                 screen.dismiss(None)

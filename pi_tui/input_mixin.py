@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 class InputMixin:
     # ------------------------------------------------------------------ submit
 
-    async def on_prompt_editor_submitted(self: "PiApp", message: PromptEditor.Submitted) -> None:
+    async def on_prompt_editor_submitted(self: PiApp, message: PromptEditor.Submitted) -> None:
         images = [image.to_content() for image in self.editor.take_images()]
         text = self.editor.take_text()
         self.menu.hide()
@@ -35,7 +35,7 @@ class InputMixin:
         self.editor.remember(text)
         await self.handle_text(text, message.mode, images)
 
-    async def handle_text(self: "PiApp", text: str, mode: str, images: list[Any] | None = None) -> None:
+    async def handle_text(self: PiApp, text: str, mode: str, images: list[Any] | None = None) -> None:
         """Route editor text: ``!``/``!!`` bash, built-in ``/command``, else a prompt (with ``images``)."""
         if self.session is None:
             self.notify("Still starting up…", timeout=2)
@@ -53,7 +53,7 @@ class InputMixin:
         self._send(text, mode, images or None)
 
     @work(name="prompt", group="kernel", exit_on_error=False)
-    async def _send(self: "PiApp", text: str, mode: str, images: list[Any] | None = None) -> None:
+    async def _send(self: PiApp, text: str, mode: str, images: list[Any] | None = None) -> None:
         from pi_runtime.frontend import PromptError
 
         # One path in every state: extension commands and input hooks see the text even while
@@ -65,7 +65,7 @@ class InputMixin:
             await self.transcript.add_notice(str(exc), "error")
 
     @work(name="bash", group="bash", exit_on_error=False)
-    async def _run_bash(self: "PiApp", command: str, exclude: bool) -> None:
+    async def _run_bash(self: PiApp, command: str, exclude: bool) -> None:
         request_id = uuid.uuid4().hex[:12]
         await self.transcript.start_bash(request_id, command, exclude)
         result = await self.session.execute_bash(command, exclude, request_id=request_id)
@@ -73,21 +73,21 @@ class InputMixin:
 
     # ------------------------------------------------------------------ queue and abort
 
-    def action_dequeue(self: "PiApp") -> None:
+    def action_dequeue(self: PiApp) -> None:
         """Bring queued steering/follow-up messages back into the editor."""
         if self.session is None:
             return
         steering, follow_up = self.session.clear_queue()
         self._restore_to_editor(steering + follow_up)
 
-    def _restore_to_editor(self: "PiApp", texts: list[str]) -> None:
+    def _restore_to_editor(self: PiApp, texts: list[str]) -> None:
         if not texts:
             return
         current = self.editor.text
         self.editor.set_text("\n\n".join(texts + ([current] if current.strip() else [])))
         self.queue_view.set_queue([], [])
 
-    async def action_interrupt(self: "PiApp") -> None:
+    async def action_interrupt(self: PiApp) -> None:
         """Esc: close the menu, else abort the run (queued messages return to the editor)."""
         if self.menu.visible:
             self.menu.hide()
@@ -109,7 +109,7 @@ class InputMixin:
     # ------------------------------------------------------------------ model and thinking
 
     @work(name="thinking", group="kernel", exit_on_error=False)
-    async def action_cycle_thinking(self: "PiApp") -> None:
+    async def action_cycle_thinking(self: PiApp) -> None:
         if self.session is None:
             return
         level = await self.session.cycle_thinking_level()
@@ -117,7 +117,7 @@ class InputMixin:
             self.notify("This model does not support thinking levels", timeout=3)
 
     @work(name="cycle-model", group="kernel", exit_on_error=False)
-    async def action_cycle_model(self: "PiApp", direction: int) -> None:
+    async def action_cycle_model(self: PiApp, direction: int) -> None:
         if self.session is None:
             return
         result = await self.session.cycle_model(direction)
@@ -126,14 +126,14 @@ class InputMixin:
         else:
             self.notify(f"Model: {result.model.ref}", timeout=2)
 
-    def action_select_model(self: "PiApp") -> None:
+    def action_select_model(self: PiApp) -> None:
         from .screens.model_picker import open_model_picker
 
         open_model_picker(self)
 
     # ------------------------------------------------------------------ external editor, reload
 
-    def action_external_editor(self: "PiApp") -> None:
+    def action_external_editor(self: PiApp) -> None:
         import shlex
         import subprocess
         import tempfile
@@ -152,7 +152,7 @@ class InputMixin:
         finally:
             os.unlink(path)
 
-    async def reload_resources(self: "PiApp") -> None:
+    async def reload_resources(self: PiApp) -> None:
         """``/reload``: keybindings, themes and resources from disk again."""
         from .keymap import load_keymap
 
@@ -173,15 +173,15 @@ class InputMixin:
 
     # ------------------------------------------------------------------ completion
 
-    def on_text_area_changed(self: "PiApp", event: TextArea.Changed) -> None:
+    def on_text_area_changed(self: PiApp, event: TextArea.Changed) -> None:
         if event.text_area is self.editor:
             self.update_completion()
 
-    def on_text_area_selection_changed(self: "PiApp", event: TextArea.SelectionChanged) -> None:
+    def on_text_area_selection_changed(self: PiApp, event: TextArea.SelectionChanged) -> None:
         if event.text_area is self.editor and self.menu.visible:
             self.update_completion()
 
-    def update_completion(self: "PiApp") -> None:
+    def update_completion(self: PiApp) -> None:
         if self.menu.kind == "path" and self.menu.visible:
             self._refilter_paths()
             return
@@ -205,17 +205,17 @@ class InputMixin:
             self.menu.hide()
 
     @work(name="index-files", group="files", thread=True, exclusive=True, exit_on_error=False)
-    def _index_files(self: "PiApp") -> None:
+    def _index_files(self: PiApp) -> None:
         files = list_files(self.cwd)
         self.call_from_thread(self._files_ready, files)
 
-    def _files_ready(self: "PiApp", files: list[str]) -> None:
+    def _files_ready(self: PiApp, files: list[str]) -> None:
         self._files = files
         self.update_completion()
 
     # ------------------------------------------------------------------ Tab: paths
 
-    def on_prompt_editor_completion_requested(self: "PiApp", message: PromptEditor.CompletionRequested) -> None:
+    def on_prompt_editor_completion_requested(self: PiApp, message: PromptEditor.CompletionRequested) -> None:
         """Tab with the menu closed: complete the path before the cursor (see path_completion)."""
         row, col = self.editor.cursor_location
         before = self.editor.document.get_line(row)[:col]
@@ -234,7 +234,7 @@ class InputMixin:
         if result.candidates:
             self._show_paths(row, start, prefix, result.candidates)
 
-    def _show_paths(self: "PiApp", row: int, start: int, prefix: str, candidates: list[Any]) -> None:
+    def _show_paths(self: PiApp, row: int, start: int, prefix: str, candidates: list[Any]) -> None:
         from .widgets.completion_menu import Completion
 
         col = self.editor.cursor_location[1]
@@ -245,7 +245,7 @@ class InputMixin:
         items = [Completion(prefix + c.value, c.label, c.description) for c in candidates]
         self.menu.show(items, "path", (row, start, end))
 
-    def _refilter_paths(self: "PiApp") -> None:
+    def _refilter_paths(self: PiApp) -> None:
         """Typing while the path menu is open narrows it (an emptied token closes it)."""
         row, col = self.editor.cursor_location
         before = self.editor.document.get_line(row)[:col]

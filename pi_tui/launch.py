@@ -129,13 +129,10 @@ def _fallback_session(args: Any) -> Any:
 
 def _pick_session(args: Any) -> str | None:
     """``pi -r``: the session picker on its own, before the app; the chosen file (or None)."""
-    from pi_runtime.frontend import session_dir_for
-    from pi_runtime.frontend import SettingsManager
+    from pi_runtime.frontend import SettingsManager, agent_dir, session_dir_for
 
     from .nav_host import NavHostApp
     from .screens.session_picker import SessionPicker
-
-    from pi_runtime.frontend import agent_dir
 
     cwd = os.getcwd()
     settings = SettingsManager.create(cwd)

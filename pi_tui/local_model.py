@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from .app import PiApp
 
 
-async def use_local_model(app: "PiApp", arg: str) -> None:
+async def use_local_model(app: PiApp, arg: str) -> None:
     from pi_runtime.frontend import add_to_models_json, probe_local_servers
 
     from .screens.pick_list import PickItem, PickList

@@ -139,5 +139,5 @@ def complete(token: str, cwd: str) -> PathCompletion | None:
     if len(found) == 1:
         name, is_dir = found[0]
         return PathCompletion(typed_folder + escape(name) + ("/" if is_dir else " "))
-    common = os.path.commonprefix([name for name, _ in found])
+    common = os.path.commonprefix([name for name, _ in found])  # noqa: RUF071 - a string prefix is what Tab inserts
     return PathCompletion(typed_folder + escape(common), _menu_entries(token, found))

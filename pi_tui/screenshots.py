@@ -59,10 +59,7 @@ def _project() -> Path:
 
 def make_app(scene: Scene, agent_dir: str | None = None) -> tuple[Any, Any]:
     """A fresh session + app for ``scene`` (returns (app, provider))."""
-    from pi_runtime.frontend import ScriptedProvider
-    from pi_runtime.frontend import create_agent_session
-    from pi_runtime.frontend import SessionManager
-    from pi_runtime.frontend import SettingsManager
+    from pi_runtime.frontend import ScriptedProvider, SessionManager, SettingsManager, create_agent_session
 
     from .launch import create_app
 
@@ -101,7 +98,10 @@ async def _until(pilot: Any, check: Callable[[], bool], timeout: float = 10.0) -
 
 async def _conversation(pilot: Any) -> None:
     from pi_runtime.frontend import (
-        ScriptedResponse, ScriptedText, ScriptedThinking, ScriptedToolCall,
+        ScriptedResponse,
+        ScriptedText,
+        ScriptedThinking,
+        ScriptedToolCall,
     )
 
     provider = pilot.app.scene_provider

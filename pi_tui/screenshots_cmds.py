@@ -8,7 +8,6 @@ auth.json (Anthropic and OpenAI keys), so the model list is the same on every ma
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import tempfile
@@ -30,12 +29,14 @@ Make `src/steps.py` faster without changing results.
 
 def make_app(scene: Scene, agent_dir: str | None = None) -> tuple[Any, Any]:
     """A fresh session + app for ``scene`` with a deterministic model registry."""
-    from pi_runtime.frontend import ModelRegistry
-    from pi_runtime.frontend import ScriptedProvider
-    from pi_runtime.frontend import AuthStorage
-    from pi_runtime.frontend import create_agent_session
-    from pi_runtime.frontend import SessionManager
-    from pi_runtime.frontend import SettingsManager
+    from pi_runtime.frontend import (
+        AuthStorage,
+        ModelRegistry,
+        ScriptedProvider,
+        SessionManager,
+        SettingsManager,
+        create_agent_session,
+    )
 
     from .launch import create_app
 

@@ -13,12 +13,12 @@ import asyncio
 import json
 import os
 import tempfile
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-NOW = datetime(2025, 3, 10, 12, 0, tzinfo=timezone.utc)
-START = datetime(2025, 3, 10, 9, 0, tzinfo=timezone.utc)
+NOW = datetime(2025, 3, 10, 12, 0, tzinfo=UTC)
+START = datetime(2025, 3, 10, 9, 0, tzinfo=UTC)
 PROJECT = "/home/dev/webshop"
 USAGE = {"input": 1200, "output": 300, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 1500,
          "cost": {"input": 0.0036, "output": 0.0045, "cacheRead": 0, "cacheWrite": 0, "total": 0.0081}}
@@ -140,10 +140,7 @@ def write_picker_sessions(root: Path) -> dict[str, Path]:
 
 def tree_screen(folder: Path) -> tuple[Any, Any]:
     """(screen factory, session) showing the branched demo session in ``/tree``."""
-    from pi_runtime.frontend import ScriptedProvider
-    from pi_runtime.frontend import create_agent_session
-    from pi_runtime.frontend import SessionManager
-    from pi_runtime.frontend import SettingsManager
+    from pi_runtime.frontend import ScriptedProvider, SessionManager, SettingsManager, create_agent_session
 
     from .screens.tree_browser import TreeBrowser
 

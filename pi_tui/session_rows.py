@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import shutil
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -49,9 +49,9 @@ def fuzzy_score(query: str, text: str) -> float | None:
 
 def relative_age(then: datetime, now: datetime | None = None) -> str:
     """``just now``, ``5 min ago``, ``3 h ago``, ``2 d ago``, ``4 mo ago``, ``1 y ago``."""
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     if then.tzinfo is None:
-        then = then.replace(tzinfo=timezone.utc)
+        then = then.replace(tzinfo=UTC)
     seconds = max((now - then).total_seconds(), 0)
     for size, unit in ((365 * 86400, "y"), (30 * 86400, "mo"), (86400, "d"), (3600, "h"), (60, "min")):
         if seconds >= size:
@@ -92,7 +92,7 @@ class PickerState:
     def sessions(self) -> list[Any]:
         return self.everywhere if self.scope == "all" and self.everywhere is not None else self.project
 
-    def refresh(self, keep: Path | None | bool = True) -> None:
+    def refresh(self, keep: Path | bool | None = True) -> None:
         """Recompute the visible list.
 
         Args:

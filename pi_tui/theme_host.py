@@ -22,22 +22,22 @@ _DEFAULT_VARIABLES: dict[str, str] | None = None
 class ThemeHost:
     """Mixin for ``PiApp``: theme loading, switching and live reload."""
 
-    def get_theme_variable_defaults(self: "PiApp") -> dict[str, str]:
+    def get_theme_variable_defaults(self: PiApp) -> dict[str, str]:
         global _DEFAULT_VARIABLES
         if _DEFAULT_VARIABLES is None:
             _DEFAULT_VARIABLES = default_variables()
         return _DEFAULT_VARIABLES
 
-    def _theme_folders(self: "PiApp") -> list[Path]:
+    def _theme_folders(self: PiApp) -> list[Path]:
         """User theme folders, later ones winning: the agent dir's, then the project's."""
         return [self.agent_dir / "themes", Path(self.cwd) / ".pi" / "themes"]
 
-    def _load_themes(self: "PiApp") -> None:
+    def _load_themes(self: PiApp) -> None:
         self.pi_themes, self.theme_errors = discover_themes(*self._theme_folders())
         for theme in self.pi_themes.values():
             self.register_theme(theme.to_textual())
 
-    def apply_theme(self: "PiApp", name: str, *, persist: bool = False, force: bool = False) -> bool:
+    def apply_theme(self: PiApp, name: str, *, persist: bool = False, force: bool = False) -> bool:
         """Switch theme; an unknown one falls back to dark with a notification.
 
         ``force`` applies it again even when it is already current (its file was reloaded).
@@ -57,7 +57,7 @@ class ThemeHost:
                 pass
         return True
 
-    def _push_colors(self: "PiApp") -> None:
+    def _push_colors(self: PiApp) -> None:
         from .markdown_render import markdown_theme, set_code_theme
 
         self.theme_generation += 1
@@ -73,12 +73,12 @@ class ThemeHost:
         self.footer_bar._render_footer()
         self.header_bar._show()
 
-    def _start_theme_watch(self: "PiApp") -> None:
+    def _start_theme_watch(self: PiApp) -> None:
         watcher = ThemeWatcher(self._theme_folders(), lambda paths: self.call_from_thread(self.theme_files_changed, paths))
         if watcher.start():
             self.theme_watcher = watcher
 
-    def theme_files_changed(self: "PiApp", paths: set[Path]) -> None:
+    def theme_files_changed(self: PiApp, paths: set[Path]) -> None:
         """Theme files changed on disk: load them again and re-apply the chosen theme.
 
         A chosen theme whose file is now invalid (or gone) falls back to dark with the reason;

@@ -11,8 +11,9 @@ where an entry has several children do its children get ``├─`` / ``└─`` 
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 from .entry_summary import SETTINGS_KINDS, describe, kind_of
 

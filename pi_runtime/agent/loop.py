@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 class AgentRun:
     """One low-level run: from ``agent_start`` to ``agent_end``."""
 
-    def __init__(self, agent: "Agent") -> None:
+    def __init__(self, agent: Agent) -> None:
         self.agent = agent
         self.produced: list[Any] = []
         self._tool_cache: dict[int, Any] = {}

@@ -31,7 +31,7 @@ class ToolResult:
     """Runtime-only hint: stop after this batch when every result in it terminates."""
 
     @classmethod
-    def text(cls, text: str, details: Any = None) -> "ToolResult":
+    def text(cls, text: str, details: Any = None) -> ToolResult:
         return cls(content=[TextContent(text=text)], details=details)
 
     def to_wire(self) -> dict[str, Any]:

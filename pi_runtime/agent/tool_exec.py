@@ -96,7 +96,7 @@ def format_validation_error(tool: AgentTool, exc: ValidationError, args: Any) ->
 
 
 class ToolBatch:
-    def __init__(self, agent: "Agent", message: AssistantMessage, emit: Callable[[Any], Awaitable[None]]):
+    def __init__(self, agent: Agent, message: AssistantMessage, emit: Callable[[Any], Awaitable[None]]):
         self.agent = agent
         self.message = message
         self.emit = emit
@@ -109,7 +109,6 @@ class ToolBatch:
             getattr(tools.get(c.name), "execution_mode", None) == "sequential" for c in calls
         )
         outcomes: dict[str, _Outcome] = {}
-        terminates: list[bool] = []
         if self.message.stop_reason == "length":
             for call in calls:
                 await self._start(call)

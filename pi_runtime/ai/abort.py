@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 
 class AbortSignal:
-    __slots__ = ("aborted", "reason", "_event", "_listeners")
+    __slots__ = ("_event", "_listeners", "aborted", "reason")
 
     def __init__(self) -> None:
         self.aborted = False

@@ -230,7 +230,7 @@ _UNIT_SECONDS = {"ms": 0.001, "h": 3600.0, "m": 60.0, "s": 1.0}
 
 def _unit(unit: str) -> float:
     unit = unit.lower()
-    if unit.startswith("ms") or unit.startswith("milli"):
+    if unit.startswith(("ms", "milli")):
         return _UNIT_SECONDS["ms"]
     return _UNIT_SECONDS[unit[0]] if unit[0] in "hms" else 1.0
 

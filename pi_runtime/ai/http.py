@@ -9,10 +9,10 @@ from weakref import WeakKeyDictionary
 if TYPE_CHECKING:
     import httpx
 
-_clients: "WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient]" = WeakKeyDictionary()
+_clients: WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient] = WeakKeyDictionary()
 
 
-def shared_client() -> "httpx.AsyncClient":
+def shared_client() -> httpx.AsyncClient:
     import httpx
 
     loop = asyncio.get_running_loop()

@@ -23,7 +23,7 @@ class StreamOptions:
     headers: dict[str, str] = field(default_factory=dict)
     session_id: str | None = None
     """Used as a prompt-cache key by providers that support one."""
-    client: "httpx.AsyncClient | None" = None
+    client: httpx.AsyncClient | None = None
     """Injectable HTTP client (tests, proxies). A shared default is used otherwise."""
     timeout: float = 600.0
     """Seconds without any bytes from the server before the request fails."""

@@ -12,7 +12,7 @@ class SSEDecoder:
     lines join with LF; comment lines (``:``) and unknown fields are ignored.
     """
 
-    __slots__ = ("_decoder", "_buffer", "_event", "_data", "_pending_cr")
+    __slots__ = ("_buffer", "_data", "_decoder", "_event", "_pending_cr")
 
     def __init__(self) -> None:
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")

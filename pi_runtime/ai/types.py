@@ -8,10 +8,9 @@ must stay cheap.
 
 from __future__ import annotations
 
-import time
-from typing import Annotated, Any, Literal, Union
-
 import functools
+import time
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, TypeAdapter
 from pydantic.alias_generators import to_camel
@@ -76,9 +75,9 @@ class ToolCall(WireModel):
 
 
 AssistantContent = Annotated[
-    Union[TextContent, ThinkingContent, ToolCall], Field(discriminator="type")
+    TextContent | ThinkingContent | ToolCall, Field(discriminator="type")
 ]
-UserContent = Annotated[Union[TextContent, ImageContent], Field(discriminator="type")]
+UserContent = Annotated[TextContent | ImageContent, Field(discriminator="type")]
 
 
 # --------------------------------------------------------------------------- usage
@@ -100,7 +99,7 @@ class Usage(WireModel):
     total_tokens: int = 0
     cost: Cost = Field(default_factory=Cost)
 
-    def compute_cost(self, model: "Model") -> None:
+    def compute_cost(self, model: Model) -> None:
         """Fill ``cost`` from the model's per-million-token prices and update ``total_tokens``."""
         prices = model.cost
         c = self.cost
@@ -216,22 +215,12 @@ def _message_tag(value: Any) -> str:
 
 
 AgentMessage = Annotated[
-    Union[
-        Annotated[SystemMessage, Tag("system")],
-        Annotated[UserMessage, Tag("user")],
-        Annotated[AssistantMessage, Tag("assistant")],
-        Annotated[ToolResultMessage, Tag("toolResult")],
-        Annotated[BashExecutionMessage, Tag("bashExecution")],
-        Annotated[CustomMessage, Tag("custom")],
-        Annotated[BranchSummaryMessage, Tag("branchSummary")],
-        Annotated[CompactionSummaryMessage, Tag("compactionSummary")],
-        Annotated[UnknownMessage, Tag("unknown")],
-    ],
+    Annotated[SystemMessage, Tag("system")] | Annotated[UserMessage, Tag("user")] | Annotated[AssistantMessage, Tag("assistant")] | Annotated[ToolResultMessage, Tag("toolResult")] | Annotated[BashExecutionMessage, Tag("bashExecution")] | Annotated[CustomMessage, Tag("custom")] | Annotated[BranchSummaryMessage, Tag("branchSummary")] | Annotated[CompactionSummaryMessage, Tag("compactionSummary")] | Annotated[UnknownMessage, Tag("unknown")],
     Discriminator(_message_tag),
 ]
 """Every message the agent keeps; the LLM only ever sees user/assistant/toolResult."""
 
-Message = Union[UserMessage, AssistantMessage, ToolResultMessage]
+Message = UserMessage | AssistantMessage | ToolResultMessage
 
 
 def parse_message(data: dict[str, Any]) -> Any:

@@ -27,7 +27,7 @@ class CompactionSettings:
                 raise ValueError(f"compaction.{name} must be a non-negative integer, got {value!r}")
 
     @classmethod
-    def for_model(cls, block: Any, model_ref: str | None) -> "CompactionSettings":
+    def for_model(cls, block: Any, model_ref: str | None) -> CompactionSettings:
         """Resolve the ``compaction`` settings block for ``provider/modelId``.
 
         Args:

@@ -22,7 +22,8 @@ Example:
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from .events import EVENT_NAMES
 from .process import ExecResult, run_process
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
 class ExtensionAPI:
     """What one extension can register and do (``pi``)."""
 
-    def __init__(self, runner: "ExtensionRunner", extension: "Extension") -> None:
+    def __init__(self, runner: ExtensionRunner, extension: Extension) -> None:
         self._runner = runner
         self._ext = extension
 
@@ -168,7 +169,7 @@ class ExtensionAPI:
 
         send_custom_message(self._runner, message, deliver_as=deliver_as, trigger_turn=trigger_turn)
 
-    def send_user_message(self, content: Any, *, deliver_as: str | None = None) -> "asyncio.Future[Any]":
+    def send_user_message(self, content: Any, *, deliver_as: str | None = None) -> asyncio.Future[Any]:
         """Send a user message as if typed (the ``input`` event sees ``source="extension"``).
 
         Idle: starts a run. While running ``deliver_as`` (``steer``/``followUp``) is required.
@@ -186,7 +187,7 @@ class ExtensionAPI:
 
         return append_entry(self._runner, custom_type, data)
 
-    def set_session_name(self, name: str) -> "asyncio.Future[Any]":
+    def set_session_name(self, name: str) -> asyncio.Future[Any]:
         """Name the session (emits ``session_info_changed``)."""
         return asyncio.ensure_future(self._runner.require_session().set_session_name(name))
 

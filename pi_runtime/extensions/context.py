@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 class ExtensionContext:
     """The session as an extension sees it (``ctx``)."""
 
-    def __init__(self, runner: "ExtensionRunner", extension: "Extension | None" = None) -> None:
+    def __init__(self, runner: ExtensionRunner, extension: Extension | None = None) -> None:
         self._runner = runner
         self._extension = extension
 
@@ -90,7 +90,7 @@ class ExtensionContext:
         """False while a run, a retry or a queued continuation is in progress."""
         return not self._session.is_streaming
 
-    def abort(self) -> "asyncio.Future[Any]":
+    def abort(self) -> asyncio.Future[Any]:
         """Abort the current run (returns at once; await the result to wait for idle)."""
         return asyncio.ensure_future(self._session.abort())
 

@@ -34,7 +34,7 @@ _SWITCH_REASONS = {"new": "new", "switch": "resume", "fork": "fork", "clone": "f
 class KernelHooksMixin:
     # ------------------------------------------------------------------ session subscription
 
-    async def _on_session_event(self: "ExtensionRunner", event: Any) -> None:
+    async def _on_session_event(self: ExtensionRunner, event: Any) -> None:
         kind = event.type
         if kind == "extension_error":
             return
@@ -66,7 +66,7 @@ class KernelHooksMixin:
 
     # ------------------------------------------------------------------ agent hooks
 
-    def install_agent_hooks(self: "ExtensionRunner", agent: Any) -> None:
+    def install_agent_hooks(self: ExtensionRunner, agent: Any) -> None:
         """Put the runner in the agent's tool and context hooks (chaining any hook already there)."""
         self._last_model = agent.state.model
         self._last_level = agent.state.thinking_level
@@ -77,7 +77,7 @@ class KernelHooksMixin:
         agent.after_tool_call = self.after_tool_call
         agent.transform_context = self.transform_context
 
-    async def before_tool_call(self: "ExtensionRunner", call_ctx: Any) -> Any:
+    async def before_tool_call(self: ExtensionRunner, call_ctx: Any) -> Any:
         """``tool_call``: a handler may change ``event.input`` in place or block the call.
 
         Raises:
@@ -109,14 +109,14 @@ class KernelHooksMixin:
             self._apply_input(call_ctx, event.input)
         return None
 
-    def _apply_input(self: "ExtensionRunner", call_ctx: Any, new_input: dict[str, Any]) -> None:
+    def _apply_input(self: ExtensionRunner, call_ctx: Any, new_input: dict[str, Any]) -> None:
         """Validate changed arguments and copy them onto the params the tool will receive."""
         params = call_ctx.args
         validated = type(params).model_validate(new_input)  # an invalid change blocks the call
         for name in type(validated).model_fields:
             setattr(params, name, getattr(validated, name))
 
-    async def after_tool_call(self: "ExtensionRunner", call_ctx: Any) -> Any:
+    async def after_tool_call(self: ExtensionRunner, call_ctx: Any) -> Any:
         """``tool_result``: handlers chain patches to content, details and the error flag."""
         from ..agent.tool_exec import AfterToolCallResult
         from .tools import content_blocks
@@ -155,7 +155,7 @@ class KernelHooksMixin:
         return AfterToolCallResult(content=event.content, details=event.details, is_error=event.is_error,
                                    terminate=change.terminate if change else None)
 
-    async def transform_context(self: "ExtensionRunner", messages: list[Any], signal: Any) -> list[Any]:
+    async def transform_context(self: ExtensionRunner, messages: list[Any], signal: Any) -> list[Any]:
         """``context``: handlers may return ``{"messages": [...]}`` to replace what is sent."""
         if self._prior_transform is not None:
             messages = await self._prior_transform(messages, signal)
@@ -183,7 +183,7 @@ class KernelHooksMixin:
     # ------------------------------------------------------------------ kernel call points
 
     async def handle_input(
-        self: "ExtensionRunner", text: str, images: list[Any] | None = None, streaming_behavior: str | None = None
+        self: ExtensionRunner, text: str, images: list[Any] | None = None, streaming_behavior: str | None = None
     ) -> str | None:
         """Extension commands first, then ``input`` handlers.
 
@@ -215,7 +215,7 @@ class KernelHooksMixin:
                 event.text = str(result_field(result, "text"))
         return event.text
 
-    async def before_agent_start(self: "ExtensionRunner", prompts: list[Any]) -> list[Any]:
+    async def before_agent_start(self: ExtensionRunner, prompts: list[Any]) -> list[Any]:
         """Run ``before_agent_start`` for a run about to start; returns the messages to send.
 
         Handlers may edit ``event.sections`` (the system prompt's named sections) and
@@ -271,7 +271,7 @@ class KernelHooksMixin:
             session.agent.state.system_prompt = forced
         return prompts
 
-    async def emit_cancellable(self: "ExtensionRunner", name: str, **fields: Any) -> bool:
+    async def emit_cancellable(self: ExtensionRunner, name: str, **fields: Any) -> bool:
         """Run a ``session_before_*`` gate. Returns True when a handler cancelled.
 
         When a switch or fork goes ahead, ``session_shutdown`` follows at once.
@@ -294,7 +294,7 @@ class KernelHooksMixin:
                                                       target_session_file=fields.get("target_session_file")))
         return False
 
-    async def emit_named(self: "ExtensionRunner", name: str, **fields: Any) -> None:
+    async def emit_named(self: ExtensionRunner, name: str, **fields: Any) -> None:
         """Notify ``name`` (e.g. ``session_tree``, ``session_compact``) with ``fields``."""
         if not self._started:
             await self.start()
@@ -302,11 +302,11 @@ class KernelHooksMixin:
 
     # ------------------------------------------------------------------ tools and prompt
 
-    def active_tool_names(self: "ExtensionRunner") -> list[str]:
+    def active_tool_names(self: ExtensionRunner) -> list[str]:
         """Names of the active tools."""
         return [t.name for t in self.require_session().agent.state.tools]
 
-    def set_active_tools(self: "ExtensionRunner", names: list[str]) -> list[str]:
+    def set_active_tools(self: ExtensionRunner, names: list[str]) -> list[str]:
         """Activate exactly ``names`` (unknown names are ignored); rebuilds the system prompt."""
         session = self.require_session()
         chosen = list(dict.fromkeys(n for n in names if n in self.all_tools))
@@ -314,7 +314,7 @@ class KernelHooksMixin:
         session.refresh_system_prompt()
         return chosen
 
-    def add_tool(self: "ExtensionRunner", tool: Any) -> None:
+    def add_tool(self: ExtensionRunner, tool: Any) -> None:
         """Make a tool registered after binding available (and active unless ``default_active`` is False)."""
         session = self.require_session()
         self.all_tools[tool.name] = tool
@@ -328,14 +328,14 @@ class KernelHooksMixin:
             return
         session.refresh_system_prompt()
 
-    def prompt_guidelines(self: "ExtensionRunner", active: list[str]) -> list[str]:
+    def prompt_guidelines(self: ExtensionRunner, active: list[str]) -> list[str]:
         """Rules from the active extension tools' ``prompt_guidelines``."""
         out: list[str] = []
         for name in active:
             out.extend(getattr(self.all_tools.get(name), "prompt_guidelines", None) or [])
         return out
 
-    def prompt_snippets(self: "ExtensionRunner", active: list[str]) -> dict[str, str]:
+    def prompt_snippets(self: ExtensionRunner, active: list[str]) -> dict[str, str]:
         """One-line ``prompt_snippet`` of active extension tools that set one."""
         out = {}
         for name in active:
@@ -344,7 +344,7 @@ class KernelHooksMixin:
                 out[name] = snippet
         return out
 
-    def custom_message(self: "ExtensionRunner", message: Any) -> Any:
+    def custom_message(self: ExtensionRunner, message: Any) -> Any:
         """A ``CustomMessage`` from a dict with Pi's fields (``customType``, ``content``, ``display``, ``details``)."""
         from ..ai.types import CustomMessage
         from .tools import content_blocks

@@ -23,10 +23,11 @@ import os
 import re
 import sys
 import traceback
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Iterable
+from typing import Any
 
 BUILTIN_PREFIX = "builtin:"
 BUNDLED = {
@@ -68,9 +69,7 @@ def _entries(folder: Path) -> list[Path]:
     for child in children:
         if child.name.startswith((".", "_")):
             continue
-        if child.is_file() and child.suffix == ".py":
-            found.append(child)
-        elif child.is_dir() and (child / "__init__.py").is_file():
+        if (child.is_file() and child.suffix == ".py") or (child.is_dir() and (child / "__init__.py").is_file()):
             found.append(child)
     return found
 

@@ -35,7 +35,7 @@ async def _terminate(proc: asyncio.subprocess.Process) -> None:
         return
     try:
         await asyncio.wait_for(proc.wait(), KILL_GRACE_SECONDS)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         try:
             os.killpg(proc.pid, _signal.SIGKILL)
         except ProcessLookupError:

@@ -6,11 +6,12 @@ is part of ``ExtensionRunner``.
 
 from __future__ import annotations
 
-import asyncio
 import inspect
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
+from ..background import spawn
 from .loader import summarize_error
 
 if TYPE_CHECKING:
@@ -23,7 +24,7 @@ class Command:
 
     name: str
     handler: Callable[..., Any]
-    extension: "Extension"
+    extension: Extension
     description: str = ""
     get_argument_completions: Callable[[str], Any] | None = None
 
@@ -34,17 +35,17 @@ class Shortcut:
 
     key: str
     handler: Callable[..., Any]
-    extension: "Extension"
+    extension: Extension
     description: str = ""
 
 
 class RegistryMixin:
-    def settings_dict(self: "ExtensionRunner") -> dict[str, Any]:
+    def settings_dict(self: ExtensionRunner) -> dict[str, Any]:
         """The effective settings in file form (an empty dict without settings)."""
         data = getattr(self.settings, "settings", None)
         return data.model_dump(by_alias=True) if data is not None else {}
 
-    def commands(self: "ExtensionRunner") -> dict[str, Command]:
+    def commands(self: ExtensionRunner) -> dict[str, Command]:
         """Invocable name -> command. A name two extensions share becomes ``name:1``, ``name:2``."""
         counts: dict[str, int] = {}
         for ext in self.extensions:
@@ -61,7 +62,7 @@ class RegistryMixin:
                     out[name] = command
         return out
 
-    def get_commands(self: "ExtensionRunner") -> list[dict[str, Any]]:
+    def get_commands(self: ExtensionRunner) -> list[dict[str, Any]]:
         """Commands for ``get_commands`` / autocompletion (Pi's shape)."""
         return [
             {"name": name, "description": c.description, "source": "extension",
@@ -69,7 +70,7 @@ class RegistryMixin:
             for name, c in self.commands().items()
         ]
 
-    async def complete_command(self: "ExtensionRunner", name: str, prefix: str) -> list[Any] | None:
+    async def complete_command(self: ExtensionRunner, name: str, prefix: str) -> list[Any] | None:
         """Argument completions for ``/name prefix`` (None when there are none)."""
         command = self.commands().get(name)
         if command is None or command.get_argument_completions is None:
@@ -83,7 +84,7 @@ class RegistryMixin:
             return None
         return list(items) if items else None
 
-    async def run_command(self: "ExtensionRunner", name: str, args: str = "") -> bool:
+    async def run_command(self: ExtensionRunner, name: str, args: str = "") -> bool:
         """Run ``/name args``. Returns False when no such command exists."""
         command = self.commands().get(name)
         if command is None:
@@ -96,11 +97,11 @@ class RegistryMixin:
             await self.report_error(command.extension.path, f"command:{name}", summarize_error(exc, command.extension.path))
         return True
 
-    def shortcuts(self: "ExtensionRunner") -> dict[str, Shortcut]:
+    def shortcuts(self: ExtensionRunner) -> dict[str, Shortcut]:
         """Key -> shortcut (a later extension's binding for the same key wins)."""
         return {key: s for ext in self.extensions for key, s in ext.shortcuts.items()}
 
-    async def run_shortcut(self: "ExtensionRunner", key: str) -> bool:
+    async def run_shortcut(self: ExtensionRunner, key: str) -> bool:
         """Run the handler bound to ``key``. Returns False when none is."""
         shortcut = self.shortcuts().get(key)
         if shortcut is None:
@@ -111,18 +112,18 @@ class RegistryMixin:
             await self.report_error(shortcut.extension.path, f"shortcut:{key}", summarize_error(exc))
         return True
 
-    def flags(self: "ExtensionRunner") -> dict[str, dict[str, Any]]:
+    def flags(self: ExtensionRunner) -> dict[str, dict[str, Any]]:
         """Flag name -> definition (``description``, ``type``, ``default``, ``value``)."""
         return {name: spec for ext in self.extensions for name, spec in ext.flags.items()}
 
-    def set_flag_values(self: "ExtensionRunner", values: dict[str, Any]) -> None:
+    def set_flag_values(self: ExtensionRunner, values: dict[str, Any]) -> None:
         """Values for registered flags, from the command line."""
         for ext in self.extensions:
             for name, spec in ext.flags.items():
                 if name in values:
                     spec["value"] = values[name]
 
-    def registered_tools(self: "ExtensionRunner") -> list[Any]:
+    def registered_tools(self: ExtensionRunner) -> list[Any]:
         """Tools registered by extensions, in load order (a later registration of a name wins)."""
         merged: dict[str, Any] = {}
         for ext in self.extensions:
@@ -134,7 +135,7 @@ class RegistryMixin:
 class EventBus:
     """``pi.events``: a channel extensions use to talk to each other."""
 
-    def __init__(self, runner: "ExtensionRunner") -> None:
+    def __init__(self, runner: ExtensionRunner) -> None:
         self._runner = runner
         self._listeners: dict[str, list[Callable[[Any], Any]]] = {}
 
@@ -154,6 +155,6 @@ class EventBus:
             try:
                 result = listener(data)
                 if inspect.isawaitable(result):
-                    asyncio.ensure_future(result)
+                    spawn(result, name=f"listener:{name}")
             except Exception as exc:  # noqa: BLE001
                 self._runner.report_error_soon("(events)", f"events:{name}", summarize_error(exc))

@@ -19,14 +19,16 @@ import asyncio
 import contextvars
 import inspect
 import logging
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any
 
+from ..background import spawn
 from .context import ExtensionCommandContext, ExtensionContext
 from .events import Event
 from .hooks import KernelHooksMixin
 from .loader import ExtensionSource, LoadFailure, discover_extensions, import_extension, summarize_error
-from .registry import Command, EventBus, RegistryMixin, Shortcut  # noqa: F401 - re-exported
+from .registry import Command, EventBus, RegistryMixin, Shortcut
 from .ui import GuardedUI, HeadlessUI
 
 log = logging.getLogger("pi.extensions")
@@ -41,7 +43,7 @@ class Extension:
 
     path: str
     scope: str
-    runner: "ExtensionRunner"
+    runner: ExtensionRunner
     handlers: dict[str, list[Callable[..., Any]]] = field(default_factory=dict)
     tools: dict[str, Any] = field(default_factory=dict)
     commands: dict[str, Command] = field(default_factory=dict)
@@ -107,7 +109,7 @@ class ExtensionRunner(KernelHooksMixin, RegistryMixin):
         paths: Iterable[str] = (),
         no_extensions: bool = False,
         **kwargs: Any,
-    ) -> "ExtensionRunner":
+    ) -> ExtensionRunner:
         """Create a runner and load every extension found for ``cwd`` (see :mod:`.loader`)."""
         runner = cls(cwd=cwd, **kwargs)
         sources, failures = discover_extensions(
@@ -131,7 +133,7 @@ class ExtensionRunner(KernelHooksMixin, RegistryMixin):
                 factory = getattr(module, "extension", None)
                 if not callable(factory):
                     raise TypeError("the module defines no 'extension(pi)' function")
-            except BaseException as exc:  # noqa: BLE001 - SyntaxError, SystemExit... all mean "skip it"
+            except BaseException as exc:
                 if isinstance(exc, (KeyboardInterrupt, asyncio.CancelledError)):
                     raise
                 self._record_failure(LoadFailure(source.path, summarize_error(exc, source.path)))
@@ -304,7 +306,7 @@ class ExtensionRunner(KernelHooksMixin, RegistryMixin):
         except RuntimeError:
             self._pending_errors.append((path, event, error))
             return
-        asyncio.ensure_future(self.report_error(path, event, error))
+        spawn(self.report_error(path, event, error), name="extension-error")
 
     async def _emit_error(self, path: str, event: str, error: str) -> None:
         from ..kernel.events import ExtensionErrorEvent

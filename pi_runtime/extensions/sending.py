@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 DELIVERY = ("steer", "followUp", "nextTurn")
 
 
-def send_custom_message(runner: "ExtensionRunner", message: Any, *, deliver_as: str, trigger_turn: bool) -> None:
+def send_custom_message(runner: ExtensionRunner, message: Any, *, deliver_as: str, trigger_turn: bool) -> None:
     """See ``ExtensionAPI.send_message``.
 
     Raises:
@@ -43,7 +43,7 @@ def send_custom_message(runner: "ExtensionRunner", message: Any, *, deliver_as: 
         actions.store_message(custom)
 
 
-def send_user_message(runner: "ExtensionRunner", ext: "Extension", content: Any, deliver_as: str | None) -> "asyncio.Future[Any]":
+def send_user_message(runner: ExtensionRunner, ext: Extension, content: Any, deliver_as: str | None) -> asyncio.Future[Any]:
     """See ``ExtensionAPI.send_user_message``."""
     from ..ai.types import ImageContent
     from .runner import INPUT_SOURCE
@@ -72,7 +72,7 @@ def send_user_message(runner: "ExtensionRunner", ext: "Extension", content: Any,
     return asyncio.ensure_future(run())
 
 
-def append_entry(runner: "ExtensionRunner", custom_type: str, data: Any) -> str:
+def append_entry(runner: ExtensionRunner, custom_type: str, data: Any) -> str:
     """Append a ``custom`` entry and announce it with ``entry_appended``. Returns the entry id."""
     from ..kernel.events import EntryAppendedEvent
 

@@ -10,7 +10,8 @@ raising marks the call failed (the message goes to the model), as for built-in t
 from __future__ import annotations
 
 import inspect
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -69,7 +70,7 @@ class ExtensionTool(AgentTool):
 
     def __init__(
         self,
-        extension: "Extension",
+        extension: Extension,
         *,
         name: str,
         description: str,

@@ -129,7 +129,7 @@ class GuardedUI:
             if timeout is not None and timeout > 0:
                 return await asyncio.wait_for(call, timeout)
             return await call
-        except asyncio.TimeoutError:
+        except TimeoutError:
             return default
         except asyncio.CancelledError:
             raise

@@ -63,53 +63,95 @@ def __getattr__(name: str) -> Any:
 
 if TYPE_CHECKING:
     from pi_runtime import __version__ as __version__
-    from pi_runtime.ai.env_keys import ENV_KEYS as ENV_KEYS, env_var_names as env_var_names
+    from pi_runtime.ai.env_keys import ENV_KEYS as ENV_KEYS
+    from pi_runtime.ai.env_keys import env_var_names as env_var_names
     from pi_runtime.ai.models import ModelRegistry as ModelRegistry
     from pi_runtime.ai.providers.scripted import (
         ScriptedProvider as ScriptedProvider,
+    )
+    from pi_runtime.ai.providers.scripted import (
         ScriptedResponse as ScriptedResponse,
+    )
+    from pi_runtime.ai.providers.scripted import (
         ScriptedText as ScriptedText,
+    )
+    from pi_runtime.ai.providers.scripted import (
         ScriptedThinking as ScriptedThinking,
+    )
+    from pi_runtime.ai.providers.scripted import (
         ScriptedToolCall as ScriptedToolCall,
+    )
+    from pi_runtime.ai.providers.scripted import (
         scripted_text as scripted_text,
+    )
+    from pi_runtime.ai.providers.scripted import (
         scripted_tool_call as scripted_tool_call,
     )
-    from pi_runtime.ai.types import ImageContent as ImageContent, Model as Model, Usage as Usage
+    from pi_runtime.ai.types import ImageContent as ImageContent
+    from pi_runtime.ai.types import Model as Model
+    from pi_runtime.ai.types import Usage as Usage
     from pi_runtime.auth import AuthStorage as AuthStorage
     from pi_runtime.frontend.session import SessionPort as SessionPort
     from pi_runtime.kernel.errors import (
         CompactionError as CompactionError,
+    )
+    from pi_runtime.kernel.errors import (
         PromptError as PromptError,
+    )
+    from pi_runtime.kernel.errors import (
         SessionBusyError as SessionBusyError,
     )
     from pi_runtime.kernel.results import (
         BashResult as BashResult,
+    )
+    from pi_runtime.kernel.results import (
         CompactionResult as CompactionResult,
+    )
+    from pi_runtime.kernel.results import (
         ContextUsage as ContextUsage,
+    )
+    from pi_runtime.kernel.results import (
         CycleModelResult as CycleModelResult,
+    )
+    from pi_runtime.kernel.results import (
         ForkResult as ForkResult,
+    )
+    from pi_runtime.kernel.results import (
         NavigateResult as NavigateResult,
+    )
+    from pi_runtime.kernel.results import (
         SessionStats as SessionStats,
+    )
+    from pi_runtime.kernel.results import (
         SwitchResult as SwitchResult,
+    )
+    from pi_runtime.kernel.results import (
         UsageTotals as UsageTotals,
     )
-    from pi_runtime.kernel.session import AgentSession as AgentSession, typed_settings as typed_settings
+    from pi_runtime.kernel.session import AgentSession as AgentSession
+    from pi_runtime.kernel.session import typed_settings as typed_settings
     from pi_runtime.local_servers import (
         add_to_models_json as add_to_models_json,
+    )
+    from pi_runtime.local_servers import (
         probe_local_servers as probe_local_servers,
     )
     from pi_runtime.modes.inputs import initial_prompts as initial_prompts
-    from pi_runtime.modes.startup import build_session as build_session, session_dir_for as session_dir_for
+    from pi_runtime.modes.startup import build_session as build_session
+    from pi_runtime.modes.startup import session_dir_for as session_dir_for
     from pi_runtime.paths import agent_dir as agent_dir
     from pi_runtime.sdk import create_agent_session as create_agent_session
     from pi_runtime.session import SessionManager as SessionManager
     from pi_runtime.session.entries import parse_messages as parse_messages
     from pi_runtime.session.listing import (
         newest_session_in as newest_session_in,
+    )
+    from pi_runtime.session.listing import (
         read_session_info as read_session_info,
     )
     from pi_runtime.session.paths import project_session_dir as project_session_dir
     from pi_runtime.session.storage import SessionFileError as SessionFileError
     from pi_runtime.session.tail import read_branch_tail as read_branch_tail
-    from pi_runtime.settings import SettingsManager as SettingsManager, read_json_object as read_json_object
+    from pi_runtime.settings import SettingsManager as SettingsManager
+    from pi_runtime.settings import read_json_object as read_json_object
     from pi_runtime.tools.read import detect_image_mime as detect_image_mime

@@ -8,8 +8,6 @@ the kernel loads.
 
 from __future__ import annotations
 
-from typing import Union
-
 from ..agent.events import (
     AgentEndEvent,
     AgentEvent,
@@ -41,7 +39,7 @@ from ..kernel.events import (
     ThinkingLevelChangedEvent,
 )
 
-SessionEvent = Union[AgentEvent, KernelEvent]
+SessionEvent = AgentEvent | KernelEvent
 """Everything ``AgentSession.subscribe`` delivers."""
 
 __all__ = [

@@ -129,7 +129,7 @@ class Compactor:
             if raise_errors:
                 raise CompactionError(str(exc)) from exc
             return None
-        except Exception as exc:  # noqa: BLE001 - reported through the event
+        except Exception as exc:
             aborted = controller.signal.aborted
             message = "Compaction aborted" if aborted else f"Compaction failed: {exc}"
             await self._emit(CompactionEndEvent(reason, aborted=aborted, error_message=None if aborted else message))

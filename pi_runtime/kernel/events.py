@@ -7,7 +7,7 @@ A host knows a prompt is finished at ``agent_settled``, never at ``agent_end``: 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal, Union
+from typing import Any, ClassVar, Literal
 
 
 def _drop_none(d: dict[str, Any]) -> dict[str, Any]:
@@ -179,20 +179,20 @@ class BudgetExceededEvent:
         return {"type": self.type, "limit": self.limit, "message": self.message}
 
 
-KernelEvent = Union[
-    AgentSettledEvent,
-    QueueUpdateEvent,
-    CompactionStartEvent,
-    CompactionEndEvent,
-    AutoRetryStartEvent,
-    AutoRetryEndEvent,
-    EntryAppendedEvent,
-    SessionInfoChangedEvent,
-    ThinkingLevelChangedEvent,
-    ModelChangedEvent,
-    BashExecutionUpdateEvent,
-    SessionChangedEvent,
-    ExtensionErrorEvent,
-    BudgetExceededEvent,
-]
+KernelEvent = (
+    AgentSettledEvent
+    | QueueUpdateEvent
+    | CompactionStartEvent
+    | CompactionEndEvent
+    | AutoRetryStartEvent
+    | AutoRetryEndEvent
+    | EntryAppendedEvent
+    | SessionInfoChangedEvent
+    | ThinkingLevelChangedEvent
+    | ModelChangedEvent
+    | BashExecutionUpdateEvent
+    | SessionChangedEvent
+    | ExtensionErrorEvent
+    | BudgetExceededEvent
+)
 """Every event the kernel adds to the agent's."""

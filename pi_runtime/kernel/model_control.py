@@ -72,7 +72,7 @@ class ModelControl:
         target = pool[(current + direction) % len(pool)]
         await self.set_model(target)
         if scoped:
-            level = dict((m.ref, lv) for m, lv in self.scoped_models).get(target.ref)
+            level = {m.ref: lv for m, lv in self.scoped_models}.get(target.ref)
             if level:
                 await self.set_thinking_level(level)
         return CycleModelResult(target, self._agent.state.thinking_level, scoped)

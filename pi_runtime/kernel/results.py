@@ -46,7 +46,7 @@ class CompactionResult:
     """Other fields the summariser reported (usage, ...), kept for the wire."""
 
     @classmethod
-    def from_wire(cls, data: dict[str, Any]) -> "CompactionResult":
+    def from_wire(cls, data: dict[str, Any]) -> CompactionResult:
         known = {"summary", "firstKeptEntryId", "tokensBefore", "entryId", "details", "estimatedTokensAfter"}
         return cls(
             summary=str(data.get("summary", "")),

@@ -156,7 +156,7 @@ class RunDriver:
                 await self._compactor.maybe_compact_for_threshold()
         except asyncio.CancelledError:
             aborted = True
-        except Exception as exc:  # noqa: BLE001 - a kernel bug must not wedge the host
+        except Exception as exc:
             log.exception("run failed")
             self._agent.state.error_message = f"{type(exc).__name__}: {exc}"
         finally:

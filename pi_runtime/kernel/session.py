@@ -31,8 +31,9 @@ from .bash_runner import BashRunner
 from .budget import Budget
 from .compactor import Compactor
 from .events import SessionInfoChangedEvent
-from .input_router import InputRouter
 from .extension_port import ExtensionGate, ExtensionHooks
+from .input_router import InputRouter
+from .model_control import ModelControl
 from .navigator import TreeNavigator
 from .outbox import EventOutbox
 from .record import SessionRecord
@@ -52,7 +53,6 @@ from .retry import RetryPolicy
 from .run_driver import RunDriver
 from .session_actions import KernelActions
 from .system_prompt import SystemPromptSource
-from .model_control import ModelControl
 from .usage_ledger import UsageLedger
 from .views import entries_since, last_assistant_text, session_state, session_stats, tree_to_wire
 
@@ -93,7 +93,7 @@ class AgentSession:
         model_registry: Any = None,
         resources: Any = None,
         cwd: str,
-        system_prompt_builder: Callable[["AgentSession"], Any] | None = None,
+        system_prompt_builder: Callable[[AgentSession], Any] | None = None,
         scoped_models: list[tuple[Model, str | None]] | None = None,
     ) -> None:
         self.agent = agent

@@ -59,7 +59,7 @@ def _images(cmd: dict[str, Any]) -> list[Any] | None:
 
     try:
         return [ImageContent.model_validate(i) for i in images]
-    except Exception as exc:  # noqa: BLE001 - pydantic's message names the bad field
+    except Exception as exc:
         raise CommandError(f"Invalid image: {exc}".splitlines()[0]) from exc
 
 

@@ -153,7 +153,7 @@ async def _wind_down(session: Any, tasks: set[asyncio.Task[None]]) -> None:
     session.abort_bash()
     try:
         await asyncio.wait_for(session.abort(), SHUTDOWN_GRACE)
-    except (asyncio.TimeoutError, Exception):  # noqa: BLE001 - shutting down regardless
+    except (TimeoutError, Exception):  # noqa: BLE001 - shutting down regardless
         pass
     pending = [t for t in tasks if not t.done()]
     for task in pending:

@@ -43,7 +43,7 @@ class RpcExtensionUI:
         request_id = str(uuid.uuid4())
         record = {"type": "extension_ui_request", "id": request_id, "method": method}
         record.update({k: v for k, v in fields.items() if v is not None})
-        asyncio.ensure_future(self._writer.send(record))
+        self._writer.write_nowait(record)  # in order, at once: a dialog request is small
         return request_id
 
     async def _dialog(self, method: str, fields: dict[str, Any], timeout: float | None) -> dict[str, Any]:
@@ -54,7 +54,7 @@ class RpcExtensionUI:
         self._pending[request_id] = future
         try:
             return await asyncio.wait_for(future, timeout) if timeout is not None else await future
-        except asyncio.TimeoutError:
+        except TimeoutError:
             return {"cancelled": True}
         finally:
             self._pending.pop(request_id, None)

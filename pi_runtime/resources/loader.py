@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Literal, Mapping, Sequence
+from typing import Any, Literal
 
-from pi_runtime.paths import PROJECT_DIR_NAME, agent_dir as default_agent_dir
+from pi_runtime.paths import PROJECT_DIR_NAME
+from pi_runtime.paths import agent_dir as default_agent_dir
 from pi_runtime.resources.context_files import ContextFile, load_context_files
 from pi_runtime.resources.diagnostics import ResourceDiagnostic
 from pi_runtime.resources.prompt_templates import (

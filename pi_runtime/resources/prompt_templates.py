@@ -11,9 +11,10 @@ itself contains ``$1`` is inserted literally.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Literal
+from typing import Literal
 
 from pi_runtime.resources.diagnostics import ResourceDiagnostic
 from pi_runtime.resources.frontmatter import FrontmatterError, parse_frontmatter

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Literal
+from typing import Literal
 from xml.sax.saxutils import escape
 
 from pi_runtime.resources.diagnostics import ResourceDiagnostic

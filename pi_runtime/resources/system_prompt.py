@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
 
 from pi_runtime.resources.context_files import ContextFile
 from pi_runtime.resources.skills import Skill, format_skills_for_prompt

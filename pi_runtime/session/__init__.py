@@ -7,8 +7,8 @@ Public surface: ``SessionManager`` (factories, appends, tree moves, context rebu
 from .context import SessionContext, build_session_context
 from .listing import SessionInfo
 from .manager import ReadOnlySessionError, SessionManager
-from .tree import TreeNode
 from .storage import NotASessionFileError, SessionFileError, SessionLockedError
+from .tree import TreeNode
 
 __all__ = [
     "NotASessionFileError",

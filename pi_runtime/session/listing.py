@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -95,7 +95,7 @@ def read_session_info(path: Path) -> SessionInfo | None:
     if scan is None:
         scan = _slow_scan(body)
     count, first_message, name, last_activity = scan
-    created = parse_iso(header.get("timestamp", "")) or datetime.fromtimestamp(mtime, timezone.utc)
+    created = parse_iso(header.get("timestamp", "")) or datetime.fromtimestamp(mtime, UTC)
     modified = _activity_time(last_activity) or created
     parent = header.get("parentSession")
     return SessionInfo(
@@ -214,7 +214,7 @@ def _activity_time(line: bytes | None) -> datetime | None:
     message = entry.get("message")
     stamp = message.get("timestamp") if isinstance(message, dict) else None
     if isinstance(stamp, (int, float)) and stamp > 0:
-        return datetime.fromtimestamp(stamp / 1000, timezone.utc)
+        return datetime.fromtimestamp(stamp / 1000, UTC)
     return parse_iso(entry.get("timestamp", ""))
 
 

@@ -19,8 +19,8 @@ from . import listing, storage
 from .appends import EntryAppends
 from .context import SessionContext, build_session_context, path_to
 from .entries import CURRENT_SESSION_VERSION, SessionEntry, SessionHeader, parse_entry, parse_header
-from .tree import TreeNode, build_tree
 from .paths import iso_now, new_entry_id, new_session_id, project_session_dir, session_file_name
+from .tree import TreeNode, build_tree
 
 Entry = dict[str, Any]
 
@@ -51,7 +51,7 @@ class SessionManager(EntryAppends):
 
     @classmethod
     def create(cls, cwd: str, session_dir: str | os.PathLike[str] | None = None, *, session_id: str | None = None,
-               parent_session: str | None = None, fsync: bool = True) -> "SessionManager":
+               parent_session: str | None = None, fsync: bool = True) -> SessionManager:
         """A new persistent session (its file is written with the first assistant message).
 
         Args:
@@ -70,14 +70,14 @@ class SessionManager(EntryAppends):
         return manager
 
     @classmethod
-    def in_memory(cls, cwd: str | None = None) -> "SessionManager":
+    def in_memory(cls, cwd: str | None = None) -> SessionManager:
         """A session that is never written to disk."""
         return cls(cwd or os.getcwd(), None, persist=False)
 
     @classmethod
     def open(cls, path: str | os.PathLike[str], session_dir: str | os.PathLike[str] | None = None, *,
              cwd: str | None = None, read_only: bool = False,
-             if_locked: Literal["error", "read_only"] = "error", fsync: bool = True) -> "SessionManager":
+             if_locked: Literal["error", "read_only"] = "error", fsync: bool = True) -> SessionManager:
         """Open a session file (a missing or empty file becomes a new session at that path).
 
         Args:
@@ -119,7 +119,7 @@ class SessionManager(EntryAppends):
         return manager
 
     @classmethod
-    def continue_recent(cls, cwd: str, session_dir: str | os.PathLike[str] | None = None, **kwargs: Any) -> "SessionManager":
+    def continue_recent(cls, cwd: str, session_dir: str | os.PathLike[str] | None = None, **kwargs: Any) -> SessionManager:
         """Open the project's most recently modified session, or create one if it has none."""
         directory = Path(session_dir) if session_dir is not None else project_session_dir(cwd)
         recent = listing.newest_session_in(directory)
@@ -129,7 +129,7 @@ class SessionManager(EntryAppends):
 
     @classmethod
     def fork_from(cls, source: str | os.PathLike[str], cwd: str, session_dir: str | os.PathLike[str] | None = None,
-                  *, fsync: bool = True) -> "SessionManager":
+                  *, fsync: bool = True) -> SessionManager:
         """Copy a whole session (every branch) into a new session of ``cwd``.
 
         Args:
@@ -369,7 +369,7 @@ class SessionManager(EntryAppends):
             self._writer.close()
             self._writer = None
 
-    def __enter__(self) -> "SessionManager":
+    def __enter__(self) -> SessionManager:
         return self
 
     def __exit__(self, *exc: object) -> None:

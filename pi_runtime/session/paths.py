@@ -12,7 +12,7 @@ import os
 import secrets
 import time
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from .. import paths as _agent_paths
@@ -74,7 +74,7 @@ def iso_now(ts: float | None = None) -> str:
     Returns:
         For example ``2024-12-03T14:00:00.000Z``.
     """
-    moment = datetime.fromtimestamp(time.time() if ts is None else ts, tz=timezone.utc)
+    moment = datetime.fromtimestamp(time.time() if ts is None else ts, tz=UTC)
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
 
 

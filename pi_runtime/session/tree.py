@@ -13,7 +13,7 @@ class TreeNode:
     """One entry with its children (oldest first) and its resolved label."""
 
     entry: SessionEntry
-    children: list["TreeNode"] = field(default_factory=list)
+    children: list[TreeNode] = field(default_factory=list)
     label: str | None = None
 
 

@@ -20,9 +20,9 @@ import json
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
-Piece = Union[bytes, float]
+Piece = bytes | float
 """Bytes to send as one chunk, or a pause in seconds."""
 
 
@@ -51,7 +51,7 @@ class Reply:
         event_names: list[str | None] | None = None,
         delay: float = 0.0,
         **kwargs: Any,
-    ) -> "Reply":
+    ) -> Reply:
         """An SSE reply, one chunk per event (``delay`` seconds between chunks)."""
         pieces: list[Piece] = []
         for i, data in enumerate(events):
@@ -62,13 +62,13 @@ class Reply:
         return cls(pieces=pieces, **kwargs)
 
     @classmethod
-    def json(cls, status: int, body: Any, headers: dict[str, str] | None = None) -> "Reply":
+    def json(cls, status: int, body: Any, headers: dict[str, str] | None = None) -> Reply:
         h = {"content-type": "application/json"}
         h.update(headers or {})
         return cls(status=status, headers=h, pieces=[json.dumps(body).encode()])
 
     @classmethod
-    def raw(cls, data: bytes, **kwargs: Any) -> "Reply":
+    def raw(cls, data: bytes, **kwargs: Any) -> Reply:
         return cls(pieces=[data], **kwargs)
 
 
@@ -103,14 +103,14 @@ class LoopbackServer:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def push(self, *replies: Reply) -> "LoopbackServer":
+    def push(self, *replies: Reply) -> LoopbackServer:
         with self._lock:
             self.replies.extend(replies)
         return self
 
     # ------------------------------------------------------------------ lifecycle
 
-    def start(self) -> "LoopbackServer":
+    def start(self) -> LoopbackServer:
         self._thread = threading.Thread(target=self._run, name="loopback-server", daemon=True)
         self._thread.start()
         self._ready.wait(10)
@@ -122,7 +122,7 @@ class LoopbackServer:
         if self._thread is not None:
             self._thread.join(10)
 
-    def __enter__(self) -> "LoopbackServer":
+    def __enter__(self) -> LoopbackServer:
         return self.start()
 
     def __exit__(self, *exc: Any) -> None:

@@ -18,13 +18,24 @@ from .grep import GrepTool
 from .ls import LsTool
 from .mutation_queue import file_mutation_lock, with_file_mutation_queue
 from .operations import (
-    FileInfo, FileOperations, LocalFileOperations, ShellExit, ShellOperations, find_ripgrep,
+    FileInfo,
+    FileOperations,
+    LocalFileOperations,
+    ShellExit,
+    ShellOperations,
+    find_ripgrep,
 )
 from .read import ReadTool
 from .shell import LocalShellOperations
 from .truncate import (
-    DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, GREP_MAX_LINE_LENGTH, TruncationResult, format_size,
-    truncate_head, truncate_line, truncate_tail,
+    DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_LINES,
+    GREP_MAX_LINE_LENGTH,
+    TruncationResult,
+    format_size,
+    truncate_head,
+    truncate_line,
+    truncate_tail,
 )
 from .write import WriteTool
 

@@ -23,10 +23,10 @@ _LINE_ENDINGS = re.compile(r"\r\n?")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _TRAILING_WS = re.compile(r"[^\S\n]+(?=\n|\Z)")
 _FUZZY_TABLE = str.maketrans(
-    {**{c: "'" for c in "\u2018\u2019\u201a\u201b"},
-     **{c: '"' for c in "\u201c\u201d\u201e\u201f"},
-     **{c: "-" for c in "\u2010\u2011\u2012\u2013\u2014\u2015\u2212"},
-     **{c: " " for c in "\u00a0\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000"}}
+    {**dict.fromkeys("‘’‚‛", "'"),
+     **dict.fromkeys("“”„‟", '"'),
+     **dict.fromkeys("‐‑‒–—―−", "-"),
+     **dict.fromkeys("\xa0\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000", " ")}
 )
 _MAX_COUNT = 1000
 

@@ -82,7 +82,7 @@ class FindTool(AgentTool):
         limit = max(1, params.limit if params.limit is not None else DEFAULT_LIMIT)
         try:
             compile_glob(params.pattern)
-        except Exception as exc:  # noqa: BLE001 - a bad glob is the model's input error
+        except Exception as exc:
             raise ToolError(f"Invalid glob pattern {params.pattern!r}: {exc}") from exc
         if self.rg is not None:
             entries = _with_parents(await self._rg_files(root, signal))

@@ -25,7 +25,12 @@ from .operations import find_ripgrep
 from .paths import resolve_to_cwd
 from .ripgrep import BASE_ARGS, RipgrepRun
 from .truncate import (
-    DEFAULT_MAX_BYTES, GREP_MAX_LINE_LENGTH, UNLIMITED_LINES, format_size, truncate_head, truncate_line,
+    DEFAULT_MAX_BYTES,
+    GREP_MAX_LINE_LENGTH,
+    UNLIMITED_LINES,
+    format_size,
+    truncate_head,
+    truncate_line,
 )
 from .walk import compile_glob, glob_matches, iter_tree
 

@@ -17,7 +17,7 @@ from ..ai.abort import AbortSignal
 from .operations import FileOperations, LocalFileOperations
 from .paths import resolve_to_cwd
 from .truncate import DEFAULT_MAX_BYTES, UNLIMITED_LINES, format_size, truncate_head
-from .walk import ancestor_specs, load_specs, is_ignored
+from .walk import ancestor_specs, is_ignored, load_specs
 
 DEFAULT_LIMIT = 500
 

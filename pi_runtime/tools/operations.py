@@ -82,7 +82,7 @@ class LocalFileOperations:
         return FileInfo(stat_mod.S_ISDIR(st.st_mode), stat_mod.S_ISREG(st.st_mode), st.st_size)
 
     def open_read(self, path: str) -> BinaryIO:
-        return open(path, "rb")  # noqa: SIM115 - the caller closes it
+        return open(path, "rb")
 
     def read_bytes(self, path: str) -> bytes:
         with open(path, "rb") as fh:

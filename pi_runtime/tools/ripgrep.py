@@ -65,7 +65,7 @@ class RipgrepRun:
                 self.proc.kill()
             try:
                 self.returncode = await asyncio.wait_for(self.proc.wait(), 5)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 self.proc.kill()
                 self.returncode = await self.proc.wait()
             self.stderr = (await err_task).decode("utf-8", errors="replace").strip()

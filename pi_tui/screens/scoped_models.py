@@ -134,7 +134,7 @@ def apply_scoped_models(session: Any, models: list[Any]) -> None:
     Raises:
         SettingsError: settings.json could not be written (the session still changes).
     """
-    levels = dict((m.ref, lv) for m, lv in getattr(session, "scoped_models", []) or [])
+    levels = {m.ref: lv for m, lv in getattr(session, "scoped_models", []) or []}
     session.scoped_models = [(m, levels.get(m.ref)) for m in models]
     if hasattr(session.settings, "set"):
         session.settings.set("enabledModels", [m.ref for m in models] or None)

@@ -259,9 +259,7 @@ class SessionPicker(ModalScreen[str | None]):
 
     async def rename(self, path: Path, name: str) -> bool:
         """Name a session by appending a ``session_info`` entry to its file; errors are shown."""
-        from pi_runtime.frontend import SessionManager
-        from pi_runtime.frontend import read_session_info
-        from pi_runtime.frontend import SessionFileError
+        from pi_runtime.frontend import SessionFileError, SessionManager, read_session_info
 
         try:
             if self.session is not None and self.current_path is not None and path.resolve() == self.current_path:

@@ -10,8 +10,9 @@ cannot be saved is shown in red under the list and the app keeps running with it
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult

@@ -11,10 +11,10 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from pi_runtime.frontend import events as ev
-
 from textual.containers import VerticalScroll
 from textual.widget import Widget
+
+from pi_runtime.frontend import events as ev
 
 from .history import user_text
 from .message_panel import MessagePanel

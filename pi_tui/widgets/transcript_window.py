@@ -72,7 +72,7 @@ class HistoryWindow:
     end_index: int | None
     """One past the newest mounted message; None while the end of the history is mounted."""
 
-    async def load_messages(self: "Transcript", messages: list[Any]) -> None:
+    async def load_messages(self: Transcript, messages: list[Any]) -> None:
         """Replace the view with the last window of ``messages`` (the last screenful first)."""
         async with self._loading:
             with self.app.batch_update():  # no empty frame between the old view and the new
@@ -86,14 +86,14 @@ class HistoryWindow:
             self._remounting = True
             self.call_after_refresh(self._remount_older, self.first_index - max(0, len(messages) - INITIAL_MESSAGES))
 
-    async def show_preview(self: "Transcript", messages: list[Any]) -> None:
+    async def show_preview(self: Transcript, messages: list[Any]) -> None:
         """Show ``messages`` (the end of a resumed session) until ``load_messages`` replaces them."""
         async with self._loading:
             if self.session is None and not self.children:
                 await self._mount_range(messages, 0, len(messages))
                 self.anchor()
 
-    async def _mount_range(self: "Transcript", messages: list[Any], start: int, end: int, *,
+    async def _mount_range(self: Transcript, messages: list[Any], start: int, end: int, *,
                            before: Widget | None = None) -> None:
         results = tool_results_by_id(messages[start:end])
         widgets: list[Widget] = []
@@ -103,7 +103,7 @@ class HistoryWindow:
         if widgets:
             await self.mount_all(widgets, before=before)
 
-    def _check_window(self: "Transcript", scroll_y: float) -> None:
+    def _check_window(self: Transcript, scroll_y: float) -> None:
         """Scrolled to either edge of what is mounted: bring the next messages in."""
         if self._remounting or self.session is None:
             return
@@ -116,7 +116,7 @@ class HistoryWindow:
             self._remounting = True
             self.call_later(self._remount_newer)
 
-    async def _remount_older(self: "Transcript", count: int) -> None:
+    async def _remount_older(self: Transcript, count: int) -> None:
         try:
             messages = self.session.messages
             start = turn_start(messages, max(0, self.first_index - count))
@@ -135,7 +135,7 @@ class HistoryWindow:
         finally:
             self._remounting = False
 
-    async def _remount_newer(self: "Transcript") -> None:
+    async def _remount_newer(self: Transcript) -> None:
         try:
             if self.end_index is None:
                 return
@@ -153,7 +153,7 @@ class HistoryWindow:
         finally:
             self._remounting = False
 
-    async def _unmount_newest(self: "Transcript") -> None:
+    async def _unmount_newest(self: Transcript) -> None:
         """Past the high-water mark while reading old history: unmount the newest turns."""
         children = list(self.children)
         if len(children) <= HIGH_WATER or self._streaming:
@@ -167,7 +167,7 @@ class HistoryWindow:
         await self.remove_children(children[cut:])
         self.end_index = index
 
-    async def _unmount_oldest(self: "Transcript") -> tuple[Widget, int] | None:
+    async def _unmount_oldest(self: Transcript) -> tuple[Widget, int] | None:
         """Past the high-water mark: unmount the oldest turns.
 
         Returns:
@@ -188,7 +188,7 @@ class HistoryWindow:
         self.first_index = index
         return kept, before
 
-    def _keep_in_view(self: "Transcript", widget: Widget, before: int, y: float) -> None:
+    def _keep_in_view(self: Transcript, widget: Widget, before: int, y: float) -> None:
         """Blocks were added or removed above ``widget`` (which was at ``before`` with the view
         at ``y``): scroll by as much, so what the user was reading stays where it was."""
 
@@ -198,14 +198,14 @@ class HistoryWindow:
 
         self.call_after_refresh(restore)
 
-    def _message_index(self: "Transcript", message: Any, start: int) -> int | None:
+    def _message_index(self: Transcript, message: Any, start: int) -> int | None:
         messages = self.session.messages
         for i in range(max(0, start), len(messages)):
             if messages[i] is message:
                 return i
         return None
 
-    async def restore_start(self: "Transcript") -> None:
+    async def restore_start(self: Transcript) -> None:
         """Mount the start of the history (Ctrl+Home goes to the very first message)."""
         if self.first_index == 0:
             return
@@ -218,12 +218,12 @@ class HistoryWindow:
             self.end_index = None if end >= len(messages) else end
             await self._mount_range(messages, 0, end)
 
-    async def restore_end(self: "Transcript") -> None:
+    async def restore_end(self: Transcript) -> None:
         """Mount the end of the history again if it was unmounted (before adding to it)."""
         if self.end_index is not None:
             await self.load_messages(self.session.messages)
 
-    async def _prune(self: "Transcript") -> None:
+    async def _prune(self: Transcript) -> None:
         """New blocks at the live end: unmount the oldest turns past the high-water mark."""
         if not self.is_anchor_released:
             await self._unmount_oldest()  # following the end: nothing to keep in place

@@ -329,7 +329,7 @@ async def test_compat_switches(loopback):
     model = make_model(loopback, compat={"supportsDeveloperRole": False, "supportsMaxOutputTokens": False,
                                          "promptCacheKeyMode": "disabled", "sessionAffinityFormat": "openai"})
     loopback.push(sse([created(), *message_events("ok"), completed()]))
-    await run(make_model(loopback, reasoning=True, **{"compat": model.compat}),
+    await run(make_model(loopback, reasoning=True, compat=model.compat),
               Context(system_prompt="S", messages=[UserMessage(content="q")]), session_id="s1")
     request = loopback.requests[0]
     body = request.json()

@@ -9,8 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-from e2e_support import *  # noqa: F401,F403
+from e2e_support import *  # noqa: F403
 from e2e_support import LoopbackServer
 
 

@@ -7,16 +7,15 @@ Each test gets a fresh agent dir whose models.json points a custom provider (``l
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
-from pi_runtime.testing.loopback import LoopbackServer, Reply
+from pi_runtime.testing.loopback import LoopbackServer, Reply  # noqa: F401 - LoopbackServer is re-exported to the tests
 
 MODEL = "loop/loop-model"
 

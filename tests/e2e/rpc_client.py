@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import itertools
 import json
-import queue
 import subprocess
 import threading
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from e2e_support import PI
 

@@ -9,7 +9,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from e2e_support import MODEL, error_reply, stalled_reply, text_reply, tool_reply
 from rpc_client import RpcClient
 

@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from pi_runtime.ai.providers.scripted import ScriptedResponse, scripted_text, scripted_tool_call
+from pi_runtime.ai.providers.scripted import scripted_text, scripted_tool_call
 from pi_runtime.extensions.bundled.permission_gate import Rules
 from pi_runtime.extensions.bundled.plan_mode import is_read_only_bash
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+
 from pi_runtime.ai.providers.scripted import scripted_text, scripted_tool_call
 from pi_runtime.extensions import ExtensionAPI, HeadlessUI
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 
 from pi_runtime.ai.providers.scripted import scripted_text, scripted_tool_call

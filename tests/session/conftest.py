@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from pi_runtime.session import SessionManager
 from pi_runtime.session.listing import read_session_info
@@ -15,8 +15,8 @@ def test_fixture_metadata(fixture_copy):
     assert info.name == "Fix add bug"
     assert info.first_message == "Read main.py and fix the bug"
     assert info.message_count == 13
-    assert info.modified == datetime.fromtimestamp(1748772188, timezone.utc)
-    assert info.created == datetime(2025, 6, 1, 10, 0, tzinfo=timezone.utc)
+    assert info.modified == datetime.fromtimestamp(1748772188, UTC)
+    assert info.created == datetime(2025, 6, 1, 10, 0, tzinfo=UTC)
 
 
 def test_other_key_orders_torn_tails_and_cleared_names(tmp_path, fixture_copy):
@@ -31,7 +31,7 @@ def test_other_key_orders_torn_tails_and_cleared_names(tmp_path, fixture_copy):
     info = read_session_info(path)
     assert info.message_count == 13 and info.name is None
     assert info.first_message == "Read main.py and fix the bug"
-    assert info.modified == datetime.fromtimestamp(1748772188, timezone.utc)
+    assert info.modified == datetime.fromtimestamp(1748772188, UTC)
     full = SessionManager.open(path, read_only=True)
     assert sum(1 for e in full.raw_entries() if e["type"] == "message") == info.message_count
 

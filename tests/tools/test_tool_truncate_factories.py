@@ -6,8 +6,16 @@ import pytest
 
 from pi_runtime.agent.tool import AgentTool
 from pi_runtime.tools import (
-    ALL_TOOL_NAMES, TOOL_FACTORIES, ToolOptions, create_all_tools, create_coding_tools, create_tools,
-    format_size, truncate_head, truncate_line, truncate_tail,
+    ALL_TOOL_NAMES,
+    TOOL_FACTORIES,
+    ToolOptions,
+    create_all_tools,
+    create_coding_tools,
+    create_tools,
+    format_size,
+    truncate_head,
+    truncate_line,
+    truncate_tail,
 )
 from pi_runtime.tools.walk import glob_matches
 

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 from pi_runtime.ai.providers.scripted import (
-    ScriptedResponse, ScriptedText, ScriptedThinking, scripted_text, scripted_tool_call,
+    ScriptedResponse,
+    ScriptedText,
+    ScriptedThinking,
+    scripted_text,
+    scripted_tool_call,
 )
 from pi_tui.launch import create_app
 from pi_tui.widgets.streaming_markdown import StreamingMarkdown, split_finished

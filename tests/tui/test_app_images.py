@@ -6,7 +6,6 @@ from __future__ import annotations
 import base64
 
 import pytest
-
 from textual import events
 
 from pi_runtime.ai.providers.scripted import scripted_text

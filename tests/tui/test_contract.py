@@ -15,7 +15,7 @@ from pi_runtime.ai.types import Usage
 from pi_tui.launch import create_app
 from pi_tui.render import format_cost, format_tokens
 
-from .conftest import make_session, screen_text, settle
+from .conftest import make_session, settle
 from .test_commands_models import entries, file_session, type_command
 from .test_commands_session import small_keep
 

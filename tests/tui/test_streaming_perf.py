@@ -60,7 +60,7 @@ def test_model_hint_only_when_known(tmp_path):
     agent, cwd = tmp_path / "agent", tmp_path / "project"
     (cwd / ".pi").mkdir(parents=True)
     agent.mkdir()
-    assert DEMO_MODEL_ID == runtime_demo_id
+    assert runtime_demo_id == DEMO_MODEL_ID
     assert model_hint(_args(demo=True), agent, str(cwd)) == DEMO_MODEL_ID
     assert model_hint(_args(demo=True, continue_=True), agent, str(cwd)) is None
     assert model_hint(_args(model="anthropic/claude-x:high"), agent, str(cwd)) == "claude-x"

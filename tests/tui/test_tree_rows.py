@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
 from pi_runtime.session import SessionManager
-from pi_tui.session_rows import PickerState, fuzzy_score, relative_age, trash_session
 from pi_tui.screenshots_nav import NOW, write_picker_sessions, write_tree_session
+from pi_tui.session_rows import PickerState, fuzzy_score, relative_age, trash_session
 from pi_tui.tree_rows import TreeRows, entries_from_wire_tree
 
 USAGE = {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2,

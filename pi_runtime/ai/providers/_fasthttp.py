@@ -38,7 +38,7 @@ class ProtocolCut(HTTPError):
 class Response:
     status: int
     headers: dict[str, str]
-    _conn: "_Connection"
+    _conn: _Connection
     _framing: str
     _remaining: int = 0
     _buffer: bytearray = field(default_factory=bytearray)
@@ -142,7 +142,7 @@ class _Connection:
     async def read(self, timeout: float) -> bytes:
         try:
             return await asyncio.wait_for(self.reader.read(_READ), timeout)
-        except asyncio.TimeoutError as exc:
+        except TimeoutError as exc:
             raise HTTPTimeout("read timed out") from exc
 
     def close(self) -> None:
@@ -153,7 +153,7 @@ class _Connection:
             pass
 
 
-_pools: "WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[str, str, int], list[_Connection]]]" = (
+_pools: WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[str, str, int], list[_Connection]]] = (
     WeakKeyDictionary()
 )
 _ssl_context: ssl.SSLContext | None = None
@@ -183,7 +183,7 @@ async def _connect(scheme: str, host: str, port: int, timeout: float) -> _Connec
             ),
             timeout,
         )
-    except asyncio.TimeoutError as exc:
+    except TimeoutError as exc:
         raise HTTPTimeout(f"connect to {host}:{port} timed out") from exc
     except (OSError, ssl.SSLError) as exc:
         raise HTTPError(f"cannot connect to {host}:{port}: {exc}") from exc

@@ -11,9 +11,7 @@ import json
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..builder import MessageBuilder
 from ..env_keys import env_api_key, env_var_names
-from ..events import AssistantMessageEvent
 from ..options import StreamOptions
 from ..transform import prepare_messages
 from ..types import (

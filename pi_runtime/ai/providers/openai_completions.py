@@ -151,12 +151,10 @@ def _reasoning_params(model: Model, compat: dict[str, Any], level: str | None,
             compat.get("chatTemplateArgs") or {}, level, effort, budget)
         if with_effort:
             params["reasoning_effort"] = effort
-    elif fmt == "string-thinking":
-        if on and effort:
-            params["thinking"] = effort
-    elif fmt == "ant-ling":
-        if on and effort:
-            params["reasoning"] = {"effort": effort}
+    elif fmt == "string-thinking" and on and effort:
+        params["thinking"] = effort
+    elif fmt == "ant-ling" and on and effort:
+        params["reasoning"] = {"effort": effort}
     budget_field = compat.get("thinkingTokenBudgetField") or (
         "thinking_token_budget" if compat.get("supportsThinkingTokenBudget") else None)
     if budget_field and budget is not None:

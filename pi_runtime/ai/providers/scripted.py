@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 from ..abort import sleep_or_abort
 from ..builder import MessageBuilder
@@ -46,7 +46,7 @@ class ScriptedToolCall:
     id: str | None = None
 
 
-ScriptedBlock = Union[ScriptedText, ScriptedThinking, ScriptedToolCall]
+ScriptedBlock = ScriptedText | ScriptedThinking | ScriptedToolCall
 
 
 @dataclass
@@ -86,7 +86,7 @@ def scripted_error(message: str, **kwargs: Any) -> ScriptedResponse:
 
 Responder = Callable[[Context, StreamOptions], ScriptedResponse]
 
-_providers: dict[str, "ScriptedProvider"] = {}
+_providers: dict[str, ScriptedProvider] = {}
 
 
 class ScriptedProvider:
@@ -100,7 +100,7 @@ class ScriptedProvider:
         self._call_counter = 0
         _providers[name] = self
 
-    def push(self, *responses: ScriptedResponse) -> "ScriptedProvider":
+    def push(self, *responses: ScriptedResponse) -> ScriptedProvider:
         self.responses.extend(responses)
         return self
 

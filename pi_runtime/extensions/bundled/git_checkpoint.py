@@ -15,7 +15,9 @@ since. Setting ``{"gitCheckpoint": {"restore": "ask" | "always" | "never"}}`` (d
 
 from __future__ import annotations
 
+import asyncio
 import os
+import shutil
 import tempfile
 from typing import Any
 
@@ -33,7 +35,7 @@ class Git:
         self.git_dir = git_dir
 
     @classmethod
-    async def find(cls, pi: Any, cwd: str) -> "Git | None":
+    async def find(cls, pi: Any, cwd: str) -> Git | None:
         result = await pi.exec("git", ["rev-parse", "--show-toplevel", "--absolute-git-dir"], cwd=cwd)
         if result.code != 0:
             return None
@@ -55,8 +57,7 @@ class Git:
         try:
             real = os.path.join(self.git_dir, "index")
             if os.path.exists(real):  # keeps git's stat cache: unchanged files are not re-read
-                with open(real, "rb") as src, open(index, "wb") as dst:
-                    dst.write(src.read())
+                await asyncio.to_thread(shutil.copyfile, real, index)
             else:
                 os.unlink(index)
             return await work(index)
@@ -151,9 +152,9 @@ def extension(pi: Any) -> None:
             return
         if await git.tree_of_worktree() == await git.run("rev-parse", f"{found[1]}^{{tree}}"):
             return  # the files already match
-        if policy != "always":
-            if not await ctx.ui.confirm("Restore files?", f"Restore the working tree to the checkpoint taken {what}?"):
-                return
+        if policy != "always" and not await ctx.ui.confirm("Restore files?", f"Restore the working tree to the checkpoint taken {what}?"
+        ):
+            return
         removed = await git.restore(found[1])
         extra = f", removed {len(removed)} new file(s)" if removed else ""
         ctx.ui.notify(f"Files restored to checkpoint {found[1][:8]}{extra}")

@@ -97,7 +97,7 @@ def extension(pi: Any) -> None:
         try:
             await asyncio.wait_for(read_events(), float(config.get("timeoutSeconds", 600)))
             code = await proc.wait()
-        except asyncio.TimeoutError:
+        except TimeoutError:
             await _kill(proc)
             raise ToolError("Subagent timed out") from None
         except BaseException:
