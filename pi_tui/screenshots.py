@@ -73,7 +73,7 @@ def make_app(scene: Scene, agent_dir: str | None = None) -> tuple[Any, Any]:
     app = create_app(session, static=True, agent_dir=agent_dir)
     app.scene_provider = provider
     if scene.theme != "dark":
-        app.call_later(app.apply_theme, scene.theme)
+        app.call_later(app.themes.apply, scene.theme)
     return app, provider
 
 

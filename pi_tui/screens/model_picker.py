@@ -80,7 +80,7 @@ def open_model_picker(app: Any) -> None:
     session = app.session
     if session is None:
         return
-    picker = ModelPicker(picker_models(session), current=app._model_ref(), registry=session.model_registry)
+    picker = ModelPicker(picker_models(session), current=app.model_ref(), registry=session.model_registry)
 
     def chosen(model: Any) -> None:
         if model is None:

@@ -49,7 +49,7 @@ def _show(value: Any) -> str:
 def setting_rows(app: Any) -> list[SettingRow]:
     """The settings the screen offers, with their choices for this app and model."""
     session = app.session
-    themes = sorted(app.pi_themes)
+    themes = sorted(app.themes.themes)
 
     def thinking(app: Any, level: str) -> Any:
         return app.session.set_thinking_level(level)
@@ -58,7 +58,7 @@ def setting_rows(app: Any) -> list[SettingRow]:
         SettingRow("defaultThinkingLevel", "Thinking level", session.available_thinking_levels(),
                    "Reasoning effort for this session and the start-up default.", thinking),
         SettingRow("theme", "Theme", themes, "Colours of the whole app; the screen repaints as you change it.",
-                   lambda app, v: app.apply_theme(v)),
+                   lambda app, v: app.themes.apply(v)),
         SettingRow("steeringMode", "Steering mode", ["one-at-a-time", "all"],
                    "How queued steering messages (Enter while the agent works) are delivered.",
                    lambda app, v: app.session.set_steering_mode(v)),

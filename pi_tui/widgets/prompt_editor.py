@@ -103,7 +103,12 @@ class PromptEditor(TextArea):
                 return
             if key in ("tab", "enter"):
                 self._stop(event)
+                submit = self.key_actions.get(key) == "submit" and menu.kind == "slash"
                 self.accept_completion()
+                if submit:
+                    # Enter on a command name runs it (as Pi does); the menu showing or not a
+                    # moment later must not change what one Enter does.
+                    self.post_message(self.Submitted(self.text, "send"))
                 return
             if key == "escape":
                 self._stop(event)

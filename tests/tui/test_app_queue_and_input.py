@@ -156,13 +156,13 @@ async def test_theme_switch_and_invalid_user_theme(provider, workdir, agent_dir)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         assert app.theme == "dark"
-        assert any("missing colour token" in e for e in app.theme_errors)
+        assert any("missing colour token" in e for e in app.themes.errors)
         dark_bg = app.theme_variables["pi-user-message-bg"]
         await pilot.press(*"/settings theme light", "enter")
         await pilot.pause()
         assert app.theme == "light"
         assert app.theme_variables["pi-user-message-bg"] != dark_bg
-        assert app.apply_theme("broken") is False and app.theme == "dark"
+        assert app.themes.apply("broken") is False and app.theme == "dark"
 
 
 async def test_keybinding_override_from_agent_dir(provider, workdir, agent_dir):
