@@ -304,7 +304,7 @@ class PiApp(App[int], inherit_bindings=False):
             self.completion.update()
 
     def on_text_area_selection_changed(self, event: TextArea.SelectionChanged) -> None:
-        if event.text_area is self.editor and self.menu.visible:
+        if event.text_area is self.editor and self.menu.is_open:
             self.completion.update()
 
     # ------------------------------------------------------------------ actions (Pi's ids above)
@@ -407,4 +407,4 @@ class PiApp(App[int], inherit_bindings=False):
 DISPOSE_TIMEOUT_S = 3.0
 """How long quitting waits for the session to shut down (extensions' ``session_shutdown``)."""
 
-_MAIN_VIEW_ACTIONS = frozenset(b.action.split("(")[0] for b in PiApp.BINDINGS)
+_MAIN_VIEW_ACTIONS = frozenset(b.action.split("(")[0] for b in PiApp.BINDINGS if isinstance(b, Binding))

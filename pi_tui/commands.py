@@ -77,7 +77,7 @@ async def _scoped_models(app: PiApp, session: SessionPort, arg: str) -> None:
 async def _local(app: PiApp, session: SessionPort, arg: str) -> None:
     from .local_model import use_local_model
 
-    await use_local_model(app, arg)
+    await use_local_model(app, session, arg)
 
 
 @command("login", "Add provider authentication")

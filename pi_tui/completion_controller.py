@@ -37,7 +37,7 @@ class CompletionController:
         """The text or the cursor changed: show, refilter or hide the menu."""
         app = self._app
         editor, menu = app.editor, app.menu
-        if menu.kind == "path" and menu.visible:
+        if menu.kind == "path" and menu.is_open:
             self._refilter_paths()
             return
         row, col = editor.cursor_location

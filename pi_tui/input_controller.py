@@ -138,7 +138,7 @@ class InputController:
         from .widgets.transcript_nav import clear_selection
 
         app = self._app
-        if app.menu.visible:
+        if app.menu.is_open:
             app.menu.hide()
             return
         session = app.session

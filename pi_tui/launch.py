@@ -95,7 +95,8 @@ class _CommandLineApp(PiApp):
         except Exception:  # noqa: BLE001 - a preview is a nicety; the session shows the truth
             return
         if messages:
-            self.call_from_thread(self._show_preview, messages)
+            # mypy cannot solve Textual's return type variable for a coroutine callback.
+            self.call_from_thread(self._show_preview, messages)  # type: ignore[arg-type]
 
     async def _show_preview(self, messages: list[Any]) -> None:
         if self.session is None:

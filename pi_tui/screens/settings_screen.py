@@ -165,8 +165,11 @@ class SettingsScreen(ModalScreen[None]):
                     await result
         except Exception as exc:  # noqa: BLE001
             return f"{row.label}: not applied ({exc})"
+        session = getattr(app, "session", None)
+        if session is None:
+            return f"{row.label}: no session"
         try:
-            app.session.settings.set(row.key, value)
+            session.settings.set(row.key, value)
         except Exception as exc:  # noqa: BLE001 - SettingsError says which file and why
             return f"{row.label}: {exc}"
         return None

@@ -96,7 +96,7 @@ class PromptEditor(TextArea):
     async def _on_key(self, event: events.Key) -> None:
         key = event.key
         menu = self.menu
-        if menu is not None and menu.visible:
+        if menu is not None and menu.is_open:
             if key in ("up", "down"):
                 self._stop(event)
                 menu.move(-1 if key == "up" else 1)

@@ -176,7 +176,7 @@ class HistoryWindow:
         cut = _cut_index(children, LOW_WATER)
         if cut is None:
             return
-        index = self._message_index(children[cut].message, self.first_index)
+        index = self._message_index(getattr(children[cut], "message", None), self.first_index)
         if index is None:
             return
         await self._view.remove_children(children[cut:])
@@ -194,7 +194,7 @@ class HistoryWindow:
         cut = _cut_index(children, len(children) - LOW_WATER)
         if cut is None:
             return None
-        index = self._message_index(children[cut].message, self.first_index)
+        index = self._message_index(getattr(children[cut], "message", None), self.first_index)
         if index is None:
             return None
         kept = children[cut]

@@ -96,11 +96,11 @@ async def test_slash_completion_lists_commands_and_templates(provider, workdir, 
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("/", "m", "o")
         await pilot.pause()
-        assert app.menu.visible and app.menu.items[0].value == "/model"
+        assert app.menu.is_open and app.menu.items[0].value == "/model"
         assert "Select a model" in screen_text(app)
         await pilot.press("tab")
         assert app.editor.text == "/model "
-        assert not app.menu.visible
+        assert not app.menu.is_open
         app.editor.take_text()
         await pilot.press("/", "r", "e", "v")
         await pilot.pause()

@@ -67,7 +67,7 @@ async def test_one_enter_runs_a_slash_command_while_its_menu_shows(provider, ses
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press(*"/sessio")
         await pilot.pause(0.2)
-        assert app.menu.visible and app.menu.kind == "slash"
+        assert app.menu.is_open and app.menu.kind == "slash"
         await pilot.press("enter")
         await pilot.pause(0.2)
         assert app.editor.text == ""
