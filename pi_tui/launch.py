@@ -14,10 +14,13 @@ import gc
 import os
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .app import PiApp
 from .session_preview import preview_file, read_json_object, read_preview
+
+if TYPE_CHECKING:
+    from pi_runtime.frontend import SessionPort
 
 DEMO_MODEL_ID = "demo-model"
 """``pi_runtime.modes.demo.DEMO_MODEL_ID``, repeated so the first frame needs no runtime import."""
@@ -26,7 +29,7 @@ FIRST_FRAME_WAIT = 1.0
 """Longest time the session build waits for the first frame (seconds)."""
 
 
-def create_app(session: Any, *, static: bool = False, agent_dir: str | None = None,
+def create_app(session: SessionPort, *, static: bool = False, agent_dir: str | None = None,
                watch_themes: bool | None = None) -> PiApp:
     """The app for a ready session (tests, screenshots, SDK users).
 
