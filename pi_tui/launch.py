@@ -142,7 +142,7 @@ def _pick_session(args: Any) -> str | None:
     settings = SettingsManager.create(cwd)
     session_dir = session_dir_for(args, settings, cwd)
     picker = NavHostApp(lambda: SessionPicker(cwd, session_dir=session_dir),
-                        theme=str(settings.get("theme") or "dark"), agent_dir=str(agent_dir()))
+                        theme=settings.settings.theme or "dark", agent_dir=str(agent_dir()))
     chosen = picker.run()
     return str(chosen) if chosen else None
 
