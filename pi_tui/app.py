@@ -124,6 +124,10 @@ class PiApp(App[int], inherit_bindings=False):
         """``time.perf_counter()`` of the last key or paste (streaming frames yield to it)."""
         self.initial_prompt: str | None = None
         """Sent once the session is attached (``pi "message"``)."""
+        self.typeahead_lines: list[str] = []
+        """Lines typed (with Enter) while pi started, before the app read the terminal."""
+        self.typeahead_partial = ""
+        """Text typed after the last of those lines (it starts the editor)."""
         self._markdown_theme_pushed = False
         self.themes.load()
         self.theme = "dark"
@@ -159,6 +163,7 @@ class PiApp(App[int], inherit_bindings=False):
         if self.static:
             self.editor.cursor_blink = False
         self.editor.focus()
+        self.input.take_typeahead(self.typeahead_lines, self.typeahead_partial)
         for problem in self.keymap.problems + self.themes.errors:
             self.notify(problem, severity="warning", timeout=8)
         if self.watch_themes:
@@ -166,7 +171,7 @@ class PiApp(App[int], inherit_bindings=False):
         if self.session is not None:
             self.call_later(self.attach_session, self.session)
         elif self.session_factory is not None:
-            self.footer_bar.set_working(True, "Starting")
+            self.input.show_starting()
             self.run_worker(self.session_factory, thread=True, name="build-session", group="startup",
                             exit_on_error=False)
 
@@ -294,7 +299,7 @@ class PiApp(App[int], inherit_bindings=False):
     # ------------------------------------------------------------------ editor messages
 
     async def on_prompt_editor_submitted(self, message: PromptEditor.Submitted) -> None:
-        await self.input.submit(message.mode)
+        await self.input.submit(message.text, message.mode, message.images)
 
     def on_prompt_editor_completion_requested(self, message: PromptEditor.CompletionRequested) -> None:
         self.completion.complete_path()

@@ -46,16 +46,11 @@ class InputController:
 
     # ------------------------------------------------------------------ sending
 
-    async def submit(self, mode: str) -> None:
-        """Enter (``send``) or the follow-up key: take the editor's text and images and send them."""
-        editor = self._app.editor
-        images = [image.to_content() for image in editor.take_images()]
-        text = editor.take_text()
-        self._app.menu.hide()
+    async def submit(self, text: str, mode: str, images: list[Any]) -> None:
+        """Enter (``send``) or the follow-up key sent ``text`` and ``images`` (``AttachedImage``)."""
         if not text.strip() and not images:
             return
-        editor.remember(text)
-        await self.send(text, mode, images or None)
+        await self.send(text, mode, [image.to_content() for image in images] or None)
 
     async def send(self, text: str, mode: str = "send", images: list[Any] | None = None) -> None:
         """Route ``text``: ``!``/``!!`` bash, a built-in ``/command``, else a prompt (with ``images``).
@@ -66,7 +61,7 @@ class InputController:
         session = self._app.session
         if session is None:
             self._pending.append(_Pending(text, mode, images))
-            self._app.footer_bar.set_working(True, f"Starting ({len(self._pending)} queued)")
+            self.show_starting()
             return
         stripped = text.strip()
         if stripped.startswith("!") and len(stripped) > 1:
@@ -80,6 +75,20 @@ class InputController:
             return
         self._app.run_worker(self._prompt(session, text, mode, images), name="prompt", group="kernel",
                              exit_on_error=False)
+
+    def take_typeahead(self, lines: list[str], partial: str) -> None:
+        """What was typed while pi started: each line is sent (kept until the session exists, after
+        ``pi "message"``), the rest starts the editor. Runs before any key event is handled."""
+        for line in lines:
+            self._app.editor.remember(line)
+            self._pending.append(_Pending(line, "send", None))
+        if partial:
+            self._app.editor.set_text(partial)
+
+    def show_starting(self) -> None:
+        """The footer says pi is starting, and how much is waiting to be sent."""
+        waiting = f" ({len(self._pending)} queued)" if self._pending else ""
+        self._app.footer_bar.set_working(True, f"Starting{waiting}")
 
     async def session_attached(self) -> None:
         """Send what was typed while the session was being built."""

@@ -147,8 +147,13 @@ def _pick_session(args: Any) -> str | None:
     return str(chosen) if chosen else None
 
 
-def run_interactive(args: Any) -> int:
-    """Run the full-screen app until the user quits; returns the exit code."""
+def run_interactive(args: Any, typeahead: Any = None) -> int:
+    """Run the full-screen app until the user quits; returns the exit code.
+
+    Args:
+        args: The parsed command line.
+        typeahead: What the user typed while pi started (``pi_runtime.modes.typeahead``).
+    """
     if getattr(args, "resume", False):
         chosen = _pick_session(args)
         if chosen is None:
@@ -162,6 +167,8 @@ def run_interactive(args: Any) -> int:
     first = _initial_prompt(args)
     if first:
         app.initial_prompt = first
+    if typeahead is not None:
+        app.typeahead_lines, app.typeahead_partial = list(typeahead.lines), typeahead.partial
     # Long streams allocate many small objects; keep start-up objects out of every collection.
     gc.freeze()
     try:

@@ -35,14 +35,17 @@ class PromptEditor(TextArea):
     BINDINGS = [Binding("ctrl+v", "paste_clipboard", "Paste image", show=False, id="app.clipboard.pasteImage")]
 
     class Submitted(Message):
-        """The user sent the editor's text."""
+        """The user sent the editor's text (taken out of the editor when the key was pressed, so
+        keys typed right after it start the next message)."""
 
-        def __init__(self, text: str, mode: str) -> None:
+        def __init__(self, text: str, mode: str, images: list[image_files.AttachedImage]) -> None:
             super().__init__()
             self.text = text
             """Full text (paste markers expanded)."""
             self.mode = mode
             """``send`` (Enter: prompt, or steer while working) or ``followUp``."""
+            self.images = images
+            """Attached images whose markers were still in the text."""
 
     class CompletionRequested(Message):
         """Tab with the completion menu closed: complete the token before the cursor."""
@@ -108,20 +111,16 @@ class PromptEditor(TextArea):
                 if submit:
                     # Enter on a command name runs it (as Pi does); the menu showing or not a
                     # moment later must not change what one Enter does.
-                    self.post_message(self.Submitted(self.text, "send"))
+                    self._submit("send")
                 return
             if key == "escape":
                 self._stop(event)
                 menu.hide()
                 return
         action = self.key_actions.get(key)
-        if action == "submit":
+        if action in ("submit", "followUp"):
             self._stop(event)
-            self.post_message(self.Submitted(self.text, "send"))
-            return
-        if action == "followUp":
-            self._stop(event)
-            self.post_message(self.Submitted(self.text, "followUp"))
+            self._submit("send" if action == "submit" else "followUp")
             return
         if action == "newline":
             self._stop(event)
@@ -139,6 +138,15 @@ class PromptEditor(TextArea):
             self._browse(1)
             return
         await super()._on_key(event)
+
+    def _submit(self, mode: str) -> None:
+        if self.menu is not None:
+            self.menu.hide()
+        images = self.take_images()
+        text = self.take_text()
+        if text.strip() or images:
+            self.remember(text)
+        self.post_message(self.Submitted(text, mode, images))
 
     @staticmethod
     def _stop(event: events.Key) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import threading
 
+from textual import events
+
 from pi_runtime.ai.providers.scripted import scripted_text
 from pi_tui.app import PiApp
 
@@ -73,3 +75,15 @@ async def test_one_enter_runs_a_slash_command_while_its_menu_shows(provider, ses
         assert app.editor.text == ""
         assert f"ID:       {session.session_id}" in screen_text(app)
         assert provider.requests == []  # run as a command, not sent to the model
+
+
+async def test_keys_typed_right_after_enter_start_the_next_message(provider, session):
+    provider.push(scripted_text("Got it."))
+    app = PiApp(session, static=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        # Key events queued together, as when they arrive in one read from the terminal.
+        for key in (*"abc", "enter", *"def"):
+            app.editor.post_message(events.Key(key, key if len(key) == 1 else None))
+        await settle(pilot, session, 0.2)
+        assert user_texts(provider, 0) == ["abc"]
+        assert app.editor.text == "def"
