@@ -95,7 +95,7 @@ def hotkey_table(keymap: Any) -> Table:
     table.add_column("Keys", ratio=2, no_wrap=True)
     table.add_column("Action", ratio=4)
     table.add_column("Id", ratio=3, style="dim", no_wrap=True, overflow="ellipsis")
-    by_section: dict[str, list[tuple[Text, str, str]]] = {}
+    by_section: dict[str, list[tuple[Text, Text, str]]] = {}
     for action_id, keys in keymap.pi_keys.items():
         # A key the main view takes first (ctrl+f: search) does nothing in the editor: say so.
         shadowed = keymap.shadowed_keys(action_id)
