@@ -173,7 +173,7 @@ class Transcript(VerticalScroll, can_focus=False):
                 await self._add(Notice(f"Compacting context ({reason})…", "info"))
             case ev.CompactionEndEvent():
                 if event.error_message:
-                    await self._add(Notice(f"Compaction failed: {event.error_message}", "error"))
+                    await self._add(Notice(event.error_message, "error"))  # already worded by the kernel (Pi's text)
                 elif event.aborted:
                     await self._add(Notice("Compaction cancelled", "warning"))
                 elif self.session is not None:
