@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-
 from textual.binding import Binding
 
 from .pick_list import PickItem, PickList, Saved

@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
-
 from textual.binding import Binding
 
 from .pick_list import PickItem, PickList, Saved
