@@ -21,7 +21,9 @@ HIGH_WATER = 1 << 20
 
 def encode(record: Any) -> bytes:
     # ensure_ascii=False keeps U+2028/U+2029 raw: clients must split on LF only (as Pi says).
-    return json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+    # A lone surrogate (only possible inside a string) is written as its JSON escape.
+    text = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+    return text.encode("utf-8", "backslashreplace") + b"\n"
 
 
 class JsonlWriter:
