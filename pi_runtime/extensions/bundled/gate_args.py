@@ -24,9 +24,12 @@ RISKY_CODE = re.compile(
     r"|subprocess|child_process|execSync|spawnSync|execFile|spawn|exec[lv]?p?e?|eval|qx|__import__|importlib"
     r"|chmod|chown|rename|truncate|kill|shutil|FileUtils|writeFileSync|writeFile|write_text|write_bytes"
     r"|Remove-Item|Invoke-Expression|iex|Start-Process)\b|`")
+"""Names in inline interpreter code that delete files, run programs or load code (or a backtick)."""
 
-def split_options(args: Sequence[Field], with_value: str = "", long_with_value: Sequence[str] = ()
-             ) -> tuple[list[str], dict[str, Field], list[Field]]:
+
+def split_options(
+    args: Sequence[Field], with_value: str = "", long_with_value: Sequence[str] = (),
+) -> tuple[list[str], dict[str, Field], list[Field]]:
     """Split arguments into flags (``-r``, ``--force``), option values and operands.
 
     Short clusters are opened (``-rf`` is ``-r -f``); ``with_value`` lists the short options
