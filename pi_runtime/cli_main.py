@@ -3,7 +3,9 @@
 Mode choice as Pi: ``--mode rpc`` → RPC; ``--mode json`` → JSON; ``-p`` or a redirected
 stdin/stdout → print; otherwise the interactive app (``pi_tui``, imported only then, so
 headless runs never load Textual or Rich). User mistakes print one line on stderr and exit
-non-zero; signals end the run in order (abort, flush) with ``128 + signal``.
+non-zero; signals end the run in order (abort, flush) with ``128 + signal``. When
+stdout's reader goes away (``| head -1``), the run is aborted the same way and pi exits
+quietly with 141, as a tool killed by SIGPIPE would.
 """
 
 from __future__ import annotations
@@ -73,16 +75,32 @@ def run(argv: list[str]) -> int:
         if args.list_models:
             from .modes.oneshot import list_models
 
-            return list_models(args)
-        if args.export:
+            code = list_models(args)
+        elif args.export:
             from .modes.oneshot import export_html
 
-            return export_html(args)
-        return _headless(args, choose_mode(args))
+            code = export_html(args)
+        else:
+            code = _headless(args, choose_mode(args))
+        sys.stdout.flush()  # here, where a reader that went away can be handled
+        return code
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        return _reader_gone()
     except errors as exc:
         return _fail(str(exc), 2 if isinstance(exc, UsageError) else 1)
+
+
+def _reader_gone() -> int:
+    """stdout's reader went away: exit quietly, as a tool killed by SIGPIPE would."""
+    from .modes.writer import READER_GONE_EXIT
+
+    # Whatever is still buffered for stdout would fail again when Python exits.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return READER_GONE_EXIT
 
 
 def _interactive(args: CliArgs) -> int:
@@ -141,15 +159,24 @@ async def _run_mode(session: Any, mode: str, prompts: list[Any]) -> int:
             loop.add_signal_handler(sig, on_signal, code)
         except (NotImplementedError, RuntimeError, ValueError):
             pass
+    from .modes.writer import READER_GONE_EXIT, JsonlWriter, watch_reader
+
+    def reader_gone() -> None:
+        # From the writer's or the watcher's thread: nobody reads stdout any more, so
+        # stop the run (it is saved as aborted) rather than pay for calls nobody sees.
+        try:
+            loop.call_soon_threadsafe(shutdown.request, READER_GONE_EXIT)
+        except RuntimeError:  # the loop has already closed
+            pass
+
+    watch_reader(1, reader_gone)
     writer = None
     try:
         if mode == "print":
             from .modes.print_mode import run_print
 
             return await _until_shutdown(session, run_print(session, prompts), shutdown)
-        from .modes.writer import JsonlWriter
-
-        writer = JsonlWriter(1)
+        writer = JsonlWriter(1, on_broken=reader_gone)
         if mode == "json":
             from .modes.json_mode import run_json
 

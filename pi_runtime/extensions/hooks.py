@@ -75,6 +75,8 @@ class KernelHooksMixin:
         self._prior_transform = agent.transform_context
         agent.before_tool_call = self.before_tool_call
         agent.after_tool_call = self.after_tool_call
+        # A tool_call handler must judge each call on the state it runs in.
+        agent.checks_each_call = lambda: self.has_handlers("tool_call")
         agent.transform_context = self.transform_context
 
     async def before_tool_call(self: ExtensionRunner, call_ctx: Any) -> Any:
