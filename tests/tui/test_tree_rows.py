@@ -109,6 +109,19 @@ def test_search_matches_text_and_labels(branched):
     assert len(tree.visible) == 8
 
 
+def test_while_searching_only_the_current_entry_itself_is_marked(branched):
+    sm, ids = branched
+    tree = TreeRows(sm.raw_entries(), ids["a2b"])  # the current entry is the answer a2b
+    tree.set_query("q2")
+    # q2b matches and is an ancestor of a2b, but it is not where the session is.
+    assert tree.display_leaf() == -1
+    tree.set_query("a2b")
+    assert tree.rows[tree.display_leaf()].entry_id == ids["a2b"]
+    tree.set_query("")
+    tree.set_filter("user-only")  # a filter (not a search) still marks the nearest visible ancestor
+    assert tree.rows[tree.display_leaf()].entry_id == ids["q2b"]
+
+
 def test_fold_and_segment_jumps(branched):
     sm, ids = branched
     tree = TreeRows(sm.raw_entries(), sm.leaf_id)
