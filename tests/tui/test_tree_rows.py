@@ -223,3 +223,24 @@ def test_trash_keeps_every_copy(tmp_path):
     first.write_text("two\n")
     again = Path(trash_session(first, system_trash=False))
     assert again != where and again.read_text() == "two\n" and where.read_text() == "one\n"
+
+
+def test_threaded_order_nests_forks_and_survives_a_cycle(tmp_path):
+    from datetime import UTC, datetime
+    from types import SimpleNamespace
+
+    from pi_tui.session_rows import threaded
+
+    def info(name, minutes, parent=None):
+        return SimpleNamespace(path=tmp_path / f"{name}.jsonl", modified=datetime(2025, 1, 1, 0, minutes, tzinfo=UTC),
+                               parent_session_path=str(tmp_path / f"{parent}.jsonl") if parent else None)
+
+    a, b = info("a", 1), info("b", 2)
+    a1, a2, a1x = info("a1", 3, "a"), info("a2", 9, "a"), info("a1x", 4, "a1")
+    order, guides = threaded([a, b, a1, a2, a1x])
+    # a's subtree holds the newest activity (a2 at :09), so it comes first; a2 before a1.
+    assert [s.path.stem for s in order] == ["a", "a2", "a1", "a1x", "b"]
+    assert guides == {a2.path: "├─ ", a1.path: "└─ ", a1x.path: "   └─ "}
+    x, y = info("x", 5, "y"), info("y", 6, "x")  # parents pointing at each other
+    order, _ = threaded([x, y])
+    assert sorted(s.path.stem for s in order) == ["x", "y"]
