@@ -173,7 +173,12 @@ def create_agent_session(
     active = select_tools(available, tools, defaults=base_defaults, exclude=exclude_tools, no_tools=no_tools)
 
     chosen = model or _default_model(model_registry, typed)
-    level = thinking_level or (typed.default_thinking_level if settings is not None else None) or "off"
+    default_level = None
+    if settings is not None:
+        # modelThinkingLevels: a start-up level for this exact provider/model wins over the default.
+        per_model = typed.model_thinking_levels or {}
+        default_level = (per_model.get(chosen.ref) if chosen is not None else None) or typed.default_thinking_level
+    level = thinking_level or default_level or "off"
     agent = Agent(
         chosen,
         tools=active,

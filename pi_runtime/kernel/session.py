@@ -158,6 +158,7 @@ class AgentSession:
         self._input = InputRouter(
             agent=agent, driver=self._driver, compactor=self._compactor, gate=self._gate, outbox=self._outbox,
             resources=lambda: getattr(self.resources, "resources", self.resources), registry=model_registry,
+            skill_commands=lambda: typed_settings(self.settings).enable_skill_commands,
         )
         self._unsubscribe_agent = agent.subscribe(self._on_agent_event)
         if model_registry is not None:

@@ -154,11 +154,14 @@ async def test_settings_screen_changes_land_in_settings_json_and_apply(provider,
     async with app.run_test(size=(110, 34)) as pilot:
         await type_command(pilot, "/settings")
         text = screen_text(app)
-        assert "Settings" in text and "Steering mode" in text and "Double Esc" in text
+        assert "Settings" in text and "Model and thinking" in text and "Thinking level" in text
+        assert len(app.screen.rows) >= 33  # every setting of Pi's that makes sense live
+        titles = [line for line in app.screen.lines if isinstance(line, str)]
+        assert titles[:3] == ["Model and thinking", "Interaction", "Context and sessions"]
         listing = app.screen.query_one("#settings-list")
 
         async def change(label: str, presses: int = 1) -> None:
-            index = next(i for i, r in enumerate(app.screen.rows) if r.label == label)
+            index = next(i for i, r in enumerate(app.screen.lines) if not isinstance(r, str) and r.label == label)
             listing.highlighted = index
             for _ in range(presses):
                 await pilot.press("enter")
@@ -171,6 +174,9 @@ async def test_settings_screen_changes_land_in_settings_json_and_apply(provider,
         await change("Auto-compaction")
         await change("Hide thinking")
         await change("Double Esc")
+        await change("Editor padding")  # 0 -> 1: applied to the editor at once
+        assert app.editor.styles.padding.left == 2
+        await change("This model's level", 2)  # default -> off -> the next level
         assert session.agent.steering_mode == "all"
         assert session.auto_compaction_enabled is True
         assert app.transcript.thinking_collapsed is True
@@ -183,6 +189,9 @@ async def test_settings_screen_changes_land_in_settings_json_and_apply(provider,
     assert saved["compaction"]["enabled"] is True
     assert saved["hideThinkingBlock"] is True
     assert saved["doubleEscapeAction"] == "fork"
+    assert saved["editorPaddingX"] == 1
+    levels = session.available_thinking_levels()
+    assert saved["modelThinkingLevels"] == {session.model.ref: levels[1]}
 
 
 def _settings(agent_dir) -> dict:
