@@ -34,6 +34,8 @@ DEFAULT_TIMEOUT = 120.0
 """Seconds an async handler may run (not counting time a dialog waits for the user)."""
 SHUTDOWN_TIMEOUT = 3.0
 """Seconds each ``session_shutdown`` handler gets: pi must be able to exit."""
+ABORT_GRACE = 0.5
+"""While a run is being aborted, seconds a handler of its events (``agent_end``, ``agent_settled``...) gets."""
 _SLICE = 0.5
 
 
@@ -48,6 +50,32 @@ class CallOutcome:
     error: str | None = None
     """The reported failure (None for an abort, which is not the extension's fault)."""
     aborted: bool = False
+
+
+class EscapeAttempt(Exception):
+    """A ``SystemExit`` or ``KeyboardInterrupt`` raised by extension code, held as an ordinary exception.
+
+    asyncio re-raises those two out of the event loop when a task's coroutine raises them, which
+    would end pi; extension work is wrapped so they arrive as this instead.
+    """
+
+    def __init__(self, original: BaseException) -> None:
+        super().__init__(describe_escape(original))
+        self.original = original
+
+
+def describe_escape(exc: BaseException) -> str:
+    if isinstance(exc, SystemExit):
+        return f"SystemExit({exc.code!r}): an extension may not exit pi (sys.exit in extension code)"
+    return "KeyboardInterrupt raised by extension code"
+
+
+async def contained(awaitable: Any) -> Any:
+    """Await extension work; ``SystemExit``/``KeyboardInterrupt`` become :class:`EscapeAttempt`."""
+    try:
+        return await awaitable
+    except (SystemExit, KeyboardInterrupt) as exc:
+        raise EscapeAttempt(exc) from exc
 
 
 def positional_count(fn: Callable[..., Any]) -> int:
@@ -90,6 +118,7 @@ class Dispatcher:
         self._aborted: set[asyncio.Future[Any]] = set()
         self._abandoned: set[asyncio.Future[Any]] = set()
         self._abort_signal: asyncio.Future[None] | None = None
+        self._aborting = False
 
     # ------------------------------------------------------------------ one call
 
@@ -126,6 +155,11 @@ class Dispatcher:
         limit = self.timeout if timeout is True else (None if timeout is False else timeout)
         return await self._await(ext, event, result, abortable, limit)
 
+    def _limit(self, limit: float | None, abortable: bool) -> float | None:
+        if abortable and self._aborting:
+            return ABORT_GRACE if limit is None else min(limit, ABORT_GRACE)
+        return limit
+
     async def run(self, ext: Extension, awaitable: Any, *, event: str, abortable: bool = True,
                   timeout: float | bool | None = True) -> CallOutcome:
         """Await work an extension started (an async factory) with the same containment as :meth:`call`."""
@@ -134,16 +168,17 @@ class Dispatcher:
 
     async def _await(self, ext: Extension, event: str, awaitable: Any, abortable: bool,
                      limit: float | None) -> CallOutcome:
-        try:
-            task = asyncio.ensure_future(awaitable)
-        except BaseException as exc:  # noqa: BLE001 - an odd awaitable is the extension's bug
-            return await self._failed(ext, event, exc)
+        task = asyncio.ensure_future(contained(awaitable))
         if abortable:
             self._abortable.add(task)
+        in_abort = abortable and self._aborting
+        limit = self._limit(limit, abortable)
         try:
             if not await self._wait(task, limit, abortable):
                 task.cancel()
                 self._abandon(task)
+                if in_abort:  # the run is being aborted: not the extension's fault
+                    return CallOutcome(failed=True, aborted=True)
                 error = f"TimeoutError: the handler did not return within {limit:g} s and was cancelled"
                 await self._reporter.report(ext.path, event, error)
                 return CallOutcome(failed=True, error=error)
@@ -196,8 +231,10 @@ class Dispatcher:
     async def _failed(self, ext: Extension, event: str, exc: BaseException) -> CallOutcome:
         if isinstance(exc, asyncio.CancelledError):
             error = "CancelledError: the handler was cancelled from inside (it raised CancelledError)"
-        elif isinstance(exc, SystemExit):
-            error = f"SystemExit({exc.code!r}): an extension may not exit pi (sys.exit in a handler)"
+        elif isinstance(exc, (SystemExit, KeyboardInterrupt)):
+            error = describe_escape(exc)
+        elif isinstance(exc, EscapeAttempt):
+            error = str(exc)
         else:
             error = summarize_error(exc, ext.path)
         await self._reporter.report(ext.path, event, error)
@@ -223,8 +260,13 @@ class Dispatcher:
 
     # ------------------------------------------------------------------ abort
 
-    def abort(self) -> None:
-        """Cancel every in-flight handler of a run's events (the session is aborting)."""
+    def abort(self, *, run_in_progress: bool = True) -> None:
+        """Cancel every in-flight handler of a run's events (the session is aborting).
+
+        Until :meth:`settled`, handlers of the aborted run's remaining events get only
+        :data:`ABORT_GRACE` seconds each, so a handler that hangs on every event cannot hold it up.
+        """
+        self._aborting = run_in_progress
         for task in list(self._abortable):
             self._aborted.add(task)
             task.cancel()
@@ -232,3 +274,7 @@ class Dispatcher:
         if self._abort_signal is not None and not self._abort_signal.done():
             self._abort_signal.set_result(None)
         self._abort_signal = None
+
+    def settled(self) -> None:
+        """The aborted run has settled (or a new one starts): handlers get their full time again."""
+        self._aborting = False

@@ -92,6 +92,8 @@ class SessionEvents:
                 if kind.startswith("tool_execution_"):
                     extra["parent_tool_call_id"] = self._parent_of(event.tool_call_id)
                 await self._dispatcher.emit(kind, from_agent_event(event, **extra))
+            if kind == "agent_settled":
+                self._dispatcher.settled()
         elif kind == "model_changed":
             previous, self._last_model = self._last_model, event.model
             await self._dispatcher.emit("model_select", ModelSelectEvent(model=event.model, previous_model=previous))

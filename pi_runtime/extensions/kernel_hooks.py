@@ -124,6 +124,7 @@ class KernelHooks:
         """
         from .sending import custom_message
 
+        self._dispatcher.settled()  # a new run: whatever was aborted before is over
         prompts = list(prompts) + self._messages.take_next_turn()
         if not self._registry.has_handlers("before_agent_start"):
             return prompts

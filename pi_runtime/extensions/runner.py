@@ -395,7 +395,7 @@ class ExtensionRunner:
 
     def abort(self) -> None:
         """The session is aborting: cancel in-flight handlers of the run's events."""
-        self.dispatcher.abort()
+        self.dispatcher.abort(run_in_progress=self._session is not None and self._session.is_streaming)
 
     # ------------------------------------------------------------------ for hosts and the API
 

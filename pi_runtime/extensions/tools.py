@@ -21,7 +21,7 @@ from pydantic import BaseModel
 
 from ..agent.tool import AgentTool, ToolError, ToolParams, ToolResult
 from ..ai.types import ImageContent, TextContent
-from .dispatch import positional_count
+from .dispatch import EscapeAttempt, contained, describe_escape, positional_count
 from .events import result_field
 
 if TYPE_CHECKING:
@@ -166,7 +166,13 @@ class ExtensionTool(AgentTool):
         args: list[Any] = [call_id, params, signal, on_update]
         if self._wants_ctx:
             args.append(self.context_for(call_id) if self.context_for is not None else None)
-        value = self._execute(*args)
+        try:
+            value = self._execute(*args)
+        except (SystemExit, KeyboardInterrupt) as exc:
+            raise ToolError(describe_escape(exc)) from exc
         if inspect.isawaitable(value):
-            value = await run_abortable(value, signal)
+            try:
+                value = await run_abortable(contained(value), signal)
+            except EscapeAttempt as exc:
+                raise ToolError(str(exc)) from exc
         return to_tool_result(value, self.name)
