@@ -195,9 +195,9 @@ class Dispatcher:
             return CallOutcome(failed=True, aborted=True)
         if task.cancelled():
             return await self._failed(ext, event, asyncio.CancelledError())
-        error = task.exception()
-        if error is not None:
-            return await self._failed(ext, event, error)
+        raised = task.exception()
+        if raised is not None:
+            return await self._failed(ext, event, raised)
         return CallOutcome(value=task.result())
 
     async def _wait(self, task: asyncio.Future[Any], limit: float | None, abortable: bool) -> bool:
