@@ -169,6 +169,7 @@ def create_agent_session(
             cwd, agent_dir, settings, model_registry, bool(trusted), list(extensions), no_extensions
         )
     runner = extension_runner
+    built_in = dict(available)  # before extension tools replace any (a reload brings these back)
     if runner is not None:
         # Extension tools can be chosen with --tools and are active unless they opt out.
         for tool in runner.registered_tools():
@@ -214,7 +215,7 @@ def create_agent_session(
     if thinking_level is not None or not session_manager.raw_entries():
         agent.state.thinking_level = clamp_thinking(level, agent.state.model)
     if runner is not None:
-        runner.bind(session, available)
+        runner.bind(session, built_in)
     session.refresh_system_prompt()
     return session
 

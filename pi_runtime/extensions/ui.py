@@ -57,6 +57,12 @@ class ExtensionUI(Protocol):
         """Set (None clears) lines shown above or below the editor."""
 
 
+def status_line(statuses: dict[str, str]) -> str:
+    """The footer line of extension statuses, as Pi shows it: the texts (never the keys), sorted by
+    key, each on one line, joined by a space."""
+    return " ".join(" ".join(str(text).split()) for _, text in sorted(statuses.items()))
+
+
 class HeadlessUI:
     """No person to ask: notifications to stderr, dialogs answer their defaults.
 

@@ -191,3 +191,32 @@ def test_rpc_ctx_shutdown_ends_pi(env, tmp_path):
         client.kill()
     assert code == 0
     assert Path(env["PI_TEST_PROJECT"], "shutdown.txt").read_text() == "quit"
+
+
+UI_EVERYWHERE = """
+    def extension(pi):
+        def start(event, ctx):
+            ctx.ui.set_title("pi - project")
+            ctx.ui.set_editor_text("draft")
+            ctx.ui.set_working_message("busy")
+            ctx.ui.set_status("mode", "planning")
+        pi.on("session_start", start)
+"""
+
+
+def test_ui_calls_exist_in_print_json_and_rpc_modes(env, loopback, tmp_path):
+    ext = write(tmp_path, "ui.py", UI_EVERYWHERE)
+    loopback.push(text_reply("printed"), text_reply("json"))
+    result = run_pi(["-p", "--model", MODEL, "-e", ext, "hi"], env)
+    assert result.returncode == 0 and result.stdout.strip() == "printed"
+    assert "failed" not in result.stderr, result.stderr
+    result = run_pi(["--mode", "json", "--model", MODEL, "-e", ext, "hi"], env)
+    assert '"extension_error"' not in result.stdout
+    client = RpcClient(env, "--model", MODEL, "-e", ext)
+    try:
+        title = client.wait(lambda r: r.get("method") == "setTitle")
+        editor = client.wait(lambda r: r.get("method") == "set_editor_text")
+        assert title["title"] == "pi - project" and editor["text"] == "draft"
+        assert not [r for r in client.records if r.get("type") == "extension_error"]
+    finally:
+        client.close()
