@@ -42,6 +42,7 @@ _SOURCES: dict[str, tuple[str, ...]] = {
     "pi_runtime.session.entries": ("parse_messages",),
     "pi_runtime.settings": ("SettingsManager", "read_json_object"),
     "pi_runtime.tools.read": ("detect_image_mime",),
+    "pi_runtime.extensions.ui": ("status_line",),
     "pi_runtime.ai.providers.scripted": (
         "ScriptedProvider", "ScriptedResponse", "ScriptedText", "ScriptedThinking", "ScriptedToolCall",
         "scripted_text", "scripted_tool_call",
@@ -154,4 +155,5 @@ if TYPE_CHECKING:
     from pi_runtime.session.tail import read_branch_tail as read_branch_tail
     from pi_runtime.settings import SettingsManager as SettingsManager
     from pi_runtime.settings import read_json_object as read_json_object
+    from pi_runtime.extensions.ui import status_line as status_line
     from pi_runtime.tools.read import detect_image_mime as detect_image_mime
