@@ -92,6 +92,7 @@ if TYPE_CHECKING:
     from pi_runtime.ai.types import Model as Model
     from pi_runtime.ai.types import Usage as Usage
     from pi_runtime.auth import AuthStorage as AuthStorage
+    from pi_runtime.extensions.ui import status_line as status_line
     from pi_runtime.frontend.session import SessionPort as SessionPort
     from pi_runtime.kernel.errors import (
         CompactionError as CompactionError,
@@ -155,5 +156,4 @@ if TYPE_CHECKING:
     from pi_runtime.session.tail import read_branch_tail as read_branch_tail
     from pi_runtime.settings import SettingsManager as SettingsManager
     from pi_runtime.settings import read_json_object as read_json_object
-    from pi_runtime.extensions.ui import status_line as status_line
     from pi_runtime.tools.read import detect_image_mime as detect_image_mime
