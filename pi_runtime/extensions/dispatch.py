@@ -20,6 +20,7 @@ does not cancel, a transform keeps the value so far): see :mod:`.agent_hooks` an
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import time
 from collections.abc import Callable
@@ -78,6 +79,37 @@ async def contained(awaitable: Any) -> Any:
         raise EscapeAttempt(exc) from exc
 
 
+async def _resume(coro: Any, waiting_on: Any) -> Any:
+    """Carry on a coroutine that suspended on its first step, as an asyncio task would.
+
+    Most handlers finish without ever suspending, so :meth:`Dispatcher.call` runs that first
+    step in place (no task, no loop round trip: ``message_update`` fires per streamed delta)
+    and hands only the rest to a task running this.
+    """
+    try:
+        while True:
+            failure: BaseException | None = None
+            try:
+                if waiting_on is None:  # a bare yield (asyncio.sleep(0))
+                    await asyncio.sleep(0)
+                else:
+                    # As a task does: the future was handed up to be waited on, not awaited again.
+                    waiting_on._asyncio_future_blocking = False
+                    await waiting_on  # its result or exception is the coroutine's to read
+            except asyncio.CancelledError as exc:
+                if waiting_on is None or not waiting_on.cancelled():
+                    failure = exc  # nothing the coroutine awaits carries the cancel: throw it in
+            except BaseException:  # noqa: BLE001 - the coroutine reads the future's outcome itself
+                pass
+            try:
+                waiting_on = coro.throw(failure) if failure is not None else coro.send(None)
+            except StopIteration as stop:
+                return stop.value
+    except (SystemExit, KeyboardInterrupt) as exc:
+        raise EscapeAttempt(exc) from exc
+
+
+@functools.lru_cache(maxsize=4096)
 def positional_count(fn: Callable[..., Any]) -> int:
     """How many positional arguments ``fn`` takes (5 when it takes ``*args`` or cannot be inspected)."""
     try:
@@ -152,6 +184,14 @@ class Dispatcher:
             return await self._failed(ext, event, exc)
         if not inspect.isawaitable(result):
             return CallOutcome(value=result)
+        if inspect.iscoroutine(result):
+            try:
+                waiting_on = result.send(None)
+            except StopIteration as stop:  # finished without suspending: the common case
+                return CallOutcome(value=stop.value)
+            except BaseException as exc:  # noqa: BLE001 - as for a sync handler
+                return await self._failed(ext, event, exc)
+            result = _resume(result, waiting_on)
         limit = self.timeout if timeout is True else (None if timeout is False else timeout)
         return await self._await(ext, event, result, abortable, limit)
 

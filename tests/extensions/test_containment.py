@@ -200,3 +200,27 @@ async def test_shutdown_handler_that_hangs_does_not_keep_pi(make_session, write_
     await session.extension_runner.start()
     await asyncio.wait_for(session.dispose(), 3)
     assert [e[1] for e in session.extension_runner.errors] == ["session_shutdown"]
+
+
+async def test_suspending_handlers_keep_asyncio_semantics(make_session, write_ext):
+    # The dispatcher runs a handler's first step in place; what suspends must still behave.
+    path = write_ext("suspends", """
+        import asyncio
+        seen = []
+        def extension(pi):
+            async def transform(event, ctx):
+                await asyncio.sleep(0)                      # a bare yield
+                await asyncio.sleep(0.01)                   # a timer future
+                out = await pi.exec("echo", ["deep"])        # a task (ExtensionCall)
+                try:
+                    await asyncio.wait_for(asyncio.Event().wait(), 0.01)
+                except TimeoutError:
+                    seen.append("timed out inside")
+                return {"action": "transform", "text": event.text + " " + out.stdout.strip()}
+            pi.on("input", transform)
+    """)
+    session = make_session(extensions=[path])
+    session.provider.push(scripted_text("ok"))
+    await session.prompt("go")
+    assert session.provider.requests[0][0].messages[-1].content == "go deep"
+    assert module_of(path).seen == ["timed out inside"] and errors(session) == []
