@@ -38,15 +38,31 @@ class ExtensionCall(Generic[T]):
 
     def __init__(self, work: Coroutine[Any, Any, T], what: str, report: Callable[[str], None] | None = None,
                  *, answer_matters: bool = False) -> None:
+        from .dispatch import resume_coroutine
+
         self._what = what
         self._report = report
         self._answer_matters = answer_matters
         self._awaited = False
-        self._task: asyncio.Task[T] = asyncio.get_running_loop().create_task(work)
-        _running.add(self._task)
-        self._task.add_done_callback(self._finished)
+        loop = asyncio.get_running_loop()
+        # The first step runs now, so what a call does before it first waits has happened when
+        # it returns (Pi's pi.setThinkingLevel() is synchronous; get_thinking_level() sees it).
+        future: asyncio.Future[T]
+        try:
+            waiting_on = work.send(None)
+        except StopIteration as stop:
+            future = loop.create_future()
+            future.set_result(stop.value)
+        except BaseException as exc:  # noqa: BLE001 - kept for whoever awaits, or reported
+            future = loop.create_future()
+            future.set_exception(exc)
+        else:
+            future = loop.create_task(resume_coroutine(work, waiting_on))
+        self._task = future
+        _running.add(future)
+        future.add_done_callback(self._finished)
 
-    def _finished(self, task: asyncio.Task[Any]) -> None:
+    def _finished(self, task: asyncio.Future[Any]) -> None:
         _running.discard(task)
         if task.cancelled() or self._awaited:
             return

@@ -79,12 +79,13 @@ async def contained(awaitable: Any) -> Any:
         raise EscapeAttempt(exc) from exc
 
 
-async def _resume(coro: Any, waiting_on: Any) -> Any:
+async def resume_coroutine(coro: Any, waiting_on: Any) -> Any:
     """Carry on a coroutine that suspended on its first step, as an asyncio task would.
 
     Most handlers finish without ever suspending, so :meth:`Dispatcher.call` runs that first
     step in place (no task, no loop round trip: ``message_update`` fires per streamed delta)
-    and hands only the rest to a task running this.
+    and hands only the rest to a task running this; ``ExtensionCall`` does the same.
+    ``SystemExit``/``KeyboardInterrupt`` come out as :class:`EscapeAttempt`.
     """
     try:
         while True:
@@ -191,7 +192,7 @@ class Dispatcher:
                 return CallOutcome(value=stop.value)
             except BaseException as exc:  # noqa: BLE001 - as for a sync handler
                 return await self._failed(ext, event, exc)
-            result = _resume(result, waiting_on)
+            result = resume_coroutine(result, waiting_on)
         limit = self.timeout if timeout is True else (None if timeout is False else timeout)
         return await self._await(ext, event, result, abortable, limit)
 
