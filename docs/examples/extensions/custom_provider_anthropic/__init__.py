@@ -222,7 +222,7 @@ async def stream_custom_anthropic(model: Any, context: Any, options: Any):
             raise RuntimeError("Anthropic stream ended without a stop reason")
         for event in out.done(stop_reason):
             yield event
-    except Exception as exc:  # a provider ends with an error event, never raises
+    except Exception as exc:  # noqa: BLE001 - a provider ends with an error event, never raises
         aborted = options.signal is not None and options.signal.aborted
         for event in out.error(str(exc) or type(exc).__name__, aborted=aborted):
             yield event
