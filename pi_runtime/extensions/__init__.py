@@ -62,7 +62,7 @@ def get_agent_dir() -> str:
 def create_local_bash_operations(shell_path: str | None = None) -> Any:
     """pi's own shell backend, for a ``user_bash`` handler that wraps it (``{"operations": ...}``).
 
-    ``await ops.exec(command, cwd, on_data=fn, signal=None, timeout=None, env=None)`` returns an
+    ``await ops.exec(command, cwd, on_data=fn, signal=None, timeout=None, env=os.environ)`` (every keyword given) returns an
     outcome with ``exit_code`` and ``aborted``.
     """
     from ..tools.shell import LocalShellOperations

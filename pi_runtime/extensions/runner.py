@@ -445,6 +445,28 @@ class ExtensionRunner:
                 if name in values:
                     flag.value, flag.is_set = values[name], True
 
+    def tool_renderer(self, tool_name: str) -> Any:
+        """How calls to ``tool_name`` are drawn: ``{"render_call", "render_result", "render_shell"}``
+        from tool renderer resolvers, else the tool's own (None fields: the app's default)."""
+        tool = self.tools.all.get(tool_name)
+        own = None
+        if tool is not None and (getattr(tool, "render_call", None) or getattr(tool, "render_result", None)):
+            own = {"render_call": getattr(tool, "render_call", None), "render_result": getattr(tool, "render_result", None),
+                   "render_shell": getattr(tool, "render_shell", None)}
+        return self.registry.tool_renderer(tool_name, own)
+
+    def message_renderer(self, custom_type: str) -> Callable[..., Any] | None:
+        """The renderer registered for custom messages of ``custom_type``."""
+        return self.registry.message_renderer(custom_type)
+
+    def entry_renderer(self, custom_type: str) -> Callable[..., Any] | None:
+        """The renderer registered for custom entries of ``custom_type``."""
+        return self.registry.entry_renderer(custom_type)
+
+    def markdown_transformers(self, message_type: str) -> list[Callable[..., Any]]:
+        """Markdown transformers for ``user``, ``assistant``, ``assistant-thinking``, ``custom``... in load order."""
+        return self.registry.markdown_transformers(message_type)
+
     def registered_tools(self) -> list[Any]:
         """Tools registered by extensions, in load order (a later registration of a name wins)."""
         return self.registry.tools()

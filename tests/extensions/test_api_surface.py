@@ -5,6 +5,7 @@ send_user_message with templates)."""
 from __future__ import annotations
 
 import asyncio
+import os
 
 import pytest
 
@@ -397,3 +398,57 @@ async def test_shutdown_request_waits_for_idle_and_print_mode_ignores_it(make_se
     await session.prompt("again")
     await asyncio.sleep(0.05)
     assert asked == [False]  # called once, after the run settled
+
+
+# ---------------------------------------------------------------------- what front ends query
+
+async def test_renderers_shortcuts_and_flags_are_queryable(make_session, write_ext):
+    path = write_ext("renders", """
+        def extension(pi):
+            pi.register_message_renderer("card", lambda message, options, theme: "card:" + message.content)
+            pi.register_entry_renderer("state", lambda entry, options, theme: "state")
+            pi.register_tool(name="fancy", description="d", params=None, execute=lambda *a: "ok",
+                             render_call=lambda args, theme, context: "fancy call")
+            pi.register_tool_renderer(lambda name, next: {"render_call": lambda *a: "mcp!"} if name.startswith("mcp__")
+                                      else next())
+            pi.register_markdown_transformer(lambda markdown, context: markdown.replace("-->", "→"))
+            pi.register_shortcut("ctrl+alt+p", lambda ctx: None, description="Toggle")
+            pi.register_flag("plan", description="Plan mode")
+    """)
+    session = make_session(extensions=[path])
+    runner = session.extension_runner
+    from pi_runtime.ai.types import CustomMessage
+
+    assert runner.message_renderer("card")(CustomMessage(custom_type="card", content="x"), {}, None) == "card:x"
+    assert runner.entry_renderer("state") is not None and runner.message_renderer("other") is None
+    assert runner.tool_renderer("fancy")["render_call"](None, None, None) == "fancy call"
+    assert runner.tool_renderer("mcp__time__now")["render_call"]() == "mcp!"
+    assert runner.tool_renderer("read") is None  # the app's own renderer
+    [transform] = runner.markdown_transformers("assistant")
+    assert transform("a --> b", {}) == "a → b" and runner.markdown_transformers("changelog") == []
+    shortcut = runner.shortcuts()["ctrl+alt+p"]
+    assert shortcut.description == "Toggle" and shortcut.extension.path == path
+    flag = runner.flags()["plan"]
+    assert (flag.type, flag.description, flag.current) == ("boolean", "Plan mode", None)
+
+
+async def test_public_helpers_for_tools(tmp_path):
+    import pi_runtime.extensions as ext
+
+    truncated = ext.truncate_head("\n".join(str(i) for i in range(3000)), max_lines=10)
+    assert truncated.truncated and ext.DEFAULT_MAX_LINES == 2000 and ext.format_size(2048) == "2.0KB"
+    assert ext.get_agent_dir() and ext.CONFIG_DIR_NAME == ".pi"
+    target = tmp_path / "f.txt"
+    order = []
+
+    async def write(text):
+        order.append(text)
+        await asyncio.sleep(0.01)
+        target.write_text(text)
+
+    await asyncio.gather(ext.with_file_mutation_queue(str(target), lambda: write("a")),
+                         ext.with_file_mutation_queue(str(target), lambda: write("b")))
+    assert order == ["a", "b"] and target.read_text() == "b"
+    outcome = await ext.create_local_bash_operations().exec("echo hi", str(tmp_path), on_data=lambda b: None,
+                                                            signal=None, timeout=None, env=dict(os.environ))
+    assert outcome.exit_code == 0

@@ -64,12 +64,12 @@ async def test_base_exceptions_in_handlers_are_contained(make_session, write_ext
 
 
 @pytest.mark.parametrize("where", ["module", "factory", "async_factory"])
-@pytest.mark.parametrize("raising", ["sys.exit(1)", "raise KeyboardInterrupt()"])
+@pytest.mark.parametrize("raising", ["sys.exit(1)", "raise KeyboardInterrupt()", "raise asyncio.CancelledError()"])
 async def test_exits_while_loading_are_load_failures(make_session, write_ext, where, raising):
     source = {
-        "module": f"import sys\n{raising}\ndef extension(pi):\n    pass\n",
-        "factory": f"import sys\ndef extension(pi):\n    {raising}\n",
-        "async_factory": f"import sys\nasync def extension(pi):\n    {raising}\n",
+        "module": f"import asyncio, sys\n{raising}\ndef extension(pi):\n    pass\n",
+        "factory": f"import asyncio, sys\ndef extension(pi):\n    {raising}\n",
+        "async_factory": f"import asyncio, sys\nasync def extension(pi):\n    {raising}\n",
     }[where]
     bad = write_ext("bad_load", source)
     good = write_ext("good_load", "def extension(pi):\n    pi.on('input', lambda e, ctx: {'action': 'transform', 'text': e.text + '!'})\n")
