@@ -207,6 +207,15 @@ def forget_modules(paths: Iterable[str]) -> None:
             del sys.modules[loaded]
 
 
+def describe_load_error(exc: BaseException, path: str) -> str:
+    """What went wrong while importing or setting up an extension (exits named as such)."""
+    if isinstance(exc, SystemExit):
+        return f"SystemExit({exc.code!r}): the extension called sys.exit() while loading"
+    if isinstance(exc, KeyboardInterrupt):
+        return "KeyboardInterrupt while loading the extension"
+    return summarize_error(exc, path)
+
+
 def summarize_error(exc: BaseException, path: str | None = None, limit: int = 3) -> str:
     """``Type: message`` plus the last frames that belong to the extension.
 

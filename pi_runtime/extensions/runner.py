@@ -21,7 +21,6 @@ tools can be selected with ``--tools`` and extension models with ``--model``; th
 
 from __future__ import annotations
 
-import inspect
 import logging
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -33,13 +32,15 @@ from .context import ExtensionCommandContext, ExtensionContext, ExtensionToolCon
 from .dispatch import DEFAULT_TIMEOUT, SHUTDOWN_TIMEOUT, Dispatcher
 from .events import SessionShutdownEvent, SessionStartEvent
 from .forwarder import SessionEvents
-from .kernel_hooks import EXPAND_TEMPLATES, INPUT_SOURCE, KernelHooks
-from .loader import ExtensionSource, LoadFailure, discover_extensions, forget_modules, import_extension, summarize_error
+from .kernel_hooks import INPUT_SOURCE, KernelHooks
+from .loader import ExtensionSource, LoadFailure, forget_modules
+from .loading import Discovery, ExtensionLoading
 from .nested import NestedCalls
 from .provider import ProviderRegistrations
 from .registry import Command, Extension, ExtensionRegistry, Flag, Shortcut
 from .reporter import ErrorReporter
-from .sending import ExtensionMessages, user_message_parts
+from .sending import ExtensionMessages, send_user_message
+from .shutdown import ShutdownRequest
 from .toolset import ToolSet
 from .ui import GuardedUI, HeadlessUI, UIHost
 
@@ -87,6 +88,7 @@ class ExtensionRunner:
         self.tools = ToolSet()
         self.messages = ExtensionMessages()
         self.providers = ProviderRegistrations(model_registry)
+        self.loading = ExtensionLoading(self.registry, self.reporter, self.providers, self._make_api)
         self.commands_part = Commands(self.registry, self.dispatcher, self.reporter, self.command_context,
                                       resources=self._resources)
         self.agent_hooks = AgentHooks(self.registry, self.dispatcher, self.reporter, self.ensure_started,
@@ -102,15 +104,11 @@ class ExtensionRunner:
         self._session: Any = None
         self._actions: Any = None
         self._available: dict[str, Any] = {}
-        self._sources: list[ExtensionSource] = []
-        self._discovery: dict[str, Any] | None = None
         self._started = False
         self._prepared = False
         self._shut_down = False
         self._unsubscribe: Callable[[], None] | None = None
-        self.on_shutdown_request: Callable[[], Any] | None = None
-        """Installed by the host: ends pi gracefully (``ctx.shutdown()``); None in print mode (a no-op)."""
-        self._shutdown_wanted = False
+        self.shutdown_request = ShutdownRequest()
 
     # ------------------------------------------------------------------ views for hosts and tests
 
@@ -175,55 +173,17 @@ class ExtensionRunner:
     ) -> ExtensionRunner:
         """Create a runner and load every extension found for ``cwd`` (see :mod:`.loader`)."""
         runner = cls(cwd=cwd, **kwargs)
-        runner._discovery = {"agent_dir": agent_dir, "paths": list(paths), "no_extensions": no_extensions}
-        runner._discover_and_load()
+        runner.loading.discover(Discovery(cwd, agent_dir, runner.settings, runner.project_trusted, list(paths),
+                                          no_extensions))
         return runner
 
-    def _discover_and_load(self) -> None:
-        assert self._discovery is not None
-        sources, failures = discover_extensions(
-            self.cwd, self._discovery["agent_dir"], settings=self.settings, project_trusted=self.project_trusted,
-            paths=self._discovery["paths"], no_extensions=self._discovery["no_extensions"],
-        )
-        for failure in failures:
-            self.reporter.load_failed(failure)
-        self.load(sources)
-
     def load(self, sources: Iterable[ExtensionSource | str]) -> None:
-        """Import each source and run its ``extension(pi)``; failures are recorded, never raised.
-
-        Anything an extension raises while importing or in its factory is contained, including
-        ``SystemExit`` (a ``sys.exit()`` at module level) and ``KeyboardInterrupt``.
-        """
-        for source in sources:
-            if isinstance(source, str):
-                source = ExtensionSource(source, "sdk")
-            self._sources.append(source)
-            try:
-                module = import_extension(source.path)
-                factory = getattr(module, "extension", None)
-                if not callable(factory):
-                    raise TypeError("the module defines no 'extension(pi)' function")
-            except BaseException as exc:  # noqa: BLE001 - SystemExit/KeyboardInterrupt at import: contained
-                self.reporter.load_failed(LoadFailure(source.path, _describe(exc, source.path)))
-                continue
-            self.add_extension(factory, source.path, source.scope)
+        """Import each source and run its ``extension(pi)``; failures are recorded, never raised."""
+        self.loading.load(sources)
 
     def add_extension(self, factory: Callable[[Any], Any], path: str, scope: str = "sdk") -> Extension | None:
         """Run one factory (a module's ``extension`` or an inline function). Returns None when it failed."""
-        from .api import ExtensionAPI
-
-        ext = Extension(path, scope)
-        try:
-            result = factory(ExtensionAPI(self, ext))
-        except BaseException as exc:  # noqa: BLE001 - a broken extension is skipped, pi starts anyway
-            self.providers.unregister_owner(path)
-            self.reporter.load_failed(LoadFailure(path, _describe(exc, path)))
-            return None
-        if inspect.isawaitable(result):
-            ext.pending_init = result
-        self.registry.add(ext)
-        return ext
+        return self.loading.add(factory, path, scope)
 
     # ------------------------------------------------------------------ binding
 
@@ -335,11 +295,7 @@ class ExtensionRunner:
         self.registry.clear()
         self.bus.clear()
         self.reporter.failures.clear()
-        sources, self._sources = self._sources, []
-        if self._discovery is not None:
-            self._discover_and_load()
-        else:
-            self.load(sources)
+        self.loading.load_again()
         for tool in self.registry.tools():
             self.tools.add(tool)
         resources = getattr(session, "resources", None)
@@ -350,6 +306,11 @@ class ExtensionRunner:
         await self.start(reason="reload")
 
     # ------------------------------------------------------------------ contexts
+
+    def _make_api(self, ext: Extension) -> Any:
+        from .api import ExtensionAPI
+
+        return ExtensionAPI(self, ext)
 
     def context(self, ext: Extension | None) -> ExtensionContext:
         """A ``ctx`` for ``ext``'s handlers."""
@@ -398,17 +359,6 @@ class ExtensionRunner:
         self.dispatcher.abort(run_in_progress=self._session is not None and self._session.is_streaming)
 
     # ------------------------------------------------------------------ for hosts and the API
-
-    def has_handlers(self, name: str) -> bool:
-        """Whether any extension handles ``name``."""
-        return self.registry.has_handlers(name)
-
-    def handlers(self, name: str) -> list[tuple[Extension, Callable[..., Any]]]:
-        return self.registry.handlers(name)
-
-    async def emit(self, name: str, event: Any) -> list[Any]:
-        """Run every handler of ``name`` with ``event``; returns the non-None results."""
-        return await self.dispatcher.emit(name, event)
 
     def commands(self) -> dict[str, Command]:
         """Invocable name -> extension command."""
@@ -499,50 +449,19 @@ class ExtensionRunner:
     async def send_user_message(self, ext: Extension, content: Any, deliver_as: str | None,
                                 expand: bool) -> str | None:
         """See ``ExtensionAPI.send_user_message``."""
-        session = self.require_session()
-        text, images = user_message_parts(content)
-        source = INPUT_SOURCE.set("extension")
-        # Queued text is plain (Pi): only an idle prompt expands commands and templates.
-        expanding = EXPAND_TEMPLATES.set(bool(expand) and deliver_as is None)
-        try:
-            if session.is_streaming and deliver_as is None:
-                raise RuntimeError("the agent is running: send_user_message needs deliver_as='steer' or 'followUp'")
-            return str(await session.prompt(text, images, streaming_behavior=deliver_as, wait=False))
-        except Exception as exc:  # noqa: BLE001 - reported like any extension failure
-            await self.reporter.report(ext.path, "send_user_message", summarize_error(exc))
-            return None
-        finally:
-            EXPAND_TEMPLATES.reset(expanding)
-            INPUT_SOURCE.reset(source)
+        return await send_user_message(self.require_session(), self.reporter, ext.path, content, deliver_as, expand)
+
+    @property
+    def on_shutdown_request(self) -> Callable[[], Any] | None:
+        """Installed by the host: ends pi gracefully (``ctx.shutdown()``); None in print mode (a no-op)."""
+        return self.shutdown_request.callback
+
+    @on_shutdown_request.setter
+    def on_shutdown_request(self, callback: Callable[[], Any] | None) -> None:
+        self.shutdown_request.callback = callback
 
     def request_shutdown(self) -> None:
-        """``ctx.shutdown()``: the host ends pi when the agent is idle (print mode: nothing)."""
-        if self.on_shutdown_request is None:
-            return
-        session = self._session
-        if session is not None and session.is_streaming:
-            if not self._shutdown_wanted:
-                self._shutdown_wanted = True
-                spawn_when_idle(session, self.on_shutdown_request)
-            return
-        self.on_shutdown_request()
+        """``ctx.shutdown()``: the host ends pi once the agent is idle (print mode: nothing)."""
+        self.shutdown_request.request(self._session)
 
-
-def spawn_when_idle(session: Any, callback: Callable[[], Any]) -> None:
-    """Call ``callback`` once ``session`` has settled."""
-    from ..background import spawn
-
-    async def wait() -> None:
-        await session.wait_for_idle()
-        callback()
-
-    spawn(wait(), name="shutdown-when-idle")
-
-
-def _describe(exc: BaseException, path: str) -> str:
-    if isinstance(exc, SystemExit):
-        return f"SystemExit({exc.code!r}): the extension called sys.exit() while loading"
-    if isinstance(exc, KeyboardInterrupt):
-        return "KeyboardInterrupt while loading the extension"
-    return summarize_error(exc, path)
 

@@ -111,3 +111,25 @@ def append_entry(session: Any, actions: SessionActions, custom_type: str, data: 
     entry_id: str = session.session_manager.append_custom(custom_type, data)
     actions.emit_soon(EntryAppendedEvent(session.session_manager.get_entry(entry_id)))
     return entry_id
+
+
+async def send_user_message(session: Any, reporter: Any, owner: str, content: Any, deliver_as: str | None,
+                            expand: bool) -> str | None:
+    """See ``ExtensionAPI.send_user_message``; a refusal is reported under ``owner``, never raised."""
+    from .kernel_hooks import EXPAND_TEMPLATES, INPUT_SOURCE
+    from .loader import summarize_error
+
+    text, images = user_message_parts(content)
+    source = INPUT_SOURCE.set("extension")
+    # Queued text is plain (Pi): only an idle prompt expands commands and templates.
+    expanding = EXPAND_TEMPLATES.set(bool(expand) and deliver_as is None)
+    try:
+        if session.is_streaming and deliver_as is None:
+            raise RuntimeError("the agent is running: send_user_message needs deliver_as='steer' or 'followUp'")
+        return str(await session.prompt(text, images, streaming_behavior=deliver_as, wait=False))
+    except Exception as exc:  # noqa: BLE001 - reported like any extension failure
+        await reporter.report(owner, "send_user_message", summarize_error(exc))
+        return None
+    finally:
+        EXPAND_TEMPLATES.reset(expanding)
+        INPUT_SOURCE.reset(source)
