@@ -35,8 +35,11 @@ def resource_commands(resources: Any) -> list[dict[str, Any]]:
     return out
 
 
-def _extension_scope(scope: str) -> str:
-    return {"global": "user", "project": "project"}.get(scope, "temporary")
+def _extension_source_info(path: str, scope: str) -> dict[str, str]:
+    """Pi's ``sourceInfo`` for an extension loaded from ``scope`` (where the loader found it)."""
+    source = {"global": "auto", "project": "auto", "cli": "cli", "settings": "local"}.get(scope, scope)
+    where = {"global": "user", "project": "project", "settings": "user"}.get(scope, "temporary")
+    return {"path": path, "source": source, "scope": where, "origin": "top-level"}
 
 
 class Commands:
@@ -68,8 +71,7 @@ class Commands:
         """Everything invocable through ``prompt``: extension commands, templates, skills (Pi's order)."""
         out = [
             {"name": name, "description": c.description, "source": "extension",
-             "sourceInfo": {"path": c.extension.path, "source": c.extension.scope,
-                            "scope": _extension_scope(c.extension.scope), "origin": "top-level"}}
+             "sourceInfo": _extension_source_info(c.extension.path, c.extension.scope)}
             for name, c in self._registry.commands().items()
         ]
         return out + resource_commands(self._resources())

@@ -220,3 +220,17 @@ def test_ui_calls_exist_in_print_json_and_rpc_modes(env, loopback, tmp_path):
         assert not [r for r in client.records if r.get("type") == "extension_error"]
     finally:
         client.close()
+
+
+def test_rpc_get_commands_lists_each_command_once_in_pis_order(env, tmp_path):
+    prompts = Path(env["PI_CODING_AGENT_DIR"]) / "prompts"
+    prompts.mkdir()
+    (prompts / "review.md").write_text("---\ndescription: Review code\n---\nReview $1")
+    ext = write(tmp_path, "cmd.py", "def extension(pi):\n    pi.register_command('deploy', lambda a, c: None)\n")
+    client = RpcClient(env, "--model", MODEL, "-e", ext)
+    try:
+        commands = client.ok({"type": "get_commands"})["commands"]
+    finally:
+        client.close()
+    assert [(c["name"], c["source"]) for c in commands] == [("deploy", "extension"), ("review", "prompt")]
+    assert commands[0]["sourceInfo"] == {"path": ext, "source": "cli", "scope": "temporary", "origin": "top-level"}
