@@ -8,7 +8,7 @@ A handler gets the session and the command object and returns the response ``dat
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, overload
 
 from ..ai.types import THINKING_LEVELS
 
@@ -33,6 +33,10 @@ def command(name: str) -> Callable[[Handler], Handler]:
     return register
 
 
+@overload
+def _str(cmd: dict[str, Any], key: str) -> str: ...
+@overload
+def _str(cmd: dict[str, Any], key: str, *, required: bool) -> str | None: ...
 def _str(cmd: dict[str, Any], key: str, *, required: bool = True) -> str | None:
     value = cmd.get(key)
     if value is None and not required:
