@@ -206,7 +206,8 @@ class GuardedUI:
     # ------------------------------------------------------------------ dialogs
 
     def _dialog(self, what: str, default: Any, method: str, args: tuple[Any, ...], kwargs: dict[str, Any],
-                timeout: float | None, signal: Any) -> ExtensionCall[Any]:
+                timeout: float | None, signal: Any, accept: Callable[[Any], bool] = lambda value: True
+                ) -> ExtensionCall[Any]:
         async def ask() -> Any:
             fn = getattr(self._host.inner, method, None)
             if fn is None or (signal is not None and signal.aborted):
@@ -227,7 +228,9 @@ class GuardedUI:
                 if call not in done:  # timed out or aborted: the dialog closes with its default
                     call.cancel()
                     return default
-                return call.result()
+                value = call.result()
+                # Only an answer of the right kind counts; anything else is the safe default.
+                return value if accept(value) else default
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # noqa: BLE001 - a broken dialog answers its default
@@ -250,24 +253,25 @@ class GuardedUI:
         """
         opts = [str(o) for o in options]
         return self._dialog("ctx.ui.select(...)", None, "select", (str(title), opts), {"timeout": timeout},
-                            timeout, signal)
+                            timeout, signal, accept=lambda value: value in opts)
 
     def confirm(self, title: str, message: str = "", *, timeout: float | None = None,
                 signal: Any = None) -> ExtensionCall[bool]:
-        """Yes/no; False when cancelled, timed out, aborted or headless (see :meth:`select`)."""
-        call = self._dialog("ctx.ui.confirm(...)", False, "confirm", (str(title), str(message)),
-                            {"timeout": timeout}, timeout, signal)
-        return call
+        """Yes/no; False when cancelled, timed out, aborted or headless (see :meth:`select`).
+        Only a real ``True`` from the front end confirms."""
+        return self._dialog("ctx.ui.confirm(...)", False, "confirm", (str(title), str(message)),
+                            {"timeout": timeout}, timeout, signal, accept=lambda value: value is True)
 
     def input(self, title: str, placeholder: str | None = None, *, timeout: float | None = None,
               signal: Any = None) -> ExtensionCall[str | None]:
         """One line of text; None when cancelled, timed out, aborted or headless (see :meth:`select`)."""
         return self._dialog("ctx.ui.input(...)", None, "input", (str(title), placeholder), {"timeout": timeout},
-                            timeout, signal)
+                            timeout, signal, accept=lambda value: isinstance(value, str))
 
     def editor(self, title: str, prefill: str | None = None, *, signal: Any = None) -> ExtensionCall[str | None]:
         """Multi-line text; None when cancelled, aborted or headless."""
-        return self._dialog("ctx.ui.editor(...)", None, "editor", (str(title), prefill), {}, None, signal)
+        return self._dialog("ctx.ui.editor(...)", None, "editor", (str(title), prefill), {}, None, signal,
+                            accept=lambda value: isinstance(value, str))
 
     def custom(self, factory: Callable[..., Any], *, overlay: bool = False, overlay_options: Any = None,
                signal: Any = None) -> ExtensionCall[Any]:

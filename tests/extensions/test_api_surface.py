@@ -452,3 +452,30 @@ async def test_public_helpers_for_tools(tmp_path):
     outcome = await ext.create_local_bash_operations().exec("echo hi", str(tmp_path), on_data=lambda b: None,
                                                             signal=None, timeout=None, env=dict(os.environ))
     assert outcome.exit_code == 0
+
+
+async def test_only_answers_of_the_right_kind_count(make_session, write_ext):
+    path = write_ext("kinds", """
+        got = []
+        def extension(pi):
+            async def ask(args, ctx):
+                got.append(await ctx.ui.confirm("Sure?"))
+                got.append(await ctx.ui.select("Pick", ["a", "b"]))
+                got.append(await ctx.ui.input("Name"))
+            pi.register_command("ask", ask)
+    """)
+
+    class Sloppy(AnsweringUI):  # a front end that answers with the wrong types
+        async def confirm(self, title, message="", *, timeout=None):
+            return "false"
+
+        async def select(self, title, options, *, timeout=None):
+            return "c"
+
+        async def input(self, title, placeholder=None, *, timeout=None):
+            return 42
+
+    session = make_session(extensions=[path])
+    session.extension_runner.set_ui(Sloppy(), "rpc")
+    await session.prompt("/ask")
+    assert module_of(path).got == [False, None, None]
