@@ -72,6 +72,11 @@ def run(argv: list[str]) -> int:
 
     errors = user_errors()
     try:
+        if args.extension_flags and (args.list_models or args.export):
+            # These answer without loading extensions, so no extension flag can apply.
+            from .cli_args import unknown_option_message
+
+            raise UsageError(unknown_option_message([f"--{f.name}" for f in args.extension_flags]))
         if args.list_models:
             from .modes.oneshot import list_models
 
@@ -133,10 +138,14 @@ def _headless(args: CliArgs, mode: str) -> int:
 
     stdin_text = None if mode == "rpc" else read_piped_stdin()
     cwd = os.getcwd()
-    prompts = initial_prompts(args.messages, args.files, stdin_text, cwd)
-    if mode == "print" and not prompts:
+    if mode == "print" and not (args.messages or args.files or stdin_text is not None or args.extension_flags):
         return _fail("no prompt given (pass a message, @file or pipe text on stdin)")
     session = build_session(args)
+    # After the build: an extension's boolean flag may give back the word the parser took as its value.
+    prompts = initial_prompts(args.messages, args.files, stdin_text, cwd)
+    if mode == "print" and not prompts:
+        session.session_manager.close()
+        return _fail("no prompt given (pass a message, @file or pipe text on stdin)")
     if mode != "rpc" and prompts:
         session.check_ready()  # no credentials: say so before anything is written
     return asyncio.run(_run_mode(session, mode, prompts))
@@ -183,6 +192,9 @@ async def _run_mode(session: Any, mode: str, prompts: list[Any]) -> int:
             return await _until_shutdown(session, run_json(session, prompts, writer), shutdown)
         from .modes.rpc_mode import run_rpc
 
+        runner = session.extension_runner
+        if runner is not None:  # ctx.shutdown(): RPC ends as on end of input, once the agent is idle
+            runner.on_shutdown_request = lambda: shutdown.request(0)
         return await run_rpc(session, writer, shutdown)
     finally:
         try:

@@ -161,9 +161,15 @@ def create_agent_session(
     base_defaults = list(DEFAULT_TOOLS) + [t.name for t in custom_tools]
     if isinstance(defaults, list) and defaults:
         base_defaults = [t.name for t in select_tools(available, defaults, defaults=base_defaults)]
-    runner = extension_runner or _load_extensions(
-        cwd, agent_dir, settings, model_registry, resource_loader, list(extensions), no_extensions
-    )
+    if extension_runner is None:
+        trusted = getattr(resource_loader, "project_trusted", None)
+        if trusted is None:
+            trusted = getattr(settings, "project_trusted", True)
+        extension_runner = load_extensions(
+            cwd, agent_dir, settings, model_registry, bool(trusted), list(extensions), no_extensions
+        )
+    runner = extension_runner
+    built_in = dict(available)  # before extension tools replace any (a reload brings these back)
     if runner is not None:
         # Extension tools can be chosen with --tools and are active unless they opt out.
         for tool in runner.registered_tools():
@@ -180,7 +186,7 @@ def create_agent_session(
         default_level = (per_model.get(chosen.ref) if chosen is not None else None) or typed.default_thinking_level
     level = thinking_level or default_level or "off"
     agent = Agent(
-        chosen,
+        chosen,  # type: ignore[arg-type]  # no model at all: the first prompt says how to choose one
         tools=active,
         thinking_level="off",
         steering_mode=typed.steering_mode,
@@ -214,22 +220,29 @@ def create_agent_session(
     if thinking_level is not None or not session_manager.raw_entries():
         agent.state.thinking_level = clamp_thinking(level, agent.state.model)
     if runner is not None:
-        runner.bind(session, available)
+        runner.bind(session, built_in)
     session.refresh_system_prompt()
     return session
 
 
-def _load_extensions(
-    cwd: str, agent_dir: str, settings: Any, registry: Any, loader: Any, paths: list[str], no_extensions: bool
+def load_extensions(
+    cwd: str, agent_dir: str, settings: Any, registry: Any, trusted: bool, paths: list[str], no_extensions: bool
 ) -> Any:
-    """Discover and load extensions; None when there are none (no runner, no overhead)."""
+    """Discover and load extensions; None when there are none (no runner, no overhead).
+
+    Args:
+        cwd: Working directory (its trusted ``.pi/extensions`` is read).
+        agent_dir: Agent dir (its ``extensions/`` is read).
+        settings: The ``SettingsManager`` (``extensions`` lists).
+        registry: Where extensions' providers go.
+        trusted: Whether project extensions may load.
+        paths: ``-e`` paths or ``builtin:<name>``.
+        no_extensions: Skip discovery (``-ne``).
+    """
     from .extensions.runner import ExtensionRunner
 
-    trusted = getattr(loader, "project_trusted", None)
-    if trusted is None:
-        trusted = getattr(settings, "project_trusted", True)
     runner = ExtensionRunner.discover(
         cwd=cwd, agent_dir=agent_dir, paths=paths, no_extensions=no_extensions,
-        settings=settings, model_registry=registry, project_trusted=bool(trusted),
+        settings=settings, model_registry=registry, project_trusted=trusted,
     )
     return runner if runner.extensions or runner.failures else None

@@ -122,17 +122,20 @@ class InputRouter:
         if self._compactor.is_compacting:
             raise PromptError("Cannot submit a prompt while compaction is in progress")
         self.check_ready()
-        self._driver.start([self.user_message(self.expand(handled), images)])
+        text = self.expand(handled) if self._gate.expand_templates() else handled
+        self._driver.start([self.user_message(text, images)])
         return "started"
 
     async def steer(self, text: str, images: list[Any] | None = None) -> str:
         """Queue a message for after the current tool calls."""
-        self._agent.steer(self.user_message(self.expand(text), images))
+        text = self.expand(text) if self._gate.expand_templates() else text
+        self._agent.steer(self.user_message(text, images))
         await self._outbox.emit(self.queue_event())
         return "queued"
 
     async def follow_up(self, text: str, images: list[Any] | None = None) -> str:
         """Queue a message for when the agent would otherwise stop."""
-        self._agent.follow_up(self.user_message(self.expand(text), images))
+        text = self.expand(text) if self._gate.expand_templates() else text
+        self._agent.follow_up(self.user_message(text, images))
         await self._outbox.emit(self.queue_event())
         return "queued"

@@ -292,21 +292,10 @@ async def _set_name(s: Any, cmd: dict[str, Any]) -> Any:
 
 @command("get_commands")
 async def _commands(s: Any, cmd: dict[str, Any]) -> Any:
-    resources = getattr(s.resources, "resources", s.resources)
+    # One list for RPC and pi.get_commands(): extension commands, prompt templates, then skills.
+    from ..extensions.commands import resource_commands
+
     runner = getattr(s, "extension_runner", None)
-    out: list[dict[str, Any]] = list(runner.get_commands()) if runner is not None else []
-    scope = {"user": "user", "project": "project", "path": "temporary"}
-    source = {"user": "auto", "project": "auto", "path": "cli"}
-    for template in getattr(resources, "prompt_templates", []) or []:
-        out.append({
-            "name": template.name, "description": template.description, "source": "prompt",
-            "sourceInfo": {"path": str(template.file_path), "source": source.get(template.source, "local"),
-                           "scope": scope.get(template.source, "user"), "origin": "top-level"},
-        })
-    for skill in getattr(resources, "skills", []) or []:
-        out.append({
-            "name": f"skill:{skill.name}", "description": skill.description, "source": "skill",
-            "sourceInfo": {"path": str(skill.file_path), "source": source.get(skill.source, "local"),
-                           "scope": scope.get(skill.source, "user"), "origin": "top-level"},
-        })
-    return {"commands": out}
+    if runner is not None:
+        return {"commands": runner.get_commands()}
+    return {"commands": resource_commands(getattr(s.resources, "resources", s.resources))}
