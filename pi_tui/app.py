@@ -123,6 +123,8 @@ class PiApp(App[int], inherit_bindings=False):
         self.completion = CompletionController(self, lambda: COMMANDS.menu_entries(self.session))
         self.last_input_at = 0.0
         """``time.perf_counter()`` of the last key or paste (streaming frames yield to it)."""
+        self.extension_keys: dict[str, str] = {}
+        """Textual key -> the key (Pi's syntax) an extension registered a shortcut for."""
         self.initial_prompt: str | None = None
         """Sent once the session is attached (``pi "message"``)."""
         self.typeahead_lines: list[str] = []
@@ -138,7 +140,19 @@ class PiApp(App[int], inherit_bindings=False):
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, (events.Key, events.Paste)):
             self.last_input_at = time.perf_counter()
+        if isinstance(event, events.Key) and event.key in self.extension_keys and len(self.screen_stack) == 1:
+            # An extension's shortcut (pi.registerShortcut) comes before every other binding.
+            event.stop()
+            event.prevent_default()
+            self.run_worker(self._run_shortcut(self.extension_keys[event.key]), name="extension-shortcut",
+                            group="extensions", exit_on_error=False)
+            return
         await super().on_event(event)
+
+    async def _run_shortcut(self, key: str) -> None:
+        runner = self.session.extension_runner if self.session is not None else None
+        if runner is not None:
+            await runner.run_shortcut(key)
 
     def compose(self) -> ComposeResult:
         self.header_bar = HeaderBar(version=self.version, cwd=self.cwd, id="header")

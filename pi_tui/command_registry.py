@@ -74,18 +74,24 @@ class CommandRegistry:
         return out
 
     async def run(self, app: PiApp, text: str) -> bool:
-        """Run ``text`` (``/name args``) if it names a built-in; False when it does not (it goes
+        """Start ``text`` (``/name args``) if it names a built-in; False when it does not (it goes
         to the kernel as a prompt: an extension command, a template or a skill).
 
-        A failing command is reported inline, never as a traceback.
+        The command runs in a worker, never inside the key handler that sent it: a command that
+        waits on the kernel (``/new`` asking extensions first) may need the app to show a
+        dialog and take its keys meanwhile. A failing command is reported inline.
         """
         name, _, arg = text.strip()[1:].partition(" ")
         command = self._commands.get(name)
         session = app.session
         if command is None or session is None:
             return False
-        try:
-            await command.run(app, session, arg.strip())
-        except Exception as exc:  # noqa: BLE001 - a failed command is reported, never a traceback
-            await app.transcript.add_notice(f"/{name} failed: {exc}", "error")
+
+        async def run() -> None:
+            try:
+                await command.run(app, session, arg.strip())
+            except Exception as exc:  # noqa: BLE001 - a failed command is reported, never a traceback
+                await app.transcript.add_notice(f"/{name} failed: {exc}", "error")
+
+        app.run_worker(run(), name=f"command:{name}", group="commands", exit_on_error=False)
         return True

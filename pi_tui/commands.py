@@ -224,8 +224,17 @@ async def _reload(app: PiApp, session: SessionPort, arg: str) -> None:
     # The kernel rebuilds the system prompt at the start of every run; doing it now makes
     # /session and the RPC state show the reloaded context files at once.
     session.refresh_system_prompt()
-    if session.extension_runner is not None:
-        await app.transcript.add_notice("Extensions are not reloaded; restart pi to reload them", "warning")
+    runner = session.extension_runner
+    if runner is not None:
+        if session.is_streaming:
+            await app.transcript.add_notice("Extensions are reloaded once the agent is idle: run /reload then",
+                                            "warning")
+            return
+        from .extension_host import bind_shortcuts
+
+        await runner.reload()  # re-imports every extension's module
+        bind_shortcuts(app, session)
+        await app.transcript.add_notice(f"Reloaded {len(getattr(runner, 'extensions', []))} extension(s)")
 
 
 @command("hotkeys", "Show active keyboard shortcuts")

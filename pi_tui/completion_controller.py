@@ -48,6 +48,8 @@ class CompletionController:
         end = _token_end(line, col)
         if row == 0 and start == 0 and token.startswith("/") and app.session is not None:
             menu.show(slash_completions(token[1:], self._commands()), "slash", (row, start, end))
+        elif row == 0 and self._argument_command(line) is not None:
+            self._complete_arguments(line, col)
         elif token.startswith("@"):
             if self._files is None:
                 self._index_files()
@@ -56,6 +58,41 @@ class CompletionController:
             menu.show(file_completions(token[1:], self._files), "file", (row, start, end))
         else:
             menu.hide()
+
+    # ------------------------------------------------------------------ extension command arguments
+
+    def _argument_command(self, line: str) -> str | None:
+        """``name`` when ``line`` is ``/name args…`` for an extension command that completes its arguments."""
+        if not line.startswith("/") or " " not in line:
+            return None
+        session = self._app.session
+        runner = session.extension_runner if session is not None else None
+        if runner is None:
+            return None
+        name = line[1:].split(" ", 1)[0]
+        command = runner.commands().get(name)
+        return name if command is not None and command.get_argument_completions is not None else None
+
+    def _complete_arguments(self, line: str, col: int) -> None:
+        """Ask the extension for completions of the text after ``/name `` (in a worker: it may wait)."""
+        name = self._argument_command(line)
+        session = self._app.session
+        if name is None or session is None or session.extension_runner is None:
+            return
+        runner = session.extension_runner
+        begin = len(name) + 2
+        prefix = line[begin:col]
+
+        async def fetch() -> None:
+            items = await runner.complete_command(name, prefix)
+            editor = self._app.editor
+            if editor.document.get_line(0)[begin:editor.cursor_location[1]] != prefix:
+                return  # typed on meanwhile: a newer request is on its way
+            shown = [_argument_item(item) for item in items or []]
+            self._app.menu.show([c for c in shown if c is not None], "args", (0, begin, _token_end(line, col)))
+
+        self._app.run_worker(fetch, name="argument-completions", group="completion", exclusive=True,
+                             exit_on_error=False)
 
     def _index_files(self) -> None:
         app = self._app
@@ -76,7 +113,11 @@ class CompletionController:
         """Tab with the menu closed: complete the path before the cursor (see path_completion)."""
         editor = self._app.editor
         row, col = editor.cursor_location
-        before = editor.document.get_line(row)[:col]
+        line = editor.document.get_line(row)
+        if row == 0 and self._argument_command(line) is not None:
+            self._complete_arguments(line, col)  # "/cmd " + Tab: the command's own completions
+            return
+        before = line[:col]
         start = path_completion.token_start(before)
         token = before[start:]
         if not token or (row == 0 and start == 0 and token.startswith("/")):
@@ -110,6 +151,16 @@ class CompletionController:
             return
         prefix = "@" if token.startswith("@") else ""
         self._show_paths(row, start, prefix, path_completion.candidates(token[len(prefix):], self._app.cwd))
+
+
+def _argument_item(item: object) -> Completion | None:
+    """A completion from an extension: a string, or ``{value, label, description}``."""
+    if isinstance(item, str):
+        return Completion(item, item)
+    if isinstance(item, dict) and isinstance(item.get("value"), str):
+        value = item["value"]
+        return Completion(value, str(item.get("label") or value), str(item.get("description") or ""))
+    return None
 
 
 def _token_end(line: str, col: int) -> int:

@@ -35,4 +35,20 @@ async def attach_extensions(app: PiApp, session: SessionPort) -> AppExtensionUI 
     ui.on_change = changed
     runner.set_ui(ui, "tui")
     await runner.start()
+    bind_shortcuts(app, session)
     return ui
+
+
+def bind_shortcuts(app: PiApp, session: SessionPort) -> None:
+    """Bind every extension shortcut (a key Pi's syntax cannot read is reported, not bound)."""
+    from .keymap import KeySyntaxError, to_textual_key
+
+    runner = session.extension_runner
+    app.extension_keys = {}
+    if runner is None:
+        return
+    for key in runner.shortcuts():
+        try:
+            app.extension_keys[to_textual_key(key)] = key
+        except KeySyntaxError as exc:
+            app.notify(f"Extension shortcut not bound: {exc}", severity="warning", timeout=6)

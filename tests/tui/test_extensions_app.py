@@ -57,3 +57,87 @@ async def test_a_failing_extension_is_reported_inline(provider, workdir, agent_d
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause(0.4)
         assert "ext setup exploded" in screen_text(app)
+
+
+async def test_a_dialog_from_a_session_switch_gate_takes_keys(provider, workdir, agent_dir, tmp_path):
+    # /new asks the extension first; its confirm dialog must get keys while /new waits on it.
+    ext = tmp_path / "guard.py"
+    ext.write_text(textwrap.dedent("""
+        def extension(pi):
+            async def before_switch(event, ctx):
+                if not await ctx.ui.confirm("Clear session?", "Start a new session?"):
+                    return {"cancel": True}
+            pi.on("session_before_switch", before_switch)
+    """))
+    session = make_session(provider, workdir, extensions=[str(ext)])
+    first_id = session.session_id
+    app = create_app(session, static=True, agent_dir=str(agent_dir))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause(0.2)
+        await type_command(pilot, "/new")
+        await pilot.pause(0.3)
+        assert "Clear session?" in screen_text(app)
+        await pilot.press("n")
+        await pilot.pause(0.3)
+        assert "Clear session?" not in screen_text(app) and session.session_id == first_id
+        await type_command(pilot, "/new")
+        await pilot.pause(0.3)
+        await pilot.press("y")
+        await pilot.pause(0.3)
+        assert session.session_id != first_id
+
+
+async def test_an_extension_shortcut_runs_before_the_editor_sees_the_key(provider, workdir, agent_dir, tmp_path):
+    marker = tmp_path / "pressed.txt"
+    ext = tmp_path / "keys.py"
+    ext.write_text(textwrap.dedent(f"""
+        def extension(pi):
+            def pressed(ctx):
+                open({str(marker)!r}, "a").write("yes\\n")
+            pi.register_shortcut("ctrl+k", pressed, description="Mark")
+    """))
+    session = make_session(provider, workdir, extensions=[str(ext)])
+    app = create_app(session, static=True, agent_dir=str(agent_dir))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause(0.2)
+        app.editor.set_text("keep this line")
+        app.editor.move_cursor((0, 0))
+        await pilot.press("ctrl+k")  # the editor's kill-to-end key, taken by the extension
+        await pilot.pause(0.2)
+        assert marker.read_text() == "yes\n"
+        assert app.editor.text == "keep this line"
+
+
+async def test_an_extension_command_offers_its_argument_completions(provider, workdir, agent_dir, tmp_path):
+    ext = tmp_path / "deploy.py"
+    ext.write_text(textwrap.dedent("""
+        def extension(pi):
+            async def deploy(args, ctx):
+                ctx.ui.notify(f"deploying {args}")
+            def targets(prefix):
+                return [t for t in ["staging", "production", {"value": "prod-eu", "label": "prod-eu",
+                        "description": "Frankfurt"}] if (t if isinstance(t, str) else t["value"]).startswith(prefix)]
+            pi.register_command("deploy", deploy, description="Deploy", get_argument_completions=targets)
+    """))
+    session = make_session(provider, workdir, extensions=[str(ext)])
+    app = create_app(session, static=True, agent_dir=str(agent_dir))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause(0.2)
+        await pilot.press(*"/deploy ")  # the command's completions show as its argument is typed
+        await pilot.pause(0.2)
+        assert app.menu.is_open and app.menu.kind == "args"
+        assert [c.value for c in app.menu.items] == ["staging", "production", "prod-eu"]
+        await pilot.press(*"pro")
+        await pilot.pause(0.2)
+        assert [c.value for c in app.menu.items] == ["production", "prod-eu"]
+        assert "Frankfurt" in screen_text(app)
+        await pilot.press("down", "enter")  # Enter accepts an argument; it does not send yet
+        await pilot.pause(0.1)
+        assert app.editor.text == "/deploy prod-eu "
+        app.editor.set_text("/deploy st")
+        await pilot.pause(0.2)
+        assert [c.value for c in app.menu.items] == ["staging"]
+        app.menu.hide()  # Esc closed it
+        await pilot.press("tab")  # Tab with the menu closed asks again
+        await pilot.pause(0.2)
+        assert app.menu.is_open and [c.value for c in app.menu.items] == ["staging"]
