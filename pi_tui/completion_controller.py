@@ -91,8 +91,10 @@ class CompletionController:
             shown = [_argument_item(item) for item in items or []]
             self._app.menu.show([c for c in shown if c is not None], "args", (0, begin, _token_end(line, col)))
 
-        self._app.run_worker(fetch, name="argument-completions", group="completion", exclusive=True,
-                             exit_on_error=False)
+        # The function, not a coroutine: a request cancelled by a newer one never started, so
+        # nothing is left unawaited. (Textual's overloads do not type an async callable.)
+        self._app.run_worker(fetch, name="argument-completions", group="completion",  # type: ignore[arg-type]
+                             exclusive=True, exit_on_error=False)
 
     def _index_files(self) -> None:
         app = self._app
