@@ -24,6 +24,8 @@ class AppExtensionUI:
         self.widgets: dict[str, tuple[list[str], str]] = {}
         self.on_change: Callable[[AppExtensionUI], None] | None = None
         """Called when statuses or widgets change (the app redraws its extension areas)."""
+        self.components: dict[str, Any] = {}
+        """Widgets extensions mounted (by widget key; ``#header``/``#footer`` for replacements)."""
 
     async def _ask(self, screen: Any, timeout: float | None) -> Any:
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
@@ -40,6 +42,11 @@ class AppExtensionUI:
             if screen.is_attached:
                 screen.dismiss(None)
             return None
+        except asyncio.CancelledError:
+            # Aborted (the run, or the runtime's guard): the dialog must not stay up.
+            if screen.is_attached:
+                screen.dismiss(None)
+            raise
 
     async def select(self, title: str, options: list[str], *, timeout: float | None = None) -> str | None:
         from .screens.pick_list import PickItem, PickList
@@ -86,3 +93,97 @@ class AppExtensionUI:
     def _refresh(self) -> None:
         if self.on_change is not None:
             self.on_change(self)
+
+    # ------------------------------------------------------------------ the display layer
+
+    async def custom(self, factory: Any, *, overlay: bool = False, overlay_options: Any = None) -> Any:
+        """Show the extension's own widget until it calls ``done(value)``; returns that value."""
+        from .screens.extension_screen import ExtensionScreen, build_custom
+
+        holder: dict[str, Any] = {}
+
+        def done(value: Any = None) -> None:
+            screen = holder.get("screen")
+            if screen is not None and screen.is_attached:
+                screen.dismiss(value)
+
+        screen = ExtensionScreen(build_custom(factory, self.app, self.theme, done), overlay=overlay)
+        holder["screen"] = screen
+        return await self._ask(screen, None)
+
+    def set_widget_component(self, key: str, factory: Any, *, placement: str = "aboveEditor") -> None:
+        """A widget of the extension's own (``factory(tui, theme)``) above or below the editor."""
+        host = self.app.query_one("#ext-above" if placement != "belowEditor" else "#ext-below")
+        old = self.components.pop(key, None)
+        if old is not None:
+            old.remove()
+        if factory is None:
+            return
+        widget = factory(self.app, self.theme)
+        self.components[key] = widget
+        self.app.mount(widget, before=host) if placement != "belowEditor" else self.app.mount(widget, after=host)
+
+    def set_title(self, title: str) -> None:
+        self.app.title = title
+
+    def set_editor_text(self, text: str) -> None:
+        self.app.editor.set_text(text)
+
+    def get_editor_text(self) -> str:
+        return str(self.app.editor.text)
+
+    def paste_to_editor(self, text: str) -> None:
+        self.app.editor.paste_text(text)
+
+    def set_working_message(self, message: str | None = None) -> None:
+        self.app.footer_bar.set_working_look(working_message=message)
+
+    def set_working_visible(self, visible: bool) -> None:
+        self.app.footer_bar.set_working_look(working_visible=visible)
+
+    def set_working_indicator(self, frames: list[str] | None = None, interval_ms: int | None = None) -> None:
+        self.app.footer_bar.set_working_look(spinner_frames=list(frames) if frames is not None else None)
+
+    def set_tools_expanded(self, expanded: bool) -> None:
+        self.app.transcript.set_tools_expanded(expanded)
+
+    def get_tools_expanded(self) -> bool:
+        return bool(self.app.transcript.tools_expanded)
+
+    def set_header(self, factory: Any) -> None:
+        """Replace the header line with the extension's widget (None brings pi's back)."""
+        self._replace("header", self.app.header_bar, factory)
+
+    def set_footer(self, factory: Any) -> None:
+        """Replace the footer with the extension's widget (None brings pi's back)."""
+        self._replace("footer", self.app.footer_bar, factory)
+
+    def _replace(self, key: str, original: Any, factory: Any) -> None:
+        old = self.components.pop(f"#{key}", None)
+        if old is not None:
+            old.remove()
+        original.display = factory is None
+        if factory is not None:
+            widget = factory(self.app, self.theme)
+            self.components[f"#{key}"] = widget
+            self.app.mount(widget, after=original)
+
+    @property
+    def theme(self) -> Any:
+        from .extension_theme import AppTheme
+
+        return AppTheme(self.app)
+
+    def get_all_themes(self) -> list[dict[str, Any]]:
+        return [{"name": name, "path": str(theme.source) if theme.source else None}
+                for name, theme in sorted(self.app.themes.themes.items())]
+
+    def get_theme(self, name: str) -> Any:
+        return self.app.themes.themes.get(name)
+
+    def set_theme(self, theme: Any) -> dict[str, Any]:
+        name = theme if isinstance(theme, str) else getattr(theme, "name", None)
+        if not name or name not in self.app.themes.themes:
+            return {"success": False, "error": f"Unknown theme: {name}"}
+        self.app.themes.apply(name)
+        return {"success": True}

@@ -49,6 +49,12 @@ class FooterBar(Static):
         self.session_name: str | None = None
         self.branch: str | None = None
         """Git branch of ``cwd`` (set by the app)."""
+        self.working_message: str | None = None
+        """An extension's text for the working indicator (``ctx.ui.set_working_message``)."""
+        self.working_visible = True
+        """False hides the working indicator (``ctx.ui.set_working_visible``)."""
+        self.spinner_frames: list[str] | None = None
+        """An extension's spinner frames (``[]`` hides the spinner; None: pi's)."""
         self.stats = FooterStats()
         self.model = ""
         self.thinking = "off"
@@ -81,6 +87,12 @@ class FooterBar(Static):
 
     def set_session_name(self, name: str | None) -> None:
         self.session_name = name
+        self._render_footer()
+
+    def set_working_look(self, **changes: object) -> None:
+        """Extensions' ``working_message``, ``working_visible`` or ``spinner_frames``; redraws."""
+        for name, value in changes.items():
+            setattr(self, name, value)
         self._render_footer()
 
     def set_working(self, working: bool, status: str = "") -> None:
@@ -119,10 +131,12 @@ class FooterBar(Static):
         if self.session_name:
             line1.append(f" • {self.session_name}", style=muted)
         line2 = Text()
-        if self.working:
-            glyph = SPINNER[self._frame % len(SPINNER)] if not self.static else "•"
-            line2.append(f"{glyph} ", style=c.get("accent", ""))
-            line2.append(self.status or "Working", style=c.get("accent", ""))
+        if self.working and self.working_visible:
+            frames = SPINNER if self.spinner_frames is None else self.spinner_frames
+            if frames:
+                glyph = frames[self._frame % len(frames)] if not self.static else "•"
+                line2.append(f"{glyph} ", style=c.get("accent", ""))
+            line2.append(self.status or self.working_message or "Working", style=c.get("accent", ""))
             if not self.static:
                 line2.append(f" {format_duration(time.monotonic() - self._started)}", style=muted)
             line2.append("  ")

@@ -10,6 +10,7 @@ from typing import Any
 
 from textual.widget import Widget
 
+from ..extension_render import custom_message_widget, tool_renderer_lookup
 from .message_panel import MessagePanel
 from .notice import Notice
 from .streaming_markdown import StreamingMarkdown
@@ -53,8 +54,11 @@ def bash_panel(message: Any, expanded: bool = False) -> MessagePanel:
 
 
 def widgets_for(message: Any, results: dict[str, Any], *, cwd: str, tools_expanded: bool,
-                thinking_collapsed: bool) -> list[Widget]:
-    """The transcript blocks of one finished message (tool results attach to their call)."""
+                thinking_collapsed: bool, session: Any = None, theme: Any = None) -> list[Widget]:
+    """The transcript blocks of one finished message (tool results attach to their call).
+
+    ``session`` gives extensions' renderers (tools, custom messages), drawn with ``theme``.
+    """
     role = getattr(message, "role", None)
     if role == "user":
         return [UserMessage(user_text(message.content), message=message)]
@@ -67,7 +71,8 @@ def widgets_for(message: Any, results: dict[str, Any], *, cwd: str, tools_expand
             elif kind == "thinking" and block.thinking.strip():
                 out.append(ThinkingBlock(block.thinking, message=message, collapsed=thinking_collapsed))
             elif kind == "toolCall":
-                box = ToolBox(block.id, block.name, block.arguments, cwd=cwd, message=message, expanded=tools_expanded)
+                box = ToolBox(block.id, block.name, block.arguments, cwd=cwd, message=message, expanded=tools_expanded,
+                              renderer=tool_renderer_lookup(session)(block.name))
                 result = results.get(block.id)
                 if result is not None:
                     box.set_result(result.content, result.details, result.is_error)
@@ -93,5 +98,7 @@ def widgets_for(message: Any, results: dict[str, Any], *, cwd: str, tools_expand
     if role == "custom":
         if not message.display:
             return []
-        return [MessagePanel(f"[{message.custom_type}]", user_text(message.content), "custom", message=message)]
+        drawn = custom_message_widget(session, message, expanded=tools_expanded, theme=theme) if session else None
+        return [drawn or MessagePanel(f"[{message.custom_type}]", user_text(message.content), "custom",
+                                      message=message)]
     return []

@@ -13,6 +13,7 @@ node costs Textual time on each mount and layout pass.
 from __future__ import annotations
 
 import re
+from types import SimpleNamespace
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -39,7 +40,7 @@ class ToolBox(Widget):
     """Show all output / the whole diff (Ctrl+O toggles every box)."""
 
     def __init__(self, call_id: str, name: str, args: dict[str, Any] | None = None, *, cwd: str | None = None,
-                 message: Any = None, expanded: bool = False) -> None:
+                 message: Any = None, expanded: bool = False, renderer: Any = None) -> None:
         super().__init__(id=tool_dom_id(call_id), classes="tool-box pending")
         self.call_id = call_id
         """The model's tool-call id."""
@@ -56,6 +57,10 @@ class ToolBox(Widget):
         """Text output so far (live while running, final after)."""
         self.diff: str | None = None
         """Unified diff from an edit's details."""
+        self.renderer = renderer
+        """An extension's renderer for this tool (``render_call`` / ``render_result``), or None."""
+        self.result: Any = None
+        """The final result (content, details, is_error) for an extension's ``render_result``."""
         self.set_reactive(ToolBox.expanded, expanded)
 
     def on_mount(self) -> None:
@@ -93,6 +98,7 @@ class ToolBox(Widget):
         """The final result."""
         self.state = "error" if is_error else "success"
         self.output = result_text(content)
+        self.result = SimpleNamespace(content=content, details=details, is_error=is_error, isError=is_error)
         if isinstance(details, dict) and isinstance(details.get("diff"), str) and not is_error:
             self.diff = details["diff"]
         self.set_class(False, "pending")
@@ -114,11 +120,32 @@ class ToolBox(Widget):
             "hunk": variables.get("pi-accent", "cyan"),
         }
 
+    def _extension_parts(self) -> tuple[RenderableType | None, RenderableType | None]:
+        """The extension renderer's title and body (None where it gives none)."""
+        if self.renderer is None:
+            return None, None
+        from ..extension_render import as_renderable, call_renderer, renderer_part
+        from ..extension_theme import AppTheme
+
+        theme = AppTheme(self.app)
+        context = {"cwd": self.cwd, "toolCallId": self.call_id, "state": self.state}
+        title = as_renderable(call_renderer(renderer_part(self.renderer, "render_call"), self.args, theme, context))
+        body = None
+        if self.result is not None or self.state == "running":
+            options = {"expanded": self.expanded, "isPartial": self.result is None}
+            result = self.result or SimpleNamespace(content=[], details=None, is_error=False, isError=False)
+            body = as_renderable(call_renderer(renderer_part(self.renderer, "render_result"), result, options,
+                                               theme, context))
+        return title, body
+
     def render(self) -> RenderableType:
         variables = self.app.theme_variables
+        custom_title, custom_body = self._extension_parts()
+        if custom_body is not None:
+            return Group(custom_title or self._title(), custom_body)
         title = self._title()
         title.stylize(variables.get("pi-tool-title", ""))
-        parts: list[RenderableType] = [title]
+        parts: list[RenderableType] = [custom_title or title]
         hidden = 0
         if self.diff:
             text, hidden = diff_text(self.diff, self._diff_colors(), limit=None if self.expanded else DIFF_PREVIEW_LINES)

@@ -15,6 +15,7 @@ from textual.widget import Widget
 
 from pi_runtime.frontend import events as ev
 
+from ..extension_render import custom_message_widget, tool_renderer_lookup
 from .history import user_text
 from .message_panel import MessagePanel
 from .notice import Notice
@@ -207,7 +208,11 @@ class Transcript(VerticalScroll, can_focus=False):
             self._blocks = {}
             self._tools.clear()
         elif role == "custom" and message.display:
-            await self._add(MessagePanel(f"[{message.custom_type}]", user_text(message.content), "custom", message=message))
+            from ..extension_theme import AppTheme
+
+            drawn = custom_message_widget(self.session, message, expanded=self.tools_expanded, theme=AppTheme(self.app))
+            await self._add(drawn or MessagePanel(f"[{message.custom_type}]", user_text(message.content), "custom",
+                                                  message=message))
 
     async def _on_update(self, event: Any) -> None:
         sub = event.assistant_message_event
@@ -253,7 +258,8 @@ class Transcript(VerticalScroll, can_focus=False):
         if found:
             box = found.first(ToolBox)
         else:
-            box = ToolBox(call_id, name, args, cwd=self.cwd, message=message, expanded=self.tools_expanded)
+            box = ToolBox(call_id, name, args, cwd=self.cwd, message=message, expanded=self.tools_expanded,
+                          renderer=tool_renderer_lookup(self.session)(name))
             await self._add(box)
         self._tools[call_id] = box
         return box

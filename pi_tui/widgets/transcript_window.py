@@ -110,11 +110,15 @@ class HistoryWindow:
 
     async def _mount_range(self, messages: list[Any], start: int, end: int, *,
                            before: Widget | None = None) -> None:
+        from ..extension_theme import AppTheme
+
         results = tool_results_by_id(messages[start:end])
+        theme = AppTheme(self._view.app)
         widgets: list[Widget] = []
         for message in messages[start:end]:
             widgets.extend(widgets_for(message, results, cwd=self._view.cwd, tools_expanded=self._view.tools_expanded,
-                                       thinking_collapsed=self._view.thinking_collapsed))
+                                       thinking_collapsed=self._view.thinking_collapsed, session=self._view.session,
+                                       theme=theme))
         if widgets:
             await self._view.mount_all(widgets, before=before)
 

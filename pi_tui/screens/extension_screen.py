@@ -1,0 +1,55 @@
+"""``ctx.ui.custom(factory)``: an extension's own Textual widget, shown over the app until it
+finishes with a value.
+
+``factory(tui, theme, keybindings, done)`` gets the app, ``ctx.ui.theme``, the live keymap and
+``done(value)``; it returns a Textual widget, which is mounted in this screen and focused. The
+screen is dismissed with the value given to ``done`` (Esc dismisses with None). ``overlay=True``
+shows it as a box over the dimmed app; otherwise it takes the space above the footer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widget import Widget
+
+
+class ExtensionScreen(ModalScreen[Any]):
+    """Hosts one extension widget."""
+
+    DEFAULT_CSS = """
+    ExtensionScreen { align: center middle; background: $background 60%; }
+    ExtensionScreen > #extension-host { width: 100%; height: 100%; background: $background; }
+    ExtensionScreen.-overlay > #extension-host {
+        width: auto; height: auto; max-width: 90%; max-height: 90%;
+        border: round $pi-border-accent; padding: 0 1;
+    }
+    """
+    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", id="tui.select.cancel")]
+
+    def __init__(self, widget: Widget, *, overlay: bool = False) -> None:
+        super().__init__(classes="-overlay" if overlay else "")
+        self.widget = widget
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="extension-host"):
+            yield self.widget
+
+    def on_mount(self) -> None:
+        if self.widget.focusable:
+            self.widget.focus()
+        else:
+            self.focus_next()
+
+
+def build_custom(factory: Callable[..., Any], app: Any, theme: Any, done: Callable[[Any], None]) -> Widget:
+    """Call the extension's factory; anything but a widget is an error the caller reports."""
+    widget = factory(app, theme, getattr(app, "keymap", None), done)
+    if not isinstance(widget, Widget):
+        raise TypeError(f"ctx.ui.custom's factory must return a Textual widget, not {type(widget).__name__}")
+    return widget

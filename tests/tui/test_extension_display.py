@@ -1,0 +1,113 @@
+"""The display layer extensions draw with in the app: tool and message renderers, their own
+widgets (ctx.ui.custom), a replaced footer, the working message and the theme."""
+
+from __future__ import annotations
+
+import textwrap
+
+from pi_runtime.ai.providers.scripted import scripted_text, scripted_tool_call
+from pi_tui.launch import create_app
+
+from .conftest import make_session, screen_text, settle
+from .test_commands_models import type_command
+
+DISPLAY = textwrap.dedent(
+    """
+    from rich.text import Text
+    from textual.widgets import Input, Static
+
+    def extension(pi):
+        def bash_renderer(name, next_renderer):
+            if name != "bash":
+                return next_renderer()
+            return {
+                "render_call": lambda args, theme, ctx: theme.bold(theme.fg("accent", "RUN » ")) + Text(args.get("command", "")),
+                "render_result": lambda result, options, theme, ctx: theme.fg("success", "exit ok, "
+                    + ("expanded" if options["expanded"] else "collapsed")),
+            }
+        pi.register_tool_renderer(bash_renderer)
+
+        pi.register_message_renderer("board", lambda message, options, theme: theme.fg("warning", "BOARD: ")
+                                     + Text(str(message.content)))
+
+        async def announce(args, ctx):
+            pi.send_message({"customType": "board", "content": "all green", "display": True})
+
+        class NameBox(Input):
+            def __init__(self, done):
+                super().__init__(placeholder="your name", id="ext-name")
+                self.done = done
+
+            def on_input_submitted(self, event):
+                self.done(event.value)
+
+        async def ask(args, ctx):
+            name = await ctx.ui.custom(lambda tui, theme, keys, done: NameBox(done), overlay=True)
+            ctx.ui.notify(f"hello {name}")
+
+        async def footer(args, ctx):
+            ctx.ui.set_footer(lambda tui, theme: Static(theme.fg("accent", "== custom footer =="), id="ext-footer"))
+            ctx.ui.set_working_message("Crunching numbers")
+
+        pi.register_command("announce", announce)
+        pi.register_command("ask", ask)
+        pi.register_command("footer", footer)
+    """
+)
+
+
+async def start(provider, workdir, agent_dir, tmp_path, size=(100, 30)):
+    ext = tmp_path / "display.py"
+    ext.write_text(DISPLAY)
+    session = make_session(provider, workdir, extensions=[str(ext)])
+    return session, create_app(session, static=True, agent_dir=str(agent_dir))
+
+
+async def test_a_tool_renderer_draws_the_call_and_its_result(provider, workdir, agent_dir, tmp_path):
+    session, app = await start(provider, workdir, agent_dir, tmp_path)
+    provider.push(scripted_tool_call("bash", {"command": "echo hi"}), scripted_text("done"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause(0.2)
+        await type_command(pilot, "go")
+        await settle(pilot, session, 0.3)
+        text = screen_text(app)
+        assert "RUN » echo hi" in text and "exit ok, collapsed" in text
+        await pilot.press("ctrl+o")
+        await pilot.pause(0.2)
+        assert "exit ok, expanded" in screen_text(app)
+
+
+async def test_a_message_renderer_draws_custom_messages(provider, workdir, agent_dir, tmp_path):
+    session, app = await start(provider, workdir, agent_dir, tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause(0.2)
+        await type_command(pilot, "/announce")
+        await pilot.pause(0.4)
+        assert "BOARD: all green" in screen_text(app)
+
+
+async def test_ctx_ui_custom_shows_the_extensions_widget_and_returns_its_value(provider, workdir, agent_dir, tmp_path):
+    session, app = await start(provider, workdir, agent_dir, tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause(0.2)
+        await type_command(pilot, "/ask")
+        await pilot.pause(0.3)
+        assert app.screen.query("#ext-name")
+        await pilot.press(*"Ada", "enter")
+        await pilot.pause(0.3)
+        assert not app.screen.query("#ext-name")
+        assert any("hello Ada" in str(n.message) for n in app._notifications)
+
+
+async def test_an_extension_replaces_the_footer_and_names_the_work(provider, workdir, agent_dir, tmp_path):
+    session, app = await start(provider, workdir, agent_dir, tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause(0.2)
+        await type_command(pilot, "/footer")
+        await pilot.pause(0.3)
+        assert "== custom footer ==" in screen_text(app)
+        assert not app.footer_bar.display
+        app.footer_bar.display = True  # the working text lives in pi's footer
+        app.footer_bar.set_working(True)
+        await pilot.pause()
+        assert "Crunching numbers" in screen_text(app)
