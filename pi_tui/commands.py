@@ -251,6 +251,28 @@ async def _changelog(app: PiApp, session: SessionPort, arg: str) -> None:
     app.push_screen(TextViewer("What's new in pi", changelog_head(), id="changelog"))
 
 
+@command("trust", "Save a trust decision for this project folder")
+async def _trust(app: PiApp, session: SessionPort, arg: str) -> None:
+    from .screens.trust_prompt import TrustPrompt
+
+    def answered(value: object) -> None:
+        trusted, save_for = value if isinstance(value, tuple) else (False, None)
+        if save_for is None:
+            app.notify("Nothing saved (this session only)", timeout=3)
+            return
+        from pi_runtime.frontend import save_trust_decision
+
+        try:
+            save_trust_decision(save_for, trusted)
+        except Exception as exc:  # noqa: BLE001 - trust.json says which file and why
+            app.notify(f"Trust decision not saved: {exc}", severity="error", timeout=8)
+            return
+        what = "trusted" if trusted else "not trusted"
+        app.notify(f"{save_for} is {what}; restart pi to apply it", timeout=6)
+
+    app.push_screen(TrustPrompt(session.cwd), answered)
+
+
 @command("quit", "Quit pi")
 async def _quit(app: PiApp, session: SessionPort, arg: str) -> None:
     await app.action_quit()

@@ -10,9 +10,11 @@ attached and reports the real one.
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -90,6 +92,29 @@ class _CommandLineApp(PiApp):
             self.call_after_refresh(self.run_worker, self._read_preview, thread=True, name="preview",
                                     group="startup", exit_on_error=False)
 
+    async def ask_project_trust(self, folder: str) -> bool:
+        """Pi's trust question (the build thread waits for it); saves the decision when asked to."""
+        from .screens.trust_prompt import NOT_TRUSTED, TrustPrompt
+
+        answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+
+        def answered(value: Any) -> None:
+            if not answer.done():
+                answer.set_result(value)
+
+        self.push_screen(TrustPrompt(folder), answered)
+        trusted, save_for = await answer
+        if save_for is not None:
+            from pi_runtime.frontend import save_trust_decision
+
+            try:
+                save_trust_decision(save_for, trusted)
+            except Exception as exc:  # noqa: BLE001 - the decision still holds for this session
+                self.notify(f"Trust decision not saved: {exc}", severity="warning", timeout=8)
+        if not trusted:
+            self.call_later(self.transcript.add_notice, NOT_TRUSTED, "warning")
+        return bool(trusted)
+
     def _read_preview(self) -> None:
         """The end of the resumed conversation, shown while the session is still being built."""
         try:
@@ -106,14 +131,21 @@ class _CommandLineApp(PiApp):
             await self.transcript.show_preview(messages)
 
 
-def _session_factory(args: Any, first_frame: threading.Event | None = None):
+def _session_factory(args: Any, first_frame: threading.Event | None = None,
+                     ask_trust: Callable[[str], bool] | None = None):
+    """The session build, for a worker thread; ``ask_trust(folder)`` asks the user (on the app's
+    loop) when the project's trust is still open, and its answer becomes ``--approve``."""
     def build() -> Any:
         if first_frame is not None:
             first_frame.wait(FIRST_FRAME_WAIT)
         try:
-            from pi_runtime.frontend import build_session
+            from pi_runtime.frontend import build_session, trust_question
         except ImportError:  # the CLI helper's start-up module is not there yet
             return _fallback_session(args)
+        if ask_trust is not None:
+            folder = trust_question(args)
+            if folder is not None:
+                args.approve = ask_trust(folder)
         return build_session(args)
 
     return build
@@ -162,8 +194,11 @@ def run_interactive(args: Any, typeahead: Any = None) -> int:
     from pi_runtime.frontend import agent_dir
 
     first_frame = threading.Event()
-    app = _CommandLineApp(hint=model_hint(args, agent_dir(), os.getcwd()), first_frame=first_frame, args=args,
-                          session_factory=_session_factory(args, first_frame))
+    app = _CommandLineApp(hint=model_hint(args, agent_dir(), os.getcwd()), first_frame=first_frame, args=args)
+    def ask_trust(folder: str) -> bool:  # on the build thread: waits for the answer on the app's loop
+        return bool(app.call_from_thread(app.ask_project_trust, folder))  # type: ignore[arg-type]  # see above
+
+    app.session_factory = _session_factory(args, first_frame, ask_trust=ask_trust)
     first = _initial_prompt(args)
     if first:
         app.initial_prompt = first

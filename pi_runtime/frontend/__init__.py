@@ -27,7 +27,7 @@ _SOURCES: dict[str, tuple[str, ...]] = {
         "SessionStats", "SwitchResult", "UsageTotals",
     ),
     "pi_runtime.sdk": ("create_agent_session",),
-    "pi_runtime.modes.startup": ("build_session", "session_dir_for"),
+    "pi_runtime.modes.startup": ("build_session", "save_trust_decision", "session_dir_for", "trust_question"),
     "pi_runtime.modes.inputs": ("initial_prompts",),
     "pi_runtime.ai.types": ("ImageContent", "Model", "Usage"),
     "pi_runtime.ai.models": ("ModelRegistry",),
@@ -140,7 +140,9 @@ if TYPE_CHECKING:
     )
     from pi_runtime.modes.inputs import initial_prompts as initial_prompts
     from pi_runtime.modes.startup import build_session as build_session
+    from pi_runtime.modes.startup import save_trust_decision as save_trust_decision
     from pi_runtime.modes.startup import session_dir_for as session_dir_for
+    from pi_runtime.modes.startup import trust_question as trust_question
     from pi_runtime.paths import agent_dir as agent_dir
     from pi_runtime.sdk import create_agent_session as create_agent_session
     from pi_runtime.session import SessionManager as SessionManager

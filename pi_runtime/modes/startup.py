@@ -62,6 +62,34 @@ def _trust(args: CliArgs, cwd: str, agent_dir: Path, settings: Any) -> bool:
     return decision.effective()
 
 
+def trust_question(args: CliArgs, cwd: str | None = None) -> str | None:
+    """The folder an interactive front end should ask about before the session is built (None
+    when a flag, a saved decision, ``defaultProjectTrust`` or the absence of project resources
+    decides it). The answer goes back as ``args.approve`` (and :func:`save_trust_decision`)."""
+    from ..paths import agent_dir as default_agent_dir
+    from ..resources.trust import TrustStore, resolve_project_trust
+    from ..settings import SettingsManager
+
+    cwd = cwd or os.getcwd()
+    agent_dir = default_agent_dir()
+    settings = SettingsManager.create(cwd, agent_dir, project_trusted=False)
+    default = settings.global_settings.default_project_trust
+    decision = resolve_project_trust(cwd, store=TrustStore(agent_dir), override=args.approve, default_trust=default)
+    return cwd if decision.needs_prompt else None
+
+
+def save_trust_decision(folder: str, trusted: bool) -> None:
+    """Remember the user's trust decision for ``folder`` (and what is below it) in trust.json.
+
+    Raises:
+        TrustStoreError: trust.json is broken (it is left as it is) or cannot be written.
+    """
+    from ..paths import agent_dir as default_agent_dir
+    from ..resources.trust import TrustStore
+
+    TrustStore(default_agent_dir()).set(folder, trusted)
+
+
 def session_dir_for(args: CliArgs, settings: Any, cwd: str) -> str | None:
     """The flat folder sessions go to when the CLI or settings choose one, else None.
 

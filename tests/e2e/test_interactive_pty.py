@@ -143,3 +143,32 @@ def test_fullscreen_exit_output_resume_hint_prints_only_the_command(terminal, en
     assert term.exit_status() == 0
     after = _ANSI.sub(b"", term.output.rsplit(b"\x1b[?1049l", 1)[-1]).decode("utf-8", "replace")
     assert "To resume this session:" in after and "hello there" not in after
+
+
+def test_an_untrusted_project_asks_before_its_resources_load_and_remembers(terminal, env):
+    project = Path(env["PI_TEST_PROJECT"])
+    (project / ".pi").mkdir()
+    (project / ".pi" / "settings.json").write_text('{"hideThinkingBlock": true}')
+    term = terminal("--demo")
+    assert term.wait_for("Trustprojectfolder?")
+    assert term.wait_for("Trustparentfolder")
+    term.type(b"\r")  # Trust (saved)
+    assert term.wait_for("Pressctrl+otoshowfullstartuphelp")  # the session is there
+    term.type(b"\x04")
+    assert term.exit_status() == 0, term.screen[-1500:]
+    saved = json.loads((Path(env["PI_CODING_AGENT_DIR"]) / "trust.json").read_text())
+    assert saved == {os.path.realpath(project): True}
+    again = terminal("--demo")  # decided: no question the second time
+    assert again.wait_for("demo-model")
+    assert "Trustprojectfolder?" not in again.screen.replace(" ", "")
+
+
+def test_esc_on_the_trust_question_ignores_the_project_this_time_only(terminal, env):
+    project = Path(env["PI_TEST_PROJECT"])
+    (project / ".pi").mkdir()
+    (project / ".pi" / "settings.json").write_text("{}")
+    term = terminal("--demo")
+    assert term.wait_for("Trustprojectfolder?")
+    term.type(b"\x1b")
+    assert term.wait_for("Thisprojectisnottrusted")
+    assert not (Path(env["PI_CODING_AGENT_DIR"]) / "trust.json").exists()

@@ -1,0 +1,47 @@
+"""Pi's project-trust question, asked before the session is built when a folder brings its own
+``.pi`` settings or resources and nothing has decided yet (``defaultProjectTrust: "ask"``).
+
+Returns ``(trusted, save_for)``: whether to load the project's resources this time, and the
+folder to save that decision for (None: this session only). Esc is "do not trust, this session".
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+
+from .pick_list import PickItem, PickList
+
+NOT_TRUSTED = ("This project is not trusted. Project .pi resources and packages are ignored. "
+               "Use /trust to save a trust decision, then restart pi.")
+
+
+def trust_items(folder: str) -> list[PickItem]:
+    parent = str(Path(folder).parent)
+    rows = [
+        ((True, folder), "Trust"),
+        ((True, parent), f"Trust parent folder ({parent})"),
+        ((True, None), "Trust (this session only)"),
+        ((False, folder), "Do not trust"),
+        ((False, None), "Do not trust (this session only)"),
+    ]
+    return [PickItem(value, Text(label), label, "", i == 0) for i, (value, label) in enumerate(rows)]
+
+
+class TrustPrompt(PickList):
+    """Trust project folder?"""
+
+    def __init__(self, folder: str) -> None:
+        super().__init__(
+            "Trust project folder?", trust_items(folder),
+            detail=f"{folder}\nThis allows pi to load .pi settings and resources, install missing project "
+                   "packages, and execute project extensions.",
+            hint="↑↓ navigate · enter select · esc do not trust (this session)",
+            filterable=False, id="trust-prompt",
+        )
+
+    async def action_dismiss(self, result: Any = None) -> None:
+        # Esc (the cancel binding dismisses with None) means "not trusted, this session only".
+        await super().action_dismiss(result if result is not None else (False, None))
