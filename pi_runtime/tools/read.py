@@ -1,9 +1,10 @@
 """The ``read`` tool: a window of a text file, or an image as an attachment.
 
 Text comes back as plain lines (no line numbers, as in Pi) limited to 2,000 lines / 50 KB,
-with a footer telling the model which ``offset`` continues. The file is streamed: only the
-shown lines are kept in memory, the rest is only counted, so a huge file read with an
-offset costs one pass and little memory. Images (PNG, JPEG, GIF, WebP, recognised by their
+with a footer telling the model which ``offset`` continues; lines are counted and shown as Pi
+does (``read_window``), so the text and every notice are Pi's to the byte. The file is
+streamed: only the shown lines are kept in memory, the rest is only counted, so a huge file
+read with an offset costs one pass and little memory. Images (PNG, JPEG, GIF, WebP, recognised by their
 magic bytes) come back as base64 image content with a short text note. Files with NUL bytes
 are refused as binary.
 """
@@ -12,8 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
-from dataclasses import dataclass
-from typing import BinaryIO
+from typing import BinaryIO, Literal
 
 from pydantic import Field
 
@@ -22,10 +22,10 @@ from ..ai.abort import AbortSignal
 from ..ai.types import ImageContent, TextContent
 from .operations import FileOperations, LocalFileOperations
 from .paths import resolve_read_path
+from .read_window import WindowAborted, read_window
 from .truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, TruncationResult, format_size
 
 _SNIFF_BYTES = 8192
-_COUNT_CHUNK = 256 * 1024
 
 
 class ReadParams(ToolParams):
@@ -53,78 +53,6 @@ def detect_image_mime(head: bytes) -> str | None:
     if len(head) >= 12 and head[:4] == b"RIFF" and head[8:12] == b"WEBP":
         return "image/webp"
     return None
-
-
-@dataclass(slots=True)
-class _Window:
-    lines: list[str]
-    kept_bytes: int
-    total_lines: int
-    stopped_by: str | None  # "lines" | "bytes" | "limit" | None
-    first_line_bytes: int = 0
-
-
-def _read_window(fh: BinaryIO, start: int, user_limit: int | None, max_lines: int, max_bytes: int) -> _Window:
-    """Stream ``fh`` once: keep lines ``start..`` within the budgets, count the rest."""
-    cap = max_bytes + 2
-    seen = 0
-    kept: list[str] = []
-    kept_bytes = 0
-    stopped: str | None = None
-    first_line_bytes = 0
-    while True:
-        piece = fh.readline(cap)
-        if not piece:
-            break
-        length = len(piece)
-        ends_nl = piece.endswith(b"\n")
-        overlong = False
-        if not ends_nl and length == cap:
-            # A line longer than the whole budget: skip its rest without holding it.
-            overlong = True
-            while True:
-                more = fh.readline(_COUNT_CHUNK)
-                if not more:
-                    break
-                length += len(more)
-                if more.endswith(b"\n"):
-                    ends_nl = True
-                    break
-        index = seen
-        seen += 1
-        if index < start:
-            continue
-        if user_limit is not None and len(kept) >= user_limit:
-            stopped = "limit"
-        elif len(kept) >= max_lines:
-            stopped = "lines"
-        else:
-            body_len = length - (1 if ends_nl else 0)
-            cost = body_len + (1 if kept else 0)
-            if overlong or kept_bytes + cost > max_bytes:
-                stopped = "bytes"
-                if not kept:
-                    first_line_bytes = body_len
-            else:
-                text = piece[:-1] if ends_nl else piece
-                if text.endswith(b"\r"):
-                    text = text[:-1]
-                kept.append(text.decode("utf-8", errors="replace"))
-                kept_bytes += cost
-                continue
-        break
-    if stopped is not None:
-        # Only count what is left: one fast pass over raw chunks.
-        last = b"\n"
-        while True:
-            chunk = fh.read(_COUNT_CHUNK)
-            if not chunk:
-                break
-            seen += chunk.count(b"\n")
-            last = chunk[-1:]
-        if last != b"\n":
-            seen += 1
-    return _Window(kept, kept_bytes, seen, stopped, first_line_bytes)
 
 
 class ReadTool(AgentTool):
@@ -167,12 +95,12 @@ class ReadTool(AgentTool):
     ) -> ToolResult:
         if signal is not None and signal.aborted:
             raise ToolError("Operation aborted")
-        result = await asyncio.to_thread(self._read, params)
+        result = await asyncio.to_thread(self._read, params, signal)
         if signal is not None and signal.aborted:
             raise ToolError("Operation aborted")
         return result
 
-    def _read(self, params: ReadParams) -> ToolResult:
+    def _read(self, params: ReadParams, signal: AbortSignal | None) -> ToolResult:
         ops = self.file_ops
         path = resolve_read_path(params.path, self.cwd, lambda p: ops.stat(p) is not None)
         info = ops.stat(path)
@@ -199,40 +127,54 @@ class ReadTool(AgentTool):
                         "Use bash to inspect it, e.g. `file` or `xxd | head`."
                     )
             with ops.open_read(path) as fh:
-                return self._text_result(fh, params, info.size)
+                return self._text_result(fh, params, signal)
         except PermissionError as exc:
             raise ToolError(f"Permission denied: {params.path}") from exc
         except IsADirectoryError as exc:
             raise ToolError(f"Path is a directory: {params.path}") from exc
 
-    def _text_result(self, fh: BinaryIO, params: ReadParams, size: int) -> ToolResult:
+    def _text_result(self, fh: BinaryIO, params: ReadParams, signal: AbortSignal | None) -> ToolResult:
         start = max(0, (params.offset or 1) - 1)
-        limit = None if params.limit is None else max(1, params.limit)
-        win = _read_window(fh, start, limit, self.max_lines, self.max_bytes)
+        end = None if params.limit is None else start + max(0, params.limit)
+        try:
+            win = read_window(fh, start, end, self.max_lines, self.max_bytes, signal)
+        except WindowAborted:
+            raise ToolError("Operation aborted") from None
         total = win.total_lines
-        if start > 0 and start >= total:
+        if start >= total:
             raise ToolError(f"Offset {params.offset} is beyond end of file ({total} lines total)")
         first = start + 1
-        text = "\n".join(win.lines)
-        shown = len(win.lines)
-        last = start + shown
-        if win.stopped_by in ("lines", "bytes"):
-            trunc = TruncationResult(
-                text, True, "bytes" if win.stopped_by == "bytes" else "lines", total - start, size,
-                shown, win.kept_bytes, first_line_exceeds_limit=shown == 0,
-                max_lines=self.max_lines, max_bytes=self.max_bytes,
+        # What Pi's truncateHead sees: the selected lines joined, a final empty line not counted.
+        counted = 0 if win.selected_bytes == 0 else win.selected_lines - int(win.last_selected_empty)
+        if counted <= self.max_lines and win.selected_bytes <= self.max_bytes:
+            text = "\n".join(win.lines)
+            if end is not None and min(end, total) < total:
+                shown_to = min(end, total)
+                text += f"\n\n[{total - shown_to} more lines in file. Use offset={shown_to + 1} to continue.]"
+            return ToolResult.text(text)
+        if win.sizes[0] > self.max_bytes:
+            trunc = TruncationResult("", True, "bytes", counted, win.selected_bytes, 0, 0,
+                                     first_line_exceeds_limit=True, max_lines=self.max_lines,
+                                     max_bytes=self.max_bytes)
+            return ToolResult.text(
+                f"[Line {first} is {format_size(win.sizes[0])}, exceeds {format_size(self.max_bytes)} limit. "
+                f"Use bash: sed -n '{first}p' {params.path} | head -c {self.max_bytes}]",
+                {"truncation": trunc.to_dict()},
             )
-            details = {"truncation": trunc.to_dict()}
-            if shown == 0:
-                size = format_size(win.first_line_bytes)
-                return ToolResult.text(
-                    f"[Line {first} is {size}, exceeds {format_size(self.max_bytes)} limit. "
-                    f"Use bash: sed -n '{first}p' {params.path} | head -c {self.max_bytes}]",
-                    details,
-                )
-            limit_note = "" if win.stopped_by == "lines" else f" ({format_size(self.max_bytes)} limit)"
-            text += f"\n\n[Showing lines {first}-{last} of {total}{limit_note}. Use offset={last + 1} to continue]"
-            return ToolResult.text(text, details)
-        if win.stopped_by == "limit":
-            text += f"\n\n[{total - last} more lines in file. Use offset={last + 1} to continue]"
-        return ToolResult.text(text)
+        shown: list[str] = []
+        used = 0
+        by: Literal["lines", "bytes"] = "lines"
+        for line, size in zip(win.lines[: self.max_lines], win.sizes):
+            cost = size + (1 if shown else 0)
+            if used + cost > self.max_bytes:
+                by = "bytes"
+                break
+            shown.append(line)
+            used += cost
+        text = "\n".join(shown)
+        trunc = TruncationResult(text, True, by, counted, win.selected_bytes, len(shown), used,
+                                 max_lines=self.max_lines, max_bytes=self.max_bytes)
+        last = start + len(shown)
+        limit_note = "" if by == "lines" else f" ({format_size(self.max_bytes)} limit)"
+        text += f"\n\n[Showing lines {first}-{last} of {total}{limit_note}. Use offset={last + 1} to continue.]"
+        return ToolResult.text(text, {"truncation": trunc.to_dict()})
