@@ -44,7 +44,6 @@ class WriteTool(FileMutationTool):
             raise ToolError(f"Cannot create {params.path}: a parent path is a file, not a directory") from exc
         except FileExistsError as exc:
             raise ToolError(f"Cannot create {params.path}: a parent path is a file, not a directory") from exc
-        return ToolResult.text(
-            f"Successfully wrote {len(data)} bytes to {params.path}",
-            {"bytes": len(data), "created": info is None},
-        )
+        # Pi's wording and no details object (the wire result is only the content); the
+        # size and whether the file is new are in the call's arguments and the file itself.
+        return ToolResult.text(f"Successfully wrote to {params.path}")
