@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import io
 import threading
 import time
 
@@ -27,14 +28,14 @@ class SlowFileOperations(LocalFileOperations):
         self.max_active = 0
         self._lock = threading.Lock()
 
-    def read_bytes(self, path: str) -> bytes:
+    def open_read(self, path: str):
         with self._lock:
             self.active += 1
             self.max_active = max(self.max_active, self.active)
         try:
             data = super().read_bytes(path)
             time.sleep(self.delay)
-            return data
+            return io.BytesIO(data)
         finally:
             with self._lock:
                 self.active -= 1
