@@ -213,7 +213,7 @@ def build_session_context(by_id: dict[str, Entry], leaf_id: str | None) -> Sessi
         ids.append(compaction["id"])
     add_message, add_id = dicts.append, ids.append
     for entry in selected:
-        entry_id = entry.get("id")
+        entry_id: str = entry.get("id", "")
         if entry.get("type") == "message" and entry_id not in edits:
             message = entry.get("message")  # the common case, inlined: no call per entry
             if type(message) is dict:

@@ -101,7 +101,7 @@ def read_session_info(path: Path) -> SessionInfo | None:
     return SessionInfo(
         path=path,
         id=header["id"],
-        cwd=header.get("cwd") if isinstance(header.get("cwd"), str) else "",
+        cwd=cwd if isinstance(cwd := header.get("cwd"), str) else "",
         name=name,
         parent_session_path=parent if isinstance(parent, str) else None,
         created=created,
