@@ -7,7 +7,9 @@ fresh line so the damage stays confined to that one line. A file whose first val
 a session header is refused with ``NotASessionFileError`` and never modified.
 
 Writing: each append is a single ``os.write`` of whole lines on an ``O_APPEND`` descriptor,
-followed by ``fsync`` unless durability is relaxed. A process that writes holds an exclusive
+followed by ``fsync`` unless durability is relaxed. An append that fails (a full disk) is cut
+off again (``ftruncate`` to the size before it), so the file stays as it was and the failure
+is raised as ``SessionWriteError``. A process that writes holds an exclusive
 ``flock`` on the file for as long as it has it open, so a second writer gets
 ``SessionLockedError`` instead of interleaving lines.
 
@@ -41,6 +43,10 @@ class NotASessionFileError(SessionFileError):
 
 class SessionLockedError(SessionFileError):
     """Another process is writing to this session file."""
+
+
+class SessionWriteError(SessionFileError):
+    """An append failed (a full disk, an I/O error); the file was put back as it was."""
 
 
 @dataclass
@@ -275,13 +281,28 @@ class SessionWriter:
             # The file ends in a torn line: start ours on a fresh one.
             text = "\n" + text
         data = text.encode("utf-8")
-        view = memoryview(data)
-        while view:
-            written = os.write(self._fd, view)
-            view = view[written:]
+        good = os.fstat(self._fd).st_size
+        try:
+            view = memoryview(data)
+            while view:
+                written = os.write(self._fd, view)
+                view = view[written:]
+            if self.fsync:
+                os.fsync(self._fd)
+        except OSError as exc:
+            self._restore(good)
+            raise SessionWriteError(f"Could not save to {self.path}: {exc.strerror or exc}") from exc
         self.needs_newline = False
-        if self.fsync:
+
+    def _restore(self, size: int) -> None:
+        """Cut a failed append off, so no half line stays behind to be glued to the next one."""
+        assert self._fd is not None
+        try:
+            os.ftruncate(self._fd, size)
             os.fsync(self._fd)
+        except OSError:
+            # Could not cut it: the file may end in a partial line; start the next on a fresh one.
+            self.needs_newline = True
 
     def __del__(self) -> None:
         # A manager dropped without close() must not keep the file locked until exit.
