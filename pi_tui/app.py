@@ -166,6 +166,14 @@ class PiApp(InputMixin, ThemeHost, App[int], inherit_bindings=False):
             self.run_worker(self.session_factory, thread=True, name="build-session", group="startup",
                             exit_on_error=False)
 
+    def _show_session_notices(self) -> None:
+        """Lines skipped when the session file was loaded, saves that failed or work again."""
+        if self.session is None:
+            return
+        for notice in self.session.take_session_notices():
+            failed = notice.startswith("Could not save")
+            self.notify(notice, severity="error" if failed else "warning", timeout=12 if failed else 8)
+
     def _apply_editor_keys(self) -> None:
         actions: dict[str, str] = {}
         for action_id, action in (("tui.input.submit", "submit"), ("tui.input.newLine", "newline"),
@@ -202,6 +210,7 @@ class PiApp(InputMixin, ThemeHost, App[int], inherit_bindings=False):
         self._refresh_model()
         self._refresh_stats()
         self.footer_bar.set_session_name(session.session_name)
+        self._show_session_notices()
         await self.transcript.load_messages(session.messages)
         from .extension_host import attach_extensions
 
@@ -240,8 +249,10 @@ class PiApp(InputMixin, ThemeHost, App[int], inherit_bindings=False):
                 self.footer_bar.set_working(False)
                 self.transcript.set_streaming(False)
                 self._refresh_stats()
+                self._show_session_notices()
             case ev.MessageEndEvent():
                 self._refresh_stats()
+                self._show_session_notices()  # a save that failed is said at once
             case ev.ModelChangedEvent() | ev.ThinkingLevelChangedEvent():
                 self._refresh_model()
                 self._refresh_stats()  # the context window is the new model's at once
@@ -255,6 +266,7 @@ class PiApp(InputMixin, ThemeHost, App[int], inherit_bindings=False):
             case ev.SessionChangedEvent():
                 self.footer_bar.set_session_name(self.session.session_name)
                 self._refresh_stats()
+                self._show_session_notices()  # e.g. lines skipped in the file switched to
             case _:
                 pass
 
