@@ -47,8 +47,8 @@ class SessionHeader(WireModel):
     """First line of a session file; not part of the tree."""
 
     type: Literal["session"] = "session"
-    version: int | None = None
-    """Missing in version-1 files."""
+    version: int | str | None = None
+    """Missing in version-1 files; kept as written (a file may say ``"3"``, which Pi reads as 3)."""
     id: str
     timestamp: str
     cwd: str = ""

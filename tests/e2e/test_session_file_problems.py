@@ -67,3 +67,19 @@ def test_skipped_and_torn_lines_are_reported_once_on_resume(loopback, env, tmp_p
     # The new entries start on a fresh line after the torn one, which stays confined to itself.
     tail = saved.read_bytes().split(torn + b"\n", 1)[1].splitlines()
     assert [json.loads(line)["message"]["role"] for line in tail if b'"message"' in line] == ["user", "assistant"]
+
+
+def test_continue_and_session_open_files_pi_writes_deep_lines_and_string_versions(loopback, env):
+    loopback.push(text_reply("first"), text_reply("second"), text_reply("third"))
+    assert run_pi(["-p", "hello", "--model", MODEL], env).returncode == 0
+    [saved] = sorted(Path(env["PI_CODING_AGENT_DIR"], "sessions").rglob("*.jsonl"))
+    lines = saved.read_text().splitlines()
+    header, last = json.loads(lines[0]), json.loads(lines[-1])
+    header["version"] = "3"
+    deep = json.dumps({"type": "custom", "id": "deep0001", "parentId": last["id"], "timestamp": last["timestamp"],
+                       "customType": "nest", "data": "@"}).replace('"@"', "[" * 3000 + "]" * 3000)
+    saved.write_text("\n".join([json.dumps(header), *lines[1:], deep]) + "\n")
+    resumed = run_pi(["-p", "more", "-c", "--model", MODEL], env)
+    assert (resumed.returncode, resumed.stdout, resumed.stderr) == (0, "second\n", "")
+    opened = run_pi(["-p", "again", "--session", str(saved), "--model", MODEL], env)
+    assert (opened.returncode, opened.stdout, opened.stderr) == (0, "third\n", "")
