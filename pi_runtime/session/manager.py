@@ -203,6 +203,10 @@ class SessionManager(EntryAppends):
             path = self.path
             self._new_session()
             self.path = path
+            if self._writer is not None:
+                # As Pi: the empty file gets its header at once (it is a session from now on).
+                self._flushed = True
+                self._write([self.header])
             return
         self.header = result.header
         if isinstance(self.header.get("cwd"), str) and self.header["cwd"]:
