@@ -24,6 +24,8 @@ import os
 import secrets
 import stat as stat_mod
 
+from ..config_files import describe_kind
+
 
 class NotRegularFileError(OSError):
     """The target exists but is not a regular file."""
@@ -37,21 +39,6 @@ def _read_umask() -> int:
 
 
 _UMASK = _read_umask()
-
-
-def describe_kind(mode: int) -> str:
-    """What a non-regular file is, for messages."""
-    if stat_mod.S_ISDIR(mode):
-        return "a directory"
-    if stat_mod.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat_mod.S_ISCHR(mode):
-        return "a character device"
-    if stat_mod.S_ISBLK(mode):
-        return "a block device"
-    if stat_mod.S_ISSOCK(mode):
-        return "a socket"
-    return "not a regular file"
 
 
 def write_file_content(path: str, data: bytes) -> None:
