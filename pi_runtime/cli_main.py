@@ -108,10 +108,10 @@ def _headless(args: CliArgs, mode: str) -> int:
     prompts = initial_prompts(args.messages, args.files, stdin_text, cwd)
     if mode == "print" and not prompts:
         return _fail("no prompt given (pass a message, @file or pipe text on stdin)")
-    from .modes.session_notices import final_status, print_notices
+    from .modes.session_notices import final_status, print_startup_notices
 
     session = build_session(args)
-    print_notices(session)  # lines skipped while loading the session file
+    print_startup_notices(session)  # bad config values, lines skipped in the session file
     if mode != "rpc" and prompts:
         session.check_ready()  # no credentials: say so before anything is written
     return final_status(session, asyncio.run(_run_mode(session, mode, prompts)))

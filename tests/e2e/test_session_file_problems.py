@@ -83,3 +83,32 @@ def test_continue_and_session_open_files_pi_writes_deep_lines_and_string_version
     assert (resumed.returncode, resumed.stdout, resumed.stderr) == (0, "second\n", "")
     opened = run_pi(["-p", "again", "--session", str(saved), "--model", MODEL], env)
     assert (opened.returncode, opened.stdout, opened.stderr) == (0, "third\n", "")
+
+
+def test_bad_settings_and_a_readable_auth_json_are_said_once_on_stderr(loopback, env):
+    agent = Path(env["PI_CODING_AGENT_DIR"])
+    settings = json.loads((agent / "settings.json").read_text())
+    settings["compaction"] = {"reserveTokens": "lots"}
+    (agent / "settings.json").write_text(json.dumps(settings))
+    auth = agent / "auth.json"
+    auth.write_text(json.dumps({"anthropic": {"type": "api_key", "key": "sk-ant-x"}}))
+    auth.chmod(0o644)
+    loopback.push(text_reply("fine"))
+    result = run_pi(["-p", "hi", "--model", MODEL, "--no-session"], env)
+    assert (result.returncode, result.stdout) == (0, "fine\n")
+    lines = result.stderr.splitlines()
+    assert len(lines) == 2, result.stderr
+    assert lines[0].startswith(f"pi: {agent / 'settings.json'}: compaction.reserveTokens: ")
+    assert lines[1] == (f"pi: {auth} is accessible to other users (mode 0644); the keys in it are exposed. "
+                        f"Run: chmod 600 {auth}")
+
+
+def test_config_files_that_are_fifos_do_not_hang_a_run(loopback, env):
+    agent = Path(env["PI_CODING_AGENT_DIR"])
+    (agent / "settings.json").unlink()
+    os.mkfifo(agent / "settings.json")
+    os.mkfifo(agent / "auth.json")
+    loopback.push(text_reply("fine"))
+    result = run_pi(["-p", "hi", "--model", MODEL, "--no-session"], env, timeout=30)
+    assert (result.returncode, result.stdout) == (0, "fine\n")
+    assert f"pi: {agent / 'settings.json'}: is a FIFO, not a regular file; it is not read" in result.stderr
