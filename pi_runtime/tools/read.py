@@ -4,15 +4,16 @@ Text comes back as plain lines (no line numbers, as in Pi) limited to 2,000 line
 with a footer telling the model which ``offset`` continues; lines are counted and shown as Pi
 does (``read_window``), so the text and every notice are Pi's to the byte. The file is
 streamed: only the shown lines are kept in memory, the rest is only counted, so a huge file
-read with an offset costs one pass and little memory. Images (PNG, JPEG, GIF, WebP, recognised by their
-magic bytes) come back as base64 image content with a short text note. Files with NUL bytes
+read with an offset costs one pass and little memory. Images (PNG, JPEG, GIF, WebP and BMP, recognised by
+their magic bytes as Pi does) come back as base64 image content with a short text note, fitted
+to Pi's size limits unless ``images.autoResize`` is off (``image_resize``). Files with NUL bytes
 are refused as binary.
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
+from collections.abc import Callable
 from typing import BinaryIO, Literal
 
 from pydantic import Field
@@ -20,12 +21,14 @@ from pydantic import Field
 from ..agent.tool import AgentTool, ToolError, ToolParams, ToolResult, UpdateCallback
 from ..ai.abort import AbortSignal
 from ..ai.types import ImageContent, TextContent
+from .image_resize import process_image
 from .operations import FileOperations, LocalFileOperations
 from .paths import resolve_read_path
 from .read_window import WindowAborted, read_window
 from .truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, TruncationResult, format_size
 
 _SNIFF_BYTES = 8192
+"""More than Pi's 4,100: enough for the PNG chunks before the image data."""
 
 
 class ReadParams(ToolParams):
@@ -35,24 +38,62 @@ class ReadParams(ToolParams):
 
 
 def detect_image_mime(head: bytes) -> str | None:
-    """MIME type of a supported image from its first bytes, or ``None``.
+    """MIME type of an image from its first bytes, by Pi's rules, or ``None``.
 
     Args:
-        head: The first bytes of the file (12 are enough).
+        head: The first bytes of the file (a few KB: an animated PNG is told by a chunk
+            before its image data).
 
     Returns:
-        ``image/png``, ``image/jpeg``, ``image/gif``, ``image/webp`` or ``None``.
+        ``image/png``, ``image/jpeg``, ``image/gif``, ``image/webp``, ``image/bmp`` or ``None``
+        (JPEG-LS and animated PNG are not images a model takes).
     """
-    if head.startswith(b"\x89PNG\r\n\x1a\n"):
-        return "image/png"
     if head.startswith(b"\xff\xd8\xff"):
-        return "image/jpeg"
+        return None if head[3:4] == b"\xf7" else "image/jpeg"
+    if head.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "image/png" if _is_still_png(head) else None
     # The full signature: a text file that merely starts with "GIF" is not an image.
     if head.startswith((b"GIF87a", b"GIF89a")):
         return "image/gif"
     if len(head) >= 12 and head[:4] == b"RIFF" and head[8:12] == b"WEBP":
         return "image/webp"
+    if head.startswith(b"BM") and _is_bmp(head):
+        return "image/bmp"
     return None
+
+
+def _is_still_png(head: bytes) -> bool:
+    if len(head) < 16 or int.from_bytes(head[8:12], "big") != 13 or head[12:16] != b"IHDR":
+        return False
+    offset = 8
+    while offset + 8 <= len(head):
+        kind = head[offset + 4 : offset + 8]
+        if kind == b"acTL":
+            return False  # animated
+        if kind == b"IDAT":
+            return True
+        following = offset + 12 + int.from_bytes(head[offset : offset + 4], "big")
+        if following <= offset or following > len(head):
+            return True
+        offset = following
+    return True
+
+
+def _is_bmp(head: bytes) -> bool:
+    if len(head) < 26:
+        return False
+    declared = int.from_bytes(head[2:6], "little")
+    pixels_at = int.from_bytes(head[10:14], "little")
+    dib = int.from_bytes(head[14:18], "little")
+    if (declared and declared < 26) or pixels_at < 14 + dib or (declared and pixels_at >= declared):
+        return False
+    if dib == 12:
+        planes, bits = int.from_bytes(head[22:24], "little"), int.from_bytes(head[24:26], "little")
+    elif 40 <= dib <= 124 and len(head) >= 30:
+        planes, bits = int.from_bytes(head[26:28], "little"), int.from_bytes(head[28:30], "little")
+    else:
+        return False
+    return planes == 1 and bits in (1, 4, 8, 16, 24, 32)
 
 
 class ReadTool(AgentTool):
@@ -74,17 +115,21 @@ class ReadTool(AgentTool):
         file_ops: FileOperations | None = None,
         max_lines: int = DEFAULT_MAX_LINES,
         max_bytes: int = DEFAULT_MAX_BYTES,
+        auto_resize_images: bool | Callable[[], bool] = True,
     ) -> None:
         """Args:
         cwd: Directory relative paths resolve against.
         file_ops: File system backend; defaults to the local one.
         max_lines: Line budget per call.
         max_bytes: Byte budget per call.
+        auto_resize_images: Fit images to Pi's limits (``images.autoResize``); a callable is
+            asked at each read, so a settings change applies at once.
         """
         self.cwd = cwd
         self.file_ops: FileOperations = file_ops or LocalFileOperations()
         self.max_lines = max_lines
         self.max_bytes = max_bytes
+        self.auto_resize_images = auto_resize_images
 
     async def execute(
         self,
@@ -116,11 +161,7 @@ class ReadTool(AgentTool):
                 head = fh.read(_SNIFF_BYTES)
                 mime = detect_image_mime(head)
                 if mime is not None:
-                    data = head + fh.read()
-                    return ToolResult(content=[
-                        TextContent(text=f"Read image file [{mime}]"),
-                        ImageContent(data=base64.b64encode(data).decode("ascii"), mime_type=mime),
-                    ])
+                    return self._image_result(head + fh.read(), mime)
                 if b"\x00" in head:
                     raise ToolError(
                         f"Cannot read {params.path}: it is a binary file (it contains NUL bytes). "
@@ -132,6 +173,14 @@ class ReadTool(AgentTool):
             raise ToolError(f"Permission denied: {params.path}") from exc
         except IsADirectoryError as exc:
             raise ToolError(f"Path is a directory: {params.path}") from exc
+
+    def _image_result(self, data: bytes, mime: str) -> ToolResult:
+        resize = self.auto_resize_images() if callable(self.auto_resize_images) else self.auto_resize_images
+        image = process_image(data, mime, auto_resize=bool(resize))
+        if image.data is None:
+            return ToolResult.text("\n".join([f"Read image file [{mime}]", *image.hints]))
+        note = "\n".join([f"Read image file [{image.mime_type}]", *image.hints])
+        return ToolResult(content=[TextContent(text=note), ImageContent(data=image.data, mime_type=image.mime_type)])
 
     def _text_result(self, fh: BinaryIO, params: ReadParams, signal: AbortSignal | None) -> ToolResult:
         start = max(0, (params.offset or 1) - 1)
