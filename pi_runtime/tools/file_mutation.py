@@ -91,6 +91,7 @@ async def _release_after(work: asyncio.Future[ToolResult], queue: Any) -> None:
     try:
         await asyncio.wait({work})
     finally:
+        # Also when the loop shuts down first (this task is then cancelled): the lock goes.
         await queue.__aexit__(None, None, None)
-        if not work.cancelled():
+        if work.done() and not work.cancelled():
             work.exception()  # retrieved: an abort's late failure is not an unhandled error
