@@ -21,6 +21,11 @@ MAX_CONFIG_BYTES = 16 * 1024 * 1024
 class ConfigFileError(OSError):
     """The path exists but is not something pi reads as a config file."""
 
+    def __init__(self, path: Path, reason: str) -> None:
+        super().__init__(f"{path} is {reason}; it is not read")
+        self.reason = reason
+        """What the file is instead (``"a FIFO, not a regular file"``)."""
+
 
 def describe_kind(mode: int) -> str:
     """What a file that is not a regular file is, for messages (``"a FIFO"``)."""
@@ -53,14 +58,13 @@ def read_config_bytes(path: str | os.PathLike[str], max_bytes: int = MAX_CONFIG_
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except IsADirectoryError:
-        raise ConfigFileError(f"{shown} is a directory, not a file") from None
+        raise ConfigFileError(shown, "a directory, not a file") from None
     try:
         st = os.fstat(fd)
         if not stat_mod.S_ISREG(st.st_mode):
-            raise ConfigFileError(f"{shown} is {describe_kind(st.st_mode)}, not a regular file; it is not read")
+            raise ConfigFileError(shown, f"{describe_kind(st.st_mode)}, not a regular file")
         if st.st_size > max_bytes:
-            raise ConfigFileError(f"{shown} is {_size(st.st_size)}, more than the {_size(max_bytes)} "
-                                  "a config file may be; it is not read")
+            raise ConfigFileError(shown, f"{_size(st.st_size)}, more than the {_size(max_bytes)} a config file may be")
         parts: list[bytes] = []
         total = 0
         while True:
@@ -69,8 +73,7 @@ def read_config_bytes(path: str | os.PathLike[str], max_bytes: int = MAX_CONFIG_
                 return b"".join(parts)
             total += len(chunk)
             if total > max_bytes:
-                raise ConfigFileError(f"{shown} grew past the {_size(max_bytes)} a config file may be; "
-                                      "it is not read")
+                raise ConfigFileError(shown, f"growing past the {_size(max_bytes)} a config file may be")
             parts.append(chunk)
     finally:
         os.close(fd)

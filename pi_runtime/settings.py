@@ -75,7 +75,7 @@ def read_json_object(path: Path) -> tuple[dict[str, Any] | None, str | None]:
     except FileNotFoundError:
         return {}, None
     except ConfigFileError as exc:
-        return None, str(exc).removeprefix(f"{path} ")
+        return None, f"not read: it is {exc.reason}"
     except (OSError, UnicodeDecodeError) as exc:
         return None, f"cannot read the file ({exc})"
     if not text.strip():
@@ -282,6 +282,8 @@ class SettingsManager:
                     SettingsWarning(str(path), None, f"{problem}; using defaults for this file")
                 )
                 data = {}
+            else:
+                self._loaded.add(scope)
             cleaned, warnings = clean_settings(data, str(path))
             if scope == "project":
                 for key in sorted(GLOBAL_ONLY_KEYS & cleaned.keys()):
@@ -291,7 +293,6 @@ class SettingsManager:
                     )
             self._raw[scope] = cleaned
             self._warnings[scope].extend(warnings)
-            self._loaded.add(scope)
         self._rebuild()
 
     def set_project_trusted(self, trusted: bool) -> None:
