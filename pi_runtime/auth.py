@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat as stat_mod
 import tempfile
 import time
 from collections.abc import Callable
@@ -28,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from .ai.credentials import is_resolvable_without_running, resolve_value
+from .config_files import ConfigFileError, read_config_text
 
 FILE_MODE = 0o600
 DIR_MODE = 0o700
@@ -88,9 +90,11 @@ class AuthStorage:
     def _read_file(self) -> dict[str, Any]:
         """Parse the file now. Missing → {}; unreadable or invalid → AuthFileError."""
         try:
-            text = self.path.read_text(encoding="utf-8")
+            text = read_config_text(self.path)
         except FileNotFoundError:
             return {}
+        except ConfigFileError as exc:
+            raise AuthFileError(str(exc)) from None
         except (OSError, UnicodeDecodeError) as exc:
             raise AuthFileError(f"{self.path}: cannot read: {type(exc).__name__}") from None
         if not text.strip():
@@ -105,6 +109,22 @@ class AuthStorage:
         if not isinstance(data, dict):
             raise AuthFileError(f"{self.path}: must be an object keyed by provider id")
         return data
+
+    def permission_problem(self) -> str | None:
+        """A warning when the file can be read or written by group or others, else None.
+
+        Like Pi, pi never changes the mode of an existing auth.json (an administrator may
+        manage it); it says so instead, once per run, where the front end shows warnings.
+        """
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return None
+        if not stat_mod.S_ISREG(st.st_mode) or not st.st_mode & 0o077:
+            return None
+        mode = stat_mod.S_IMODE(st.st_mode)
+        return (f"{self.path} is accessible to other users (mode {mode:04o}); the keys in it are exposed. "
+                f"Run: chmod 600 {self.path}")
 
     def reload(self) -> None:
         """Re-read the file if it changed since the last read."""

@@ -140,7 +140,10 @@ def _headless(args: CliArgs, mode: str) -> int:
     cwd = os.getcwd()
     if mode == "print" and not (args.messages or args.files or stdin_text is not None or args.extension_flags):
         return _fail("no prompt given (pass a message, @file or pipe text on stdin)")
+    from .modes.session_notices import final_status, print_startup_notices
+
     session = build_session(args)
+    print_startup_notices(session)  # bad config values, lines skipped in the session file
     # After the build: an extension's boolean flag may give back the word the parser took as its value.
     prompts = initial_prompts(args.messages, args.files, stdin_text, cwd)
     if mode == "print" and not prompts:
@@ -148,7 +151,7 @@ def _headless(args: CliArgs, mode: str) -> int:
         return _fail("no prompt given (pass a message, @file or pipe text on stdin)")
     if mode != "rpc" and prompts:
         session.check_ready()  # no credentials: say so before anything is written
-    return asyncio.run(_run_mode(session, mode, prompts))
+    return final_status(session, asyncio.run(_run_mode(session, mode, prompts)))
 
 
 async def _run_mode(session: Any, mode: str, prompts: list[Any]) -> int:

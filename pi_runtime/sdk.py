@@ -21,11 +21,13 @@ from collections.abc import Iterable
 from typing import Any
 
 from .agent.agent import Agent
+from .agent.convert import convert_to_llm
 from .agent.tool import AgentTool
 from .ai.types import Model
 from .kernel.session import AgentSession, typed_settings
 from .kernel.thinking import clamp_thinking
 from .settings_model import Settings
+from .tools.image_resize import without_images
 
 DEFAULT_TOOLS = ("read", "bash", "edit", "write")
 
@@ -153,7 +155,8 @@ def create_agent_session(
         return {"PI_SESSION_ID": session.session_id, "PI_MODEL": session.model.ref if session.model else ""}
 
     typed = typed_settings(settings)
-    options = ToolOptions(bash_env=bash_env, shell_path=typed.shell_path or None)
+    options = ToolOptions(bash_env=bash_env, shell_path=typed.shell_path or None,
+                          auto_resize_images=lambda: typed_settings(settings).images.auto_resize)
     available = {t.name: t for t in create_all_tools(cwd, options)}
     for tool in custom_tools:
         available[tool.name] = tool
@@ -185,9 +188,16 @@ def create_agent_session(
         per_model = typed.model_thinking_levels or {}
         default_level = (per_model.get(chosen.ref) if chosen is not None else None) or typed.default_thinking_level
     level = thinking_level or default_level or "off"
+
+    def to_llm(messages: list[Any]) -> list[Any]:
+        # images.blockImages, read at each request so a change applies at once (as in Pi).
+        converted = convert_to_llm(messages)
+        return without_images(converted) if typed_settings(settings).images.block_images else converted
+
     agent = Agent(
-        chosen,  # type: ignore[arg-type]  # no model at all: the first prompt says how to choose one
+        chosen,  # type: ignore[arg-type]  # None only when the registry has no model at all
         tools=active,
+        convert_to_llm=to_llm,
         thinking_level="off",
         steering_mode=typed.steering_mode,
         follow_up_mode=typed.follow_up_mode,

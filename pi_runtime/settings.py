@@ -5,7 +5,9 @@ and are read only when the project is trusted. The project file wins, and nested
 (``compaction``, ``retry``, ...) are merged key by key. A bad value never stops pi: it is reported as
 a :class:`SettingsWarning` naming the file and the key, and only that key falls back to its
 default. A file that is not valid JSON is reported and treated as empty — and is never overwritten,
-so the user's text is not lost.
+so the user's text is not lost; when it becomes invalid after it was read, a reload keeps what
+was read before (as Pi does). A path that is a FIFO, a device or a huge file is refused unread
+(``config_files``).
 
 Changes made through :class:`SettingsManager` setters are written back atomically (temp file +
 rename) into the file on disk as it is now, so keys pi does not know survive.
@@ -23,6 +25,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 from pydantic.alias_generators import to_camel
 
+from pi_runtime.config_files import ConfigFileError, read_config_text
 from pi_runtime.paths import PROJECT_DIR_NAME
 from pi_runtime.paths import agent_dir as default_agent_dir
 from pi_runtime.settings_model import GLOBAL_ONLY_KEYS, Settings
@@ -68,9 +71,11 @@ def read_json_object(path: Path) -> tuple[dict[str, Any] | None, str | None]:
         ``(None, problem)`` when it cannot be read or is not a JSON object.
     """
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        text = read_config_text(path)
     except FileNotFoundError:
         return {}, None
+    except ConfigFileError as exc:
+        return None, f"not read: it is {exc.reason}"
     except (OSError, UnicodeDecodeError) as exc:
         return None, f"cannot read the file ({exc})"
     if not text.strip():
@@ -125,6 +130,8 @@ class SettingsManager:
         self._project_trusted = project_trusted
         self._raw: dict[Scope, dict[str, Any]] = {"global": dict(initial or {}), "project": {}}
         self._warnings: dict[Scope, list[SettingsWarning]] = {"global": [], "project": []}
+        self._loaded: set[Scope] = set()
+        """Scopes read successfully at least once (a later invalid file keeps them)."""
         self._settings = Settings()
         self._global_settings = Settings()
         if global_path is not None or project_path is not None:
@@ -261,13 +268,22 @@ class SettingsManager:
             if path is None or (scope == "project" and not self._project_trusted):
                 if path is not None:
                     self._raw[scope] = {}
+                    self._loaded.discard(scope)
                 continue
             data, problem = read_json_object(path)
             if data is None:
+                if scope in self._loaded:
+                    # As Pi: a file that became invalid keeps what was read from it before.
+                    self._warnings[scope].append(
+                        SettingsWarning(str(path), None, f"{problem}; keeping the settings read before")
+                    )
+                    continue
                 self._warnings[scope].append(
                     SettingsWarning(str(path), None, f"{problem}; using defaults for this file")
                 )
                 data = {}
+            else:
+                self._loaded.add(scope)
             cleaned, warnings = clean_settings(data, str(path))
             if scope == "project":
                 for key in sorted(GLOBAL_ONLY_KEYS & cleaned.keys()):

@@ -191,6 +191,14 @@ class PiApp(App[int], inherit_bindings=False):
             self.run_worker(self.session_factory, thread=True, name="build-session", group="startup",
                             exit_on_error=False)
 
+    def _show_session_notices(self) -> None:
+        """Lines skipped when the session file was loaded, saves that failed or work again."""
+        if self.session is None:
+            return
+        for notice in self.session.take_session_notices():
+            failed = notice.startswith("Could not save")
+            self.notify(notice, severity="error" if failed else "warning", timeout=12 if failed else 8)
+
     def _apply_editor_keys(self) -> None:
         actions: dict[str, str] = {}
         for action_id, action in (("tui.input.submit", "submit"), ("tui.input.newLine", "newline"),
@@ -228,6 +236,7 @@ class PiApp(App[int], inherit_bindings=False):
         self.bridge = Bridge(session, self)
         self.bridge.start()
         self.chrome.show(session)
+        self._show_session_notices()
         await self.transcript.load_messages(session.messages)
         from .extension_host import attach_extensions
 
@@ -295,10 +304,14 @@ class PiApp(App[int], inherit_bindings=False):
         match event:
             case ev.SessionChangedEvent():
                 await self._show_start_help(session)
+                self._show_session_notices()  # e.g. lines skipped in the file switched to
             case ev.AgentStartEvent():
                 self.transcript.set_streaming(True)
             case ev.AgentSettledEvent():
                 self.transcript.set_streaming(False)
+                self._show_session_notices()
+            case ev.MessageEndEvent():
+                self._show_session_notices()  # a save that failed is said at once
             case _:
                 pass
 

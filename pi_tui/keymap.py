@@ -154,16 +154,18 @@ def load_keymap(user_path: Path | None = None) -> Keymap:
     """Defaults from ``keybindings/default.json`` with the user's file applied on top."""
     raw = json.loads(DEFAULTS_PATH.read_text(encoding="utf-8"))
     keymap = Keymap({k: _as_list(v) or [] for k, v in raw.items() if not k.startswith("$")})
-    if user_path is not None and user_path.is_file():
+    if user_path is not None and user_path.exists():  # a FIFO or device is reported, not read
         _apply_user(keymap, user_path)
     _report_conflicts(keymap)
     return keymap
 
 
 def _apply_user(keymap: Keymap, path: Path) -> None:
+    from pi_runtime.frontend import read_config_text
+
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+        data = json.loads(read_config_text(path))  # refuses FIFOs, devices and huge files
+    except (OSError, ValueError) as exc:
         keymap.problems.append(f"{path}: cannot read keybindings ({exc}); using the defaults")
         return
     if not isinstance(data, dict):

@@ -53,8 +53,10 @@ def read_preview(path: Path) -> list[Any] | None:
 
 def read_json_object(path: Path) -> dict[str, Any]:
     """A JSON file's top-level object ({} when missing, unreadable or not an object)."""
+    from pi_runtime.frontend import read_config_text
+
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_config_text(path))  # a FIFO or device is refused, never waited on
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}

@@ -196,10 +196,14 @@ def load_theme_file(path: Path) -> PiTheme:
     Raises:
         ThemeError: unreadable, not JSON, or invalid.
     """
+    from pi_runtime.frontend import ConfigFileError, read_config_text
+
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ThemeError(f"{path}: {exc.strerror or exc}") from None
+        data = json.loads(read_config_text(path))  # refuses FIFOs, devices and huge files
+    except ConfigFileError as exc:
+        raise ThemeError(str(exc)) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ThemeError(f"{path}: {getattr(exc, 'strerror', None) or exc}") from None
     except json.JSONDecodeError as exc:
         raise ThemeError(f"{path}: invalid JSON at line {exc.lineno}: {exc.msg}") from None
     theme = parse_theme(data, str(path))

@@ -36,7 +36,8 @@ class ToolResult:
 
     def to_wire(self) -> dict[str, Any]:
         out: dict[str, Any] = {"content": [c.to_wire() for c in self.content]}
-        out["details"] = self.details if self.details is not None else {}
+        if self.details is not None:  # as Pi: a tool without details sends no details key
+            out["details"] = self.details
         return out
 
 

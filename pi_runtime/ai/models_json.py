@@ -24,6 +24,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
+from ..config_files import ConfigFileError, read_config_text
+
 
 class _Strict(BaseModel):
     # Strict: "128000" for a number or "true" for a boolean is a mistake worth reporting,
@@ -294,9 +296,11 @@ def load_models_json(path: str | Path, known_apis: set[str] | None = None) -> Mo
     """
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_config_text(path)
     except FileNotFoundError:
         return ModelsFile(path=path)
+    except ConfigFileError as exc:
+        return ModelsFile(path=path, exists=True, errors=[str(exc)])
     except (OSError, UnicodeDecodeError) as exc:
         return ModelsFile(path=path, exists=True, errors=[f"{path}: cannot read: {exc}"])
     if not text.strip():

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 _SOURCES: dict[str, tuple[str, ...]] = {
     "pi_runtime": ("__version__",),
     "pi_runtime.paths": ("agent_dir",),
+    "pi_runtime.config_files": ("ConfigFileError", "read_config_text"),
     "pi_runtime.frontend.session": ("SessionPort",),
     "pi_runtime.kernel.session": ("AgentSession", "typed_settings"),
     "pi_runtime.kernel.errors": ("PromptError", "CompactionError", "SessionBusyError"),
@@ -92,6 +93,8 @@ if TYPE_CHECKING:
     from pi_runtime.ai.types import Model as Model
     from pi_runtime.ai.types import Usage as Usage
     from pi_runtime.auth import AuthStorage as AuthStorage
+    from pi_runtime.config_files import ConfigFileError as ConfigFileError
+    from pi_runtime.config_files import read_config_text as read_config_text
     from pi_runtime.extensions.ui import status_line as status_line
     from pi_runtime.frontend.session import SessionPort as SessionPort
     from pi_runtime.kernel.errors import (

@@ -209,6 +209,12 @@ class AgentSession:
     def session_manager(self) -> Any:
         return self._record.manager
 
+    def take_session_notices(self) -> list[str]:
+        """One-line reports about the session file not shown yet (lines skipped on load, saves
+        that failed or work again); each is given once, for a front end to show."""
+        take = getattr(self._record.manager, "take_notices", None)
+        return list(take()) if take is not None else []
+
     @property
     def model(self) -> Model:
         return self.agent.state.model

@@ -178,12 +178,15 @@ def build_session_context(by_id: dict[str, Entry], leaf_id: str | None) -> Sessi
     """Rebuild the context for the path ending at ``leaf_id``.
 
     Args:
-        by_id: Every entry dict of the session by id.
-        leaf_id: The active leaf (None: before the first entry, empty context).
+        by_id: Every entry dict of the session by id, in file order.
+        leaf_id: The active leaf (None: before the first entry, empty context). An id that is
+            not in the session falls back to the last entry, as in Pi.
 
     Returns:
         The messages with their source entry ids, the model and the thinking level.
     """
+    if leaf_id is not None and leaf_id not in by_id and by_id:
+        leaf_id = next(reversed(by_id))
     path = path_to(by_id, leaf_id)
     context = SessionContext()
     edits: dict[str, Entry] = {}
@@ -213,7 +216,7 @@ def build_session_context(by_id: dict[str, Entry], leaf_id: str | None) -> Sessi
         ids.append(compaction["id"])
     add_message, add_id = dicts.append, ids.append
     for entry in selected:
-        entry_id = entry.get("id")
+        entry_id: str = entry.get("id", "")
         if entry.get("type") == "message" and entry_id not in edits:
             message = entry.get("message")  # the common case, inlined: no call per entry
             if type(message) is dict:

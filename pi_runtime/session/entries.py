@@ -47,8 +47,8 @@ class SessionHeader(WireModel):
     """First line of a session file; not part of the tree."""
 
     type: Literal["session"] = "session"
-    version: int | None = None
-    """Missing in version-1 files."""
+    version: int | str | None = None
+    """Missing in version-1 files; kept as written (a file may say ``"3"``, which Pi reads as 3)."""
     id: str
     timestamp: str
     cwd: str = ""
@@ -187,9 +187,10 @@ def parse_entry(data: dict[str, Any]) -> SessionEntry:
         The typed entry; ``UnknownEntry`` for types this version does not know, or for a
         known type whose fields do not validate (it is still kept, never dropped).
     """
-    cls = _CLASSES.get(data.get("type"), UnknownEntry)  # type: ignore[arg-type]
+    kind = data.get("type")
+    cls = _CLASSES.get(kind, UnknownEntry) if isinstance(kind, str) else UnknownEntry
     try:
-        return cls.model_validate(data)
+        return cls.model_validate(data)  # type: ignore[return-value]  # each class is a member of the union
     except ValueError:
         return UnknownEntry.model_validate(data)
 
@@ -239,8 +240,8 @@ def shape_problems(data: dict[str, Any]) -> list[str]:
     """
     problems: list[str] = []
     kind = data.get("type")
-    base = () if kind == "session" else ("id", "parentId", "timestamp")
-    for key in base + REQUIRED_FIELDS.get(kind, ()):  # type: ignore[arg-type]
+    base: tuple[str, ...] = () if kind == "session" else ("id", "parentId", "timestamp")
+    for key in base + (REQUIRED_FIELDS.get(kind, ()) if isinstance(kind, str) else ()):
         if key not in data:
             problems.append(f"{kind}: missing {key}")
     if kind != "session" and "id" in data and not isinstance(data["id"], str):

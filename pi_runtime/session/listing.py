@@ -49,7 +49,7 @@ def _line_type(line: bytes) -> tuple[str | None, Any]:
             return line[len(_PREFIX):end].decode("ascii", "replace"), None
     try:
         obj = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):  # a line nested past the limit is only skipped here
         return None, None
     if type(obj) is not dict:
         return None, None
@@ -82,7 +82,7 @@ def read_session_info(path: Path) -> SessionInfo | None:
     first_nl = raw.find(b"\n")
     try:
         header = json.loads(raw if first_nl < 0 else raw[:first_nl])
-    except ValueError:
+    except (ValueError, RecursionError):  # a line nested past the limit is only skipped here
         return None
     if type(header) is not dict or header.get("type") != "session" or not isinstance(header.get("id"), str):
         return None
@@ -101,7 +101,7 @@ def read_session_info(path: Path) -> SessionInfo | None:
     return SessionInfo(
         path=path,
         id=header["id"],
-        cwd=header.get("cwd") if isinstance(header.get("cwd"), str) else "",
+        cwd=cwd if isinstance(cwd := header.get("cwd"), str) else "",
         name=name,
         parent_session_path=parent if isinstance(parent, str) else None,
         created=created,
@@ -200,7 +200,7 @@ def _slow_scan(body: bytes) -> tuple[int, str, str | None, bytes | None]:
 def _decode(line: bytes) -> dict[str, Any] | None:
     try:
         obj = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):  # a line nested past the limit is only skipped here
         return None
     return obj if type(obj) is dict else None
 
@@ -307,7 +307,7 @@ def _header_id(path: Path) -> str | None:
         with open(path, "rb") as fh:
             first = fh.readline(1 << 20)
         header = json.loads(first)
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None
     if type(header) is dict and header.get("type") == "session" and isinstance(header.get("id"), str):
         return header["id"]

@@ -6,11 +6,17 @@ rewritten. A new session's file appears only once the first assistant message ar
 Pi), so starting pi and quitting leaves no empty sessions behind. While a manager has its
 file, it holds an exclusive lock on it (see ``storage``).
 
+A save that fails (a full disk) never raises into the conversation: the file is put back as it
+was, the entries stay in memory and are written, in order, with the next append;
+``save_error``/``unsaved_count`` say what is missing and ``take_notices`` gives the one-line
+reports (also for lines skipped when the file was loaded) for a front end to show.
+
 Entries are kept as the dicts read from the file; typed views are built on demand.
 """
 
 from __future__ import annotations
 
+import builtins
 import os
 from pathlib import Path
 from typing import Any, Literal
@@ -45,6 +51,12 @@ class SessionManager(EntryAppends):
         self._writer: storage.SessionWriter | None = None
         self._flushed = False
         self._has_assistant = False
+        self._unsaved: builtins.list[Entry] = []
+        """Entries a failed append could not write; they go first in the next one."""
+        self._first_save_failed = False
+        self.save_error: str | None = None
+        """Why the last save failed, while entries are still unsaved (None when all is saved)."""
+        self._notices: builtins.list[str] = []
         self._new_session()
 
     # ------------------------------------------------------------------ factories
@@ -151,7 +163,7 @@ class SessionManager(EntryAppends):
         return manager
 
     @staticmethod
-    def list(cwd: str, session_dir: str | os.PathLike[str] | None = None) -> list[listing.SessionInfo]:
+    def list(cwd: str, session_dir: str | os.PathLike[str] | None = None) -> builtins.list[listing.SessionInfo]:
         """Sessions of a project, newest first (cheap metadata, see ``listing``)."""
         if session_dir is None:
             return listing.list_sessions(cwd)
@@ -159,7 +171,7 @@ class SessionManager(EntryAppends):
         return sorted(infos, key=lambda i: i.modified, reverse=True)
 
     @staticmethod
-    def list_all(sessions_root: str | os.PathLike[str] | None = None) -> list[listing.SessionInfo]:
+    def list_all(sessions_root: str | os.PathLike[str] | None = None) -> builtins.list[listing.SessionInfo]:
         """Sessions of every project, newest first."""
         return listing.list_all_sessions(sessions_root)
 
@@ -178,15 +190,23 @@ class SessionManager(EntryAppends):
             self.header["parentSession"] = parent_session
         self._set_entries([])
         self._flushed = False
+        self._unsaved = []
+        self._first_save_failed = False
+        self.save_error = None
         if self.persist and self.session_dir is not None:
             self.path = self.session_dir / session_file_name(timestamp, self.header["id"])
 
     def _adopt(self, result: storage.LoadResult, cwd: str | None) -> None:
         self.load_report = result
+        self._notices.extend(result.warnings)
         if result.header is None:  # an empty file: a new session written into it
             path = self.path
             self._new_session()
             self.path = path
+            if self._writer is not None:
+                # As Pi: the empty file gets its header at once (it is a session from now on).
+                self._flushed = True
+                self._write([self.header])
             return
         self.header = result.header
         if isinstance(self.header.get("cwd"), str) and self.header["cwd"]:
@@ -196,7 +216,7 @@ class SessionManager(EntryAppends):
         self._set_entries(result.entries)
         self._flushed = True
 
-    def _set_entries(self, entries: list[Entry]) -> None:
+    def _set_entries(self, entries: builtins.list[Entry]) -> None:
         self._entries = entries
         self._by_id: dict[str, Entry] = {}
         self._labels: dict[str, str] = {}
@@ -263,27 +283,71 @@ class SessionManager(EntryAppends):
     def _flush_if_ready(self) -> None:
         if not self.persist or self._flushed or not self._has_assistant or self.path is None:
             return
-        if self._writer is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._writer = storage.SessionWriter(self.path, fsync=self.fsync, create_only=True)
-        self._writer.append([self.header, *self._entries])
+        try:
+            if self._writer is None:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._writer = storage.SessionWriter(self.path, fsync=self.fsync, create_only=True)
+            self._writer.append([self.header, *self._entries])
+        except (storage.SessionWriteError, OSError) as exc:
+            self._first_save_failed = True
+            self._save_failed(exc)
+            return
+        self._first_save_failed = False
         self._flushed = True
+        self._saved()
 
-    def _write(self, entries: list[Entry]) -> None:
+    def _write(self, entries: builtins.list[Entry]) -> None:
         if not self.persist:
             return
-        if self._writer is None:
-            assert self.path is not None
-            self._writer = storage.SessionWriter(self.path, fsync=self.fsync)
-        self._writer.append(entries)
+        batch = [*self._unsaved, *entries]
+        try:
+            if self._writer is None:
+                assert self.path is not None
+                self._writer = storage.SessionWriter(self.path, fsync=self.fsync)
+            self._writer.append(batch)
+        except (storage.SessionWriteError, OSError) as exc:
+            # Kept in memory, in order, so their parents are on disk before them once saving
+            # works again: nothing written before becomes unreachable.
+            self._unsaved = batch
+            self._save_failed(exc)
+            return
+        self._unsaved = []
+        self._saved()
+
+    def _save_failed(self, exc: BaseException) -> None:
+        message = str(exc) if isinstance(exc, storage.SessionFileError) else (
+            f"Could not save to {self.path}: {getattr(exc, 'strerror', None) or exc}")
+        if self.save_error is None:
+            self._notices.append(f"{message}; the session goes on in memory and saving is tried again "
+                                 "with the next entry")
+        self.save_error = message
+
+    def _saved(self) -> None:
+        if self.save_error is not None:
+            self._notices.append(f"Session saved again to {self.path}")
+        self.save_error = None
+
+    @property
+    def unsaved_count(self) -> int:
+        """Entries that exist in memory but could not be written (0 when the file is complete)."""
+        if not self.persist:
+            return 0
+        if not self._flushed:
+            return len(self._entries) + 1 if self._first_save_failed else 0  # the header too
+        return len(self._unsaved)
+
+    def take_notices(self) -> builtins.list[str]:
+        """One-line reports nobody has shown yet: lines skipped on load, failed and resumed saves."""
+        notices, self._notices = self._notices, []
+        return notices
 
     # ------------------------------------------------------------------ reading the tree
 
-    def raw_entries(self) -> list[Entry]:
+    def raw_entries(self) -> builtins.list[Entry]:
         """Every entry dict in file order (do not modify them)."""
         return self._entries
 
-    def get_entries(self) -> list[SessionEntry]:
+    def get_entries(self) -> builtins.list[SessionEntry]:
         """Every entry, typed, in file order."""
         return [parse_entry(e) for e in self._entries]
 
@@ -297,18 +361,18 @@ class SessionManager(EntryAppends):
     def get_label(self, entry_id: str) -> str | None:
         return self._labels.get(entry_id)
 
-    def get_children(self, entry_id: str) -> list[SessionEntry]:
+    def get_children(self, entry_id: str) -> builtins.list[SessionEntry]:
         return [parse_entry(e) for e in self._entries if e.get("parentId") == entry_id]
 
-    def get_branch(self, from_id: str | None = None) -> list[SessionEntry]:
+    def get_branch(self, from_id: str | None = None) -> builtins.list[SessionEntry]:
         """The path from the root down to ``from_id`` (default: the leaf), typed."""
         return [parse_entry(e) for e in path_to(self._by_id, from_id or self._leaf_id)]
 
-    def raw_branch(self, from_id: str | None = None) -> list[Entry]:
+    def raw_branch(self, from_id: str | None = None) -> builtins.list[Entry]:
         """Like ``get_branch`` but the entry dicts themselves (cheap; do not modify them)."""
         return path_to(self._by_id, from_id or self._leaf_id)
 
-    def get_tree(self) -> list[TreeNode]:
+    def get_tree(self) -> builtins.list[TreeNode]:
         """Every entry as a forest with children lists and labels; orphans become roots."""
         return build_tree(self._entries, self._labels)
 

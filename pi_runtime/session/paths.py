@@ -12,6 +12,7 @@ import os
 import secrets
 import time
 import uuid
+from collections.abc import Container
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -108,7 +109,7 @@ def new_session_id() -> str:
     return str(uuid.UUID(int=value))
 
 
-def new_entry_id(taken: set[str] | dict[str, object]) -> str:
+def new_entry_id(taken: Container[str]) -> str:
     """An 8-hex-digit entry id not yet in ``taken`` (falls back to a full UUID, as Pi does).
 
     Args:

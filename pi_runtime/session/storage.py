@@ -7,7 +7,9 @@ fresh line so the damage stays confined to that one line. A file whose first val
 a session header is refused with ``NotASessionFileError`` and never modified.
 
 Writing: each append is a single ``os.write`` of whole lines on an ``O_APPEND`` descriptor,
-followed by ``fsync`` unless durability is relaxed. A process that writes holds an exclusive
+followed by ``fsync`` unless durability is relaxed. An append that fails (a full disk) is cut
+off again (``ftruncate`` to the size before it), so the file stays as it was and the failure
+is raised as ``SessionWriteError``. A process that writes holds an exclusive
 ``flock`` on the file for as long as it has it open, so a second writer gets
 ``SessionLockedError`` instead of interleaving lines.
 
@@ -18,7 +20,6 @@ original to ``<file>.v<N>.bak``.
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 import shutil
 from dataclasses import dataclass, field
@@ -27,6 +28,7 @@ from typing import Any
 
 from pydantic_core import from_json
 
+from . import deep_json
 from .entries import CURRENT_SESSION_VERSION, gc_paused
 from .paths import new_entry_id
 
@@ -41,6 +43,10 @@ class NotASessionFileError(SessionFileError):
 
 class SessionLockedError(SessionFileError):
     """Another process is writing to this session file."""
+
+
+class SessionWriteError(SessionFileError):
+    """An append failed (a full disk, an I/O error); the file was put back as it was."""
 
 
 @dataclass
@@ -63,8 +69,8 @@ class LoadResult:
 
 
 def dumps_line(data: dict[str, Any]) -> str:
-    """One entry as Pi writes it: compact JSON, non-ASCII kept."""
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    """One entry as Pi writes it: compact JSON, non-ASCII kept (any depth, see ``deep_json``)."""
+    return deep_json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
 def parse_content(raw: bytes, source: str = "session file") -> LoadResult:
@@ -88,7 +94,7 @@ def parse_content(raw: bytes, source: str = "session file") -> LoadResult:
         malformed = _parse_lines(lines, entries)
     if result.missing_newline:
         try:
-            obj = json.loads(tail)
+            obj = deep_json.loads(tail)
         except ValueError:
             obj = None
         if type(obj) is dict:
@@ -126,7 +132,7 @@ def _parse_lines(lines: list[bytes], out: list[dict[str, Any]]) -> int:
         out.extend(obj for obj in decoded if type(obj) is dict)
         return len(present) - len(out)
     malformed = 0
-    loads = json.loads
+    loads = deep_json.loads
     for line in present:
         try:
             obj = loads(line)
@@ -154,8 +160,8 @@ def migrate(header: dict[str, Any], entries: list[dict[str, Any]]) -> int | None
     Returns:
         The original version when something changed, else None.
     """
-    version = header.get("version") or 1
-    if version >= CURRENT_SESSION_VERSION:
+    version = _version_number(header.get("version"))
+    if version is None or version >= CURRENT_SESSION_VERSION:
         return None
     if version < 2:
         taken: set[str] = set()
@@ -178,7 +184,28 @@ def migrate(header: dict[str, Any], entries: list[dict[str, Any]]) -> int | None
         if isinstance(message, dict) and message.get("role") == "hookMessage":
             message["role"] = "custom"
     header["version"] = CURRENT_SESSION_VERSION
-    return version
+    return int(version)
+
+
+def _version_number(value: Any) -> float | None:
+    """The header's ``version`` compared as Pi compares it (JavaScript turns ``"3"`` into 3).
+
+    Missing or null counts as 1; a value that is no number at all (``"abc"``, an object) makes
+    every comparison false in Pi, so the file is left as it is: None.
+    """
+    if value is None:
+        return 1
+    if isinstance(value, bool | int | float):
+        return float(value)
+    if isinstance(value, str):
+        text = value.strip()
+        if not text:
+            return 0
+        try:
+            return float(text)
+        except ValueError:
+            return None
+    return None
 
 
 def _backup_path(path: Path, version: int) -> Path:
@@ -275,13 +302,28 @@ class SessionWriter:
             # The file ends in a torn line: start ours on a fresh one.
             text = "\n" + text
         data = text.encode("utf-8")
-        view = memoryview(data)
-        while view:
-            written = os.write(self._fd, view)
-            view = view[written:]
+        good = os.fstat(self._fd).st_size
+        try:
+            view = memoryview(data)
+            while view:
+                written = os.write(self._fd, view)
+                view = view[written:]
+            if self.fsync:
+                os.fsync(self._fd)
+        except OSError as exc:
+            self._restore(good)
+            raise SessionWriteError(f"Could not save to {self.path}: {exc.strerror or exc}") from exc
         self.needs_newline = False
-        if self.fsync:
+
+    def _restore(self, size: int) -> None:
+        """Cut a failed append off, so no half line stays behind to be glued to the next one."""
+        assert self._fd is not None
+        try:
+            os.ftruncate(self._fd, size)
             os.fsync(self._fd)
+        except OSError:
+            # Could not cut it: the file may end in a partial line; start the next on a fresh one.
+            self.needs_newline = True
 
     def __del__(self) -> None:
         # A manager dropped without close() must not keep the file locked until exit.

@@ -59,7 +59,7 @@ def _walk_back(data: bytes, *, from_start: bool, limit: int) -> list[dict[str, A
             continue
         try:
             entry = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # a line nested past the limit is only skipped here
             continue  # a torn last line: opening the session skips it too
         if isinstance(entry, dict) and isinstance(entry.get("id"), str):
             entries[entry["id"]] = entry

@@ -58,6 +58,8 @@ class ToolOptions:
     spawn_hook: SpawnHook | None = None
     use_ripgrep: bool = True
     """False forces grep/find onto the Python fallback."""
+    auto_resize_images: bool | Callable[[], bool] = True
+    """``images.autoResize`` for read (a callable is asked at each read)."""
 
 
 ToolFactory = Callable[[str, ToolOptions], AgentTool]
@@ -70,7 +72,7 @@ def _bash(cwd: str, o: ToolOptions) -> AgentTool:
 
 
 TOOL_FACTORIES: dict[str, ToolFactory] = {
-    "read": lambda cwd, o: ReadTool(cwd, file_ops=o.file_ops),
+    "read": lambda cwd, o: ReadTool(cwd, file_ops=o.file_ops, auto_resize_images=o.auto_resize_images),
     "bash": _bash,
     "edit": lambda cwd, o: EditTool(cwd, file_ops=o.file_ops),
     "write": lambda cwd, o: WriteTool(cwd, file_ops=o.file_ops),

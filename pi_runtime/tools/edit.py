@@ -4,7 +4,9 @@ All ``edits[].oldText`` are matched against the original content (see ``edit_mat
 the file keeps its BOM and line endings; the result's details carry a unified diff and the
 first changed line. Pi's older single ``{oldText, newText}`` form, a lone edit object and a
 JSON-string ``edits`` are folded into ``edits`` before validation. Runs inside the per-file
-mutation queue so parallel edits of one file never lose each other's changes.
+mutation queue so parallel edits of one file never lose each other's changes. Files over
+``MAX_EDIT_BYTES`` are refused from their size, before anything is read; the file is read
+in chunks and every step checks the abort signal (see ``file_mutation``).
 """
 
 from __future__ import annotations
@@ -15,11 +17,43 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..agent.tool import ToolError, ToolParams, ToolResult
+from ..ai.abort import AbortSignal
 from .edit_diff import unified_edit_diff
 from .edit_match import apply_edits
-from .file_mutation import FileMutationTool
+from .file_mutation import FileMutationTool, checkpoint
+from .file_write import NotRegularFileError
+from .operations import FileOperations
+from .truncate import format_size
 
 _BOM = "\ufeff"
+_READ_CHUNK = 4 * 1024 * 1024
+
+MAX_EDIT_BYTES = 0x1FFFFFE8
+"""Largest file edit will load (512 MiB less 24 bytes). Pi cannot edit past this size either:
+its file text becomes one JavaScript string, and V8 refuses a string longer than this."""
+
+
+def _too_large(shown_path: str, size: int) -> ToolError:
+    return ToolError(
+        f"Cannot edit {shown_path}: the file is {format_size(size)}, more than edit's limit of "
+        f"{format_size(MAX_EDIT_BYTES)}. Change files this large with bash (e.g. sed -i or a script)."
+    )
+
+
+def _read_bounded(ops: FileOperations, path: str, shown_path: str, signal: AbortSignal | None) -> bytes:
+    """The whole file, read in chunks so an abort is seen and a file still growing is capped."""
+    parts: list[bytes] = []
+    total = 0
+    with ops.open_read(path) as fh:
+        while True:
+            checkpoint(signal)
+            chunk = fh.read(_READ_CHUNK)
+            if not chunk:
+                return b"".join(parts)
+            total += len(chunk)
+            if total > MAX_EDIT_BYTES:
+                raise _too_large(shown_path, total)
+            parts.append(chunk)
 
 
 class EditItem(BaseModel):
@@ -77,7 +111,7 @@ class EditTool(FileMutationTool):
     )
     Params = EditParams
 
-    def apply(self, path: str, params: EditParams) -> ToolResult:
+    def apply(self, path: str, params: EditParams, signal: AbortSignal | None) -> ToolResult:
         ops = self.file_ops
         info = ops.stat(path)
         if info is None:
@@ -86,10 +120,13 @@ class EditTool(FileMutationTool):
             raise ToolError(f"Path is a directory, not a file: {params.path}")
         if not info.is_file:
             raise ToolError(f"Not a regular file: {params.path}")
+        if info.size > MAX_EDIT_BYTES:
+            raise _too_large(params.path, info.size)
         try:
-            raw = ops.read_bytes(path)
+            raw = _read_bounded(ops, path, params.path, signal)
         except PermissionError as exc:
             raise ToolError(f"Permission denied: {params.path}") from exc
+        checkpoint(signal)
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -97,15 +134,24 @@ class EditTool(FileMutationTool):
                 f"Cannot edit {params.path}: it is not valid UTF-8 text (byte {exc.start}). "
                 "Use bash to change binary or differently encoded files."
             ) from exc
+        del raw
+        checkpoint(signal)
         bom = _BOM if text.startswith(_BOM) else ""
         content = text[len(bom):]
         pairs = [(e.old_text, e.new_text) for e in params.edits]
         new_content, reps = apply_edits(content, pairs, params.path)
+        checkpoint(signal)
         diff, first_line = unified_edit_diff(content, new_content, reps, params.path)
+        data = (bom + new_content).encode("utf-8")
+        checkpoint(signal)  # the last one: a write that starts is finished
         try:
-            ops.write_bytes(path, (bom + new_content).encode("utf-8"))
+            ops.write_bytes(path, data)
         except PermissionError as exc:
             raise ToolError(f"Permission denied: {params.path}") from exc
+        except NotRegularFileError as exc:
+            raise ToolError(f"Not a regular file: {params.path}") from exc
+        except OSError as exc:
+            raise ToolError(f"Could not write {params.path}: {exc.strerror or exc}") from exc
         if len(reps) == 1:
             message = f"Successfully replaced text in {params.path}."
         else:

@@ -2,7 +2,8 @@
 
 Matching runs on normalised views of the file — line endings folded to LF, then (only if
 the exact search fails) a forgiving view with trailing whitespace dropped, smart quotes,
-Unicode dashes and odd spaces made ASCII and compatibility characters NFKC-folded. Each
+Unicode dashes and odd spaces made ASCII and the text NFKC-normalised as a whole (as Pi does,
+so a decomposed ``e`` + combining acute matches ``é``). Each
 view remembers where its characters came from, so a match found in a view is mapped back
 to offsets in the original text and only that span is replaced: untouched lines keep their
 bytes, line endings and whitespace. Every edit is matched against the original content,
@@ -84,8 +85,42 @@ def _sub(text: str, pattern: re.Pattern[str], repl: Callable[[str], str]) -> tup
     return result, (_Pass(records) if records else None)
 
 
-def _nfkc(ch: str) -> str:
-    return unicodedata.normalize("NFKC", ch)
+def _attaches(ch: str) -> bool:
+    """A mark, or a Hangul vowel/final jamo: NFKC may compose it with the character before."""
+    return unicodedata.category(ch)[0] == "M" or "\u1160" <= ch <= "\u11ff" or "\ud7b0" <= ch <= "\ud7ff"
+
+
+def _nfkc_view(text: str) -> tuple[str, _Pass | None]:
+    """NFKC of the whole text, as Pi does, computed per cluster so offsets can be mapped back.
+
+    A cluster is a character and the marks that follow it, so a decomposed ``e`` + U+0301 is
+    folded together into ``é`` (normalising one character at a time would leave it apart);
+    ASCII outside clusters never changes and is skipped.
+    """
+    records: list[tuple[int, int, int, int]] = []
+    parts: list[str] = []
+    delta = 0
+    cursor = 0
+    positions = [m.start() for m in _NON_ASCII.finditer(text)]
+    i = 0
+    while i < len(positions):
+        start = positions[i]
+        if _attaches(text[start]) and start > cursor:
+            start -= 1  # its ASCII base (a non-ASCII base already took the mark into its cluster)
+        end = positions[i] + 1
+        i += 1
+        while i < len(positions) and positions[i] == end and _attaches(text[end]):
+            end += 1
+            i += 1
+        parts.append(text[cursor:start])
+        out = unicodedata.normalize("NFKC", text[start:end])
+        parts.append(out)
+        if len(out) != end - start:
+            records.append((start + delta, len(out), start, end))
+            delta += len(out) - (end - start)
+        cursor = end
+    parts.append(text[cursor:])
+    return "".join(parts), (_Pass(records) if records else None)
 
 
 @dataclass(slots=True)
@@ -111,7 +146,7 @@ def lf_view(text: str) -> View:
     crlf = text.count("\r\n")
     if crlf == text.count("\r") == text.count("\n"):
         out = text.replace("\r\n", "\n")
-        return View(out, [_CrlfPass(out)])  # type: ignore[list-item]
+        return View(out, [_CrlfPass(out)])
     out, p = _sub(text, _LINE_ENDINGS, lambda _s: "\n")
     return View(out, [p] if p else [])
 
@@ -121,7 +156,7 @@ def fuzzy_view(base: View) -> View:
     passes: list[_Pass | _CrlfPass] = list(base.passes)
     text = base.text.translate(_FUZZY_TABLE)
     if not text.isascii():
-        text, p = _sub(text, _NON_ASCII, _nfkc)
+        text, p = _nfkc_view(text)
         if p:
             passes.append(p)
     text, p = _sub(text, _TRAILING_WS, lambda _s: "")

@@ -12,12 +12,12 @@ import os
 import shutil
 import stat as stat_mod
 import sys
-import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import BinaryIO, Protocol, runtime_checkable
 
 from ..ai.abort import AbortSignal
+from .file_write import write_file_content
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +44,11 @@ class FileOperations(Protocol):
     def read_bytes(self, path: str) -> bytes: ...
 
     def write_bytes(self, path: str, data: bytes) -> None:
-        """Replace the file's content; must not leave a half-written file behind."""
+        """Replace a regular file's content (creating it); refuse anything else.
+
+        Must not leave a half-written file behind, and must keep the file's mode, owner
+        and hard links; raise ``NotRegularFileError`` for FIFOs, devices and sockets.
+        """
         ...
 
     def mkdir(self, path: str) -> None:
@@ -60,19 +64,9 @@ class FileOperations(Protocol):
         ...
 
 
-def _read_umask() -> int:
-    # os.umask can only be read by setting it; do it once, at import, not per write.
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-_UMASK = _read_umask()
-
-
 class LocalFileOperations:
-    """The local file system. Writes go to a sibling temp file that is renamed into place,
-    so a crash mid-write leaves the old content, and the file's mode is kept."""
+    """The local file system. Writes keep the file what it was (mode, owner, links) and never
+    turn a FIFO or device into a regular file (see ``file_write``)."""
 
     def stat(self, path: str) -> FileInfo | None:
         try:
@@ -89,33 +83,7 @@ class LocalFileOperations:
             return fh.read()
 
     def write_bytes(self, path: str, data: bytes) -> None:
-        target = os.path.realpath(path)
-        directory = os.path.dirname(target) or "."
-        try:
-            mode = stat_mod.S_IMODE(os.stat(target).st_mode)
-        except FileNotFoundError:
-            mode = None
-        if mode is not None and not os.access(target, os.W_OK):
-            # Renaming over a read-only file would bypass its permissions.
-            raise PermissionError(f"Permission denied: {path}")
-        fd, tmp = tempfile.mkstemp(prefix=".pi-write-", dir=directory)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
-            if mode is not None:
-                os.chmod(tmp, mode)
-            else:
-                # New files get the usual umask-derived mode, not mkstemp's 0600.
-                os.chmod(tmp, 0o666 & ~_UMASK)
-            os.replace(tmp, target)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except FileNotFoundError:
-                pass
-            raise
+        write_file_content(path, data)
 
     def mkdir(self, path: str) -> None:
         os.makedirs(path, exist_ok=True)

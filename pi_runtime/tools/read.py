@@ -1,31 +1,34 @@
 """The ``read`` tool: a window of a text file, or an image as an attachment.
 
 Text comes back as plain lines (no line numbers, as in Pi) limited to 2,000 lines / 50 KB,
-with a footer telling the model which ``offset`` continues. The file is streamed: only the
-shown lines are kept in memory, the rest is only counted, so a huge file read with an
-offset costs one pass and little memory. Images (PNG, JPEG, GIF, WebP, recognised by their
-magic bytes) come back as base64 image content with a short text note. Files with NUL bytes
+with a footer telling the model which ``offset`` continues; lines are counted and shown as Pi
+does (``read_window``), so the text and every notice are Pi's to the byte. The file is
+streamed: only the shown lines are kept in memory, the rest is only counted, so a huge file
+read with an offset costs one pass and little memory. Images (PNG, JPEG, GIF, WebP and BMP, recognised by
+their magic bytes as Pi does) come back as base64 image content with a short text note, fitted
+to Pi's size limits unless ``images.autoResize`` is off (``image_resize``). Files with NUL bytes
 are refused as binary.
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
-from dataclasses import dataclass
-from typing import BinaryIO
+from collections.abc import Callable
+from typing import BinaryIO, Literal
 
 from pydantic import Field
 
 from ..agent.tool import AgentTool, ToolError, ToolParams, ToolResult, UpdateCallback
 from ..ai.abort import AbortSignal
 from ..ai.types import ImageContent, TextContent
+from .image_resize import process_image
 from .operations import FileOperations, LocalFileOperations
 from .paths import resolve_read_path
+from .read_window import WindowAborted, read_window
 from .truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, TruncationResult, format_size
 
 _SNIFF_BYTES = 8192
-_COUNT_CHUNK = 256 * 1024
+"""More than Pi's 4,100: enough for the PNG chunks before the image data."""
 
 
 class ReadParams(ToolParams):
@@ -35,96 +38,62 @@ class ReadParams(ToolParams):
 
 
 def detect_image_mime(head: bytes) -> str | None:
-    """MIME type of a supported image from its first bytes, or ``None``.
+    """MIME type of an image from its first bytes, by Pi's rules, or ``None``.
 
     Args:
-        head: The first bytes of the file (12 are enough).
+        head: The first bytes of the file (a few KB: an animated PNG is told by a chunk
+            before its image data).
 
     Returns:
-        ``image/png``, ``image/jpeg``, ``image/gif``, ``image/webp`` or ``None``.
+        ``image/png``, ``image/jpeg``, ``image/gif``, ``image/webp``, ``image/bmp`` or ``None``
+        (JPEG-LS and animated PNG are not images a model takes).
     """
-    if head.startswith(b"\x89PNG\r\n\x1a\n"):
-        return "image/png"
     if head.startswith(b"\xff\xd8\xff"):
-        return "image/jpeg"
+        return None if head[3:4] == b"\xf7" else "image/jpeg"
+    if head.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "image/png" if _is_still_png(head) else None
     # The full signature: a text file that merely starts with "GIF" is not an image.
     if head.startswith((b"GIF87a", b"GIF89a")):
         return "image/gif"
     if len(head) >= 12 and head[:4] == b"RIFF" and head[8:12] == b"WEBP":
         return "image/webp"
+    if head.startswith(b"BM") and _is_bmp(head):
+        return "image/bmp"
     return None
 
 
-@dataclass(slots=True)
-class _Window:
-    lines: list[str]
-    kept_bytes: int
-    total_lines: int
-    stopped_by: str | None  # "lines" | "bytes" | "limit" | None
-    first_line_bytes: int = 0
+def _is_still_png(head: bytes) -> bool:
+    if len(head) < 16 or int.from_bytes(head[8:12], "big") != 13 or head[12:16] != b"IHDR":
+        return False
+    offset = 8
+    while offset + 8 <= len(head):
+        kind = head[offset + 4 : offset + 8]
+        if kind == b"acTL":
+            return False  # animated
+        if kind == b"IDAT":
+            return True
+        following = offset + 12 + int.from_bytes(head[offset : offset + 4], "big")
+        if following <= offset or following > len(head):
+            return True
+        offset = following
+    return True
 
 
-def _read_window(fh: BinaryIO, start: int, user_limit: int | None, max_lines: int, max_bytes: int) -> _Window:
-    """Stream ``fh`` once: keep lines ``start..`` within the budgets, count the rest."""
-    cap = max_bytes + 2
-    seen = 0
-    kept: list[str] = []
-    kept_bytes = 0
-    stopped: str | None = None
-    first_line_bytes = 0
-    while True:
-        piece = fh.readline(cap)
-        if not piece:
-            break
-        length = len(piece)
-        ends_nl = piece.endswith(b"\n")
-        overlong = False
-        if not ends_nl and length == cap:
-            # A line longer than the whole budget: skip its rest without holding it.
-            overlong = True
-            while True:
-                more = fh.readline(_COUNT_CHUNK)
-                if not more:
-                    break
-                length += len(more)
-                if more.endswith(b"\n"):
-                    ends_nl = True
-                    break
-        index = seen
-        seen += 1
-        if index < start:
-            continue
-        if user_limit is not None and len(kept) >= user_limit:
-            stopped = "limit"
-        elif len(kept) >= max_lines:
-            stopped = "lines"
-        else:
-            body_len = length - (1 if ends_nl else 0)
-            cost = body_len + (1 if kept else 0)
-            if overlong or kept_bytes + cost > max_bytes:
-                stopped = "bytes"
-                if not kept:
-                    first_line_bytes = body_len
-            else:
-                text = piece[:-1] if ends_nl else piece
-                if text.endswith(b"\r"):
-                    text = text[:-1]
-                kept.append(text.decode("utf-8", errors="replace"))
-                kept_bytes += cost
-                continue
-        break
-    if stopped is not None:
-        # Only count what is left: one fast pass over raw chunks.
-        last = b"\n"
-        while True:
-            chunk = fh.read(_COUNT_CHUNK)
-            if not chunk:
-                break
-            seen += chunk.count(b"\n")
-            last = chunk[-1:]
-        if last != b"\n":
-            seen += 1
-    return _Window(kept, kept_bytes, seen, stopped, first_line_bytes)
+def _is_bmp(head: bytes) -> bool:
+    if len(head) < 26:
+        return False
+    declared = int.from_bytes(head[2:6], "little")
+    pixels_at = int.from_bytes(head[10:14], "little")
+    dib = int.from_bytes(head[14:18], "little")
+    if (declared and declared < 26) or pixels_at < 14 + dib or (declared and pixels_at >= declared):
+        return False
+    if dib == 12:
+        planes, bits = int.from_bytes(head[22:24], "little"), int.from_bytes(head[24:26], "little")
+    elif 40 <= dib <= 124 and len(head) >= 30:
+        planes, bits = int.from_bytes(head[26:28], "little"), int.from_bytes(head[28:30], "little")
+    else:
+        return False
+    return planes == 1 and bits in (1, 4, 8, 16, 24, 32)
 
 
 class ReadTool(AgentTool):
@@ -146,17 +115,21 @@ class ReadTool(AgentTool):
         file_ops: FileOperations | None = None,
         max_lines: int = DEFAULT_MAX_LINES,
         max_bytes: int = DEFAULT_MAX_BYTES,
+        auto_resize_images: bool | Callable[[], bool] = True,
     ) -> None:
         """Args:
         cwd: Directory relative paths resolve against.
         file_ops: File system backend; defaults to the local one.
         max_lines: Line budget per call.
         max_bytes: Byte budget per call.
+        auto_resize_images: Fit images to Pi's limits (``images.autoResize``); a callable is
+            asked at each read, so a settings change applies at once.
         """
         self.cwd = cwd
         self.file_ops: FileOperations = file_ops or LocalFileOperations()
         self.max_lines = max_lines
         self.max_bytes = max_bytes
+        self.auto_resize_images = auto_resize_images
 
     async def execute(
         self,
@@ -167,12 +140,12 @@ class ReadTool(AgentTool):
     ) -> ToolResult:
         if signal is not None and signal.aborted:
             raise ToolError("Operation aborted")
-        result = await asyncio.to_thread(self._read, params)
+        result = await asyncio.to_thread(self._read, params, signal)
         if signal is not None and signal.aborted:
             raise ToolError("Operation aborted")
         return result
 
-    def _read(self, params: ReadParams) -> ToolResult:
+    def _read(self, params: ReadParams, signal: AbortSignal | None) -> ToolResult:
         ops = self.file_ops
         path = resolve_read_path(params.path, self.cwd, lambda p: ops.stat(p) is not None)
         info = ops.stat(path)
@@ -188,51 +161,69 @@ class ReadTool(AgentTool):
                 head = fh.read(_SNIFF_BYTES)
                 mime = detect_image_mime(head)
                 if mime is not None:
-                    data = head + fh.read()
-                    return ToolResult(content=[
-                        TextContent(text=f"Read image file [{mime}]"),
-                        ImageContent(data=base64.b64encode(data).decode("ascii"), mime_type=mime),
-                    ])
+                    return self._image_result(head + fh.read(), mime)
                 if b"\x00" in head:
                     raise ToolError(
                         f"Cannot read {params.path}: it is a binary file (it contains NUL bytes). "
                         "Use bash to inspect it, e.g. `file` or `xxd | head`."
                     )
             with ops.open_read(path) as fh:
-                return self._text_result(fh, params, info.size)
+                return self._text_result(fh, params, signal)
         except PermissionError as exc:
             raise ToolError(f"Permission denied: {params.path}") from exc
         except IsADirectoryError as exc:
             raise ToolError(f"Path is a directory: {params.path}") from exc
 
-    def _text_result(self, fh: BinaryIO, params: ReadParams, size: int) -> ToolResult:
+    def _image_result(self, data: bytes, mime: str) -> ToolResult:
+        resize = self.auto_resize_images() if callable(self.auto_resize_images) else self.auto_resize_images
+        image = process_image(data, mime, auto_resize=bool(resize))
+        if image.data is None:
+            return ToolResult.text("\n".join([f"Read image file [{mime}]", *image.hints]))
+        note = "\n".join([f"Read image file [{image.mime_type}]", *image.hints])
+        return ToolResult(content=[TextContent(text=note), ImageContent(data=image.data, mime_type=image.mime_type)])
+
+    def _text_result(self, fh: BinaryIO, params: ReadParams, signal: AbortSignal | None) -> ToolResult:
         start = max(0, (params.offset or 1) - 1)
-        limit = None if params.limit is None else max(1, params.limit)
-        win = _read_window(fh, start, limit, self.max_lines, self.max_bytes)
+        end = None if params.limit is None else start + max(0, params.limit)
+        try:
+            win = read_window(fh, start, end, self.max_lines, self.max_bytes, signal)
+        except WindowAborted:
+            raise ToolError("Operation aborted") from None
         total = win.total_lines
-        if start > 0 and start >= total:
+        if start >= total:
             raise ToolError(f"Offset {params.offset} is beyond end of file ({total} lines total)")
         first = start + 1
-        text = "\n".join(win.lines)
-        shown = len(win.lines)
-        last = start + shown
-        if win.stopped_by in ("lines", "bytes"):
-            trunc = TruncationResult(
-                text, True, "bytes" if win.stopped_by == "bytes" else "lines", total - start, size,
-                shown, win.kept_bytes, first_line_exceeds_limit=shown == 0,
-                max_lines=self.max_lines, max_bytes=self.max_bytes,
+        # What Pi's truncateHead sees: the selected lines joined, a final empty line not counted.
+        counted = 0 if win.selected_bytes == 0 else win.selected_lines - int(win.last_selected_empty)
+        if counted <= self.max_lines and win.selected_bytes <= self.max_bytes:
+            text = "\n".join(win.lines)
+            if end is not None and min(end, total) < total:
+                shown_to = min(end, total)
+                text += f"\n\n[{total - shown_to} more lines in file. Use offset={shown_to + 1} to continue.]"
+            return ToolResult.text(text)
+        if win.sizes[0] > self.max_bytes:
+            trunc = TruncationResult("", True, "bytes", counted, win.selected_bytes, 0, 0,
+                                     first_line_exceeds_limit=True, max_lines=self.max_lines,
+                                     max_bytes=self.max_bytes)
+            return ToolResult.text(
+                f"[Line {first} is {format_size(win.sizes[0])}, exceeds {format_size(self.max_bytes)} limit. "
+                f"Use bash: sed -n '{first}p' {params.path} | head -c {self.max_bytes}]",
+                {"truncation": trunc.to_dict()},
             )
-            details = {"truncation": trunc.to_dict()}
-            if shown == 0:
-                size = format_size(win.first_line_bytes)
-                return ToolResult.text(
-                    f"[Line {first} is {size}, exceeds {format_size(self.max_bytes)} limit. "
-                    f"Use bash: sed -n '{first}p' {params.path} | head -c {self.max_bytes}]",
-                    details,
-                )
-            limit_note = "" if win.stopped_by == "lines" else f" ({format_size(self.max_bytes)} limit)"
-            text += f"\n\n[Showing lines {first}-{last} of {total}{limit_note}. Use offset={last + 1} to continue]"
-            return ToolResult.text(text, details)
-        if win.stopped_by == "limit":
-            text += f"\n\n[{total - last} more lines in file. Use offset={last + 1} to continue]"
-        return ToolResult.text(text)
+        shown: list[str] = []
+        used = 0
+        by: Literal["lines", "bytes"] = "lines"
+        for line, size in zip(win.lines[: self.max_lines], win.sizes):
+            cost = size + (1 if shown else 0)
+            if used + cost > self.max_bytes:
+                by = "bytes"
+                break
+            shown.append(line)
+            used += cost
+        text = "\n".join(shown)
+        trunc = TruncationResult(text, True, by, counted, win.selected_bytes, len(shown), used,
+                                 max_lines=self.max_lines, max_bytes=self.max_bytes)
+        last = start + len(shown)
+        limit_note = "" if by == "lines" else f" ({format_size(self.max_bytes)} limit)"
+        text += f"\n\n[Showing lines {first}-{last} of {total}{limit_note}. Use offset={last + 1} to continue.]"
+        return ToolResult.text(text, {"truncation": trunc.to_dict()})

@@ -1,8 +1,8 @@
 """The ``write`` tool: create or overwrite a file, creating parent folders as needed.
 
 Runs inside the per-file mutation queue (an edit and a write of the same file never
-interleave). Abort is only honoured before the write starts, so the queue is released only
-after the file operation is complete.
+interleave). Only regular files are written: a FIFO, device or socket (or a symlink to one) is
+refused, and an existing file keeps its mode, owner and hard links (see ``file_write``).
 """
 
 from __future__ import annotations
@@ -12,7 +12,16 @@ import os
 from pydantic import Field
 
 from ..agent.tool import ToolError, ToolParams, ToolResult
-from .file_mutation import FileMutationTool
+from ..ai.abort import AbortSignal
+from .file_mutation import FileMutationTool, checkpoint
+from .file_write import NotRegularFileError
+
+
+def _not_regular(shown_path: str) -> ToolError:
+    return ToolError(
+        f"Not a regular file: {shown_path} (a FIFO, device or socket). write only replaces regular "
+        "files; use bash to send data to anything else."
+    )
 
 
 class WriteParams(ToolParams):
@@ -29,22 +38,28 @@ class WriteTool(FileMutationTool):
     )
     Params = WriteParams
 
-    def apply(self, path: str, params: WriteParams) -> ToolResult:
+    def apply(self, path: str, params: WriteParams, signal: AbortSignal | None) -> ToolResult:
         ops = self.file_ops
         info = ops.stat(path)
         if info is not None and info.is_dir:
             raise ToolError(f"Path is a directory, not a file: {params.path}")
+        if info is not None and not info.is_file:
+            raise _not_regular(params.path)
         data = params.content.encode("utf-8")
         try:
             ops.mkdir(os.path.dirname(path))
+            checkpoint(signal)  # the last one: a write that starts is finished
             ops.write_bytes(path, data)
+        except NotRegularFileError as exc:
+            raise _not_regular(params.path) from exc
         except PermissionError as exc:
             raise ToolError(f"Permission denied: {params.path}") from exc
         except NotADirectoryError as exc:
             raise ToolError(f"Cannot create {params.path}: a parent path is a file, not a directory") from exc
         except FileExistsError as exc:
             raise ToolError(f"Cannot create {params.path}: a parent path is a file, not a directory") from exc
-        return ToolResult.text(
-            f"Successfully wrote {len(data)} bytes to {params.path}",
-            {"bytes": len(data), "created": info is None},
-        )
+        except OSError as exc:
+            raise ToolError(f"Could not write {params.path}: {exc.strerror or exc}") from exc
+        # Pi's wording and no details object (the wire result is only the content); the
+        # size and whether the file is new are in the call's arguments and the file itself.
+        return ToolResult.text(f"Successfully wrote to {params.path}")

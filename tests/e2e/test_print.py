@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import sys
 from pathlib import Path
@@ -53,7 +54,9 @@ def test_several_messages_run_in_order_and_continue_resumes(loopback, env):
 def test_piped_stdin_and_file_arguments_join_the_first_prompt(loopback, env):
     project = Path(env["PI_TEST_PROJECT"])
     (project / "notes.txt").write_text("line one\nline two\n")
-    (project / "pixel.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 32)
+    # A real 1x1 PNG: a signature alone is not an image (Pi also wants the IHDR chunk).
+    (project / "pixel.png").write_bytes(base64.b64decode(
+        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="))
     loopback.push(text_reply("ok"))
     result = run_pi(["--model", MODEL, "@notes.txt", "@pixel.png", "summarise"], env, stdin="piped text\n")
     assert result.returncode == 0, result.stderr  # non-TTY stdin/stdout: print mode without -p

@@ -120,3 +120,20 @@ def test_side_branches_stay_out_of_the_context():
     m.append_message(assistant("short path"))
     ctx = m.build_session_context()
     assert len(ctx.message_dicts) == 2 and texts(ctx) == ["root", "short path"]
+
+
+def test_a_leaf_that_is_not_in_the_session_falls_back_to_the_last_entry_as_in_pi(tmp_path):
+    from pi_runtime.session import build_session_context
+
+    m = SessionManager.create("/p", tmp_path)
+    m.append_message(user("u1"))
+    a1 = m.append_message(assistant("a1"))
+    m.branch(a1)
+    m.append_message(user("other branch"))
+    m.close()
+    opened = SessionManager.open(m.session_file)
+    by_id = {e["id"]: e for e in opened.raw_entries()}
+    assert texts(build_session_context(by_id, "no-such-id")) == ["u1", "a1", "other branch"]
+    assert texts(build_session_context(by_id, None)) == []  # before the first entry: nothing
+    assert texts(build_session_context({}, "no-such-id")) == []
+    opened.close()

@@ -234,3 +234,19 @@ def test_continue_recent_opens_newest_or_creates(agent_dir):
     got = SessionManager.continue_recent("/p9")
     assert got.session_id == old.session_id != new.session_id
     got.close()
+
+
+def test_an_empty_file_gets_its_header_when_opened_as_in_pi(tmp_path):
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    m = SessionManager.open(empty, cwd="/p")
+    # Written at once, before any message (Pi 1.6 does the same).
+    [line] = empty.read_text().splitlines()
+    header = json.loads(line)
+    assert header["type"] == "session" and header["id"] == m.session_id and header["cwd"] == "/p"
+    m.append_message(user("q"))
+    m.close()
+    assert [json.loads(x)["type"] for x in empty.read_text().splitlines()] == ["session", "message"]
+    again = SessionManager.open(empty)
+    assert again.session_id == m.session_id and len(again.raw_entries()) == 1
+    again.close()

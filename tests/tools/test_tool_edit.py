@@ -159,3 +159,21 @@ async def test_fuzzy_match_in_crlf_file_maps_back_exactly(tmp_path):
     (tmp_path / "cw.txt").write_bytes("top\r\na  \r\nb\t\r\n\u201cq\u201d\r\n".encode())
     await edit(EditTool(str(tmp_path)), path="cw.txt", edits=one("a\nb", "A\nB"))
     assert (tmp_path / "cw.txt").read_bytes() == "top\r\nA\r\nB\t\r\n\u201cq\u201d\r\n".encode()
+
+
+async def test_fuzzy_nfkc_of_the_whole_text_joins_decomposed_accents(tmp_path):
+    # Pi normalises the whole text (NFKC): a decomposed e + U+0301 in the file matches "é".
+    (tmp_path / "d.txt").write_text("menu: cafe\u0301 au lait\nx\ufb01 fin\n")
+    tool = EditTool(str(tmp_path))
+    result = await edit(tool, path="d.txt", edits=one("café au", "tea au"))
+    assert result.details["fuzzyMatch"] is True
+    # Only the matched span changes: the ligature line and the x before it stay as they were.
+    assert (tmp_path / "d.txt").read_text() == "menu: tea au lait\nx\ufb01 fin\n"
+    await edit(tool, path="d.txt", edits=one("fi fin", "FI"))
+    assert (tmp_path / "d.txt").read_text() == "menu: tea au lait\nxFI\n"
+
+
+async def test_fuzzy_nfkc_composed_file_decomposed_old_text(tmp_path):
+    (tmp_path / "c.txt").write_text("Ünïcode naïve résumé\n")
+    await edit(EditTool(str(tmp_path)), path="c.txt", edits=one("nai\u0308ve re\u0301sume\u0301", "plain"))
+    assert (tmp_path / "c.txt").read_text() == "Ünïcode plain\n"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import io
 import threading
 import time
 
@@ -27,26 +28,28 @@ class SlowFileOperations(LocalFileOperations):
         self.max_active = 0
         self._lock = threading.Lock()
 
-    def read_bytes(self, path: str) -> bytes:
+    def open_read(self, path: str):
         with self._lock:
             self.active += 1
             self.max_active = max(self.max_active, self.active)
         try:
             data = super().read_bytes(path)
             time.sleep(self.delay)
-            return data
+            return io.BytesIO(data)
         finally:
             with self._lock:
                 self.active -= 1
 
 
-async def test_write_creates_parents_and_reports_bytes(tmp_path):
+async def test_write_creates_parents_and_answers_as_pi(tmp_path):
     tool = WriteTool(str(tmp_path))
     result = await tool.execute("c", tool.Params(path="deep/er/ünï.txt", content="héllo\n"), None, None)
-    assert result.content[0].text == "Successfully wrote 7 bytes to deep/er/ünï.txt"
+    # Pi 1.6's text, and no details: its tool_execution_end result is only {"content": [...]}.
+    assert result.content[0].text == "Successfully wrote to deep/er/ünï.txt"
+    assert result.details is None
+    assert result.to_wire() == {"content": [{"type": "text", "text": "Successfully wrote to deep/er/ünï.txt"}]}
     assert (tmp_path / "deep/er/ünï.txt").read_text() == "héllo\n"
-    again = await tool.execute("c", tool.Params(path="deep/er/ünï.txt", content="x"), None, None)
-    assert again.details == {"bytes": 1, "created": False}
+    await tool.execute("c", tool.Params(path="deep/er/ünï.txt", content="x"), None, None)
     assert (tmp_path / "deep/er/ünï.txt").read_text() == "x"
 
 

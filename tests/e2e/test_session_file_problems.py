@@ -1,0 +1,115 @@
+"""What headless modes say about the session file: a full disk, lines skipped on load.
+
+Run as the installed ``pi`` against the loopback server, on real files (a tiny tmpfs as root).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from e2e_support import MODEL, run_pi, text_reply
+
+
+def mount_tmpfs(path: Path, size: str) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    path.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
+
+
+@pytest.mark.parametrize("mode", ["print", "json"])
+def test_answer_on_a_full_disk_is_shown_not_saved_and_the_exit_status_says_so(loopback, env, tmp_path, mode):
+    disk = tmp_path / "disk"
+    mount_tmpfs(disk, "64k")
+    try:
+        (disk / "filler").write_bytes(b"\0" * (60 * 1024))
+        loopback.push(text_reply("The answer."))
+        args = ["-p", "q" * 20_000, "--model", MODEL, "--session-dir", str(disk)]
+        result = run_pi(args + (["--mode", "json"] if mode == "json" else []), env)
+        assert "Traceback" not in result.stderr
+        if mode == "print":
+            assert result.stdout == "The answer.\n"
+        else:
+            assert '"The answer."' in result.stdout or "The answer." in result.stdout
+        lines = [line for line in result.stderr.splitlines() if line.strip()]
+        assert len(lines) == 1, result.stderr
+        assert lines[0].startswith("pi: Could not save to ") and "No space left on device" in lines[0]
+        assert "session entries are not in the file" in lines[0]
+        assert result.returncode == 1
+        for file in disk.glob("*.jsonl"):
+            assert file.read_bytes() == b""  # nothing half-written
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=False)
+
+
+def test_skipped_and_torn_lines_are_reported_once_on_resume(loopback, env, tmp_path):
+    loopback.push(text_reply("first"), text_reply("second"))
+    first = run_pi(["-p", "hello", "--model", MODEL], env)
+    assert first.returncode == 0, first.stderr
+    [saved] = sorted(Path(env["PI_CODING_AGENT_DIR"], "sessions").rglob("*.jsonl"))
+    torn = b'{"type":"message","id":"torn","parentId":null,"message":{"role":"us'
+    with open(saved, "ab") as fh:
+        fh.write(b"not json at all\n" + torn)
+    again = run_pi(["-p", "more", "--model", MODEL, "--session", str(saved)], env)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout == "second\n"
+    assert again.stderr.splitlines() == [
+        f"pi: {saved}: last line is incomplete ({len(torn)} bytes), ignored",
+        f"pi: {saved}: skipped 1 malformed line(s)",
+    ]
+    # The new entries start on a fresh line after the torn one, which stays confined to itself.
+    tail = saved.read_bytes().split(torn + b"\n", 1)[1].splitlines()
+    assert [json.loads(line)["message"]["role"] for line in tail if b'"message"' in line] == ["user", "assistant"]
+
+
+def test_continue_and_session_open_files_pi_writes_deep_lines_and_string_versions(loopback, env):
+    loopback.push(text_reply("first"), text_reply("second"), text_reply("third"))
+    assert run_pi(["-p", "hello", "--model", MODEL], env).returncode == 0
+    [saved] = sorted(Path(env["PI_CODING_AGENT_DIR"], "sessions").rglob("*.jsonl"))
+    lines = saved.read_text().splitlines()
+    header, last = json.loads(lines[0]), json.loads(lines[-1])
+    header["version"] = "3"
+    deep = json.dumps({"type": "custom", "id": "deep0001", "parentId": last["id"], "timestamp": last["timestamp"],
+                       "customType": "nest", "data": "@"}).replace('"@"', "[" * 3000 + "]" * 3000)
+    saved.write_text("\n".join([json.dumps(header), *lines[1:], deep]) + "\n")
+    resumed = run_pi(["-p", "more", "-c", "--model", MODEL], env)
+    assert (resumed.returncode, resumed.stdout, resumed.stderr) == (0, "second\n", "")
+    opened = run_pi(["-p", "again", "--session", str(saved), "--model", MODEL], env)
+    assert (opened.returncode, opened.stdout, opened.stderr) == (0, "third\n", "")
+
+
+def test_bad_settings_and_a_readable_auth_json_are_said_once_on_stderr(loopback, env):
+    agent = Path(env["PI_CODING_AGENT_DIR"])
+    settings = json.loads((agent / "settings.json").read_text())
+    settings["compaction"] = {"reserveTokens": "lots"}
+    (agent / "settings.json").write_text(json.dumps(settings))
+    auth = agent / "auth.json"
+    auth.write_text(json.dumps({"anthropic": {"type": "api_key", "key": "sk-ant-x"}}))
+    auth.chmod(0o644)
+    loopback.push(text_reply("fine"))
+    result = run_pi(["-p", "hi", "--model", MODEL, "--no-session"], env)
+    assert (result.returncode, result.stdout) == (0, "fine\n")
+    lines = result.stderr.splitlines()
+    assert len(lines) == 2, result.stderr
+    assert lines[0].startswith(f"pi: {agent / 'settings.json'}: compaction.reserveTokens: ")
+    assert lines[1] == (f"pi: {auth} is accessible to other users (mode 0644); the keys in it are exposed. "
+                        f"Run: chmod 600 {auth}")
+
+
+def test_config_files_that_are_fifos_do_not_hang_a_run(loopback, env):
+    agent = Path(env["PI_CODING_AGENT_DIR"])
+    (agent / "settings.json").unlink()
+    os.mkfifo(agent / "settings.json")
+    os.mkfifo(agent / "auth.json")
+    loopback.push(text_reply("fine"))
+    result = run_pi(["-p", "hi", "--model", MODEL, "--no-session"], env, timeout=30)
+    assert (result.returncode, result.stdout) == (0, "fine\n")
+    assert result.stderr.splitlines()[0] == (
+        f"pi: {agent / 'settings.json'}: not read: it is a FIFO, not a regular file; using defaults for this file")
