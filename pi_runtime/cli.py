@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import sys
 
+# Shell commands that work without a session (cli.md): name -> module with ``run(args)``.
+_SUBCOMMANDS = {
+    "mcp": "pi_runtime.mcp.cli",
+}
+
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
@@ -12,6 +17,10 @@ def main(argv: list[str] | None = None) -> int:
 
         print(__version__)
         return 0
+    if args and args[0] in _SUBCOMMANDS:
+        import importlib
+
+        return int(importlib.import_module(_SUBCOMMANDS[args[0]]).run(args[1:] if args[0] == "mcp" else args))
     import os
 
     # pydantic looks for plugins through importlib.metadata on first use (~30 ms); pi has none.

@@ -112,6 +112,7 @@ def create_agent_session(
     extensions: Iterable[str] = (),
     no_extensions: bool = False,
     extension_runner: Any = None,
+    mcp: bool = False,
 ) -> AgentSession:
     """Create an ``AgentSession`` (see the module docstring for an offline example).
 
@@ -119,6 +120,8 @@ def create_agent_session(
     ``extensions`` (paths or ``builtin:<name>``); ``no_extensions`` skips discovery. A
     prepared ``extension_runner`` (``pi_runtime.extensions.ExtensionRunner``) is used instead.
     When any extension loaded (or failed to), ``session.extension_runner`` is set.
+    ``mcp`` adds the built-in MCP extension when an ``mcp.json`` exists (``pi_runtime.mcp``; the
+    CLI turns it on, SDK sessions opt in, as in Pi).
     """
     from .ai.models import ModelRegistry
     from .auth import AuthStorage
@@ -161,8 +164,11 @@ def create_agent_session(
     base_defaults = list(DEFAULT_TOOLS) + [t.name for t in custom_tools]
     if isinstance(defaults, list) and defaults:
         base_defaults = [t.name for t in select_tools(available, defaults, defaults=base_defaults)]
+    mcp_manager = _mcp_manager(cwd, agent_dir, settings, resource_loader, tools, exclude_tools) if mcp else None
+    if mcp_manager is not None and tools is not None:
+        tools = _without_mcp_names(tools)  # MCP tools do not exist yet; the manager applies these entries
     runner = extension_runner or _load_extensions(
-        cwd, agent_dir, settings, model_registry, resource_loader, list(extensions), no_extensions
+        cwd, agent_dir, settings, model_registry, resource_loader, list(extensions), no_extensions, mcp_manager
     )
     if runner is not None:
         # Extension tools can be chosen with --tools and are active unless they opt out.
@@ -173,6 +179,8 @@ def create_agent_session(
     active = select_tools(available, tools, defaults=base_defaults, exclude=exclude_tools, no_tools=no_tools)
 
     chosen = model or _default_model(model_registry, typed)
+    if chosen is None:  # only when the registry has no model at all (an empty custom catalog)
+        raise ValueError("No model available: add one to models.json or pass --model")
     level = thinking_level or (typed.default_thinking_level if settings is not None else None) or "off"
     agent = Agent(
         chosen,
@@ -203,6 +211,8 @@ def create_agent_session(
         scoped_models=scoped_models,
     )
     holder["session"] = session
+    if mcp_manager is not None:
+        mcp_manager.attach(session)
     session.load_context()
     if model is not None:
         agent.state.model = model
@@ -214,17 +224,48 @@ def create_agent_session(
     return session
 
 
+def _project_trusted(settings: Any, loader: Any) -> bool:
+    trusted = getattr(loader, "project_trusted", None)
+    if trusted is None:
+        trusted = getattr(settings, "project_trusted", True)
+    return bool(trusted)
+
+
 def _load_extensions(
-    cwd: str, agent_dir: str, settings: Any, registry: Any, loader: Any, paths: list[str], no_extensions: bool
+    cwd: str, agent_dir: str, settings: Any, registry: Any, loader: Any, paths: list[str], no_extensions: bool,
+    mcp_manager: Any = None,
 ) -> Any:
     """Discover and load extensions; None when there are none (no runner, no overhead)."""
     from .extensions.runner import ExtensionRunner
 
-    trusted = getattr(loader, "project_trusted", None)
-    if trusted is None:
-        trusted = getattr(settings, "project_trusted", True)
     runner = ExtensionRunner.discover(
         cwd=cwd, agent_dir=agent_dir, paths=paths, no_extensions=no_extensions,
-        settings=settings, model_registry=registry, project_trusted=bool(trusted),
+        settings=settings, model_registry=registry, project_trusted=_project_trusted(settings, loader),
     )
+    if mcp_manager is not None:
+        from .mcp.extension import EXTENSION_PATH, mcp_extension
+
+        runner.add_extension(mcp_extension(mcp_manager), EXTENSION_PATH, "builtin")
     return runner if runner.extensions or runner.failures else None
+
+
+def _mcp_manager(cwd: str, agent_dir: str, settings: Any, loader: Any, tools: Any, exclude: Iterable[str]) -> Any:
+    """The session's MCP servers, or None when no ``mcp.json`` exists (then nothing MCP is imported)."""
+    from .mcp.config import has_config
+
+    trusted = _project_trusted(settings, loader)
+    if not has_config(agent_dir, cwd, trusted):
+        return None
+    from . import __version__
+    from .mcp.manager import McpManager, ToolFilter
+
+    manager = McpManager.load(cwd, agent_dir, project_trusted=trusted,
+                              tool_filter=ToolFilter(tools, list(exclude)), version=__version__)
+    return manager if manager.config.servers or manager.config.errors else None
+
+
+def _without_mcp_names(spec: str | Iterable[str]) -> list[str]:
+    from .mcp.manager import is_mcp_tool_name
+
+    items = spec.split(",") if isinstance(spec, str) else list(spec)
+    return [s for s in (i.strip() for i in items) if s and not is_mcp_tool_name(s.lstrip("+-"))]

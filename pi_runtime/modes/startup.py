@@ -232,7 +232,9 @@ def _build_session(args: CliArgs, *, cwd: str | None = None) -> AgentSession:
             no_tools=args.no_tools or args.no_builtin_tools,
             session_manager=manager, settings=settings, resource_loader=loader,
             model_registry=registry, scoped_models=scoped,
-            extensions=args.extensions, no_extensions=args.no_extensions,
+            extensions=[e for e in args.extensions if e != "builtin:mcp"], no_extensions=args.no_extensions,
+            # Pi's built-in MCP support: off with --no-mcp, and with -ne unless -e builtin:mcp.
+            mcp=not args.no_mcp and (not args.no_extensions or "builtin:mcp" in args.extensions),
         )
     except ValueError as exc:  # select_tools: unknown tool / mixed +/- entries
         manager.close()
