@@ -17,14 +17,14 @@ def main(argv: list[str] | None = None) -> int:
 
         print(__version__)
         return 0
-    if args and args[0] in _SUBCOMMANDS:
-        import importlib
-
-        return int(importlib.import_module(_SUBCOMMANDS[args[0]]).run(args[1:] if args[0] == "mcp" else args))
     import os
 
     # pydantic looks for plugins through importlib.metadata on first use (~30 ms); pi has none.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    if args and args[0] in _SUBCOMMANDS:
+        import importlib
+
+        return int(importlib.import_module(_SUBCOMMANDS[args[0]]).run(args[1:] if args[0] == "mcp" else args))
     from .cli_main import run
 
     return run(args)

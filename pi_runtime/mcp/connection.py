@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .config import McpServerEntry
+from .spawn import kill_group, spawn
 from .values import expand_home, resolve_value
 
 log = logging.getLogger("pi.mcp")
@@ -45,10 +46,11 @@ def _load_sdk() -> dict[str, Any]:
         from mcp.shared._httpx_utils import create_mcp_http_client
         from mcp.shared.exceptions import MCPError
 
-        from .stdio import stdio_transport
+        from .stdio import stdio_transport, stop_process
 
         _SDK.update(Client=Client, types=mcp_types, streamable_http_client=streamable_http_client,
-                    stdio_transport=stdio_transport, http_client=create_mcp_http_client, MCPError=MCPError, httpx=httpx2)
+                    stdio_transport=stdio_transport, stop_process=stop_process, http_client=create_mcp_http_client,
+                    MCPError=MCPError, httpx=httpx2)
     return _SDK
 
 
@@ -181,14 +183,21 @@ class McpConnection:
         return McpConnectionError(f'MCP server "{self.name}" failed to connect: {self.error}')
 
     async def _connect_once(self) -> Any:
-        parts = await sdk()
+        # The SDK loads in a thread while a stdio server boots: both take about half a second.
+        loading = asyncio.ensure_future(sdk())
         ready: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         stop = asyncio.Event()
         if self._stderr is not None:
             self._stderr.close()
-        stderr = _StderrTail() if self.entry.transport == "stdio" else None
-        self._stderr = stderr
-        task = asyncio.ensure_future(self._serve(parts, ready, stop, stderr))
+        stderr = self._stderr = _StderrTail() if self.entry.transport == "stdio" else None
+        process = await self._spawn(stderr) if stderr is not None else None
+        try:
+            parts = await loading
+        except BaseException:
+            if process is not None:
+                kill_group(process)
+            raise
+        task = asyncio.ensure_future(self._serve(parts, ready, stop, process))
         try:
             client = await ready
         except BaseException:
@@ -209,33 +218,37 @@ class McpConnection:
         self._changed()
         return client
 
-    def _transport(self, parts: dict[str, Any], stack: contextlib.AsyncExitStack,
-                   stderr: _StderrTail | None) -> Any:
-        """The SDK transport for this entry (an async context manager yielding the streams)."""
+    async def _spawn(self, stderr: _StderrTail) -> Any:
         config = self.entry.config
-        where = f'MCP server "{self.name}"'
-        if self.entry.transport == "http":
-            headers = {k: resolve_value(v, f'{where} header "{k}"') for k, v in (config.get("headers") or {}).items()}
-            http = parts["http_client"](headers=headers or None)
-            stack.push_async_callback(http.aclose)
-            return parts["streamable_http_client"](str(config["url"]), http_client=http)
         env = dict(os.environ)
         for key, value in (config.get("env") or {}).items():
-            env[key] = resolve_value(value, f'{where} env "{key}"')
-        assert stderr is not None
-        return parts["stdio_transport"](
+            env[key] = resolve_value(value, f'MCP server "{self.name}" env "{key}"')
+        return await spawn(
             expand_home(config["command"]), [expand_home(a) for a in config.get("args") or []], env,
             str((Path(self.cwd) / expand_home(config.get("cwd") or ".")).resolve()), stderr.write_end,
         )
 
+    def _transport(self, parts: dict[str, Any], stack: contextlib.AsyncExitStack, process: Any) -> Any:
+        """The SDK transport for this entry (an async context manager yielding the streams)."""
+        if process is not None:
+            # Also stopped if the client fails before it takes the process over (a second stop is a no-op).
+            stack.push_async_callback(parts["stop_process"], process)
+            return parts["stdio_transport"](process)
+        config = self.entry.config
+        headers = {k: resolve_value(v, f'MCP server "{self.name}" header "{k}"')
+                   for k, v in (config.get("headers") or {}).items()}
+        http = parts["http_client"](headers=headers or None)
+        stack.push_async_callback(http.aclose)
+        return parts["streamable_http_client"](str(config["url"]), http_client=http)
+
     async def _serve(self, parts: dict[str, Any], ready: asyncio.Future[Any], stop: asyncio.Event,
-                     stderr: _StderrTail | None) -> None:
+                     process: Any) -> None:
         """The connection's own task: open the client, publish it, hold it until ``stop``."""
         types = parts["types"]
         try:
             async with contextlib.AsyncExitStack() as stack:
                 client = parts["Client"](
-                    self._transport(parts, stack, stderr),
+                    self._transport(parts, stack, process),
                     mode="legacy",  # the initialize handshake every MCP server speaks (Pi: 2025-11-25)
                     read_timeout_seconds=self.entry.timeout,
                     client_info=types.Implementation(name="pi", version=self._version),
@@ -259,9 +272,6 @@ class McpConnection:
                 self._dropped(exc)
             if isinstance(exc, asyncio.CancelledError):
                 raise
-        finally:
-            if stderr is not None:
-                stderr.release_write_end()
 
     async def _list_tools(self, client: Any) -> list[dict[str, Any]]:
         tools: list[dict[str, Any]] = []

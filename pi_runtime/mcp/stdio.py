@@ -7,7 +7,8 @@ and SIGKILL to its process group (mcp.md). This transport does that, sends the s
 where pi keeps its tail, and passes pi's whole environment plus the entry's ``env`` (as Pi does).
 
 Messages are newline-delimited JSON-RPC, parsed and written with the SDK's own models, so the
-SDK's client session works on it unchanged.
+SDK's client session works on it unchanged. The process itself is started by :func:`spawn`
+(anyio only, no SDK), so a server boots while pi is still importing the SDK.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import anyio
-import anyio.lowlevel
 import mcp_types
 from anyio.streams.text import TextReceiveStream
 from mcp.os.posix.utilities import terminate_posix_process_tree
@@ -41,15 +41,23 @@ async def _wait_exit(process: Any, timeout: float) -> bool:
     return process.returncode is not None
 
 
-@contextlib.asynccontextmanager
-async def stdio_transport(command: str, args: list[str], env: dict[str, str], cwd: str,
-                          stderr: Any) -> AsyncIterator[tuple[Any, Any]]:
-    """Start the server and yield ``(read_stream, write_stream)`` for the SDK's client.
+async def stop_process(process: Any) -> None:
+    """Close the server's stdin, wait a moment, then SIGTERM and SIGKILL its whole process group."""
+    with anyio.CancelScope(shield=True):
+        if process.stdin is not None:
+            with contextlib.suppress(OSError, anyio.ClosedResourceError, anyio.BrokenResourceError):
+                await process.stdin.aclose()
+        await _wait_exit(process, EXIT_GRACE)
+        # Always the whole group: a wrapper's children survive their parent's exit.
+        await terminate_posix_process_tree(process, KILL_GRACE)
+        if not await _wait_exit(process, KILL_GRACE):
+            log.warning("MCP server process %d is still alive after SIGKILL", process.pid)
 
-    Raises:
-        OSError: The command cannot be started.
-    """
-    process = await anyio.open_process([command, *args], env=env, cwd=cwd, stderr=stderr, start_new_session=True)
+
+@contextlib.asynccontextmanager
+async def stdio_transport(process: Any) -> AsyncIterator[tuple[Any, Any]]:
+    """Yield ``(read_stream, write_stream)`` over a started server (see :func:`spawn`) for the
+    SDK's client; leaving stops the server's process group."""
     stdin, stdout = process.stdin, process.stdout
     assert stdin is not None and stdout is not None  # open_process pipes both by default
     read_in, read_out = anyio.create_memory_object_stream[SessionMessage | Exception](0)
@@ -91,13 +99,7 @@ async def stdio_transport(command: str, args: list[str], env: dict[str, str], cw
             # Stopping must finish even when the caller is being cancelled, or the server outlives pi.
             with anyio.CancelScope(shield=True):
                 await write_in.aclose()
-                with contextlib.suppress(OSError, anyio.ClosedResourceError, anyio.BrokenResourceError):
-                    await stdin.aclose()
-                await _wait_exit(process, EXIT_GRACE)
-                # Always the whole group: a wrapper's children survive their parent's exit.
-                await terminate_posix_process_tree(process, KILL_GRACE)
-                if not await _wait_exit(process, KILL_GRACE):
-                    log.warning("MCP server process %d is still alive after SIGKILL", process.pid)
+                await stop_process(process)
                 with contextlib.suppress(OSError, anyio.ClosedResourceError, anyio.BrokenResourceError):
                     await stdout.aclose()
                 await read_out.aclose()
