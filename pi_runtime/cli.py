@@ -7,6 +7,8 @@ import sys
 # Shell commands that work without a session (cli.md): name -> module with ``run(args)``.
 _SUBCOMMANDS = {
     "mcp": "pi_runtime.mcp.cli",
+    "install": "pi_runtime.packages.cli", "remove": "pi_runtime.packages.cli", "uninstall": "pi_runtime.packages.cli",
+    "list": "pi_runtime.packages.cli", "update": "pi_runtime.packages.cli",
 }
 
 
