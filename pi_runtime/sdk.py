@@ -242,6 +242,11 @@ def _load_extensions(
         cwd=cwd, agent_dir=agent_dir, paths=paths, no_extensions=no_extensions,
         settings=settings, model_registry=registry, project_trusted=_project_trusted(settings, loader),
     )
+    packages = getattr(loader, "packages", None)
+    if packages is not None and not no_extensions:
+        from .extensions.loader import ExtensionSource
+
+        runner.load([ExtensionSource(str(path), "package") for path in packages.paths("extensions")])
     if mcp_manager is not None:
         from .mcp.extension import EXTENSION_PATH, mcp_extension
 
