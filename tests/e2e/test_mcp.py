@@ -185,6 +185,13 @@ def test_no_mcp_and_untrusted_project_servers_are_not_started(loopback, env):
     result = run_pi(["-p", "hi", "--no-mcp", "--model", MODEL], env)
     assert result.returncode == 0, result.stderr
     assert not any(n.startswith("mcp__") for n in declared_tools(loopback.requests[0]))
+    # -ne turns the built-in MCP support off too, unless -e builtin:mcp brings it back (as in Pi).
+    loopback.push(text_reply("a"), text_reply("a"))
+    assert run_pi(["-p", "hi", "-ne", "--model", MODEL], env, timeout=60).returncode == 0
+    assert not any(n.startswith("mcp__") for n in declared_tools(loopback.requests[1]))
+    assert run_pi(["-p", "hi", "-ne", "-e", "builtin:mcp", "--model", MODEL], env, timeout=60).returncode == 0
+    assert "mcp__time__get_current_time" in declared_tools(loopback.requests[2])
+    del loopback.requests[1:3]
     # A project .pi/mcp.json is read only after project trust is granted.
     Path(env["PI_CODING_AGENT_DIR"], "mcp.json").unlink()
     write_mcp(env, {"ptime": time_server(marker)}, project=True)
