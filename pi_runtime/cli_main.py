@@ -90,13 +90,23 @@ def _interactive(args: CliArgs) -> int:
     # interactive mode (DESIGN.md: the launcher imports pi_tui lazily; headless never does).
     import importlib
 
+    from .modes.typeahead import TerminalHold, Typeahead
+
+    # Before the ~0.5 s of imports: keys typed from now on reach the app as typed, and what
+    # was typed before is handed to it (see typeahead.py).
+    hold = TerminalHold.start()
+    typeahead = hold.take_typeahead() if hold is not None else Typeahead()
     try:
-        run_interactive = importlib.import_module("pi_tui.launch").run_interactive
-    except ImportError as exc:
-        if str(getattr(exc, "name", "") or "").startswith("pi_tui"):
-            return _fail("interactive mode is not available yet (use -p, --mode json or --mode rpc)")
-        return _fail(f"interactive mode cannot start: {exc}")
-    return int(run_interactive(args) or 0)
+        try:
+            run_interactive = importlib.import_module("pi_tui.launch").run_interactive
+        except ImportError as exc:
+            if str(getattr(exc, "name", "") or "").startswith("pi_tui"):
+                return _fail("interactive mode is not available yet (use -p, --mode json or --mode rpc)")
+            return _fail(f"interactive mode cannot start: {exc}")
+        return int(run_interactive(args, typeahead) or 0)
+    finally:
+        if hold is not None:
+            hold.restore()
 
 
 def _headless(args: CliArgs, mode: str) -> int:

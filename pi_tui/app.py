@@ -2,9 +2,10 @@
 widgets and the kernel.
 
 The app receives kernel events only through ``Bridge`` (``on_kernel_events``) and talks to
-the kernel only through ``AgentSession`` methods, in named workers (``exit_on_error=False``)
-so a failing call becomes an inline notice. Input handling (submit, ``!`` commands,
-completion) lives in ``input_mixin.py`` to keep this file small.
+the kernel only through its ``SessionPort``, in named workers (``exit_on_error=False``) so a
+failing call becomes an inline notice. The app composes parts that own their state: the
+input controller (what is sent, Esc and the quit keys), completion, and the theme service;
+slash commands are declared once in ``commands.py``.
 """
 
 from __future__ import annotations
@@ -14,32 +15,36 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding
+from textual.widgets import TextArea
 from textual.worker import Worker, WorkerState
 
 from pi_runtime.frontend import events as ev
 
 from . import terminal_keys
 from .bridge import Bridge, KernelEvents
-from .input_mixin import InputMixin
+from .commands import COMMANDS
+from .completion_controller import CompletionController
+from .input_controller import InputController
 from .keymap import Keymap, load_keymap
-from .theme import PiTheme
-from .theme_host import ThemeHost
-from .theme_watch import ThemeWatcher
+from .session_chrome import SessionChrome
+from .theme_service import ThemeService, theme_variable_defaults
 from .widgets.completion_menu import CompletionMenu
-from .widgets.footer_bar import FooterBar, FooterStats
+from .widgets.footer_bar import FooterBar
 from .widgets.header_bar import HeaderBar
 from .widgets.prompt_editor import PromptEditor
 from .widgets.queue_view import QueueView
 from .widgets.transcript import Transcript
 from .widgets.welcome_panel import WelcomePanel
 
-terminal_keys.install()
+if TYPE_CHECKING:
+    from pi_runtime.frontend import SessionPort
 
+terminal_keys.install()
 
 
 def _b(action_id: str, action: str, description: str, key: str) -> Binding:
@@ -47,7 +52,7 @@ def _b(action_id: str, action: str, description: str, key: str) -> Binding:
     return Binding(key, action, description, show=False, priority=True, id=action_id)
 
 
-class PiApp(InputMixin, ThemeHost, App[int], inherit_bindings=False):
+class PiApp(App[int], inherit_bindings=False):
     """The interactive pi app (Textual's own ctrl+q/ctrl+c bindings are dropped: every key comes from Pi's keymap)."""
 
     CSS_PATH = "app.tcss"
@@ -72,7 +77,7 @@ class PiApp(InputMixin, ThemeHost, App[int], inherit_bindings=False):
         _b("tui.altScreen.pageDown", "scroll_transcript('page_down')", "Page down", "pagedown"),
         _b("tui.altScreen.top", "scroll_transcript('home')", "Top", "ctrl+home"),
         _b("tui.altScreen.bottom", "scroll_transcript('end')", "Bottom", "ctrl+end"),
-        # Commands, search and message selection (handled in commands.run_action).
+        # Commands, search and message selection (handled in view_actions.run_action).
         _b("app.session.tree", "pi_cmd('tree')", "Session tree", "pi_disabled_key"),
         _b("app.session.fork", "pi_cmd('fork')", "Fork", "pi_disabled_key"),
         _b("app.session.resume", "pi_cmd('resume')", "Resume", "pi_disabled_key"),
@@ -84,7 +89,7 @@ class PiApp(InputMixin, ThemeHost, App[int], inherit_bindings=False):
         _b("tui.altScreen.nextPrompt", "pi_cmd('select_next')", "Next message", "ctrl+shift+down"),
     ]
 
-    def __init__(self, session: Any = None, *, session_factory: Callable[[], Any] | None = None,
+    def __init__(self, session: SessionPort | None = None, *, session_factory: Callable[[], Any] | None = None,
                  static: bool = False, agent_dir: str | None = None, cwd: str | None = None,
                  version: str | None = None, watch_themes: bool | None = None) -> None:
         """
@@ -100,7 +105,8 @@ class PiApp(InputMixin, ThemeHost, App[int], inherit_bindings=False):
         from pi_runtime.frontend import __version__
         from pi_runtime.frontend import agent_dir as default_agent_dir
 
-        self.session = session
+        self.session: SessionPort | None = session
+        """The session shown; None while it is being built (``session_factory``)."""
         self.session_factory = session_factory
         self.static = static
         self.agent_dir = Path(agent_dir) if agent_dir else default_agent_dir()
@@ -108,21 +114,22 @@ class PiApp(InputMixin, ThemeHost, App[int], inherit_bindings=False):
         self.version = version or __version__
         self.bridge: Bridge | None = None
         self.keymap: Keymap = load_keymap(self.agent_dir / "keybindings.json")
-        self.pi_themes: dict[str, PiTheme] = {}
-        self.theme_errors: list[str] = []
-        self.wanted_theme = "dark"
-        """The theme the user chose; shown again when its file becomes valid after an edit."""
-        self.theme_generation = 0
-        """Bumped whenever theme colours are (re)applied, so cached renderings know to redo."""
         self.watch_themes = (not static) if watch_themes is None else watch_themes
-        self.theme_watcher: ThemeWatcher | None = None
+        self.themes = ThemeService(self, [self.agent_dir / "themes", Path(self.cwd) / ".pi" / "themes"])
+        """Loaded themes, the user's choice and live reload."""
+        self.input = InputController(self)
+        """Where sent text goes; Esc and the quit keys."""
+        self.completion = CompletionController(self, lambda: COMMANDS.menu_entries(self.session))
         self.last_input_at = 0.0
         """``time.perf_counter()`` of the last key or paste (streaming frames yield to it)."""
-        self._last_clear = 0.0
-        self._files: list[str] | None = None
         self.initial_prompt: str | None = None
         """Sent once the session is attached (``pi "message"``)."""
-        self._load_themes()
+        self.typeahead_lines: list[str] = []
+        """Lines typed (with Enter) while pi started, before the app read the terminal."""
+        self.typeahead_partial = ""
+        """Text typed after the last of those lines (it starts the editor)."""
+        self._markdown_theme_pushed = False
+        self.themes.load()
         self.theme = "dark"
 
     # ------------------------------------------------------------------ setup
@@ -140,6 +147,7 @@ class PiApp(InputMixin, ThemeHost, App[int], inherit_bindings=False):
         self.editor = PromptEditor(id="editor")
         self.footer_bar = FooterBar(cwd=self.cwd, static=self.static, id="footer")
         self.editor.menu = self.menu
+        self.chrome = SessionChrome(self.header_bar, self.footer_bar, self.queue_view, self.editor)
         yield self.header_bar
         yield self.transcript
         yield self.menu
@@ -155,14 +163,15 @@ class PiApp(InputMixin, ThemeHost, App[int], inherit_bindings=False):
         if self.static:
             self.editor.cursor_blink = False
         self.editor.focus()
-        for problem in self.keymap.problems + self.theme_errors:
+        self.input.take_typeahead(self.typeahead_lines, self.typeahead_partial)
+        for problem in self.keymap.problems + self.themes.errors:
             self.notify(problem, severity="warning", timeout=8)
         if self.watch_themes:
-            self.call_after_refresh(self._start_theme_watch)
+            self.call_after_refresh(self.themes.start_watching)
         if self.session is not None:
             self.call_later(self.attach_session, self.session)
         elif self.session_factory is not None:
-            self.footer_bar.set_working(True, "Starting")
+            self.input.show_starting()
             self.run_worker(self.session_factory, thread=True, name="build-session", group="startup",
                             exit_on_error=False)
 
@@ -186,33 +195,33 @@ class PiApp(InputMixin, ThemeHost, App[int], inherit_bindings=False):
         elif event.state == WorkerState.ERROR:
             self.notify(f"{worker.name or 'task'} failed: {worker.error}", severity="error", timeout=8)
 
-    async def attach_session(self, session: Any) -> None:
+    async def attach_session(self, session: SessionPort) -> None:
         """Show ``session``: subscribe through the bridge and render its history."""
         self.session = session
         self.transcript.session = session
-        self.cwd = getattr(session, "cwd", self.cwd)
+        self.cwd = session.cwd or self.cwd
         from pi_runtime.frontend import typed_settings
 
+        self.themes.save_choice = lambda name: session.settings.set("theme", name)
         settings_theme = typed_settings(session.settings).theme
         if settings_theme and settings_theme != "system":
-            self.apply_theme(str(settings_theme).split("/")[-1])
+            self.themes.apply(str(settings_theme).split("/")[-1])
         self.bridge = Bridge(session, self)
         self.bridge.start()
-        self._refresh_header()
-        self._refresh_model()
-        self._refresh_stats()
-        self.footer_bar.set_session_name(session.session_name)
+        self.chrome.show(session)
         await self.transcript.load_messages(session.messages)
         from .extension_host import attach_extensions
 
         await attach_extensions(self, session)
         if not session.messages and not self._has_credentials():
-            await self.transcript.mount(WelcomePanel(model=self._model_ref(), agent_dir=str(self.agent_dir)))
+            await self.transcript.mount(WelcomePanel(model=self.model_ref(), agent_dir=str(self.agent_dir)))
         if self.initial_prompt:
             text, self.initial_prompt = self.initial_prompt, None
-            await self.handle_text(text, "send")
+            await self.input.send(text)
+        await self.input.session_attached()
 
     def _has_credentials(self) -> bool:
+        assert self.session is not None
         registry = self.session.model_registry
         model = self.session.model
         if model is None:
@@ -230,73 +239,123 @@ class PiApp(InputMixin, ThemeHost, App[int], inherit_bindings=False):
 
     async def _apply_kernel_event(self, event: ev.SessionEvent) -> None:
         await self.transcript.handle(event)
+        session = self.session
+        assert session is not None  # the bridge exists only once a session is attached
+        self.chrome.apply(event, session)
         match event:
-            case ev.QueueUpdateEvent(steering=steering, follow_up=follow_up):
-                self.queue_view.set_queue(steering, follow_up)
             case ev.AgentStartEvent():
-                self.footer_bar.set_working(True)
                 self.transcript.set_streaming(True)
             case ev.AgentSettledEvent():
-                self.footer_bar.set_working(False)
                 self.transcript.set_streaming(False)
-                self._refresh_stats()
-            case ev.MessageEndEvent():
-                self._refresh_stats()
-            case ev.ModelChangedEvent() | ev.ThinkingLevelChangedEvent():
-                self._refresh_model()
-                self._refresh_stats()  # the context window is the new model's at once
-            case ev.SessionInfoChangedEvent(name=name):
-                self.footer_bar.set_session_name(name)
-            case ev.CompactionStartEvent():
-                self.footer_bar.set_working(True, "Compacting")
-            case ev.CompactionEndEvent():
-                self.footer_bar.set_working(self.session.is_streaming)
-                self._refresh_stats()
-            case ev.SessionChangedEvent():
-                self.footer_bar.set_session_name(self.session.session_name)
-                self._refresh_stats()
             case _:
                 pass
 
-    def _model_ref(self) -> str:
+    def model_ref(self) -> str:
+        """``provider/id`` of the model in use ("" before there is one)."""
         model = self.session.model if self.session is not None else None
         return model.ref if model is not None else ""
 
-    def _refresh_model(self) -> None:
-        model = self.session.model
-        self.header_bar.set_model(self._model_ref())
-        self.footer_bar.set_model(model.id if model else "", self.session.thinking_level, bool(model and model.reasoning))
-        level = self.session.thinking_level
-        for lv in ("off", "minimal", "low", "medium", "high", "xhigh"):
-            self.editor.set_class(lv == level, f"thinking-{lv}")
+    # ------------------------------------------------------------------ themes
 
-    def _refresh_header(self) -> None:
-        resources = getattr(getattr(self.session, "resources", None), "resources", None)
-        if resources is None:
-            return
-        loaded = [
-            ("context files", [str(f.path).replace(str(Path.home()), "~") for f in resources.context_files]),
-            ("skills", [s.name for s in resources.skills]),
-            ("prompt templates", ["/" + t.name for t in resources.prompt_templates]),
-        ]
-        self.header_bar.set_loaded(loaded, [str(w) for w in resources.warnings])
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return theme_variable_defaults()
 
-    def stats(self) -> FooterStats:
-        """Footer figures from the session's usage ledger: spend over the whole file, context now."""
-        totals = self.session.usage_totals()
-        stats = FooterStats(input=totals.input, output=totals.output, cache_read=totals.cache_read,
-                            cache_write=totals.cache_write, cost=totals.cost)
-        context = self.session.context_usage()
-        if context is not None:
-            stats.context_window = context.context_window
-            stats.context_tokens = context.tokens
-        return stats
+    def refresh_theme(self) -> None:
+        """Re-apply the current theme's colours (same name, edited file)."""
+        self.mutate_reactive(App.theme)
 
-    def _refresh_stats(self) -> None:
+    def _push_colors(self) -> None:
+        from .markdown_render import markdown_theme, set_code_theme
+
+        self.themes.colors_applied()
+        v = self.theme_variables
+        if self._markdown_theme_pushed:
+            self.console.pop_theme()
+        self.console.push_theme(markdown_theme(v))
+        self._markdown_theme_pushed = True
+        set_code_theme("monokai" if self.current_theme.dark else "friendly")
+        colors = {k: v.get(f"pi-{k}", "") for k in ("muted", "dim", "accent", "success", "warning", "error")}
+        self.footer_bar.set_palette(colors)
+        self.header_bar.set_palette(colors)
+
+    async def reload_resources(self) -> None:
+        """``/reload``: keybindings, themes and resources from disk again."""
+        self.keymap = load_keymap(self.agent_dir / "keybindings.json")
+        self.set_keymap(self.keymap.textual_keymap())
+        self._apply_editor_keys()
+        self.themes.load()
+        self.themes.apply(self.themes.wanted, force=True)
+        resources = getattr(self.session, "resources", None)
+        if resources is not None and hasattr(resources, "reload"):
+            resources.reload()
         if self.session is not None:
-            self.footer_bar.set_stats(self.stats())
+            self.chrome.refresh_resources(self.session)
+        problems = self.keymap.problems + self.themes.errors
+        for problem in problems:
+            self.notify(problem, severity="warning", timeout=8)
+        await self.transcript.add_notice("Reloaded keybindings, themes and resources" +
+                                         (f" ({len(problems)} problem(s))" if problems else ""))
 
-    # ------------------------------------------------------------------ simple actions
+    # ------------------------------------------------------------------ editor messages
+
+    async def on_prompt_editor_submitted(self, message: PromptEditor.Submitted) -> None:
+        await self.input.submit(message.text, message.mode, message.images)
+
+    def on_prompt_editor_completion_requested(self, message: PromptEditor.CompletionRequested) -> None:
+        self.completion.complete_path()
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        if event.text_area is self.editor:
+            self.completion.update()
+
+    def on_text_area_selection_changed(self, event: TextArea.SelectionChanged) -> None:
+        if event.text_area is self.editor and self.menu.is_open:
+            self.completion.update()
+
+    # ------------------------------------------------------------------ actions (Pi's ids above)
+
+    def action_interrupt(self) -> None:
+        self.input.interrupt()
+
+    def action_clear(self) -> None:
+        self.input.clear()
+
+    def action_exit_if_empty(self) -> None:
+        self.input.exit_if_empty()
+
+    def action_dequeue(self) -> None:
+        self.input.dequeue()
+
+    def action_external_editor(self) -> None:
+        self.input.edit_externally()
+
+    async def action_slash(self, command: str) -> None:
+        await self.input.send(command)
+
+    def action_select_model(self) -> None:
+        from .screens.model_picker import open_model_picker
+
+        open_model_picker(self)
+
+    def action_cycle_model(self, direction: int) -> None:
+        if self.session is not None:
+            self.run_worker(self._cycle_model(self.session, direction), name="cycle-model", group="kernel",
+                            exit_on_error=False)
+
+    async def _cycle_model(self, session: SessionPort, direction: int) -> None:
+        result = await session.cycle_model(direction)
+        if result is None:
+            self.notify("Only one model available", timeout=3)
+        else:
+            self.notify(f"Model: {result.model.ref}", timeout=2)
+
+    def action_cycle_thinking(self) -> None:
+        if self.session is not None:
+            self.run_worker(self._cycle_thinking(self.session), name="thinking", group="kernel", exit_on_error=False)
+
+    async def _cycle_thinking(self, session: SessionPort) -> None:
+        if await session.cycle_thinking_level() is None:
+            self.notify("This model does not support thinking levels", timeout=3)
 
     def action_toggle_thinking(self) -> None:
         self.transcript.set_thinking_collapsed(not self.transcript.thinking_collapsed)
@@ -318,9 +377,15 @@ class PiApp(InputMixin, ThemeHost, App[int], inherit_bindings=False):
             t.anchor()
 
     def action_copy_last(self) -> None:
-        from .commands import copy_message
+        from .view_actions import copy_message
 
         copy_message(self)
+
+    def action_pi_cmd(self, name: str) -> None:
+        from .view_actions import run_action
+
+        if self.session is not None:
+            run_action(self, name)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # The main view's keys are priority bindings, which Textual checks even under a
@@ -329,35 +394,10 @@ class PiApp(InputMixin, ThemeHost, App[int], inherit_bindings=False):
             return False
         return super().check_action(action, parameters)
 
-    def action_pi_cmd(self, name: str) -> None:
-        from .commands import run_action
-
-        if self.session is not None:
-            run_action(self, name)
-
-    def action_clear(self) -> None:
-        if self.editor.text:
-            self.editor.take_text()
-            self._last_clear = time.monotonic()
-            return
-        if time.monotonic() - self._last_clear < 2.0:
-            self.exit(0)
-            return
-        self._last_clear = time.monotonic()
-        self.notify("Press ctrl+c again to quit", timeout=2)
-
-    def action_exit_if_empty(self) -> None:
-        if not self.editor.text:
-            self.exit(0)
-        else:
-            self.editor.action_delete_right()
-
-    async def action_slash(self, command: str) -> None:
-        await self.handle_text(command, "send")
+    # ------------------------------------------------------------------ leaving
 
     async def on_unmount(self) -> None:
-        if self.theme_watcher is not None:
-            self.theme_watcher.stop()
+        self.themes.stop_watching()
         if self.bridge is not None:
             self.bridge.stop()
         if self.session is not None:
@@ -372,4 +412,4 @@ class PiApp(InputMixin, ThemeHost, App[int], inherit_bindings=False):
 DISPOSE_TIMEOUT_S = 3.0
 """How long quitting waits for the session to shut down (extensions' ``session_shutdown``)."""
 
-_MAIN_VIEW_ACTIONS = frozenset(b.action.split("(")[0] for b in PiApp.BINDINGS)
+_MAIN_VIEW_ACTIONS = frozenset(b.action.split("(")[0] for b in PiApp.BINDINGS if isinstance(b, Binding))

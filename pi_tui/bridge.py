@@ -15,10 +15,13 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 from textual.message_pump import MessagePump
+
+if TYPE_CHECKING:
+    from pi_runtime.frontend import SessionPort
 
 
 class KernelEvents(Message):
@@ -32,7 +35,7 @@ class KernelEvents(Message):
 class Bridge:
     """Subscribes to a session and forwards its events to a message pump."""
 
-    def __init__(self, session: Any, target: MessagePump) -> None:
+    def __init__(self, session: SessionPort, target: MessagePump) -> None:
         """
         Args:
             session: the ``AgentSession`` to listen to.

@@ -1,21 +1,26 @@
 """Connects a session's extensions to the app: dialogs, notifications, statuses, widgets.
 
 Called once a session is attached. Extension commands reach the slash menu through the
-completion provider; extension failures arrive as ``extension_error`` events, which the
+command registry; extension failures arrive as ``extension_error`` events, which the
 transcript shows inline like any other notice.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .extension_ui import AppExtensionUI
 from .widgets.extension_area import ExtensionArea
 
+if TYPE_CHECKING:
+    from pi_runtime.frontend import SessionPort
 
-async def attach_extensions(app: Any, session: Any) -> AppExtensionUI | None:
+    from .app import PiApp
+
+
+async def attach_extensions(app: PiApp, session: SessionPort) -> AppExtensionUI | None:
     """Give the session's extensions the app's UI and start them (no-op without any)."""
-    runner = getattr(session, "extension_runner", None)
+    runner = session.extension_runner
     if runner is None:
         return None
     ui = AppExtensionUI(app)
@@ -27,15 +32,7 @@ async def attach_extensions(app: Any, session: Any) -> AppExtensionUI | None:
         above.show(ui.widgets, ui.statuses)
         below.show(ui.widgets, ui.statuses)
 
-    app.extension_ui_changed = changed
+    ui.on_change = changed
     runner.set_ui(ui, "tui")
     await runner.start()
     return ui
-
-
-def extension_commands(session: Any) -> list[tuple[str, str]]:
-    """``(name, description)`` of every extension command, for the slash menu."""
-    runner = getattr(session, "extension_runner", None)
-    if runner is None:
-        return []
-    return [(c["name"], c.get("description") or "") for c in runner.get_commands()]

@@ -9,6 +9,7 @@ default there.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 from rich.text import Text
@@ -21,6 +22,8 @@ class AppExtensionUI:
         self.app = app
         self.statuses: dict[str, str] = {}
         self.widgets: dict[str, tuple[list[str], str]] = {}
+        self.on_change: Callable[[AppExtensionUI], None] | None = None
+        """Called when statuses or widgets change (the app redraws its extension areas)."""
 
     async def _ask(self, screen: Any, timeout: float | None) -> Any:
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
@@ -81,6 +84,5 @@ class AppExtensionUI:
         self._refresh()
 
     def _refresh(self) -> None:
-        hook = getattr(self.app, "extension_ui_changed", None)
-        if hook is not None:
-            hook(self)
+        if self.on_change is not None:
+            self.on_change(self)

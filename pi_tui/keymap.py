@@ -44,9 +44,11 @@ MAIN_VIEW_IDS = (
     "app.session.resume", "app.model.select", "app.model.cycleForward", "app.model.cycleBackward",
     "app.thinking.cycle", "app.thinking.toggle", "app.tools.expand", "app.message.copy",
     "app.message.followUp", "app.message.dequeue", "tui.altScreen.pageUp", "tui.altScreen.pageDown",
-    "tui.altScreen.top", "tui.altScreen.bottom",
+    "tui.altScreen.top", "tui.altScreen.bottom", "tui.altScreen.search", "tui.altScreen.previousPrompt",
+    "tui.altScreen.nextPrompt", "pi.search", "pi.search.next", "pi.search.previous",
 )
-"""Ids bound at once in the main view: a key used by two of them is a conflict."""
+"""Ids bound at once in the main view (before the editor sees a key): a key used by two of them
+is a conflict, and an editor key one of them uses never reaches the editor."""
 
 
 class KeySyntaxError(ValueError):
@@ -116,6 +118,21 @@ class Keymap:
         """The first key of an id, for hints (``""`` when unbound)."""
         keys = self.pi_keys.get(action_id) or []
         return keys[0] if keys else ""
+
+    def shadowed_keys(self, action_id: str) -> dict[str, str]:
+        """Keys of an editor or input id that a main-view action takes first (key -> that id)."""
+        if action_id in MAIN_VIEW_IDS or not action_id.startswith(("tui.editor.", "tui.input.")):
+            return {}
+        taken = {key: owner for owner in MAIN_VIEW_IDS for key in self.keys(owner)}
+        out: dict[str, str] = {}
+        for key in self.pi_keys.get(action_id, []):
+            try:
+                owner = taken.get(to_textual_key(key))
+            except KeySyntaxError:
+                continue
+            if owner is not None:
+                out[key] = owner
+        return out
 
     def action_for_key(self, key: str, ids: tuple[str, ...]) -> str | None:
         """Which of ``ids`` a Textual key name triggers (first match wins)."""

@@ -14,10 +14,13 @@ import gc
 import os
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .app import PiApp
 from .session_preview import preview_file, read_json_object, read_preview
+
+if TYPE_CHECKING:
+    from pi_runtime.frontend import SessionPort
 
 DEMO_MODEL_ID = "demo-model"
 """``pi_runtime.modes.demo.DEMO_MODEL_ID``, repeated so the first frame needs no runtime import."""
@@ -26,7 +29,7 @@ FIRST_FRAME_WAIT = 1.0
 """Longest time the session build waits for the first frame (seconds)."""
 
 
-def create_app(session: Any, *, static: bool = False, agent_dir: str | None = None,
+def create_app(session: SessionPort, *, static: bool = False, agent_dir: str | None = None,
                watch_themes: bool | None = None) -> PiApp:
     """The app for a ready session (tests, screenshots, SDK users).
 
@@ -95,7 +98,8 @@ class _CommandLineApp(PiApp):
         except Exception:  # noqa: BLE001 - a preview is a nicety; the session shows the truth
             return
         if messages:
-            self.call_from_thread(self._show_preview, messages)
+            # mypy cannot solve Textual's return type variable for a coroutine callback.
+            self.call_from_thread(self._show_preview, messages)  # type: ignore[arg-type]
 
     async def _show_preview(self, messages: list[Any]) -> None:
         if self.session is None:
@@ -138,13 +142,18 @@ def _pick_session(args: Any) -> str | None:
     settings = SettingsManager.create(cwd)
     session_dir = session_dir_for(args, settings, cwd)
     picker = NavHostApp(lambda: SessionPicker(cwd, session_dir=session_dir),
-                        theme=str(settings.get("theme") or "dark"), agent_dir=str(agent_dir()))
+                        theme=settings.settings.theme or "dark", agent_dir=str(agent_dir()))
     chosen = picker.run()
     return str(chosen) if chosen else None
 
 
-def run_interactive(args: Any) -> int:
-    """Run the full-screen app until the user quits; returns the exit code."""
+def run_interactive(args: Any, typeahead: Any = None) -> int:
+    """Run the full-screen app until the user quits; returns the exit code.
+
+    Args:
+        args: The parsed command line.
+        typeahead: What the user typed while pi started (``pi_runtime.modes.typeahead``).
+    """
     if getattr(args, "resume", False):
         chosen = _pick_session(args)
         if chosen is None:
@@ -158,6 +167,8 @@ def run_interactive(args: Any) -> int:
     first = _initial_prompt(args)
     if first:
         app.initial_prompt = first
+    if typeahead is not None:
+        app.typeahead_lines, app.typeahead_partial = list(typeahead.lines), typeahead.partial
     # Long streams allocate many small objects; keep start-up objects out of every collection.
     gc.freeze()
     try:

@@ -11,10 +11,12 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 
 if TYPE_CHECKING:
+    from pi_runtime.frontend import SessionPort
+
     from .app import PiApp
 
 
-async def use_local_model(app: PiApp, arg: str) -> None:
+async def use_local_model(app: PiApp, session: SessionPort, arg: str) -> None:
     from pi_runtime.frontend import add_to_models_json, probe_local_servers
 
     from .screens.pick_list import PickItem, PickList
@@ -39,16 +41,18 @@ async def use_local_model(app: PiApp, arg: str) -> None:
         server, model_id = value
         path = app.agent_dir / "models.json"
         add_to_models_json(path, server)
-        registry = app.session.model_registry
+        registry = session.model_registry
+        if registry is None:
+            return
         registry.refresh()
         model = registry.find(server.provider, model_id)
         if model is None:
             await app.transcript.add_notice(f"Added {server.name} to {path}, but {model_id} did not load", "error")
             return
-        await app.session.set_model(model, persist_default=True)
+        await session.set_model(model, persist_default=True)
         app.notify(f"Using {model.ref} (saved to {path})", timeout=4)
 
-    app.push_screen(
-        PickList("Models on this machine", items),
-        lambda value: app.run_worker(chosen(value), name="use-local-model", exit_on_error=False),
-    )
+    def picked(value: Any) -> None:
+        app.run_worker(chosen(value), name="use-local-model", exit_on_error=False)
+
+    app.push_screen(PickList("Models on this machine", items), picked)

@@ -10,6 +10,7 @@ first ``markdown_renderable`` call, after the first frame is on screen, not at s
 
 from __future__ import annotations
 
+import io
 from typing import TYPE_CHECKING, Any
 
 from rich.theme import Theme
@@ -107,7 +108,9 @@ def warm_up() -> None:
     Console(width=40, file=_NullFile()).print(markdown_renderable("# a\n\n- `b`\n\n```python\nc = 1\n```"))
 
 
-class _NullFile:
+class _NullFile(io.StringIO):
+    """Swallows what the warm-up renders."""
+
     def write(self, _text: str) -> int:
         return 0
 

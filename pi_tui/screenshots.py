@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import weakref
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,6 +58,10 @@ def _project() -> Path:
     return PROJECT
 
 
+SCENE_PROVIDERS: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+"""The scripted provider behind each scene's app (the scene pushes its replies)."""
+
+
 def make_app(scene: Scene, agent_dir: str | None = None) -> tuple[Any, Any]:
     """A fresh session + app for ``scene`` (returns (app, provider))."""
     from pi_runtime.frontend import ScriptedProvider, SessionManager, SettingsManager, create_agent_session
@@ -71,9 +76,9 @@ def make_app(scene: Scene, agent_dir: str | None = None) -> tuple[Any, Any]:
         settings=SettingsManager.in_memory({"compaction": {"enabled": False}}),
     )
     app = create_app(session, static=True, agent_dir=agent_dir)
-    app.scene_provider = provider
+    SCENE_PROVIDERS[app] = provider
     if scene.theme != "dark":
-        app.call_later(app.apply_theme, scene.theme)
+        app.call_later(app.themes.apply, scene.theme)
     return app, provider
 
 
@@ -104,7 +109,7 @@ async def _conversation(pilot: Any) -> None:
         ScriptedToolCall,
     )
 
-    provider = pilot.app.scene_provider
+    provider = SCENE_PROVIDERS[pilot.app]
     provider.push(
         ScriptedResponse([ScriptedThinking("The user wants a summary. Read the file first."),
                           ScriptedToolCall("read", {"path": "src/steps.py", "offset": 1, "limit": 12}, id="c1")],
@@ -123,7 +128,7 @@ async def idle(pilot: Any) -> None:
 async def streaming(pilot: Any) -> None:
     from pi_runtime.frontend import ScriptedResponse, ScriptedText
 
-    pilot.app.scene_provider.push(ScriptedResponse([ScriptedText(ANSWER[:260])], hang=True, usage=_usage()))
+    SCENE_PROVIDERS[pilot.app].push(ScriptedResponse([ScriptedText(ANSWER[:260])], hang=True, usage=_usage()))
     await _send(pilot, "Explain the pipeline")
     await _until(pilot, lambda: "pure functions" in "".join(
         getattr(w, "text", "") for w in pilot.app.transcript.children))
@@ -133,7 +138,7 @@ async def streaming(pilot: Any) -> None:
 async def tool_running(pilot: Any) -> None:
     from pi_runtime.frontend import scripted_tool_call
 
-    pilot.app.scene_provider.push(scripted_tool_call(
+    SCENE_PROVIDERS[pilot.app].push(scripted_tool_call(
         "bash", {"command": "printf 'collecting 42 items\\nrunning tests...\\n'; sleep 3"}, id="run1", usage=_usage()))
     await _send(pilot, "Run the tests")
     await _until(pilot, lambda: "running tests" in getattr(pilot.app.transcript.query("#tool-run1").first(), "output", ""))
@@ -142,7 +147,7 @@ async def tool_running(pilot: Any) -> None:
 async def tool_error(pilot: Any) -> None:
     from pi_runtime.frontend import scripted_text, scripted_tool_call
 
-    pilot.app.scene_provider.push(
+    SCENE_PROVIDERS[pilot.app].push(
         scripted_tool_call("read", {"path": "src/missing.py"}, id="e1", usage=_usage()),
         scripted_text("The file `src/missing.py` does not exist. Did you mean `src/steps.py`?", usage=_usage()),
     )
@@ -156,7 +161,7 @@ async def diff(pilot: Any) -> None:
 
     edits = [{"oldText": "    return x + 3\n", "newText": "    # three is special\n    return x * 3\n"},
              {"oldText": "    return x + 4\n", "newText": "    return x * 4\n"}]
-    pilot.app.scene_provider.push(
+    SCENE_PROVIDERS[pilot.app].push(
         scripted_tool_call("edit", {"path": "src/steps.py", "edits": edits}, id="d1", usage=_usage()),
         scripted_text("Steps 3 and 4 now multiply.", usage=_usage()),
     )
@@ -168,7 +173,7 @@ async def diff(pilot: Any) -> None:
 async def queue(pilot: Any) -> None:
     from pi_runtime.frontend import ScriptedResponse, ScriptedText
 
-    pilot.app.scene_provider.push(ScriptedResponse([ScriptedText("Working through the steps one by one.")],
+    SCENE_PROVIDERS[pilot.app].push(ScriptedResponse([ScriptedText("Working through the steps one by one.")],
                                                    hang=True, usage=_usage()))
     await _send(pilot, "Refactor the steps")
     await _until(pilot, lambda: pilot.app.session.is_streaming)
@@ -186,7 +191,7 @@ async def completion(pilot: Any) -> None:
 async def path_completion(pilot: Any) -> None:
     pilot.app.editor.insert("look at src/st")
     await pilot.press("tab")
-    await _until(pilot, lambda: pilot.app.menu.visible)
+    await _until(pilot, lambda: pilot.app.menu.is_open)
     await pilot.pause(0.1)
 
 

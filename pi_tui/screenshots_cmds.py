@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from .screenshots import Scene, _project, render_scenes
+from .screenshots import SCENE_PROVIDERS, Scene, _project, render_scenes
 
 SUMMARY = """## Goal
 Make `src/steps.py` faster without changing results.
@@ -52,7 +52,7 @@ def make_app(scene: Scene, agent_dir: str | None = None) -> tuple[Any, Any]:
         settings=SettingsManager.in_memory({"compaction": {"enabled": False, "keepRecentTokens": 50}}),
     )
     app = create_app(session, static=True, agent_dir=agent_dir)
-    app.scene_provider = provider
+    SCENE_PROVIDERS[app] = provider
     return app, provider
 
 
@@ -76,7 +76,7 @@ async def _talk(pilot: Any, prompts: list[tuple[str, str]]) -> None:
 
     app = pilot.app
     for prompt, answer in prompts:
-        app.scene_provider.push(scripted_text(answer, usage=_usage()))
+        SCENE_PROVIDERS[app].push(scripted_text(answer, usage=_usage()))
         await command(pilot, prompt, 0)
         await app.session.wait_for_idle()
         await pilot.pause(0.1)
@@ -110,7 +110,7 @@ async def compaction(pilot: Any) -> None:
     from pi_runtime.frontend import scripted_text
 
     await _talk(pilot, CONVERSATION)
-    pilot.app.scene_provider.push(scripted_text(SUMMARY, usage=_usage()))
+    SCENE_PROVIDERS[pilot.app].push(scripted_text(SUMMARY, usage=_usage()))
     await command(pilot, "/compact keep the benchmark plan", 0)
     await pilot.app.session.wait_for_idle()
     await pilot.pause(0.3)

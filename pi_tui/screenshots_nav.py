@@ -13,6 +13,7 @@ import asyncio
 import json
 import os
 import tempfile
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -47,7 +48,7 @@ class _Writer:
     def user(self, text: str) -> str:
         return self.add("message", message={"role": "user", "content": text})
 
-    def assistant(self, text: str = "", calls: list[tuple[str, str, dict[str, Any]]] = ()) -> str:
+    def assistant(self, text: str = "", calls: Sequence[tuple[str, str, dict[str, Any]]] = ()) -> str:
         content: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
         content += [{"type": "toolCall", "id": cid, "name": name, "arguments": args} for cid, name, args in calls]
         return self.add("message", message={"role": "assistant", "content": content, "api": "anthropic-messages",

@@ -170,7 +170,7 @@ def trash_session(path: Path, *, system_trash: bool = True) -> str:
     """
     if system_trash:
         try:
-            from send2trash import send2trash  # type: ignore[import-not-found]
+            from send2trash import send2trash
         except ImportError:
             pass
         else:

@@ -32,4 +32,5 @@ def install() -> None:
     from textual import _ansi_sequences
 
     for sequence, key in _SEQUENCES.items():
-        _ansi_sequences.ANSI_SEQUENCES_KEYS[sequence] = (_Key(key),)  # type: ignore[assignment]
+        # A private table, typed read-only; Textual looks keys up in it at run time.
+        _ansi_sequences.ANSI_SEQUENCES_KEYS[sequence] = (_Key(key),)  # type: ignore[index]

@@ -98,5 +98,5 @@ class FunctionTool(AgentTool):
         self.execution_mode = execution_mode  # type: ignore[misc]
         self._fn = fn
 
-    async def execute(self, call_id, params, signal, on_update) -> ToolResult:  # type: ignore[override]
+    async def execute(self, call_id, params, signal, on_update) -> ToolResult:
         return await self._fn(call_id, params, signal, on_update)

@@ -70,7 +70,7 @@ def session_dir_for(args: CliArgs, settings: Any, cwd: str) -> str | None:
     """
     value = args.session_dir
     if value is None and not os.environ.get("PI_CODING_AGENT_SESSION_DIR", "").strip():
-        value = settings.project_session_dir() or settings.get("sessionDir")
+        value = settings.project_session_dir() or settings.settings.session_dir
     if not value:
         return None
     path = Path(value).expanduser()

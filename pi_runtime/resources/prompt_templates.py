@@ -82,8 +82,8 @@ def load_templates_from(path: Path, source: TemplateSource) -> tuple[list[Prompt
     if path.is_file():
         if path.suffix != ".md":
             return [], [ResourceDiagnostic("prompt", path, "prompt template path is not a .md file")]
-        template, warnings = load_template_file(path, source)
-        return ([template] if template else []), warnings
+        template, problems = load_template_file(path, source)
+        return ([template] if template else []), problems
     if not path.is_dir():
         return [], []
     templates: list[PromptTemplate] = []

@@ -14,6 +14,7 @@ import json
 import os
 import re
 from collections import deque
+from collections.abc import Iterator
 from contextlib import aclosing
 from dataclasses import dataclass
 
@@ -196,10 +197,9 @@ class GrepTool(AgentTool):
             regex = re.compile(source, re.IGNORECASE if params.ignore_case else 0)
         except re.error as exc:
             raise ToolError(f"Invalid regex pattern {params.pattern!r}: {exc}") from exc
-        if is_dir:
-            files = (rel for rel, d in iter_tree(root) if not d)
-        else:
-            files = iter([os.path.basename(target)])
+        files: Iterator[str] = (
+            (rel for rel, d in iter_tree(root) if not d) if is_dir else iter([os.path.basename(target)])
+        )
         for rel in files:
             if signal is not None and signal.aborted:
                 return

@@ -8,7 +8,7 @@ tools and their Python fallback agree.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 
 from ..agent.tool import ToolError
 from ..ai.abort import AbortSignal
@@ -30,9 +30,9 @@ class RipgrepRun:
         self.returncode: int | None = None
         self.aborted = False
         self.stopped = False
-        self._remove_listener = None
+        self._remove_listener: Callable[[], None] | None = None
 
-    async def lines(self) -> AsyncIterator[bytes]:
+    async def lines(self) -> AsyncGenerator[bytes, None]:
         """Yield stdout lines (without the newline); stops early after :meth:`stop`."""
         try:
             self.proc = await asyncio.create_subprocess_exec(

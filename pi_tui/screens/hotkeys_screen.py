@@ -25,6 +25,7 @@ SECTIONS = [
     ("Input", "tui.input.", ()),
     ("Lists and pickers", "tui.select.", ()),
     ("Transcript", "tui.altScreen.", ()),
+    ("Search (pi)", "pi.search", ()),
     ("Session tree (/tree)", "app.tree.", ()),
     ("Session picker (/resume)", "app.session.", ("app.session.new", "app.session.tree", "app.session.fork",
                                                   "app.session.resume")),
@@ -32,12 +33,6 @@ SECTIONS = [
 ]
 """Section title, id prefix, and prefixes excluded from that section."""
 
-EXTRA = [
-    ("Transcript", "ctrl+f, ctrl+shift+f", "Search the transcript (/find)"),
-    ("Transcript", "f3 / shift+f3", "Next / previous search match"),
-    ("Transcript", "ctrl+shift+up / down", "Select the previous / next message (ctrl+x copies it)"),
-]
-"""Keys pi adds beyond Pi's ids (shown in their section)."""
 
 
 def describe(action_id: str) -> str:
@@ -82,6 +77,8 @@ DESCRIPTIONS = {
     "app.tree.foldOrUp": "Fold the branch segment / previous segment",
     "app.tree.unfoldOrDown": "Unfold the branch segment / next segment",
     "app.tree.editLabel": "Edit the label", "app.tree.toggleLabelTimestamp": "Show label times",
+    "pi.search": "Search the transcript (/find)", "pi.search.next": "Next search match",
+    "pi.search.previous": "Previous search match",
 }
 
 
@@ -98,14 +95,18 @@ def hotkey_table(keymap: Any) -> Table:
     table.add_column("Keys", ratio=2, no_wrap=True)
     table.add_column("Action", ratio=4)
     table.add_column("Id", ratio=3, style="dim", no_wrap=True, overflow="ellipsis")
-    by_section: dict[str, list[tuple[Text, str, str]]] = {}
+    by_section: dict[str, list[tuple[Text, Text, str]]] = {}
     for action_id, keys in keymap.pi_keys.items():
-        shown = Text(", ".join(keys) if keys else "—", style="bold" if keys else "dim")
+        # A key the main view takes first (ctrl+f: search) does nothing in the editor: say so.
+        shadowed = keymap.shadowed_keys(action_id)
+        live = [k for k in keys if k not in shadowed]
+        shown = Text(", ".join(live) if live else "—", style="bold" if live else "dim")
         if action_id in keymap.overridden:
             shown.append(" *", style="bold")
-        by_section.setdefault(section_of(action_id), []).append((shown, describe(action_id), action_id))
-    for section, keys, text in EXTRA:
-        by_section.setdefault(section, []).append((Text(keys, style="bold"), text, "pi"))
+        description = Text(describe(action_id))
+        for key, owner in shadowed.items():
+            description.append(f" ({key} is taken by: {describe(owner)})", style="dim")
+        by_section.setdefault(section_of(action_id), []).append((shown, description, action_id))
     for title in [s[0] for s in SECTIONS] + ["Other"]:
         rows = by_section.get(title)
         if not rows:

@@ -125,7 +125,8 @@ def _ask_key(app: Any, auth: Any, provider: str) -> None:
             return
         count = sum(1 for m in registry.all() if m.provider == provider) if registry is not None else 0
         say(app, f"Logged in to {name}: key saved in {auth.path}" + (f" ({count} models)" if count else ""))
-        app.call_later(app._refresh_model)
+        if app.session is not None:
+            app.call_later(app.chrome.refresh_model, app.session)
 
     app.push_screen(ApiKeyPrompt(provider, name, list(env_var_names(provider))), entered)
 

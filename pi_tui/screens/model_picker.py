@@ -7,11 +7,14 @@ it the default in settings, as Pi does.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
 from .pick_list import PickItem, PickList
+
+if TYPE_CHECKING:
+    from pi_runtime.frontend import SessionPort
 
 
 def format_tokens(count: int) -> str:
@@ -65,7 +68,7 @@ class ModelPicker(PickList):
         self.current = current
 
 
-def picker_models(session: Any) -> list[Any]:
+def picker_models(session: SessionPort) -> list[Any]:
     """Models the picker offers: those with credentials (the current one always included)."""
     registry = session.model_registry
     models = list(registry.available()) if registry is not None else []
@@ -80,7 +83,7 @@ def open_model_picker(app: Any) -> None:
     session = app.session
     if session is None:
         return
-    picker = ModelPicker(picker_models(session), current=app._model_ref(), registry=session.model_registry)
+    picker = ModelPicker(picker_models(session), current=app.model_ref(), registry=session.model_registry)
 
     def chosen(model: Any) -> None:
         if model is None:

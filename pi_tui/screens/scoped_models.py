@@ -9,13 +9,16 @@ session's ``scoped_models`` follow at once. Esc leaves without saving.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.binding import Binding
 
 from .model_picker import format_price, format_tokens
 from .pick_list import PickItem, PickList
+
+if TYPE_CHECKING:
+    from pi_runtime.frontend import SessionPort
 
 
 class ScopedModels(PickList):
@@ -128,16 +131,15 @@ class ScopedModels(PickList):
         self.dismiss([self.models[ref] for ref in self.enabled])
 
 
-def apply_scoped_models(session: Any, models: list[Any]) -> None:
+def apply_scoped_models(session: SessionPort, models: list[Any]) -> None:
     """Save ``models`` as ``enabledModels`` and make the session cycle through them.
 
     Raises:
         SettingsError: settings.json could not be written (the session still changes).
     """
-    levels = {m.ref: lv for m, lv in getattr(session, "scoped_models", []) or []}
+    levels = {m.ref: lv for m, lv in session.scoped_models}
     session.scoped_models = [(m, levels.get(m.ref)) for m in models]
-    if hasattr(session.settings, "set"):
-        session.settings.set("enabledModels", [m.ref for m in models] or None)
+    session.settings.set("enabledModels", [m.ref for m in models] or None)
 
 
 def open_scoped_models(app: Any) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.style import Style
 from textual import events
@@ -23,6 +23,9 @@ from ..session_rows import PickerState, relative_age, short_path, title_of, tras
 from .nav_keys import KeyTable, app_keymap
 from .text_prompt import ConfirmPrompt, TextPrompt
 from .virtual_list import VirtualList, styled_strip
+
+if TYPE_CHECKING:
+    from pi_runtime.frontend import SessionPort
 
 _KEYS_BY_ID = {
     "tui.select.up": "up", "tui.select.down": "down",
@@ -50,7 +53,7 @@ class SessionPicker(ModalScreen[str | None]):
     """
 
     def __init__(self, cwd: str, *, session_dir: str | Path | None = None, sessions_root: str | Path | None = None,
-                 current_path: str | Path | None = None, session: Any = None, now: datetime | None = None,
+                 current_path: str | Path | None = None, session: SessionPort | None = None, now: datetime | None = None,
                  system_trash: bool = True, all_scope: bool = False) -> None:
         """
         Args:

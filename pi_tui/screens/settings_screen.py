@@ -49,7 +49,7 @@ def _show(value: Any) -> str:
 def setting_rows(app: Any) -> list[SettingRow]:
     """The settings the screen offers, with their choices for this app and model."""
     session = app.session
-    themes = sorted(app.pi_themes)
+    themes = sorted(app.themes.themes)
 
     def thinking(app: Any, level: str) -> Any:
         return app.session.set_thinking_level(level)
@@ -58,7 +58,7 @@ def setting_rows(app: Any) -> list[SettingRow]:
         SettingRow("defaultThinkingLevel", "Thinking level", session.available_thinking_levels(),
                    "Reasoning effort for this session and the start-up default.", thinking),
         SettingRow("theme", "Theme", themes, "Colours of the whole app; the screen repaints as you change it.",
-                   lambda app, v: app.apply_theme(v)),
+                   lambda app, v: app.themes.apply(v)),
         SettingRow("steeringMode", "Steering mode", ["one-at-a-time", "all"],
                    "How queued steering messages (Enter while the agent works) are delivered.",
                    lambda app, v: app.session.set_steering_mode(v)),
@@ -165,8 +165,11 @@ class SettingsScreen(ModalScreen[None]):
                     await result
         except Exception as exc:  # noqa: BLE001
             return f"{row.label}: not applied ({exc})"
+        session = getattr(app, "session", None)
+        if session is None:
+            return f"{row.label}: no session"
         try:
-            app.session.settings.set(row.key, value)
+            session.settings.set(row.key, value)
         except Exception as exc:  # noqa: BLE001 - SettingsError says which file and why
             return f"{row.label}: {exc}"
         return None

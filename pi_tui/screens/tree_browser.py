@@ -9,7 +9,7 @@ the entry under the cursor through ``AgentSession.set_label`` right away.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.style import Style
 from textual import events
@@ -22,6 +22,9 @@ from ..tree_rows import TreeRows
 from .nav_keys import KeyTable, app_keymap
 from .text_prompt import TextPrompt
 from .virtual_list import VirtualList, styled_strip
+
+if TYPE_CHECKING:
+    from pi_runtime.frontend import SessionPort
 
 FILTER_NAMES = {"default": "default", "no-tools": "no tool results", "user-only": "user messages",
                 "labeled-only": "labeled", "all": "all entries"}
@@ -56,7 +59,7 @@ class TreeBrowser(ModalScreen[str | None]):
     TreeBrowser #tree-hints { height: auto; padding: 0 1; color: $pi-dim; }
     """
 
-    def __init__(self, session: Any, *, rows: TreeRows | None = None) -> None:
+    def __init__(self, session: SessionPort, *, rows: TreeRows | None = None) -> None:
         """
         Args:
             session: The ``AgentSession`` (its ``session_manager`` is read; labels are set through it).

@@ -58,7 +58,7 @@ class CompletionMenu(OptionList, can_focus=False):
         self.items = []
 
     @property
-    def visible(self) -> bool:
+    def is_open(self) -> bool:
         return bool(self.display and self.items)
 
     def move(self, step: int) -> None:

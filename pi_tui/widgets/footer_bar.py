@@ -58,6 +58,11 @@ class FooterBar(Static):
         self._timer = self.set_interval(0.1, self._tick, pause=True)
         self._render_footer()
 
+    def set_palette(self, palette: dict[str, str]) -> None:
+        """Theme colours (muted, dim, accent, success, warning, error)."""
+        self.palette = palette
+        self._render_footer()
+
     def set_stats(self, stats: FooterStats) -> None:
         self.stats = stats
         self._render_footer()

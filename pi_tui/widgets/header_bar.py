@@ -47,6 +47,11 @@ class HeaderBar(Static):
     def on_mount(self) -> None:
         self._show()
 
+    def set_palette(self, palette: dict[str, str]) -> None:
+        """Theme colours (muted, dim, accent, success, warning, error)."""
+        self.palette = palette
+        self._show()
+
     def set_model(self, model: str) -> None:
         self.model = model
         self._show()

@@ -63,9 +63,7 @@ def widgets_for(message: Any, results: dict[str, Any], *, cwd: str, tools_expand
         for block in message.content:
             kind = block.type
             if kind == "text" and block.text.strip():
-                widget = StreamingMarkdown(block.text, live=False, classes="assistant-text")
-                widget.message = message
-                out.append(widget)
+                out.append(StreamingMarkdown(block.text, live=False, classes="assistant-text"))
             elif kind == "thinking" and block.thinking.strip():
                 out.append(ThinkingBlock(block.thinking, message=message, collapsed=thinking_collapsed))
             elif kind == "toolCall":
@@ -79,7 +77,8 @@ def widgets_for(message: Any, results: dict[str, Any], *, cwd: str, tools_expand
         elif message.stop_reason == "aborted":
             out.append(Notice("Aborted", "warning"))
         for widget in out:
-            widget.message = message
+            # Every block knows the message it shows (selection, copy, cutting the window at turns).
+            widget.message = message  # type: ignore[attr-defined]
         return out
     if role == "bashExecution":
         return [bash_panel(message, tools_expanded)]

@@ -20,6 +20,7 @@ from textual.widgets import TextArea
 
 from .. import images as image_files
 from .. import paste
+from ..kill_ring import KillRing
 from .completion_menu import CompletionMenu
 
 if TYPE_CHECKING:
@@ -28,21 +29,63 @@ if TYPE_CHECKING:
 EDITOR_ACTIONS = ("submit", "newline", "followUp", "tab")
 
 
-class PromptEditor(TextArea):
-    """TextArea with Pi's submit/newline/follow-up keys, history, paste folding and images."""
+def _key(action_id: str, action: str, keys: str) -> Binding:
+    # The keys here are Pi's defaults; the app's keymap (keybindings.json) rebinds each by id.
+    return Binding(keys, action, show=False, id=action_id)
 
-    # Not a priority binding: the app's keymap rebinds it by id like the app's own keys.
-    BINDINGS = [Binding("ctrl+v", "paste_clipboard", "Paste image", show=False, id="app.clipboard.pasteImage")]
+
+class PromptEditor(TextArea, inherit_bindings=False):
+    """TextArea with Pi's editing keys (by id, so ``keybindings.json`` applies), submit/newline/
+    follow-up keys, history, a kill ring, paste folding and images."""
+
+    BINDINGS = [
+        _key("tui.editor.cursorUp", "cursor_up", "up"),
+        _key("tui.editor.cursorDown", "cursor_down", "down"),
+        _key("tui.editor.cursorLeft", "cursor_left", "left,ctrl+b"),
+        _key("tui.editor.cursorRight", "cursor_right", "right,ctrl+f"),
+        _key("tui.editor.cursorWordLeft", "cursor_word_left", "alt+left,ctrl+left,alt+b"),
+        _key("tui.editor.cursorWordRight", "cursor_word_right", "alt+right,ctrl+right,alt+f"),
+        _key("tui.editor.cursorLineStart", "cursor_line_start", "home,ctrl+a"),
+        _key("tui.editor.cursorLineEnd", "cursor_line_end", "end,ctrl+e"),
+        _key("tui.editor.pageUp", "cursor_page_up", "pageup,ctrl+pageup"),
+        _key("tui.editor.pageDown", "cursor_page_down", "pagedown,ctrl+pagedown"),
+        _key("tui.editor.deleteCharBackward", "delete_left", "backspace"),
+        _key("tui.editor.deleteCharForward", "delete_right", "delete,ctrl+d"),
+        _key("tui.editor.deleteWordBackward", "kill('word_left')", "ctrl+w,alt+backspace"),
+        _key("tui.editor.deleteWordForward", "kill('word_right')", "alt+d,alt+delete"),
+        _key("tui.editor.deleteToLineStart", "kill('line_start')", "ctrl+u"),
+        _key("tui.editor.deleteToLineEnd", "kill('line_end')", "ctrl+k"),
+        _key("tui.editor.yank", "yank", "ctrl+y"),
+        _key("tui.editor.yankPop", "yank_pop", "alt+y"),
+        _key("tui.editor.undo", "undo", "ctrl+minus"),
+        _key("tui.editor.jumpForward", "jump(1)", "ctrl+right_square_bracket"),
+        _key("tui.editor.jumpBackward", "jump(-1)", "ctrl+alt+right_square_bracket"),
+        # Not a priority binding: the app's keymap rebinds it by id like the app's own keys.
+        _key("app.clipboard.pasteImage", "paste_clipboard", "ctrl+v"),
+        # Selection keys have no Pi id; they keep TextArea's meaning.
+        Binding("shift+left", "cursor_left(True)", show=False),
+        Binding("shift+right", "cursor_right(True)", show=False),
+        Binding("shift+up", "cursor_up(True)", show=False),
+        Binding("shift+down", "cursor_down(True)", show=False),
+        Binding("shift+home", "cursor_line_start(True)", show=False),
+        Binding("shift+end", "cursor_line_end(True)", show=False),
+        Binding("ctrl+shift+left", "cursor_word_left(True)", show=False),
+        Binding("ctrl+shift+right", "cursor_word_right(True)", show=False),
+        Binding("f7", "select_all", show=False),
+    ]
 
     class Submitted(Message):
-        """The user sent the editor's text."""
+        """The user sent the editor's text (taken out of the editor when the key was pressed, so
+        keys typed right after it start the next message)."""
 
-        def __init__(self, text: str, mode: str) -> None:
+        def __init__(self, text: str, mode: str, images: list[image_files.AttachedImage]) -> None:
             super().__init__()
             self.text = text
             """Full text (paste markers expanded)."""
             self.mode = mode
             """``send`` (Enter: prompt, or steer while working) or ``followUp``."""
+            self.images = images
+            """Attached images whose markers were still in the text."""
 
     class CompletionRequested(Message):
         """Tab with the completion menu closed: complete the token before the cursor."""
@@ -61,6 +104,13 @@ class PromptEditor(TextArea):
         """Paste marker -> pasted text."""
         self.images: dict[str, image_files.AttachedImage] = {}
         """Image marker -> attached image."""
+        self.kill_ring = KillRing()
+        self._after_kill: tuple[object, ...] | None = None
+        """(cursor, text length) right after the last kill: a kill from the same spot joins it."""
+        self._after_yank: tuple[object, ...] | None = None
+        """The same right after a yank, and where the yanked text starts (for yank_pop)."""
+        self._jump: int = 0
+        """Set by jumpForward/jumpBackward: the next character typed is the one to jump to."""
 
     # ------------------------------------------------------------------ text
 
@@ -95,28 +145,34 @@ class PromptEditor(TextArea):
 
     async def _on_key(self, event: events.Key) -> None:
         key = event.key
+        if self._jump and event.character and event.is_printable:
+            self._stop(event)
+            self._jump_to(event.character, self._jump)
+            return
+        self._jump = 0
         menu = self.menu
-        if menu is not None and menu.visible:
+        if menu is not None and menu.is_open:
             if key in ("up", "down"):
                 self._stop(event)
                 menu.move(-1 if key == "up" else 1)
                 return
             if key in ("tab", "enter"):
                 self._stop(event)
+                submit = self.key_actions.get(key) == "submit" and menu.kind == "slash"
                 self.accept_completion()
+                if submit:
+                    # Enter on a command name runs it (as Pi does); the menu showing or not a
+                    # moment later must not change what one Enter does.
+                    self._submit("send")
                 return
             if key == "escape":
                 self._stop(event)
                 menu.hide()
                 return
         action = self.key_actions.get(key)
-        if action == "submit":
+        if action in ("submit", "followUp"):
             self._stop(event)
-            self.post_message(self.Submitted(self.text, "send"))
-            return
-        if action == "followUp":
-            self._stop(event)
-            self.post_message(self.Submitted(self.text, "followUp"))
+            self._submit("send" if action == "submit" else "followUp")
             return
         if action == "newline":
             self._stop(event)
@@ -134,6 +190,78 @@ class PromptEditor(TextArea):
             self._browse(1)
             return
         await super()._on_key(event)
+
+    # ------------------------------------------------------------------ kill ring and jumps
+
+    def _spot(self) -> tuple[object, ...]:
+        return (self.cursor_location, len(self.text))
+
+    def action_kill(self, what: str) -> None:
+        """Remove to the line start/end or a word back/forward, keeping the text for ``yank``."""
+        start, end = self.selection
+        if start != end:  # a selection is what goes
+            target = start
+        elif what == "line_end":
+            target = self.get_cursor_line_end_location()
+            if target == end and end[0] < self.document.line_count - 1:
+                target = (end[0] + 1, 0)  # at the end of a line: take the line break
+        elif what == "line_start":
+            target = self.get_cursor_line_start_location()
+        elif what == "word_left":
+            target = self.get_cursor_word_left_location()
+        else:
+            target = self.get_cursor_word_right_location()
+        if target == end:
+            return
+        continues = self._after_kill == self._spot()
+        result = self.delete(min(target, end), max(target, end), maintain_selection_offset=False)
+        self.kill_ring.kill(result.replaced_text, backward=target < end, continues=continues)
+        self._after_kill = self._spot()
+
+    def action_yank(self) -> None:
+        text = self.kill_ring.yank()
+        if text is None:
+            return
+        begin = self.selection.start
+        self.replace(text, *self.selection)
+        self._after_yank = (*self._spot(), begin)
+
+    def action_yank_pop(self) -> None:
+        if self._after_yank is None or self._after_yank[:2] != self._spot():
+            self.kill_ring.other_key()
+            return
+        text = self.kill_ring.yank_pop()
+        if text is None:
+            return
+        begin = self._after_yank[2]
+        assert isinstance(begin, tuple)
+        self.replace(text, begin, self.cursor_location)
+        self._after_yank = (*self._spot(), begin)
+
+    def action_jump(self, direction: int) -> None:
+        """Jump to the next (or previous) place of the character typed next."""
+        self._jump = direction
+
+    def _jump_to(self, character: str, direction: int) -> None:
+        self._jump = 0
+        row, col = self.cursor_location
+        lines = self.text.split("\n")
+        offset = sum(len(line) + 1 for line in lines[:row]) + col
+        text = "\n".join(lines)
+        found = text.find(character, offset + 1) if direction > 0 else text.rfind(character, 0, offset)
+        if found < 0:
+            return
+        before = text[:found]
+        self.move_cursor((before.count("\n"), found - (before.rfind("\n") + 1)))
+
+    def _submit(self, mode: str) -> None:
+        if self.menu is not None:
+            self.menu.hide()
+        images = self.take_images()
+        text = self.take_text()
+        if text.strip() or images:
+            self.remember(text)
+        self.post_message(self.Submitted(text, mode, images))
 
     @staticmethod
     def _stop(event: events.Key) -> None:

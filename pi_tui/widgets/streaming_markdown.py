@@ -242,7 +242,7 @@ class StreamingMarkdown(Widget):
 
         Only the blocks within a screen of the end are rendered here; the rest are deferred.
         """
-        key = (width, self.app.theme, getattr(self.app, "theme_generation", 0), code_theme(), self.visual_style)
+        key = (width, self.app.theme, getattr(getattr(self.app, "themes", None), "generation", 0), code_theme(), self.visual_style)
         if key == self._key:
             return
         self._key = key

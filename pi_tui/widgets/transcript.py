@@ -3,12 +3,11 @@
 One widget per block (prompt, text, thinking, tool call, notice). Live events grow the
 last assistant message's blocks in place; tool boxes are found by their tool-call id.
 The view is anchored to the bottom and follows output until the user scrolls up. Which
-messages are mounted at all is ``HistoryWindow``'s business (``transcript_window.py``).
+messages are mounted at all is decided by its ``HistoryWindow`` (``transcript_window.py``).
 """
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING, Any
 
 from textual.containers import VerticalScroll
@@ -26,15 +25,16 @@ from .transcript_window import INITIAL_MESSAGES, REMOUNT_MESSAGES, HistoryWindow
 from .user_message import UserMessage
 
 if TYPE_CHECKING:
-    from pi_runtime.frontend import BashResult
+    from pi_runtime.frontend import BashResult, SessionPort
+
 WARM_UP_DELAY = 0.1
 """Seconds after mounting before the Markdown modules are imported in a worker thread."""
 
 
-class Transcript(HistoryWindow, VerticalScroll, can_focus=False):
+class Transcript(VerticalScroll, can_focus=False):
     """The conversation view; the app feeds it kernel events through ``handle``."""
 
-    def __init__(self, session: Any, *, cwd: str, **kwargs: Any) -> None:
+    def __init__(self, session: SessionPort | None, *, cwd: str, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.session = session
         self.cwd = cwd
@@ -42,20 +42,15 @@ class Transcript(HistoryWindow, VerticalScroll, can_focus=False):
         """Ctrl+O state, applied to new tool boxes too."""
         self.thinking_collapsed = False
         """Ctrl+T state, applied to new thinking blocks too."""
-        self.first_index = 0
-        """Index in ``session.messages`` of the oldest mounted message."""
-        self.end_index: int | None = None
-        """One past the newest mounted message; None while the end of the history is mounted."""
+        self.window = HistoryWindow(self)
+        """Which messages are mounted."""
         self._blocks: dict[int, Widget] = {}
         """Content index -> widget for the assistant message being streamed."""
         self._retry_notice: Notice | None = None
         self._bash_panels: dict[str, MessagePanel] = {}
         self._tools: dict[str, ToolBox] = {}
         """Tool boxes by call id (a cache over the DOM; stale entries are re-checked)."""
-        self._remounting = False
         self._streaming = False
-        self._loading = asyncio.Lock()
-        """Held while the view is replaced (a session load, or the preview before it)."""
 
     def on_mount(self) -> None:
         self.anchor()
@@ -74,6 +69,41 @@ class Transcript(HistoryWindow, VerticalScroll, can_focus=False):
     def is_anchor_released(self) -> bool:
         return bool(getattr(self, "_anchor_released", False))
 
+    @property
+    def is_streaming(self) -> bool:
+        """The agent is working (the newest blocks must stay mounted)."""
+        return self._streaming
+
+    @property
+    def first_index(self) -> int:
+        """Index in ``session.messages`` of the oldest mounted message."""
+        return self.window.first_index
+
+    @property
+    def end_index(self) -> int | None:
+        """One past the newest mounted message; None while the end of the history is mounted."""
+        return self.window.end_index
+
+    async def load_messages(self, messages: list[Any]) -> None:
+        """Replace the view with the last window of ``messages`` (the last screenful first)."""
+        await self.window.load_messages(messages)
+
+    async def show_preview(self, messages: list[Any]) -> None:
+        """Show ``messages`` (the end of a resumed session) until ``load_messages`` replaces them."""
+        await self.window.show_preview(messages)
+
+    async def restore_start(self) -> None:
+        """Mount the start of the history (Ctrl+Home goes to the very first message)."""
+        await self.window.restore_start()
+
+    async def restore_end(self) -> None:
+        """Mount the end of the history again if it was unmounted (before adding to it)."""
+        await self.window.restore_end()
+
+    def forget_live_blocks(self) -> None:
+        """The view was replaced: the streamed message's blocks are gone."""
+        self._blocks.clear()
+
     # ------------------------------------------------------------------ scrollbar while following
 
     def set_streaming(self, streaming: bool) -> None:
@@ -90,12 +120,12 @@ class Transcript(HistoryWindow, VerticalScroll, can_focus=False):
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
         self._sync_scrollbar()
-        self._check_window(new)
+        self.window.check_window(new)
 
     async def _add(self, widget: Widget) -> Widget:
-        await self.restore_end()
+        await self.window.restore_end()
         await self.mount(widget)
-        await self._prune()
+        await self.window.prune()
         return widget
 
     # ------------------------------------------------------------------ live events
@@ -140,7 +170,7 @@ class Transcript(HistoryWindow, VerticalScroll, can_focus=False):
                     await self._add(Notice(f"Compaction failed: {event.error_message}", "error"))
                 elif event.aborted:
                     await self._add(Notice("Compaction cancelled", "warning"))
-                else:
+                elif self.session is not None:
                     await self.load_messages(self.session.messages)
             case ev.BashExecutionUpdateEvent(id=request_id) if request_id in self._bash_panels:
                 self._bash_panels[request_id].append_output(event.delta)
@@ -148,7 +178,7 @@ class Transcript(HistoryWindow, VerticalScroll, can_focus=False):
                 await self._finish_blocks()
                 if aborted:
                     await self._add(Notice("Aborted", "warning"))
-            case ev.SessionChangedEvent():
+            case ev.SessionChangedEvent() if self.session is not None:
                 await self.load_messages(self.session.messages)
             case ev.BudgetExceededEvent(message=text) | ev.ExtensionErrorEvent(error=text):
                 await self._add(Notice(text, "error"))

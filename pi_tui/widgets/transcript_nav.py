@@ -30,7 +30,7 @@ def source_text(widget: Widget) -> str:
     if name == "ToolBox":
         args = getattr(widget, "args", {}) or {}
         shown = args.get("command") or args.get("path") or json.dumps(args, ensure_ascii=False)
-        return f"{widget.tool_name} {shown}\n{getattr(widget, 'output', '')}".rstrip()
+        return f"{getattr(widget, 'tool_name', '')} {shown}\n{getattr(widget, 'output', '')}".rstrip()
     if hasattr(widget, "body") and hasattr(widget, "label") and isinstance(widget.body, str):
         return f"{widget.label}\n{widget.body}".rstrip()
     text = getattr(widget, "text", None)

@@ -12,6 +12,7 @@ brings the end of the history back if it was unmounted.
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, Any
 
 from textual.widget import Widget
@@ -65,67 +66,81 @@ def _cut_index(children: list[Widget], start: int) -> int | None:
 
 
 class HistoryWindow:
-    """Mixin for ``Transcript``: which messages are mounted, and moving that window."""
+    """Which of a transcript's messages are mounted, and moving that window.
 
-    first_index: int
-    """Index in ``session.messages`` of the oldest mounted message."""
-    end_index: int | None
-    """One past the newest mounted message; None while the end of the history is mounted."""
+    The window owns its indexes and the loading lock; the transcript is its view (it mounts,
+    removes and scrolls the blocks, and holds the session whose messages are shown).
+    """
 
-    async def load_messages(self: Transcript, messages: list[Any]) -> None:
+    def __init__(self, view: Transcript) -> None:
+        self._view = view
+        self.first_index = 0
+        """Index in ``session.messages`` of the oldest mounted message."""
+        self.end_index: int | None = None
+        """One past the newest mounted message; None while the end of the history is mounted."""
+        self._remounting = False
+        self._loading = asyncio.Lock()
+        """Held while the view is replaced (a session load, or the preview before it)."""
+
+    @property
+    def _messages(self) -> list[Any]:
+        session = self._view.session
+        return session.messages if session is not None else []
+
+    async def load_messages(self, messages: list[Any]) -> None:
         """Replace the view with the last window of ``messages`` (the last screenful first)."""
         async with self._loading:
-            with self.app.batch_update():  # no empty frame between the old view and the new
-                await self.remove_children()
-                self._blocks.clear()
+            with self._view.app.batch_update():  # no empty frame between the old view and the new
+                await self._view.remove_children()
+                self._view.forget_live_blocks()
                 self.end_index = None
                 self.first_index = turn_start(messages, max(0, len(messages) - FIRST_PAINT_MESSAGES)) if messages else 0
                 await self._mount_range(messages, self.first_index, len(messages))
-                self.anchor()
+                self._view.anchor()
         if self.first_index > max(0, len(messages) - INITIAL_MESSAGES):
             self._remounting = True
-            self.call_after_refresh(self._remount_older, self.first_index - max(0, len(messages) - INITIAL_MESSAGES))
+            self._view.call_after_refresh(self._remount_older, self.first_index - max(0, len(messages) - INITIAL_MESSAGES))
 
-    async def show_preview(self: Transcript, messages: list[Any]) -> None:
+    async def show_preview(self, messages: list[Any]) -> None:
         """Show ``messages`` (the end of a resumed session) until ``load_messages`` replaces them."""
         async with self._loading:
-            if self.session is None and not self.children:
+            if self._view.session is None and not self._view.children:
                 await self._mount_range(messages, 0, len(messages))
-                self.anchor()
+                self._view.anchor()
 
-    async def _mount_range(self: Transcript, messages: list[Any], start: int, end: int, *,
+    async def _mount_range(self, messages: list[Any], start: int, end: int, *,
                            before: Widget | None = None) -> None:
         results = tool_results_by_id(messages[start:end])
         widgets: list[Widget] = []
         for message in messages[start:end]:
-            widgets.extend(widgets_for(message, results, cwd=self.cwd, tools_expanded=self.tools_expanded,
-                                       thinking_collapsed=self.thinking_collapsed))
+            widgets.extend(widgets_for(message, results, cwd=self._view.cwd, tools_expanded=self._view.tools_expanded,
+                                       thinking_collapsed=self._view.thinking_collapsed))
         if widgets:
-            await self.mount_all(widgets, before=before)
+            await self._view.mount_all(widgets, before=before)
 
-    def _check_window(self: Transcript, scroll_y: float) -> None:
+    def check_window(self, scroll_y: float) -> None:
         """Scrolled to either edge of what is mounted: bring the next messages in."""
-        if self._remounting or self.session is None:
+        if self._remounting or self._view.session is None:
             return
         # Start a screen early, so the next messages are there before the user reaches the edge.
-        margin = self.size.height
+        margin = self._view.size.height
         if scroll_y <= margin and self.first_index > 0:
             self._remounting = True
-            self.call_later(self._remount_older, REMOUNT_MESSAGES)
-        elif self.end_index is not None and scroll_y >= self.max_scroll_y - margin:
+            self._view.call_later(self._remount_older, REMOUNT_MESSAGES)
+        elif self.end_index is not None and scroll_y >= self._view.max_scroll_y - margin:
             self._remounting = True
-            self.call_later(self._remount_newer)
+            self._view.call_later(self._remount_newer)
 
-    async def _remount_older(self: Transcript, count: int) -> None:
+    async def _remount_older(self, count: int) -> None:
         try:
-            messages = self.session.messages
+            messages = self._messages
             start = turn_start(messages, max(0, self.first_index - count))
             if start >= self.first_index:
                 return
-            following = not self.is_anchor_released
-            first = self.children[0] if self.children else None
-            mark = (first.virtual_region.y, self.scroll_y) if first is not None else None
-            with self.app.batch_update():  # one layout for the whole change, not one per block
+            following = not self._view.is_anchor_released
+            first = self._view.children[0] if self._view.children else None
+            mark = (first.virtual_region.y, self._view.scroll_y) if first is not None else None
+            with self._view.app.batch_update():  # one layout for the whole change, not one per block
                 await self._mount_range(messages, start, self.first_index, before=first)
                 self.first_index = start
                 if not following:
@@ -135,95 +150,95 @@ class HistoryWindow:
         finally:
             self._remounting = False
 
-    async def _remount_newer(self: Transcript) -> None:
+    async def _remount_newer(self) -> None:
         try:
             if self.end_index is None:
                 return
-            messages = self.session.messages
+            messages = self._messages
             end = turn_end(messages, min(len(messages), self.end_index + REMOUNT_MESSAGES))
             if end <= self.end_index:
                 end = len(messages)
-            with self.app.batch_update():
+            with self._view.app.batch_update():
                 await self._mount_range(messages, self.end_index, end)
                 self.end_index = None if end >= len(messages) else end
-                y = self.scroll_y
+                y = self._view.scroll_y
                 kept = await self._unmount_oldest()
                 if kept is not None:
                     self._keep_in_view(kept[0], kept[1], y)
         finally:
             self._remounting = False
 
-    async def _unmount_newest(self: Transcript) -> None:
+    async def _unmount_newest(self) -> None:
         """Past the high-water mark while reading old history: unmount the newest turns."""
-        children = list(self.children)
-        if len(children) <= HIGH_WATER or self._streaming:
+        children = list(self._view.children)
+        if len(children) <= HIGH_WATER or self._view.is_streaming:
             return
         cut = _cut_index(children, LOW_WATER)
         if cut is None:
             return
-        index = self._message_index(children[cut].message, self.first_index)
+        index = self._message_index(getattr(children[cut], "message", None), self.first_index)
         if index is None:
             return
-        await self.remove_children(children[cut:])
+        await self._view.remove_children(children[cut:])
         self.end_index = index
 
-    async def _unmount_oldest(self: Transcript) -> tuple[Widget, int] | None:
+    async def _unmount_oldest(self) -> tuple[Widget, int] | None:
         """Past the high-water mark: unmount the oldest turns.
 
         Returns:
             The new first block and where it was before, or None when nothing was unmounted.
         """
-        children = list(self.children)
+        children = list(self._view.children)
         if len(children) <= HIGH_WATER:
             return None
         cut = _cut_index(children, len(children) - LOW_WATER)
         if cut is None:
             return None
-        index = self._message_index(children[cut].message, self.first_index)
+        index = self._message_index(getattr(children[cut], "message", None), self.first_index)
         if index is None:
             return None
         kept = children[cut]
         before = kept.virtual_region.y
-        await self.remove_children(children[:cut])
+        await self._view.remove_children(children[:cut])
         self.first_index = index
         return kept, before
 
-    def _keep_in_view(self: Transcript, widget: Widget, before: int, y: float) -> None:
+    def _keep_in_view(self, widget: Widget, before: int, y: float) -> None:
         """Blocks were added or removed above ``widget`` (which was at ``before`` with the view
         at ``y``): scroll by as much, so what the user was reading stays where it was."""
 
         def restore() -> None:
             if widget.is_attached:
-                self.scroll_to(y=max(0, y + widget.virtual_region.y - before), animate=False)
+                self._view.scroll_to(y=max(0, y + widget.virtual_region.y - before), animate=False)
 
-        self.call_after_refresh(restore)
+        self._view.call_after_refresh(restore)
 
-    def _message_index(self: Transcript, message: Any, start: int) -> int | None:
-        messages = self.session.messages
+    def _message_index(self, message: Any, start: int) -> int | None:
+        messages = self._messages
         for i in range(max(0, start), len(messages)):
             if messages[i] is message:
                 return i
         return None
 
-    async def restore_start(self: Transcript) -> None:
+    async def restore_start(self) -> None:
         """Mount the start of the history (Ctrl+Home goes to the very first message)."""
         if self.first_index == 0:
             return
-        messages = self.session.messages
+        messages = self._messages
         end = turn_end(messages, min(len(messages), INITIAL_MESSAGES))
-        with self.app.batch_update():
-            await self.remove_children()
-            self._blocks.clear()
+        with self._view.app.batch_update():
+            await self._view.remove_children()
+            self._view.forget_live_blocks()
             self.first_index = 0
             self.end_index = None if end >= len(messages) else end
             await self._mount_range(messages, 0, end)
 
-    async def restore_end(self: Transcript) -> None:
+    async def restore_end(self) -> None:
         """Mount the end of the history again if it was unmounted (before adding to it)."""
         if self.end_index is not None:
-            await self.load_messages(self.session.messages)
+            await self.load_messages(self._messages)
 
-    async def _prune(self: Transcript) -> None:
+    async def prune(self) -> None:
         """New blocks at the live end: unmount the oldest turns past the high-water mark."""
-        if not self.is_anchor_released:
+        if not self._view.is_anchor_released:
             await self._unmount_oldest()  # following the end: nothing to keep in place

@@ -96,11 +96,11 @@ async def test_slash_completion_lists_commands_and_templates(provider, workdir, 
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("/", "m", "o")
         await pilot.pause()
-        assert app.menu.visible and app.menu.items[0].value == "/model"
+        assert app.menu.is_open and app.menu.items[0].value == "/model"
         assert "Select a model" in screen_text(app)
         await pilot.press("tab")
         assert app.editor.text == "/model "
-        assert not app.menu.visible
+        assert not app.menu.is_open
         app.editor.take_text()
         await pilot.press("/", "r", "e", "v")
         await pilot.pause()
@@ -156,13 +156,13 @@ async def test_theme_switch_and_invalid_user_theme(provider, workdir, agent_dir)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         assert app.theme == "dark"
-        assert any("missing colour token" in e for e in app.theme_errors)
+        assert any("missing colour token" in e for e in app.themes.errors)
         dark_bg = app.theme_variables["pi-user-message-bg"]
         await pilot.press(*"/settings theme light", "enter")
         await pilot.pause()
         assert app.theme == "light"
         assert app.theme_variables["pi-user-message-bg"] != dark_bg
-        assert app.apply_theme("broken") is False and app.theme == "dark"
+        assert app.themes.apply("broken") is False and app.theme == "dark"
 
 
 async def test_keybinding_override_from_agent_dir(provider, workdir, agent_dir):

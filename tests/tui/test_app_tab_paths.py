@@ -26,7 +26,7 @@ async def test_tab_with_one_match_inserts_it(provider, project, agent_dir):
         await pilot.press(*"read READ", "tab")
         await pilot.pause()
         assert app.editor.text == "read README.md "
-        assert not app.menu.visible
+        assert not app.menu.is_open
         assert not provider.requests
 
 
@@ -50,7 +50,7 @@ async def test_tab_with_several_matches_extends_and_opens_the_menu(provider, pro
         await pilot.press(*"open src/m", "tab")
         await pilot.pause()
         assert app.editor.text == "open src/mai"
-        assert app.menu.visible and app.menu.kind == "path"
+        assert app.menu.is_open and app.menu.kind == "path"
         assert [i.label for i in app.menu.items] == ["mailer.py", "main.py"]
         assert "mailer.py" in screen_text(app) and "main.py" in screen_text(app)
         await pilot.press("n")  # typing narrows the list
@@ -59,7 +59,7 @@ async def test_tab_with_several_matches_extends_and_opens_the_menu(provider, pro
         await pilot.press("enter")  # Enter picks the entry, it does not send
         await pilot.pause()
         assert app.editor.text == "open src/main.py "
-        assert not app.menu.visible and not provider.requests
+        assert not app.menu.is_open and not provider.requests
 
 
 async def test_path_menu_is_driven_by_arrows_tab_and_escape(provider, project, agent_dir):
@@ -69,7 +69,7 @@ async def test_path_menu_is_driven_by_arrows_tab_and_escape(provider, project, a
         await pilot.pause()
         assert [i.label for i in app.menu.items] == ["deep/", "mailer.py", "main.py"]
         await pilot.press("escape")
-        assert not app.menu.visible
+        assert not app.menu.is_open
         await pilot.press("tab")
         await pilot.pause()
         await pilot.press("down", "tab")
@@ -92,7 +92,7 @@ async def test_tab_without_a_match_or_on_a_slash_command_changes_nothing(provide
         await pilot.press(*"look at nothing", "tab")
         await pilot.pause()
         assert app.editor.text == "look at nothing"
-        assert not app.menu.visible
+        assert not app.menu.is_open
         app.editor.take_text()
         await pilot.press(*"/src", "tab")  # a slash command, not the folder /src
         await pilot.pause()

@@ -1,0 +1,115 @@
+"""The installed ``pi`` on a real pseudo-terminal: keys typed while it starts, and the terminal
+it leaves behind."""
+
+from __future__ import annotations
+
+import os
+import pty
+import re
+import select
+import signal
+import termios
+import time
+
+import pytest
+from e2e_support import PI
+
+from pi_runtime.modes.typeahead import Typeahead
+
+_ANSI = re.compile(rb"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[=>78]|\x1b\][^\x07]*\x07")
+
+
+class Terminal:
+    """``pi`` on a pty; ``screen`` is everything it printed, escape sequences removed."""
+
+    def __init__(self, args: list[str], env: dict[str, str]) -> None:
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:  # the child: become pi
+            os.chdir(env["PI_TEST_PROJECT"])
+            os.execve(PI, [PI, *args], {**env, "TERM": "xterm-256color", "COLUMNS": "100", "LINES": "30"})
+        self.output = b""
+
+    def type(self, data: bytes) -> None:
+        os.write(self.fd, data)
+
+    def read(self, timeout: float) -> None:
+        ready, _, _ = select.select([self.fd], [], [], timeout)
+        if ready:
+            try:
+                self.output += os.read(self.fd, 65536)
+            except OSError:  # the child has gone
+                time.sleep(timeout)
+
+    @property
+    def screen(self) -> str:
+        return _ANSI.sub(b"", self.output).decode("utf-8", "replace")
+
+    def wait_for(self, text: str, timeout: float = 30) -> bool:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if text in self.screen.replace(" ", ""):
+                return True
+            self.read(0.05)
+        return False
+
+    def exit_status(self, timeout: float = 15) -> int | None:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                return os.waitstatus_to_exitcode(status)
+            self.read(0.05)
+        return None
+
+    def close(self) -> None:
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass
+        os.close(self.fd)
+
+
+@pytest.fixture
+def terminal(env):
+    opened: list[Terminal] = []
+
+    def start(*args: str) -> Terminal:
+        term = Terminal(list(args), env)
+        opened.append(term)
+        return term
+
+    yield start
+    for term in opened:
+        term.close()
+
+
+def test_a_prompt_typed_the_moment_pi_starts_is_sent_and_the_next_one_kept(terminal):
+    term = terminal("--demo")
+    # Typed before pi has even started Python: the terminal is still in line mode, so Enter
+    # arrives as a line feed. pi must send "abc" and keep "def" in the editor.
+    term.type(b"abc\r")
+    term.type(b"def")
+    assert term.wait_for("Youasked:abc"), term.screen[-2000:]
+    assert "Youasked:abcdef" not in term.screen.replace(" ", "")
+    before_quit = len(term.output)
+    term.type(b"\x15")  # Ctrl+U: the editor holds "def"; clear it so Ctrl+D quits
+    term.type(b"\x03")  # Ctrl+C clears the editor
+    term.type(b"\x04")  # Ctrl+D on an empty editor quits
+    assert term.exit_status() == 0, term.screen[before_quit:]
+
+
+def test_pi_leaves_the_terminal_in_line_mode_when_it_exits(terminal):
+    term = terminal("--demo")
+    assert term.wait_for("demo-model")
+    term.type(b"\x04")
+    assert term.exit_status() == 0
+    iflag, _, _, lflag, *_ = termios.tcgetattr(term.fd)  # the slave's settings, through the master
+    assert iflag & termios.ICRNL and lflag & termios.ICANON and lflag & termios.ECHO
+
+
+def test_typeahead_splits_sent_lines_from_the_partial_one():
+    typed = Typeahead.parse(b"fix the bug\n\x1b[Aagain\r\nand this")
+    assert typed.lines == ["fix the bug", "again"]
+    assert typed.partial == "and this"
+    assert Typeahead.parse(b"").lines == [] and Typeahead.parse(b"").partial == ""

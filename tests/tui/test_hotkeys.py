@@ -1,0 +1,53 @@
+"""/hotkeys says what each key really does: keys the main view takes before the editor are shown
+under the action that gets them, never under an editor action they cannot reach."""
+
+from __future__ import annotations
+
+import json
+
+from rich.console import Console
+
+from pi_tui.keymap import load_keymap
+from pi_tui.launch import create_app
+from pi_tui.screens.hotkeys_screen import hotkey_table
+
+from .test_commands_models import type_command
+
+
+def rows(keymap) -> dict[str, str]:
+    """Action id -> the rendered row (keys and description), from the table /hotkeys shows."""
+    console = Console(width=240, record=True, color_system=None)
+    console.print(hotkey_table(keymap))
+    out = {}
+    for line in console.export_text().splitlines():
+        parts = line.split()
+        if parts and "." in parts[-1]:
+            out[parts[-1]] = " ".join(parts[:-1])
+    return out
+
+
+def test_ctrl_f_is_listed_as_search_not_as_cursor_right(tmp_path):
+    table = rows(load_keymap(tmp_path / "none.json"))
+    assert table["pi.search"].startswith("ctrl+f ")
+    assert table["tui.editor.cursorRight"].startswith("right ")
+    assert "ctrl+f is taken by: Search the transcript" in table["tui.editor.cursorRight"]
+
+
+def test_rebinding_search_gives_ctrl_f_back_to_the_editor(tmp_path):
+    user = tmp_path / "keybindings.json"
+    user.write_text(json.dumps({"pi.search": "alt+s"}))
+    table = rows(load_keymap(user))
+    assert table["tui.editor.cursorRight"].startswith("right, ctrl+f ")
+    assert table["pi.search"].startswith("alt+s *")
+
+
+async def test_ctrl_f_does_what_hotkeys_says(session, agent_dir):
+    (agent_dir / "keybindings.json").write_text(json.dumps({"pi.search": "alt+s"}))
+    app = create_app(session, static=True, agent_dir=str(agent_dir))
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.editor.set_text("ab")
+        app.editor.move_cursor((0, 0))
+        await pilot.press("ctrl+f")
+        assert app.editor.cursor_location == (0, 1)  # cursor right, no search bar
+        await type_command(pilot, "/hotkeys")
+        assert "ctrl+f is taken by" not in str(app.screen.query_one("#hotkeys-table").render())

@@ -1,0 +1,89 @@
+"""Input whose effect must not depend on timing: text sent while pi starts, Enter on the slash menu."""
+
+from __future__ import annotations
+
+import threading
+
+from textual import events
+
+from pi_runtime.ai.providers.scripted import scripted_text
+from pi_tui.app import PiApp
+
+from .conftest import make_session, screen_text, settle
+from .test_app_queue_and_input import user_texts
+
+
+async def test_a_prompt_sent_while_the_session_is_being_built_is_sent_once_it_exists(provider, workdir, agent_dir):
+    provider.push(scripted_text("Hello back."), scripted_text("Following up."))
+    release = threading.Event()
+    built = []
+
+    def build():  # as the CLI does: in a worker thread, after the first frame
+        release.wait(10)
+        session = make_session(provider, workdir)
+        built.append(session)
+        return session
+
+    app = PiApp(session_factory=build, static=True, agent_dir=str(agent_dir))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press(*"hi", "enter")
+        await pilot.press(*"and this", "alt+enter")
+        await pilot.pause(0.1)
+        assert app.session is None and app.editor.text == ""  # taken, not left in the editor
+        assert "Starting (2 queued)" in screen_text(app)
+        release.set()
+        for _ in range(100):
+            if built and app.session is not None:
+                break
+            await pilot.pause(0.05)
+        await settle(pilot, built[0], 0.3)
+        assert user_texts(provider, 0) == ["hi"]
+        assert user_texts(provider, 1) == ["hi", "and this"]  # in order, the second as a follow-up
+        assert "Hello back." in screen_text(app) and "Following up." in screen_text(app)
+
+
+async def test_alt_up_while_starting_takes_back_what_was_queued(provider, workdir, agent_dir):
+    release = threading.Event()
+
+    def build():
+        release.wait(10)
+        return make_session(provider, workdir)
+
+    app = PiApp(session_factory=build, static=True, agent_dir=str(agent_dir))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press(*"first", "enter")
+        await pilot.press("alt+up")
+        await pilot.pause(0.05)
+        assert app.editor.text == "first"
+        release.set()
+        for _ in range(100):
+            if app.session is not None:
+                break
+            await pilot.pause(0.05)
+        await pilot.pause(0.2)
+        assert provider.requests == []  # nothing was sent behind the user's back
+
+
+async def test_one_enter_runs_a_slash_command_while_its_menu_shows(provider, session):
+    app = PiApp(session, static=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press(*"/sessio")
+        await pilot.pause(0.2)
+        assert app.menu.is_open and app.menu.kind == "slash"
+        await pilot.press("enter")
+        await pilot.pause(0.2)
+        assert app.editor.text == ""
+        assert f"ID:       {session.session_id}" in screen_text(app)
+        assert provider.requests == []  # run as a command, not sent to the model
+
+
+async def test_keys_typed_right_after_enter_start_the_next_message(provider, session):
+    provider.push(scripted_text("Got it."))
+    app = PiApp(session, static=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        # Key events queued together, as when they arrive in one read from the terminal.
+        for key in (*"abc", "enter", *"def"):
+            app.editor.post_message(events.Key(key, key if len(key) == 1 else None))
+        await settle(pilot, session, 0.2)
+        assert user_texts(provider, 0) == ["abc"]
+        assert app.editor.text == "def"
