@@ -39,7 +39,7 @@ _EXPOSURE_RANK = {"direct": 3, "codemode": 2, "deferred": 2, "hidden": 0}
 _managers: weakref.WeakKeyDictionary[Any, McpManager] = weakref.WeakKeyDictionary()
 
 
-def manager_for(session: Any) -> McpManager | None:
+def mcp_manager_for(session: Any) -> McpManager | None:
     """The MCP manager serving ``session`` (None without MCP servers)."""
     return _managers.get(session)
 
@@ -130,7 +130,7 @@ class McpManager:
         return cls(load_config(agent_dir, cwd, project_trusted=project_trusted), cwd, agent_dir, **options)
 
     def attach(self, session: Any) -> None:
-        """Remember that this manager serves ``session`` (see :func:`manager_for`)."""
+        """Remember that this manager serves ``session`` (see :func:`mcp_manager_for`)."""
         _managers[session] = self
 
     @property
