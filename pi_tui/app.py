@@ -31,13 +31,14 @@ from .commands import COMMANDS
 from .completion_controller import CompletionController
 from .input_controller import InputController
 from .keymap import Keymap, load_keymap
-from .session_chrome import SessionChrome
+from .session_chrome import SessionChrome, loaded_resources
 from .theme_service import ThemeService, theme_variable_defaults
 from .widgets.completion_menu import CompletionMenu
 from .widgets.footer_bar import FooterBar
 from .widgets.header_bar import HeaderBar
 from .widgets.prompt_editor import PromptEditor
 from .widgets.queue_view import QueueView
+from .widgets.start_hints import StartHints
 from .widgets.transcript import Transcript
 from .widgets.welcome_panel import WelcomePanel
 
@@ -147,6 +148,7 @@ class PiApp(App[int], inherit_bindings=False):
         self.editor = PromptEditor(id="editor")
         self.footer_bar = FooterBar(cwd=self.cwd, static=self.static, id="footer")
         self.editor.menu = self.menu
+        self.footer_bar.branch = self.header_bar.branch
         self.chrome = SessionChrome(self.header_bar, self.footer_bar, self.queue_view, self.editor)
         yield self.header_bar
         yield self.transcript
@@ -213,12 +215,24 @@ class PiApp(App[int], inherit_bindings=False):
         from .extension_host import attach_extensions
 
         await attach_extensions(self, session)
-        if not session.messages and not self._has_credentials():
-            await self.transcript.mount(WelcomePanel(model=self.model_ref(), agent_dir=str(self.agent_dir)))
+        await self._show_start_help(session)
         if self.initial_prompt:
             text, self.initial_prompt = self.initial_prompt, None
             await self.input.send(text)
         await self.input.session_attached()
+
+    async def _show_start_help(self, session: SessionPort) -> None:
+        """An empty session starts with the key hints, or how to connect a model if none can be used."""
+        if session.messages:
+            return
+        if self._has_credentials():
+            await self.transcript.mount(StartHints(self.keymap, loaded=loaded_resources(session),
+                                                   expanded=self.transcript.tools_expanded))
+        else:
+            await self.transcript.mount(WelcomePanel(model=self.model_ref(), agent_dir=str(self.agent_dir)))
+            # Read from its headline down: the guide is often taller than the window.
+            self.transcript.release_anchor()
+            self.call_after_refresh(self.transcript.scroll_home, animate=False)
 
     def _has_credentials(self) -> bool:
         assert self.session is not None
@@ -243,6 +257,8 @@ class PiApp(App[int], inherit_bindings=False):
         assert session is not None  # the bridge exists only once a session is attached
         self.chrome.apply(event, session)
         match event:
+            case ev.SessionChangedEvent():
+                await self._show_start_help(session)
             case ev.AgentStartEvent():
                 self.transcript.set_streaming(True)
             case ev.AgentSettledEvent():

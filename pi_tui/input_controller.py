@@ -63,6 +63,8 @@ class InputController:
             self._pending.append(_Pending(text, mode, images))
             self.show_starting()
             return
+        await self._app.transcript.restore_end()
+        self._app.transcript.follow()  # what the user sends, and what it causes, is shown
         stripped = text.strip()
         if stripped.startswith("!") and len(stripped) > 1:
             exclude = stripped.startswith("!!")

@@ -136,7 +136,8 @@ def format_tokens(count: int) -> str:
 
 
 def format_cost(cost: float) -> str:
-    return f"${cost:.3f}" if cost < 1 else f"${cost:.2f}"
+    """Pi's dollars: always three decimals (``$0.005``, ``$12.340``)."""
+    return f"${cost:.3f}"
 
 
 def format_duration(seconds: float) -> str:

@@ -32,10 +32,13 @@ class SessionChrome:
 
     def __init__(self, header: HeaderBar, footer: FooterBar, queue: QueueView, editor: PromptEditor) -> None:
         self._header, self._footer, self._queue, self._editor = header, footer, queue, editor
+        self._providers = 0
+        """Providers with credentials, counted when the session or its model changes (not per answer)."""
 
     def show(self, session: SessionPort) -> None:
         """Everything from scratch (a session was attached)."""
         self.refresh_resources(session)
+        self._providers = provider_count(session)
         self.refresh_model(session)
         self.refresh_stats(session)
         self._footer.set_session_name(session.session_name)
@@ -54,6 +57,7 @@ class SessionChrome:
             case ev.MessageEndEvent():
                 self.refresh_stats(session)
             case ev.ModelChangedEvent() | ev.ThinkingLevelChangedEvent():
+                self._providers = provider_count(session)
                 self.refresh_model(session)
                 self.refresh_stats(session)  # the context window is the new model's at once
             case ev.SessionInfoChangedEvent(name=name):
@@ -80,23 +84,39 @@ class SessionChrome:
         resources = getattr(session.resources, "resources", None)
         if resources is None:
             return
-        home = str(Path.home())
-        loaded = [
-            ("context files", [str(f.path).replace(home, "~") for f in resources.context_files]),
-            ("skills", [s.name for s in resources.skills]),
-            ("prompt templates", ["/" + t.name for t in resources.prompt_templates]),
-        ]
-        self._header.set_loaded(loaded, [str(w) for w in resources.warnings])
+        self._header.set_loaded(loaded_resources(session), [str(w) for w in resources.warnings])
 
     def refresh_stats(self, session: SessionPort) -> None:
-        self._footer.set_stats(footer_stats(session))
+        self._footer.set_stats(footer_stats(session, self._providers))
 
 
-def footer_stats(session: SessionPort) -> FooterStats:
+def loaded_resources(session: SessionPort) -> list[tuple[str, list[str]]]:
+    """(kind, names) of the context files, skills and prompt templates the session loaded."""
+    resources = getattr(session.resources, "resources", None)
+    if resources is None:
+        return []
+    home = str(Path.home())
+    return [
+        ("context files", [str(f.path).replace(home, "~") for f in resources.context_files]),
+        ("skills", [s.name for s in resources.skills]),
+        ("prompt templates", ["/" + t.name for t in resources.prompt_templates]),
+    ]
+
+
+def provider_count(session: SessionPort) -> int:
+    """How many providers have credentials (the footer names the provider when more than one)."""
+    registry = session.model_registry
+    return len({m.provider for m in registry.available()}) if registry is not None else 0
+
+
+def footer_stats(session: SessionPort, providers: int = 1) -> FooterStats:
     """Footer figures from the session's usage ledger: spend over the whole file, context now."""
     totals = session.usage_totals()
     stats = FooterStats(input=totals.input, output=totals.output, cache_read=totals.cache_read,
-                        cache_write=totals.cache_write, cost=totals.cost)
+                        cache_write=totals.cache_write, cost=totals.cost, cache_hit_rate=totals.latest_cache_hit_rate,
+                        auto_compaction=session.auto_compaction_enabled)
+    if session.model is not None and providers > 1:
+        stats.provider = session.model.provider
     context = session.context_usage()
     if context is not None:
         stats.context_window = context.context_window

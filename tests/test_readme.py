@@ -10,13 +10,22 @@ from pathlib import Path
 README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
 
 
+SETUP = [
+    "python3 -m venv .venv && . .venv/bin/activate && pip install -e . && pi",
+    "python3 -m venv .venv && . .venv/bin/activate && pip install -e '.[test]' && python -m pytest",
+]
+
+
+def first_block() -> str:
+    return re.search(r"```bash\n(.*?)```", README, re.S).group(1)
+
+
 def test_first_screen_has_exactly_the_two_setup_commands():
-    first_block = re.search(r"```bash\n(.*?)```", README, re.S).group(1)
-    commands = [line for line in first_block.splitlines() if line and not line.startswith("#")]
-    assert commands == [
-        "python3 -m venv .venv && .venv/bin/pip install -e . && .venv/bin/pi",
-        "python3 -m venv .venv && .venv/bin/pip install -e '.[test]' && .venv/bin/python -m pytest",
-    ]
+    commands = [line for line in first_block().splitlines() if line and not line.startswith("#")]
+    assert commands == SETUP
+    # The comment over the test command warns that it is slow.
+    lines = first_block().splitlines()
+    assert "few minutes" in lines[lines.index(SETUP[1]) - 1]
     ci = (Path(__file__).resolve().parents[1] / ".ci" / "run").read_text()
     assert "pip install --quiet -e '.[test]'" in ci and ".venv/bin/python -m pytest" in ci
 
@@ -31,3 +40,25 @@ def test_sdk_example_runs_as_written(tmp_path):
     lines = out.stdout.splitlines()
     assert lines[-1] == "Hello from pi!"
     assert "event: agent_settled" in lines
+
+
+def test_pi_commands_are_true_after_the_setup():
+    """Every later ``pi …`` line works in the set-up shell: activating the venv puts ``pi`` on PATH."""
+    later = README[README.index(first_block()) + len(first_block()):]
+    commands = [line.split("#")[0].strip() for block in re.findall(r"```bash\n(.*?)```", later, re.S)
+                for line in block.splitlines()]
+    pi_lines = [c for c in commands if re.search(r"(^|\| )pi ", c)]
+    assert len(pi_lines) >= 5
+    assert "`. .venv/bin/activate`" in README and "`.venv/bin/pi`" in README  # the new-terminal hint
+    venv = Path(sys.prefix)
+    activate = venv / "bin" / "activate"
+    if not activate.exists():
+        import pytest
+
+        pytest.skip("the tests do not run from a venv")
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(venv)}
+    out = subprocess.run(["sh", "-c", f". '{activate}' && command -v pi && pi --version"],
+                         capture_output=True, text=True, env=env, timeout=60)
+    assert out.returncode == 0, out.stderr
+    found, version = out.stdout.split()[:2]
+    assert Path(found) == venv / "bin" / "pi" and version

@@ -113,14 +113,16 @@ async def compact(prep: CompactionPreparation, model: Model, *, instructions: st
     Returns:
         ``{"summary", "firstKeptEntryId", "tokensBefore", "details", "usage"}``.
     """
-    kw = dict(model=model, instructions=instructions, api_key=api_key, headers=headers, signal=signal)
+    def request(messages: list[dict[str, Any]], instruction: str, previous: str | None = None):
+        return summarize(serialize_conversation(messages), instruction, model, previous_summary=previous,
+                         instructions=instructions, api_key=api_key, headers=headers, signal=signal)
+
     jobs = []
     if prep.messages_to_summarize:
-        jobs.append(summarize(serialize_conversation(prep.messages_to_summarize),
-                              prompts.UPDATE if prep.previous_summary else prompts.SUMMARIZE,
-                              previous_summary=prep.previous_summary, **kw))
+        jobs.append(request(prep.messages_to_summarize,
+                            prompts.UPDATE if prep.previous_summary else prompts.SUMMARIZE, prep.previous_summary))
     if prep.is_split_turn and prep.turn_prefix_messages:
-        jobs.append(summarize(serialize_conversation(prep.turn_prefix_messages), prompts.TURN_PREFIX, **kw))
+        jobs.append(request(prep.turn_prefix_messages, prompts.TURN_PREFIX))
     results = await asyncio.gather(*jobs)
     usage: dict[str, Any] | None = None
     for _, u in results:
@@ -144,7 +146,8 @@ async def compact(prep: CompactionPreparation, model: Model, *, instructions: st
 async def run_compaction(session_manager: Any, model: Model, *,
                          settings: CompactionSettings | None = None,
                          api_key: str | None = None, headers: dict[str, str] | None = None,
-                         instructions: str | None = None, signal: AbortSignal | None = None) -> dict[str, Any]:
+                         instructions: str | None = None, signal: AbortSignal | None = None,
+                         preparation: CompactionPreparation | None = None) -> dict[str, Any]:
     """Compact the active branch of a session and append the ``compaction`` entry.
 
     Args:
@@ -155,6 +158,8 @@ async def run_compaction(session_manager: Any, model: Model, *,
         headers: Extra request headers.
         instructions: Custom focus for the summary.
         signal: Abort signal.
+        preparation: The cut already worked out by ``prepare_compaction`` on this branch
+            (worked out here when None).
 
     Returns:
         The result dict (see ``compact``) plus ``entryId``.
@@ -163,7 +168,7 @@ async def run_compaction(session_manager: Any, model: Model, *,
         NothingToCompact: Too little history.
         CompactionError: The summary request failed or was aborted.
     """
-    prep = prepare_compaction(session_manager.raw_branch(), settings or CompactionSettings())
+    prep = preparation or prepare_compaction(session_manager.raw_branch(), settings or CompactionSettings())
     if prep is None:
         raise NothingToCompact()
     result = await compact(prep, model, instructions=instructions, api_key=api_key, headers=headers, signal=signal)

@@ -137,10 +137,12 @@ def should_compact(tokens: int | None, context_window: int, settings: Compaction
         settings: The effective settings (defaults when None).
 
     Returns:
-        True when enabled and over the threshold. A window no larger than the reserve has no
-        threshold at all (a small local model): like Pi, automatic compaction is not attempted.
+        True when enabled and over the threshold. As in Pi, a window no larger than the reserve
+        (an 8k local model) is over it at once; whether anything is then summarised is up to
+        the cut (``prepare_compaction``), which with the default ``keepRecentTokens`` keeps
+        everything such a window can hold. An unknown window (0) never compacts.
     """
     resolved = settings or CompactionSettings()
-    if not resolved.enabled or tokens is None or context_window <= resolved.reserve_tokens:
+    if not resolved.enabled or tokens is None or context_window <= 0:
         return False
     return tokens > context_window - resolved.reserve_tokens

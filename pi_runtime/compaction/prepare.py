@@ -96,8 +96,8 @@ def system_checkpoint(path: list[Entry]) -> dict[str, Any] | None:
             if isinstance(tool, dict) and "name" in tool:
                 tools[tool["name"]] = tool
         for tool in message.get("toolsRemoved") or ():
-            if isinstance(tool, dict):
-                tools.pop(tool.get("name"), None)
+            if isinstance(tool, dict) and "name" in tool:
+                tools.pop(tool["name"], None)
     if not found:
         return None
     checkpoint: dict[str, Any] = {"role": "system", "content": "\n\n".join(contents)}

@@ -60,8 +60,8 @@ class Compactor:
         self.is_compacting = False
         self.auto_enabled = bool(self.effective_settings().enabled)
         """Automatic (threshold) compaction; ``/compact`` works either way."""
-        self._failed_at_tokens: int | None = None
-        """Context size at the last failed automatic attempt: not tried again until it grows."""
+        self._failure: tuple[str, str | None, int] | None = None
+        """(session id, model, context tokens) of the last failed threshold attempt."""
 
     def effective_settings(self) -> CompactionSettings:
         """The ``compaction`` settings resolved for the model in use (per-model overrides applied)."""
@@ -76,7 +76,13 @@ class Compactor:
             self._controller.abort()
 
     async def maybe_compact_for_threshold(self) -> None:
-        """Compact when the context has crossed ``window - reserveTokens`` (and automatic compaction is on)."""
+        """Compact when the context has crossed ``window - reserveTokens`` (and automatic compaction is on).
+
+        As in Pi, a window no larger than the reserve (an 8k local model) is always over the
+        threshold, but nothing is attempted, shown or asked of extensions unless the branch
+        holds something to summarise beyond ``keepRecentTokens``. A failed attempt is not
+        repeated every turn (see ``_suspended_at``).
+        """
         from ..compaction.estimate import estimate_context_tokens, should_compact
 
         model = self._agent.state.model
@@ -85,25 +91,62 @@ class Compactor:
         tokens = estimate_context_tokens(self._agent.state.messages)
         if tokens is None or not should_compact(tokens, model.context_window, self.effective_settings()):
             return
-        if self._failed_at_tokens is not None and tokens < self._failed_at_tokens + model.context_window // 10:
-            return  # a failed attempt is not repeated every turn; only once the context has grown
-        result = await self.run("threshold")
-        self._failed_at_tokens = None if result is not None else tokens
+        if _overflowed_silently(self._agent.state.messages, model.context_window):
+            # Pi's "overflow" without a retry: the answer is complete, there is nothing to redo.
+            await self.run("overflow")
+            return
+        if self._suspended_at(tokens):
+            return
+        await self.run("threshold")
+
+    def _suspended_at(self, tokens: int) -> bool:
+        """Whether automatic attempts wait after a failure (Pi would try again after every turn).
+
+        They resume once the context has grown by a quarter of the window since the failure
+        (by then overflow recovery has usually taken over), on another model or session, or
+        after any compaction succeeded.
+        """
+        if self._failure is None:
+            return False
+        session_id, model_ref, failed_at = self._failure
+        model = self._agent.state.model
+        if (session_id, model_ref) != (self._record.manager.session_id, model.ref if model else None):
+            self._failure = None
+            return False
+        window = model.context_window if model is not None else 0
+        return tokens < failed_at + window // 4
+
+    def _note_auto_failure(self) -> None:
+        from ..compaction.estimate import estimate_context_tokens
+
+        model = self._agent.state.model
+        tokens = estimate_context_tokens(self._agent.state.messages) or 0
+        self._failure = (self._record.manager.session_id, model.ref if model else None, tokens)
 
     async def run(
         self, reason: str, *, will_retry: bool = False, instructions: str | None = None, raise_errors: bool = False
     ) -> CompactionResult | None:
         """Compact the active branch now.
 
+        ``reason`` is ``manual``, ``threshold`` or ``overflow``. An automatic run with nothing
+        to summarise does nothing at all, as in Pi; a manual one reports why.
+
         Returns:
             The result, or None when it did not happen (reported through ``compaction_end``).
 
         Raises:
-            CompactionError: With ``raise_errors``, whatever stopped it.
+            CompactionError: With ``raise_errors``, whatever stopped it (the bare reason, as
+                Pi's RPC ``compact`` reports it; the event carries Pi's prefixed message).
         """
-        from ..compaction.compaction import NothingToCompact, run_compaction
+        from ..compaction.compaction import run_compaction
         from ..compaction.estimate import estimate_message_tokens
+        from ..compaction.prepare import prepare_compaction
 
+        settings = self.effective_settings()
+        branch = self._record.manager.raw_branch()
+        preparation = prepare_compaction(branch, settings)
+        if preparation is None and reason != "manual":
+            return None
         if await self._gate.cancels(
             "session_before_compact", reason=reason, custom_instructions=instructions, will_retry=will_retry
         ):
@@ -111,6 +154,13 @@ class Compactor:
                 raise CompactionError("Compaction cancelled by an extension")
             return None
         await self._emit(CompactionStartEvent(reason))
+        if preparation is None:
+            last = branch[-1].get("type") if branch else None
+            why = "Already compacted" if last == "compaction" else "Nothing to compact (session too small)"
+            await self._emit(CompactionEndEvent(reason, error_message=_failure_message(reason, why)))
+            if raise_errors:
+                raise CompactionError(why)
+            return None
         controller = self._controller = AbortController()
         self.is_compacting = True
         try:
@@ -118,27 +168,26 @@ class Compactor:
             raw = await run_compaction(
                 self._record.manager,
                 self._agent.state.model,
-                settings=self.effective_settings(),
+                settings=settings,
                 api_key=api_key,
                 headers=headers,
                 instructions=instructions,
                 signal=controller.signal,
+                preparation=preparation,
             )
-        except NothingToCompact as exc:
-            await self._emit(CompactionEndEvent(reason, error_message=str(exc)))
-            if raise_errors:
-                raise CompactionError(str(exc)) from exc
-            return None
         except Exception as exc:
             aborted = controller.signal.aborted
-            message = "Compaction aborted" if aborted else f"Compaction failed: {exc}"
-            await self._emit(CompactionEndEvent(reason, aborted=aborted, error_message=None if aborted else message))
+            message = None if aborted else _failure_message(reason, str(exc))
+            await self._emit(CompactionEndEvent(reason, aborted=aborted, error_message=message))
+            if reason == "threshold" and not aborted:
+                self._note_auto_failure()
             if raise_errors:
-                raise CompactionError(message) from exc
+                raise CompactionError("Compaction cancelled" if aborted else str(exc)) from exc
             return None
         finally:
             self.is_compacting = False
             self._controller = None
+        self._failure = None
         self._record.load_context()
         raw.setdefault("estimatedTokensAfter", sum(estimate_message_tokens(m) for m in self._agent.state.messages))
         self._ledger.mark_compacted()
@@ -166,3 +215,22 @@ class Compactor:
             )
         finally:
             self._controller = None
+
+
+def _failure_message(reason: str, why: str) -> str:
+    """``compaction_end.errorMessage`` in Pi's words for each kind of compaction."""
+    if reason == "threshold":
+        return f"Auto-compaction failed: {why}"
+    if reason == "overflow":
+        return f"Context overflow recovery failed: {why}"
+    return f"Compaction failed: {why}"
+
+
+def _overflowed_silently(messages: list[Any], context_window: int) -> bool:
+    """Whether the last answer completed although the server counted more input than the window."""
+    from ..ai.errors import is_context_overflow
+
+    for message in reversed(messages):
+        if getattr(message, "role", None) == "assistant":
+            return message.stop_reason == "stop" and is_context_overflow(message, context_window)
+    return False

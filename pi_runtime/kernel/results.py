@@ -128,6 +128,8 @@ class UsageTotals:
     cache_read: int = 0
     cache_write: int = 0
     cost: float = 0.0
+    latest_cache_hit_rate: float | None = None
+    """Percent of the last answer's prompt read from the provider's cache (None: no prompt tokens)."""
 
     @property
     def total_tokens(self) -> int:

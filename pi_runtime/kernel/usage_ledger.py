@@ -28,6 +28,7 @@ class UsageLedger:
         self._seen = 0
         self._sums = [0, 0, 0, 0]
         self._cost = 0.0
+        self._hit_rate: float | None = None
         self.counts = {"user": 0, "assistant": 0, "toolResult": 0, "toolCalls": 0, "messages": 0}
         """Message counts over the file (system messages left out)."""
         self._stale = False
@@ -38,13 +39,14 @@ class UsageLedger:
         """Tokens and cost over every entry of the current file."""
         self._catch_up()
         i, o, cr, cw = self._sums
-        return UsageTotals(input=i, output=o, cache_read=cr, cache_write=cw, cost=self._cost)
+        return UsageTotals(input=i, output=o, cache_read=cr, cache_write=cw, cost=self._cost,
+                           latest_cache_hit_rate=self._hit_rate)
 
     def _catch_up(self) -> None:
         manager = self._manager()
         if manager is not self._source:
             self._source, self._seen = manager, 0
-            self._sums, self._cost = [0, 0, 0, 0], 0.0
+            self._sums, self._cost, self._hit_rate = [0, 0, 0, 0], 0.0, None
             self.counts = dict.fromkeys(self.counts, 0)
         entries = manager.raw_entries()
         for entry in entries[self._seen:]:
@@ -68,8 +70,19 @@ class UsageLedger:
                 )
             if role in ("assistant", "toolResult"):
                 self._add_usage(message.get("usage"))
-        elif kind in ("compaction", "branch_summary"):
+            if role == "assistant":
+                self._note_cache_hits(message.get("usage"))
+        elif kind in ("compaction", "branch_summary", "usage"):
+            # "usage": calls an extension or tool made on the side (Pi records them as entries).
             self._add_usage(entry.get("usage"))
+
+    def _note_cache_hits(self, usage: Any) -> None:
+        if not isinstance(usage, dict):
+            return
+        numbers = [usage.get(k) for k in ("input", "cacheRead", "cacheWrite")]
+        prompt = sum(n for n in numbers if isinstance(n, (int, float)) and not isinstance(n, bool))
+        read = usage.get("cacheRead")
+        self._hit_rate = (read / prompt * 100) if prompt > 0 and isinstance(read, (int, float)) else None
 
     def _add_usage(self, usage: Any) -> None:
         if not isinstance(usage, dict):

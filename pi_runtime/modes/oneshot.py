@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 
 from ..cli_args import CliArgs
 
@@ -50,20 +49,11 @@ def export_html(args: CliArgs) -> int:
     Raises:
         StartupError / SessionFileError: The session cannot be found or read.
     """
-    from ..kernel.export_html import render_html
-    from ..session.manager import SessionManager
+    from ..kernel.export_html import export_file
     from .startup import _find_session
 
     cwd = os.getcwd()
     source = _find_session(args.export[0], cwd, None)
-    manager = SessionManager.open(source, read_only=True)
-    try:
-        messages = [m for m in manager.build_session_context().messages if getattr(m, "role", "") != "system"]
-        title = manager.session_name or f"pi session {manager.session_id}"
-        meta = str(manager.header.get("cwd", ""))
-        out = Path(args.export[1]) if len(args.export) > 1 else Path(cwd) / f"{source.stem}.html"
-        out.write_text(render_html(title, meta, messages), encoding="utf-8")
-    finally:
-        manager.close()
+    out = export_file(source, args.export[1] if len(args.export) > 1 else None, folder=cwd)
     print(f"Exported to: {out}")
     return 0

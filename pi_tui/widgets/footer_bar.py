@@ -28,8 +28,14 @@ class FooterStats:
     cache_read: int = 0
     cache_write: int = 0
     cost: float = 0.0
+    cache_hit_rate: float | None = None
+    """Percent of the last answer's prompt read from cache (shown with the cache figures)."""
     context_tokens: int | None = None
     context_window: int | None = None
+    auto_compaction: bool = False
+    """Shown as ``(auto)`` after the context figure."""
+    provider: str | None = None
+    """Shown before the model when more than one provider has credentials."""
 
 
 class FooterBar(Static):
@@ -41,6 +47,8 @@ class FooterBar(Static):
         self.static = static
         """No spinner animation or elapsed time (deterministic rendering)."""
         self.session_name: str | None = None
+        self.branch: str | None = None
+        """Git branch of ``cwd`` (set by the app)."""
         self.stats = FooterStats()
         self.model = ""
         self.thinking = "off"
@@ -100,11 +108,14 @@ class FooterBar(Static):
         return path
 
     def _render_footer(self) -> None:
+        # Pi's footer: the folder (branch) • session name, then the figures that are not zero,
+        # the context fill and the model on the right; all dim but the context warnings.
         c = self.palette
         muted = c.get("muted", "")
         s = self.stats
-        line1 = Text()
-        line1.append(self._short_cwd(), style=muted)
+        line1 = Text(self._short_cwd(), style=muted)
+        if self.branch:
+            line1.append(f" ({self.branch})", style=muted)
         if self.session_name:
             line1.append(f" • {self.session_name}", style=muted)
         line2 = Text()
@@ -115,32 +126,44 @@ class FooterBar(Static):
             if not self.static:
                 line2.append(f" {format_duration(time.monotonic() - self._started)}", style=muted)
             line2.append("  ")
-        parts = [f"↑{format_tokens(s.input)}", f"↓{format_tokens(s.output)}"]
-        if s.cache_read or s.cache_write:
-            parts.append(f"R{format_tokens(s.cache_read)} W{format_tokens(s.cache_write)}")
-        if s.cost > 0:  # like Pi, no cost shown for free or local models
+        parts = []
+        for mark, value in (("↑", s.input), ("↓", s.output), ("R", s.cache_read), ("W", s.cache_write)):
+            if value:
+                parts.append(f"{mark}{format_tokens(value)}")
+        if (s.cache_read or s.cache_write) and s.cache_hit_rate is not None:
+            parts.append(f"CH{s.cache_hit_rate:.1f}%")
+        if s.cost:  # like Pi, no cost shown for free or local models
             parts.append(format_cost(s.cost))
-        line2.append(" ".join(parts), style=muted)
-        if s.context_window and s.context_tokens is None:
-            # Right after a compaction the old usage no longer describes the context.
-            line2.append(f"  ?/{format_tokens(s.context_window)}", style=muted)
-        elif s.context_window:
-            percent = (s.context_tokens or 0) * 100 / s.context_window
-            colour = c.get("success", "") if percent < 60 else c.get("warning", "") if percent < 85 else c.get("error", "")
-            line2.append(f"  {percent:.1f}%/{format_tokens(s.context_window)}", style=colour)
+        if parts:
+            line2.append(" ".join(parts) + " ", style=muted)
+        if s.context_window:
+            auto = " (auto)" if s.auto_compaction else ""
+            if s.context_tokens is None:
+                # Right after a compaction the old usage no longer describes the context.
+                line2.append(f"?/{format_tokens(s.context_window)}{auto}", style=muted)
+            else:
+                percent = s.context_tokens * 100 / s.context_window
+                colour = c.get("error", "") if percent > 90 else c.get("warning", "") if percent > 70 else muted
+                line2.append(f"{percent:.1f}%/{format_tokens(s.context_window)}{auto}", style=colour)
         # While the session is still being built the model is unknown, not missing.
-        starting = self.working and self.status == "Starting"
-        right = Text(self.model or ("" if starting else "no model"), style=muted)
+        starting = self.working and self.status.startswith("Starting")
+        model = self.model or ("" if starting else "no-model")
         if self.reasoning:
-            right.append(f" • {self.thinking}", style=muted)
+            model += " • thinking off" if self.thinking == "off" else f" • {self.thinking}"
         width = max(20, self.size.width or 80)
+        right = Text(model, style=muted)
+        with_provider = Text(f"({s.provider}) {model}", style=muted) if s.provider and self.model else None
+        if with_provider is not None and line2.cell_len + 2 + with_provider.cell_len <= width:
+            right = with_provider
         gap = width - line2.cell_len - right.cell_len
         if gap >= 2:
             line2.append(" " * gap, style=muted)
             line2.append_text(right)
         else:
-            line1.append("  ")
-            line1.append_text(right)
+            right.truncate(max(0, width - line2.cell_len - 2))
+            if right.cell_len:
+                line2.append("  ", style=muted)
+                line2.append_text(right)
         self.update(Text("\n").join([line1, line2]))
 
     def on_resize(self) -> None:

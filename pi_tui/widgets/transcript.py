@@ -18,6 +18,7 @@ from pi_runtime.frontend import events as ev
 from .history import user_text
 from .message_panel import MessagePanel
 from .notice import Notice
+from .start_hints import StartHints
 from .streaming_markdown import StreamingMarkdown
 from .thinking_block import ThinkingBlock
 from .tool_box import ToolBox, tool_dom_id
@@ -100,6 +101,11 @@ class Transcript(VerticalScroll, can_focus=False):
         """Mount the end of the history again if it was unmounted (before adding to it)."""
         await self.window.restore_end()
 
+    def follow(self) -> None:
+        """Back to the end and following it (the user just sent something)."""
+        self.anchor()
+        self.scroll_end(animate=False)
+
     def forget_live_blocks(self) -> None:
         """The view was replaced: the streamed message's blocks are gone."""
         self._blocks.clear()
@@ -167,7 +173,7 @@ class Transcript(VerticalScroll, can_focus=False):
                 await self._add(Notice(f"Compacting context ({reason})…", "info"))
             case ev.CompactionEndEvent():
                 if event.error_message:
-                    await self._add(Notice(f"Compaction failed: {event.error_message}", "error"))
+                    await self._add(Notice(event.error_message, "error"))  # already worded by the kernel (Pi's text)
                 elif event.aborted:
                     await self._add(Notice("Compaction cancelled", "warning"))
                 elif self.session is not None:
@@ -188,7 +194,10 @@ class Transcript(VerticalScroll, can_focus=False):
     async def _on_message_start(self, message: Any) -> None:
         role = getattr(message, "role", None)
         if role == "user":
+            # Whatever the user was reading, what they just sent (and its answer) comes into view.
+            self.anchor()
             await self._add(UserMessage(user_text(message.content), message=message))
+            self.follow()
         elif role == "assistant":
             await self._finish_blocks()
             self._blocks = {}
@@ -288,6 +297,8 @@ class Transcript(VerticalScroll, can_focus=False):
             box.expanded = expanded
         for panel in self.query(MessagePanel):
             panel.set_expanded(expanded)
+        for hints in self.query(StartHints):
+            hints.expanded = expanded
 
     def set_thinking_collapsed(self, collapsed: bool) -> None:
         self.thinking_collapsed = collapsed

@@ -40,19 +40,18 @@ class WelcomePanel(Static):
         from pi_runtime.frontend import probe_local_servers
 
         self.found = await probe_local_servers()
-        if not self.found:
-            return
-        text = self._content(*self._base)
-        text.append("\n\nRunning on this machine now:\n", style="bold")
-        for server in self.found:
-            text.append(f"     {server.name:<10} {server.base_url}  ({len(server.models)} models)\n")
-        text.append("Type /local to use one (it is added to models.json for you).")
-        self.update(text)
+        if self.found:
+            self.update(self._content(*self._base, found=self.found))
 
     @staticmethod
-    def _content(model: str, agent_dir: str) -> Text:
+    def _content(model: str, agent_dir: str, found: list | None = None) -> Text:
         text = Text()
         text.append("Welcome to pi\n\n", style="bold")
+        if found:  # the quickest way in goes first, where the guide opens
+            text.append("Running on this machine now:\n", style="bold")
+            for server in found:
+                text.append(f"     {server.name:<10} {server.base_url}  ({len(server.models)} models)\n")
+            text.append("Type /local to use one (it is added to models.json for you).\n\n")
         text.append(f"No credentials found for {model or 'any model'}. Connect a provider one of these ways:\n\n")
         text.append("1. Set an API key in your environment, then restart pi:\n", style="bold")
         for provider, names in list(ENV_KEYS.items())[:9]:

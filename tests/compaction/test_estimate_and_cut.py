@@ -57,9 +57,10 @@ def test_should_compact_threshold_and_settings():
     assert not should_compact(190_000, 200_000, CompactionSettings(enabled=False))
     assert should_compact(101, 1000, CompactionSettings(reserve_tokens=900))
     assert not should_compact(None, 1000, None)
-    # A window no larger than the reserve (an 8k local model) has no threshold: never automatic.
-    assert not should_compact(7_000, 8_192, None)
-    assert not should_compact(1_000_000, 16_384, None)
+    # As in Pi, a window no larger than the reserve (an 8k local model) is over its threshold at
+    # once; the cut then decides whether anything is summarised. An unknown window never is.
+    assert should_compact(1, 8_192, None)
+    assert not should_compact(1_000_000, 0, None)
     with pytest.raises(ValueError):
         CompactionSettings(reserve_tokens=-1)
 

@@ -197,8 +197,13 @@ def test_list_models_and_export(loopback, env, tmp_path):
     out = tmp_path / "out.html"
     exported = run_pi(["--export", session_id[:8], str(out)], env)
     assert exported.returncode == 0, exported.stderr
-    html = out.read_text()
-    assert "export me" in html and "Exported &lt;b&gt;answer&lt;/b&gt;." in html
+    from pi_runtime.kernel.export_html import decode_session_data
+
+    data = decode_session_data(out.read_text())
+    assert data["header"]["id"] == session_id
+    assert data["entries"] == [json.loads(line) for line in saved.read_text().splitlines()[1:]]
+    texts = json.dumps(data["entries"])
+    assert "export me" in texts and "Exported <b>answer</b>." in texts
 
 
 def test_session_selection_by_prefix_fork_and_chosen_id(loopback, env):

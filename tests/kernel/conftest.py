@@ -33,7 +33,7 @@ def workdir(tmp_path):
 def make_session(agent_dir, workdir, tmp_path):
     created = []
 
-    def make(*, settings=None, persist=True, provider=None, **kwargs):
+    def make(*, settings=None, persist=True, provider=None, model=None, **kwargs):
         provider = provider or ScriptedProvider(f"kernel-{next(_names)}")
         base = {"retry": {"baseDelayMs": 20, "maxDelayMs": 200}, "compaction": {"enabled": False}}
         for key, value in (settings or {}).items():
@@ -44,7 +44,7 @@ def make_session(agent_dir, workdir, tmp_path):
         session = create_agent_session(
             cwd=str(workdir),
             agent_dir=str(agent_dir),
-            model=provider.model(),
+            model=model or provider.model(),
             session_manager=manager,
             settings=SettingsManager.in_memory(base),
             **kwargs,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from html.parser import HTMLParser
 
 import pytest
 
@@ -321,13 +322,25 @@ async def test_missing_credentials_is_a_clear_prompt_error(make_session, monkeyp
 
 
 async def test_export_html_is_standalone(make_session, tmp_path):
+    from pi_runtime.kernel.export_html import decode_session_data
+
     session = make_session()
     session.provider.push(scripted_text("<b>bold</b> answer"))
     await session.prompt("show <html>")
     path = session.export_html(str(tmp_path / "out.html"))
     html = open(path, encoding="utf-8").read()
-    assert html.startswith("<!doctype html>") and "&lt;b&gt;bold&lt;/b&gt; answer" in html
-    assert "show &lt;html&gt;" in html and "<script" not in html
+    # One file, no outside assets; the session's text travels encoded, never as markup.
+    assert html.startswith("<!doctype html>") and "<b>bold</b>" not in html
+    loaded = []
+
+    class Assets(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            loaded.extend(value for name, value in attrs if name in ("src", "href"))
+
+    Assets().feed(html)
+    assert loaded == []
+    texts = [json.dumps(e) for e in decode_session_data(html)["entries"]]
+    assert any("<b>bold</b> answer" in t for t in texts) and any("show <html>" in t for t in texts)
 
 
 async def test_bash_tool_sees_session_id_and_failed_command_keeps_details(make_session):

@@ -1,0 +1,75 @@
+"""What a new user sees first: the key hints, the first-run guide from its headline, and a sent
+prompt always in view."""
+
+from __future__ import annotations
+
+from pi_runtime.ai.providers.scripted import scripted_text
+from pi_tui.launch import create_app
+from pi_tui.widgets.start_hints import StartHints
+
+from .conftest import screen_text, settle
+
+
+async def test_an_empty_session_starts_with_pis_key_hints_and_ctrl_o_shows_them_all(session):
+    app = create_app(session, static=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        text = screen_text(app)
+        assert "escape interrupt · ctrl+c/ctrl+d clear/exit · / commands · ! bash · ctrl+o more" in text
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "shift+tab to cycle thinking level" in text and "!! to run bash (no context)" in text
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert "shift+tab to cycle thinking level" not in screen_text(app)
+
+
+async def test_the_hints_follow_keybindings_json(session, agent_dir):
+    (agent_dir / "keybindings.json").write_text('{"app.interrupt": "ctrl+g", "app.editor.external": []}')
+    app = create_app(session, static=True, agent_dir=str(agent_dir))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert "ctrl+g interrupt" in screen_text(app)
+        app.query_one(StartHints).expanded = True
+        await pilot.pause()
+        assert "for external editor" not in screen_text(app)  # unbound: not offered
+
+
+async def test_the_first_run_guide_opens_at_its_headline(workdir, agent_dir, monkeypatch):
+    from pi_runtime.ai.env_keys import ENV_KEYS
+    from pi_runtime.sdk import create_agent_session
+    from pi_runtime.session import SessionManager
+    from pi_runtime.settings import SettingsManager
+
+    for names in ENV_KEYS.values():
+        for name in names:
+            monkeypatch.delenv(name, raising=False)
+    session = create_agent_session(cwd=str(workdir), agent_dir=str(agent_dir),
+                                   session_manager=SessionManager.in_memory(),
+                                   settings=SettingsManager.in_memory({"compaction": {"enabled": False}}))
+    app = create_app(session, static=True, agent_dir=str(agent_dir))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause(0.2)
+        text = screen_text(app)
+        assert "Welcome to pi" in text and "╭" in text  # the headline and the box's top border
+        assert "1. Set an API key" in text
+
+
+async def test_a_prompt_sent_while_reading_old_messages_comes_into_view(provider, session):
+    app = create_app(session, static=True)
+    async with app.run_test(size=(100, 20)) as pilot:
+        for i in range(6):
+            provider.push(scripted_text(f"answer {i}\n\n" + "line\n\n" * 3))
+            app.editor.set_text(f"question {i}")
+            await pilot.press("enter")
+            await settle(pilot, session)
+        await pilot.press("pageup", "pageup")
+        await pilot.pause()
+        assert "question 5" not in screen_text(app)
+        provider.push(scripted_text("the newest answer"))
+        app.editor.set_text("the newest question")
+        await pilot.press("enter")
+        await settle(pilot, session, 0.3)
+        text = screen_text(app)
+        assert "the newest question" in text and "the newest answer" in text
