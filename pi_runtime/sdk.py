@@ -256,7 +256,7 @@ def _load_extensions(
 
 def _mcp_manager(cwd: str, agent_dir: str, settings: Any, loader: Any, tools: Any, exclude: Iterable[str]) -> Any:
     """The session's MCP servers, or None when no ``mcp.json`` exists (then nothing MCP is imported)."""
-    from .mcp.config import has_config
+    from .mcp import has_config
 
     trusted = _project_trusted(settings, loader)
     if not has_config(agent_dir, cwd, trusted):

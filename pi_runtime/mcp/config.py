@@ -24,9 +24,11 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from ..paths import PROJECT_DIR_NAME
+from . import CONFIG_FILE as CONFIG_FILE
+from . import global_path as global_path
+from . import has_config as has_config
+from . import project_path as project_path
 
-CONFIG_FILE = "mcp.json"
 SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 EXPOSURES = ("codemode", "deferred", "direct", "hidden")
 """How a server's tools reach the model (mcp.md, "Control tool exposure"); ``codemode`` is the default."""
@@ -123,23 +125,6 @@ def name_pattern(pattern: str) -> re.Pattern[str]:
 def namespace(server: str) -> str:
     """``mcp__<server>`` with ``-`` as ``_``: names differing only there share a namespace."""
     return "mcp__" + server.replace("-", "_")
-
-
-def global_path(agent_dir: str | os.PathLike[str]) -> Path:
-    """``<agent dir>/mcp.json``."""
-    return Path(agent_dir) / CONFIG_FILE
-
-
-def project_path(cwd: str | os.PathLike[str]) -> Path:
-    """``<cwd>/.pi/mcp.json``."""
-    return Path(cwd) / PROJECT_DIR_NAME / CONFIG_FILE
-
-
-def has_config(agent_dir: str | os.PathLike[str], cwd: str | os.PathLike[str], project_trusted: bool) -> bool:
-    """Whether any ``mcp.json`` pi would read exists (two ``stat`` calls: start-up asks this)."""
-    if global_path(agent_dir).is_file():
-        return True
-    return project_trusted and project_path(cwd).is_file()
 
 
 # ----------------------------------------------------------------------------- validation

@@ -14,3 +14,16 @@ by a ``[tool.pi]`` table in its ``pyproject.toml`` (the ``pi`` key of Pi's ``pac
 - :mod:`.resolve` gives a session the resource paths of its configured packages;
 - :mod:`.cli` is ``pi install|remove|list|update``.
 """
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def has_packages(settings: Any, project_trusted: bool) -> bool:
+    """Whether a settings file pi reads declares packages: a dict lookup, nothing imported, since
+    every session start asks (the rest of the package loads only when the answer is yes)."""
+    if settings is None or not hasattr(settings, "raw"):
+        return False
+    scopes = ("global", "project") if project_trusted else ("global",)
+    return any(settings.raw(scope).get("packages") for scope in scopes)

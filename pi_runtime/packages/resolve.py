@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import has_packages as has_packages
 from .manifest import KINDS, Kind, Offered, apply_filter, distribution_roots, offered
 from .settings_file import Declared, Scope, read_declared
 from .sources import SourceError, parse_source
@@ -63,14 +64,6 @@ def _declared_in(settings: Any, scope: Scope, cwd: Path) -> tuple[list[Declared]
         except SourceError as exc:
             problems.append(str(exc))
     return found, problems
-
-
-def has_packages(settings: Any, project_trusted: bool) -> bool:
-    """Whether any settings file pi reads declares packages (cheap: no file access)."""
-    if settings is None or not hasattr(settings, "raw"):
-        return False
-    scopes = ("global", "project") if project_trusted else ("global",)
-    return any(settings.raw(scope).get("packages") for scope in scopes)
 
 
 def declared_packages(settings: Any, cwd: Path, project_trusted: bool) -> tuple[list[Declared], list[str]]:

@@ -186,11 +186,14 @@ class ResourceLoader:
         settings file declares ``packages``.
         """
         if self._packages is None:
-            from pi_runtime.packages.resolve import PackageResources, has_packages, resolve_packages
+            from pi_runtime.packages import has_packages
 
-            self._packages = (resolve_packages(self.settings, self.cwd, project_trusted=self.project_trusted)
-                              if has_packages(self.settings, self.project_trusted) else PackageResources())
-        return self._packages if self._packages.packages or self._packages.warnings else None
+            self._packages = False
+            if has_packages(self.settings, self.project_trusted):
+                from pi_runtime.packages.resolve import resolve_packages
+
+                self._packages = resolve_packages(self.settings, self.cwd, project_trusted=self.project_trusted)
+        return self._packages or None
 
     def set_project_trusted(self, trusted: bool) -> Resources:
         """Apply a trust decision made after construction and reload."""

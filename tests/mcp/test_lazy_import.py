@@ -1,4 +1,5 @@
-"""Start-up pays for MCP only when a server is configured, and even then not before it connects."""
+"""Start-up pays for MCP only when a server is configured (and for the SDK only once it connects),
+and for pi packages only when settings declare some."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ def loaded_after_build(agent: Path, project: Path) -> list[str]:
         from pi_runtime.modes.startup import build_session
         session = build_session(parse_args(["-p", "hi", "--no-session"]))
         print(",".join(sorted(m for m in sys.modules if m.split(".")[0] in ("mcp", "mcp_types", "anyio")
-                              or m.startswith("pi_runtime.mcp"))))
+                              or m.startswith(("pi_runtime.mcp", "pi_runtime.packages")))))
         """
     )
     env = {**os.environ, "PI_CODING_AGENT_DIR": str(agent), "HOME": str(agent.parent)}
@@ -29,11 +30,12 @@ def loaded_after_build(agent: Path, project: Path) -> list[str]:
     return [m for m in out.stdout.strip().split(",") if m]
 
 
-def test_no_mcp_json_imports_nothing_of_mcp(tmp_path):
+def test_no_mcp_json_and_no_packages_import_only_the_two_checks(tmp_path):
     agent, project = tmp_path / "agent", tmp_path / "project"
     agent.mkdir()
     project.mkdir()
-    assert loaded_after_build(agent, project) == ["pi_runtime.mcp", "pi_runtime.mcp.config"]
+    # The package __init__ modules hold the checks (two stats, a dict lookup); nothing else loads.
+    assert loaded_after_build(agent, project) == ["pi_runtime.mcp", "pi_runtime.packages"]
 
 
 def test_a_configured_server_loads_the_sdk_only_when_it_connects(tmp_path):
