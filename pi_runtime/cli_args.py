@@ -17,6 +17,21 @@ class UsageError(Exception):
 
 
 @dataclass
+class ExtensionFlagArg:
+    """A ``--name`` pi does not know: an extension may register it (checked once extensions load).
+
+    As in Pi the next word is taken as its value unless it starts with ``-`` or ``@``; a
+    boolean flag gives that word back to the messages (``message_index`` says where).
+    """
+
+    name: str
+    value: str | None
+    inline: bool
+    """The value came as ``--name=value``."""
+    message_index: int
+
+
+@dataclass
 class CliArgs:
     print_mode: bool = False
     mode: str | None = None
@@ -63,6 +78,8 @@ class CliArgs:
     files: list[str] = field(default_factory=list)
     """``@path`` arguments, without the ``@``."""
     messages: list[str] = field(default_factory=list)
+    extension_flags: list[ExtensionFlagArg] = field(default_factory=list)
+    """Unknown long flags, for extensions' ``register_flag`` (``modes.startup`` resolves them)."""
 
 
 # flag -> (attribute, kind). kind: "bool", "value", "list", "false" (sets False)
@@ -147,10 +164,16 @@ def parse_args(argv: list[str]) -> CliArgs:
                 i += 1
             continue
         spec = _FLAGS.get(name)
+        if spec is None and name.startswith("--") and len(name) > 2:
+            # Extensions' flags are known only once they load (Pi parses them the same way).
+            value = inline if eq else None
+            if not eq and i < len(argv) and not argv[i].startswith(("-", "@")):
+                value = argv[i]
+                i += 1
+            args.extension_flags.append(ExtensionFlagArg(name[2:], value, bool(eq), len(args.messages)))
+            continue
         if spec is None:
-            close = difflib.get_close_matches(name, list(_FLAGS) + ["--list-models", "--export"], n=1)
-            hint = f" (did you mean {close[0]}?)" if close else ""
-            raise UsageError(f"Unknown option: {name}{hint}. See pi --help")
+            raise UsageError(unknown_option_message([name]))
         attr, kind = spec
         if kind == "bool":
             setattr(args, attr, True)
@@ -170,6 +193,15 @@ def parse_args(argv: list[str]) -> CliArgs:
                 setattr(args, attr, value)
     _validate(args)
     return args
+
+
+def unknown_option_message(names: list[str], extra: tuple[str, ...] = ()) -> str:
+    """``Unknown option: --x`` (with a suggestion for a single near miss), as the CLI prints it."""
+    if len(names) == 1:
+        close = difflib.get_close_matches(names[0], [*_FLAGS, "--list-models", "--export", *extra], n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        return f"Unknown option: {names[0]}{hint}. See pi --help"
+    return f"Unknown options: {', '.join(names)}. See pi --help"
 
 
 def _positional(args: CliArgs, arg: str) -> None:

@@ -3,7 +3,9 @@
 Mode choice as Pi: ``--mode rpc`` → RPC; ``--mode json`` → JSON; ``-p`` or a redirected
 stdin/stdout → print; otherwise the interactive app (``pi_tui``, imported only then, so
 headless runs never load Textual or Rich). User mistakes print one line on stderr and exit
-non-zero; signals end the run in order (abort, flush) with ``128 + signal``.
+non-zero; signals end the run in order (abort, flush) with ``128 + signal``. When
+stdout's reader goes away (``| head -1``), the run is aborted the same way and pi exits
+quietly with 141, as a tool killed by SIGPIPE would.
 """
 
 from __future__ import annotations
@@ -70,19 +72,40 @@ def run(argv: list[str]) -> int:
 
     errors = user_errors()
     try:
+        if args.extension_flags and (args.list_models or args.export):
+            # These answer without loading extensions, so no extension flag can apply.
+            from .cli_args import unknown_option_message
+
+            raise UsageError(unknown_option_message([f"--{f.name}" for f in args.extension_flags]))
         if args.list_models:
             from .modes.oneshot import list_models
 
-            return list_models(args)
-        if args.export:
+            code = list_models(args)
+        elif args.export:
             from .modes.oneshot import export_html
 
-            return export_html(args)
-        return _headless(args, choose_mode(args))
+            code = export_html(args)
+        else:
+            code = _headless(args, choose_mode(args))
+        sys.stdout.flush()  # here, where a reader that went away can be handled
+        return code
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        return _reader_gone()
     except errors as exc:
         return _fail(str(exc), 2 if isinstance(exc, UsageError) else 1)
+
+
+def _reader_gone() -> int:
+    """stdout's reader went away: exit quietly, as a tool killed by SIGPIPE would."""
+    from .modes.writer import READER_GONE_EXIT
+
+    # Whatever is still buffered for stdout would fail again when Python exits.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return READER_GONE_EXIT
 
 
 def _interactive(args: CliArgs) -> int:
@@ -115,10 +138,14 @@ def _headless(args: CliArgs, mode: str) -> int:
 
     stdin_text = None if mode == "rpc" else read_piped_stdin()
     cwd = os.getcwd()
-    prompts = initial_prompts(args.messages, args.files, stdin_text, cwd)
-    if mode == "print" and not prompts:
+    if mode == "print" and not (args.messages or args.files or stdin_text is not None or args.extension_flags):
         return _fail("no prompt given (pass a message, @file or pipe text on stdin)")
     session = build_session(args)
+    # After the build: an extension's boolean flag may give back the word the parser took as its value.
+    prompts = initial_prompts(args.messages, args.files, stdin_text, cwd)
+    if mode == "print" and not prompts:
+        session.session_manager.close()
+        return _fail("no prompt given (pass a message, @file or pipe text on stdin)")
     if mode != "rpc" and prompts:
         session.check_ready()  # no credentials: say so before anything is written
     return asyncio.run(_run_mode(session, mode, prompts))
@@ -141,21 +168,33 @@ async def _run_mode(session: Any, mode: str, prompts: list[Any]) -> int:
             loop.add_signal_handler(sig, on_signal, code)
         except (NotImplementedError, RuntimeError, ValueError):
             pass
+    from .modes.writer import READER_GONE_EXIT, JsonlWriter, watch_reader
+
+    def reader_gone() -> None:
+        # From the writer's or the watcher's thread: nobody reads stdout any more, so
+        # stop the run (it is saved as aborted) rather than pay for calls nobody sees.
+        try:
+            loop.call_soon_threadsafe(shutdown.request, READER_GONE_EXIT)
+        except RuntimeError:  # the loop has already closed
+            pass
+
+    watch_reader(1, reader_gone)
     writer = None
     try:
         if mode == "print":
             from .modes.print_mode import run_print
 
             return await _until_shutdown(session, run_print(session, prompts), shutdown)
-        from .modes.writer import JsonlWriter
-
-        writer = JsonlWriter(1)
+        writer = JsonlWriter(1, on_broken=reader_gone)
         if mode == "json":
             from .modes.json_mode import run_json
 
             return await _until_shutdown(session, run_json(session, prompts, writer), shutdown)
         from .modes.rpc_mode import run_rpc
 
+        runner = session.extension_runner
+        if runner is not None:  # ctx.shutdown(): RPC ends as on end of input, once the agent is idle
+            runner.on_shutdown_request = lambda: shutdown.request(0)
         return await run_rpc(session, writer, shutdown)
     finally:
         try:

@@ -121,7 +121,7 @@ def create_agent_session(
     prepared ``extension_runner`` (``pi_runtime.extensions.ExtensionRunner``) is used instead.
     When any extension loaded (or failed to), ``session.extension_runner`` is set.
     ``mcp`` adds the built-in MCP extension when an ``mcp.json`` exists (``pi_runtime.mcp``; the
-    CLI turns it on, SDK sessions opt in, as in Pi).
+    CLI turns it on, SDK sessions opt in, as in Pi); ``-e builtin:mcp`` loads it too.
     """
     from .ai.models import ModelRegistry
     from .auth import AuthStorage
@@ -164,12 +164,18 @@ def create_agent_session(
     base_defaults = list(DEFAULT_TOOLS) + [t.name for t in custom_tools]
     if isinstance(defaults, list) and defaults:
         base_defaults = [t.name for t in select_tools(available, defaults, defaults=base_defaults)]
-    mcp_manager = _mcp_manager(cwd, agent_dir, settings, resource_loader, tools, exclude_tools) if mcp else None
-    if mcp_manager is not None and tools is not None:
-        tools = _without_mcp_names(tools)  # MCP tools do not exist yet; the manager applies these entries
-    runner = extension_runner or _load_extensions(
-        cwd, agent_dir, settings, model_registry, resource_loader, list(extensions), no_extensions, mcp_manager
-    )
+    if extension_runner is None:
+        trusted = getattr(resource_loader, "project_trusted", None)
+        if trusted is None:
+            trusted = getattr(settings, "project_trusted", True)
+        extension_runner = load_extensions(
+            cwd, agent_dir, settings, model_registry, bool(trusted), list(extensions), no_extensions,
+            mcp=mcp, tools=tools, exclude_tools=exclude_tools,
+        )
+    runner = extension_runner
+    if tools is not None and runner is not None and any(e.path == "builtin:mcp" for e in runner.extensions):
+        tools = _without_mcp_names(tools)  # MCP tools do not exist yet; the MCP extension applies these entries
+    built_in = dict(available)  # before extension tools replace any (a reload brings these back)
     if runner is not None:
         # Extension tools can be chosen with --tools and are active unless they opt out.
         for tool in runner.registered_tools():
@@ -179,11 +185,14 @@ def create_agent_session(
     active = select_tools(available, tools, defaults=base_defaults, exclude=exclude_tools, no_tools=no_tools)
 
     chosen = model or _default_model(model_registry, typed)
-    if chosen is None:  # only when the registry has no model at all (an empty custom catalog)
-        raise ValueError("No model available: add one to models.json or pass --model")
-    level = thinking_level or (typed.default_thinking_level if settings is not None else None) or "off"
+    default_level = None
+    if settings is not None:
+        # modelThinkingLevels: a start-up level for this exact provider/model wins over the default.
+        per_model = typed.model_thinking_levels or {}
+        default_level = (per_model.get(chosen.ref) if chosen is not None else None) or typed.default_thinking_level
+    level = thinking_level or default_level or "off"
     agent = Agent(
-        chosen,
+        chosen,  # type: ignore[arg-type]  # no model at all: the first prompt says how to choose one
         tools=active,
         thinking_level="off",
         steering_mode=typed.steering_mode,
@@ -211,62 +220,62 @@ def create_agent_session(
         scoped_models=scoped_models,
     )
     holder["session"] = session
-    if mcp_manager is not None:
-        mcp_manager.attach(session)
     session.load_context()
     if model is not None:
         agent.state.model = model
     if thinking_level is not None or not session_manager.raw_entries():
         agent.state.thinking_level = clamp_thinking(level, agent.state.model)
     if runner is not None:
-        runner.bind(session, available)
+        runner.bind(session, built_in)
     session.refresh_system_prompt()
     return session
 
 
-def _project_trusted(settings: Any, loader: Any) -> bool:
-    trusted = getattr(loader, "project_trusted", None)
-    if trusted is None:
-        trusted = getattr(settings, "project_trusted", True)
-    return bool(trusted)
-
-
-def _load_extensions(
-    cwd: str, agent_dir: str, settings: Any, registry: Any, loader: Any, paths: list[str], no_extensions: bool,
-    mcp_manager: Any = None,
+def load_extensions(
+    cwd: str, agent_dir: str, settings: Any, registry: Any, trusted: bool, paths: list[str], no_extensions: bool,
+    *, mcp: bool = False, tools: Iterable[str] | str | None = None, exclude_tools: Iterable[str] = (),
 ) -> Any:
-    """Discover and load extensions; None when there are none (no runner, no overhead)."""
-    from .extensions.runner import ExtensionRunner
+    """Discover and load extensions; None when there are none (no runner, no overhead).
 
+    Args:
+        cwd: Working directory (its trusted ``.pi/extensions`` is read).
+        agent_dir: Agent dir (its ``extensions/`` is read).
+        settings: The ``SettingsManager`` (``extensions`` and ``packages`` lists).
+        registry: Where extensions' providers go.
+        trusted: Whether project extensions may load.
+        paths: ``-e`` paths or ``builtin:<name>``.
+        no_extensions: Skip discovery (``-ne``), configured packages' extensions included.
+        mcp: Add the built-in MCP extension when an ``mcp.json`` exists.
+        tools: ``--tools``, whose ``mcp__…`` entries choose MCP tools.
+        exclude_tools: ``--exclude-tools``, applied to MCP tools too.
+    """
+    from .extensions.runner import ExtensionRunner
+    from .packages import has_packages
+
+    paths = list(paths)
+    if not no_extensions and has_packages(settings, trusted):
+        from .packages.resolve import resolve_packages
+
+        # As -e paths, so /reload (which discovers again) loads them again.
+        paths += [str(p) for p in resolve_packages(settings, cwd, project_trusted=trusted).paths("extensions")]
+    if "builtin:mcp" in paths or (mcp and _has_mcp_config(agent_dir, cwd, trusted)):
+        from .mcp.extension import set_tool_filter
+        from .mcp.manager import ToolFilter
+
+        set_tool_filter(ToolFilter(tools, list(exclude_tools)))
+        if "builtin:mcp" not in paths:
+            paths.append("builtin:mcp")
     runner = ExtensionRunner.discover(
         cwd=cwd, agent_dir=agent_dir, paths=paths, no_extensions=no_extensions,
-        settings=settings, model_registry=registry, project_trusted=_project_trusted(settings, loader),
+        settings=settings, model_registry=registry, project_trusted=trusted,
     )
-    packages = getattr(loader, "packages", None)
-    if packages is not None and not no_extensions:
-        from .extensions.loader import ExtensionSource
-
-        runner.load([ExtensionSource(str(path), "package") for path in packages.paths("extensions")])
-    if mcp_manager is not None:
-        from .mcp.extension import EXTENSION_PATH, mcp_extension
-
-        runner.add_extension(mcp_extension(mcp_manager), EXTENSION_PATH, "builtin")
     return runner if runner.extensions or runner.failures else None
 
 
-def _mcp_manager(cwd: str, agent_dir: str, settings: Any, loader: Any, tools: Any, exclude: Iterable[str]) -> Any:
-    """The session's MCP servers, or None when no ``mcp.json`` exists (then nothing MCP is imported)."""
+def _has_mcp_config(agent_dir: str, cwd: str, trusted: bool) -> bool:
     from .mcp import has_config
 
-    trusted = _project_trusted(settings, loader)
-    if not has_config(agent_dir, cwd, trusted):
-        return None
-    from . import __version__
-    from .mcp.manager import McpManager, ToolFilter
-
-    manager = McpManager.load(cwd, agent_dir, project_trusted=trusted,
-                              tool_filter=ToolFilter(tools, list(exclude)), version=__version__)
-    return manager if manager.config.servers or manager.config.errors else None
+    return has_config(agent_dir, cwd, trusted)
 
 
 def _without_mcp_names(spec: str | Iterable[str]) -> list[str]:

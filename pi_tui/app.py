@@ -205,6 +205,9 @@ class PiApp(App[int], inherit_bindings=False):
         from pi_runtime.frontend import typed_settings
 
         self.themes.save_choice = lambda name: session.settings.set("theme", name)
+        self.apply_display_settings()
+        if typed_settings(session.settings).hide_thinking_block:
+            self.transcript.set_thinking_collapsed(True)
         settings_theme = typed_settings(session.settings).theme
         if settings_theme and settings_theme != "system":
             self.themes.apply(str(settings_theme).split("/")[-1])
@@ -221,12 +224,31 @@ class PiApp(App[int], inherit_bindings=False):
             await self.input.send(text)
         await self.input.session_attached()
 
+    def apply_display_settings(self) -> None:
+        """Padding, menu height, scrollbar and folded thinking from the settings (start, /settings)."""
+        if self.session is None:
+            return
+        from pi_runtime.frontend import typed_settings
+
+        settings = typed_settings(self.session.settings)
+        self.editor.styles.padding = (0, 1 + int(settings.editor_padding_x))
+        self.transcript.set_class(settings.output_pad == 0, "-pad-0")
+        self.menu.styles.max_height = int(settings.autocomplete_max_visible) + 2  # and its border
+        self.transcript.scrollbar_mode = settings.fullscreen_scrollbar
+        self.transcript.set_streaming(self.session.is_streaming)  # applies the scrollbar mode
+
     async def _show_start_help(self, session: SessionPort) -> None:
         """An empty session starts with the key hints, or how to connect a model if none can be used."""
         if session.messages:
             return
+        from pi_runtime.frontend import typed_settings
+
+        quiet = typed_settings(session.settings).quiet_startup
         if self._has_credentials():
-            await self.transcript.mount(StartHints(self.keymap, loaded=loaded_resources(session),
+            if quiet is True:
+                return
+            loaded = [] if quiet == "header" else loaded_resources(session)
+            await self.transcript.mount(StartHints(self.keymap, loaded=loaded,
                                                    expanded=self.transcript.tools_expanded))
         else:
             await self.transcript.mount(WelcomePanel(model=self.model_ref(), agent_dir=str(self.agent_dir)))

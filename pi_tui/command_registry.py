@@ -66,8 +66,11 @@ class CommandRegistry:
             out += [(c["name"], c.get("description") or "") for c in runner.get_commands()]
         resources = getattr(session.resources, "resources", None)
         if resources is not None:
+            from pi_runtime.frontend import typed_settings
+
             out += [(t.name, t.description or "prompt template") for t in resources.prompt_templates]
-            out += [(f"skill:{s.name}", s.description or "skill") for s in resources.skills]
+            if typed_settings(session.settings).enable_skill_commands:
+                out += [(f"skill:{s.name}", s.description or "skill") for s in resources.skills]
         return out
 
     async def run(self, app: PiApp, text: str) -> bool:

@@ -51,8 +51,8 @@ async def _model(app: PiApp, session: SessionPort, arg: str) -> None:
         hint = f". Did you mean: {', '.join(hints)}?" if hints else ""
         await app.transcript.add_notice(f"Unknown model '{arg}'{hint}", "error")
         return
-    await session.set_model(model, persist_default=True)
-    app.notify(f"Model: {model.ref} (saved as default)", timeout=3)
+    await session.set_model(model)  # for this session; the picker's Ctrl+S saves a default
+    app.notify(f"Model: {model.ref}", timeout=3)
 
 
 @command("thinking", "Set the thinking level")

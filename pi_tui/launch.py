@@ -175,7 +175,29 @@ def run_interactive(args: Any, typeahead: Any = None) -> int:
         code = app.run()
     finally:
         gc.unfreeze()
+    _print_exit_output(app)
     return int(code or 0)
+
+
+def _print_exit_output(app: PiApp) -> None:
+    """The conversation and the resume command, on the normal screen the app has gone back to."""
+    import sys
+
+    from .exit_output import exit_output
+
+    session = app.session
+    if session is None:
+        return
+    try:
+        from pi_runtime.frontend import typed_settings
+
+        mode = typed_settings(session.settings).fullscreen_exit_output
+        text = exit_output(session, mode, cwd=app.cwd)
+    except Exception:  # noqa: BLE001 - a failure here must not turn a clean exit into a traceback
+        return
+    if text:
+        sys.stdout.write(text)
+        sys.stdout.flush()
 
 
 def _initial_prompt(args: Any) -> str | None:

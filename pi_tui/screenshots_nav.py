@@ -59,9 +59,11 @@ class _Writer:
         return self.add("message", message={"role": "toolResult", "toolCallId": call_id, "toolName": name,
                                             "content": [{"type": "text", "text": text}], "isError": error})
 
-    def write(self, path: Path, session_id: str, cwd: str, created: datetime) -> Path:
+    def write(self, path: Path, session_id: str, cwd: str, created: datetime, parent: Path | None = None) -> Path:
         header = {"type": "session", "version": 3, "id": session_id,
                   "timestamp": created.strftime("%Y-%m-%dT%H:%M:%S.000Z"), "cwd": cwd}
+        if parent is not None:
+            header["parentSession"] = str(parent)
         path.parent.mkdir(parents=True, exist_ok=True)
         lines = [json.dumps(e, ensure_ascii=False, separators=(",", ":")) for e in [header, *self.entries]]
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -115,6 +117,8 @@ SESSIONS = [
     ("07", "/home/dev/dotfiles", "tmux config", "Make tmux use vi keys in copy mode", 2, 5),
     ("08", "/home/dev/blog", None, "Draft a post about session trees", 5, 24 * 3),
 ]
+FORKS = {"04": "03"}
+"""Session forked from another (``/fork``): the picker threads it under its parent."""
 
 
 def write_picker_sessions(root: Path) -> dict[str, Path]:
@@ -135,7 +139,8 @@ def write_picker_sessions(root: Path) -> dict[str, Path]:
         session_id = f"0195a1b2-0000-7000-8000-0000000000{suffix}"
         stamp = created.strftime("%Y-%m-%dT%H-%M-%S-000Z")
         path = project_session_dir(cwd, root) / f"{stamp}_{session_id}.jsonl"
-        files[suffix] = w.write(path, session_id, cwd, created)
+        parent = files.get(FORKS[suffix]) if suffix in FORKS else None
+        files[suffix] = w.write(path, session_id, cwd, created, parent)
     return files
 
 

@@ -14,7 +14,8 @@ from typing import Any
 
 from .entry_summary import one_line
 
-SORTS = ("recent", "name")
+SORTS = ("threaded", "recent", "name")
+"""Ctrl+S cycles these; ``threaded`` (Pi's default) puts forks under the session they came from."""
 TRASH_DIR = ".trash"
 """Folder inside a project's sessions folder that deleted sessions move to without send2trash.
 The session listing reads only files directly in the project folder, so it never shows them."""
@@ -64,6 +65,55 @@ def title_of(info: Any) -> str:
     return one_line(info.name or info.first_message or "(no messages)", 200)
 
 
+def threaded(sessions: list[Any]) -> tuple[list[Any], dict[Path, str]]:
+    """Forks under the session they were forked from, newest activity first at every level.
+
+    Returns:
+        The sessions in display order, and the tree guide of each fork (roots have none).
+    """
+    def key(path: Any) -> str:
+        return os.path.realpath(str(path))
+
+    by_path = {key(s.path): s for s in sessions}
+    children: dict[str, list[Any]] = {}
+    roots: list[Any] = []
+    for s in sessions:
+        parent = getattr(s, "parent_session_path", None)
+        parent_key = key(parent) if parent else None
+        if parent_key and parent_key in by_path and parent_key != key(s.path):
+            children.setdefault(parent_key, []).append(s)
+        else:
+            roots.append(s)
+    latest: dict[str, float] = {}
+
+    def activity(s: Any, seen: frozenset[str] = frozenset()) -> float:
+        k = key(s.path)
+        if k not in latest:
+            kids = [c for c in children.get(k, []) if key(c.path) not in seen]
+            latest[k] = max([s.modified.timestamp(), *(activity(c, seen | {k}) for c in kids)])
+        return latest[k]
+
+    order: list[Any] = []
+    prefixes: dict[Path, str] = {}
+
+    def walk(s: Any, depth: int, guides: str, last: bool, seen: frozenset[str]) -> None:
+        order.append(s)
+        if depth:
+            prefixes[s.path] = guides + ("└─ " if last else "├─ ")
+        k = key(s.path)
+        kids = sorted((c for c in children.get(k, []) if key(c.path) not in seen), key=activity, reverse=True)
+        below = guides + (("   " if last else "│  ") if depth else "")
+        for i, child in enumerate(kids):
+            walk(child, depth + 1, below, i == len(kids) - 1, seen | {k})
+
+    for root in sorted(roots, key=activity, reverse=True):
+        walk(root, 0, "", True, frozenset())
+    # A cycle of parents (a hand-edited file) leaves sessions unreached: show them as roots.
+    reached = {key(s.path) for s in order}
+    order += sorted((s for s in sessions if key(s.path) not in reached), key=lambda s: s.modified, reverse=True)
+    return order, prefixes
+
+
 def short_path(path: str, home: str | None = None) -> str:
     """``/home/me/project`` -> ``~/project``."""
     home = home if home is not None else str(Path.home())
@@ -81,11 +131,13 @@ class PickerState:
     everywhere: list[Any] | None = None
     """Sessions of every folder, loaded the first time the scope is switched (None until then)."""
     scope: str = "project"
-    sort: str = "recent"
+    sort: str = "threaded"
     named_only: bool = False
     query: str = ""
     show_path: bool = False
     visible: list[Any] = field(default_factory=list)
+    prefixes: dict[Path, str] = field(default_factory=dict)
+    """Tree guides (``├─ ``, ``│  └─ ``) of forks shown under their parent (threaded order)."""
     cursor: int = 0
 
     @property
@@ -115,8 +167,12 @@ class PickerState:
             rows = [info for _, info in scored]
         elif self.sort == "name":
             rows.sort(key=lambda s: (title_of(s).lower(), -s.modified.timestamp()))
+        elif self.sort == "threaded":
+            rows, self.prefixes = threaded(rows)
         else:
             rows.sort(key=lambda s: s.modified, reverse=True)
+        if self.sort != "threaded" or self.query.strip():
+            self.prefixes = {}
         self.visible = rows
         paths = [info.path for info in rows]
         if target is not None and target in paths:

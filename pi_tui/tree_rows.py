@@ -238,8 +238,12 @@ class TreeRows:
         return pos < len(self.visible) and self.visible[pos] == row
 
     def display_leaf(self) -> int:
-        """The row marked as current: the leaf, or its nearest visible ancestor."""
+        """The row marked as current: the leaf, or, when a filter hides it, its nearest visible
+        ancestor. While searching only the leaf itself is marked (-1 when it does not match): an
+        ancestor that matches the search is just another match, not where the session is."""
         row = self.leaf_row
+        if self.query:
+            return row if row >= 0 and self.is_visible(row) else -1
         while row >= 0 and not self.is_visible(row):
             row = self.rows[row].parent
         return row

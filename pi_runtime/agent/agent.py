@@ -89,6 +89,9 @@ class Agent:
         """Returns an object with ``api_key`` and ``headers`` (sync or async); wins over get_api_key."""
         self.before_tool_call = before_tool_call
         self.after_tool_call = after_tool_call
+        self.checks_each_call: Callable[[], bool] | None = None
+        """True while ``before_tool_call`` gates calls on the state they run in (a permission
+        gate): a batch then runs one call at a time, each checked just before it runs."""
         self.steering_mode: QueueMode = steering_mode
         self.follow_up_mode: QueueMode = follow_up_mode
         self.tool_execution = tool_execution

@@ -7,7 +7,10 @@ A failing tool becomes an ``isError`` result; nothing here raises into the loop.
 
 Parallel (default): preflight in order, run the allowed calls concurrently, report each
 ``tool_execution_end`` as it finishes, then emit the toolResult messages in call order.
-Sequential (any tool in the batch asks for it, or the agent is configured so): one by one.
+Sequential (any tool in the batch asks for it, the agent is configured so, or a gate checks
+each call, see ``Agent.checks_each_call``): one by one, each call's ``before_tool_call``
+right before it runs, so a check sees what the calls before it changed (a symlink an earlier
+call made is resolved, not the path as it was when the batch arrived).
 """
 
 from __future__ import annotations
@@ -105,9 +108,10 @@ class ToolBatch:
     async def run(self, calls: list[ToolCall]) -> tuple[list[ToolResultMessage], bool]:
         """Returns the results in call order and whether every result asked to terminate."""
         tools = {t.name: t for t in self.agent.state.tools}
+        gated = self.agent.checks_each_call
         sequential = self.agent.tool_execution == "sequential" or any(
             getattr(tools.get(c.name), "execution_mode", None) == "sequential" for c in calls
-        )
+        ) or (len(calls) > 1 and gated is not None and gated())
         outcomes: dict[str, _Outcome] = {}
         if self.message.stop_reason == "length":
             for call in calls:

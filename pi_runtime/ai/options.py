@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -30,3 +31,11 @@ class StreamOptions:
     connect_timeout: float = 30.0
     extra: dict[str, Any] = field(default_factory=dict)
     """Provider-specific knobs."""
+    on_headers: Callable[[dict[str, str]], Awaitable[dict[str, str]]] | None = None
+    """HTTP providers: called with the request headers before sending; returns the headers to send."""
+    on_payload: Callable[[Any], Awaitable[Any]] | None = None
+    """HTTP providers: called with the request body before sending; returns the body to send."""
+    on_response: Callable[[int, dict[str, str]], Awaitable[None]] | None = None
+    """HTTP providers: called with the status and headers before the body is read."""
+    on_stream_event: Callable[[Any], Awaitable[None]] | None = None
+    """HTTP providers: called with each parsed stream event (``{"event", "data"}``) before it is used."""

@@ -3,7 +3,9 @@
 Registration methods (``on``, ``register_tool``, ``register_command``, ...) work while the
 extension loads and afterwards. Methods that act on the session (``send_message``,
 ``append_entry``, ``set_active_tools``, ...) need the session, so call them from a handler
-or command; during loading they raise a ``RuntimeError`` saying so.
+or command; during loading they raise a ``RuntimeError`` saying so. Asynchronous methods
+(``set_model``, ``set_thinking_level``, ``exec``, ``send_user_message``...) start at once and
+return an ``ExtensionCall``: ``await`` it for the result, or leave it and it still happens.
 
 Example:
     from pydantic import BaseModel
@@ -21,15 +23,19 @@ Example:
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from .calls import ExtensionCall
 from .events import EVENT_NAMES
 from .process import ExecResult, run_process
+from .registry import Command, Extension, Flag, Shortcut
 
 if TYPE_CHECKING:
-    from .runner import Extension, ExtensionRunner
+    from .bus import EventBus
+    from .runner import ExtensionRunner
+
+FLAG_TYPES = ("boolean", "string")
 
 
 class ExtensionAPI:
@@ -39,8 +45,11 @@ class ExtensionAPI:
         self._runner = runner
         self._ext = extension
 
+    def _call(self, work: Any, what: str) -> ExtensionCall[Any]:
+        return ExtensionCall(work, what, self._runner.reporter_for(self._ext, what))
+
     @property
-    def events(self) -> Any:
+    def events(self) -> EventBus:
         """A bus shared by all extensions: ``pi.events.on(name, fn)``, ``pi.events.emit(name, data)``."""
         return self._runner.bus
 
@@ -66,7 +75,7 @@ class ExtensionAPI:
             raise ValueError(f"pi.on({event!r}): handler must be callable")
         handlers = self._ext.handlers.setdefault(event, [])
         handlers.append(handler)
-        self._runner.handler_added(event)
+        self._runner.registry.note_handler(event)
 
         def off() -> None:
             if handler in handlers:
@@ -82,8 +91,9 @@ class ExtensionAPI:
         Either an ``AgentTool`` instance, or keywords: ``name``, ``description``, ``params``
         (a pydantic model), ``execute(call_id, params, signal, on_update, ctx)``, and
         optionally ``label``, ``prompt_snippet``, ``prompt_guidelines``, ``execution_mode``
-        (``"sequential"``), ``default_active`` and ``render`` (hints for front ends).
-        A tool with a built-in's name replaces it.
+        (``"sequential"``), ``default_active``, ``render`` (hints), ``render_call``,
+        ``render_result`` and ``render_shell`` (front-end renderers). A tool with a built-in's
+        name replaces it.
 
         Returns:
             The registered tool.
@@ -94,9 +104,11 @@ class ExtensionAPI:
             tool = ExtensionTool(self._ext, **definition)
         elif definition:
             raise ValueError("register_tool: pass a tool object or keywords, not both")
+        if isinstance(tool, ExtensionTool):
+            tool.context_for = lambda call_id: self._runner.tool_context(self._ext, call_id)
         self._ext.tools[tool.name] = tool
-        if self._runner.session is not None:
-            self._runner.add_tool(tool)
+        if self._runner.tools.attached:
+            self._runner.tools.add(tool)
         return tool
 
     def register_command(
@@ -110,10 +122,8 @@ class ExtensionAPI:
         """Register ``/name``: ``handler(args, ctx)`` runs when the user types it, even mid-run.
 
         ``get_argument_completions(prefix)`` returns completion items (strings or
-        ``{"value", "label"}`` dicts) or None. Without ``handler`` this is a decorator.
+        ``{"value", "label", "description"}`` dicts) or None. Without ``handler`` this is a decorator.
         """
-        from .runner import Command
-
         name = name.lstrip("/")
         if not name or " " in name:
             raise ValueError(f"register_command: invalid command name {name!r}")
@@ -124,76 +134,115 @@ class ExtensionAPI:
 
         return add(handler) if handler is not None else add
 
-    def register_shortcut(self, key: str, handler: Callable[..., Any], *, description: str = "") -> None:
-        """Bind ``key`` (Pi's format, e.g. ``ctrl+shift+p``) to ``handler(ctx)``; front ends bind it."""
-        from .runner import Shortcut
+    def register_shortcut(self, key: str, handler: Callable[..., Any] | None = None, *,
+                          description: str = "") -> Any:
+        """Bind ``key`` (Pi's format, e.g. ``ctrl+shift+p``) to ``handler(ctx)``; the app binds it.
 
-        self._ext.shortcuts[key] = Shortcut(key, handler, self._ext, description)
+        Without ``handler`` this is a decorator.
+        """
+        def add(fn: Callable[..., Any]) -> Callable[..., Any]:
+            self._ext.shortcuts[key] = Shortcut(key, fn, self._ext, description)
+            return fn
+
+        return add(handler) if handler is not None else add
 
     def register_flag(self, name: str, *, description: str = "", type: str = "boolean", default: Any = None) -> None:
-        """Declare a command-line flag; read it with :meth:`get_flag`."""
-        self._ext.flags[name] = {"description": description, "type": type, "default": default}
+        """Declare a command-line flag ``--name`` (``type`` ``boolean`` or ``string``); read it with :meth:`get_flag`."""
+        if type not in FLAG_TYPES:
+            raise ValueError(f"register_flag({name!r}): type is 'boolean' or 'string', not {type!r}")
+        name = name.lstrip("-")
+        if not name:
+            raise ValueError("register_flag: a flag needs a name")
+        self._ext.flags[name] = Flag(name, self._ext, description, type, default)
 
     def get_flag(self, name: str) -> Any:
-        """A flag's value (its default until the command line sets it)."""
-        spec = self._runner.flags().get(name)
-        if spec is None:
-            return None
-        return spec.get("value", spec.get("default"))
+        """A flag's value: what the command line set, else its default (None when not registered)."""
+        flag = self._runner.registry.flags().get(name.lstrip("-"))
+        return None if flag is None else flag.current
 
     def register_provider(self, name: str, **config: Any) -> list[Any]:
-        """Register models: ``models=[...]`` on ``api=``/``base_url=``/``api_key=``, or a ``stream=`` function.
+        """Register models: ``models=[...]`` on ``api=``/``base_url=``/``api_key=``/``headers=``, a
+        ``stream=`` function of their own, and/or ``refresh_models=`` for a dynamic list.
 
         See :mod:`pi_runtime.extensions.provider`. Returns the models added.
         """
-        from .provider import register_provider
+        return self._runner.providers.register(self._ext.path, name, **config)
 
-        registry = self._runner.model_registry
-        if registry is None:
-            raise RuntimeError("register_provider: this session has no model registry")
-        return register_provider(registry, name, **config)
+    def unregister_provider(self, name: str) -> None:
+        """Remove a provider this extension registered and its models (no effect otherwise)."""
+        self._runner.providers.unregister(name, self._ext.path)
+
+    def refresh_models(self, provider: str | None = None) -> ExtensionCall[list[Any]]:
+        """Run the ``refresh_models`` callbacks (of ``provider``, or all) and publish their models."""
+        return self._call(self._runner.refresh_models(provider), "pi.refresh_models(...)")
+
+    # ------------------------------------------------------------------ renderers (front ends call them)
+
+    def register_message_renderer(self, custom_type: str, renderer: Callable[..., Any]) -> None:
+        """Draw custom messages of ``custom_type`` with ``renderer(message, options, theme)`` in the app."""
+        self._ext.message_renderers[custom_type] = renderer
+
+    def register_entry_renderer(self, custom_type: str, renderer: Callable[..., Any]) -> None:
+        """Draw custom entries (``append_entry``) of ``custom_type`` with ``renderer(entry, options, theme)``."""
+        self._ext.entry_renderers[custom_type] = renderer
+
+    def register_tool_renderer(self, resolver: Callable[[str, Callable[[], Any]], Any]) -> None:
+        """Choose how calls to any tool are drawn: ``resolver(tool_name, next)`` returns renderers
+        (``{"render_call": fn, "render_result": fn}``) or ``next()`` to defer."""
+        self._ext.tool_renderers.append(resolver)
+
+    def register_markdown_transformer(self, transformer: Callable[[str, dict[str, Any]], str], *,
+                                      message_types: list[str] | None = None) -> None:
+        """Rewrite Markdown before the app renders it (display only); one per extension."""
+        self._ext.markdown_transformer = (transformer, frozenset(message_types) if message_types else None)
 
     # ------------------------------------------------------------------ messages and entries
 
-    def send_message(self, message: Any, *, deliver_as: str = "steer", trigger_turn: bool = False) -> None:
+    def send_message(self, message: Any, *, deliver_as: str = "steer", trigger_turn: bool | None = None) -> None:
         """Add a custom message (``{"customType", "content", "display", "details"}``) to the conversation.
 
         Args:
             message: The message (custom messages reach the model as user text).
             deliver_as: While running: ``steer`` (after the current tool calls), ``followUp``
-                (when the agent would stop) or ``nextTurn`` (with the next prompt).
-            trigger_turn: When idle, start a run with it (else it is only stored). While
-                running with False it is appended after the run ends.
+                (when the agent would stop); ``nextTurn`` holds it for the next prompt.
+            trigger_turn: Idle: True starts a run with it (else it is only stored). Running:
+                False stores it when the current turn ends, after its tool results (the next
+                model call sees it); unset or True steers or follows up as ``deliver_as`` says.
         """
         from .sending import send_custom_message
 
-        send_custom_message(self._runner, message, deliver_as=deliver_as, trigger_turn=trigger_turn)
+        send_custom_message(self._runner.actions, self._runner.messages, message, deliver_as=deliver_as,
+                            trigger_turn=trigger_turn)
 
-    def send_user_message(self, content: Any, *, deliver_as: str | None = None) -> asyncio.Future[Any]:
+    def send_user_message(self, content: Any, *, deliver_as: str | None = None,
+                          expand_prompt_templates: bool = False) -> ExtensionCall[Any]:
         """Send a user message as if typed (the ``input`` event sees ``source="extension"``).
 
-        Idle: starts a run. While running ``deliver_as`` (``steer``/``followUp``) is required.
+        Idle: starts a run. While running ``deliver_as`` (``steer``/``followUp``) is required,
+        else it is rejected with an ``extension_error``. With ``expand_prompt_templates`` the
+        text runs extension commands and expands ``/skill:`` and ``/template`` when idle;
+        otherwise it reaches the model exactly as given.
 
         Returns:
-            A future for the prompt's disposition (await it or not).
+            A call whose result is the prompt's disposition (``started``, ``queued``, ``handled``).
         """
-        from .sending import send_user_message
-
-        return send_user_message(self._runner, self._ext, content, deliver_as)
+        return self._call(self._runner.send_user_message(self._ext, content, deliver_as, expand_prompt_templates),
+                          "pi.send_user_message(...)")
 
     def append_entry(self, custom_type: str, data: Any = None) -> str:
         """Persist extension state as a ``custom`` entry (never sent to the model). Returns its id."""
         from .sending import append_entry
 
-        return append_entry(self._runner, custom_type, data)
+        return append_entry(self._runner.require_session(), self._runner.actions, custom_type, data)
 
-    def set_session_name(self, name: str) -> asyncio.Future[Any]:
+    def set_session_name(self, name: str) -> ExtensionCall[None]:
         """Name the session (emits ``session_info_changed``)."""
-        return asyncio.ensure_future(self._runner.require_session().set_session_name(name))
+        return self._call(self._runner.require_session().set_session_name(name), "pi.set_session_name(...)")
 
     def get_session_name(self) -> str | None:
         """The session's name, if set."""
-        return self._runner.require_session().session_name
+        name = self._runner.require_session().session_name
+        return None if name is None else str(name)
 
     def set_label(self, entry_id: str, label: str | None) -> None:
         """Label an entry (None clears it)."""
@@ -203,12 +252,12 @@ class ExtensionAPI:
 
     def get_active_tools(self) -> list[str]:
         """Names of the active tools."""
-        return self._runner.active_tool_names()
+        return self._runner.tools.active_names()
 
     def get_all_tools(self) -> list[dict[str, Any]]:
         """Every tool that can be activated: name, description, parameters, source."""
         out = []
-        for name, tool in self._runner.all_tools.items():
+        for name, tool in self._runner.tools.all.items():
             ext = getattr(tool, "extension", None)
             out.append({
                 "name": name, "description": tool.description, "parameters": tool.parameters_schema(),
@@ -219,34 +268,39 @@ class ExtensionAPI:
 
     def set_active_tools(self, names: list[str]) -> list[str]:
         """Activate exactly these tools (unknown names are ignored). Returns the active names."""
-        return self._runner.set_active_tools(list(names))
+        return self._runner.tools.set_active(list(names))
 
-    async def set_model(self, model: Any) -> bool:
-        """Switch the session's model. Returns False (and changes nothing) without credentials."""
+    def set_model(self, model: Any) -> ExtensionCall[bool]:
+        """Switch the session's model; the result is False (nothing changed) without credentials."""
         session = self._runner.require_session()
-        registry = session.model_registry
-        if registry is not None and not registry.has_credentials(model):
-            return False
-        await session.set_model(model)
-        return True
+
+        async def run() -> bool:
+            registry = session.model_registry
+            if registry is not None and not registry.has_credentials(model):
+                return False
+            await session.set_model(model)
+            return True
+
+        return self._call(run(), "pi.set_model(...)")
 
     def get_thinking_level(self) -> str:
         """The effective thinking level."""
-        return self._runner.require_session().thinking_level
+        return str(self._runner.require_session().thinking_level)
 
-    async def set_thinking_level(self, level: str) -> str:
-        """Set the thinking level (clamped to the model). Returns the level applied."""
-        return await self._runner.require_session().set_thinking_level(level)
+    def set_thinking_level(self, level: str) -> ExtensionCall[str]:
+        """Set the thinking level (clamped to the model); the result is the level applied."""
+        return self._call(self._runner.require_session().set_thinking_level(level), "pi.set_thinking_level(...)")
 
     # ------------------------------------------------------------------ misc
 
-    async def exec(self, command: str, args: list[str] | tuple[str, ...] = (), **options: Any) -> ExecResult:
+    def exec(self, command: str, args: list[str] | tuple[str, ...] = (), **options: Any) -> ExtensionCall[ExecResult]:
         """Run a program without a shell (``cwd``, ``timeout`` s, ``signal``, ``max_buffer``, ``env``, ``input``)."""
         options.setdefault("cwd", self._runner.cwd)
-        return await run_process(command, list(args), **options)
+        return self._call(run_process(command, list(args), **options), f"pi.exec({command!r}, ...)")
 
     def get_commands(self) -> list[dict[str, Any]]:
-        """Extension commands invocable through ``prompt`` (name, description, source)."""
+        """Everything invocable through ``prompt``: extension commands, prompt templates, then
+        skills (``skill:<name>``); each ``{"name", "description", "source", "sourceInfo"}``."""
         return self._runner.get_commands()
 
     def get_settings(self) -> dict[str, Any]:

@@ -1,18 +1,26 @@
 """``ctx``: what a handler, command or tool can see and do in the current session.
 
-Every handler gets an :class:`ExtensionContext`; command handlers get an
-:class:`ExtensionCommandContext`, which adds the session-control methods (new session,
-fork, tree navigation, switching) that would deadlock if called from inside a run.
-Properties are read when used, so a context stays valid across model and session changes.
+Every handler gets an :class:`ExtensionContext`; a tool's ``execute`` gets an
+:class:`ExtensionToolContext` (adds ``tools`` and ``execute_tool``); command and shortcut
+handlers get an :class:`ExtensionCommandContext`, which adds the session-control methods
+(new session, fork, tree navigation, switching, reload) that would deadlock if called from
+inside a run. Properties are read when used, so a context stays valid across model and session
+changes. Asynchronous calls return an :class:`~pi_runtime.extensions.calls.ExtensionCall`:
+they run whether awaited or not; ``await`` them for the result.
 """
 
 from __future__ import annotations
 
-import asyncio
+import inspect
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from .calls import ExtensionCall
+from .ui import GuardedUI
+
 if TYPE_CHECKING:
-    from .runner import Extension, ExtensionRunner
+    from .registry import Extension
+    from .runner import ExtensionRunner
 
 
 class ExtensionContext:
@@ -26,10 +34,14 @@ class ExtensionContext:
     def _session(self) -> Any:
         return self._runner.require_session()
 
+    def _call(self, work: Any, what: str) -> ExtensionCall[Any]:
+        return ExtensionCall(work, what, self._runner.reporter_for(self._extension, what))
+
     @property
-    def ui(self) -> Any:
-        """User interaction (``notify``, ``select``, ``confirm``, ``input``, ``editor``, ``set_status``, ``set_widget``)."""
-        return self._runner.ui
+    def ui(self) -> GuardedUI:
+        """User interaction: dialogs (``select``, ``confirm``, ``input``, ``editor``, ``custom``),
+        ``notify``, ``set_status``, ``set_widget``, ``set_title``, ``set_editor_text``... (see :mod:`.ui`)."""
+        return self._runner.ui_for(self._extension)
 
     @property
     def has_ui(self) -> bool:
@@ -57,7 +69,8 @@ class ExtensionContext:
 
     @property
     def session_manager(self) -> Any:
-        """The session (entries, branch, tree, labels). Treat it as read-only; use ``pi.*`` to change it."""
+        """The session (entries, branch, tree, labels): read it; change the session through ``pi``.
+        See ``docs/extensions.md`` for the entry classes."""
         return self._session.session_manager
 
     @property
@@ -73,7 +86,7 @@ class ExtensionContext:
     @property
     def thinking_level(self) -> str:
         """The effective thinking level."""
-        return self._session.thinking_level
+        return str(self._session.thinking_level)
 
     @property
     def scoped_models(self) -> list[Any]:
@@ -83,28 +96,26 @@ class ExtensionContext:
     @property
     def signal(self) -> Any:
         """The current run's abort signal, or None when idle."""
-        session = self._session
-        return session.agent.signal if session.is_streaming else None
+        return self._runner.actions.signal
 
     def is_idle(self) -> bool:
         """False while a run, a retry or a queued continuation is in progress."""
         return not self._session.is_streaming
 
-    def abort(self) -> asyncio.Future[Any]:
-        """Abort the current run (returns at once; await the result to wait for idle)."""
-        return asyncio.ensure_future(self._session.abort())
+    def abort(self) -> ExtensionCall[None]:
+        """Abort the current run (runs at once; await it to wait until idle)."""
+        return self._call(self._session.abort(), "ctx.abort()")
 
     def has_pending_messages(self) -> bool:
         """Whether steering or follow-up messages are queued."""
-        agent = self._session.agent
-        return bool(agent.steering_queue or agent.follow_up_queue)
+        return self._runner.actions.has_pending_messages()
 
     def get_system_prompt(self) -> str:
         """The system prompt as it stands (inside ``before_agent_start``: as chained so far)."""
-        return self._session.system_prompt
+        return str(self._session.system_prompt)
 
     def get_context_usage(self) -> Any:
-        """Context-window usage (None when unknown)."""
+        """Context-window usage (``tokens``, ``contextWindow``, ``percent``), None when unknown."""
         try:
             return self._session.context_usage()
         except Exception:  # noqa: BLE001 - usage is best effort (compaction may be absent)
@@ -114,32 +125,134 @@ class ExtensionContext:
         """A copy of the effective settings (file form, camelCase keys)."""
         return self._runner.settings_dict()
 
+    def compact(self, custom_instructions: str | None = None, *, on_complete: Callable[[Any], Any] | None = None,
+                on_error: Callable[[Exception], Any] | None = None) -> ExtensionCall[Any]:
+        """Compact the context (starts at once; await for the result, or pass callbacks).
+
+        Raises (when awaited):
+            CompactionError: Busy, nothing to compact, or the summary failed, unless ``on_error`` is given.
+        """
+        session = self._session
+
+        async def run() -> Any:
+            try:
+                result = await session.compact(custom_instructions)
+            except Exception as exc:
+                if on_error is None:
+                    raise
+                _maybe_await(on_error(exc))
+                return None
+            if on_complete is not None:
+                _maybe_await(on_complete(result))
+            return result
+
+        return self._call(run(), "ctx.compact(...)")
+
+    def shutdown(self) -> None:
+        """Ask pi to exit gracefully (``session_shutdown`` runs first).
+
+        Interactive and RPC modes wait until the agent is idle; print mode ignores it (it exits
+        when its prompts are done).
+        """
+        self._runner.request_shutdown()
+
+
+def _maybe_await(value: Any) -> None:
+    if inspect.iscoroutine(value):
+        from ..background import spawn
+
+        spawn(value, name="extension-callback")
+
+
+class ExtensionToolContext(ExtensionContext):
+    """``ctx`` for a tool's ``execute``: adds calling other tools."""
+
+    def __init__(self, runner: ExtensionRunner, extension: Extension | None, call_id: str) -> None:
+        super().__init__(runner, extension)
+        self.tool_call_id = call_id
+        """The id of the call being executed."""
+
+    @property
+    def tools(self) -> list[str]:
+        """Names of the tools :meth:`execute_tool` can run (the active tools)."""
+        return self._runner.nested.available()
+
+    def execute_tool(self, name: str, args: dict[str, Any] | None = None, *, signal: Any = None,
+                     on_update: Callable[[Any], None] | None = None) -> ExtensionCall[Any]:
+        """Run another tool as part of this call; await it for a ``NestedToolResult``.
+
+        The call goes through validation and the ``tool_call`` / ``tool_result`` handlers, and
+        never raises for the tool's failure (``result.is_error`` says so).
+        """
+        work = self._runner.nested.execute(self.tool_call_id, name, args, signal=signal or self.signal,
+                                           on_update=on_update)
+        return self._call(work, f"ctx.execute_tool({name!r})")
+
 
 class ExtensionCommandContext(ExtensionContext):
-    """``ctx`` for command handlers: adds session control."""
+    """``ctx`` for command and shortcut handlers: adds session control."""
 
-    async def wait_for_idle(self) -> None:
+    def wait_for_idle(self) -> ExtensionCall[None]:
         """Wait until the agent has settled (retries and queued work included)."""
-        await self._session.wait_for_idle()
+        return self._call(self._session.wait_for_idle(), "ctx.wait_for_idle()")
 
-    async def new_session(self, parent_session: str | None = None) -> dict[str, Any]:
-        """Start a new session. Returns ``{"cancelled": bool}``."""
-        return await self._session.new_session(parent_session)
+    def _replace(self, work: Any, with_session: Callable[[Any], Any] | None, what: str) -> ExtensionCall[Any]:
+        async def run() -> Any:
+            result = await work
+            if with_session is not None and not getattr(result, "cancelled", False):
+                # The same extension instance serves the new session, so a fresh ctx is valid.
+                value = with_session(ExtensionCommandContext(self._runner, self._extension))
+                if inspect.isawaitable(value):
+                    await value
+            return result
 
-    async def fork(self, entry_id: str, *, position: str = "before") -> dict[str, Any]:
+        return self._call(run(), what)
+
+    def new_session(self, parent_session: str | None = None, *, setup: Callable[[Any], Any] | None = None,
+                    with_session: Callable[[Any], Any] | None = None) -> ExtensionCall[Any]:
+        """Start a new session; ``result.cancelled`` when an extension vetoed it.
+
+        Args:
+            parent_session: Session file recorded as the new session's parent.
+            setup: ``setup(session_manager)`` (sync or async) fills the new session before it is used,
+                e.g. ``sm.append_message(...)``.
+            with_session: ``with_session(ctx)`` runs afterwards with a context of the new session.
+        """
+        return self._replace(self._session.new_session(parent_session, setup=setup), with_session,
+                             "ctx.new_session(...)")
+
+    def fork(self, entry_id: str, *, position: str = "before",
+             with_session: Callable[[Any], Any] | None = None) -> ExtensionCall[Any]:
         """Fork before the user message ``entry_id`` (``position="at"`` clones the branch)."""
-        if position == "at":
-            return await self._session.clone()
-        return await self._session.fork(entry_id)
+        work = self._session.clone() if position == "at" else self._session.fork(entry_id)
+        return self._replace(work, with_session, "ctx.fork(...)")
 
-    async def navigate_tree(self, target_id: str, *, summarize: bool | str = False) -> dict[str, Any]:
-        """Move the session leaf to ``target_id`` (see ``AgentSession.navigate_tree``)."""
-        return await self._session.navigate_tree(target_id, summarize=summarize)
+    def navigate_tree(self, target_id: str, *, summarize: bool | str = False,
+                      custom_instructions: str | None = None) -> ExtensionCall[Any]:
+        """Move the session leaf to ``target_id``; ``summarize`` (or ``custom_instructions``) summarises
+        the branch left behind."""
+        how: bool | str = custom_instructions if (summarize and custom_instructions) else summarize
+        return self._call(self._session.navigate_tree(target_id, summarize=how), "ctx.navigate_tree(...)")
 
-    async def switch_session(self, session_path: str) -> dict[str, Any]:
+    def switch_session(self, session_path: str, *,
+                       with_session: Callable[[Any], Any] | None = None) -> ExtensionCall[Any]:
         """Open another session file."""
-        return await self._session.switch_session(session_path)
+        return self._replace(self._session.switch_session(session_path), with_session, "ctx.switch_session(...)")
 
-    async def compact(self, instructions: str | None = None) -> Any:
-        """Compact the context now."""
-        return await self._session.compact(instructions)
+    def reload(self) -> ExtensionCall[None]:
+        """Reload extensions (re-imported), skills, prompts and context files, as ``/reload`` does.
+
+        ``session_shutdown`` (reason ``reload``) runs for the old extension instances, then
+        ``session_start`` (reason ``reload``) for the new ones. Code after ``await ctx.reload()``
+        still runs in the old module: treat it as the handler's last line.
+        """
+        return self._call(self._runner.reload(), "ctx.reload()")
+
+    def get_system_prompt_options(self) -> dict[str, Any]:
+        """The inputs the system prompt is built from: ``sections`` (name -> text) and ``selected_tools``."""
+        sections = getattr(self._session, "system_prompt_sections", None)
+        return {
+            "sections": dict(sections.sections) if sections is not None else {},
+            "selectedTools": self._runner.tools.active_names(),
+            "cwd": self._runner.cwd,
+        }

@@ -35,6 +35,7 @@ BUNDLED = {
     "git-checkpoint": "pi_runtime.extensions.bundled.git_checkpoint",
     "plan-mode": "pi_runtime.extensions.bundled.plan_mode",
     "subagent": "pi_runtime.extensions.bundled.subagent",
+    "mcp": "pi_runtime.mcp.extension",
 }
 """Bundled extension name -> module."""
 
@@ -190,6 +191,30 @@ def import_extension(path: str) -> ModuleType:
         sys.modules.pop(name, None)
         raise
     return module
+
+
+def forget_modules(paths: Iterable[str]) -> None:
+    """Drop the modules of these extensions (and their submodules) so the next import runs them afresh."""
+    names = set()
+    for path in paths:
+        if path.startswith(BUILTIN_PREFIX):
+            module = BUNDLED.get(path[len(BUILTIN_PREFIX):])
+            if module is not None:
+                names.add(module)
+        else:
+            names.add(_module_name(path))
+    for loaded in list(sys.modules):
+        if loaded in names or any(loaded.startswith(name + ".") for name in names):
+            del sys.modules[loaded]
+
+
+def describe_load_error(exc: BaseException, path: str) -> str:
+    """What went wrong while importing or setting up an extension (exits named as such)."""
+    if isinstance(exc, SystemExit):
+        return f"SystemExit({exc.code!r}): the extension called sys.exit() while loading"
+    if isinstance(exc, KeyboardInterrupt):
+        return "KeyboardInterrupt while loading the extension"
+    return summarize_error(exc, path)
 
 
 def summarize_error(exc: BaseException, path: str | None = None, limit: int = 3) -> str:

@@ -5,61 +5,32 @@ Two forms:
 - models on an existing api (``api="openai-completions"``, ``base_url=...``,
   ``api_key="$MY_KEY"``): the models join the registry like models.json ones;
 - a custom protocol (``stream=fn``): ``fn(model, context, options)`` is an async generator
-  of stream events, registered with ``pi_runtime.ai.stream.register_api``.
-  :func:`text_stream` turns a plain ``async def reply(model, context, options) -> str`` into
-  such a generator.
+  of stream events (build them with :class:`~pi_runtime.extensions.streaming.StreamWriter`);
+  :func:`~pi_runtime.extensions.streaming.text_stream` turns a plain
+  ``async def reply(model, context, options) -> str`` into one.
 
 With ``base_url`` and no ``models`` the provider's existing models are re-pointed (a proxy).
+``refresh_models=fn`` makes the model list dynamic: ``await fn(RefreshContext)`` returns the
+models, and replaces the provider's extension models each time ``pi.refresh_models()`` runs
+(once at start-up, too). :class:`ProviderRegistrations` remembers what each extension added,
+so ``unregister_provider`` and ``/reload`` take it away again (built-ins it overrode return).
 """
 
 from __future__ import annotations
 
+import asyncio
 import inspect
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
-from ..ai.builder import MessageBuilder
-from ..ai.events import AssistantMessageEvent
 from ..ai.types import Model
 
 IN_PROCESS_URL = "http://extension.localhost"
 """Base URL of models served by an in-process stream function. A ``.localhost`` host is
 what the registry treats as needing no key, which is true of a function in this process."""
-
-
-def text_stream(reply: Callable[..., Any]) -> Callable[..., AsyncIterator[AssistantMessageEvent]]:
-    """Adapt ``reply(model, context, options) -> str`` (sync or async) into a stream function.
-
-    Args:
-        reply: Returns the whole answer text; raising ends the response with an error.
-
-    Returns:
-        A provider stream function for ``register_provider(stream=...)``.
-    """
-
-    async def stream(model: Model, context: Any, options: Any) -> AsyncIterator[AssistantMessageEvent]:
-        builder = MessageBuilder(model)
-        for event in builder.start():
-            yield event
-        try:
-            text = reply(model, context, options)
-            if inspect.isawaitable(text):
-                text = await text
-        except Exception as exc:  # noqa: BLE001 - providers end with an error, never raise
-            for event in builder.fail(f"{type(exc).__name__}: {exc}"):
-                yield event
-            return
-        index, events = builder.text_start()
-        for event in events:
-            yield event
-        for event in builder.text_delta(index, str(text)):
-            yield event
-        for event in builder.end_block(index):
-            yield event
-        for event in builder.finish("stop"):
-            yield event
-
-    return stream
+REFRESH_TIMEOUT = 15.0
+"""Seconds a ``refresh_models`` callback may take at start-up (as Pi's model runtime)."""
 
 
 def _model(data: Any, provider: str, api: str | None, base_url: str | None) -> Model:
@@ -83,55 +54,191 @@ def _model(data: Any, provider: str, api: str | None, base_url: str | None) -> M
     return Model.model_validate(values)
 
 
-def register_provider(
-    registry: Any,
-    name: str,
-    *,
-    models: list[Any] | None = None,
-    api: str | None = None,
-    base_url: str | None = None,
-    api_key: str | None = None,
-    headers: dict[str, str] | None = None,
-    stream: Callable[..., Any] | None = None,
-) -> list[Model]:
-    """Add (or re-point) a provider's models in ``registry``.
+@dataclass
+class RefreshContext:
+    """What a ``refresh_models`` callback receives."""
+
+    provider: str
+    signal: Any = None
+    """An ``AbortSignal``-like object; pass it to blocking I/O (``pi.exec(..., signal=...)``)."""
+
+
+@dataclass
+class Registration:
+    """One provider an extension registered."""
+
+    name: str
+    owner: str
+    """The extension's path."""
+    api: str | None = None
+    base_url: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    stream_api: str | None = None
+    """The ``ext:<name>`` protocol its stream function was registered under."""
+    refresh: Callable[..., Any] | None = None
+    models: list[tuple[str, str]] = field(default_factory=list)
+    """(provider, id) of every model it added or changed."""
+    set_key: bool = False
+
+
+class ProviderRegistrations:
+    """The providers extensions registered in one model registry.
 
     Args:
-        registry: The session's ``ModelRegistry``.
-        name: Provider id (``provider/model`` refs use it).
-        models: Model definitions (dicts with Pi's fields, or ``Model``).
-        api: Wire protocol of the models; defaults to ``ext:<name>`` with ``stream``.
-        base_url: Endpoint for models that do not set their own.
-        api_key: Key literal, ``$ENV`` / ``${ENV}`` reference or ``!command``.
-        headers: Extra request headers for these models.
-        stream: A provider stream function (see :func:`text_stream`).
-
-    Returns:
-        The models added or changed.
-
-    Raises:
-        ValueError: Missing model ids, api or base URL, or nothing to register.
+        registry: The session's ``ModelRegistry`` (None until known).
     """
-    from ..ai.credentials import resolve_value
-    from ..ai.stream import register_api
 
-    if not name or not isinstance(name, str):
-        raise ValueError("register_provider: a provider needs a name")
-    if stream is not None:
-        api = api or f"ext:{name}"
-        register_api(api, stream)
-        base_url = base_url or IN_PROCESS_URL
-    changed: list[Model] = []
-    if models is not None:
-        changed = [_model(m, name, api, base_url) for m in models]
-    elif base_url:
-        changed = [m.model_copy(update={"base_url": base_url}) for m in registry.all() if m.provider == name]
-    if not changed and stream is None and api_key is None:
-        raise ValueError(f"register_provider({name!r}): give models, a base_url for existing models, or a stream")
-    if headers:
-        changed = [m.model_copy(update={"headers": {**(m.headers or {}), **headers}}) for m in changed]
-    for model in changed:
-        registry.add_model(model)
-    if api_key:
-        registry.set_runtime_api_key(name, resolve_value(api_key, where=f"register_provider({name!r}).api_key"))
-    return changed
+    def __init__(self, registry: Any = None) -> None:
+        self.registry = registry
+        self._by_name: dict[str, Registration] = {}
+
+    def refreshable(self) -> list[str]:
+        """Providers with a ``refresh_models`` callback."""
+        return [n for n, r in self._by_name.items() if r.refresh is not None]
+
+    def names(self, owner: str | None = None) -> list[str]:
+        """Registered provider names (of one extension when ``owner`` is given)."""
+        return [n for n, r in self._by_name.items() if owner is None or r.owner == owner]
+
+    def register(
+        self,
+        owner: str,
+        name: str,
+        *,
+        models: list[Any] | None = None,
+        api: str | None = None,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        headers: dict[str, str] | None = None,
+        stream: Callable[..., Any] | None = None,
+        refresh_models: Callable[..., Any] | None = None,
+    ) -> list[Model]:
+        """Add (or re-point) a provider's models.
+
+        Args:
+            owner: The registering extension's path.
+            name: Provider id (``provider/model`` refs use it).
+            models: Model definitions (dicts with Pi's fields, or ``Model``); replace the provider's
+                earlier extension models.
+            api: Wire protocol of the models; ``ext:<name>`` with ``stream``.
+            base_url: Endpoint for models that do not set their own.
+            api_key: Key literal, ``$ENV`` / ``${ENV}`` reference or ``!command``.
+            headers: Extra request headers for these models.
+            stream: A provider stream function.
+            refresh_models: ``await refresh_models(RefreshContext)`` -> model definitions.
+
+        Returns:
+            The models added or changed.
+
+        Raises:
+            ValueError: Missing model ids, api or base URL, or nothing to register.
+        """
+        from ..ai.credentials import resolve_value
+        from ..ai.stream import register_api
+
+        registry = self._require()
+        if not name or not isinstance(name, str):
+            raise ValueError("register_provider: a provider needs a name")
+        previous = self._by_name.get(name)
+        reg = Registration(name, owner, headers=dict(headers or {}), refresh=refresh_models)
+        if stream is not None:
+            api = api or f"ext:{name}"
+            register_api(api, stream)
+            reg.stream_api = api
+            base_url = base_url or IN_PROCESS_URL
+        reg.api, reg.base_url = api, base_url
+        changed: list[Model] = []
+        if models is not None:
+            changed = [_model(m, name, api, base_url) for m in models]
+        elif base_url and refresh_models is None:
+            changed = [m.model_copy(update={"base_url": base_url}) for m in registry.all() if m.provider == name]
+        if not changed and stream is None and api_key is None and refresh_models is None:
+            raise ValueError(f"register_provider({name!r}): give models, a base_url for existing models, "
+                             "a stream or refresh_models")
+        if previous is not None and models is not None:
+            self._remove_models(previous)
+        self._add(reg, changed)
+        if previous is not None:
+            reg.models = list(dict.fromkeys(previous.models + reg.models)) if models is None else reg.models
+            reg.set_key = previous.set_key
+        if api_key:
+            key = resolve_value(api_key, where=f"register_provider({name!r}).api_key")
+            registry.set_runtime_api_key(name, key)
+            reg.set_key = True
+        self._by_name[name] = reg
+        return changed
+
+    def _add(self, reg: Registration, models: list[Model]) -> None:
+        registry = self._require()
+        if reg.headers:
+            models = [m.model_copy(update={"headers": {**(m.headers or {}), **reg.headers}}) for m in models]
+        for model in models:
+            registry.add_model(model)
+            reg.models.append((model.provider, model.id))
+
+    def _remove_models(self, reg: Registration) -> None:
+        registry = self._require()
+        for provider, model_id in reg.models:
+            registry.remove_model(provider, model_id)
+        reg.models = []
+
+    def unregister(self, name: str, owner: str | None = None) -> bool:
+        """Remove a provider an extension registered and its models (built-ins it overrode return).
+
+        Returns:
+            False when no extension (or not ``owner``) registered ``name``.
+        """
+        from ..ai.stream import unregister_api
+
+        reg = self._by_name.get(name)
+        if reg is None or (owner is not None and reg.owner != owner):
+            return False
+        del self._by_name[name]
+        self._remove_models(reg)
+        if reg.stream_api is not None:
+            unregister_api(reg.stream_api)
+        if reg.set_key:
+            self._require().set_runtime_api_key(name, None)
+        return True
+
+    def unregister_owner(self, owner: str) -> None:
+        """Remove every provider ``owner`` registered (its extension is being reloaded)."""
+        for name in self.names(owner):
+            self.unregister(name)
+
+    async def refresh(self, name: str | None = None, *, signal: Any = None,
+                      on_error: Callable[[str, str, str], Any] | None = None) -> list[Model]:
+        """Run ``refresh_models`` callbacks (of ``name``, or all) and publish what they return.
+
+        A failing callback keeps the provider's current models and is passed to ``on_error``
+        as ``(owner, "refresh_models", error)``.
+
+        Returns:
+            Every model now published by the refreshed providers.
+        """
+        from .loader import summarize_error
+
+        out: list[Model] = []
+        for reg in list(self._by_name.values()):
+            if reg.refresh is None or (name is not None and reg.name != name):
+                continue
+            try:
+                value = reg.refresh(RefreshContext(reg.name, signal))
+                if inspect.isawaitable(value):
+                    value = await asyncio.wait_for(value, REFRESH_TIMEOUT) if signal is None else await value
+                models = [_model(m, reg.name, reg.api, reg.base_url) for m in (value or [])]
+            except Exception as exc:  # noqa: BLE001 - a failing refresh keeps the models it had
+                if on_error is not None:
+                    result = on_error(reg.owner, "refresh_models", summarize_error(exc, reg.owner))
+                    if inspect.isawaitable(result):
+                        await result
+                continue
+            self._remove_models(reg)
+            self._add(reg, models)
+            out.extend(models)
+        return out
+
+    def _require(self) -> Any:
+        if self.registry is None:
+            raise RuntimeError("register_provider: this session has no model registry")
+        return self.registry

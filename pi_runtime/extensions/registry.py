@@ -1,21 +1,16 @@
-"""What extensions registered besides handlers and tools: commands, shortcuts, flags, the event bus.
+"""What the loaded extensions registered, and the queries hosts and the runner make of it.
 
-Kept apart from :mod:`.runner` so the dispatch core stays small; :class:`RegistryMixin`
-is part of ``ExtensionRunner``.
+:class:`ExtensionRegistry` owns the list of loaded :class:`Extension` records and nothing
+else: handlers by event, commands (with Pi's ``name:1``/``name:2`` suffixes for clashes),
+shortcuts, flags, tools, renderers and providers. It knows no session; the runner's other
+parts ask it who handles what.
 """
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
-
-from ..background import spawn
-from .loader import summarize_error
-
-if TYPE_CHECKING:
-    from .runner import Extension, ExtensionRunner
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass
@@ -27,25 +22,108 @@ class Command:
     extension: Extension
     description: str = ""
     get_argument_completions: Callable[[str], Any] | None = None
+    """``fn(prefix)`` -> completion items (strings or ``{"value", "label", "description"}``) or None."""
 
 
 @dataclass
 class Shortcut:
-    """A key binding registered by an extension (the app binds it)."""
+    """A key binding registered by an extension; the app binds ``key`` and calls ``runner.run_shortcut``."""
 
     key: str
+    """Pi's key format, e.g. ``ctrl+shift+p``."""
     handler: Callable[..., Any]
     extension: Extension
     description: str = ""
 
 
-class RegistryMixin:
-    def settings_dict(self: ExtensionRunner) -> dict[str, Any]:
-        """The effective settings in file form (an empty dict without settings)."""
-        data = getattr(self.settings, "settings", None)
-        return data.model_dump(by_alias=True) if data is not None else {}
+@dataclass
+class Flag:
+    """A command-line flag registered by an extension (``--name``)."""
 
-    def commands(self: ExtensionRunner) -> dict[str, Command]:
+    name: str
+    extension: Extension
+    description: str = ""
+    type: str = "boolean"
+    """``boolean`` (present or not) or ``string`` (takes a value)."""
+    default: Any = None
+    value: Any = None
+    """What the command line set; None until then."""
+    is_set: bool = False
+
+    @property
+    def current(self) -> Any:
+        """The command line's value when given, else the default."""
+        return self.value if self.is_set else self.default
+
+
+@dataclass
+class Extension:
+    """One loaded extension and everything it registered."""
+
+    path: str
+    """Its file or package folder, or ``builtin:<name>``."""
+    scope: str
+    """``global``, ``project``, ``settings``, ``cli``, ``builtin`` or ``sdk``."""
+    handlers: dict[str, list[Callable[..., Any]]] = field(default_factory=dict)
+    tools: dict[str, Any] = field(default_factory=dict)
+    commands: dict[str, Command] = field(default_factory=dict)
+    shortcuts: dict[str, Shortcut] = field(default_factory=dict)
+    flags: dict[str, Flag] = field(default_factory=dict)
+    message_renderers: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    """``customType`` -> ``renderer(message, options, theme)`` for custom messages."""
+    entry_renderers: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    """``customType`` -> ``renderer(entry, options, theme)`` for custom entries."""
+    tool_renderers: list[Callable[..., Any]] = field(default_factory=list)
+    """``resolver(tool_name, next)`` -> renderer dict or None (see ``ExtensionAPI.register_tool_renderer``)."""
+    markdown_transformer: tuple[Callable[..., Any], frozenset[str] | None] | None = None
+    providers: list[str] = field(default_factory=list)
+    """Provider ids it registered (removed again on reload or ``unregister_provider``)."""
+    pending_init: Any = None
+    """An async factory's coroutine, awaited by the runner's ``start``."""
+
+
+class ExtensionRegistry:
+    """The loaded extensions, in load order, and what they registered."""
+
+    def __init__(self) -> None:
+        self.extensions: list[Extension] = []
+        self._handled: set[str] = set()
+
+    def __iter__(self) -> Iterator[Extension]:
+        return iter(self.extensions)
+
+    def __len__(self) -> int:
+        return len(self.extensions)
+
+    def add(self, ext: Extension) -> None:
+        self.extensions.append(ext)
+        self.refresh_handled()
+
+    def clear(self) -> None:
+        self.extensions.clear()
+        self._handled.clear()
+
+    # ------------------------------------------------------------------ handlers
+
+    def refresh_handled(self) -> None:
+        self._handled = {n for ext in self.extensions for n, hs in ext.handlers.items() if hs}
+
+    def note_handler(self, name: str) -> None:
+        self._handled.add(name)
+
+    def has_handlers(self, name: str) -> bool:
+        """Whether any extension handles ``name`` (cheap; asked on every streamed delta)."""
+        return name in self._handled
+
+    def handlers(self, name: str) -> list[tuple[Extension, Callable[..., Any]]]:
+        """Handlers for ``name`` in load order, then registration order (a snapshot)."""
+        if name not in self._handled:
+            return []
+        return [(ext, h) for ext in self.extensions for h in list(ext.handlers.get(name, ()))]
+
+    # ------------------------------------------------------------------ commands, shortcuts, flags
+
+    def commands(self) -> dict[str, Command]:
         """Invocable name -> command. A name two extensions share becomes ``name:1``, ``name:2``."""
         counts: dict[str, int] = {}
         for ext in self.extensions:
@@ -62,99 +140,64 @@ class RegistryMixin:
                     out[name] = command
         return out
 
-    def get_commands(self: ExtensionRunner) -> list[dict[str, Any]]:
-        """Commands for ``get_commands`` / autocompletion (Pi's shape)."""
-        return [
-            {"name": name, "description": c.description, "source": "extension",
-             "sourceInfo": {"path": c.extension.path, "source": c.extension.scope}}
-            for name, c in self.commands().items()
-        ]
-
-    async def complete_command(self: ExtensionRunner, name: str, prefix: str) -> list[Any] | None:
-        """Argument completions for ``/name prefix`` (None when there are none)."""
-        command = self.commands().get(name)
-        if command is None or command.get_argument_completions is None:
-            return None
-        try:
-            items = command.get_argument_completions(prefix)
-            if inspect.isawaitable(items):
-                items = await items
-        except Exception as exc:  # noqa: BLE001
-            await self.report_error(command.extension.path, f"complete:{name}", summarize_error(exc))
-            return None
-        return list(items) if items else None
-
-    async def run_command(self: ExtensionRunner, name: str, args: str = "") -> bool:
-        """Run ``/name args``. Returns False when no such command exists."""
-        command = self.commands().get(name)
-        if command is None:
-            return False
-        try:
-            result = command.handler(args, self.command_context(command.extension))
-            if inspect.isawaitable(result):
-                await result
-        except Exception as exc:  # noqa: BLE001 - reported; the prompt still counts as handled
-            await self.report_error(command.extension.path, f"command:{name}", summarize_error(exc, command.extension.path))
-        return True
-
-    def shortcuts(self: ExtensionRunner) -> dict[str, Shortcut]:
+    def shortcuts(self) -> dict[str, Shortcut]:
         """Key -> shortcut (a later extension's binding for the same key wins)."""
         return {key: s for ext in self.extensions for key, s in ext.shortcuts.items()}
 
-    async def run_shortcut(self: ExtensionRunner, key: str) -> bool:
-        """Run the handler bound to ``key``. Returns False when none is."""
-        shortcut = self.shortcuts().get(key)
-        if shortcut is None:
-            return False
-        try:
-            await self.call(shortcut.extension, shortcut.handler)
-        except Exception as exc:  # noqa: BLE001
-            await self.report_error(shortcut.extension.path, f"shortcut:{key}", summarize_error(exc))
-        return True
+    def flags(self) -> dict[str, Flag]:
+        """Flag name -> definition (a later extension's flag of the same name wins)."""
+        return {name: flag for ext in self.extensions for name, flag in ext.flags.items()}
 
-    def flags(self: ExtensionRunner) -> dict[str, dict[str, Any]]:
-        """Flag name -> definition (``description``, ``type``, ``default``, ``value``)."""
-        return {name: spec for ext in self.extensions for name, spec in ext.flags.items()}
+    # ------------------------------------------------------------------ tools and renderers
 
-    def set_flag_values(self: ExtensionRunner, values: dict[str, Any]) -> None:
-        """Values for registered flags, from the command line."""
-        for ext in self.extensions:
-            for name, spec in ext.flags.items():
-                if name in values:
-                    spec["value"] = values[name]
-
-    def registered_tools(self: ExtensionRunner) -> list[Any]:
+    def tools(self) -> list[Any]:
         """Tools registered by extensions, in load order (a later registration of a name wins)."""
         merged: dict[str, Any] = {}
         for ext in self.extensions:
             merged.update(ext.tools)
         return list(merged.values())
 
+    def message_renderer(self, custom_type: str) -> Callable[..., Any] | None:
+        """The renderer for custom messages of ``custom_type`` (the last registration wins)."""
+        found = None
+        for ext in self.extensions:
+            found = ext.message_renderers.get(custom_type, found)
+        return found
 
+    def entry_renderer(self, custom_type: str) -> Callable[..., Any] | None:
+        """The renderer for custom entries of ``custom_type`` (the last registration wins)."""
+        found = None
+        for ext in self.extensions:
+            found = ext.entry_renderers.get(custom_type, found)
+        return found
 
-class EventBus:
-    """``pi.events``: a channel extensions use to talk to each other."""
+    def tool_renderer(self, tool_name: str, registered: Any = None) -> Any:
+        """What draws calls to ``tool_name``: resolvers in load order, each able to defer to ``next()``.
 
-    def __init__(self, runner: ExtensionRunner) -> None:
-        self._runner = runner
-        self._listeners: dict[str, list[Callable[[Any], Any]]] = {}
+        Args:
+            tool_name: The tool.
+            registered: The tool's own render hints (``render_call``/``render_result``), the fallback.
 
-    def on(self, name: str, listener: Callable[[Any], Any]) -> Callable[[], None]:
-        """Listen to ``name``. Returns an unsubscriber."""
-        self._listeners.setdefault(name, []).append(listener)
+        Returns:
+            Whatever the first resolver returned, else ``registered``.
+        """
+        resolvers = [r for ext in self.extensions for r in ext.tool_renderers]
 
-        def off() -> None:
-            if listener in self._listeners.get(name, []):
-                self._listeners[name].remove(listener)
+        def resolve(index: int) -> Any:
+            if index >= len(resolvers):
+                return registered
+            return resolvers[index](tool_name, lambda: resolve(index + 1))
 
-        return off
+        return resolve(0)
 
-    def emit(self, name: str, data: Any = None) -> None:
-        """Call every listener of ``name`` (async ones are scheduled); failures are reported."""
-        for listener in list(self._listeners.get(name, [])):
-            try:
-                result = listener(data)
-                if inspect.isawaitable(result):
-                    spawn(result, name=f"listener:{name}")
-            except Exception as exc:  # noqa: BLE001
-                self._runner.report_error_soon("(events)", f"events:{name}", summarize_error(exc))
+    def markdown_transformers(self, message_type: str) -> list[Callable[..., Any]]:
+        """Markdown transformers that run on ``message_type`` (``user``, ``assistant``...), in load order."""
+        defaults = {"user", "assistant", "assistant-thinking"}
+        out = []
+        for ext in self.extensions:
+            if ext.markdown_transformer is None:
+                continue
+            fn, types = ext.markdown_transformer
+            if message_type in (types if types is not None else defaults):
+                out.append(fn)
+        return out

@@ -1,84 +1,135 @@
 """Putting extension messages and entries into the session (``pi.send_message`` and friends).
 
-Custom messages reach the model as user text and are stored as ``custom_message``
-entries; ``append_entry`` stores ``custom`` entries the model never sees.
+Custom messages reach the model as user text and are stored as ``custom_message`` entries;
+``append_entry`` stores ``custom`` entries the model never sees. Delivery follows Pi:
+
+- ``deliver_as="nextTurn"``: held until the next prompt starts a run;
+- while the agent runs, ``trigger_turn`` unset (None) or True: steered (``steer``) or queued as a
+  follow-up (``followUp``); ``trigger_turn=False``: stored when the current turn ends, right
+  after its tool results, with ``message_start``/``message_end`` events, so the next model
+  call of the same run sees it;
+- while idle, ``trigger_turn=True`` starts a run with it; otherwise it is stored (with events).
 """
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING, Any
 
-from .loader import summarize_error
+from .events import result_field
 
 if TYPE_CHECKING:
-    from .runner import Extension, ExtensionRunner
+    from ..ai.types import CustomMessage
+    from ..kernel.extension_port import SessionActions
 
 DELIVERY = ("steer", "followUp", "nextTurn")
 
 
-def send_custom_message(runner: ExtensionRunner, message: Any, *, deliver_as: str, trigger_turn: bool) -> None:
-    """See ``ExtensionAPI.send_message``.
+class ExtensionMessages:
+    """Messages extensions queued for the next prompt (``deliver_as="nextTurn"``)."""
+
+    def __init__(self) -> None:
+        self._next_turn: list[Any] = []
+
+    def hold(self, message: Any) -> None:
+        self._next_turn.append(message)
+
+    def take_next_turn(self) -> list[Any]:
+        taken, self._next_turn = self._next_turn, []
+        return taken
+
+
+def custom_message(message: Any) -> CustomMessage:
+    """A ``CustomMessage`` from a dict with Pi's fields (``customType``, ``content``, ``display``, ``details``).
+
+    Raises:
+        ValueError: Not a dict/CustomMessage, or no ``customType``.
+    """
+    from ..ai.types import CustomMessage
+    from .tools import content_blocks
+
+    if isinstance(message, CustomMessage):
+        return message
+    if not isinstance(message, dict):
+        raise ValueError("a custom message is a dict with customType and content")
+    custom_type = result_field(message, "custom_type")
+    if not custom_type:
+        raise ValueError("a custom message needs a customType")
+    content = result_field(message, "content", "")
+    return CustomMessage(
+        custom_type=str(custom_type),
+        content=content if isinstance(content, str) else content_blocks(content),
+        display=bool(result_field(message, "display", True)),
+        details=result_field(message, "details"),
+    )
+
+
+def send_custom_message(actions: SessionActions, held: ExtensionMessages, message: Any, *, deliver_as: str,
+                        trigger_turn: bool | None) -> None:
+    """See ``ExtensionAPI.send_message`` and the module docstring.
 
     Raises:
         ValueError: Unknown ``deliver_as`` or a malformed message.
+        PromptError: ``trigger_turn`` while idle and no run can start (no model or key).
     """
     if deliver_as not in DELIVERY:
         raise ValueError(f"deliver_as must be one of {', '.join(DELIVERY)}, not {deliver_as!r}")
-    actions = runner.require_session().actions
-    custom = runner.custom_message(message)
+    custom = custom_message(message)
     if deliver_as == "nextTurn":
-        runner._next_turn.append(custom)
-    elif actions.is_streaming:
-        if not trigger_turn:
-            actions.defer_message(custom)  # appended when the run has settled
-        elif deliver_as == "steer":
-            actions.steer_message(custom)
-        else:
+        held.hold(custom)
+    elif actions.is_streaming and trigger_turn is not False:
+        if deliver_as == "followUp":
             actions.follow_up_message(custom)
+        else:
+            actions.steer_message(custom)
     elif trigger_turn:
         actions.check_ready()
         actions.start_run([custom])
+    elif actions.is_streaming:
+        actions.defer_to_turn_end(custom)
     else:
         actions.store_message(custom)
 
 
-def send_user_message(runner: ExtensionRunner, ext: Extension, content: Any, deliver_as: str | None) -> asyncio.Future[Any]:
-    """See ``ExtensionAPI.send_user_message``."""
+def user_message_parts(content: Any) -> tuple[str, list[Any] | None]:
+    """Text and images of what ``send_user_message`` was given (a string or blocks)."""
     from ..ai.types import ImageContent
-    from .runner import INPUT_SOURCE
     from .tools import content_blocks
 
-    session = runner.require_session()
     if isinstance(content, str):
-        text, images = content, None
-    else:
-        blocks = content_blocks(content)
-        text = "".join(getattr(b, "text", "") for b in blocks if getattr(b, "type", "") == "text")
-        images = [b for b in blocks if isinstance(b, ImageContent)] or None
-
-    async def run() -> Any:
-        token = INPUT_SOURCE.set("extension")
-        try:
-            if session.is_streaming and deliver_as is None:
-                raise RuntimeError("the agent is running: send_user_message needs deliver_as='steer' or 'followUp'")
-            return await session.prompt(text, images, streaming_behavior=deliver_as, wait=False)
-        except Exception as exc:  # noqa: BLE001 - reported like any extension failure
-            await runner.report_error(ext.path, "send_user_message", summarize_error(exc))
-            return None
-        finally:
-            INPUT_SOURCE.reset(token)
-
-    return asyncio.ensure_future(run())
+        return content, None
+    blocks = content_blocks(content)
+    text = "".join(getattr(b, "text", "") for b in blocks if getattr(b, "type", "") == "text")
+    return text, [b for b in blocks if isinstance(b, ImageContent)] or None
 
 
-def append_entry(runner: ExtensionRunner, custom_type: str, data: Any) -> str:
+def append_entry(session: Any, actions: SessionActions, custom_type: str, data: Any) -> str:
     """Append a ``custom`` entry and announce it with ``entry_appended``. Returns the entry id."""
     from ..kernel.events import EntryAppendedEvent
 
     if not custom_type or not isinstance(custom_type, str):
         raise ValueError("append_entry needs a custom_type string")
-    session = runner.require_session()
-    entry_id = session.session_manager.append_custom(custom_type, data)
-    session.actions.emit_soon(EntryAppendedEvent(session.session_manager.get_entry(entry_id)))
+    entry_id: str = session.session_manager.append_custom(custom_type, data)
+    actions.emit_soon(EntryAppendedEvent(session.session_manager.get_entry(entry_id)))
     return entry_id
+
+
+async def send_user_message(session: Any, reporter: Any, owner: str, content: Any, deliver_as: str | None,
+                            expand: bool) -> str | None:
+    """See ``ExtensionAPI.send_user_message``; a refusal is reported under ``owner``, never raised."""
+    from .kernel_hooks import EXPAND_TEMPLATES, INPUT_SOURCE
+    from .loader import summarize_error
+
+    text, images = user_message_parts(content)
+    source = INPUT_SOURCE.set("extension")
+    # Queued text is plain (Pi): only an idle prompt expands commands and templates.
+    expanding = EXPAND_TEMPLATES.set(bool(expand) and deliver_as is None)
+    try:
+        if session.is_streaming and deliver_as is None:
+            raise RuntimeError("the agent is running: send_user_message needs deliver_as='steer' or 'followUp'")
+        return str(await session.prompt(text, images, streaming_behavior=deliver_as, wait=False))
+    except Exception as exc:  # noqa: BLE001 - reported like any extension failure
+        await reporter.report(owner, "send_user_message", summarize_error(exc))
+        return None
+    finally:
+        EXPAND_TEMPLATES.reset(expanding)
+        INPUT_SOURCE.reset(source)

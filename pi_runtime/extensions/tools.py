@@ -5,10 +5,14 @@ builds an :class:`ExtensionTool`; an ``AgentTool`` instance can be registered as
 ``execute(call_id, params, signal, on_update, ctx)`` may return a ``ToolResult``, a string,
 or a dict ``{"content": str | [blocks], "details": ..., "isError": bool, "terminate": bool}``;
 raising marks the call failed (the message goes to the model), as for built-in tools.
+
+Abort wins: when the run is aborted, an ``execute`` that ignores its signal is cancelled and
+the call ends as an error result at once.
 """
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -17,17 +21,27 @@ from pydantic import BaseModel
 
 from ..agent.tool import AgentTool, ToolError, ToolParams, ToolResult
 from ..ai.types import ImageContent, TextContent
+from .dispatch import EscapeAttempt, contained, describe_escape, positional_count
 from .events import result_field
 
 if TYPE_CHECKING:
-    from .runner import Extension
+    from ..ai.abort import AbortSignal
+    from .registry import Extension
+
+
+class ToolCallError(ToolError):
+    """A tool failure that keeps the ``details`` the tool returned with ``isError``."""
+
+    def __init__(self, message: str, details: Any = None) -> None:
+        super().__init__(message)
+        self.details = details
 
 
 def to_tool_result(value: Any, tool_name: str) -> ToolResult:
     """Turn what an extension's ``execute`` returned into a ``ToolResult``.
 
     Raises:
-        ToolError: The value says ``isError`` (its details are kept on the exception).
+        ToolCallError: The value says ``isError`` (its details are kept on the exception).
         TypeError: The value has no usable shape.
     """
     if isinstance(value, ToolResult):
@@ -39,19 +53,23 @@ def to_tool_result(value: Any, tool_name: str) -> ToolResult:
         result = ToolResult(content=content, details=result_field(value, "details"))
         result.terminate = bool(result_field(value, "terminate", False))
         if result_field(value, "is_error", False):
-            error = ToolError("".join(getattr(b, "text", "") for b in content) or "Tool failed")
-            error.details = result.details  # type: ignore[attr-defined]
-            raise error
+            raise ToolCallError("".join(getattr(b, "text", "") for b in content) or "Tool failed", result.details)
         return result
     raise TypeError(f"tool {tool_name} returned {type(value).__name__}; expected ToolResult, str or dict")
 
 
 def content_blocks(content: Any) -> list[TextContent | ImageContent]:
-    """Text or a list of blocks (objects or wire dicts) as content blocks."""
+    """Text or a list of blocks (objects or wire dicts) as content blocks.
+
+    Raises:
+        TypeError: ``content`` is neither text nor a list of blocks.
+    """
     if content is None:
         return []
     if isinstance(content, str):
         return [TextContent(text=content)]
+    if not isinstance(content, (list, tuple)):
+        raise TypeError(f"content must be a string or a list of blocks, not {type(content).__name__}")
     blocks: list[TextContent | ImageContent] = []
     for block in content:
         if isinstance(block, (TextContent, ImageContent)):
@@ -63,6 +81,32 @@ def content_blocks(content: Any) -> list[TextContent | ImageContent]:
         else:
             blocks.append(TextContent(text=str(block)))
     return blocks
+
+
+ABORT_GRACE = 1.0
+"""Seconds a tool gets after an abort to finish on its own (with its own result) before it is cancelled."""
+
+
+async def run_abortable(work: Any, signal: AbortSignal | None) -> Any:
+    """Await ``work``; if ``signal`` fires and ``work`` is not done :data:`ABORT_GRACE` s later,
+    cancel it and raise ``ToolError("Aborted")``."""
+    if signal is None:
+        return await work
+    task = asyncio.ensure_future(work)
+    waiter = asyncio.ensure_future(signal.wait())
+    try:
+        await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+        if not task.done():
+            await asyncio.wait({task}, timeout=ABORT_GRACE)
+    except asyncio.CancelledError:
+        task.cancel()
+        raise
+    finally:
+        waiter.cancel()
+    if not task.done():
+        task.cancel()
+        raise ToolError("Aborted")
+    return task.result()
 
 
 class ExtensionTool(AgentTool):
@@ -82,11 +126,17 @@ class ExtensionTool(AgentTool):
         execution_mode: str | None = None,
         default_active: bool = True,
         render: dict[str, Any] | None = None,
+        render_call: Callable[..., Any] | None = None,
+        render_result: Callable[..., Any] | None = None,
+        render_shell: str | None = None,
     ) -> None:
         if not name or not isinstance(name, str):
             raise ValueError("register_tool: a tool needs a name")
         if not callable(execute):
             raise ValueError(f"register_tool({name!r}): execute must be callable")
+        if execution_mode not in (None, "parallel", "sequential"):
+            raise ValueError(f"register_tool({name!r}): execution_mode is 'parallel' or 'sequential'")
+        # The AgentTool interface declares these at class level; an instance sets its own.
         self.name = name  # type: ignore[misc]
         self.label = label or name  # type: ignore[misc]
         self.description = description or name  # type: ignore[misc]
@@ -101,24 +151,28 @@ class ExtensionTool(AgentTool):
         """False registers the tool inactive (``set_active_tools`` turns it on)."""
         self.render = dict(render or {})
         """Renderer hints for front ends (e.g. ``{"collapsed": True, "icon": "⚙"}``); opaque to the runtime."""
+        self.render_call = render_call
+        """``render_call(args, theme, context)`` -> a front end's widget/renderable for the call (the app's to call)."""
+        self.render_result = render_result
+        """``render_result(result, options, theme, context)`` -> a widget/renderable for the result."""
+        self.render_shell = render_shell
+        """``"self"`` when the renderers draw their own frame."""
         self._execute = execute
-        self._wants_ctx = _positional_count(execute) >= 5
+        self._wants_ctx = positional_count(execute) >= 5
+        self.context_for: Callable[[str], Any] | None = None
+        """Builds the tool ``ctx`` for a call id (set by the runner when the tool is registered)."""
 
-    async def execute(self, call_id, params, signal, on_update) -> ToolResult:  # type: ignore[override]
+    async def execute(self, call_id, params, signal, on_update) -> ToolResult:
         args: list[Any] = [call_id, params, signal, on_update]
         if self._wants_ctx:
-            args.append(self.extension.runner.context(self.extension))
-        value = self._execute(*args)
+            args.append(self.context_for(call_id) if self.context_for is not None else None)
+        try:
+            value = self._execute(*args)
+        except (SystemExit, KeyboardInterrupt) as exc:
+            raise ToolError(describe_escape(exc)) from exc
         if inspect.isawaitable(value):
-            value = await value
+            try:
+                value = await run_abortable(contained(value), signal)
+            except EscapeAttempt as exc:
+                raise ToolError(str(exc)) from exc
         return to_tool_result(value, self.name)
-
-
-def _positional_count(fn: Callable[..., Any]) -> int:
-    try:
-        params = inspect.signature(fn).parameters.values()
-    except (TypeError, ValueError):
-        return 5
-    if any(p.kind is p.VAR_POSITIONAL for p in params):
-        return 5
-    return sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)

@@ -43,6 +43,7 @@ _SOURCES: dict[str, tuple[str, ...]] = {
     "pi_runtime.session.entries": ("parse_messages",),
     "pi_runtime.settings": ("SettingsManager", "read_json_object"),
     "pi_runtime.tools.read": ("detect_image_mime",),
+    "pi_runtime.extensions.ui": ("status_line",),
     "pi_runtime.ai.providers.scripted": (
         "ScriptedProvider", "ScriptedResponse", "ScriptedText", "ScriptedThinking", "ScriptedToolCall",
         "scripted_text", "scripted_tool_call",
@@ -92,6 +93,7 @@ if TYPE_CHECKING:
     from pi_runtime.ai.types import Model as Model
     from pi_runtime.ai.types import Usage as Usage
     from pi_runtime.auth import AuthStorage as AuthStorage
+    from pi_runtime.extensions.ui import status_line as status_line
     from pi_runtime.frontend.session import SessionPort as SessionPort
     from pi_runtime.kernel.errors import (
         CompactionError as CompactionError,

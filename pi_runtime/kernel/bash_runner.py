@@ -17,6 +17,7 @@ from typing import Any
 from ..ai.abort import AbortController
 from ..ai.types import BashExecutionMessage
 from .events import BashExecutionUpdateEvent
+from .extension_port import ExtensionGate
 from .results import BashResult
 
 UPDATE_INTERVAL_S = 0.05
@@ -32,6 +33,7 @@ class BashRunner:
         record: Stores the finished ``bashExecution`` message (deferred while a run streams).
         env: Extra environment for each command (read when it starts).
         shell_path: The user's ``shellPath`` setting (None: the default shell).
+        gate: Extensions' ``user_bash`` handlers may run the command elsewhere, answer it or block it.
     """
 
     def __init__(
@@ -42,12 +44,14 @@ class BashRunner:
         record: Callable[[BashExecutionMessage], None],
         env: Callable[[], dict[str, str]],
         shell_path: Callable[[], str | None],
+        gate: ExtensionGate | None = None,
     ) -> None:
         self._cwd = cwd
         self._emit = emit
         self._record = record
         self._env = env
         self._shell_path = shell_path
+        self._gate = gate
         self._controller: AbortController | None = None
 
     def abort(self) -> None:
@@ -66,6 +70,9 @@ class BashRunner:
         from ..tools.output import OutputCollector
         from ..tools.shell import LocalShellOperations
 
+        decision = await self._gate.user_bash(command, exclude_from_context, self._cwd) if self._gate else None
+        if decision is not None and (decision.result is not None or decision.blocked is not None):
+            return self._answered(command, exclude_from_context, decision.result, decision.blocked)
         collector = OutputCollector(temp_prefix="pi-bash-")
         controller = self._controller = AbortController()
         pending: list[str] = []
@@ -88,7 +95,7 @@ class BashRunner:
                 await asyncio.sleep(UPDATE_INTERVAL_S)
                 await flush()
 
-        shell = LocalShellOperations(self._shell_path() or None)
+        shell = decision.operations if decision is not None else LocalShellOperations(self._shell_path() or None)
         env = {**os.environ, **self._env()}
         pumper = asyncio.get_running_loop().create_task(pump())
         try:
@@ -126,3 +133,20 @@ class BashRunner:
             truncated=message.truncated,
             full_output_path=message.full_output_path,
         )
+
+    def _answered(self, command: str, exclude: bool, result: dict[str, Any] | None, blocked: str | None) -> BashResult:
+        """Record a command an extension answered (``{"result": ...}``) or blocked, without running it."""
+        data = result or {}
+        cancelled = bool(data.get("cancelled", False))
+        code = data.get("exitCode", data.get("exit_code", 0 if blocked is None else 1))
+        message = BashExecutionMessage(
+            command=command,
+            output=blocked if blocked is not None else str(data.get("output", "")),
+            exit_code=None if cancelled else (code if isinstance(code, int) else 1),
+            cancelled=cancelled,
+            truncated=bool(data.get("truncated", False)),
+            exclude_from_context=exclude or None,
+        )
+        self._record(message)
+        return BashResult(output=message.output, exit_code=message.exit_code, cancelled=cancelled,
+                          truncated=message.truncated, full_output_path=None)

@@ -29,6 +29,7 @@ class InputRouter:
         outbox: Announces queue changes.
         resources: Returns the current resources (templates and skills expand ``/name`` input).
         registry: Says whether the model has credentials (None: not checked).
+        skill_commands: Whether ``/skill:name`` is a command now (``enableSkillCommands``).
     """
 
     def __init__(
@@ -41,6 +42,7 @@ class InputRouter:
         outbox: EventOutbox,
         resources: Callable[[], Any],
         registry: Any,
+        skill_commands: Callable[[], bool] = lambda: True,
     ) -> None:
         self._agent = agent
         self._driver = driver
@@ -49,6 +51,7 @@ class InputRouter:
         self._outbox = outbox
         self._resources = resources
         self._registry = registry
+        self._skill_commands = skill_commands
         agent.on_queue_taken = lambda kind, messages: outbox.emit_soon(self.queue_event())
 
     # ------------------------------------------------------------------ queues
@@ -79,6 +82,8 @@ class InputRouter:
         resources = self._resources()
         if resources is None or not text.startswith("/"):
             return text
+        if text.startswith("/skill:") and not self._skill_commands():
+            return text  # sent as typed: skill commands are turned off
         expand = getattr(resources, "expand_input", None)
         return expand(text) if expand is not None else text
 
@@ -117,17 +122,20 @@ class InputRouter:
         if self._compactor.is_compacting:
             raise PromptError("Cannot submit a prompt while compaction is in progress")
         self.check_ready()
-        self._driver.start([self.user_message(self.expand(handled), images)])
+        text = self.expand(handled) if self._gate.expand_templates() else handled
+        self._driver.start([self.user_message(text, images)])
         return "started"
 
     async def steer(self, text: str, images: list[Any] | None = None) -> str:
         """Queue a message for after the current tool calls."""
-        self._agent.steer(self.user_message(self.expand(text), images))
+        text = self.expand(text) if self._gate.expand_templates() else text
+        self._agent.steer(self.user_message(text, images))
         await self._outbox.emit(self.queue_event())
         return "queued"
 
     async def follow_up(self, text: str, images: list[Any] | None = None) -> str:
         """Queue a message for when the agent would otherwise stop."""
-        self._agent.follow_up(self.user_message(self.expand(text), images))
+        text = self.expand(text) if self._gate.expand_templates() else text
+        self._agent.follow_up(self.user_message(text, images))
         await self._outbox.emit(self.queue_event())
         return "queued"

@@ -6,6 +6,7 @@ reloads the agent's context and emits ``session_changed`` so front ends rebuild 
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -165,8 +166,13 @@ class TreeNavigator:
         await self._changed("clone")
         return SwitchResult()
 
-    async def new_session(self, parent_session: str | None = None) -> SwitchResult:
-        """Start a fresh session in the same folder (the old file stays as it is)."""
+    async def new_session(self, parent_session: str | None = None, *,
+                          setup: Callable[[Any], Any] | None = None) -> SwitchResult:
+        """Start a fresh session in the same folder (the old file stays as it is).
+
+        ``setup(session_manager)`` (sync or async) may append to the new session before the
+        agent's context is loaded from it.
+        """
         if await self._gate.cancels("session_before_switch", reason="new"):
             return SwitchResult(cancelled=True)
         if self._is_running():
@@ -180,6 +186,10 @@ class TreeNavigator:
         fresh.append_model_change(state.model.provider, state.model.id)
         if state.thinking_level != "off":
             fresh.append_thinking_level_change(state.thinking_level)
+        if setup is not None:
+            filled = setup(fresh)
+            if inspect.isawaitable(filled):
+                await filled
         await self._changed("new")
         return SwitchResult()
 

@@ -138,7 +138,7 @@ class AgentSession:
                           max_cost=typed.budget.max_cost),
         )
         self._bash = BashRunner(
-            cwd=cwd, emit=self._outbox.emit, record=self._record_outside_run,
+            cwd=cwd, emit=self._outbox.emit, record=self._record_outside_run, gate=self._gate,
             env=lambda: {"PI_SESSION_ID": self.session_id}, shell_path=lambda: typed_settings(self.settings).shell_path,
         )
         self._navigator = TreeNavigator(
@@ -158,6 +158,7 @@ class AgentSession:
         self._input = InputRouter(
             agent=agent, driver=self._driver, compactor=self._compactor, gate=self._gate, outbox=self._outbox,
             resources=lambda: getattr(self.resources, "resources", self.resources), registry=model_registry,
+            skill_commands=lambda: typed_settings(self.settings).enable_skill_commands,
         )
         self._unsubscribe_agent = agent.subscribe(self._on_agent_event)
         if model_registry is not None:
@@ -176,6 +177,9 @@ class AgentSession:
         elif isinstance(event, AgentEndEvent):
             event.will_retry = self._recovery.plan() is not None
         await self._outbox.emit(event)
+        if isinstance(event, (TurnEndEvent, AgentEndEvent)):
+            # Extension messages held for the turn's end go in after its tool results.
+            self.actions.flush_turn_end()
         if isinstance(event, TurnEndEvent):
             await self._driver.on_turn_end(event.message)
 
@@ -352,7 +356,8 @@ class AgentSession:
         await self._driver.wait_for_idle()
 
     async def abort(self) -> None:
-        """Cancel everything in flight (run, retry wait, compaction, summaries) and wait for idle."""
+        """Cancel everything in flight (run, retry wait, compaction, summaries, extension handlers) and wait for idle."""
+        self._gate.abort()
         await self._driver.abort()
 
     def abort_retry(self) -> None:
@@ -429,8 +434,10 @@ class AgentSession:
     async def clone(self) -> SwitchResult:
         return await self._navigator.clone()
 
-    async def new_session(self, parent_session: str | None = None) -> SwitchResult:
-        return await self._navigator.new_session(parent_session)
+    async def new_session(self, parent_session: str | None = None, *,
+                          setup: Callable[[Any], Any] | None = None) -> SwitchResult:
+        """Start a fresh session; ``setup(session_manager)`` (sync or async) may fill it before it is loaded."""
+        return await self._navigator.new_session(parent_session, setup=setup)
 
     async def switch_session(self, path: str) -> SwitchResult:
         return await self._navigator.switch(path)

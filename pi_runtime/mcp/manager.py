@@ -19,7 +19,6 @@ import contextlib
 import datetime as _dt
 import fnmatch
 import logging
-import weakref
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -36,12 +35,14 @@ FIRST_PROMPT_WAIT = 10.0
 LOG_FILE = "mcp.log"
 LOG_ROTATE_BYTES = 5 * 1024 * 1024
 _EXPOSURE_RANK = {"direct": 3, "codemode": 2, "deferred": 2, "hidden": 0}
-_managers: weakref.WeakKeyDictionary[Any, McpManager] = weakref.WeakKeyDictionary()
 
 
 def mcp_manager_for(session: Any) -> McpManager | None:
-    """The MCP manager serving ``session`` (None without MCP servers)."""
-    return _managers.get(session)
+    """The MCP manager serving ``session`` (None without MCP servers or the MCP extension)."""
+    from .extension import manager_for_bus
+
+    bus = getattr(getattr(session, "extension_runner", None), "bus", None)
+    return manager_for_bus(bus) if bus is not None else None
 
 
 def is_mcp_tool_name(name: str) -> bool:
@@ -128,10 +129,6 @@ class McpManager:
     def load(cls, cwd: str, agent_dir: str | Path, *, project_trusted: bool, **options: Any) -> McpManager:
         """A manager for the servers configured for ``cwd``."""
         return cls(load_config(agent_dir, cwd, project_trusted=project_trusted), cwd, agent_dir, **options)
-
-    def attach(self, session: Any) -> None:
-        """Remember that this manager serves ``session`` (see :func:`mcp_manager_for`)."""
-        _managers[session] = self
 
     @property
     def entries(self) -> list[McpServerEntry]:

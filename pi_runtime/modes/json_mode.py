@@ -3,7 +3,8 @@
 Shapes are Pi's (``to_wire()``): ``message_update`` carries usage and the delta only, the
 run ends with ``agent_end`` then ``agent_settled``. In-process-only events
 (``session_changed``) are not written. A failed response does not change the exit status
-(as in Pi); only an error before the run does.
+(as in Pi); only an error before the run does, or the reader of stdout going away (the run is
+then aborted and pi exits 141; see ``cli_main``).
 """
 
 from __future__ import annotations

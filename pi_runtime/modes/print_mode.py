@@ -43,13 +43,17 @@ async def run_print(session: Any, prompts: list[PromptInput]) -> int:
     runner = getattr(session, "extension_runner", None)
     if runner is not None:
         await runner.start()
+    handled = 0
     for prompt in prompts:
-        await session.prompt(prompt.text, prompt.images or None)
+        disposition = await session.prompt(prompt.text, prompt.images or None)
+        handled += disposition == "handled"
         last = _last_assistant(session)
         if last is not None and last.stop_reason in ("error", "aborted"):
             break
     last = _last_assistant(session)
     if last is None:
+        if handled == len(prompts):
+            return 0  # an extension command or input handler took every prompt: nothing to print (as Pi)
         print("pi: the model gave no answer", file=sys.stderr)
         return 1
     if last.stop_reason == "aborted":

@@ -33,13 +33,15 @@ def command(name: str) -> Callable[[Handler], Handler]:
     return register
 
 
-def _str(cmd: dict[str, Any], key: str, *, required: bool = True) -> str | None:
+def _str(cmd: dict[str, Any], key: str) -> str:
     value = cmd.get(key)
-    if value is None and not required:
-        return None
     if not isinstance(value, str):
         raise CommandError(f"'{key}' must be a string")
     return value
+
+
+def _optional_str(cmd: dict[str, Any], key: str) -> str | None:
+    return None if cmd.get(key) is None else _str(cmd, key)
 
 
 def _bool(cmd: dict[str, Any], key: str) -> bool:
@@ -68,7 +70,7 @@ def _images(cmd: dict[str, Any]) -> list[Any] | None:
 
 @command("prompt")
 async def _prompt(s: Any, cmd: dict[str, Any]) -> Any:
-    behavior = _str(cmd, "streamingBehavior", required=False)
+    behavior = _optional_str(cmd, "streamingBehavior")
     if behavior not in (None, "steer", "followUp"):
         raise CommandError("streamingBehavior must be 'steer' or 'followUp'")
     disposition = await s.prompt(_str(cmd, "message"), _images(cmd), behavior, wait=False)
@@ -99,7 +101,7 @@ async def _clear_queue(s: Any, cmd: dict[str, Any]) -> Any:
 
 @command("new_session")
 async def _new_session(s: Any, cmd: dict[str, Any]) -> Any:
-    return await s.new_session(parent_session=_str(cmd, "parentSession", required=False))
+    return await s.new_session(parent_session=_optional_str(cmd, "parentSession"))
 
 
 # --------------------------------------------------------------------------- state and models
@@ -181,7 +183,7 @@ async def _follow_up_mode(s: Any, cmd: dict[str, Any]) -> Any:
 
 @command("compact")
 async def _compact(s: Any, cmd: dict[str, Any]) -> Any:
-    return await s.compact(_str(cmd, "customInstructions", required=False))
+    return await s.compact(_optional_str(cmd, "customInstructions"))
 
 
 @command("set_auto_compaction")
@@ -228,7 +230,7 @@ async def _stats(s: Any, cmd: dict[str, Any]) -> Any:
 
 @command("export_html")
 async def _export_html(s: Any, cmd: dict[str, Any]) -> Any:
-    return {"path": s.export_html(_str(cmd, "outputPath", required=False))}
+    return {"path": s.export_html(_optional_str(cmd, "outputPath"))}
 
 
 @command("switch_session")
@@ -262,7 +264,7 @@ async def _fork_messages(s: Any, cmd: dict[str, Any]) -> Any:
 @command("get_entries")
 async def _entries(s: Any, cmd: dict[str, Any]) -> Any:
     try:
-        return s.get_entries(_str(cmd, "since", required=False))
+        return s.get_entries(_optional_str(cmd, "since"))
     except KeyError as exc:
         raise CommandError(exc.args[0] if exc.args else str(exc)) from exc
 
@@ -274,7 +276,9 @@ async def _tree(s: Any, cmd: dict[str, Any]) -> Any:
 
 @command("get_last_assistant_text")
 async def _last_text(s: Any, cmd: dict[str, Any]) -> Any:
-    return {"text": s.get_last_assistant_text()}
+    text = s.get_last_assistant_text()
+    # Pi leaves the field out when there is no text (its data is then ``{}``).
+    return {} if text is None else {"text": text}
 
 
 @command("set_session_name")
@@ -288,21 +292,10 @@ async def _set_name(s: Any, cmd: dict[str, Any]) -> Any:
 
 @command("get_commands")
 async def _commands(s: Any, cmd: dict[str, Any]) -> Any:
-    resources = getattr(s.resources, "resources", s.resources)
+    # One list for RPC and pi.get_commands(): extension commands, prompt templates, then skills.
+    from ..extensions.commands import resource_commands
+
     runner = getattr(s, "extension_runner", None)
-    out: list[dict[str, Any]] = list(runner.get_commands()) if runner is not None else []
-    scope = {"user": "user", "project": "project", "path": "temporary"}
-    source = {"user": "auto", "project": "auto", "path": "cli"}
-    for template in getattr(resources, "prompt_templates", []) or []:
-        out.append({
-            "name": template.name, "description": template.description, "source": "prompt",
-            "sourceInfo": {"path": str(template.file_path), "source": source.get(template.source, "local"),
-                           "scope": scope.get(template.source, "user"), "origin": "top-level"},
-        })
-    for skill in getattr(resources, "skills", []) or []:
-        out.append({
-            "name": f"skill:{skill.name}", "description": skill.description, "source": "skill",
-            "sourceInfo": {"path": str(skill.file_path), "source": source.get(skill.source, "local"),
-                           "scope": scope.get(skill.source, "user"), "origin": "top-level"},
-        })
-    return {"commands": out}
+    if runner is not None:
+        return {"commands": runner.get_commands()}
+    return {"commands": resource_commands(getattr(s.resources, "resources", s.resources))}

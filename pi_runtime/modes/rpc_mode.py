@@ -13,18 +13,52 @@ flushes stdout and closes the session (its file stays valid: every entry is a wh
 from __future__ import annotations
 
 import asyncio
-import json
+import math
 import os
 import threading
 from typing import Any
 
 from .json_mode import event_listener
 from .rpc_commands import COMMANDS, NO_DATA
+from .rpc_decode import DecodeError, decode_line
 from .shutdown import Shutdown
 from .writer import JsonlWriter
 
 SHUTDOWN_GRACE = 2.0
 """Seconds in-flight commands get to finish once shutdown has started."""
+
+
+class LineSplitter:
+    """LF framing in linear time: a long line is kept as chunks and joined once, at its LF.
+
+    (Appending each chunk to one growing buffer and splitting it again copies the line once
+    per chunk: a 50 MB line took 20 s.)
+    """
+
+    def __init__(self) -> None:
+        self._parts: list[bytes] = []
+
+    def feed(self, chunk: bytes) -> list[bytes]:
+        """The lines completed by ``chunk`` (without LF, one trailing CR dropped)."""
+        lines: list[bytes] = []
+        start = 0
+        while (end := chunk.find(b"\n", start)) != -1:
+            piece = chunk[start:end]
+            if self._parts:
+                self._parts.append(piece)
+                piece = b"".join(self._parts)
+                self._parts = []
+            lines.append(piece[:-1] if piece.endswith(b"\r") else piece)
+            start = end + 1
+        if start < len(chunk):
+            self._parts.append(chunk[start:])
+        return lines
+
+    def rest(self) -> bytes | None:
+        """What is left after the last LF (a last line without one), or None."""
+        rest = b"".join(self._parts)
+        self._parts = []
+        return rest or None
 
 
 def start_stdin_reader(loop: asyncio.AbstractEventLoop, fd: int = 0) -> asyncio.Queue[bytes | None]:
@@ -38,21 +72,20 @@ def start_stdin_reader(loop: asyncio.AbstractEventLoop, fd: int = 0) -> asyncio.
             pass
 
     def run() -> None:
-        buffer = b""
+        splitter = LineSplitter()
         while True:
             try:
-                chunk = os.read(fd, 65536)
+                chunk = os.read(fd, 1 << 20)
             except OSError:
                 chunk = b""
             if not chunk:
-                if buffer:
-                    put(buffer)
+                rest = splitter.rest()
+                if rest is not None:
+                    put(rest)
                 put(None)
                 return
-            buffer += chunk
-            *lines, buffer = buffer.split(b"\n")
-            for line in lines:
-                put(line[:-1] if line.endswith(b"\r") else line)
+            for line in splitter.feed(chunk):
+                put(line)
 
     threading.Thread(target=run, name="pi-stdin", daemon=True).start()
     return queue
@@ -60,6 +93,8 @@ def start_stdin_reader(loop: asyncio.AbstractEventLoop, fd: int = 0) -> asyncio.
 
 def response(command: str, cmd_id: Any, *, data: Any = NO_DATA, error: str | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {}
+    if isinstance(cmd_id, float) and not math.isfinite(cmd_id):
+        cmd_id = None  # a huge number: JSON has no Infinity (JavaScript writes null)
     if cmd_id is not None:
         out["id"] = cmd_id
     out.update({"type": "response", "command": command, "success": error is None})
@@ -71,15 +106,39 @@ def response(command: str, cmd_id: Any, *, data: Any = NO_DATA, error: str | Non
     return out
 
 
-async def handle_line(session: Any, writer: JsonlWriter, line: bytes, ui: Any = None) -> None:
-    """Parse one record, run its command, write the response."""
+async def _send(writer: JsonlWriter, record: dict[str, Any]) -> None:
+    """Write a response; one that cannot be encoded becomes an error response that can."""
     try:
-        cmd = json.loads(line.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        await writer.send(response("parse", None, error=f"Failed to parse command: {exc}"))
+        await writer.send(record)
+        return
+    except (ValueError, TypeError, RecursionError) as exc:
+        problem = f"The response could not be encoded: {type(exc).__name__}: {exc}"
+    cmd_id = record.get("id")
+    safe_id = cmd_id if isinstance(cmd_id, str | int | float | bool) else None
+    try:
+        await writer.send(response(str(record.get("command", "parse")), safe_id, error=problem))
+    except (ValueError, TypeError, RecursionError):
+        await writer.send(response("parse", None, error=problem))
+
+
+async def handle_line(session: Any, writer: JsonlWriter, line: bytes, ui: Any = None) -> None:
+    """Parse one record, run its command, write the response: every line gets one."""
+    try:
+        await _handle_line(session, writer, line, ui)
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - the client must never wait for an answer that is not coming
+        await _send(writer, response("parse", None, error=f"Failed to handle command: {type(exc).__name__}: {exc}"))
+
+
+async def _handle_line(session: Any, writer: JsonlWriter, line: bytes, ui: Any) -> None:
+    try:
+        cmd = decode_line(line.decode("utf-8"))
+    except (UnicodeDecodeError, DecodeError) as exc:
+        await _send(writer, response("parse", None, error=f"Failed to parse command: {exc}"))
         return
     if not isinstance(cmd, dict) or not isinstance(cmd.get("type"), str):
-        await writer.send(response("parse", None, error="Failed to parse command: expected an object with a 'type'"))
+        await _send(writer, response("parse", None, error="Failed to parse command: expected an object with a 'type'"))
         return
     name, cmd_id = cmd["type"], cmd.get("id")
     if name == "extension_ui_response":
@@ -89,18 +148,18 @@ async def handle_line(session: Any, writer: JsonlWriter, line: bytes, ui: Any = 
         return
     handler = COMMANDS.get(name)
     if handler is None:
-        await writer.send(response(name, cmd_id, error=f"Unknown command: {name}"))
+        await _send(writer, response(name, cmd_id, error=f"Unknown command: {name}"))
         return
     try:
         data = await handler(session, cmd)
     except asyncio.CancelledError:
-        await writer.send(response(name, cmd_id, error="Cancelled: pi is shutting down"))
+        await _send(writer, response(name, cmd_id, error="Cancelled: pi is shutting down"))
         raise
     except Exception as exc:  # noqa: BLE001 - every failure becomes a response
         message = (exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)) or type(exc).__name__
-        await writer.send(response(name, cmd_id, error=str(message)))
+        await _send(writer, response(name, cmd_id, error=str(message)))
         return
-    await writer.send(response(name, cmd_id, data=data))
+    await _send(writer, response(name, cmd_id, data=data))
 
 
 async def run_rpc(session: Any, writer: JsonlWriter, shutdown: Shutdown, stdin_fd: int = 0) -> int:

@@ -2,7 +2,8 @@
 
 Dialogs (select, confirm, input, editor) write a request and wait for the response with
 the same id; a ``timeout`` is applied on pi's side (the client need not track it) and a
-timed-out or cancelled dialog resolves to its default. Notifications, statuses and
+timed-out or cancelled dialog resolves to its default. Answers are taken strictly: a confirm
+is yes only for ``"confirmed": true`` (the JSON value), a select only for one of its options. Notifications, statuses and
 widgets are fire-and-forget requests.
 """
 
@@ -66,7 +67,8 @@ class RpcExtensionUI:
 
     async def confirm(self, title: str, message: str = "", *, timeout: float | None = None) -> bool:
         reply = await self._dialog("confirm", {"title": title, "message": message}, timeout)
-        return bool(reply.get("confirmed")) and not reply.get("cancelled")
+        # Only a JSON true confirms: "false", 1 or "yes" from a sloppy client must not approve.
+        return reply.get("confirmed") is True and reply.get("cancelled") is not True
 
     async def input(self, title: str, placeholder: str | None = None, *, timeout: float | None = None) -> str | None:
         reply = await self._dialog("input", {"title": title, "placeholder": placeholder}, timeout)

@@ -180,8 +180,6 @@ def _build_session(args: CliArgs, *, cwd: str | None = None) -> AgentSession:
     from ..ai.models import ModelRegistry
     from ..auth import AuthStorage
     from ..paths import agent_dir as default_agent_dir
-    from ..resources.loader import ResourceLoader
-    from ..sdk import create_agent_session
     from ..settings import SettingsManager
 
     cwd = os.path.abspath(cwd or os.getcwd())
@@ -194,6 +192,24 @@ def _build_session(args: CliArgs, *, cwd: str | None = None) -> AgentSession:
         settings.set_project_trusted(True)
 
     registry = ModelRegistry(agent_dir / "models.json", AuthStorage(agent_dir / "auth.json"))
+    manager = open_session_manager(args, cwd, settings)
+    try:
+        return _build_with_manager(args, cwd, agent_dir, settings, trusted, registry, manager)
+    except BaseException:
+        manager.close()
+        raise
+
+
+def _build_with_manager(args: CliArgs, cwd: str, agent_dir: Path, settings: Any, trusted: bool, registry: Any,
+                        manager: Any) -> AgentSession:
+    from ..resources.loader import ResourceLoader
+    from ..sdk import create_agent_session
+
+    cwd = _session_cwd(manager, cwd)
+    # Extensions load before models are resolved (their providers can be chosen with --model)
+    # and before their flags are checked (as Pi).
+    runner = load_extensions(args, cwd, agent_dir, settings, registry, trusted)
+    apply_extension_flags(args, runner)
     model, level = None, None
     if args.demo:
         from .demo import demo_model
@@ -214,8 +230,6 @@ def _build_session(args: CliArgs, *, cwd: str | None = None) -> AgentSession:
             raise UsageError("--api-key needs a model chosen with --model or --models")
         registry.set_runtime_api_key(model.provider, args.api_key)
 
-    manager = open_session_manager(args, cwd, settings)
-    cwd = _session_cwd(manager, cwd)
     append = "\n\n".join(_text_or_file(v, cwd) for v in args.append_system_prompt) or None
     loader = ResourceLoader(
         cwd, agent_dir, settings=settings, project_trusted=trusted,
@@ -232,13 +246,67 @@ def _build_session(args: CliArgs, *, cwd: str | None = None) -> AgentSession:
             no_tools=args.no_tools or args.no_builtin_tools,
             session_manager=manager, settings=settings, resource_loader=loader,
             model_registry=registry, scoped_models=scoped,
-            extensions=[e for e in args.extensions if e != "builtin:mcp"], no_extensions=args.no_extensions,
-            # Pi's built-in MCP support: off with --no-mcp, and with -ne unless -e builtin:mcp.
-            mcp=not args.no_mcp and (not args.no_extensions or "builtin:mcp" in args.extensions),
+            extension_runner=runner,
         )
     except ValueError as exc:  # select_tools: unknown tool / mixed +/- entries
-        manager.close()
         raise UsageError(str(exc)) from exc
     if args.name:
         manager.append_session_info(args.name)
     return session
+
+
+def load_extensions(args: CliArgs, cwd: str, agent_dir: Path, settings: Any, registry: Any, trusted: bool) -> Any:
+    """Load the session's extensions and finish their start-up work; None when there are none.
+
+    Async factories and ``refresh_models`` callbacks run to completion here (on a loop of their
+    own, the mode's loop does not exist yet), so the providers they register can be chosen with
+    ``--model``, as in Pi.
+    """
+    import asyncio
+
+    from ..sdk import load_extensions as discover
+
+    runner = discover(cwd, str(agent_dir), settings, registry, trusted, list(args.extensions), args.no_extensions,
+                      # Pi's built-in MCP support: off with --no-mcp, and with -ne unless -e builtin:mcp.
+                      mcp=not args.no_mcp and not args.no_extensions,
+                      tools=args.tools, exclude_tools=_split(args.exclude_tools))
+    if runner is not None and runner.needs_preparing():
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            asyncio.run(runner.prepare())
+    return runner
+
+
+def apply_extension_flags(args: CliArgs, runner: Any) -> None:
+    """Give extensions' ``register_flag`` flags their command-line values.
+
+    A boolean flag is set by its presence (``--plan=false`` clears it); a word the parser took
+    as its value goes back to the messages. A string flag needs a value.
+
+    Raises:
+        UsageError: A ``--flag`` no extension registered, or a string flag without a value.
+    """
+    from ..cli_args import unknown_option_message
+
+    flags = runner.flags() if runner is not None else {}
+    unknown: list[str] = []
+    values: dict[str, Any] = {}
+    given_back = 0
+    for arg in args.extension_flags:
+        flag = flags.get(arg.name)
+        if flag is None:
+            unknown.append(f"--{arg.name}")
+        elif flag.type == "boolean":
+            values[arg.name] = not (arg.inline and (arg.value or "").lower() in ("false", "0", "no", "off"))
+            if arg.value is not None and not arg.inline:
+                args.messages.insert(arg.message_index + given_back, arg.value)
+                given_back += 1
+        elif arg.value is None:
+            raise UsageError(f'Extension flag "--{arg.name}" requires a value')
+        else:
+            values[arg.name] = arg.value
+    if unknown:
+        raise UsageError(unknown_option_message(unknown, tuple(f"--{n}" for n in flags)))
+    if runner is not None and values:
+        runner.set_flag_values(values)

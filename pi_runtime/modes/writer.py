@@ -4,6 +4,10 @@ A thread does the blocking ``os.write`` calls, so the event loop keeps running (
 ``abort`` is still read and handled while stdout is full); ``send`` applies backpressure
 to its caller once too many bytes are waiting, so memory stays bounded and nothing is lost.
 Works for pipes, files and terminals alike and never changes the descriptor's blocking mode.
+
+When the reader goes away (``pi --mode json | head -1``), the writer says so once through
+``on_broken``; :func:`watch_reader` notices it even while nothing is being written, so a
+mode can stop its run instead of paying for model and tool calls nobody will see.
 """
 
 from __future__ import annotations
@@ -11,23 +15,70 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import select
+import signal
+import stat
 import threading
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 HIGH_WATER = 1 << 20
 """Bytes queued before ``send`` waits for the reader."""
 
+READER_GONE_EXIT = 128 + signal.SIGPIPE
+"""Exit status after the output's reader went away: what a shell shows for a tool killed by SIGPIPE."""
+
+
+def watch_reader(fd: int, on_gone: Callable[[], None]) -> bool:
+    """Call ``on_gone`` (from a thread) once the reading end of pipe ``fd`` is closed.
+
+    Only pipes can be watched (a file or terminal has no reader to lose).
+
+    Returns:
+        Whether ``fd`` is a pipe and is now watched.
+    """
+    try:
+        if not stat.S_ISFIFO(os.fstat(fd).st_mode):
+            return False
+    except OSError:
+        return False
+
+    def run() -> None:
+        poller = select.poll()
+        # No events asked for: poll still reports POLLERR, which a pipe's write end gets
+        # when its last reader closes (and never the always-ready POLLOUT, so no spinning).
+        poller.register(fd, 0)
+        while True:
+            try:
+                ready = poller.poll()
+            except OSError:
+                return
+            if any(events & (select.POLLERR | select.POLLHUP | select.POLLNVAL) for _, events in ready):
+                on_gone()
+                return
+
+    threading.Thread(target=run, name="pi-stdout-watch", daemon=True).start()
+    return True
+
 
 def encode(record: Any) -> bytes:
     # ensure_ascii=False keeps U+2028/U+2029 raw: clients must split on LF only (as Pi says).
-    return json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+    # A lone surrogate (only possible inside a string) is written as its JSON escape.
+    text = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+    return text.encode("utf-8", "backslashreplace") + b"\n"
 
 
 class JsonlWriter:
-    def __init__(self, fd: int = 1, high_water: int = HIGH_WATER) -> None:
+    def __init__(self, fd: int = 1, high_water: int = HIGH_WATER, on_broken: Callable[[], None] | None = None) -> None:
+        """Args:
+        fd: Where the lines go.
+        high_water: Bytes queued before ``send`` waits.
+        on_broken: Called once, from the writer's thread, when a write finds the reader gone.
+        """
         self.fd = fd
         self.high_water = high_water
+        self._on_broken = on_broken
         self._queue: deque[bytes] = deque()
         self._pending = 0
         self._cond = threading.Condition()
@@ -81,8 +132,11 @@ class JsonlWriter:
                     view = view[written:]
             except OSError:
                 with self._cond:
+                    first = not self.broken
                     self.broken = True
                     self._queue.clear()
+                if first and self._on_broken is not None:
+                    self._on_broken()
             with self._cond:
                 self._pending -= len(batch) if not self.broken else self._pending
                 if self._pending < self.high_water and self._loop is not None and self._space is not None:

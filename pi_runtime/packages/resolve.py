@@ -10,6 +10,7 @@ their imports of the distribution's dependencies resolve (after pi's own modules
 from __future__ import annotations
 
 import sys
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -91,9 +92,33 @@ def _offered(item: Declared, root: Path) -> tuple[Offered, Path | None]:
     return out, root
 
 
-def resolve_packages(settings: Any, cwd: str | Path, *, project_trusted: bool, install_missing: bool = True) -> PackageResources:
-    """Install what is missing and list every configured package's resources (never raises)."""
-    folder = Path(cwd)
+_resolved: weakref.WeakKeyDictionary[Any, tuple[tuple[str, bool], PackageResources]] = weakref.WeakKeyDictionary()
+"""The last resolution per settings object: extension loading and the resource loader share it."""
+
+
+def resolve_packages(settings: Any, cwd: str | Path, *, project_trusted: bool, install_missing: bool = True,
+                     fresh: bool = False) -> PackageResources:
+    """Install what is missing and list every configured package's resources (never raises).
+
+    The result is kept per settings object, so the extensions and the skills and templates of one
+    session come from one resolution; ``fresh`` resolves again (``/reload``).
+    """
+    key = (str(Path(cwd).resolve()), project_trusted)
+    try:
+        cached = None if fresh else _resolved.get(settings)
+    except TypeError:  # settings that cannot be weakly referenced: no sharing
+        cached = None
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    out = _resolve(settings, Path(cwd), project_trusted, install_missing)
+    try:
+        _resolved[settings] = (key, out)
+    except TypeError:
+        pass
+    return out
+
+
+def _resolve(settings: Any, folder: Path, project_trusted: bool, install_missing: bool) -> PackageResources:
     out = PackageResources()
     declared, problems = declared_packages(settings, folder, project_trusted)
     out.warnings.extend(problems)

@@ -170,6 +170,7 @@ class ResourceLoader:
         self.home = Path(home) if home is not None else Path.home()
         self._resources: Resources | None = None
         self._packages: Any = None
+        self._fresh_packages = False
 
     @property
     def resources(self) -> Resources:
@@ -192,7 +193,9 @@ class ResourceLoader:
             if has_packages(self.settings, self.project_trusted):
                 from pi_runtime.packages.resolve import resolve_packages
 
-                self._packages = resolve_packages(self.settings, self.cwd, project_trusted=self.project_trusted)
+                self._packages = resolve_packages(self.settings, self.cwd, project_trusted=self.project_trusted,
+                                                  fresh=self._fresh_packages)
+            self._fresh_packages = False
         return self._packages or None
 
     def set_project_trusted(self, trusted: bool) -> Resources:
@@ -209,6 +212,7 @@ class ResourceLoader:
         out = Resources(cwd=self.cwd, agent_dir=self.agent_dir, project_trusted=self.project_trusted)
         if self._resources is not None:
             self._packages = None  # a re-read (/reload): settings may list other packages now
+            self._fresh_packages = True
         if not self.no_context_files:
             out.context_files, found = load_context_files(self.cwd, self.agent_dir)
             out.warnings.extend(found)

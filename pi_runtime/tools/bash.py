@@ -172,9 +172,11 @@ class BashTool(AgentTool):
         elif outcome.timed_out:
             failure = f"Command timed out after {_fmt_seconds(timeout or 0)} seconds"
             if outcome.exited_after is not None:
+                # Pi's wording and rounding (tenths of a second).
+                after = _fmt_seconds(round(outcome.exited_after * 10) / 10)
                 failure += (
-                    f" (the shell exited with code {outcome.exit_code} after "
-                    f"{outcome.exited_after:.1f} seconds, but background processes kept its output open)"
+                    f". The shell exited with code {outcome.exit_code} after {after} seconds, but background "
+                    "processes it started kept writing output until the timeout."
                 )
         elif outcome.exit_code is None:
             failure = "Command terminated without an exit code"

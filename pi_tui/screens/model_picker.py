@@ -1,8 +1,9 @@
 """Ctrl+L / ``/model``: a fuzzy picker of the models that have credentials, by provider.
 
 Each row shows the model id, its name, the context window and the price per million
-input/output tokens. Choosing one switches the session (a ``model_change`` entry) and makes
-it the default in settings, as Pi does.
+input/output tokens. Enter switches the session (a ``model_change`` entry); Ctrl+S
+(``app.models.save``) also makes it the default in settings, as Pi does. Nothing is saved
+otherwise.
 """
 
 from __future__ import annotations
@@ -10,8 +11,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
+from textual.binding import Binding
 
-from .pick_list import PickItem, PickList
+from .pick_list import PickItem, PickList, Saved
 
 if TYPE_CHECKING:
     from pi_runtime.frontend import SessionPort
@@ -58,11 +60,13 @@ def model_items(models: list[Any], registry: Any, current: str) -> list[PickItem
 
 
 class ModelPicker(PickList):
-    """Returns the chosen ``Model`` (or None when cancelled)."""
+    """Returns the chosen ``Model``, ``Saved(model)`` with Ctrl+S, or None when cancelled."""
+
+    BINDINGS = [Binding("ctrl+s", "save", "Save as default", id="app.models.save")]
 
     def __init__(self, models: list[Any], *, current: str = "", registry: Any = None) -> None:
         super().__init__("Select a model", model_items(models, registry, current),
-                         hint="↑↓ move · enter select (saved as default) · esc cancel",
+                         hint="↑↓ move · enter select · ctrl+s select and save as default · esc cancel",
                          placeholder="type to search models", id="model-picker")
         self.models = models
         self.current = current
@@ -79,19 +83,21 @@ def picker_models(session: SessionPort) -> list[Any]:
 
 
 def open_model_picker(app: Any) -> None:
-    """Push the picker; the choice becomes the session's model and the settings default."""
+    """Push the picker; the choice becomes the session's model (and the default with Ctrl+S)."""
     session = app.session
     if session is None:
         return
     picker = ModelPicker(picker_models(session), current=app.model_ref(), registry=session.model_registry)
 
-    def chosen(model: Any) -> None:
-        if model is None:
+    def chosen(choice: Any) -> None:
+        if choice is None:
             return
+        save = isinstance(choice, Saved)
+        model = choice.value if save else choice
 
         async def apply() -> None:
-            await session.set_model(model, persist_default=True)
-            app.notify(f"Model: {model.ref} (saved as default)", timeout=3)
+            await session.set_model(model, persist_default=save)
+            app.notify(f"Model: {model.ref}" + (" (saved as default)" if save else ""), timeout=3)
 
         app.run_worker(apply(), name="set-model", group="kernel", exit_on_error=False)
 

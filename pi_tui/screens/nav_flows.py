@@ -27,7 +27,13 @@ def open_tree(app: Any) -> None:
         if entry_id == session.session_manager.leaf_id:
             app.notify("Already at this entry", timeout=2)
             return
+        from pi_runtime.frontend import typed_settings
+
         from .summarize_prompt import SummarizePrompt
+
+        if typed_settings(session.settings).branch_summary.skip_prompt:  # no question, no summary
+            app.run_worker(_navigate(app, entry_id, False), name="navigate", group="kernel", exit_on_error=False)
+            return
 
         def answered(summarize: Any) -> None:
             if summarize is None:
@@ -37,7 +43,14 @@ def open_tree(app: Any) -> None:
 
         app.push_screen(SummarizePrompt(), answered)
 
-    app.push_screen(TreeBrowser(session), picked)
+    browser = TreeBrowser(session)
+    try:
+        from pi_runtime.frontend import typed_settings
+
+        browser.tree_rows.set_filter(typed_settings(session.settings).tree_filter_mode)  # treeFilterMode
+    except ValueError:
+        pass  # an unknown mode keeps the default filter
+    app.push_screen(browser, picked)
 
 
 async def _navigate(app: Any, entry_id: str, summarize: bool | str) -> None:

@@ -86,6 +86,13 @@ class PickItem:
     """Marked as the current choice and highlighted first."""
 
 
+@dataclass(frozen=True)
+class Saved:
+    """What a picker returns when its save key was pressed: use ``value`` and keep it as the default."""
+
+    value: Any
+
+
 class PickList(ModalScreen[Any]):
     """Returns the picked item's ``value`` (or None when cancelled)."""
 
@@ -177,7 +184,14 @@ class PickList(ModalScreen[Any]):
         event.stop()
         self.pick(event.option_index)
 
-    def pick(self, index: int | None) -> None:
-        """Dismiss with the item at option row ``index`` (headers and None are ignored)."""
-        if index is not None and 0 <= index < len(self.shown) and self.shown[index] is not None:
-            self.dismiss(self.shown[index].value)  # type: ignore[union-attr]
+    def pick(self, index: int | None, *, save: bool = False) -> None:
+        """Dismiss with the item at option row ``index`` (headers and None are ignored); with
+        ``save``, wrapped in ``Saved``."""
+        if index is not None and 0 <= index < len(self.shown):
+            item = self.shown[index]
+            if item is not None:
+                self.dismiss(Saved(item.value) if save else item.value)
+
+    def action_save(self) -> None:
+        """The save key of pickers that offer one (``app.models.save``, ``app.thinking.save``)."""
+        self.pick(self.query_one(OptionList).highlighted, save=True)

@@ -84,8 +84,8 @@ class ScopedModels(PickList):
         self.query_text = event.value
         super().on_input_changed(event)
 
-    def pick(self, index: int | None) -> None:
-        # Enter toggles here instead of closing the screen.
+    def pick(self, index: int | None, *, save: bool = False) -> None:
+        # Enter toggles here instead of closing the screen (Ctrl+S saves: action_save).
         if index is None or not (0 <= index < len(self.shown)) or self.shown[index] is None:
             return
         ref = self.shown[index].value  # type: ignore[union-attr]

@@ -1,6 +1,7 @@
 """``/resume`` and ``pi -r``: pick a session of this folder (Tab: of every folder) to continue.
 
-Type to fuzzy-search names and first messages; Ctrl+S sorts by recency or name, Ctrl+N shows
+Type to fuzzy-search names and first messages; Ctrl+S cycles the order (threaded: forks under the
+session they came from, as Pi shows them; recent; by name), Ctrl+N shows
 named sessions only, Ctrl+P shows file paths, Ctrl+R renames (a ``session_info`` entry appended
 to that file), Ctrl+D deletes after a confirmation (to the trash, never a plain delete). Enter
 dismisses with the chosen file's path (``str``), Esc with None.
@@ -19,7 +20,7 @@ from textual.screen import ModalScreen
 from textual.strip import Strip
 from textual.widgets import Static
 
-from ..session_rows import PickerState, relative_age, short_path, title_of, trash_session
+from ..session_rows import SORTS, PickerState, relative_age, short_path, title_of, trash_session
 from .nav_keys import KeyTable, app_keymap
 from .text_prompt import ConfirmPrompt, TextPrompt
 from .virtual_list import VirtualList, styled_strip
@@ -129,12 +130,15 @@ class SessionPicker(ModalScreen[str | None]):
         elif self.state.scope == "all":
             where = "  " + short_path(info.cwd or "?")
         left = [("› " if selected else "  ", s["current"]), ("● " if is_current else "  ", s["current"])]
+        guide = self.state.prefixes.get(info.path, "")
+        if guide:
+            left.append((guide, s["dim"]))
         title = title_of(info)
-        room = max(width - 4 - len(meta) - len(where), 8)
+        room = max(width - 4 - len(guide) - len(meta) - len(where), 8)
         if len(title) > room:
             title = title[: room - 1] + "…"
         left.append((title, s["named"] if info.name else s["base"]))
-        pad = max(width - 4 - len(title) - len(where) - len(meta), 1)
+        pad = max(width - 4 - len(guide) - len(title) - len(where) - len(meta), 1)
         strip = styled_strip(left + [(" " * pad, s["base"]), (where, s["dim"]), (meta, s["meta"])], width, s["base"])
         return strip.apply_style(s["cursor"]) if selected else strip
 
@@ -225,7 +229,7 @@ class SessionPicker(ModalScreen[str | None]):
         self._sync(full=True)
 
     def key_toggle_sort(self) -> None:
-        self.state.sort = "name" if self.state.sort == "recent" else "recent"
+        self.state.sort = SORTS[(SORTS.index(self.state.sort) + 1) % len(SORTS)]
         self.state.refresh()
         self._sync(full=True)
 

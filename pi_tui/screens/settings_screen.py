@@ -1,17 +1,16 @@
-"""``/settings``: the common preferences, changed in place and saved to settings.json.
+"""``/settings``: every setting of Pi's settings reference that makes sense while pi runs, grouped
+(``settings_catalog``), changed in place and saved to settings.json.
 
 Up/Down choose a setting, Enter/Right/Space take its next value, Left the previous one.
 Every change is written at once through ``SettingsManager.set`` (an atomic write-back of
 the global file) and applied to the running app where it can be: the theme repaints as it
 changes (a live preview), the thinking level, queue modes, auto-compaction and auto-retry
-reach the session, hidden thinking folds the transcript's thinking blocks. A value that
-cannot be saved is shown in red under the list and the app keeps running with it.
+reach the session, display settings re-apply. A value that cannot be saved is shown in red
+under the list and the app keeps running with it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
@@ -22,20 +21,8 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from ..settings_catalog import SettingRow, groups
 from .pick_list import PICKER_CSS
-
-
-@dataclass
-class SettingRow:
-    """One editable setting."""
-
-    key: str
-    """Dotted settings key (camelCase, as in settings.json)."""
-    label: str
-    choices: list[Any]
-    help: str
-    apply: Callable[[Any, Any], Any] | None = None
-    """``apply(app, value)``: make the running app follow (may return a coroutine)."""
 
 
 def _show(value: Any) -> str:
@@ -46,51 +33,15 @@ def _show(value: Any) -> str:
     return str(value)
 
 
-def setting_rows(app: Any) -> list[SettingRow]:
-    """The settings the screen offers, with their choices for this app and model."""
-    session = app.session
-    themes = sorted(app.themes.themes)
-
-    def thinking(app: Any, level: str) -> Any:
-        return app.session.set_thinking_level(level)
-
-    return [
-        SettingRow("defaultThinkingLevel", "Thinking level", session.available_thinking_levels(),
-                   "Reasoning effort for this session and the start-up default.", thinking),
-        SettingRow("theme", "Theme", themes, "Colours of the whole app; the screen repaints as you change it.",
-                   lambda app, v: app.themes.apply(v)),
-        SettingRow("steeringMode", "Steering mode", ["one-at-a-time", "all"],
-                   "How queued steering messages (Enter while the agent works) are delivered.",
-                   lambda app, v: app.session.set_steering_mode(v)),
-        SettingRow("followUpMode", "Follow-up mode", ["one-at-a-time", "all"],
-                   "How queued follow-up messages (Alt+Enter) are delivered.",
-                   lambda app, v: app.session.set_follow_up_mode(v)),
-        SettingRow("compaction.enabled", "Auto-compaction", [True, False],
-                   "Summarise old context automatically when the window fills up.",
-                   lambda app, v: app.session.set_auto_compaction(v)),
-        SettingRow("retry.enabled", "Auto-retry", [True, False],
-                   "Retry transient provider errors (rate limits, overload) with back-off.",
-                   lambda app, v: app.session.set_auto_retry(v)),
-        SettingRow("hideThinkingBlock", "Hide thinking", [False, True],
-                   "Fold thinking blocks in the transcript (Ctrl+T toggles for the moment).",
-                   lambda app, v: app.transcript.set_thinking_collapsed(v)),
-        SettingRow("doubleEscapeAction", "Double Esc", ["tree", "fork", "none"],
-                   "What pressing Esc twice on an empty editor opens."),
-        SettingRow("treeFilterMode", "Tree filter", ["default", "no-tools", "user-only", "labeled-only", "all"],
-                   "Initial filter of the /tree view."),
-        SettingRow("quietStartup", "Quiet start-up", [False, True, "header"],
-                   "Hide the start-up header and resource listing ('header' keeps the header)."),
-        SettingRow("collapseChangelog", "Short changelog", [False, True],
-                   "Show a condensed changelog after an update."),
-    ]
-
-
 class SettingsScreen(ModalScreen[None]):
-    """The settings list; changes are saved as they are made."""
+    """The settings list, by group; changes are saved as they are made."""
 
     DEFAULT_CSS = PICKER_CSS.replace("PickList", "SettingsScreen") + """
     SettingsScreen #settings-help { color: $pi-muted; height: auto; }
     SettingsScreen #settings-error { color: $pi-error; height: auto; }
+    SettingsScreen > #picker { height: 90%; }
+    SettingsScreen #settings-list { height: 1fr; max-height: 100%; }
+    SettingsScreen #settings-help { height: 2; }
     """
     BINDINGS = [
         Binding("escape", "dismiss(None)", "Close", id="tui.select.cancel"),
@@ -98,16 +49,26 @@ class SettingsScreen(ModalScreen[None]):
         Binding("left", "change(-1)", "Previous value", show=False),
     ]
 
-    def __init__(self, rows: list[SettingRow], values: dict[str, Any]) -> None:
+    def __init__(self, sections: list[tuple[str, list[SettingRow]]], values: dict[str, Any]) -> None:
         super().__init__(id="settings-screen")
-        self.rows = rows
+        self.lines: list[SettingRow | str] = []
+        """The list's rows in order: a group title (str) or a setting."""
+        for title, rows in sections:
+            self.lines.append(title)
+            self.lines.extend(rows)
         self.values = values
         """Current value per key (what the list shows)."""
 
+    @property
+    def rows(self) -> list[SettingRow]:
+        return [line for line in self.lines if isinstance(line, SettingRow)]
+
     def compose(self) -> ComposeResult:
+        options = [Option(Text(line, style="bold underline"), disabled=True) if isinstance(line, str)
+                   else Option(self._row_text(line)) for line in self.lines]
         with Vertical(id="picker"):
             yield Static("Settings", classes="picker-title")
-            yield OptionList(*(Option(self._row_text(r)) for r in self.rows), id="settings-list")
+            yield OptionList(*options, id="settings-list")
             yield Static("", id="settings-help")
             yield Static("", id="settings-error")
             yield Static("↑↓ choose · enter/→ next value · ← previous · esc close · saved to settings.json",
@@ -115,22 +76,31 @@ class SettingsScreen(ModalScreen[None]):
 
     def on_mount(self) -> None:
         listing = self.query_one(OptionList)
-        listing.highlighted = 0
+        first = next(i for i, line in enumerate(self.lines) if isinstance(line, SettingRow))
+        listing.highlighted = first
         listing.focus()
-        self._show_help(0)
+        self._show_help(first)
 
     def _row_text(self, row: SettingRow) -> Text:
-        text = Text(row.label.ljust(18), style="bold")
-        text.append(_show(self.values.get(row.key)).ljust(15), style="")
-        others = [c for c in row.choices if c != self.values.get(row.key)]
-        if others and len(row.choices) <= 6:
-            text.append("(" + " / ".join(_show(c) for c in row.choices) + ")", style="dim")
+        text = Text("  " + row.label.ljust(22), style="bold")
+        value = self.values.get(row.key)
+        text.append(_show(value).ljust(16))
+        choices = "(" + " / ".join(_show(c) for c in row.choices) + ")"
+        if len(choices) <= 44:  # longer lists are stepped through; they would wrap the row
+            text.append(choices, style="dim")
         return text
 
+    def _row_at(self, index: int | None) -> SettingRow | None:
+        if index is None or not 0 <= index < len(self.lines):
+            return None
+        line = self.lines[index]
+        return line if isinstance(line, SettingRow) else None
+
     def _show_help(self, index: int | None) -> None:
-        if index is not None and 0 <= index < len(self.rows):
-            row = self.rows[index]
-            self.query_one("#settings-help", Static).update(f"{row.key}: {row.help}")
+        row = self._row_at(index)
+        if row is not None:
+            scope = " (agent-directory settings only)" if row.global_only else ""
+            self.query_one("#settings-help", Static).update(f"{row.key}{scope}: {row.help}")
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         self._show_help(event.option_index)
@@ -142,10 +112,8 @@ class SettingsScreen(ModalScreen[None]):
     async def action_change(self, step: int) -> None:
         listing = self.query_one(OptionList)
         index = listing.highlighted
-        if index is None:
-            return
-        row = self.rows[index]
-        if not row.choices:
+        row = self._row_at(index)
+        if row is None or index is None or not row.choices:
             return
         current = self.values.get(row.key)
         pos = row.choices.index(current) if current in row.choices else -1
@@ -156,39 +124,44 @@ class SettingsScreen(ModalScreen[None]):
         self.query_one("#settings-error", Static).update(error or "")
 
     async def app_change(self, row: SettingRow, value: Any) -> str | None:
-        """Apply to the running app, then save. Returns an error message, or None."""
-        app = self.app
+        """Save, then apply to the running app. Returns an error message, or None."""
+        app: Any = self.app
+        session = getattr(app, "session", None)
+        if session is None:
+            return f"{row.label}: no session"
+        if row.key != "modelThinkingLevels":  # that row writes its own map entry
+            try:
+                session.settings.set(row.key, value)
+            except Exception as exc:  # noqa: BLE001 - SettingsError says which file and why
+                return f"{row.label}: {exc}"
         try:
             if row.apply is not None:
                 result = row.apply(app, value)
                 if hasattr(result, "__await__"):
                     await result
         except Exception as exc:  # noqa: BLE001
-            return f"{row.label}: not applied ({exc})"
-        session = getattr(app, "session", None)
-        if session is None:
-            return f"{row.label}: no session"
-        try:
-            session.settings.set(row.key, value)
-        except Exception as exc:  # noqa: BLE001 - SettingsError says which file and why
-            return f"{row.label}: {exc}"
+            return f"{row.label}: saved, but not applied now ({exc})"
         return None
 
 
 def current_values(app: Any, rows: list[SettingRow]) -> dict[str, Any]:
     """What each row shows: the live value where the app has one, else the setting."""
     values: dict[str, Any] = {}
+    session = app.session
     for row in rows:
         try:
-            values[row.key] = app.session.settings.get(row.key)
+            values[row.key] = session.settings.get(row.key)
         except Exception:  # noqa: BLE001 - a setting this version does not know
             values[row.key] = row.choices[0] if row.choices else None
-    values["defaultThinkingLevel"] = app.session.thinking_level
+    values["defaultThinkingLevel"] = session.thinking_level
     values["theme"] = app.theme
+    per_model = session.settings.settings.model_thinking_levels or {}
+    values["modelThinkingLevels"] = per_model.get(session.model.ref, "default") if session.model else "default"
     return values
 
 
 def open_settings(app: Any) -> None:
     """Push the settings screen for the running app."""
-    rows = setting_rows(app)
-    app.push_screen(SettingsScreen(rows, current_values(app, rows)))
+    sections = groups(app)
+    rows = [row for _, group in sections for row in group]
+    app.push_screen(SettingsScreen(sections, current_values(app, rows)))

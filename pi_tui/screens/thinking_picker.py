@@ -9,8 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
+from textual.binding import Binding
 
-from .pick_list import PickItem, PickList
+from .pick_list import PickItem, PickList, Saved
 
 LEVEL_NOTES = {
     "off": "no reasoning",
@@ -35,11 +36,13 @@ def thinking_items(levels: list[str], current: str, colors: dict[str, str]) -> l
 
 
 class ThinkingPicker(PickList):
-    """Returns the chosen level (or None when cancelled)."""
+    """Returns the chosen level, ``Saved(level)`` with Ctrl+S, or None when cancelled."""
+
+    BINDINGS = [Binding("ctrl+s", "save", "Save as default", id="app.thinking.save")]
 
     def __init__(self, levels: list[str], current: str, colors: dict[str, str] | None = None) -> None:
         super().__init__("Thinking level", thinking_items(levels, current, colors or {}),
-                         hint="↑↓ move · enter select · esc cancel · shift+tab cycles from the editor",
+                         hint="↑↓ move · enter select · ctrl+s select and save as default · esc cancel",
                          filterable=False, id="thinking-picker")
 
 
@@ -53,8 +56,18 @@ def open_thinking_picker(app: Any) -> None:
     variables = app.theme_variables
     colors = {lv: variables.get(f"pi-thinking-{lv}", "") for lv in levels}
 
-    def chosen(level: Any) -> None:
-        if level:
-            app.run_worker(session.set_thinking_level(level), name="thinking", group="kernel", exit_on_error=False)
+    def chosen(choice: Any) -> None:
+        if not choice:
+            return
+        save = isinstance(choice, Saved)
+        level = choice.value if save else choice
+
+        async def apply() -> None:
+            applied = await session.set_thinking_level(level)
+            if save:
+                session.settings.set("defaultThinkingLevel", applied)
+                app.notify(f"Thinking level: {applied} (saved as default)", timeout=3)
+
+        app.run_worker(apply(), name="thinking", group="kernel", exit_on_error=False)
 
     app.push_screen(ThinkingPicker(levels, session.thinking_level, colors), chosen)

@@ -85,6 +85,7 @@ class TreeBrowser(ModalScreen[str | None]):
         self.keys = KeyTable(app_keymap(self.app), _KEYS_BY_ID, _FIXED_KEYS)
         self._build_styles()
         self.list = self.query_one(VirtualList)
+        self._leaf_row = self.tree_rows.display_leaf()  # the filter may have changed since __init__
         self.list.set_rows(len(self.tree_rows.visible), self.tree_rows.cursor)
         self.list.focus()
         self.query_one("#tree-hints", Static).update(self._hints())

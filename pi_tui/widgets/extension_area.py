@@ -7,7 +7,7 @@ from textual.widgets import Static
 
 
 class ExtensionArea(Static):
-    """Shows extension widgets (lines) and statuses (``key: text``); hidden when empty."""
+    """Shows extension widgets (lines) and statuses (their texts, as Pi); hidden when empty."""
 
     DEFAULT_CSS = """
     ExtensionArea { height: auto; padding: 0 1; color: $pi-muted; }
@@ -29,7 +29,9 @@ class ExtensionArea(Static):
             for line in lines:
                 text.append(line + "\n")
         if self.placement == "belowEditor" and statuses:
-            text.append("  ".join(f"{key}: {value}" for key, value in statuses.items()), style="italic")
+            from pi_runtime.frontend import status_line
+
+            text.append(status_line(statuses), style="italic")  # Pi shows the texts, sorted by key
         text.rstrip()  # in place
         self.display = bool(text.plain.strip())
         self.update(text)

@@ -87,7 +87,9 @@ def widgets_for(message: Any, results: dict[str, Any], *, cwd: str, tools_expand
 
         return [compaction_panel(message, tools_expanded)]
     if role == "branchSummary":
-        return [MessagePanel("Summary of the branch you left", message.summary, "branch", message=message)]
+        from .compaction_panel import branch_panel
+
+        return [branch_panel(message, tools_expanded)]
     if role == "custom":
         if not message.display:
             return []

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.console import RenderableType
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -29,7 +30,7 @@ class MessagePanel(Vertical):
         yield Static(Text(self.label, style="bold"), classes="panel-label", markup=False)
         yield Static(self._body_text(), classes="panel-body", markup=False)
 
-    def _body_text(self) -> Text:
+    def _body_text(self) -> RenderableType:
         if self.variant == "bash" and not self.expanded:
             shown, hidden = tail_lines(self.body, OUTPUT_PREVIEW_LINES)
             prefix = f"… {hidden} earlier lines\n" if hidden else ""

@@ -52,6 +52,8 @@ class Transcript(VerticalScroll, can_focus=False):
         self._tools: dict[str, ToolBox] = {}
         """Tool boxes by call id (a cache over the DOM; stale entries are re-checked)."""
         self._streaming = False
+        self.scrollbar_mode = "auto"
+        """``fullscreenScrollbar``: hidden while following a stream (auto), always, or never (hidden)."""
 
     def on_mount(self) -> None:
         self.anchor()
@@ -121,7 +123,9 @@ class Transcript(VerticalScroll, can_focus=False):
         # While output streams and the view follows it, the thumb only says "at the bottom",
         # yet redrawing it cost as much as the text each frame. Scrolling up brings it back;
         # its column stays reserved, so nothing reflows either way.
-        self.set_class(self._streaming and not self.is_anchor_released, "-following")
+        mode = self.scrollbar_mode
+        self.set_class(mode == "hidden" or (mode == "auto" and self._streaming and not self.is_anchor_released),
+                       "-following")
 
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
-from e2e_support import MODEL, run_pi, text_reply
+from e2e_support import MODEL, run_pi, text_reply, tool_reply
 from rpc_client import RpcClient
 
 ASKING_EXTENSION = textwrap.dedent(
@@ -60,3 +60,42 @@ def test_print_mode_reports_extension_failures_on_stderr(env, tmp_path, loopback
     assert result.returncode == 0
     assert result.stdout.strip() == "still answered"
     assert "broken.py" in result.stderr and "setup exploded" in result.stderr
+
+
+def test_rpc_permission_gate_takes_only_a_json_true_and_denies_when_nobody_answers(env, loopback):
+    import json
+    from pathlib import Path
+
+    settings_file = Path(env["PI_CODING_AGENT_DIR"]) / "settings.json"
+    settings = json.loads(settings_file.read_text())
+    settings["permissionGate"] = {"confirmTimeoutSeconds": 1}
+    settings_file.write_text(json.dumps(settings))
+    data = Path(env["PI_TEST_PROJECT"]) / "data"
+    data.mkdir()
+    client = RpcClient(env, "--model", MODEL, "-e", "builtin:permission-gate", "--no-session")
+
+    def ask(answer):
+        mark = client.mark()
+        loopback.push(tool_reply("bash", {"command": "rm -rf data"}), text_reply("ok"))
+        client.ok({"type": "prompt", "message": "clean up"})
+        request = client.wait(lambda r: r.get("type") == "extension_ui_request" and r.get("method") == "confirm",
+                              start=mark)
+        if answer is not None:
+            client.send({"type": "extension_ui_response", "id": request["id"], **answer})
+        end = client.wait(lambda r: r.get("type") == "tool_execution_end", start=mark, timeout=20)
+        client.wait(lambda r: r.get("type") == "agent_settled", start=mark, timeout=20)
+        return request, end
+
+    try:
+        # Before: the string "false" is truthy, and the call ran.
+        _, end = ask({"confirmed": "false"})
+        assert end["isError"] is True and "Blocked by the user" in end["result"]["content"][0]["text"]
+        assert data.exists()
+        # Before: no timeout, the run waited for an answer forever.
+        request, end = ask(None)
+        assert request["timeout"] == 1000
+        assert end["isError"] is True and data.exists()
+        _, end = ask({"confirmed": True})
+        assert end["isError"] is False and not data.exists()
+    finally:
+        client.close()

@@ -3,6 +3,7 @@ it leaves behind."""
 
 from __future__ import annotations
 
+import json
 import os
 import pty
 import re
@@ -10,6 +11,7 @@ import select
 import signal
 import termios
 import time
+from pathlib import Path
 
 import pytest
 from e2e_support import PI
@@ -113,3 +115,31 @@ def test_typeahead_splits_sent_lines_from_the_partial_one():
     assert typed.lines == ["fix the bug", "again"]
     assert typed.partial == "and this"
     assert Typeahead.parse(b"").lines == [] and Typeahead.parse(b"").partial == ""
+
+
+def test_quitting_leaves_the_conversation_and_the_resume_command_on_the_normal_screen(terminal, env):
+    term = terminal("--demo")
+    assert term.wait_for("demo-model")
+    term.type(b"hello there\r")
+    assert term.wait_for("forrealanswers")  # the end of the demo's answer
+    time.sleep(0.3)
+    term.type(b"\x04")
+    assert term.exit_status() == 0
+    after = _ANSI.sub(b"", term.output.rsplit(b"\x1b[?1049l", 1)[-1]).decode("utf-8", "replace")
+    assert "> hello there" in after
+    assert "You asked: *hello there*" in after and "Aborted" not in after
+    sessions = list((Path(env["PI_CODING_AGENT_DIR"]) / "sessions").rglob("*.jsonl"))
+    [session_id] = [json.loads(p.read_text().splitlines()[0])["id"] for p in sessions]
+    assert f"To resume this session:\r\npi --session {session_id}" in after
+
+
+def test_fullscreen_exit_output_resume_hint_prints_only_the_command(terminal, env):
+    Path(env["PI_CODING_AGENT_DIR"], "settings.json").write_text('{"fullscreenExitOutput": "resume-hint"}')
+    term = terminal("--demo")
+    assert term.wait_for("demo-model")
+    term.type(b"hello there\r")
+    assert term.wait_for("Youasked:hellothere")
+    term.type(b"\x04")
+    assert term.exit_status() == 0
+    after = _ANSI.sub(b"", term.output.rsplit(b"\x1b[?1049l", 1)[-1]).decode("utf-8", "replace")
+    assert "To resume this session:" in after and "hello there" not in after

@@ -123,7 +123,7 @@ async def test_send_message_modes(make_session, write_ext):
                 state["turns"] += 1
                 if state["turns"] == 1:
                     pi.send_message({"customType": "hint", "content": "steered hint"}, deliver_as="steer", trigger_turn=True)
-                    pi.send_message({"customType": "later", "content": "after the run"})
+                    pi.send_message({"customType": "later", "content": "after the tool result"}, trigger_turn=False)
             pi.on("turn_start", on_turn)
             async def queue(args, ctx):
                 pi.send_message({"customType": "nt", "content": "next turn note"}, deliver_as="nextTurn")
@@ -138,9 +138,17 @@ async def test_send_message_modes(make_session, write_ext):
     await session.prompt("start")
     second_request = session.provider.requests[1][0].messages
     assert "steered hint" in str(second_request[-1].content)  # delivered before the next model call
-    assert session.messages[-1].role == "custom" and session.messages[-1].content == "after the run"
+    # trigger_turn=False mid-run: stored right after the turn's tool result, so the model sees it
+    # in the same run (as Pi), with message events, never after the final answer.
+    roles = [m.role for m in second_request]
+    later = next(i for i, m in enumerate(second_request) if "after the tool result" in str(m.content))
+    assert roles[later - 1] == "toolResult"
+    assert session.messages[-1].role == "assistant"
+    starts = [e.message.custom_type for e in session.events
+              if e.type == "message_start" and getattr(e.message, "role", None) == "custom"]
+    assert "later" in starts
     entries = [e for e in session.session_manager.get_entries() if e.type == "custom_message"]
-    assert [e.custom_type for e in entries] == ["hint", "later"]
+    assert [e.custom_type for e in entries] == ["later", "hint"]
 
     await session.prompt("/queue")
     assert len(session.provider.requests) == 2  # nextTurn starts nothing

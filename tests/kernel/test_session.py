@@ -194,6 +194,26 @@ async def test_prompt_template_and_skill_expand_before_sending(make_session, age
     assert "Say hello warmly." in second and "Bob" in second
 
 
+async def test_skill_commands_can_be_turned_off(make_session, agent_dir):
+    skill = agent_dir / "skills" / "greet"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: greet\ndescription: Greets people\n---\nSay hello warmly.\n")
+    session = make_session(settings={"enableSkillCommands": False})
+    session.provider.push(scripted_text("ok"))
+    await session.prompt("/skill:greet Bob")
+    assert session.provider.requests[0][0].messages[-1].content == "/skill:greet Bob"  # sent as typed
+
+
+async def test_a_per_model_thinking_level_is_the_start_up_level_of_that_model(make_session):
+    from pi_runtime.ai.providers.scripted import ScriptedProvider
+
+    provider = ScriptedProvider("per-model")
+    model = provider.model()
+    session = make_session(provider=provider, model=model, settings={
+        "defaultThinkingLevel": "high", "modelThinkingLevels": {model.ref: "low"}})
+    assert session.thinking_level == "low"
+
+
 async def test_thinking_level_clamped_and_recorded(make_session):
     session = make_session()
     assert await session.set_thinking_level("xhigh") == "high"  # the scripted model has no xhigh

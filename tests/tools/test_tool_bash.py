@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import tracemalloc
 
 import pytest
@@ -155,9 +156,57 @@ async def test_group_is_empty_after_timeout(tmp_path):
     assert not group_alive(pgid)
 
 
-async def test_background_writer_after_shell_exit_is_collected(tmp_path):
-    result = await run(make(tmp_path), "(sleep 0.3; echo late) & echo early")
-    assert result.content[0].text == "early\nlate"
+async def test_output_that_keeps_coming_after_the_shell_exits_is_collected(tmp_path):
+    # Each chunk re-arms the grace (a generous one here: the test machine may be busy).
+    tool = BashTool(str(tmp_path), shell_ops=LocalShellOperations(kill_grace=1.0, exit_grace=1.0))
+    result = await run(tool, "(for i in 1 2 3; do sleep 0.1; echo late$i; done) & echo early")
+    assert result.content[0].text == "early\nlate1\nlate2\nlate3"
+
+
+def _kill(pid: int) -> None:
+    try:
+        os.kill(pid, 9)
+    except ProcessLookupError:
+        pass
+
+
+@pytest.mark.parametrize("launch", ["{job} &", "setsid {job} &", "nohup {job} &", "({job} &);"])
+async def test_a_background_job_holding_the_output_open_does_not_hold_the_result(tmp_path, launch):
+    """As Pi: the command is done when the shell exits and the pipe goes quiet; the job runs on."""
+    marker = tmp_path / f"job-{abs(hash(launch))}"
+    job = f"sh -c 'echo $$ > {marker}; exec sleep 60'"
+    command = launch.format(job=job) + f" while [ ! -s {marker} ]; do sleep 0.01; done; echo started"
+    # Guard only (the hang this test is about would otherwise stop the suite): not a speed check.
+    result = await asyncio.wait_for(run(make(tmp_path), command), 30)
+    assert result.content[0].text == "started"
+    pid = int(marker.read_text())
+    try:
+        assert pid_alive(pid)  # left alone
+    finally:
+        _kill(pid)
+
+
+async def test_a_job_left_running_can_still_write_after_the_result(tmp_path):
+    """Its end of the pipe is drained, so a later write does not kill it with SIGPIPE."""
+    done = tmp_path / "done"
+    command = f"(sleep 0.5; echo late; echo survived > {done}) & echo early"
+    result = await asyncio.wait_for(run(make(tmp_path), command), 30)
+    assert result.content[0].text == "early"
+    for _ in range(500):
+        if done.exists():
+            break
+        await asyncio.sleep(0.02)
+    assert done.read_text() == "survived\n"
+
+
+async def test_timeout_still_stops_a_background_writer_after_the_shell_exited(tmp_path):
+    tool = make(tmp_path)
+    with pytest.raises(ToolError) as info:
+        await run(tool, "(while true; do echo tick; sleep 0.02; done) & echo started; exit 3", timeout=1)
+    message = str(info.value)
+    assert message.startswith("started\ntick")
+    assert message.endswith("but background processes it started kept writing output until the timeout.")
+    assert re.search(r"Command timed out after 1 seconds\. The shell exited with code 3 after [0-9.]+ seconds", message)
 
 
 async def test_cancelling_the_task_kills_the_tree(tmp_path):

@@ -69,7 +69,15 @@ async def test_model_picker_lists_models_by_provider_and_persists_choice(two_mod
         await pilot.press("enter")
         await pilot.pause(0.2)
         assert session.model.ref == second.ref
-    saved = json.loads((agent_dir / "settings.json").read_text())
+        # Enter switches this session only; as in Pi, only Ctrl+S in the picker saves a default.
+        assert "defaultModel" not in _settings(agent_dir)
+        await pilot.press("ctrl+l")
+        await pilot.pause()
+        for ch in "othr":
+            await pilot.press(ch)
+        await pilot.press("ctrl+s")
+        await pilot.pause(0.2)
+    saved = _settings(agent_dir)
     assert (saved["defaultProvider"], saved["defaultModel"]) == ("other-scripted", "other-model")
     changes = [e for e in entries(session) if e["type"] == "model_change"]
     assert changes[-1]["provider"] == "other-scripted" and changes[-1]["modelId"] == "other-model"
@@ -84,7 +92,7 @@ async def test_model_command_with_argument_and_unknown_model(two_models, agent_d
         await type_command(pilot, f"/model {second.ref}")
         await pilot.pause(0.1)
         assert session.model.ref == second.ref
-    assert json.loads((agent_dir / "settings.json").read_text())["defaultModel"] == "other-model"
+    assert "defaultModel" not in _settings(agent_dir)  # the session's model, not a new default
 
 
 async def test_scoped_models_saved_and_ctrl_p_cycles_them(two_models, agent_dir, provider):
@@ -130,6 +138,14 @@ async def test_thinking_picker_sets_level_and_editor_border_follows(session, age
         await pilot.pause(0.2)
         assert session.thinking_level == "off" and app.editor.has_class("thinking-off")
         assert app.editor.styles.border_top[1] != high
+        default = session.settings.settings.default_thinking_level
+        await type_command(pilot, "/thinking")
+        while app.screen.query_one("#picker-list").highlighted_option.prompt.plain.split()[-3] != "low":
+            await pilot.press("down")
+        await pilot.press("ctrl+s")  # app.thinking.save: this level, and saved as the default
+        await pilot.pause(0.2)
+        assert session.thinking_level == "low" and default != "low"
+        assert session.settings.settings.default_thinking_level == "low"
 
 
 async def test_settings_screen_changes_land_in_settings_json_and_apply(provider, workdir, agent_dir):
@@ -138,11 +154,14 @@ async def test_settings_screen_changes_land_in_settings_json_and_apply(provider,
     async with app.run_test(size=(110, 34)) as pilot:
         await type_command(pilot, "/settings")
         text = screen_text(app)
-        assert "Settings" in text and "Steering mode" in text and "Double Esc" in text
+        assert "Settings" in text and "Model and thinking" in text and "Thinking level" in text
+        assert len(app.screen.rows) >= 33  # every setting of Pi's that makes sense live
+        titles = [line for line in app.screen.lines if isinstance(line, str)]
+        assert titles[:3] == ["Model and thinking", "Interaction", "Context and sessions"]
         listing = app.screen.query_one("#settings-list")
 
         async def change(label: str, presses: int = 1) -> None:
-            index = next(i for i, r in enumerate(app.screen.rows) if r.label == label)
+            index = next(i for i, r in enumerate(app.screen.lines) if not isinstance(r, str) and r.label == label)
             listing.highlighted = index
             for _ in range(presses):
                 await pilot.press("enter")
@@ -155,6 +174,9 @@ async def test_settings_screen_changes_land_in_settings_json_and_apply(provider,
         await change("Auto-compaction")
         await change("Hide thinking")
         await change("Double Esc")
+        await change("Editor padding")  # 0 -> 1: applied to the editor at once
+        assert app.editor.styles.padding.left == 2
+        await change("This model's level", 2)  # default -> off -> the next level
         assert session.agent.steering_mode == "all"
         assert session.auto_compaction_enabled is True
         assert app.transcript.thinking_collapsed is True
@@ -167,3 +189,11 @@ async def test_settings_screen_changes_land_in_settings_json_and_apply(provider,
     assert saved["compaction"]["enabled"] is True
     assert saved["hideThinkingBlock"] is True
     assert saved["doubleEscapeAction"] == "fork"
+    assert saved["editorPaddingX"] == 1
+    levels = session.available_thinking_levels()
+    assert saved["modelThinkingLevels"] == {session.model.ref: levels[1]}
+
+
+def _settings(agent_dir) -> dict:
+    path = agent_dir / "settings.json"
+    return json.loads(path.read_text()) if path.exists() else {}

@@ -77,14 +77,35 @@ async def test_compact_shows_collapsed_summary_with_tokens_and_ctrl_o_expands(pr
         await settle(pilot, session, 0.3)
         assert any(e["type"] == "compaction" for e in entries(session))
         text = screen_text(app)
-        assert "Compacted context" in text and "Summary line 1" in text
-        assert "Summary line 8" not in text and "more lines" in text
+        tokens = next(e for e in entries(session) if e["type"] == "compaction")["tokensBefore"]
+        assert "[compaction]" in text and f"Compacted from {tokens:,} tokens (ctrl+o to expand)" in text
+        assert "Summary line 1" not in text  # one line while collapsed, as in Pi
         assert "Compacted: " in text and "→" in text
         context, _options = provider.requests[-1]
         assert "focus on z" in json.dumps(context.to_wire())
         await pilot.press("ctrl+o")
         await pilot.pause(0.2)
-        assert "Summary line 8" in screen_text(app)
+        assert "Summary line 1" in screen_text(app) and "Summary line 8" in screen_text(app)
+
+
+async def test_a_branch_summary_is_one_line_until_expanded(provider, workdir, agent_dir):
+    session = file_session(provider, workdir, agent_dir)
+    app = create_app(session, static=True, agent_dir=str(agent_dir))
+    summary = "\n".join(f"Branch line {i}" for i in range(1, 30))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await converse(pilot, session, provider, ["first question", "second question"])
+        first_answer = [e["id"] for e in entries(session) if e["type"] == "message"
+                        and e["message"]["role"] == "assistant"][0]
+        provider.push(scripted_text(summary))
+        await session.navigate_tree(first_answer, summarize=True)
+        await settle(pilot, session, 0.3)
+        text = screen_text(app)
+        assert "[branch]" in text and "Branch summary (ctrl+o to expand)" in text
+        assert "Branch line 1" not in text
+        panel = app.transcript.query(".panel-branch").first()
+        await pilot.click(panel)
+        await pilot.pause(0.2)
+        assert "Branch Summary" in screen_text(app) and "Branch line 1" in screen_text(app)
 
 
 async def test_compact_error_is_shown_and_esc_cancels_a_running_compaction(provider, workdir, agent_dir):

@@ -45,7 +45,7 @@ async def test_extension_dialogs_statuses_and_widgets(provider, workdir, agent_d
         await pilot.pause(0.4)
         text = screen_text(app)
         assert "== shipping board ==" in text and "target production" in text
-        assert "ship: production confirmed=True" in text
+        assert "production confirmed=True" in text and "ship: production" not in text  # the text, not the key
     assert len(provider.requests) == 0  # the command never reached the model
 
 

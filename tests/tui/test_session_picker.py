@@ -58,11 +58,28 @@ async def test_sort_and_named_only(tmp_path):
     async with app.run_test(size=(110, 24)) as pilot:
         await pilot.pause()
         picker = app.screen
-        await pilot.press("ctrl+s")
+        assert picker.state.sort == "threaded"
+        await pilot.press("ctrl+s", "ctrl+s")  # threaded -> recent -> name
         assert picker.state.sort == "name" and picker.state.visible[0].path == files["03"]  # "Add a --verbose…"
         await pilot.press("ctrl+n")
         assert [i.name for i in picker.state.visible] == ["Checkout refactor", "SQL logging"]
         assert "sort: name · named only" in screen_text(app)
+
+
+async def test_forks_are_threaded_under_the_session_they_came_from(tmp_path):
+    app, files, _ = picker_app(tmp_path)
+    async with app.run_test(size=(110, 24)) as pilot:
+        await pilot.pause()
+        picker = app.screen
+        order = [i.path for i in picker.state.visible]
+        # "SQL logging" (04) was forked from "Add a --verbose flag" (03): right below it, with a guide.
+        assert order.index(files["04"]) == order.index(files["03"]) + 1
+        assert picker.state.prefixes == {files["04"]: "└─ "}
+        lines = screen_text(app).splitlines()
+        row = next(i for i, line in enumerate(lines) if "Add a --verbose flag" in line)
+        assert "└─ SQL logging" in lines[row + 1]
+        await pilot.press("ctrl+s")  # recent: a flat list by time
+        assert picker.state.prefixes == {}
 
 
 async def test_rename_appends_session_info(tmp_path):

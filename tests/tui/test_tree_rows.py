@@ -109,6 +109,19 @@ def test_search_matches_text_and_labels(branched):
     assert len(tree.visible) == 8
 
 
+def test_while_searching_only_the_current_entry_itself_is_marked(branched):
+    sm, ids = branched
+    tree = TreeRows(sm.raw_entries(), ids["a2b"])  # the current entry is the answer a2b
+    tree.set_query("q2")
+    # q2b matches and is an ancestor of a2b, but it is not where the session is.
+    assert tree.display_leaf() == -1
+    tree.set_query("a2b")
+    assert tree.rows[tree.display_leaf()].entry_id == ids["a2b"]
+    tree.set_query("")
+    tree.set_filter("user-only")  # a filter (not a search) still marks the nearest visible ancestor
+    assert tree.rows[tree.display_leaf()].entry_id == ids["q2b"]
+
+
 def test_fold_and_segment_jumps(branched):
     sm, ids = branched
     tree = TreeRows(sm.raw_entries(), sm.leaf_id)
@@ -210,3 +223,24 @@ def test_trash_keeps_every_copy(tmp_path):
     first.write_text("two\n")
     again = Path(trash_session(first, system_trash=False))
     assert again != where and again.read_text() == "two\n" and where.read_text() == "one\n"
+
+
+def test_threaded_order_nests_forks_and_survives_a_cycle(tmp_path):
+    from datetime import UTC, datetime
+    from types import SimpleNamespace
+
+    from pi_tui.session_rows import threaded
+
+    def info(name, minutes, parent=None):
+        return SimpleNamespace(path=tmp_path / f"{name}.jsonl", modified=datetime(2025, 1, 1, 0, minutes, tzinfo=UTC),
+                               parent_session_path=str(tmp_path / f"{parent}.jsonl") if parent else None)
+
+    a, b = info("a", 1), info("b", 2)
+    a1, a2, a1x = info("a1", 3, "a"), info("a2", 9, "a"), info("a1x", 4, "a1")
+    order, guides = threaded([a, b, a1, a2, a1x])
+    # a's subtree holds the newest activity (a2 at :09), so it comes first; a2 before a1.
+    assert [s.path.stem for s in order] == ["a", "a2", "a1", "a1x", "b"]
+    assert guides == {a2.path: "├─ ", a1.path: "└─ ", a1x.path: "   └─ "}
+    x, y = info("x", 5, "y"), info("y", 6, "x")  # parents pointing at each other
+    order, _ = threaded([x, y])
+    assert sorted(s.path.stem for s in order) == ["x", "y"]

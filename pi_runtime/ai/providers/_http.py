@@ -118,6 +118,16 @@ def _retry_after(headers: Any) -> float | None:
     return None
 
 
+def _structured(event: tuple[str | None, str]) -> dict[str, Any]:
+    """An SSE event as extensions see it: its name and its data, parsed when it is JSON."""
+    name, data = event
+    try:
+        parsed: Any = json.loads(data)
+    except ValueError:
+        parsed = data
+    return {"event": name, "data": parsed}
+
+
 _PROXY_VARS = ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy", "http_proxy", "all_proxy")
 
 
@@ -146,7 +156,15 @@ async def post_sse(
     if signal is not None and signal.aborted:
         raise Aborted()
     queue: asyncio.Queue[Any] = asyncio.Queue()
+    # Extension hooks (before_provider_headers / before_provider_request): the one place every
+    # HTTP provider's request passes before it is sent.
+    if options.on_headers is not None:
+        headers = await options.on_headers(dict(headers))
+    if options.on_payload is not None:
+        body = await options.on_payload(body)
     payload = json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
+    on_response = options.on_response
+    on_event = options.on_stream_event
 
     def status_error(status: int, headers: Any, raw: bytes) -> ProviderError:
         detail = redact(_error_detail(raw), options.api_key)
@@ -184,6 +202,8 @@ async def post_sse(
         timeout = httpx.Timeout(options.timeout, connect=options.connect_timeout)
         try:
             async with client.stream("POST", url, headers=headers, content=payload, timeout=timeout) as response:
+                if on_response is not None:
+                    await on_response(response.status_code, {k.lower(): v for k, v in response.headers.items()})
                 if response.status_code >= 400:
                     queue.put_nowait(status_error(response.status_code, response.headers, await response.aread()))
                     return
@@ -207,6 +227,8 @@ async def post_sse(
             response = await fh.post(
                 url, headers, payload, connect_timeout=options.connect_timeout, read_timeout=options.timeout
             )
+            if on_response is not None:
+                await on_response(response.status, {str(k).lower(): str(v) for k, v in dict(response.headers).items()})
             if response.status >= 400:
                 queue.put_nowait(status_error(response.status, response.headers, await response.read_all(options.timeout)))
                 return
@@ -241,6 +263,8 @@ async def post_sse(
             if isinstance(item, Exception):
                 raise item
             for event in item:
+                if on_event is not None:
+                    await on_event(_structured(event))
                 yield event
     finally:
         if remove is not None:

@@ -145,7 +145,7 @@ def extension(pi: Any) -> None:
     async def offer(ctx: Any, leaf: str | None, what: str) -> None:
         git = await repo(ctx)
         found = checkpoint_for(ctx, leaf) if git is not None else None
-        if found is None:
+        if git is None or found is None:
             return
         policy = (pi.get_setting("gitCheckpoint", {}) or {}).get("restore", "ask")
         if policy == "never":

@@ -1,40 +1,57 @@
 """``builtin:permission-gate``: ask before risky tool calls; deny when nobody can answer.
 
-Risky: bash commands such as ``rm -rf``, ``sudo``, ``chmod 777``, ``curl … | sh``, ``mkfs``,
-``dd of=/dev/…``; ``write``/``edit`` outside the working directory or on protected paths
-(``.env``, ``.env.*``, ``.git/``). With a UI the user confirms each one; headless (print
-and JSON mode) the call is blocked with a reason that says how to allow it.
+Risky:
+- bash commands, parsed (not matched as text): every command of every list, pipeline,
+  subshell, substitution and nested ``bash -c``/``eval``/``xargs``/``find -exec`` string is
+  checked after quote removal, so ``"rm" -rf``, ``r\\m -rf`` and ``rm -r --force`` are the
+  same command. Risky are recursive forced deletes, ``find -delete``, ``git clean -f``,
+  ``git reset --hard``, force pushes, ``sudo``, ``chmod 777``, disk tools, ``dd`` or a
+  redirection to a device, shells fed from a pipe (``curl … | sh``, ``base64 -d | sh``),
+  inline interpreter code that deletes or runs programs (``python -c "shutil.rmtree…"``),
+  and any write or delete (redirection, ``cp``/``mv``/``tee``/``sed -i``…) of a protected
+  path. A command name or a written path only known at run time, and text that does not
+  parse, are risky too (see ``gate_bash`` and ``gate_commands``);
+- ``write``/``edit`` outside the working directory or on a protected path.
+
+Protected: ``.env``, ``.env.*``, ``.git/``, the project's ``.pi/settings.json`` and
+``.pi/extensions``, pi's agent dir, and credentials and shell start-up files in the home
+folder (``~/.ssh``, ``~/.aws``, ``~/.bashrc``…). Paths are resolved through symlinks when
+the call is about to run, so a link made by an earlier call is seen through.
+
+With a UI the user confirms each risky call; a dialog nobody answers is denied after
+``confirmTimeoutSeconds``. Headless (print and JSON mode) the call is blocked with a reason
+that says how to allow it.
 
 Settings (``"permissionGate"`` in settings.json)::
 
     {"permissionGate": {
         "bashPatterns": ["\\\\bterraform\\\\s+destroy\\\\b"],   # more risky commands (regex)
-        "allowBashPatterns": ["^rm -rf \\\\./build\\\\b"],       # never ask for these
+        "allowBashPatterns": ["^rm -rf \\\\./build$"],       # never ask for these commands
         "protectedPaths": ["secrets/*", "*.pem"],            # more protected paths (glob)
         "allowOutsideCwd": false,                            # writes outside cwd are fine
+        "confirmTimeoutSeconds": 120,                        # an unanswered dialog denies
         "useDefaults": true                                  # keep the built-in rules
     }}
+
+``bashPatterns`` are searched in the whole command and in each command of it;
+``allowBashPatterns`` in each command alone (its words after quote removal, joined by
+spaces), so ``rm -rf ./build; rm -rf x`` still asks for the second. An allowed command is
+exempt from the verb rules only: its redirections and substitutions are still checked.
 """
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import re
 from typing import Any
 
-DEFAULT_BASH_RULES: list[tuple[str, str]] = [
-    (r"\brm\s+(-[a-zA-Z]*[rR][a-zA-Z]*f|-[a-zA-Z]*f[a-zA-Z]*[rR]|(-[rRf]\s+)+-[rRf]|--recursive\s+--force|--force\s+--recursive)", "recursive forced delete (rm -rf)"),
-    (r"(^|[;&|(]\s*|\s)sudo\s", "runs as root (sudo)"),
-    (r"\bchmod\s+(-[a-zA-Z]+\s+)*0?777\b", "world-writable permissions (chmod 777)"),
-    (r"\b(curl|wget)\b[^|;&]*\|\s*(sudo\s+)?(ba|z|da|k)?sh\b", "pipes a download into a shell"),
-    (r"\bmkfs(\.\w+)?\b", "formats a file system (mkfs)"),
-    (r"\bdd\b[^;&|]*\bof=/dev/", "writes to a device (dd of=/dev/...)"),
-    (r">\s*/dev/sd[a-z]", "writes to a disk device"),
-    (r"\bgit\s+push\b[^;&|]*(--force\b|\s-f\b)", "force-pushes (git push --force)"),
-]
-DEFAULT_PROTECTED = [".env", ".env.*", ".git", ".git/*", "*/.git/*"]
+from ...paths import agent_dir
+from .gate_bash import BashChecker
+from .gate_paths import DEFAULT_PROTECTED, HOME_PROTECTED, PathPolicy
+
 WRITE_TOOLS = ("write", "edit")
+DEFAULT_CONFIRM_TIMEOUT = 120.0
+"""Seconds a confirmation waits before it counts as "no"."""
 
 
 class Rules:
@@ -43,38 +60,39 @@ class Rules:
     def __init__(self, config: dict[str, Any] | None = None) -> None:
         config = config or {}
         defaults = config.get("useDefaults", True)
-        self.bash = [(re.compile(p), why) for p, why in (DEFAULT_BASH_RULES if defaults else [])]
-        for pattern in config.get("bashPatterns", []) or []:
-            self.bash.append((re.compile(pattern), f"matches rule /{pattern}/"))
+        self.deny = [(re.compile(p), f"matches rule /{p}/") for p in config.get("bashPatterns", []) or []]
         self.allow_bash = [re.compile(p) for p in config.get("allowBashPatterns", []) or []]
-        self.protected = (list(DEFAULT_PROTECTED) if defaults else []) + list(config.get("protectedPaths", []) or [])
+        self.protected = ([*DEFAULT_PROTECTED, *HOME_PROTECTED] if defaults else []) + list(
+            config.get("protectedPaths", []) or [])
         self.allow_outside = bool(config.get("allowOutsideCwd", False))
+        self.use_defaults = bool(defaults)
+        timeout = config.get("confirmTimeoutSeconds", DEFAULT_CONFIRM_TIMEOUT)
+        self.confirm_timeout = float(timeout) if isinstance(timeout, int | float) and timeout > 0 else (
+            DEFAULT_CONFIRM_TIMEOUT)
+
+    def _paths(self) -> PathPolicy:
+        # Read when checking: the agent dir and home are those of this moment.
+        return PathPolicy(self.protected, str(agent_dir()) if self.use_defaults else None)
 
     def check(self, tool: str, args: dict[str, Any], cwd: str) -> str | None:
         """Why this call is risky, or None when it is not."""
         if tool == "bash":
             command = str(args.get("command", ""))
-            if any(p.search(command) for p in self.allow_bash):
-                return None
-            for pattern, why in self.bash:
-                if pattern.search(command):
-                    return why
-            return None
+            checker = BashChecker(self._paths(), cwd, os.environ, self.deny, self.allow_bash, self.use_defaults)
+            return checker.check(command)
         if tool in WRITE_TOOLS and args.get("path"):
             return self.check_path(str(args["path"]), cwd)
         return None
 
     def check_path(self, raw: str, cwd: str) -> str | None:
         path = os.path.realpath(os.path.join(cwd, os.path.expanduser(raw.lstrip("@"))))
+        hit = self._paths().protected(path, cwd)
+        if hit is not None:
+            return f"touches a protected path ({hit})"
         root = os.path.realpath(cwd)
         inside = path == root or path.startswith(root + os.sep)
         if not inside and not self.allow_outside:
             return f"writes outside the working directory ({path})"
-        relative = os.path.relpath(path, root) if inside else path
-        parts = relative.split(os.sep)
-        for pattern in self.protected:
-            if fnmatch.fnmatch(relative, pattern) or any(fnmatch.fnmatch(p, pattern) for p in parts):
-                return f"touches a protected path ({relative})"
         return None
 
 
@@ -92,8 +110,8 @@ def extension(pi: Any) -> None:
                 f"Blocked by permission-gate: {summary} {why}, and there is no UI to ask for approval. "
                 "Run pi interactively, or allow it in the 'permissionGate' setting."
             )}
-        allowed = await ctx.ui.confirm("Allow risky tool call?", f"{summary} {why}.")
-        if not allowed:
+        allowed = await ctx.ui.confirm("Allow risky tool call?", f"{summary} {why}.", timeout=rules.confirm_timeout)
+        if allowed is not True:
             return {"block": True, "reason": f"Blocked by the user (permission-gate): {summary} {why}"}
         return None
 

@@ -1,0 +1,301 @@
+"""The permission gate's verb rules: what each known command does with its arguments.
+
+A rule gets the expanded argument vector (unknown arguments are None) and flags a risk
+(``rm -rf``, ``git clean -f``, ``chmod 777``...), checks the paths it writes or deletes
+(``cp``, ``mv``, ``tee``, ``sed -i``, ``dd of=``...), or hands an inner command back to the
+checker (``find -exec``; the wrappers, shells and interpreters are in ``gate_runners``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from .gate_args import Rule, check_shell_code, run_inner, split_options
+from .gate_bash import Field, Invocation
+from .gate_runners import RUNNER_RULES, SHELLS, interpreter_language, run_interpreter, run_shell
+
+if TYPE_CHECKING:
+    from .gate_bash import BashChecker
+
+_DISK_TOOLS = re.compile(r"mkfs(\..+)?|mke2fs|mkswap|wipefs|fdisk|sfdisk|cfdisk|gdisk|sgdisk|parted|blkdiscard|mkntfs")
+_ROOT_TOOLS = frozenset({"sudo", "doas", "pkexec", "run0", "su", "sudoedit"})
+
+
+def check_invocation(checker: BashChecker, inv: Invocation) -> None:
+    """Apply the rule for ``inv``'s command, if pi knows one."""
+    name = os.path.basename(inv.argv[0] or "")
+    args = inv.argv[1:]
+    rule = RULES.get(name)
+    if rule is not None:
+        rule(checker, inv, args)
+    elif name in _ROOT_TOOLS:
+        checker.flag(f"runs as root ({name})")
+    elif _DISK_TOOLS.fullmatch(name):
+        checker.flag(f"formats or partitions a disk ({name})")
+    elif name in SHELLS:
+        run_shell(checker, inv, args)
+    elif (language := interpreter_language(name)) is not None:
+        run_interpreter(checker, inv, args, language)
+
+
+# ---------------------------------------------------------------------- deleting and writing
+
+
+def _rm(checker: BashChecker, inv: Invocation, args: list[Field]) -> None:
+    flags, _, operands = split_options(args)
+    if None in args:
+        checker.flag("deletes with an argument only known when it runs (rm)")
+    recursive = bool({"-r", "-R", "--recursive"} & set(flags))
+    if recursive and {"-f", "--force"} & set(flags):
+        checker.flag("recursive forced delete (rm -rf)")
+    if "--no-preserve-root" in flags:
+        checker.flag("deletes with --no-preserve-root (rm)")
+    for operand in operands:
+        checker.touches(operand, inv.scope, "deletes")
+        if recursive and operand is not None:
+            _not_a_root(checker, inv, operand)
+
+
+def _not_a_root(checker: BashChecker, inv: Invocation, operand: str) -> None:
+    """A recursive delete of ``/``, home, or a folder holding the working directory."""
+    home = os.path.realpath(os.path.expanduser("~"))
+    project = os.path.realpath(checker.cwd)
+    for path in checker.candidates(operand, inv.scope):
+        real = os.path.realpath(path)
+        if real in ("/", home) or project == real or project.startswith(real.rstrip("/") + "/"):
+            checker.flag(f"deletes {real}, which holds the working directory or your home")
+
+
+def _writes_operands(with_value: str = "", long_with_value: Sequence[str] = (), skip_first: bool = False,
+                     target_options: Sequence[str] = (), verb: str = "writes", dest_only: bool = False) -> Rule:
+    """A rule for commands that change the files they are given (``touch``, ``mv``, ``tee``...).
+
+    ``dest_only``: only the destination is written (``cp``, ``ln``: the last operand, or the
+    ``-t`` folder); the sources are read, which the gate does not judge.
+    """
+
+    def rule(checker: BashChecker, inv: Invocation, args: list[Field]) -> None:
+        flags, values, operands = split_options(args, with_value, long_with_value)
+        if skip_first and operands and not any(f.startswith("--reference") for f in flags):
+            operands = operands[1:]
+        targets = [values[o] for o in target_options if o in values]
+        if dest_only and not targets:
+            # One operand: the copy or link lands in the current folder under the same name.
+            targets = operands[-1:] if len(operands) > 1 else [
+                os.path.basename(o.rstrip("/")) if o is not None else None for o in operands]
+        elif not dest_only:
+            targets += operands
+        for target in targets:
+            checker.touches(target, inv.scope, verb)
+
+    return rule
+
+
+def _chmod(checker: BashChecker, inv: Invocation, args: list[Field]) -> None:
+    flags, _, operands = split_options([a for a in args if not (a and re.fullmatch(r"-[rwxXst]+", a))])
+    if operands and not any(f.startswith("--reference") for f in flags):
+        mode, operands = operands[0], operands[1:]
+        if mode is None:
+            checker.flag("sets permissions only known when it runs (chmod)")
+        elif re.fullmatch(r"[0-7]*[2367]", mode) or re.search(r"(^|,)[ugo]*[ao][ugo]*[+=][rwxXst]*w", mode):
+            checker.flag("world-writable permissions (chmod 777)")
+    for operand in operands:
+        checker.touches(operand, inv.scope, "changes")
+
+
+def _dd(checker: BashChecker, inv: Invocation, args: list[Field]) -> None:
+    for arg in args:
+        if arg is None:
+            checker.flag("runs dd with an argument only known when it runs")
+        elif arg.startswith("of="):
+            checker.touches(arg[3:], inv.scope)
+
+
+def _sed(checker: BashChecker, inv: Invocation, args: list[Field]) -> None:
+    flags, values, operands = split_options(args, "efl", ("--expression", "--file", "--line-length"))
+    scripts = [v for k, v in values.items() if k in ("-e", "--expression")]
+    if not scripts and operands:
+        scripts, operands = [operands[0]], operands[1:]
+    for script in scripts:
+        if script is None:
+            checker.flag("runs a sed script only known when it runs")
+            continue
+        # GNU sed's e command and s///e flag run shell commands; w writes a file.
+        if re.search(r"(^|[;\n{}])\s*[0-9$,/~!\w\\.^*]*\s*e(\s|;|$)", script) or re.search(
+                r"s(.)(?:(?!\1).|\\\1)*\1(?:(?!\1).|\\\1)*\1[gpiImM0-9w]*e", script):
+            checker.flag("runs shell commands from a sed script (e)")
+        for target in re.findall(r"(?:^|[;\n}]|\d|/[gpiImM0-9]*)\s*[wW] +(\S+)", script):
+            checker.touches(target, inv.scope)
+    if any(f == "-i" or f.startswith("--in-place") for f in flags) or "-i" in values:
+        for operand in operands:
+            checker.touches(operand, inv.scope, "edits")
+
+
+def _find(checker: BashChecker, inv: Invocation, args: list[Field]) -> None:
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        index += 1
+        if arg == "-delete":
+            checker.flag("deletes files (find -delete)")
+        if arg in ("-exec", "-execdir", "-ok", "-okdir"):
+            inner: list[Field] = []
+            while index < len(args) and args[index] not in (";", "+"):
+                word = args[index]
+                inner.append(None if word is None or "{}" in word else word)  # {} is each file found
+                index += 1
+            index += 1
+            run_inner(checker, inv, inner)
+        elif arg in ("-fprint", "-fprint0", "-fprintf", "-fls") and index < len(args):
+            checker.touches(args[index], inv.scope)
+
+
+def _git(checker: BashChecker, inv: Invocation, args: list[Field]) -> None:
+    index = 0
+    while index < len(args) and (args[index] or "").startswith("-"):
+        option = args[index] or ""
+        index += 1
+        if option in ("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env"):
+            value = args[index] if index < len(args) else ""
+            index += 1
+            if option == "-c":
+                _git_config(checker, inv, value)
+        elif option.startswith("-c") and len(option) > 2:
+            _git_config(checker, inv, option[2:])
+    if index >= len(args):
+        return
+    sub = args[index]
+    if sub is None:
+        checker.flag("runs a git command only known when it runs")
+        return
+    flags, _, operands = split_options(args[index + 1:])
+    if sub == "push" and (
+        {"-f", "--force", "--force-with-lease", "--force-if-includes", "--mirror", "--delete", "-d", "--prune"}
+        & set(flags) or any(o is not None and o.startswith(("+", ":")) for o in operands)
+    ):
+        checker.flag("force-pushes or deletes on the remote (git push --force)")
+    if sub == "clean" and {"-f", "--force"} & set(flags) and not {"-n", "--dry-run"} & set(flags):
+        checker.flag("deletes untracked files (git clean -f)")
+    if sub == "reset" and "--hard" in flags:
+        checker.flag("discards uncommitted changes (git reset --hard)")
+    if sub in ("checkout", "restore") and ({"-f", "--force"} & set(flags) or "." in operands) and "--staged" not in flags:
+        checker.flag(f"discards uncommitted changes (git {sub})")
+
+
+def _git_config(checker: BashChecker, inv: Invocation, value: Field) -> None:
+    if value is None:
+        checker.flag("sets git configuration only known when it runs (git -c)")
+        return
+    key, _, setting = value.partition("=")
+    if key.lower().startswith("alias.") and setting.startswith("!"):
+        check_shell_code(checker, inv, setting[1:], "a git alias")
+
+
+def _cd(checker: BashChecker, inv: Invocation, args: list[Field]) -> None:
+    """Not a risk itself: follows where later relative paths point (``cd ~/.ssh && echo k >> keys``)."""
+    scope = inv.scope
+    operands = [a for a in args if a not in ("-L", "-P", "-e", "-@", "--")]
+    target: Field = operands[0] if operands else checker.env.get("HOME", os.path.expanduser("~"))
+    name = os.path.basename(inv.argv[0] or "")
+    if name == "popd" or target is None or target == "-" or scope.cwds is None:
+        scope.cwds = scope.cd_success = None
+        return
+    moved = frozenset(os.path.normpath(os.path.join(cwd, target)) for cwd in scope.cwds)
+    scope.cd_success = moved
+    scope.cwds = scope.cwds | moved  # a cd can fail, and the next command runs anyway after ';'
+
+
+def _shopt(checker: BashChecker, inv: Invocation, args: list[Field]) -> None:
+    """Follows ``dotglob``, which makes later globs reach dot files (``.git``, ``.env``)."""
+    if "dotglob" in args or None in args:
+        if "-u" in args:
+            inv.scope.dotglob = False
+        elif "-s" in args or None in args:
+            inv.scope.dotglob = True
+
+
+def _source(checker: BashChecker, inv: Invocation, args: list[Field]) -> None:
+    # A script file is not read (as for `bash file`), but one that only exists at run time
+    # (`source <(curl …)`) is code the gate cannot see at all.
+    if not args or args[0] is None:
+        checker.flag("runs a script only known when it runs (source)")
+
+
+def _tar(checker: BashChecker, inv: Invocation, args: list[Field]) -> None:
+    for index, arg in enumerate(args):
+        if arg is None:
+            continue
+        if arg.startswith(("--to-command", "--use-compress-program", "--checkpoint-action", "--rsh-command",
+                           "--info-script", "--new-volume-script")) or arg == "-I":
+            checker.flag(f"runs commands from tar ({arg.split('=')[0]})")
+        if arg in ("-C", "--directory") and index + 1 < len(args):
+            checker.touches(args[index + 1], inv.scope)
+        elif arg.startswith("--directory="):
+            checker.touches(arg.partition("=")[2], inv.scope)
+
+
+def _crontab(checker: BashChecker, inv: Invocation, args: list[Field]) -> None:
+    if not ({"-l", "-V"} & {a for a in args if a is not None}):
+        checker.flag("changes scheduled jobs (crontab)")
+
+
+def _always(reason: str) -> Rule:
+    def rule(checker: BashChecker, inv: Invocation, args: list[Field]) -> None:
+        checker.flag(reason)
+
+    return rule
+
+
+def _output_files(with_value: str, long_with_value: Sequence[str], outputs: Sequence[str]) -> Rule:
+    """A command that writes the files named by some of its options (``curl -o``, ``wget -O``)."""
+
+    def rule(checker: BashChecker, inv: Invocation, args: list[Field]) -> None:
+        _, values, _ = split_options(args, with_value, long_with_value)
+        for option in outputs:
+            if option in values:
+                checker.touches(values[option], inv.scope)
+
+    return rule
+
+
+RULES: dict[str, Rule] = {
+    "rm": _rm,
+    "rmdir": _writes_operands(verb="deletes"),
+    "unlink": _writes_operands(verb="deletes"),
+    "shred": _always("destroys file contents (shred)"),
+    "truncate": _writes_operands("sr", ("--size", "--reference")),
+    "touch": _writes_operands("rtd", ("--reference", "--date")),
+    "mkdir": _writes_operands("m", ("--mode", "--context")),
+    "tee": _writes_operands(),
+    "ln": _writes_operands("tS", ("--target-directory", "--suffix"), target_options=("-t", "--target-directory"),
+                           dest_only=True),
+    "cp": _writes_operands("tS", ("--target-directory", "--suffix"), target_options=("-t", "--target-directory"),
+                           dest_only=True),
+    "mv": _writes_operands("tS", ("--target-directory", "--suffix"), target_options=("-t", "--target-directory")),
+    "install": _writes_operands("tSmogC", ("--target-directory", "--suffix", "--mode", "--owner", "--group"),
+                                target_options=("-t", "--target-directory"), dest_only=True),
+    "rsync": _writes_operands("eTf", ("--rsh", "--exclude", "--include", "--filter", "--temp-dir"), dest_only=True),
+    "chown": _writes_operands(skip_first=True, verb="changes"),
+    "chgrp": _writes_operands(skip_first=True, verb="changes"),
+    "chmod": _chmod,
+    "dd": _dd,
+    "sed": _sed,
+    "gsed": _sed,
+    "find": _find,
+    "git": _git,
+    "curl": _output_files("oHdXuAeFTxrbcKwmEyY", ("--output", "--cookie-jar"), ("-o", "--output", "-c", "--cookie-jar")),
+    "wget": _output_files("OoaPeUt", ("--output-document", "--output-file"), ("-O", "--output-document", "-o")),
+    "cd": _cd,
+    "shopt": _shopt,
+    "source": _source,
+    ".": _source,
+    "tar": _tar,
+    "unzip": _output_files("dPx", (), ("-d",)),
+    "crontab": _crontab,
+    "pushd": _cd,
+    "popd": _cd,
+    **RUNNER_RULES,
+}

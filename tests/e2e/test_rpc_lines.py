@@ -1,0 +1,86 @@
+"""Every RPC line gets a response, whatever it holds: a real ``pi --mode rpc`` over pipes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from rpc_client import RpcClient
+
+from pi_runtime.modes.rpc_decode import DecodeError, decode_line, loads_iterative
+from pi_runtime.modes.rpc_mode import LineSplitter
+
+DEEP = 100_000
+
+
+@pytest.fixture
+def client(env):
+    c = RpcClient(env, "--no-session")
+    yield c
+    c.kill()
+
+
+def _responses(c: RpcClient) -> list[dict]:
+    return [r for r in c.records if r.get("type") == "response"]
+
+
+def test_lines_python_cannot_parse_natively_still_get_their_answer(client):
+    c = client
+    huge = "1" * 5000  # over Python's 4,300-digit int conversion limit
+    c.send_raw(b'{"id":"big","type":"get_state","pad":' + huge.encode() + b"}\n")
+    assert c.wait(lambda r: r.get("id") == "big")["success"] is True
+    nested = "[" * DEEP + "]" * DEEP
+    c.send_raw(f'{{"id":"deep","type":"get_state","pad":{nested}}}\n'.encode())
+    assert c.wait(lambda r: r.get("id") == "deep")["success"] is True
+    # Not an object: the parse error shape, no id (there is none to echo).
+    before = len(_responses(c))
+    c.send_raw(nested.encode() + b"\n")
+    c.wait(lambda r: r.get("type") == "response" and r.get("command") == "parse")
+    assert len(_responses(c)) == before + 1
+    # An id too deep to echo, an id JSON cannot write, a command name with a lone surrogate.
+    c.send_raw(f'{{"id":{nested},"type":"get_state"}}\n'.encode())
+    deep_id = c.wait(lambda r: r.get("type") == "response" and "could not be encoded" in r.get("error", ""))
+    assert deep_id["command"] == "get_state" and "id" not in deep_id
+    c.send_raw(b'{"id":1e400,"type":"get_state"}\n')
+    c.send_raw(b'{"id":"sur","type":"\\ud800"}\n')
+    assert c.wait(lambda r: r.get("id") == "sur")["error"] == "Unknown command: \ud800"
+    assert c.ok({"id": "after", "type": "get_state"})["isStreaming"] is False
+    assert c.close() == 0
+    stderr = c.proc.stderr.read().decode()
+    assert "Traceback" not in stderr and "never retrieved" not in stderr, stderr
+    # Every line above got exactly one response.
+    assert len(_responses(c)) == 7
+
+
+def test_get_last_assistant_text_without_an_answer_is_empty_data(client):
+    # As Pi: the field is left out, not null.
+    assert client.ok({"type": "get_last_assistant_text"}) == {}
+
+
+def test_a_long_line_in_many_chunks_is_one_record(client):
+    pad = "é" * 3_000_000  # 6 MB of UTF-8, read in many chunks
+    line = json.dumps({"id": "long", "type": "set_session_name", "name": pad}, ensure_ascii=False).encode()
+    client.send_raw(line + b"\r\n")
+    assert client.wait(lambda r: r.get("id") == "long", timeout=60)["success"] is True
+    assert client.ok({"type": "get_state"})["sessionName"] == pad
+
+
+def test_line_splitter_frames_on_lf_only():
+    splitter = LineSplitter()
+    out: list[bytes] = []
+    data = b'{"a":"\xe2\x80\xa8"}\r\n{"b":1}\n\n{"c":' + b"2" * 10 + b"}\nrest"
+    for i in range(0, len(data), 3):  # tiny chunks: lines cross chunk boundaries
+        out += splitter.feed(data[i:i + 3])
+    assert out == [b'{"a":"\xe2\x80\xa8"}', b'{"b":1}', b"", b'{"c":' + b"2" * 10 + b"}"]
+    assert splitter.rest() == b"rest" and splitter.rest() is None
+
+
+def test_iterative_decoder_matches_json_and_rejects_what_it_rejects():
+    for text in ['{"a":[1,-2.5e3,{"b":null}],"c":"x\\u2028","d":true,"e":false}', " [ ] ", '""', "{}", '{"":0}']:
+        assert loads_iterative(text) == json.loads(text)
+    for bad in ["{", "[1,]", '{"a"}', "01", "[1 2]", '{"a":1,}', "tru", "[]x", ""]:
+        with pytest.raises(DecodeError):
+            loads_iterative(bad)
+        with pytest.raises(DecodeError):
+            decode_line(bad)
+    assert decode_line("[" + "1" * 5000 + "]") == [float("inf")]  # as JavaScript reads it

@@ -1,0 +1,224 @@
+"""Pi's example extensions, ported to Python in docs/examples/extensions, driven in a real session."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from pi_runtime.ai.providers.scripted import scripted_text, scripted_tool_call
+from pi_runtime.testing.loopback import LoopbackServer, Reply
+
+from .conftest import AnsweringUI, errors
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples" / "extensions"
+ALL = ["todo.py", "commands.py", "preset.py", "permission_gate.py", "input_transform.py", "plan_mode",
+       "custom_provider_anthropic", "rpc_demo.py", "auto_commit_on_exit.py", "provider_payload.py"]
+
+
+def example(name: str) -> str:
+    return str(EXAMPLES / name)
+
+
+def tool_results(session):
+    return [m for m in session.messages if getattr(m, "role", None) == "toolResult"]
+
+
+def test_all_ten_ports_are_there():
+    assert sorted(p.name for p in EXAMPLES.iterdir() if not p.name.startswith(("_", "."))) == sorted(ALL)
+
+
+@pytest.mark.parametrize("name", ALL)
+async def test_every_port_loads_and_survives_a_prompt(make_session, name):
+    session = make_session(extensions=[example(name)])
+    runner = session.extension_runner
+    assert runner.failures == [] and len(runner.extensions) == 1
+    session.provider.push(scripted_text("ok"))
+    await session.prompt("hello")
+    await session.dispose()
+    assert errors(session) == []
+
+
+async def test_todo_state_follows_the_branch(make_session):
+    session = make_session(extensions=[example("todo.py")], tools="todo", persist=True)
+    session.provider.push(
+        scripted_tool_call("todo", {"action": "add", "text": "write tests"}), scripted_text("added"),
+        scripted_tool_call("todo", {"action": "add", "text": "ship"}), scripted_text("added again"),
+        scripted_tool_call("todo", {"action": "toggle", "id": 1}), scripted_tool_call("todo", {"action": "list"}),
+        scripted_text("listed"),
+    )
+    await session.prompt("add a todo")
+    await session.prompt("add another")
+    await session.prompt("toggle and list")
+    listing = tool_results(session)[-1]
+    assert listing.content[0].text == "[x] #1: write tests\n[ ] #2: ship"
+    tool = session.extension_runner.all_tools["todo"]
+    from pi_runtime.extensions.ui import PlainTheme
+
+    assert tool.render_call({"action": "add", "text": "x"}, PlainTheme(), {}) == 'todo add "x"'
+    assert "2 todo(s)" in tool.render_result(listing, {"expanded": False}, PlainTheme(), {})
+    # Back before the second prompt: the list is the one of that point in history.
+    second_prompt = session.get_fork_messages()[1]["entryId"]
+    await session.navigate_tree(second_prompt)
+    session.provider.push(scripted_tool_call("todo", {"action": "list"}), scripted_text("listed"))
+    await session.prompt("list")
+    assert tool_results(session)[-1].content[0].text == "[ ] #1: write tests"
+    await session.prompt("/todos")
+    assert session.extension_runner.ui.inner.notifications[-1] == ("error", "/todos requires interactive mode")
+
+
+async def test_commands_lists_and_shows_a_source(make_session, agent_dir):
+    (agent_dir / "prompts").mkdir()
+    (agent_dir / "prompts" / "review.md").write_text("---\ndescription: Review code\n---\nReview it")
+    session = make_session(extensions=[example("commands.py")])
+    ui = AnsweringUI(confirm=True, select="/review - Review code")
+    session.extension_runner.set_ui(ui, "rpc")
+    await session.prompt("/commands")
+    assert ui.asked[0] == ("select", "Available Commands")
+    assert ui.notifications[-1][1].endswith("review.md")
+    assert await session.extension_runner.complete_command("commands", "sk") == [{"value": "skill", "label": "skill"}]
+
+
+async def test_preset_flag_command_shortcut_and_instructions(make_session, agent_dir):
+    (agent_dir / "presets.json").write_text(json.dumps({
+        "plan": {"tools": ["read", "grep"], "thinkingLevel": "high", "instructions": "PLANNING MODE ONLY."},
+        "build": {"tools": ["read", "bash", "edit", "write"]},
+    }))
+    session = make_session(extensions=[example("preset.py")])
+    runner = session.extension_runner
+    runner.set_flag_values({"preset": "plan"})  # as the CLI does, before the runner starts
+    await runner.start()
+    assert runner.active_tool_names() == ["read", "grep"]
+    assert runner.ui.inner.statuses == {"preset": "preset:plan"}
+    session.model_registry.add_model(session.provider.model("thinker", reasoning=True))
+    await session.set_model(session.model_registry.find(session.provider.name, "thinker"))
+    await session.prompt("/preset plan")
+    await session.wait_for_idle()
+    assert session.thinking_level == "high"
+    session.provider.push(scripted_text("planned"))
+    await session.prompt("make a plan")
+    assert session.provider.requests[0][0].system_prompt.endswith("PLANNING MODE ONLY.")
+    saved = [e for e in session.session_manager.get_entries() if e.type == "custom"]
+    assert saved and saved[-1].data == {"name": "plan"}
+    await runner.run_shortcut("ctrl+shift+u")  # cycle order: (none), build, plan -> after plan comes (none)
+    assert runner.ui.inner.statuses == {} and runner.active_tool_names() == ["read", "bash", "edit", "write"]
+    await runner.run_shortcut("ctrl+shift+u")
+    assert runner.ui.inner.statuses == {"preset": "preset:build"}
+    await session.prompt("/preset nope")
+    assert runner.ui.inner.notifications[-1] == ("error", 'Unknown preset "nope". Available: plan, build')
+
+
+async def test_permission_gate_blocks_without_ui_and_asks_with_one(make_session):
+    session = make_session(extensions=[example("permission_gate.py")], tools="bash")
+    session.provider.push(scripted_tool_call("bash", {"command": "rm -rf build"}), scripted_text("ok"))
+    await session.prompt("clean")
+    assert tool_results(session)[-1].content[0].text == "Dangerous command blocked (no UI for confirmation)"
+    session.extension_runner.set_ui(AnsweringUI(select="Yes"), "rpc")
+    session.provider.push(scripted_tool_call("bash", {"command": "sudo echo allowed"}), scripted_text("ok"))
+    await session.prompt("again")
+    assert "Dangerous" not in tool_results(session)[-1].content[0].text
+
+
+async def test_input_transform(make_session):
+    session = make_session(extensions=[example("input_transform.py")])
+    assert await session.prompt("ping") == "handled"
+    session.provider.push(scripted_text("brief"))
+    await session.prompt("?quick What is Python?")
+    assert session.provider.requests[0][0].messages[-1].content == "Respond briefly in 1-2 sentences: What is Python?"
+    assert session.extension_runner.ui.inner.notifications[0] == ("info", "pong")
+
+
+async def test_plan_mode_explores_then_executes_the_plan(make_session):
+    session = make_session(extensions=[example("plan_mode")], tools="read,bash,edit,write,ls")
+    runner = session.extension_runner
+    runner.set_ui(AnsweringUI(select="Execute the plan (track progress)"), "rpc")
+    await session.prompt("/plan")
+    assert runner.active_tool_names() == ["read", "bash", "ls", "grep", "find"]
+    plan = "Plan:\n1. Read the configuration file\n2. Update the parser module\n"
+    session.provider.push(
+        scripted_tool_call("bash", {"command": "rm -rf src"}), scripted_text(plan),
+        scripted_text("Starting."), scripted_text("Did the first one [DONE:1]"),
+    )
+    await session.prompt("plan the refactor")
+    await session.wait_for_idle()
+    first = session.provider.requests[0][0]
+    assert "[PLAN MODE ACTIVE]" in str(first.messages[-1].content)
+    assert tool_results(session)[0].content[0].text.startswith("Plan mode: command blocked")
+    # "Execute" was chosen: full tools back; the plan card, then the execute message, follow up.
+    assert "edit" in runner.active_tool_names()
+    last_sent = [str(r[0].messages[-1].content) for r in session.provider.requests]
+    assert "Plan Steps (2)" in last_sent[2] and "Execute the plan." in last_sent[3]
+    assert runner.ui.inner.widgets.get("plan-todos") == ["☑ Configuration file", "☐ Parser module"]  # Pi's step cleaning
+    session.provider.push(scripted_text("And the second [DONE:2]"))
+    await session.prompt("continue")
+    assert "plan-todos" not in runner.ui.inner.widgets  # all done: the widget went away
+    complete = [e for e in session.session_manager.get_entries()
+                if e.type == "custom" and e.custom_type == "plan-mode"][-1]
+    assert complete.data["executing"] is False
+
+
+def anthropic_reply(text: str) -> Reply:
+    events = [
+        {"type": "message_start", "message": {"usage": {"input_tokens": 12, "output_tokens": 0}}},
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}},
+        {"type": "content_block_stop", "index": 0},
+        {"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 7}},
+        {"type": "message_stop"},
+    ]
+    return Reply.sse(events, event_names=[e["type"] for e in events])
+
+
+async def test_custom_provider_speaks_the_messages_api(make_session, write_ext, monkeypatch):
+    monkeypatch.setenv("CUSTOM_ANTHROPIC_API_KEY", "sk-ant-test")
+    with LoopbackServer() as server:
+        server.push(anthropic_reply("Hello from the custom provider"))
+        proxy = write_ext("repoint", f"""
+            def extension(pi):
+                pi.register_provider("custom-anthropic", base_url="{server.url}")
+        """)
+        session = make_session(extensions=[example("custom_provider_anthropic"), proxy])
+        model = session.model_registry.find("custom-anthropic", "claude-sonnet-4-5")
+        assert model.api == "custom-anthropic-api" and model.base_url == server.url
+        await session.set_model(model)
+        await session.prompt("hi")
+        assert session.get_last_assistant_text() == "Hello from the custom provider"
+        request = server.requests[0]
+        assert request.path == "/v1/messages" and request.headers["x-api-key"] == "sk-ant-test"
+        body = request.json()
+        assert body["model"] == "claude-sonnet-4-5" and body["messages"][-1]["content"] == "hi"
+        assert session.messages[-1].usage.input == 12 and session.messages[-1].usage.output == 7
+
+
+async def test_auto_commit_on_exit(make_session, workdir):
+    def git(*args):
+        return subprocess.run(["git", *args], cwd=workdir, capture_output=True, text=True, check=True).stdout
+
+    git("init", "-q")
+    git("config", "user.email", "t@example.com")
+    git("config", "user.name", "Test")
+    (workdir / "notes.txt").write_text("v1")
+    session = make_session(extensions=[example("auto_commit_on_exit.py")])
+    session.provider.push(scripted_text("Updated the notes file\nwith details"))
+    await session.prompt("update notes")
+    await session.dispose()
+    assert git("log", "--format=%s").strip() == "[pi] Updated the notes file"
+
+
+async def test_provider_payload_logs_requests(make_session, write_ext, workdir):
+    with LoopbackServer() as server:
+        server.push(Reply.sse([{"id": "c", "choices": [{"index": 0, "delta": {"content": "logged"}}]},
+                               {"id": "c", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
+                               "[DONE]"]))
+        provider = write_ext("loopprov", f"""
+            def extension(pi):
+                pi.register_provider("loop", api="openai-completions", base_url="{server.url}/v1", api_key="k",
+                                     models=[{{"id": "m"}}])
+        """)
+        session = make_session(extensions=[example("provider_payload.py"), provider])
+        await session.set_model(session.model_registry.find("loop", "m"))
+        await session.prompt("hi")
+    log = (workdir / ".pi" / "provider-payload.log").read_text()
+    assert '"model": "m"' in log and "[200]" in log
