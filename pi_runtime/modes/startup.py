@@ -246,7 +246,8 @@ def _build_with_manager(args: CliArgs, cwd: str, agent_dir: Path, settings: Any,
             no_tools=args.no_tools or args.no_builtin_tools,
             session_manager=manager, settings=settings, resource_loader=loader,
             model_registry=registry, scoped_models=scoped,
-            extension_runner=runner,
+            # No runner (nothing loaded): the SDK would discover again, so it must get -ne too.
+            extension_runner=runner, extensions=args.extensions, no_extensions=args.no_extensions,
         )
     except ValueError as exc:  # select_tools: unknown tool / mixed +/- entries
         raise UsageError(str(exc)) from exc
