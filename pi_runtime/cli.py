@@ -4,6 +4,13 @@ from __future__ import annotations
 
 import sys
 
+# Shell commands that work without a session (cli.md): name -> module with ``run(args)``.
+_SUBCOMMANDS = {
+    "mcp": "pi_runtime.mcp.cli",
+    "install": "pi_runtime.packages.cli", "remove": "pi_runtime.packages.cli", "uninstall": "pi_runtime.packages.cli",
+    "list": "pi_runtime.packages.cli", "update": "pi_runtime.packages.cli",
+}
+
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
@@ -16,6 +23,10 @@ def main(argv: list[str] | None = None) -> int:
 
     # pydantic looks for plugins through importlib.metadata on first use (~30 ms); pi has none.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    if args and args[0] in _SUBCOMMANDS:
+        import importlib
+
+        return int(importlib.import_module(_SUBCOMMANDS[args[0]]).run(args[1:] if args[0] == "mcp" else args))
     from .cli_main import run
 
     return run(args)

@@ -57,6 +57,7 @@ class CliArgs:
     no_builtin_tools: bool = False
     extensions: list[str] = field(default_factory=list)
     no_extensions: bool = False
+    no_mcp: bool = False
     skills: list[str] = field(default_factory=list)
     no_skills: bool = False
     prompt_templates: list[str] = field(default_factory=list)
@@ -104,6 +105,7 @@ _FLAGS: dict[str, tuple[str, str]] = {
     "-nbt": ("no_builtin_tools", "bool"), "--no-builtin-tools": ("no_builtin_tools", "bool"),
     "-e": ("extensions", "list"), "--extension": ("extensions", "list"),
     "-ne": ("no_extensions", "bool"), "--no-extensions": ("no_extensions", "bool"),
+    "--no-mcp": ("no_mcp", "bool"),
     "--skill": ("skills", "list"),
     "-ns": ("no_skills", "bool"), "--no-skills": ("no_skills", "bool"),
     "--prompt-template": ("prompt_templates", "list"),
@@ -266,6 +268,7 @@ Tools and resources:
   -nbt, --no-builtin-tools    No built-in tools
   -e, --extension <path>      Load an extension (repeatable)
   -ne, --no-extensions        Disable discovered extensions
+  --no-mcp                    No MCP servers for this run
   --skill <path>              Load a skill (repeatable);  -ns, --no-skills
   --prompt-template <path>    Load a prompt template;     -np, --no-prompt-templates
   -nc, --no-context-files     Skip AGENTS.md / CLAUDE.md

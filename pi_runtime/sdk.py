@@ -114,6 +114,7 @@ def create_agent_session(
     extensions: Iterable[str] = (),
     no_extensions: bool = False,
     extension_runner: Any = None,
+    mcp: bool = False,
 ) -> AgentSession:
     """Create an ``AgentSession`` (see the module docstring for an offline example).
 
@@ -121,6 +122,8 @@ def create_agent_session(
     ``extensions`` (paths or ``builtin:<name>``); ``no_extensions`` skips discovery. A
     prepared ``extension_runner`` (``pi_runtime.extensions.ExtensionRunner``) is used instead.
     When any extension loaded (or failed to), ``session.extension_runner`` is set.
+    ``mcp`` adds the built-in MCP extension when an ``mcp.json`` exists (``pi_runtime.mcp``; the
+    CLI turns it on, SDK sessions opt in, as in Pi); ``-e builtin:mcp`` loads it too.
     """
     from .ai.models import ModelRegistry
     from .auth import AuthStorage
@@ -169,9 +172,12 @@ def create_agent_session(
         if trusted is None:
             trusted = getattr(settings, "project_trusted", True)
         extension_runner = load_extensions(
-            cwd, agent_dir, settings, model_registry, bool(trusted), list(extensions), no_extensions
+            cwd, agent_dir, settings, model_registry, bool(trusted), list(extensions), no_extensions,
+            mcp=mcp, tools=tools, exclude_tools=exclude_tools,
         )
     runner = extension_runner
+    if tools is not None and runner is not None and any(e.path == "builtin:mcp" for e in runner.extensions):
+        tools = _without_mcp_names(tools)  # MCP tools do not exist yet; the MCP extension applies these entries
     built_in = dict(available)  # before extension tools replace any (a reload brings these back)
     if runner is not None:
         # Extension tools can be chosen with --tools and are active unless they opt out.
@@ -236,23 +242,54 @@ def create_agent_session(
 
 
 def load_extensions(
-    cwd: str, agent_dir: str, settings: Any, registry: Any, trusted: bool, paths: list[str], no_extensions: bool
+    cwd: str, agent_dir: str, settings: Any, registry: Any, trusted: bool, paths: list[str], no_extensions: bool,
+    *, mcp: bool = False, tools: Iterable[str] | str | None = None, exclude_tools: Iterable[str] = (),
 ) -> Any:
     """Discover and load extensions; None when there are none (no runner, no overhead).
 
     Args:
         cwd: Working directory (its trusted ``.pi/extensions`` is read).
         agent_dir: Agent dir (its ``extensions/`` is read).
-        settings: The ``SettingsManager`` (``extensions`` lists).
+        settings: The ``SettingsManager`` (``extensions`` and ``packages`` lists).
         registry: Where extensions' providers go.
         trusted: Whether project extensions may load.
         paths: ``-e`` paths or ``builtin:<name>``.
-        no_extensions: Skip discovery (``-ne``).
+        no_extensions: Skip discovery (``-ne``), configured packages' extensions included.
+        mcp: Add the built-in MCP extension when an ``mcp.json`` exists.
+        tools: ``--tools``, whose ``mcp__…`` entries choose MCP tools.
+        exclude_tools: ``--exclude-tools``, applied to MCP tools too.
     """
     from .extensions.runner import ExtensionRunner
+    from .packages import has_packages
 
+    paths = list(paths)
+    if not no_extensions and has_packages(settings, trusted):
+        from .packages.resolve import resolve_packages
+
+        # As -e paths, so /reload (which discovers again) loads them again.
+        paths += [str(p) for p in resolve_packages(settings, cwd, project_trusted=trusted).paths("extensions")]
+    if "builtin:mcp" in paths or (mcp and _has_mcp_config(agent_dir, cwd, trusted)):
+        from .mcp.extension import set_tool_filter
+        from .mcp.manager import ToolFilter
+
+        set_tool_filter(ToolFilter(tools, list(exclude_tools)))
+        if "builtin:mcp" not in paths:
+            paths.append("builtin:mcp")
     runner = ExtensionRunner.discover(
         cwd=cwd, agent_dir=agent_dir, paths=paths, no_extensions=no_extensions,
         settings=settings, model_registry=registry, project_trusted=trusted,
     )
     return runner if runner.extensions or runner.failures else None
+
+
+def _has_mcp_config(agent_dir: str, cwd: str, trusted: bool) -> bool:
+    from .mcp import has_config
+
+    return has_config(agent_dir, cwd, trusted)
+
+
+def _without_mcp_names(spec: str | Iterable[str]) -> list[str]:
+    from .mcp.manager import is_mcp_tool_name
+
+    items = spec.split(",") if isinstance(spec, str) else list(spec)
+    return [s for s in (i.strip() for i in items) if s and not is_mcp_tool_name(s.lstrip("+-"))]

@@ -237,6 +237,21 @@ async def _reload(app: PiApp, session: SessionPort, arg: str) -> None:
         await app.transcript.add_notice(f"Reloaded {len(getattr(runner, 'extensions', []))} extension(s)")
 
 
+@command("mcp", "Show MCP servers, their state and tools")
+async def _mcp(app: PiApp, session: SessionPort, arg: str) -> None:
+    from pi_runtime.frontend import agent_dir, mcp_manager_for
+
+    from .screens.mcp_screen import McpScreen
+
+    manager = mcp_manager_for(session)
+    if manager is None:
+        await app.transcript.add_notice(
+            f"No MCP servers configured. Add them to {agent_dir() / 'mcp.json'} or .pi/mcp.json "
+            "(pi mcp add), then restart pi.")
+        return
+    app.push_screen(McpScreen(manager))
+
+
 @command("hotkeys", "Show active keyboard shortcuts")
 async def _hotkeys(app: PiApp, session: SessionPort, arg: str) -> None:
     from .screens.hotkeys_screen import HotkeysScreen

@@ -35,6 +35,7 @@ BUNDLED = {
     "git-checkpoint": "pi_runtime.extensions.bundled.git_checkpoint",
     "plan-mode": "pi_runtime.extensions.bundled.plan_mode",
     "subagent": "pi_runtime.extensions.bundled.subagent",
+    "mcp": "pi_runtime.mcp.extension",
 }
 """Bundled extension name -> module."""
 

@@ -35,6 +35,7 @@ _SOURCES: dict[str, tuple[str, ...]] = {
     "pi_runtime.ai.env_keys": ("ENV_KEYS", "env_var_names"),
     "pi_runtime.auth": ("AuthStorage",),
     "pi_runtime.local_servers": ("add_to_models_json", "probe_local_servers"),
+    "pi_runtime.mcp.manager": ("mcp_manager_for",),
     "pi_runtime.session": ("SessionManager",),
     "pi_runtime.session.listing": ("newest_session_in", "read_session_info"),
     "pi_runtime.session.paths": ("project_session_dir",),
@@ -141,6 +142,7 @@ if TYPE_CHECKING:
     from pi_runtime.local_servers import (
         probe_local_servers as probe_local_servers,
     )
+    from pi_runtime.mcp.manager import mcp_manager_for as mcp_manager_for
     from pi_runtime.modes.inputs import initial_prompts as initial_prompts
     from pi_runtime.modes.startup import build_session as build_session
     from pi_runtime.modes.startup import save_trust_decision as save_trust_decision

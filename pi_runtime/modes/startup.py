@@ -274,7 +274,8 @@ def _build_with_manager(args: CliArgs, cwd: str, agent_dir: Path, settings: Any,
             no_tools=args.no_tools or args.no_builtin_tools,
             session_manager=manager, settings=settings, resource_loader=loader,
             model_registry=registry, scoped_models=scoped,
-            extension_runner=runner,
+            # No runner (nothing loaded): the SDK would discover again, so it must get -ne too.
+            extension_runner=runner, extensions=args.extensions, no_extensions=args.no_extensions,
         )
     except ValueError as exc:  # select_tools: unknown tool / mixed +/- entries
         raise UsageError(str(exc)) from exc
@@ -294,7 +295,10 @@ def load_extensions(args: CliArgs, cwd: str, agent_dir: Path, settings: Any, reg
 
     from ..sdk import load_extensions as discover
 
-    runner = discover(cwd, str(agent_dir), settings, registry, trusted, list(args.extensions), args.no_extensions)
+    runner = discover(cwd, str(agent_dir), settings, registry, trusted, list(args.extensions), args.no_extensions,
+                      # Pi's built-in MCP support: off with --no-mcp, and with -ne unless -e builtin:mcp.
+                      mcp=not args.no_mcp and not args.no_extensions,
+                      tools=args.tools, exclude_tools=_split(args.exclude_tools))
     if runner is not None and runner.needs_preparing():
         try:
             asyncio.get_running_loop()

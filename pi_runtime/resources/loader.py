@@ -169,6 +169,8 @@ class ResourceLoader:
         self.append_system_prompt_override = append_system_prompt
         self.home = Path(home) if home is not None else Path.home()
         self._resources: Resources | None = None
+        self._packages: Any = None
+        self._fresh_packages = False
 
     @property
     def resources(self) -> Resources:
@@ -176,6 +178,25 @@ class ResourceLoader:
         if self._resources is None:
             return self.reload()
         return self._resources
+
+    @property
+    def packages(self) -> Any:
+        """The configured pi packages' resources (``pi_runtime.packages``), or None without any.
+
+        Resolved once per :meth:`reload`; nothing of the packages code is imported when no
+        settings file declares ``packages``.
+        """
+        if self._packages is None:
+            from pi_runtime.packages import has_packages
+
+            self._packages = False
+            if has_packages(self.settings, self.project_trusted):
+                from pi_runtime.packages.resolve import resolve_packages
+
+                self._packages = resolve_packages(self.settings, self.cwd, project_trusted=self.project_trusted,
+                                                  fresh=self._fresh_packages)
+            self._fresh_packages = False
+        return self._packages or None
 
     def set_project_trusted(self, trusted: bool) -> Resources:
         """Apply a trust decision made after construction and reload."""
@@ -189,6 +210,9 @@ class ResourceLoader:
             The new :class:`Resources` (also kept in :attr:`resources`).
         """
         out = Resources(cwd=self.cwd, agent_dir=self.agent_dir, project_trusted=self.project_trusted)
+        if self._resources is not None:
+            self._packages = None  # a re-read (/reload): settings may list other packages now
+            self._fresh_packages = True
         if not self.no_context_files:
             out.context_files, found = load_context_files(self.cwd, self.agent_dir)
             out.warnings.extend(found)
@@ -196,6 +220,8 @@ class ResourceLoader:
         out.warnings.extend(found)
         out.prompt_templates, found = merge_templates(self._template_groups())
         out.warnings.extend(found)
+        if self.packages is not None:
+            out.warnings.extend(ResourceDiagnostic("package", None, w) for w in self.packages.warnings)
         out.system_prompt = self._prompt_text(SYSTEM_FILE, self.system_prompt_override, out.warnings)
         out.append_system_prompt = self._prompt_text(
             APPEND_SYSTEM_FILE, self.append_system_prompt_override, out.warnings
@@ -208,6 +234,10 @@ class ResourceLoader:
             return []
         return self.settings.resource_paths(kind)
 
+    def _package_paths(self, kind: Literal["skills", "prompts"]) -> list[Path]:
+        packages = self.packages
+        return packages.paths(kind) if packages is not None else []
+
     def _skill_groups(self) -> list[tuple[list[Skill], list[ResourceDiagnostic]]]:
         groups = []
         if not self.no_skills:
@@ -219,6 +249,8 @@ class ResourceLoader:
                     groups.append(load_skills_from(folder, "project"))
             for path in self._settings_paths("skills"):
                 groups.append(self._explicit(path, "skill", load_skills_from))
+            for path in self._package_paths("skills"):
+                groups.append(load_skills_from(path, "path"))
         for path in self.skill_paths:
             groups.append(self._explicit(path, "skill", load_skills_from))
         return groups
@@ -231,6 +263,8 @@ class ResourceLoader:
                 groups.append(load_templates_from(self.cwd / PROJECT_DIR_NAME / "prompts", "project"))
             for path in self._settings_paths("prompts"):
                 groups.append(self._explicit(path, "prompt", load_templates_from))
+            for path in self._package_paths("prompts"):
+                groups.append(load_templates_from(path, "path"))
         for path in self.prompt_paths:
             groups.append(self._explicit(path, "prompt", load_templates_from))
         return groups

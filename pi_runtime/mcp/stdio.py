@@ -1,0 +1,106 @@
+"""The stdio transport pi gives the SDK's client: one server process in a process group of its own.
+
+The SDK ships a stdio transport, but it stops only the server process when that exits on its own
+after stdin closes; children a wrapper (``npx``, ``uvx``, a shell script) started would be left
+running. Pi stops the whole group, every time: close stdin, give the server a moment, then SIGTERM
+and SIGKILL to its process group (mcp.md). This transport does that, sends the server's stderr
+where pi keeps its tail, and passes pi's whole environment plus the entry's ``env`` (as Pi does).
+
+Messages are newline-delimited JSON-RPC, parsed and written with the SDK's own models, so the
+SDK's client session works on it unchanged. The process itself is started by :func:`spawn`
+(anyio only, no SDK), so a server boots while pi is still importing the SDK.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+import anyio
+import mcp_types
+from anyio.streams.text import TextReceiveStream
+from mcp.os.posix.utilities import terminate_posix_process_tree
+from mcp.shared.message import SessionMessage
+
+log = logging.getLogger("pi.mcp")
+
+EXIT_GRACE = 2.0
+"""Seconds a server may take to exit after its stdin closed, before its group gets SIGTERM."""
+KILL_GRACE = 2.0
+"""Seconds between SIGTERM and SIGKILL to the group."""
+
+
+async def _wait_exit(process: Any, timeout: float) -> bool:
+    # Polled, not process.wait(): that also waits for the pipes to close, which a child that
+    # inherited them can hold open after the server itself exited.
+    with anyio.move_on_after(timeout):
+        while process.returncode is None:  # noqa: ASYNC110 - nothing to wait on but the exit status
+            await anyio.sleep(0.01)
+    return process.returncode is not None
+
+
+async def stop_process(process: Any) -> None:
+    """Close the server's stdin, wait a moment, then SIGTERM and SIGKILL its whole process group."""
+    with anyio.CancelScope(shield=True):
+        if process.stdin is not None:
+            with contextlib.suppress(OSError, anyio.ClosedResourceError, anyio.BrokenResourceError):
+                await process.stdin.aclose()
+        await _wait_exit(process, EXIT_GRACE)
+        # Always the whole group: a wrapper's children survive their parent's exit.
+        await terminate_posix_process_tree(process, KILL_GRACE)
+        if not await _wait_exit(process, KILL_GRACE):
+            log.warning("MCP server process %d is still alive after SIGKILL", process.pid)
+
+
+@contextlib.asynccontextmanager
+async def stdio_transport(process: Any) -> AsyncIterator[tuple[Any, Any]]:
+    """Yield ``(read_stream, write_stream)`` over a started server (see :func:`spawn`) for the
+    SDK's client; leaving stops the server's process group."""
+    stdin, stdout = process.stdin, process.stdout
+    assert stdin is not None and stdout is not None  # open_process pipes both by default
+    read_in, read_out = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    write_in, write_out = anyio.create_memory_object_stream[SessionMessage](0)
+
+    async def read_stdout() -> None:
+        buffer = ""
+        async with read_in:
+            try:
+                async for chunk in TextReceiveStream(stdout, errors="replace"):
+                    *lines, buffer = (buffer + chunk).split("\n")
+                    for line in lines:
+                        if not line.strip():
+                            continue
+                        try:
+                            item: SessionMessage | Exception = SessionMessage(
+                                mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False))
+                        except ValueError as exc:
+                            item = exc
+                        await read_in.send(item)
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError):
+                pass  # the server or pi went away; the session sees the stream end
+
+    async def write_stdin() -> None:
+        async with write_out:
+            try:
+                async for message in write_out:
+                    text = message.message.model_dump_json(by_alias=True, exclude_unset=True)
+                    await stdin.send((text + "\n").encode("utf-8"))
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                await read_in.aclose()
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(read_stdout)
+        group.start_soon(write_stdin)
+        try:
+            yield read_out, write_in
+        finally:
+            # Stopping must finish even when the caller is being cancelled, or the server outlives pi.
+            with anyio.CancelScope(shield=True):
+                await write_in.aclose()
+                await stop_process(process)
+                with contextlib.suppress(OSError, anyio.ClosedResourceError, anyio.BrokenResourceError):
+                    await stdout.aclose()
+                await read_out.aclose()
+            group.cancel_scope.cancel()

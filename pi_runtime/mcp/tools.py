@@ -1,0 +1,135 @@
+"""Server tools as agent tools named ``mcp__<server>__<tool>`` (mcp.md, "Control tool exposure").
+
+A tool's parameters are the server's JSON schema as it is (made an object schema with
+``properties``, as providers require); the server validates the arguments. Every call goes through
+the agent's tool pipeline, so extension ``tool_call``/``tool_result`` hooks and permission gates
+apply. An ``isError`` result is an error result for the model; progress notifications become
+tool updates; aborting the run cancels the request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import re
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from ..agent.tool import AgentTool, ToolError, ToolResult
+from ..ai.abort import AbortSignal
+from ..ai.types import TextContent
+from .connection import McpConnection
+from .content import result_content
+
+MAX_TOOL_NAME = 64
+"""Providers accept tool names of at most 64 characters of ``[A-Za-z0-9_-]``."""
+ANNOTATION_HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
+
+
+class McpArguments(BaseModel):
+    """Whatever object the model sends; the server checks it against its own schema."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+def tool_name(server: str, tool: str, taken: Callable[[str], bool] = lambda _name: False) -> str:
+    """``mcp__<server>__<tool>`` with every character but ``[A-Za-z0-9_]`` as ``_``; a name that
+    is too long or ``taken`` by another tool gets an 8-character hash suffix."""
+    name = re.sub(r"[^A-Za-z0-9_]", "_", f"mcp__{server}__{tool}")
+    if len(name) <= MAX_TOOL_NAME and not taken(name):
+        return name
+    digest = hashlib.sha256(f"{server}\0{tool}".encode()).hexdigest()[:8]
+    return f"{name[:MAX_TOOL_NAME - len(digest) - 1]}_{digest}"
+
+
+def input_schema(schema: Any) -> dict[str, Any]:
+    """The tool's input schema as an object schema with ``properties`` (other keywords kept)."""
+    out = dict(schema) if isinstance(schema, dict) else {}
+    out.setdefault("type", "object")
+    out.setdefault("properties", {})
+    return out
+
+
+async def cancellable(work: Any, signal: AbortSignal | None) -> Any:
+    """Await ``work``; an abort of ``signal`` cancels it (the server gets a cancellation)."""
+    task = asyncio.ensure_future(work)
+    remove = signal.add_listener(task.cancel) if signal is not None else None
+    try:
+        return await task
+    except asyncio.CancelledError:
+        if signal is not None and signal.aborted:
+            raise ToolError("Aborted") from None
+        raise
+    finally:
+        if remove is not None:
+            remove()
+
+
+class McpTool(AgentTool):
+    """One server tool.
+
+    Args:
+        connection: The server.
+        definition: The tool as the server listed it (wire form).
+        name: Its agent name (:func:`tool_name`).
+        exposure: ``direct``, ``codemode``, ``deferred`` or ``hidden`` (its effective exposure).
+        readable_resources: Whether resource links can be read with ``read_mcp_resource``.
+    """
+
+    Params = McpArguments
+    withdrawn = False
+    """Set when the server stopped offering the tool (a call then fails)."""
+    default_active = True
+    """Registered active (declared to the model) unless its exposure or ``--tools`` say otherwise."""
+
+    def __init__(self, connection: McpConnection, definition: dict[str, Any], name: str, exposure: str,
+                 readable_resources: Callable[[], bool] = lambda: False) -> None:
+        server, tool = connection.name, str(definition["name"])
+        annotations = definition.get("annotations") or {}
+        title = definition.get("title") or annotations.get("title")
+        self.name = name  # type: ignore[misc]
+        self.label = f"{server}/{tool}"  # type: ignore[misc]
+        self.description = (  # type: ignore[misc]
+            str(definition.get("description") or "").strip() or title or f"MCP tool {tool} from server {server}"
+        )
+        self.server = server
+        """The server's name."""
+        self.tool = tool
+        """The tool's name on its server."""
+        self.exposure = exposure
+        """How the tool reaches the model."""
+        self.annotations = {h: annotations[h] for h in ANNOTATION_HINTS if isinstance(annotations.get(h), bool)}
+        """The server's boolean hints (``readOnlyHint``...), for permission extensions."""
+        self._schema = input_schema(definition.get("inputSchema"))
+        self._connection = connection
+        self._readable = readable_resources
+
+    def parameters_schema(self) -> dict[str, Any]:
+        return self._schema
+
+    async def execute(self, call_id: str, params: Any, signal: AbortSignal | None, on_update: Any) -> ToolResult:
+        if self.withdrawn:
+            raise ToolError(f'MCP server "{self.server}" no longer offers the tool {self.tool}')
+        arguments = params.model_dump() if isinstance(params, BaseModel) else dict(params or {})
+        details: dict[str, Any] = {"server": self.server, "tool": self.tool}
+
+        async def progress(value: float, total: float | None, message: str | None) -> None:
+            if on_update is not None:
+                text = message or f"Progress {value:g}" + (f"/{total:g}" if total is not None else "")
+                on_update(ToolResult(content=[TextContent(text=text)], details=dict(details)))
+
+        async def call(client: Any) -> Any:
+            return await client.call_tool(self.tool, arguments, progress_callback=progress)
+
+        result = await cancellable(self._connection.request(call), signal)
+        wire = result.model_dump(by_alias=True, exclude_none=True, mode="json")
+        content, full_path = result_content(self.server, self.tool, wire, readable_resources=self._readable())
+        if full_path:
+            details["fullOutputPath"] = full_path
+        if wire.get("isError"):
+            error = ToolError("\n".join(b.text for b in content if isinstance(b, TextContent)))
+            error.details = details  # type: ignore[attr-defined]
+            raise error
+        return ToolResult(content=content, details=details)

@@ -1,0 +1,238 @@
+"""What a package offers: its extensions, skills, prompt templates and themes (docs/packages.md).
+
+A package root (a folder, a git checkout, or a folder of a PyPI distribution) declares its resources
+in the ``[tool.pi]`` table of its ``pyproject.toml`` — the Python home of the ``pi`` key of Pi's
+``package.json``::
+
+    [tool.pi]
+    extensions = ["src/my_tools/pi_extension.py"]
+    skills = ["resources/skills"]
+    prompts = ["resources/prompts/*.md", "!resources/prompts/draft.md"]
+    themes = ["resources/themes/*.json"]
+
+Paths are relative to the root; entries may be globs, and ``!pattern`` excludes. Without the
+table, the conventional folders ``extensions/``, ``skills/``, ``prompts/`` and ``themes/`` are read.
+A PyPI distribution carries no ``pyproject.toml``; it declares ``pi`` entry points instead (see
+:func:`distribution_roots`). Inside a declared or conventional folder, extensions are ``*.py``
+files and package folders, skills are folders with a ``SKILL.md`` (and top-level ``*.md`` files),
+prompts are ``*.md`` and themes ``*.json`` files.
+
+The object form of a ``packages`` entry in settings narrows what loads (:func:`apply_filter`):
+omitted loads everything, ``[]`` nothing, ``!pattern`` excludes, ``+path`` / ``-path`` include or
+exclude one exact path, other entries keep only what they match. Filters never add a resource the
+package did not declare.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import glob
+import tomllib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+Kind = Literal["extensions", "skills", "prompts", "themes"]
+KINDS: tuple[Kind, ...] = ("extensions", "skills", "prompts", "themes")
+
+
+@dataclass
+class Offered:
+    """The resources of one package, by kind, as absolute paths."""
+
+    extensions: list[Path] = field(default_factory=list)
+    skills: list[Path] = field(default_factory=list)
+    prompts: list[Path] = field(default_factory=list)
+    themes: list[Path] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    """Manifest errors (an unreadable ``pyproject.toml``, a path that does not exist)."""
+
+    def of(self, kind: Kind) -> list[Path]:
+        """The list for ``kind``."""
+        return getattr(self, kind)
+
+    def add(self, other: Offered) -> None:
+        """Append ``other``'s resources (several roots of one distribution)."""
+        for kind in KINDS:
+            self.of(kind).extend(p for p in other.of(kind) if p not in self.of(kind))
+        self.problems.extend(other.problems)
+
+
+def _children(folder: Path) -> list[Path]:
+    try:
+        return sorted(p for p in folder.iterdir() if not p.name.startswith((".", "_")))
+    except OSError:
+        return []
+
+
+def _in_folder(folder: Path, kind: Kind) -> list[Path]:
+    """Resources of ``kind`` inside a declared or conventional folder."""
+    if kind == "extensions":
+        if (folder / "__init__.py").is_file():
+            return [folder]
+        return [p for p in _children(folder)
+                if (p.is_file() and p.suffix == ".py") or (p.is_dir() and (p / "__init__.py").is_file())]
+    if kind == "prompts":
+        return [p for p in _children(folder) if p.is_file() and p.suffix == ".md"]
+    if kind == "themes":
+        return [p for p in _children(folder) if p.is_file() and p.suffix == ".json"]
+    if (folder / "SKILL.md").is_file():
+        return [folder]
+    found = [p for p in _children(folder) if p.is_file() and p.suffix == ".md"]
+    for child in _children(folder):
+        if child.is_dir() and child.name != "node_modules":
+            found.extend(_in_folder(child, "skills") if not (child / "SKILL.md").is_file() else [child])
+    return found
+
+
+def _expand(root: Path, entries: list[str], kind: Kind, problems: list[str]) -> list[Path]:
+    include = [e for e in entries if not e.startswith("!")]
+    exclude = [e[1:] for e in entries if e.startswith("!")]
+    found: list[Path] = []
+    for entry in include:
+        pattern = str(root / entry)
+        matches = sorted(Path(p) for p in glob.glob(pattern)) if glob.has_magic(entry) else [root / entry]
+        if not glob.has_magic(entry) and not matches[0].exists():
+            problems.append(f"{kind} path does not exist: {matches[0]}")
+            continue
+        for match in matches:
+            items = [match] if match.is_file() else _in_folder(match, kind)
+            found.extend(p for p in items if p not in found)
+    return [p for p in found if not _matches(p, root, exclude)]
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def _matches(path: Path, root: Path, patterns: Iterable[str]) -> bool:
+    rel = _relative(path, root)
+    return any(fnmatch.fnmatchcase(rel, p.lstrip("./")) or fnmatch.fnmatchcase(rel, p.lstrip("./").rstrip("/") + "/*")
+               for p in patterns)
+
+
+def read_manifest(root: Path) -> tuple[dict[str, list[str]] | None, str | None]:
+    """The ``[tool.pi]`` table of ``root/pyproject.toml`` (None without one), or the problem."""
+    path = root / "pyproject.toml"
+    if not path.is_file():
+        return None, None
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        return None, f"{path}: {exc}"
+    table = data.get("tool", {}).get("pi")
+    if table is None:
+        return None, None
+    if not isinstance(table, dict):
+        return None, f"{path}: [tool.pi] must be a table"
+    out: dict[str, list[str]] = {}
+    for kind in KINDS:
+        value = table.get(kind)
+        if value is None:
+            continue
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            return None, f"{path}: tool.pi.{kind} must be a list of paths"
+        out[kind] = value
+    return out, None
+
+
+def offered(root: Path, declared: dict[str, list[str]] | None = None) -> Offered:
+    """The resources under ``root``: ``declared`` (or the root's ``[tool.pi]``), else the
+    conventional folders; a single ``.py`` file is one extension."""
+    out = Offered()
+    if root.is_file():
+        if root.suffix == ".py":
+            out.extensions.append(root)
+        else:
+            out.problems.append(f"not a package folder or an extension file: {root}")
+        return out
+    if declared is None:
+        declared, problem = read_manifest(root)
+        if problem:
+            out.problems.append(problem)
+    for kind in KINDS:
+        if declared is not None and any(k in declared for k in KINDS):
+            entries = declared.get(kind, [])
+            out.of(kind).extend(_expand(root, entries, kind, out.problems))
+        elif (root / kind).is_dir():
+            out.of(kind).extend(_in_folder(root / kind, kind))
+    return out
+
+
+def apply_filter(paths: list[Path], root: Path, patterns: list[str] | None) -> list[Path]:
+    """Narrow ``paths`` with a settings filter (see the module docstring)."""
+    if patterns is None:
+        return list(paths)
+    if not patterns:
+        return []
+    plain = [p for p in patterns if p[:1] not in "!+-"]
+    excluded = [p[1:] for p in patterns if p.startswith("!")]
+    forced = {p[1:].lstrip("./") for p in patterns if p.startswith("+")}
+    dropped = {p[1:].lstrip("./") for p in patterns if p.startswith("-")}
+    out = []
+    for path in paths:
+        rel = _relative(path, root)
+        keep = (not plain or _matches(path, root, plain)) and not _matches(path, root, excluded)
+        if rel in forced:
+            keep = True
+        if rel in dropped:
+            keep = False
+        if keep:
+            out.append(path)
+    return out
+
+
+def distribution_roots(target: Path, name: str) -> tuple[list[tuple[Path, dict[str, list[str]] | None]], str | None]:
+    """Package roots of the PyPI distribution ``name`` installed (``pip --target``) in ``target``.
+
+    The distribution declares ``pi`` entry points whose name is a resource kind (optionally with a
+    suffix: ``skills.extra``) and whose value is a dotted path inside it, to a module, a package or
+    a data folder::
+
+        [project.entry-points.pi]
+        extensions = "my_tools.pi_extension"
+        skills = "my_tools.skills"
+
+    Without them, the conventional folders inside each of its top-level packages are read.
+
+    Returns:
+        ``(root, declared)`` pairs, and a problem when the distribution is not there.
+    """
+    from importlib.metadata import distributions
+
+    from .sources import normalize_name
+
+    wanted = normalize_name(name)
+    dist = next((d for d in distributions(path=[str(target)]) if normalize_name(d.metadata["Name"] or "") == wanted), None)
+    if dist is None:
+        return [], f"{name} is not installed in {target}"
+    declared: dict[str, list[str]] = {}
+    for entry in dist.entry_points:
+        if entry.group != "pi":
+            continue
+        kind = entry.name.split(".", 1)[0]
+        if kind not in KINDS:
+            continue
+        dotted = entry.value.split(":", 1)[0].strip()
+        relative = dotted.replace(".", "/")
+        candidate = relative + ".py" if (target / (relative + ".py")).is_file() else relative
+        declared.setdefault(kind, []).append(candidate)
+    if declared:
+        return [(target, declared)], None
+    tops: list[str] = []
+    top_level = dist.read_text("top_level.txt")
+    if top_level:
+        tops = [line.strip() for line in top_level.splitlines() if line.strip()]
+    else:
+        for file in dist.files or []:
+            first = Path(str(file)).parts[0] if Path(str(file)).parts else ""
+            if first and not first.endswith((".dist-info", ".data")) and first not in ("..", "bin", "__pycache__"):
+                tops.append(first.removesuffix(".py"))
+    roots: list[tuple[Path, dict[str, list[str]] | None]] = [
+        (target / top, None) for top in dict.fromkeys(tops) if (target / top).is_dir()]
+    return roots, None
+

@@ -1,0 +1,174 @@
+"""Installing, updating and removing package copies on disk.
+
+Git packages are cloned to ``<root>/git/<host>/<path>`` (``root`` is the agent dir, or the
+project's ``.pi`` for ``-l``) and checked out at their ref; ``update`` fetches and resets an
+unpinned checkout to its remote branch and leaves a pinned ref where it is. PyPI packages are
+installed with this Python's pip into ``<root>/pypi/<name>`` (``pip install --target``; pip's own
+configuration applies, so ``PIP_INDEX_URL`` / ``PIP_FIND_LINKS`` choose where from); an install goes
+to a new folder that replaces the old one only when pip succeeded. Local packages are used in
+place and never copied or changed. Nothing here touches settings.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from .sources import Source, install_dir, normalize_name
+
+NETWORK_TIMEOUT = 300
+
+
+class InstallError(Exception):
+    """An install or update failed; the message says why (the old copy, if any, is kept)."""
+
+
+def offline() -> bool:
+    """``--offline`` / ``PI_OFFLINE``: no network activity."""
+    return os.environ.get("PI_OFFLINE", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def _run(args: list[str], cwd: Path | None = None) -> str:
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0"}  # a credential prompt would hang a headless run
+    try:
+        done = subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=NETWORK_TIMEOUT, env=env,
+                              stdin=subprocess.DEVNULL)
+    except FileNotFoundError as exc:
+        raise InstallError(f"{args[0]} is not installed") from exc
+    except subprocess.TimeoutExpired as exc:
+        raise InstallError(f"{' '.join(args[:3])} timed out after {NETWORK_TIMEOUT} s") from exc
+    if done.returncode != 0:
+        detail = (done.stderr or done.stdout).strip().splitlines()
+        raise InstallError(f"{' '.join(args[:2])} failed: {detail[-1] if detail else f'exit {done.returncode}'}")
+    return done.stdout.strip()
+
+
+def _git(folder: Path, *args: str) -> str:
+    return _run(["git", "-C", str(folder), *args])
+
+
+def _head(folder: Path) -> str:
+    return _git(folder, "rev-parse", "HEAD")
+
+
+def installed_path(source: Source, root: Path) -> Path | None:
+    """Where the package's files are (None for a git/PyPI package not installed yet)."""
+    if source.kind == "local":
+        return source.path
+    folder = install_dir(source, root)
+    return folder if folder is not None and folder.is_dir() else None
+
+
+def _checkout(folder: Path, ref: str) -> None:
+    try:
+        _git(folder, "checkout", "--quiet", "--detach", ref)
+    except InstallError:
+        _git(folder, "fetch", "--quiet", "origin", ref)
+        _git(folder, "checkout", "--quiet", "--detach", "FETCH_HEAD")
+
+
+def install(source: Source, root: Path) -> Path:
+    """Make the package available; an installed git/PyPI copy is reused as it is.
+
+    Returns:
+        The package root (folder or file).
+
+    Raises:
+        InstallError: The path does not exist, or git/pip failed.
+    """
+    if source.kind == "local":
+        assert source.path is not None
+        if not source.path.exists():
+            raise InstallError(f"Path does not exist: {source.path}")
+        return source.path
+    folder = install_dir(source, root)
+    assert folder is not None
+    if folder.is_dir():
+        return folder
+    if source.kind == "git":
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
+        try:
+            _run(["git", "clone", "--quiet", source.url, str(staging)])
+            if source.ref:
+                _checkout(staging, source.ref)
+            staging.replace(folder)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+        return folder
+    _pip_install(source, folder)
+    return folder
+
+
+def _pip_install(source: Source, folder: Path) -> None:
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
+    try:
+        _run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-input",
+              "--target", str(staging), source.requirement])
+        old = folder.with_name(folder.name + ".old")
+        if folder.exists():
+            folder.replace(old)
+        staging.replace(folder)
+        shutil.rmtree(old, ignore_errors=True)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def pypi_version(source: Source, folder: Path) -> str | None:
+    """The installed version of a PyPI package in its folder."""
+    from importlib.metadata import distributions
+
+    wanted = normalize_name(source.name)
+    for dist in distributions(path=[str(folder)]):
+        if normalize_name(dist.metadata["Name"] or "") == wanted:
+            return dist.version
+    return None
+
+
+def update(source: Source, root: Path) -> str | None:
+    """Reconcile an installed package with its source.
+
+    Returns:
+        ``"<source> <old> -> <new>"`` when it changed, else None.
+
+    Raises:
+        InstallError: git/pip failed (the old copy is kept).
+    """
+    if source.kind == "local":
+        return None
+    folder = install_dir(source, root)
+    assert folder is not None
+    if not folder.is_dir():
+        install(source, root)
+        return f"{source.raw} installed"
+    if source.kind == "git":
+        before = _head(folder)
+        if source.ref:
+            _checkout(folder, source.ref)  # a pinned ref is reconciled, never moved
+        else:
+            _git(folder, "fetch", "--quiet", "origin")
+            try:
+                target = _git(folder, "rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}")
+            except InstallError:
+                target = "origin/HEAD"
+            _git(folder, "reset", "--quiet", "--hard", target)
+        after = _head(folder)
+        return None if after == before else f"{source.raw} {before[:7]} -> {after[:7]}"
+    if source.pinned:
+        return None
+    before_version = pypi_version(source, folder)
+    _pip_install(source, folder)
+    after_version = pypi_version(source, folder)
+    return None if after_version == before_version else f"{source.raw} {before_version} -> {after_version}"
+
+
+def uninstall(source: Source, root: Path) -> None:
+    """Delete an installed git/PyPI copy (local packages are left alone)."""
+    folder = install_dir(source, root)
+    if folder is not None and folder.is_dir():
+        shutil.rmtree(folder)

@@ -1,0 +1,70 @@
+"""One connection to a real server (mcp-server-time): a dropped server is shown and reconnected,
+a tool list change is picked up, and closing leaves no process behind."""
+
+from __future__ import annotations
+
+import os
+import signal
+import uuid
+
+import pytest
+
+from pi_runtime.mcp.config import McpServerEntry
+from pi_runtime.mcp.connection import McpConnection, McpConnectionError
+from pi_runtime.testing.mcp_servers import processes_with_env, server_executable, wait_until
+
+MARKER = "PI_MCP_TEST_MARKER"
+
+
+def time_entry(marker: str) -> McpServerEntry:
+    command = server_executable("mcp-server-time")
+    if command is None:
+        pytest.skip("mcp-server-time is not installed")
+    return McpServerEntry("time", {"command": command, "env": {MARKER: marker}}, "test", "global")
+
+
+async def test_a_dropped_server_is_shown_then_reconnected_on_the_next_call(tmp_path):
+    marker = uuid.uuid4().hex
+    states: list[str] = []
+    connection = McpConnection(time_entry(marker), str(tmp_path), on_change=lambda c: states.append(c.state))
+    try:
+        client = await connection.client()
+        assert [t["name"] for t in connection.tools] == ["get_current_time", "convert_time"]
+        result = await client.call_tool("get_current_time", {"timezone": "UTC"})
+        assert '"timezone": "UTC"' in result.content[0].text
+        [pid] = processes_with_env(MARKER, marker)
+        os.kill(pid, signal.SIGKILL)
+        assert wait_until(lambda: not processes_with_env(MARKER, marker), 5)
+
+        async def call(c):
+            return await c.call_tool("get_current_time", {"timezone": "UTC"})
+
+        with pytest.raises(McpConnectionError):
+            await connection.request(call)
+        assert connection.state == "disconnected"
+        result = await connection.request(call)  # reconnects: a new server process
+        assert connection.state == "connected" and not result.is_error
+        assert len(processes_with_env(MARKER, marker)) == 1
+        assert states[:2] == ["connecting", "connected"] and "disconnected" in states
+    finally:
+        await connection.close()
+    assert processes_with_env(MARKER, marker) == []
+    assert connection.state == "closed"
+
+
+async def test_a_server_that_cannot_start_fails_with_the_reason(tmp_path):
+    entry = McpServerEntry("gone", {"command": "/nonexistent/server"}, "test", "global")
+    connection = McpConnection(entry, str(tmp_path))
+    with pytest.raises(McpConnectionError, match="No such file or directory"):
+        await connection.client()
+    assert connection.state == "failed"
+    await connection.close()
+
+
+async def test_stderr_of_a_server_that_dies_during_start_is_in_the_error(tmp_path):
+    entry = McpServerEntry("noisy", {"command": "sh", "args": ["-c", "echo 'missing API key' >&2; exit 3"]}, "test", "global")
+    connection = McpConnection(entry, str(tmp_path))
+    with pytest.raises(McpConnectionError):
+        await connection.client()
+    assert connection.error is not None and "missing API key" in connection.error
+    await connection.close()

@@ -1,0 +1,81 @@
+"""Package sources and manifests (pi_runtime.packages): parsing, identity, resources, filters."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pi_runtime.packages.manifest import apply_filter, offered
+from pi_runtime.packages.sources import SourceError, install_dir, parse_source
+
+
+@pytest.mark.parametrize(("raw", "url", "ref", "folder"), [
+    ("git:github.com/me/tools", "https://github.com/me/tools", None, "git/github.com/me/tools"),
+    ("git:github.com/me/tools@v1", "https://github.com/me/tools", "v1", "git/github.com/me/tools"),
+    ("https://github.com/me/tools.git@abc", "https://github.com/me/tools.git", "abc", "git/github.com/me/tools"),
+    ("ssh://git@example.com/me/tools", "ssh://git@example.com/me/tools", None, "git/example.com/me/tools"),
+    ("git@github.com:me/tools@main", "git@github.com:me/tools", "main", "git/github.com/me/tools"),
+    ("git:file:///srv/repos/tools@v2", "file:///srv/repos/tools", "v2", "git/file/srv/repos/tools"),
+])
+def test_git_sources(raw, url, ref, folder, tmp_path):
+    source = parse_source(raw, tmp_path)
+    assert (source.kind, source.url, source.ref, source.identity) == ("git", url, ref, url)
+    assert install_dir(source, tmp_path) == tmp_path / folder
+    assert source.pinned is (ref is not None)
+
+
+def test_pypi_and_local_sources(tmp_path):
+    loose = parse_source("pypi:Pi_Tools>=1", tmp_path)
+    pinned = parse_source("pypi:pi-tools==1.2.0", tmp_path)
+    assert loose.identity == pinned.identity == "pypi:pi-tools"
+    assert (loose.pinned, pinned.pinned) == (False, True)
+    assert install_dir(pinned, tmp_path) == tmp_path / "pypi" / "pi-tools"
+    local = parse_source("../pkg", tmp_path / "a")
+    assert local.kind == "local" and local.identity == str((tmp_path / "pkg").resolve())
+    assert parse_source(f"file://{tmp_path}/pkg", tmp_path).identity == local.identity
+    with pytest.raises(SourceError):
+        parse_source("git:github.com/../etc", tmp_path)
+    with pytest.raises(SourceError):
+        parse_source("pypi:", tmp_path)
+
+
+def make(root: Path, files: list[str]) -> Path:
+    for name in files:
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("---\ndescription: x\n---\nx\n" if name.endswith(".md") else "")
+    return root
+
+
+def test_conventional_folders_without_a_manifest(tmp_path):
+    root = make(tmp_path / "pkg", ["extensions/a.py", "extensions/_private.py", "extensions/pkg/__init__.py",
+                                   "extensions/notes.txt", "skills/one/SKILL.md", "skills/group/two/SKILL.md",
+                                   "prompts/p.md", "themes/t.json", "themes/readme.md"])
+    found = offered(root)
+    assert [p.name for p in found.extensions] == ["a.py", "pkg"]
+    assert sorted(p.name for p in found.skills) == ["one", "two"]
+    assert [p.name for p in found.prompts] == ["p.md"]
+    assert [p.name for p in found.themes] == ["t.json"]
+
+
+def test_a_manifest_replaces_the_conventional_folders_and_filters_narrow(tmp_path):
+    root = make(tmp_path / "pkg", ["src/ext.py", "prompts/ignored.md", "res/prompts/a.md", "res/prompts/b.md"])
+    (root / "pyproject.toml").write_text('[tool.pi]\nextensions = ["src/ext.py"]\nprompts = ["res/prompts/*.md", "!res/prompts/b.md"]\n'
+                                         'skills = ["missing"]\n')
+    found = offered(root)
+    assert found.extensions == [root / "src" / "ext.py"]
+    assert found.prompts == [root / "res" / "prompts" / "a.md"]
+    assert found.skills == [] and "skills path does not exist" in found.problems[0]
+    both = [root / "res" / "prompts" / "a.md", root / "res" / "prompts" / "b.md"]
+    assert apply_filter(both, root, None) == both
+    assert apply_filter(both, root, []) == []
+    assert apply_filter(both, root, ["!res/prompts/a.md"]) == both[1:]
+    assert apply_filter(both, root, ["res/prompts/a.md"]) == both[:1]
+    assert apply_filter(both, root, ["res/prompts/a.md", "+res/prompts/b.md"]) == both
+    assert apply_filter(both, root, ["-res/prompts/a.md"]) == both[1:]
+
+
+def test_a_broken_manifest_is_reported(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[tool.pi\n")
+    assert "pyproject.toml" in offered(tmp_path).problems[0]

@@ -1,0 +1,68 @@
+"""``/mcp`` in the app: the servers of the session (a real mcp-server-time and one that cannot
+start), their state and tools, reconnecting one, and no server left after the app quits."""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+import pytest
+
+from pi_runtime.testing.mcp_servers import processes_with_env, server_executable
+from pi_tui.launch import create_app
+
+from .conftest import make_session, screen_text
+from .test_commands_models import type_command
+
+MARKER = "PI_MCP_TEST_MARKER"
+
+
+async def wait_for(pilot, check, timeout: float = 20.0) -> bool:
+    for _ in range(int(timeout / 0.1)):
+        if check():
+            return True
+        await pilot.pause(0.1)
+    return check()
+
+
+async def test_mcp_lists_servers_their_tools_and_reconnects(provider, workdir, agent_dir):
+    time_server = server_executable("mcp-server-time")
+    if time_server is None:
+        pytest.skip("mcp-server-time is not installed")
+    marker = uuid.uuid4().hex
+    (agent_dir / "mcp.json").write_text(json.dumps({"mcpServers": {
+        "time": {"command": time_server, "env": {MARKER: marker}},
+        "broken": {"command": "/nonexistent/mcp-server"},
+        "off": {"command": "x", "enabled": False},
+    }}))
+    session = make_session(provider, workdir, mcp=True)
+    app = create_app(session, static=True, agent_dir=str(agent_dir))
+    async with app.run_test(size=(110, 34)) as pilot:
+        await type_command(pilot, "/mcp")
+        assert app.screen.id == "mcp-screen"
+        assert await wait_for(pilot, lambda: "time: connected, 2 tools (codemode, global)" in screen_text(app))
+        text = screen_text(app)
+        # Servers that need attention come first; the highlighted one's error shows below.
+        assert text.index("broken: failed") < text.index("time: connected") < text.index("off: disabled")
+        assert "No such file or directory" in text
+        await pilot.press("down")
+        await pilot.pause()
+        assert "get_current_time (mcp__time__get_current_time)" in screen_text(app)
+        [first_pid] = processes_with_env(MARKER, marker)
+        await pilot.press("r")
+        assert await wait_for(pilot, lambda: processes_with_env(MARKER, marker) not in ([], [first_pid]))
+        assert await wait_for(pilot, lambda: "time: connected, 2 tools" in screen_text(app))
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen.id != "mcp-screen"
+        await app.action_quit()
+    assert processes_with_env(MARKER, marker) == []
+
+
+async def test_mcp_without_servers_says_how_to_add_them(session, agent_dir):
+    app = create_app(session, static=True, agent_dir=str(agent_dir))
+    async with app.run_test(size=(110, 30)) as pilot:
+        await type_command(pilot, "/mcp")
+        await pilot.pause(0.2)
+        assert "No MCP servers configured" in screen_text(app)
+        assert app.screen.id != "mcp-screen"
