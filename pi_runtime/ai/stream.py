@@ -3,6 +3,10 @@
 Each wire protocol is a provider module exposing ``stream(model, context, options)``, an
 async generator of ``AssistantMessageEvent``. Built-in modules are imported on first use so
 a run only pays for the protocol it talks. ``register_api`` adds custom protocols.
+
+Every stream, whatever its provider, ends here: the final error message is redacted once
+(``redaction.py``) before any event carries it, so no configured secret a server echoed
+reaches the session file, stderr, an export or an RPC client.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from typing import Any
 
 from .events import AssistantMessageEvent, DoneEvent, ErrorEvent
 from .options import StreamOptions
+from .redaction import MIN_LENGTH, redact
 from .types import AssistantMessage, Context, Model
 
 ProviderStream = Callable[[Model, Context, StreamOptions], AsyncIterator[AssistantMessageEvent]]
@@ -56,9 +61,12 @@ class AssistantMessageStream:
     the partial content seen so far.
     """
 
-    def __init__(self, model: Model, events: AsyncIterator[AssistantMessageEvent]) -> None:
+    def __init__(
+        self, model: Model, events: AsyncIterator[AssistantMessageEvent], secrets: tuple[str | None, ...] = ()
+    ) -> None:
         self._model = model
         self._events = events
+        self._secrets = secrets
         self._final: AssistantMessage | None = None
         self._iterated = False
 
@@ -74,6 +82,7 @@ class AssistantMessageStream:
             async for event in self._events:
                 if isinstance(event, (DoneEvent, ErrorEvent)):
                     self._final = event.message if isinstance(event, DoneEvent) else event.error
+                    self._redact(self._final)
                     yield event
                     return
                 partial = event.partial
@@ -83,6 +92,7 @@ class AssistantMessageStream:
             message.stop_reason = "error"
             message.error_message = f"{type(exc).__name__}: {exc}"
             self._final = message
+            self._redact(message)
             yield ErrorEvent("error", message)
             return
         finally:
@@ -95,6 +105,10 @@ class AssistantMessageStream:
         message.error_message = message.error_message or "Stream ended without a final event"
         self._final = message
         yield ErrorEvent("error", message)
+
+    def _redact(self, message: AssistantMessage) -> None:
+        if message.error_message:
+            message.error_message = redact(message.error_message, self._secrets)
 
     async def result(self) -> AssistantMessage:
         """Drain the stream (if not yet done) and return the final message."""
@@ -117,7 +131,16 @@ def stream(
     fn = get_api(model.api)
     if fn is None:
         return AssistantMessageStream(model, _unknown_api(model))
-    return AssistantMessageStream(model, fn(model, context, opts))
+    return AssistantMessageStream(model, fn(model, context, opts), request_secrets(model, opts))
+
+
+def request_secrets(model: Model, options: StreamOptions) -> tuple[str | None, ...]:
+    """The values one request must never show: its key (or the provider's env key, which a
+    provider falls back to), its header values and the secrets the options list."""
+    from .env_keys import env_api_key
+
+    headers = tuple(v for v in options.headers.values() if isinstance(v, str) and len(v) >= MIN_LENGTH)
+    return (options.api_key, env_api_key(model.provider), *headers, *options.secrets)
 
 
 async def _unknown_api(model: Model) -> AsyncIterator[AssistantMessageEvent]:
