@@ -334,7 +334,7 @@ async def stream(model: Model, context: Context, options: StreamOptions) -> Asyn
             if reason:
                 finish = reason
     except Exception as exc:  # noqa: BLE001 - ProviderError, Aborted, anything unexpected
-        for event in failure_events(builder, exc, api_key):
+        for event in failure_events(builder, exc, options):
             yield event
         return
     for event in _finish(builder, finish, saw_done, compat):

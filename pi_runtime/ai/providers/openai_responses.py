@@ -360,7 +360,7 @@ async def stream(model: Model, context: Context, options: StreamOptions) -> Asyn
             if translator.done is not None:
                 return
     except Exception as exc:  # noqa: BLE001 - ProviderError, Aborted, anything unexpected
-        for event in failure_events(builder, exc, api_key):
+        for event in failure_events(builder, exc, options):
             yield event
         return
     for event in builder.fail("The stream ended before the response completed"):
