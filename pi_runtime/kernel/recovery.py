@@ -2,7 +2,8 @@
 
 Order as in Pi: a context overflow is handled before retry (one compact-and-retry attempt);
 transient errors (429, 5xx, overloaded, dropped connections) are retried with exponential
-backoff and jitter; quota and billing errors are not retried. Each failed attempt is taken
+backoff and jitter; quota and billing errors are not retried, nor is a server that asks to
+wait longer than ``retry.provider.maxRetryDelayMs`` (``RetryPolicy``). Each failed attempt is taken
 out of the model's context with a ``context_edit`` (it stays in the file and the UI).
 
 The part owns its attempt counters and the pending wait; it reaches the rest of the kernel
@@ -82,9 +83,11 @@ class Recovery:
         if is_context_overflow(last, self._agent.state.model.context_window):
             return None if self._overflow_tried else "overflow"
         policy = self.policy
-        if policy.enabled and is_retryable(last) and self._attempt < policy.max_retries:
-            return "retry"
-        return None
+        if not policy.enabled or self._attempt >= policy.max_retries or not is_retryable(last):
+            return None
+        if policy.server_delay_too_long(parse_retry_after(last.error_message)):
+            return None
+        return "retry"
 
     def cancel_wait(self) -> None:
         """Cancel a pending retry wait (the run then settles with the error)."""
