@@ -151,6 +151,8 @@ class AgentRun:
             max_tokens=agent.max_tokens,
             temperature=agent.temperature,
         )
+        if agent.request_limits is not None:
+            agent.request_limits().apply(options)
         stream = agent.stream_fn(state.model, context, options)
         partial: AssistantMessage | None = None
         async for event in stream:
