@@ -145,9 +145,9 @@ class ModelRegistry:
         if not existing and not cfg.models:
             self.warnings.append(f"{cfg.where}: not a built-in provider and defines no models")
         for index, mdef in enumerate(cfg.models):
-            model = self._build_model(pid, mdef, default_api, default_url, cfg, index)
-            if model is not None:
-                self._models[(pid, model.id)] = model
+            built = self._build_model(pid, mdef, default_api, default_url, cfg, index)
+            if built is not None:
+                self._models[(pid, built.id)] = built
         for mid, override in cfg.overrides.items():
             target = self._models.get((pid, mid))
             if target is None:

@@ -55,7 +55,7 @@ def prepare_messages(messages: list, model: Model) -> list:
                 dropped_calls.update(c.id for c in message.tool_calls())
                 continue
             same = _same_model(message, model)
-            content = []
+            content: list[TextContent | ThinkingContent | ToolCall] = []
             changed = False
             for block in message.content:
                 if isinstance(block, ThinkingContent):

@@ -92,8 +92,9 @@ def load_skill_file(path: Path, source: SkillSource) -> tuple[Skill | None, list
         if declared:
             warnings.append(ResourceDiagnostic("skill", path, f"malformed front matter: {exc}; skill not loaded"))
         return None, warnings
-    description = fields.get("description")
-    has_description = isinstance(description, str) and bool(description.strip())
+    raw_description = fields.get("description")
+    description = raw_description if isinstance(raw_description, str) else ""
+    has_description = bool(description.strip())
     if not declared and not has_description:
         return None, warnings
     if not has_description:

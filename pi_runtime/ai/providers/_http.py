@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
 from ..options import StreamOptions
@@ -165,7 +165,7 @@ async def post_sse(
     headers: dict[str, str],
     body: dict[str, Any],
     options: StreamOptions,
-) -> AsyncIterator[tuple[str | None, str]]:
+) -> AsyncGenerator[tuple[str | None, str], None]:
     """POST ``body`` and yield SSE ``(event, data)`` pairs.
 
     Raises:

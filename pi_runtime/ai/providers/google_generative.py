@@ -280,6 +280,7 @@ class _StreamParser:
     def _part(self, part: dict[str, Any]) -> list[AssistantMessageEvent]:
         b = self.builder
         signature = part.get("thoughtSignature")
+        events: list[AssistantMessageEvent]
         if "functionCall" in part:
             events = self._close_open()
             call = part["functionCall"] or {}
@@ -298,7 +299,7 @@ class _StreamParser:
             return []  # executable code, inline output data and the like are not kept
         text = part.get("text") or ""
         kind = "thinking" if part.get("thought") else "text"
-        events: list[AssistantMessageEvent] = []
+        events = []
         if self.open is None or self.open[0] != kind:
             if not text:
                 # An empty part that only carries a signature for the block before it.

@@ -275,7 +275,8 @@ class _Translator:
         if kind in ("response.completed", "response.incomplete", "response.failed", "response.cancelled"):
             return self.finish(data.get("response") or {})
         if kind == "error" or kind == "response.error":
-            error = data.get("error") if isinstance(data.get("error"), dict) else data
+            nested = data.get("error")
+            error: dict[str, Any] = nested if isinstance(nested, dict) else data
             code = error.get("code")
             text = error.get("message") or "unknown error"
             self.done = b.fail(f"Provider error{f' ({code})' if code else ''}: {text}")
