@@ -1,7 +1,8 @@
 """Wall time and peak RSS of the ``pi`` command, ours next to Pi's when Pi is installed.
 
-Cases (each run a few times, ours and Pi's interleaved; the median wall time, the largest peak
-RSS and ours as a fraction of Pi's wall time are shown):
+Cases (each run a few times, ours and Pi's interleaved; the median wall time, the median CPU
+time (user + system of all threads: steadier than wall time on a busy machine), the largest
+peak RSS and ours as a fraction of Pi's median wall time are shown):
   --version              start-up floor
   -p "say hi"            a one-line answer from a loopback OpenAI-compatible server
   -p (2,000 tokens)      a long streamed answer (~2,000 deltas)
@@ -82,8 +83,8 @@ def write_session(path: Path, cwd: str, count: int) -> None:
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
-def measure(cmd: list[str], env: dict[str, str], cwd: str) -> tuple[float, int, int]:
-    """(wall seconds, peak RSS in MB, exit status) of one run."""
+def measure(cmd: list[str], env: dict[str, str], cwd: str) -> tuple[float, int, int, float]:
+    """(wall seconds, peak RSS in MB, exit status, CPU seconds: user + system, all threads) of one run."""
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdin=subprocess.DEVNULL,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -94,7 +95,7 @@ def measure(cmd: list[str], env: dict[str, str], cwd: str) -> tuple[float, int, 
         sys.stderr.write(f"  ({' '.join(cmd[-3:])}: exit {proc.returncode}: {proc.stderr.read().decode()[:200]})\n")
     if proc.stderr is not None:
         proc.stderr.close()
-    return wall, rusage.ru_maxrss // 1024, proc.returncode
+    return wall, rusage.ru_maxrss // 1024, proc.returncode, rusage.ru_utime + rusage.ru_stime
 
 
 def real_pi() -> list[str] | None:
@@ -146,16 +147,19 @@ def main() -> None:
         commands = [c for c in (ours, theirs) if c is not None]
         for label, args in cases:
             walls: dict[int, list[float]] = {i: [] for i in range(len(commands))}
+            cpus: dict[int, list[float]] = {i: [] for i in range(len(commands))}
             peaks = dict.fromkeys(range(len(commands)), 0)
             for _ in range(runs):
                 for i, cmd in enumerate(commands):  # interleaved, so load changes hit both alike
                     if "20k" in label:
                         write_session(big, str(project), SESSION_MESSAGES)
-                    wall, rss, _code = measure([*cmd, *args], env, str(project))
+                    wall, rss, _code, cpu = measure([*cmd, *args], env, str(project))
                     walls[i].append(wall)
+                    cpus[i].append(cpu)
                     peaks[i] = max(peaks[i], rss)
             medians = [statistics.median(walls[i]) for i in range(len(commands))]
-            row = [label] + [f"{medians[i]:6.3f} s  {peaks[i]:4d} MB" for i in range(len(commands))]
+            row = [label] + [f"{medians[i]:6.3f} s  {statistics.median(cpus[i]):5.2f} s CPU  {peaks[i]:4d} MB"
+                             for i in range(len(commands))]
             row.append(f"{medians[0] / medians[1]:.2f}x" if theirs is not None else "Pi not installed")
             rows.append(row)
     header = ["case", "pi (ours)"] + (["Pi"] if theirs is not None else []) + ["ours / Pi"]
