@@ -30,6 +30,9 @@ _BUILTIN_APIS = {
     "scripted": "pi_runtime.ai.providers.scripted",
 }
 _registry: dict[str, ProviderStream] = {}
+_takes_wire: set[ProviderStream] = set()
+"""Built-in stream functions whose module sets ``ACCEPTS_WIRE_MESSAGES``: they take a stored
+message's wire dict in ``context.messages`` as it is; every other one is given objects."""
 
 
 def register_api(api: str, fn: ProviderStream) -> None:
@@ -44,9 +47,18 @@ def unregister_api(api: str) -> None:
 def get_api(api: str) -> ProviderStream | None:
     fn = _registry.get(api)
     if fn is None and api in _BUILTIN_APIS:
-        fn = importlib.import_module(_BUILTIN_APIS[api]).stream
+        module = importlib.import_module(_BUILTIN_APIS[api])
+        fn = module.stream
         _registry[api] = fn
+        if getattr(module, "ACCEPTS_WIRE_MESSAGES", False):
+            _takes_wire.add(fn)
     return fn
+
+
+def takes_wire_messages(api: str) -> bool:
+    """Whether the provider for ``api`` reads stored messages as wire dicts (else it gets objects)."""
+    fn = get_api(api)
+    return fn is not None and fn in _takes_wire
 
 
 def known_apis() -> list[str]:
@@ -131,7 +143,22 @@ def stream(
     fn = get_api(model.api)
     if fn is None:
         return AssistantMessageStream(model, _unknown_api(model))
+    if fn not in _takes_wire:
+        context = with_objects(context)
     return AssistantMessageStream(model, fn(model, context, opts), request_secrets(model, opts))
+
+
+def with_objects(context: Context) -> Context:
+    """``context`` with any wire-dict message (a stored one, see ``agent/transcript.py``) validated."""
+    positions = [i for i, m in enumerate(context.messages) if isinstance(m, dict)]
+    if not positions:
+        return context
+    from .types import message_list_adapter
+
+    messages = list(context.messages)
+    for i, message in zip(positions, message_list_adapter().validate_python([messages[i] for i in positions])):
+        messages[i] = message
+    return Context.model_construct(system_prompt=context.system_prompt, messages=messages, tools=context.tools)
 
 
 def request_secrets(model: Model, options: StreamOptions) -> tuple[str | None, ...]:

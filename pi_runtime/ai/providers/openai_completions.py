@@ -34,6 +34,9 @@ from ._openai_common import (
     usage_int,
 )
 
+ACCEPTS_WIRE_MESSAGES = True
+"""``context.messages`` may hold stored messages as wire dicts (``_openai_common`` reads both)."""
+
 _DECODE = json.JSONDecoder().decode
 """``json.loads`` minus its argument checks: this runs once per streamed token."""
 
