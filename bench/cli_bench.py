@@ -1,20 +1,28 @@
 """Wall time and peak RSS of the ``pi`` command, ours next to Pi's when Pi is installed.
 
-Cases (each run a few times; the median wall time and the largest peak RSS are shown):
-  --version            start-up floor
-  -p "say hi"          a one-line answer from a loopback OpenAI-compatible server
-  -p (2,000 tokens)    a long streamed answer (~2,000 deltas)
-  -c -p (20k msgs)     resume a generated 20,000-message session and answer
+Cases (each run a few times, ours and Pi's interleaved; the median wall time, the median CPU
+time (user + system of all threads: steadier than wall time on a busy machine), the largest
+peak RSS and ours as a fraction of Pi's median wall time are shown):
+  --version              start-up floor
+  -p "say hi"            a one-line answer from a loopback OpenAI-compatible server
+  -p (2,000 tokens)      a long streamed answer (~2,000 deltas)
+  --session (20k) -p     open a generated 20,000-message session file and answer
+  -c -p (20k msgs)       the same through --continue (newest session of the folder)
+
+Our package's bytecode is compiled first (``compileall``): an installed pi has it, and with
+``PYTHONDONTWRITEBYTECODE`` set every run would compile the sources again (~0.1 s).
 
 Pi is looked up as ``$PI_REAL_BIN``, else the npm global ``@earendil-works/pi-coding-agent``
 (needs Node >= 22.19). Peak RSS is the child's own ``ru_maxrss`` from ``os.wait4``.
 
-Run: ``.venv/bin/python bench/cli_bench.py [--runs N]``. Prints a table; asserts nothing.
+Run: ``.venv/bin/python bench/cli_bench.py [--runs N]`` (with ``PI_REAL_BIN`` pointing at Pi's
+``pi`` and Node on ``PATH``). Prints a table; asserts nothing.
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import shutil
@@ -75,8 +83,8 @@ def write_session(path: Path, cwd: str, count: int) -> None:
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
-def measure(cmd: list[str], env: dict[str, str], cwd: str) -> tuple[float, int, int]:
-    """(wall seconds, peak RSS in MB, exit status) of one run."""
+def measure(cmd: list[str], env: dict[str, str], cwd: str) -> tuple[float, int, int, float]:
+    """(wall seconds, peak RSS in MB, exit status, CPU seconds: user + system, all threads) of one run."""
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdin=subprocess.DEVNULL,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -87,7 +95,7 @@ def measure(cmd: list[str], env: dict[str, str], cwd: str) -> tuple[float, int, 
         sys.stderr.write(f"  ({' '.join(cmd[-3:])}: exit {proc.returncode}: {proc.stderr.read().decode()[:200]})\n")
     if proc.stderr is not None:
         proc.stderr.close()
-    return wall, rusage.ru_maxrss // 1024, proc.returncode
+    return wall, rusage.ru_maxrss // 1024, proc.returncode, rusage.ru_utime + rusage.ru_stime
 
 
 def real_pi() -> list[str] | None:
@@ -111,6 +119,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=3)
     runs = parser.parse_args().runs
+    compileall.compile_dir(str(Path(__file__).resolve().parents[1] / "pi_runtime"), quiet=1)
     ours = [str(Path(sys.executable).parent / "pi")]
     theirs = real_pi()
     with tempfile.TemporaryDirectory() as tmp, LoopbackServer(responder) as server:
@@ -131,26 +140,30 @@ def main() -> None:
             ("pi --version", ["--version"]),
             ('pi -p "say hi"', ["-p", "say hi", "--no-session", *model]),
             ("2,000-token answer", ["-p", "long answer please", "--no-session", *model]),
+            ("--session (20k) -p", ["--session", str(big), "-p", "say hi", *model]),
             ("-c -p on 20k messages", ["-c", "-p", "say hi", *model]),
         ]
         rows = []
+        commands = [c for c in (ours, theirs) if c is not None]
         for label, args in cases:
-            row = [label]
-            for cmd in (ours, theirs):
-                if cmd is None:
-                    row.append("Pi not installed")
-                    continue
-                walls, peak = [], 0
-                for _ in range(runs):
-                    if label.startswith("-c"):
+            walls: dict[int, list[float]] = {i: [] for i in range(len(commands))}
+            cpus: dict[int, list[float]] = {i: [] for i in range(len(commands))}
+            peaks = dict.fromkeys(range(len(commands)), 0)
+            for _ in range(runs):
+                for i, cmd in enumerate(commands):  # interleaved, so load changes hit both alike
+                    if "20k" in label:
                         write_session(big, str(project), SESSION_MESSAGES)
-                    wall, rss, _code = measure([*cmd, *args], env, str(project))
-                    walls.append(wall)
-                    peak = max(peak, rss)
-                row.append(f"{statistics.median(walls):6.3f} s  {peak:4d} MB")
+                    wall, rss, _code, cpu = measure([*cmd, *args], env, str(project))
+                    walls[i].append(wall)
+                    cpus[i].append(cpu)
+                    peaks[i] = max(peaks[i], rss)
+            medians = [statistics.median(walls[i]) for i in range(len(commands))]
+            row = [label] + [f"{medians[i]:6.3f} s  {statistics.median(cpus[i]):5.2f} s CPU  {peaks[i]:4d} MB"
+                             for i in range(len(commands))]
+            row.append(f"{medians[0] / medians[1]:.2f}x" if theirs is not None else "Pi not installed")
             rows.append(row)
-    header = ["case", "pi (ours)", "Pi (npm)"]
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(3)]
+    header = ["case", "pi (ours)"] + (["Pi"] if theirs is not None else []) + ["ours / Pi"]
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     for r in [header, ["-" * w for w in widths], *rows]:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths)))
 

@@ -211,11 +211,24 @@ def _positional(args: CliArgs, arg: str) -> None:
         args.messages.append(arg)
 
 
+def check_model_choice(args: CliArgs) -> None:
+    """The check Pi's CLI makes when it builds a session, after the parser accepted the line.
+
+    ``--provider`` alone parses (so ``--help``, ``--version``, ``--list-models`` and
+    ``--export`` still work with it); starting a session with it and no ``--model`` fails.
+
+    Raises:
+        UsageError: ``--provider`` without ``--model``, in Pi's words.
+    """
+    if args.provider and not args.model:
+        raise UsageError(
+            f"--provider requires --model (for example: --provider {args.provider} --model <pattern>)"
+        )
+
+
 def _validate(args: CliArgs) -> None:
     if args.mode is not None and args.mode not in _MODES:
         raise UsageError(f"Unknown mode '{args.mode}': use text, json or rpc")
-    if args.provider and not args.model:
-        raise UsageError("--provider needs --model")
     if args.fork and (args.session or args.continue_ or args.resume or args.no_session):
         raise UsageError("--fork cannot be combined with --session, --continue, --resume or --no-session")
     if args.session_id and (args.session or args.continue_ or args.resume):

@@ -25,6 +25,17 @@ def _fail(message: str, code: int = 1) -> int:
     return code
 
 
+def collector_on() -> None:
+    """Turn the garbage collector back on (``cli.main`` starts with it off) before a mode
+    runs, keeping what start-up loaded out of its reach: it lives as long as the process.
+    The one-shot ``--list-models`` and ``--export`` end without it."""
+    import gc
+
+    if not gc.isenabled():
+        gc.freeze()
+        gc.enable()
+
+
 def choose_mode(args: CliArgs) -> str:
     """``rpc``, ``json``, ``print`` or ``interactive``."""
     if args.mode in ("rpc", "json"):
@@ -109,6 +120,7 @@ def _reader_gone() -> int:
 
 
 def _interactive(args: CliArgs) -> int:
+    collector_on()
     # The one place the runtime reaches the UI package: by name, at run time, only for the
     # interactive mode (DESIGN.md: the launcher imports pi_tui lazily; headless never does).
     import importlib
@@ -155,6 +167,7 @@ def _headless(args: CliArgs, mode: str) -> int:
 
 
 async def _run_mode(session: Any, mode: str, prompts: list[Any]) -> int:
+    collector_on()
     from .modes.shutdown import Shutdown
 
     loop = asyncio.get_running_loop()

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..ai.abort import AbortController, AbortSignal
+from ..ai.options import RequestLimits
 from ..ai.stream import stream as default_stream
 from ..ai.types import ImageContent, Model, TextContent, UserMessage
 from .convert import convert_to_llm as default_convert
@@ -98,6 +99,8 @@ class Agent:
         self.session_id = session_id
         self.max_tokens: int | None = None
         self.temperature: float | None = None
+        self.request_limits: Callable[[], RequestLimits] | None = None
+        """Timeouts and the server-delay cap for each request (from settings); None: the defaults."""
         self._listeners = Listeners()
         self._steering: list[Any] = []
         self._follow_up: list[Any] = []

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..ai.types import TextContent, UserMessage
+from ..ai.types import TextContent, UserMessage, parse_message
 
 COMPACTION_PREFIX = (
     "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
@@ -34,8 +34,18 @@ def bash_execution_text(message: Any) -> str:
 
 
 def convert_to_llm(messages: list[Any]) -> list[Any]:
+    """The messages a provider is sent; a wire dict (a stored message not yet validated, see
+    ``Transcript``) of a model-facing role stays a dict, the providers take those as they are."""
     out: list[Any] = []
     for m in messages:
+        if isinstance(m, dict):
+            role = m.get("role")
+            if role in ("user", "assistant", "toolResult"):
+                out.append(m)
+                continue
+            if role not in ("bashExecution", "compactionSummary", "branchSummary", "custom"):
+                continue
+            m = parse_message(m)  # rare roles: validated one by one, then converted as below
         role = getattr(m, "role", None)
         if role in ("user", "assistant", "toolResult"):
             out.append(m)

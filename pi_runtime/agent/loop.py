@@ -16,7 +16,10 @@ import inspect
 from typing import TYPE_CHECKING, Any
 
 from ..ai.options import StreamOptions
+from ..ai.stream import stream as default_stream
+from ..ai.stream import takes_wire_messages
 from ..ai.types import AssistantMessage, Context, ToolResultMessage
+from .convert import convert_to_llm as default_convert
 from .events import (
     AgentEndEvent,
     AgentStartEvent,
@@ -27,6 +30,7 @@ from .events import (
     TurnStartEvent,
 )
 from .tool_exec import ToolBatch
+from .transcript import Transcript
 
 if TYPE_CHECKING:
     from .agent import Agent
@@ -130,9 +134,18 @@ class AgentRun:
     async def _stream_response(self) -> AssistantMessage:
         agent = self.agent
         state = agent.state
-        messages = list(state.messages)
-        if agent.transform_context is not None:
-            messages = await agent.transform_context(messages, agent.signal)
+        source = state.messages
+        messages: list[Any]
+        if (isinstance(source, Transcript) and source.pending and agent.transform_context is None
+                and agent.convert_to_llm is default_convert and agent.stream_fn is default_stream
+                and takes_wire_messages(state.model.api)):
+            # Stored messages go into the request as the session file's dicts (see Transcript);
+            # for any other provider the transcript is validated here, once.
+            messages = [*source.stored_dicts(), *source.added()]
+        else:
+            messages = list(source)
+            if agent.transform_context is not None:
+                messages = await agent.transform_context(messages, agent.signal)
         llm_messages = agent.convert_to_llm(messages)
         specs = self._tool_specs()
         context = Context.model_construct(
@@ -151,6 +164,8 @@ class AgentRun:
             max_tokens=agent.max_tokens,
             temperature=agent.temperature,
         )
+        if agent.request_limits is not None:
+            agent.request_limits().apply(options)
         stream = agent.stream_fn(state.model, context, options)
         partial: AssistantMessage | None = None
         async for event in stream:

@@ -9,7 +9,13 @@ uses its standard output. A value that is exactly the name of a set environment 
 A command runs once per process: its output — or its failure (non-zero exit, empty output,
 timeout) — is cached, so a broken secret manager is not re-run on every request (as Pi's
 auth.json docs describe). ``clear_command_cache()`` forgets the results, e.g. on reload.
-Messages never include a resolved value or a command's output.
+A command ends when its shell exits: a background job it started may keep the output pipe
+open, and is left running without being waited for. ``DEFAULT_COMMAND_TIMEOUT`` is Pi's.
+
+Messages never include a resolved value, a command's output or its standard error (which a
+failing secret manager may fill with the very secret); every resolved value, each
+environment variable it used and each command's output are remembered as secrets, so error
+texts built from server responses blank them (``redaction.py``).
 
 Also here: the small types the registry and auth storage share (``CredentialSource``,
 ``RequestAuth``, ``NoCredentialsError``) and ``is_local_url`` for keyless local servers.
@@ -19,15 +25,22 @@ from __future__ import annotations
 
 import os
 import re
+import selectors
 import signal
 import subprocess
 import threading
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 from urllib.parse import urlsplit
 
-DEFAULT_COMMAND_TIMEOUT = 15.0
+from . import redaction
+
+DEFAULT_COMMAND_TIMEOUT = 10.0
+"""Seconds a ``!command`` may run (Pi stops it at 10 s as well)."""
+_MAX_OUTPUT = 1 << 20
+_DRAIN_SECONDS = 0.1
 _BARE_ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]*")
 _REFERENCE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*)|([$!]))")
 _LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1", "0.0.0.0"}
@@ -168,12 +181,20 @@ def resolve_value(
     Raises:
         CredentialError: The command failed, timed out or printed nothing.
     """
+    value: str | None
     if is_command(raw):
-        return run_command(raw[1:].strip(), where=where, timeout=timeout)
+        value = run_command(raw[1:].strip(), where=where, timeout=timeout)
+        redaction.remember(value)
+        return value
     env = os.environ if env is None else env
     if _BARE_ENV_NAME.fullmatch(raw) and env.get(raw):
-        return env[raw]
-    return interpolate(raw, env)
+        value = env[raw]
+    else:
+        value = interpolate(raw, env)
+        if value is not None:
+            redaction.remember(*(env.get(name) for name in referenced_env_names(raw)))
+    redaction.remember(value)
+    return value
 
 
 def run_command(command: str, *, where: str = "value", timeout: float = DEFAULT_COMMAND_TIMEOUT) -> str:
@@ -208,33 +229,89 @@ def _short(command: str) -> str:
 
 
 def _run(command: str, timeout: float) -> tuple[str | None, str | None]:
+    """Run ``command``; ``(output, None)`` or ``(None, problem)``. Returns within ``timeout``."""
     try:
-        # Own session so a timeout can kill the shell and everything it started.
+        # Own session so a timeout can kill the shell and everything it started. Standard
+        # error is not kept: it is never shown (see the module docstring).
         proc = subprocess.Popen(
             command,
             shell=True,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
             start_new_session=True,
         )
     except OSError as exc:
         return None, f"could not start: {exc.strerror or exc}"
+    assert proc.stdout is not None
     try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
+        output, finished = _read_until_exit(proc, timeout)
+    finally:
+        proc.stdout.close()
+    if not finished:
         try:
             os.killpg(proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
-        proc.communicate()
+        proc.wait()
         return None, f"timed out after {timeout:g}s"
     if proc.returncode != 0:
-        # stderr helps ("item not found"); stdout is never shown, it may be the secret.
-        detail = err.decode("utf-8", "replace").strip().splitlines()
-        tail = f": {detail[-1][:200]}" if detail else ""
-        return None, f"failed with exit status {proc.returncode}{tail}"
-    value = out.decode("utf-8", "replace").strip()
+        return None, f"failed with exit status {proc.returncode}"
+    value = output.decode("utf-8", "replace").strip()
     if not value:
         return None, "printed nothing"
     return value, None
+
+
+def _read_until_exit(proc: subprocess.Popen[bytes], timeout: float) -> tuple[bytes, bool]:
+    """Read the shell's output until it exits (or ``timeout``); ``(output, exited)``.
+
+    Reading to end-of-file instead would wait for every process that inherited the pipe, so
+    ``sleep 60 & echo key`` would hang for a minute (or for ever with ``setsid``).
+    """
+    assert proc.stdout is not None
+    fd = proc.stdout.fileno()
+    os.set_blocking(fd, False)
+    deadline = time.monotonic() + timeout
+    drain_until: float | None = None
+    chunks: list[bytes] = []
+    size = 0
+    with selectors.DefaultSelector() as selector:
+        selector.register(fd, selectors.EVENT_READ)
+        open_pipe = True
+        while True:
+            exited = proc.poll() is not None
+            if exited and drain_until is None:
+                drain_until = time.monotonic() + _DRAIN_SECONDS
+            if open_pipe and (drain_until is None or time.monotonic() < drain_until):
+                # After the exit only what is already in the pipe is taken (no waiting), and
+                # a background job that keeps writing cannot hold the loop past the drain.
+                wait = 0 if exited else min(0.05, max(0.0, deadline - time.monotonic()))
+                if selector.select(wait):
+                    data = _read_some(fd)
+                    if data is None:
+                        continue
+                    if not data:
+                        open_pipe = False
+                        selector.unregister(fd)
+                    elif size < _MAX_OUTPUT:
+                        chunks.append(data)
+                        size += len(data)
+                    continue
+            if exited:
+                return b"".join(chunks), True
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return b"".join(chunks), False
+            if not open_pipe:
+                try:
+                    proc.wait(remaining)
+                except subprocess.TimeoutExpired:
+                    return b"".join(chunks), False
+
+
+def _read_some(fd: int) -> bytes | None:
+    try:
+        return os.read(fd, 65536)
+    except BlockingIOError:
+        return None

@@ -83,6 +83,10 @@ RETRYABLE_PATTERNS = re.compile(
     _I,
 )
 
+# Pi's text for a server that asked to wait longer than retry.provider.maxRetryDelayMs
+# (providers/_http.py writes it): waiting is not worth it, so it is not retried.
+_SERVER_DELAY = re.compile(r"^Server requested (\d+)s retry delay \(max: \d+s\)")
+
 _STRONG_TRANSIENT = re.compile(r"overloaded|rate.?limit|too many requests", _I)
 _RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 520, 521, 522, 523, 524, 529}
 # A status at the start ("429 Too many requests") or after a label ("status code 503").
@@ -168,7 +172,7 @@ def is_retryable(
     if isinstance(error, AssistantMessage) and error.stop_reason != "error":
         return False
     text = _text_of(error)
-    if is_context_overflow(error, context_window) or is_quota_error(text):
+    if is_context_overflow(error, context_window) or is_quota_error(text) or _SERVER_DELAY.match(text):
         return False
     status = status if status is not None else status_in_text(text)
     if status is not None and status in _RETRYABLE_STATUS:
@@ -249,6 +253,9 @@ def parse_retry_after(text: str | None) -> float | None:
     """
     if not text:
         return None
+    asked = _SERVER_DELAY.match(text)
+    if asked:
+        return float(asked.group(1))
     for match in _RETRY_HINT.finditer(text):
         if match.group(2) is not None:
             value = float(match.group(2))

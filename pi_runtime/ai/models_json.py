@@ -30,8 +30,10 @@ from ..config_files import ConfigFileError, read_config_text
 class _Strict(BaseModel):
     # Strict: "128000" for a number or "true" for a boolean is a mistake worth reporting,
     # not something to coerce silently. Unknown fields are kept (newer Pi versions).
+    # Validators are built on first use: a file without overrides or costs never needs
+    # theirs, and the bases are never validated themselves.
     model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, strict=True, extra="allow"
+        alias_generator=to_camel, populate_by_name=True, strict=True, extra="allow", defer_build=True
     )
 
 

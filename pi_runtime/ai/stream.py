@@ -3,6 +3,10 @@
 Each wire protocol is a provider module exposing ``stream(model, context, options)``, an
 async generator of ``AssistantMessageEvent``. Built-in modules are imported on first use so
 a run only pays for the protocol it talks. ``register_api`` adds custom protocols.
+
+Every stream, whatever its provider, ends here: the final error message is redacted once
+(``redaction.py``) before any event carries it, so no configured secret a server echoed
+reaches the session file, stderr, an export or an RPC client.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from typing import Any
 
 from .events import AssistantMessageEvent, DoneEvent, ErrorEvent
 from .options import StreamOptions
+from .redaction import MIN_LENGTH, redact
 from .types import AssistantMessage, Context, Model
 
 ProviderStream = Callable[[Model, Context, StreamOptions], AsyncIterator[AssistantMessageEvent]]
@@ -25,6 +30,9 @@ _BUILTIN_APIS = {
     "scripted": "pi_runtime.ai.providers.scripted",
 }
 _registry: dict[str, ProviderStream] = {}
+_takes_wire: set[ProviderStream] = set()
+"""Built-in stream functions whose module sets ``ACCEPTS_WIRE_MESSAGES``: they take a stored
+message's wire dict in ``context.messages`` as it is; every other one is given objects."""
 
 
 def register_api(api: str, fn: ProviderStream) -> None:
@@ -39,9 +47,18 @@ def unregister_api(api: str) -> None:
 def get_api(api: str) -> ProviderStream | None:
     fn = _registry.get(api)
     if fn is None and api in _BUILTIN_APIS:
-        fn = importlib.import_module(_BUILTIN_APIS[api]).stream
+        module = importlib.import_module(_BUILTIN_APIS[api])
+        fn = module.stream
         _registry[api] = fn
+        if getattr(module, "ACCEPTS_WIRE_MESSAGES", False):
+            _takes_wire.add(fn)
     return fn
+
+
+def takes_wire_messages(api: str) -> bool:
+    """Whether the provider for ``api`` reads stored messages as wire dicts (else it gets objects)."""
+    fn = get_api(api)
+    return fn is not None and fn in _takes_wire
 
 
 def known_apis() -> list[str]:
@@ -56,9 +73,12 @@ class AssistantMessageStream:
     the partial content seen so far.
     """
 
-    def __init__(self, model: Model, events: AsyncIterator[AssistantMessageEvent]) -> None:
+    def __init__(
+        self, model: Model, events: AsyncIterator[AssistantMessageEvent], secrets: tuple[str | None, ...] = ()
+    ) -> None:
         self._model = model
         self._events = events
+        self._secrets = secrets
         self._final: AssistantMessage | None = None
         self._iterated = False
 
@@ -74,6 +94,7 @@ class AssistantMessageStream:
             async for event in self._events:
                 if isinstance(event, (DoneEvent, ErrorEvent)):
                     self._final = event.message if isinstance(event, DoneEvent) else event.error
+                    self._redact(self._final)
                     yield event
                     return
                 partial = event.partial
@@ -83,6 +104,7 @@ class AssistantMessageStream:
             message.stop_reason = "error"
             message.error_message = f"{type(exc).__name__}: {exc}"
             self._final = message
+            self._redact(message)
             yield ErrorEvent("error", message)
             return
         finally:
@@ -95,6 +117,10 @@ class AssistantMessageStream:
         message.error_message = message.error_message or "Stream ended without a final event"
         self._final = message
         yield ErrorEvent("error", message)
+
+    def _redact(self, message: AssistantMessage) -> None:
+        if message.error_message:
+            message.error_message = redact(message.error_message, self._secrets)
 
     async def result(self) -> AssistantMessage:
         """Drain the stream (if not yet done) and return the final message."""
@@ -117,7 +143,31 @@ def stream(
     fn = get_api(model.api)
     if fn is None:
         return AssistantMessageStream(model, _unknown_api(model))
-    return AssistantMessageStream(model, fn(model, context, opts))
+    if fn not in _takes_wire:
+        context = with_objects(context)
+    return AssistantMessageStream(model, fn(model, context, opts), request_secrets(model, opts))
+
+
+def with_objects(context: Context) -> Context:
+    """``context`` with any wire-dict message (a stored one, see ``agent/transcript.py``) validated."""
+    positions = [i for i, m in enumerate(context.messages) if isinstance(m, dict)]
+    if not positions:
+        return context
+    from .types import message_list_adapter
+
+    messages = list(context.messages)
+    for i, message in zip(positions, message_list_adapter().validate_python([messages[i] for i in positions])):
+        messages[i] = message
+    return Context.model_construct(system_prompt=context.system_prompt, messages=messages, tools=context.tools)
+
+
+def request_secrets(model: Model, options: StreamOptions) -> tuple[str | None, ...]:
+    """The values one request must never show: its key (or the provider's env key, which a
+    provider falls back to), its header values and the secrets the options list."""
+    from .env_keys import env_api_key
+
+    headers = tuple(v for v in options.headers.values() if isinstance(v, str) and len(v) >= MIN_LENGTH)
+    return (options.api_key, env_api_key(model.provider), *headers, *options.secrets)
 
 
 async def _unknown_api(model: Model) -> AsyncIterator[AssistantMessageEvent]:

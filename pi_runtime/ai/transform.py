@@ -11,9 +11,16 @@ request, every provider passes the messages through ``prepare_messages``:
   provider sees every call answered;
 - only user, assistant and toolResult messages remain (others are converted earlier by the
   agent's ``convert_to_llm`` hook).
+
+A message may also be its wire dict (a stored message not yet validated, which the providers
+that set ``ACCEPTS_WIRE_MESSAGES`` receive): it gets the same treatment and stays a dict, copied
+where something changes, never modified.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
 
 from .types import (
     AssistantMessage,
@@ -32,7 +39,7 @@ def _same_model(message: AssistantMessage, model: Model) -> bool:
 
 def prepare_messages(messages: list, model: Model) -> list:
     out: list = []
-    pending: dict[str, ToolCall] = {}
+    pending: dict[str, Any] = {}  # call id -> ToolCall (or _WireCall): calls not yet answered
     dropped_calls: set[str] = set()
 
     def answer_pending() -> None:
@@ -48,6 +55,9 @@ def prepare_messages(messages: list, model: Model) -> list:
         pending.clear()
 
     for message in messages:
+        if isinstance(message, dict):
+            _prepare_wire(message, model, out, pending, dropped_calls, answer_pending)
+            continue
         role = getattr(message, "role", None)
         if role == "assistant":
             answer_pending()
@@ -55,7 +65,7 @@ def prepare_messages(messages: list, model: Model) -> list:
                 dropped_calls.update(c.id for c in message.tool_calls())
                 continue
             same = _same_model(message, model)
-            content = []
+            content: list[TextContent | ThinkingContent | ToolCall] = []
             changed = False
             for block in message.content:
                 if isinstance(block, ThinkingContent):
@@ -92,6 +102,65 @@ def prepare_messages(messages: list, model: Model) -> list:
             out.append(message)
     answer_pending()
     return out
+
+
+def _prepare_wire(
+    message: dict[str, Any], model: Model, out: list[Any], pending: dict[str, Any],
+    dropped_calls: set[str], answer_pending: Callable[[], None],
+) -> None:
+    """``prepare_messages`` for one wire dict; the pending calls are kept as their dicts' ids."""
+    role = message.get("role")
+    if role == "assistant":
+        answer_pending()
+        blocks = message.get("content") or []
+        if message.get("stopReason") in ("error", "aborted"):
+            dropped_calls.update(b.get("id") for b in blocks if b.get("type") == "toolCall")
+            return
+        same = (message.get("provider"), message.get("model"), message.get("api")) == (model.provider, model.id, model.api)
+        content: list[dict[str, Any]] = []
+        changed = False
+        for block in blocks:
+            kind = block.get("type")
+            if kind == "thinking":
+                if same:
+                    content.append(block)
+                    continue
+                changed = True
+                if (block.get("thinking") or "").strip() and not block.get("redacted"):
+                    content.append({"type": "text", "text": block["thinking"]})
+            elif kind == "toolCall":
+                pending[block.get("id")] = _WireCall(block.get("id") or "", block.get("name") or "")
+                if not same and block.get("thoughtSignature"):
+                    block = {k: v for k, v in block.items() if k != "thoughtSignature"}
+                    changed = True
+                content.append(block)
+            elif kind == "text" and not same and block.get("textSignature"):
+                content.append({k: v for k, v in block.items() if k != "textSignature"})
+                changed = True
+            else:
+                content.append(block)
+        if content:
+            out.append({**message, "content": content} if changed else message)
+    elif role == "toolResult":
+        call_id = message.get("toolCallId")
+        if call_id in dropped_calls:
+            return
+        if call_id in pending:
+            pending.pop(call_id)
+            out.append(message)
+    elif role == "user":
+        answer_pending()
+        out.append(message)
+
+
+class _WireCall:
+    """What an unanswered tool call from a wire dict needs for its synthetic result."""
+
+    __slots__ = ("id", "name")
+
+    def __init__(self, call_id: str, name: str) -> None:
+        self.id = call_id
+        self.name = name
 
 
 def user_text(message: UserMessage) -> str:

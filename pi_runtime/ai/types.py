@@ -98,6 +98,8 @@ class Usage(WireModel):
     cache_write: int = 0
     total_tokens: int = 0
     cost: Cost = Field(default_factory=Cost)
+    reasoning: int | None = None
+    """Reasoning tokens, when the server reports them; already part of ``output``."""
 
     def compute_cost(self, model: Model) -> None:
         """Fill ``cost`` from the model's per-million-token prices and update ``total_tokens``."""
@@ -264,6 +266,9 @@ class ModelCost(WireModel):
     cache_write: float = 0.0
 
 
+_TEXT_ONLY: list[Literal["text", "image"]] = ["text"]
+
+
 class Model(WireModel):
     id: str
     name: str = ""
@@ -271,7 +276,7 @@ class Model(WireModel):
     provider: str
     base_url: str = ""
     reasoning: bool = False
-    input: list[Literal["text", "image"]] = Field(default_factory=lambda: ["text"])
+    input: list[Literal["text", "image"]] = Field(default_factory=lambda: _TEXT_ONLY.copy())
     cost: ModelCost = Field(default_factory=ModelCost)
     context_window: int = 128_000
     max_tokens: int = 16_384

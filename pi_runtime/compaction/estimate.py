@@ -96,7 +96,8 @@ def estimate_context(messages: list[Any]) -> ContextEstimate:
     Returns:
         The estimate and how it was made.
     """
-    dicts = [as_dict(m) for m in messages]
+    wire_view = getattr(messages, "wire_view", None)  # a Transcript: its stored dicts, unvalidated
+    dicts = wire_view() if callable(wire_view) else [as_dict(m) for m in messages]
     floor, compacted_at = -1, -1
     for i in range(len(dicts) - 1, -1, -1):
         if dicts[i].get("role") == "compactionSummary":

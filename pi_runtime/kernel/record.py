@@ -7,9 +7,10 @@ it keeps the agent's transcript equal to the file's active path when asked (``lo
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from ..agent.agent import Agent
+from ..agent.transcript import Transcript
 from .thinking import clamp_thinking
 
 
@@ -28,6 +29,7 @@ class SessionRecord:
         self._registry = model_registry
         self._entry_ids: dict[int, str] = {}
         """id(message) -> entry id, so a failed attempt can be taken out of the context."""
+        self._stored_ids: list[str] = []
 
     def persist(self, message: Any) -> str:
         """Append a finished message (an extension's ``custom`` one as Pi's custom_message entry)."""
@@ -64,11 +66,24 @@ class SessionRecord:
             self.manager.append_thinking_level_change(state.thinking_level)
 
     def load_context(self) -> None:
-        """Make the agent's transcript, model and thinking level match the active path."""
+        """Make the agent's transcript, model and thinking level match the active path.
+
+        The path's messages stay wire dicts until something needs them as objects
+        (``Transcript``): a request is built from the dicts directly.
+        """
         ctx = self.manager.build_session_context()
         state = self._agent.state
-        state.messages = list(ctx.messages)
-        self._entry_ids = {id(m): eid for m, eid in zip(ctx.messages, ctx.entry_ids)}
+        self._entry_ids = {}
+        self._stored_ids = list(ctx.entry_ids)
+
+        def materialize(_stored: list[dict[str, Any]]) -> list[Any]:
+            messages = list(ctx.messages)
+            self._entry_ids.update({id(m): eid for m, eid in zip(messages, self._stored_ids)})
+            return messages
+
+        # A Transcript is a MutableSequence that behaves as the list it stands for; it is typed
+        # as that list so every reader of ``state.messages`` keeps its type.
+        state.messages = cast("list[Any]", Transcript(ctx.message_dicts, materialize))
         if ctx.model and self._registry is not None:
             model = self._registry.find(ctx.model.get("provider", ""), ctx.model.get("modelId", ""))
             if model is not None:

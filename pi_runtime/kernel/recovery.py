@@ -2,7 +2,8 @@
 
 Order as in Pi: a context overflow is handled before retry (one compact-and-retry attempt);
 transient errors (429, 5xx, overloaded, dropped connections) are retried with exponential
-backoff and jitter; quota and billing errors are not retried. Each failed attempt is taken
+backoff and jitter; quota and billing errors are not retried, nor is a server that asks to
+wait longer than ``retry.provider.maxRetryDelayMs`` (``RetryPolicy``). Each failed attempt is taken
 out of the model's context with a ``context_edit`` (it stays in the file and the UI).
 
 The part owns its attempt counters and the pending wait; it reaches the rest of the kernel
@@ -16,7 +17,6 @@ from typing import Any
 
 from ..agent.agent import Agent
 from ..ai.abort import AbortController, sleep_or_abort
-from ..ai.errors import is_context_overflow, is_retryable, parse_retry_after
 from .compactor import Compactor
 from .events import AutoRetryEndEvent, AutoRetryStartEvent, CompactionEndEvent
 from .record import SessionRecord
@@ -79,12 +79,17 @@ class Recovery:
         last = last_assistant(self._agent.state.messages)
         if last is None or last.stop_reason != "error":
             return None
-        if is_context_overflow(last, self._agent.state.model.context_window):
+        # Only a failed run needs the error patterns (their regexes cost ~4 ms to compile).
+        from ..ai.errors import is_retryable, parse_retry_after
+
+        if self._overflowed(last):
             return None if self._overflow_tried else "overflow"
         policy = self.policy
-        if policy.enabled and is_retryable(last) and self._attempt < policy.max_retries:
-            return "retry"
-        return None
+        if not policy.enabled or self._attempt >= policy.max_retries or not is_retryable(last):
+            return None
+        if policy.server_delay_too_long(parse_retry_after(last.error_message)):
+            return None
+        return "retry"
 
     def cancel_wait(self) -> None:
         """Cancel a pending retry wait (the run then settles with the error)."""
@@ -111,6 +116,8 @@ class Recovery:
             await self._agent.continue_()
 
     async def _wait_for_retry(self, last: Any) -> bool:
+        from ..ai.errors import parse_retry_after
+
         self._attempt += 1
         delay = self.policy.delay_ms(self._attempt, parse_retry_after(last.error_message))
         await self._emit(AutoRetryStartEvent(
@@ -144,6 +151,11 @@ class Recovery:
             last is not None
             and last.stop_reason == "error"
             and self._overflow_tried
-            and is_context_overflow(last, self._agent.state.model.context_window)
+            and self._overflowed(last)
         ):
             await self._emit(CompactionEndEvent(reason="overflow", error_message=OVERFLOW_FAILED))
+
+    def _overflowed(self, last: Any) -> bool:
+        from ..ai.errors import is_context_overflow
+
+        return is_context_overflow(last, self._agent.state.model.context_window)

@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from ..agent.agent import Agent
+from ..agent.transcript import has_role
 from .budget import Budget, BudgetMeter
 from .compactor import Compactor
 from .events import AgentSettledEvent, BudgetExceededEvent
@@ -139,7 +140,7 @@ class RunDriver:
             if continue_run:
                 await self._agent.continue_()
             else:
-                if not any(getattr(m, "role", None) == "system" for m in self._agent.state.messages):
+                if not has_role(self._agent.state.messages, "system"):
                     prompts = [self._system_prompt.leading_message(), *prompts]
                 await self._agent.prompt(prompts)
             await self._recovery.recover()

@@ -49,7 +49,7 @@ from .results import (
     SwitchResult,
     UsageTotals,
 )
-from .retry import RetryPolicy
+from .retry import RetryPolicy, request_limits
 from .run_driver import RunDriver
 from .session_actions import KernelActions
 from .system_prompt import SystemPromptSource
@@ -116,12 +116,7 @@ class AgentSession:
             agent=agent, record=self._record, ledger=self.ledger, emit=self._outbox.emit, gate=self._gate,
             settings=lambda: typed_settings(self.settings), request_auth=self._request_auth,
         )
-        self.retry_policy = RetryPolicy(
-            enabled=typed.retry.enabled,
-            max_retries=int(typed.retry.max_retries),
-            base_delay_ms=int(typed.retry.base_delay_ms),
-            max_delay_ms=int(typed.retry.max_agent_delay_ms),
-        )
+        self.retry_policy = RetryPolicy.from_settings(typed)
         self._driver: RunDriver
 
         def aborting() -> bool:
@@ -163,6 +158,7 @@ class AgentSession:
         self._unsubscribe_agent = agent.subscribe(self._on_agent_event)
         if model_registry is not None:
             agent.get_request_auth = model_registry.request_auth_async
+        agent.request_limits = lambda: request_limits(typed_settings(self.settings))
 
     # ------------------------------------------------------------------ events
 

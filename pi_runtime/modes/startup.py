@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..ai.models import ModelNotFoundError
-from ..cli_args import CliArgs, UsageError
+from ..cli_args import CliArgs, UsageError, check_model_choice
 from ..kernel.session import AgentSession
 from .model_select import ThinkingLevelError, check_level, resolve_model_arg, resolve_scope
 
@@ -210,6 +210,7 @@ def _build_session(args: CliArgs, *, cwd: str | None = None) -> AgentSession:
     from ..paths import agent_dir as default_agent_dir
     from ..settings import SettingsManager
 
+    check_model_choice(args)
     cwd = os.path.abspath(cwd or os.getcwd())
     if args.offline:
         os.environ["PI_OFFLINE"] = "1"

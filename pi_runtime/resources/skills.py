@@ -18,7 +18,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
-from xml.sax.saxutils import escape
 
 from pi_runtime.resources.diagnostics import ResourceDiagnostic
 from pi_runtime.resources.frontmatter import FrontmatterError, parse_frontmatter
@@ -30,6 +29,11 @@ _NAME_RE = re.compile(r"^[a-z0-9-]+$")
 _COMMAND_RE = re.compile(r"^/skill:(\S+)(?:\s+(.*))?$", re.DOTALL)
 
 SkillSource = Literal["user", "project", "path"]
+
+
+def _xml_escape(text: str) -> str:
+    """``&``, ``<`` and ``>`` as XML entities (xml.sax.saxutils.escape costs ~13 ms to import)."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,9 +237,9 @@ def format_skills_for_prompt(skills: Iterable[Skill], read_tool: str | None = "r
     for skill in visible:
         lines += [
             "  <skill>",
-            f"    <name>{escape(skill.name)}</name>",
-            f"    <description>{escape(skill.description)}</description>",
-            f"    <location>{escape(str(skill.file_path))}</location>",
+            f"    <name>{_xml_escape(skill.name)}</name>",
+            f"    <description>{_xml_escape(skill.description)}</description>",
+            f"    <location>{_xml_escape(str(skill.file_path))}</location>",
             "  </skill>",
         ]
     lines.append("</available_skills>")

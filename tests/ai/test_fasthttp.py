@@ -10,6 +10,7 @@ import subprocess
 import pytest
 
 from pi_runtime.ai.providers import _fasthttp as fh
+from pi_runtime.ai.providers import _tls
 
 
 class RawServer:
@@ -132,8 +133,14 @@ async def test_read_timeout():
         fh.release(response)
 
 
-@pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl CLI not installed")
-async def test_tls_with_a_trusted_certificate(tmp_path, monkeypatch):
+@pytest.fixture
+def fresh_trust_store():
+    _tls.forget()
+    yield
+    _tls.forget()
+
+
+def make_cert(tmp_path):
     cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
     subprocess.run(
         ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
@@ -142,42 +149,47 @@ async def test_tls_with_a_trusted_certificate(tmp_path, monkeypatch):
     )
     server_ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     server_ctx.load_cert_chain(cert, key)
+    return cert, server_ctx
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl CLI not installed")
+async def test_tls_with_a_trusted_certificate(tmp_path, monkeypatch, fresh_trust_store):
+    cert, server_ctx = make_cert(tmp_path)
     monkeypatch.setenv("SSL_CERT_FILE", str(cert))
-    monkeypatch.setattr(fh, "_ssl_context", None)
     async with RawServer([[HEAD + b"6\r\nsecret\r\n0\r\n\r\n"]], tls=server_ctx) as server:
         _, data = await fetch(f"https://localhost:{server.port}/")
     assert data == b"secret"
     # And an untrusted certificate is refused.
     monkeypatch.delenv("SSL_CERT_FILE")
-    monkeypatch.setattr(fh, "_ssl_context", None)
+    _tls.forget()
     async with RawServer([[HEAD + b"0\r\n\r\n"]], tls=server_ctx) as server:
         with pytest.raises(fh.HTTPError, match="certificate"):
             await fh.post(f"https://localhost:{server.port}/", {}, b"{}", connect_timeout=5, read_timeout=5)
-    monkeypatch.setattr(fh, "_ssl_context", None)
 
 
-@pytest.mark.parametrize("client", ["fast", "httpx"])
-async def test_post_sse_same_results_with_either_client(client, loopback, monkeypatch):
-    from pi_runtime.ai.options import StreamOptions
-    from pi_runtime.ai.providers._http import ProviderError, post_sse, use_fast_client
-    from pi_runtime.testing.loopback import Reply
-
-    if client == "httpx":
-        monkeypatch.setenv("PI_HTTP_CLIENT", "httpx")
-    assert use_fast_client(StreamOptions()) is (client == "fast")
-    loopback.push(Reply.sse([{"a": 1}, "[DONE]"], event_names=["message", None]))
-    loopback.push(Reply.json(503, {"error": {"message": "overloaded"}}, {"retry-after": "2"}))
-    events = [e async for e in post_sse(loopback.url + "/x", {"content-type": "application/json"}, {"q": 1}, StreamOptions())]
-    assert events == [("message", '{"a":1}'), (None, "[DONE]")]
-    with pytest.raises(ProviderError) as info:
-        [e async for e in post_sse(loopback.url + "/x", {}, {}, StreamOptions())]
-    assert info.value.status == 503 and info.value.retry_after == 2.0 and "overloaded" in str(info.value)
-    assert loopback.requests[0].json() == {"q": 1}
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl CLI not installed")
+async def test_node_extra_ca_certs_is_trusted_too(tmp_path, monkeypatch, fresh_trust_store):
+    # The variable Pi's users set for a corporate CA works for pi as well, on top of the system store.
+    cert, server_ctx = make_cert(tmp_path)
+    monkeypatch.delenv("SSL_CERT_FILE", raising=False)
+    monkeypatch.setenv("NODE_EXTRA_CA_CERTS", str(cert))
+    async with RawServer([[HEAD + b"2\r\nok\r\n0\r\n\r\n"]], tls=server_ctx) as server:
+        _, data = await fetch(f"https://localhost:{server.port}/")
+    assert data == b"ok"
 
 
-async def test_proxy_environment_selects_httpx(monkeypatch):
-    from pi_runtime.ai.options import StreamOptions
-    from pi_runtime.ai.providers._http import use_fast_client
-
-    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.invalid:3128")
-    assert use_fast_client(StreamOptions()) is False
+async def test_each_timeout_phase_is_reported_with_its_limit():
+    # No response head at all: the head limit applies (retry.provider.timeoutMs).
+    async with RawServer([[3.0]]) as server:
+        with pytest.raises(fh.HTTPTimeout) as info:
+            await fh.post(f"http://127.0.0.1:{server.port}/", {}, b"{}", connect_timeout=2, read_timeout=0.2)
+    assert info.value.phase == "head" and info.value.seconds == 0.2
+    # A head, then silence: the body's idle limit (httpIdleTimeoutMs).
+    async with RawServer([[HEAD + b"2\r\nok\r\n", 3.0]]) as server:
+        response = await fh.post(f"http://127.0.0.1:{server.port}/", {}, b"{}", connect_timeout=2, read_timeout=2)
+        got = []
+        with pytest.raises(fh.HTTPTimeout) as info:
+            async for block in response.iter_body(0.3):
+                got.append(block)
+        fh.release(response)
+    assert got == [b"ok"] and info.value.phase == "body" and info.value.seconds == 0.3

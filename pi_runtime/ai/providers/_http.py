@@ -3,13 +3,17 @@
 The response is read by a producer task that hands decoded events over a queue, one batch
 per network chunk. Aborting cancels that task, which closes the connection at once even
 when the server has stalled, without adding a per-event cost to the consumer.
+
+Error texts are built here and in the providers; secrets are blanked once, for every
+provider, where the stream ends (``AssistantMessageStream`` and ``redaction.py``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
+import math
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
 from ..options import StreamOptions
@@ -19,7 +23,7 @@ _DONE = object()
 
 
 class ProviderError(Exception):
-    """A request failed; ``str()`` is the message shown to the user (never holds a key)."""
+    """A request failed; ``str()`` is the message shown to the user."""
 
     def __init__(self, message: str, status: int | None = None, retry_after: float | None = None):
         super().__init__(message)
@@ -47,7 +51,6 @@ def missing_key_message(provider: str) -> str:
 def keyed_request(model: Any, context: Any, options: StreamOptions, build: Any) -> tuple[Any, str | None]:
     """Resolve the key and build the request: ``((options, request), None)`` or ``(None, problem)``.
 
-    The resolved key goes into the returned options, so error texts are redacted against it.
     ``build(model, context, options, api_key)`` may raise ValueError for a request it cannot make.
     """
     from dataclasses import replace
@@ -64,27 +67,41 @@ def keyed_request(model: Any, context: Any, options: StreamOptions, build: Any) 
         return None, str(exc)
 
 
-def failure_events(builder: Any, exc: BaseException, api_key: str | None = None) -> list[Any]:
+def too_long_to_wait(delay: float | None, options: StreamOptions | None) -> bool:
+    """Whether a server-requested ``delay`` exceeds the request's ``max_retry_delay``."""
+    cap = options.max_retry_delay if options is not None else None
+    return bool(delay is not None and cap and delay > cap)
+
+
+def failure_events(builder: Any, exc: BaseException, options: StreamOptions | None = None) -> list[Any]:
     """The terminal events for a failed request; partial content stays on the message.
 
     Every provider ends a failed stream through here, so the wording is the same
     whichever protocol failed, and a server's retry hint survives into the message (the
-    only part of a failure that is persisted, and what the retry logic reads).
+    only part of a failure that is persisted, and what the retry logic reads). A hint
+    longer than ``options.max_retry_delay`` is reported in Pi's words and not retried.
     """
     if isinstance(exc, Aborted):
         return builder.fail("Request was aborted", aborted=True)
-    if isinstance(exc, (ProviderError, StreamFormatError)):
-        message = redact(str(exc), api_key) or type(exc).__name__
-        if isinstance(exc, ProviderError) and exc.retry_after is not None:
-            message += f" (retry after {exc.retry_after:g}s)"
-        return builder.fail(message)
-    return builder.fail(redact(f"{type(exc).__name__}: {exc}", api_key))
+    if not isinstance(exc, (ProviderError, StreamFormatError)):
+        return builder.fail(f"{type(exc).__name__}: {exc}")
+    message = str(exc) or type(exc).__name__
+    hint: float | None = exc.retry_after if isinstance(exc, ProviderError) else None
+    if hint is None:
+        from ..errors import parse_retry_after
+
+        hint = parse_retry_after(message)
+    if too_long_to_wait(hint, options):
+        assert hint is not None and options is not None and options.max_retry_delay is not None
+        return builder.fail(server_delay_message(hint, options.max_retry_delay, message))
+    if isinstance(exc, ProviderError) and exc.retry_after is not None:
+        message += f" (retry after {exc.retry_after:g}s)"
+    return builder.fail(message)
 
 
-def redact(text: str, secret: str | None) -> str:
-    if secret and len(secret) >= 4:
-        return text.replace(secret, "[redacted]")
-    return text
+def server_delay_message(delay: float, cap: float, message: str) -> str:
+    """Pi's text for a server that asks to wait longer than ``retry.provider.maxRetryDelayMs``."""
+    return f"Server requested {math.ceil(delay)}s retry delay (max: {math.ceil(cap)}s). {message}"
 
 
 def _error_detail(body: bytes) -> str:
@@ -106,15 +123,19 @@ def _error_detail(body: bytes) -> str:
 
 
 def _retry_after(headers: Any) -> float | None:
+    """Seconds the server asks to wait: ``retry-after-ms``, else ``retry-after`` (seconds or a date)."""
     for name in ("retry-after-ms", "retry-after"):
         value = headers.get(name)
         if value is None:
             continue
+        seconds: float | None
         try:
             seconds = float(value)
         except ValueError:
+            seconds = _http_date_delay(value) if name == "retry-after" else None
+        if seconds is None or not math.isfinite(seconds):
             continue
-        return seconds / 1000 if name == "retry-after-ms" else seconds
+        return max(0.0, seconds / 1000 if name == "retry-after-ms" else seconds)
     return None
 
 
@@ -128,16 +149,26 @@ def _structured(event: tuple[str | None, str]) -> dict[str, Any]:
     return {"event": name, "data": parsed}
 
 
-_PROXY_VARS = ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy", "http_proxy", "all_proxy")
+
+def _http_date_delay(value: str) -> float | None:
+    """Seconds until an HTTP date (``Retry-After: Wed, 21 Oct 2015 07:28:00 GMT``)."""
+    import time
+    from email.utils import parsedate_to_datetime
+
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    return when.timestamp() - time.time()
 
 
-def use_fast_client(options: StreamOptions) -> bool:
-    """The lean client serves plain requests; proxies and injected clients go through httpx."""
-    import os
-
-    if options.client is not None or os.environ.get("PI_HTTP_CLIENT") == "httpx":
-        return False
-    return not any(os.environ.get(name) for name in _PROXY_VARS)
+def _timeout_message(exc: Any) -> str:
+    seconds = exc.seconds
+    if exc.phase == "head":
+        return f"Request timed out: no response from the server within {seconds:g}s"
+    if exc.phase == "body":
+        return f"Request timed out: the server sent nothing for {seconds:g}s (httpIdleTimeoutMs)"
+    return f"Request timed out: {exc}"
 
 
 async def post_sse(
@@ -145,7 +176,7 @@ async def post_sse(
     headers: dict[str, str],
     body: dict[str, Any],
     options: StreamOptions,
-) -> AsyncIterator[tuple[str | None, str]]:
+) -> AsyncGenerator[tuple[str | None, str], None]:
     """POST ``body`` and yield SSE ``(event, data)`` pairs.
 
     Raises:
@@ -166,10 +197,6 @@ async def post_sse(
     on_response = options.on_response
     on_event = options.on_stream_event
 
-    def status_error(status: int, headers: Any, raw: bytes) -> ProviderError:
-        detail = redact(_error_detail(raw), options.api_key)
-        return ProviderError(f"{status} {detail}".strip(), status=status, retry_after=_retry_after(headers))
-
     async def relay(chunks: AsyncIterator[bytes]) -> None:
         """Decode the body and hand events over, one batch per network chunk."""
         decoder = SSEDecoder()
@@ -182,72 +209,37 @@ async def post_sse(
             queue.put_nowait(tail)
         queue.put_nowait(_DONE)
 
-    def connection_error(kind: str, detail: str) -> ProviderError:
-        prefix = {
-            "timeout": "Request timed out: ",
-            "cut": "Connection closed by the server mid-response: ",
-            "connect": "Connection error: ",
-        }.get(kind, "")
-        return ProviderError(redact(prefix + detail, options.api_key))
-
-    def describe(exc: BaseException) -> str:
-        return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-
     async def produce() -> None:
-        import httpx
-
-        from ..http import shared_client
-
-        client = options.client or shared_client()
-        timeout = httpx.Timeout(options.timeout, connect=options.connect_timeout)
-        try:
-            async with client.stream("POST", url, headers=headers, content=payload, timeout=timeout) as response:
-                if on_response is not None:
-                    await on_response(response.status_code, {k.lower(): v for k, v in response.headers.items()})
-                if response.status_code >= 400:
-                    queue.put_nowait(status_error(response.status_code, response.headers, await response.aread()))
-                    return
-                await relay(response.aiter_raw())
-        except asyncio.CancelledError:
-            raise
-        except httpx.TimeoutException as exc:
-            queue.put_nowait(connection_error("timeout", describe(exc)))
-        except httpx.RemoteProtocolError as exc:
-            queue.put_nowait(connection_error("cut", str(exc)))
-        except httpx.HTTPError as exc:
-            queue.put_nowait(connection_error("connect", describe(exc)))
-        except Exception as exc:  # noqa: BLE001
-            queue.put_nowait(connection_error("other", describe(exc)))
-
-    async def produce_fast() -> None:
         from . import _fasthttp as fh
 
         response = None
         try:
             response = await fh.post(
-                url, headers, payload, connect_timeout=options.connect_timeout, read_timeout=options.timeout
+                url, headers, payload, connect_timeout=options.connect_timeout, read_timeout=options.request_timeout
             )
             if on_response is not None:
                 await on_response(response.status, {str(k).lower(): str(v) for k, v in dict(response.headers).items()})
             if response.status >= 400:
-                queue.put_nowait(status_error(response.status, response.headers, await response.read_all(options.timeout)))
+                raw = await response.read_all(options.timeout)
+                detail = f"{response.status} {_error_detail(raw)}".strip()
+                queue.put_nowait(ProviderError(detail, response.status, _retry_after(response.headers)))
                 return
             await relay(response.iter_body(options.timeout))
         except asyncio.CancelledError:
             raise
         except fh.HTTPTimeout as exc:
-            queue.put_nowait(connection_error("timeout", str(exc)))
+            queue.put_nowait(ProviderError(_timeout_message(exc)))
         except fh.ProtocolCut as exc:
-            queue.put_nowait(connection_error("cut", str(exc)))
+            queue.put_nowait(ProviderError(f"Connection closed by the server mid-response: {exc}"))
         except fh.HTTPError as exc:
-            queue.put_nowait(connection_error("connect", str(exc)))
-        except Exception as exc:  # noqa: BLE001
-            queue.put_nowait(connection_error("other", describe(exc)))
+            queue.put_nowait(ProviderError(f"Connection error: {exc}"))
+        except Exception as exc:  # noqa: BLE001 - reported as the request's error, never raised past here
+            queue.put_nowait(ProviderError(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__))
         finally:
             if response is not None:
                 fh.release(response)
 
-    task = asyncio.create_task(produce_fast() if use_fast_client(options) else produce())
+    task = asyncio.create_task(produce())
     remove = None
     if signal is not None:
         def on_abort() -> None:
@@ -273,5 +265,5 @@ async def post_sse(
             task.cancel()
             try:
                 await task
-            except (asyncio.CancelledError, Exception):  # noqa: BLE001
+            except (asyncio.CancelledError, Exception):  # noqa: BLE001 - the request is being abandoned
                 pass

@@ -15,16 +15,12 @@ from ..env_keys import env_api_key, env_var_names
 from ..options import StreamOptions
 from ..transform import prepare_messages
 from ..types import (
-    AssistantMessage,
     Context,
     ImageContent,
     Model,
     TextContent,
-    ThinkingContent,
     Tool,
-    ToolCall,
     ToolResultMessage,
-    UserMessage,
 )
 
 _LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1", "0.0.0.0", "host.docker.internal"}
@@ -228,29 +224,34 @@ def convert_messages(
             pending_images.clear()
 
     for message in prepare_messages(context.messages, model):
-        role = message.role
+        # A stored message may come as its wire dict (ACCEPTS_WIRE_MESSAGES): read as such.
+        wire = isinstance(message, dict)
+        role = message["role"] if wire else message.role
         if role != "toolResult":
             flush_images()
         if role == "user":
-            converted = _user_message(message, images_ok)
+            content = message.get("content") if wire else message.content
+            converted = _user_message(content if isinstance(content, str) else _blocks(content, wire), images_ok)
             if converted is not None:
                 before_user()
                 out.append(converted)
         elif role == "assistant":
-            converted = _assistant_message(message, compat, reasoning_on)
+            converted = _assistant_message(_blocks(message.get("content") if wire else message.content, wire),
+                                           compat, reasoning_on)
             if converted is not None:
                 out.append(converted)
         elif role == "toolResult":
-            entry: dict[str, Any] = {
-                "role": "tool", "tool_call_id": message.tool_call_id, "content": tool_result_text(message),
-            }
+            blocks = _blocks(message.get("content") if wire else message.content, wire)
+            call_id, name = (message.get("toolCallId"), message.get("toolName")) if wire else (
+                message.tool_call_id, message.tool_name)
+            entry: dict[str, Any] = {"role": "tool", "tool_call_id": call_id, "content": _result_text(blocks)}
             if compat.get("requiresToolResultName"):
-                entry["name"] = message.tool_name
+                entry["name"] = name
             out.append(entry)
             if images_ok:
                 pending_images.extend(
-                    {"type": "image_url", "image_url": {"url": image_data_url(i)}}
-                    for i in tool_result_images(message)
+                    {"type": "image_url", "image_url": {"url": f"data:{b.mime_type};base64,{b.data}"}}
+                    for b in blocks if b.type == "image"
                 )
     flush_images()
     if compat.get("cacheControlFormat") == "anthropic":
@@ -258,35 +259,86 @@ def convert_messages(
     return out
 
 
-def _user_message(message: UserMessage, images_ok: bool) -> dict[str, Any] | None:
-    if isinstance(message.content, str):
-        return {"role": "user", "content": message.content}
+class _Block:
+    """One content block, read alike from a message object or a wire dict.
+
+    Only the fields of the block's own type are read: asking a pydantic block for a field it
+    does not have goes through its slow ``__getattr__``.
+    """
+
+    text = ""
+    signature: str | None = None
+    id = ""
+    name = ""
+    arguments: dict[str, Any] = {}  # a read-only default, replaced per block
+    data = ""
+    mime_type = ""
+
+    def __init__(self, block: Any, wire: bool) -> None:
+        if wire:
+            kind = self.type = block.get("type")
+            if kind == "text":
+                self.text = block.get("text") or ""
+            elif kind == "thinking":
+                self.text, self.signature = block.get("thinking") or "", block.get("thinkingSignature")
+            elif kind == "toolCall":
+                self.id, self.name = block.get("id") or "", block.get("name") or ""
+                self.arguments = block.get("arguments") or {}
+            elif kind == "image":
+                self.data, self.mime_type = block.get("data") or "", block.get("mimeType") or ""
+            return
+        kind = self.type = block.type
+        if kind == "text":
+            self.text = block.text
+        elif kind == "thinking":
+            self.text, self.signature = block.thinking, block.thinking_signature
+        elif kind == "toolCall":
+            self.id, self.name, self.arguments = block.id, block.name, block.arguments
+        elif kind == "image":
+            self.data, self.mime_type = block.data, block.mime_type
+
+
+def _blocks(content: Any, wire: bool) -> list[_Block]:
+    return [_Block(b, wire) for b in content or ()]
+
+
+def _result_text(blocks: list[_Block]) -> str:
+    """The text a tool result sends to the model (images travel separately)."""
+    text = "\n".join(b.text for b in blocks if b.type == "text")
+    if text:
+        return text
+    return "(see attached image)" if any(b.type == "image" for b in blocks) else "(no output)"
+
+
+def _user_message(content: str | list[_Block], images_ok: bool) -> dict[str, Any] | None:
+    if isinstance(content, str):
+        return {"role": "user", "content": content}
     parts: list[dict[str, Any]] = []
-    for block in message.content:
-        if isinstance(block, TextContent):
+    for block in content:
+        if block.type == "text":
             parts.append({"type": "text", "text": block.text})
-        elif isinstance(block, ImageContent) and images_ok:
-            parts.append({"type": "image_url", "image_url": {"url": image_data_url(block)}})
+        elif block.type == "image" and images_ok:
+            parts.append({"type": "image_url", "image_url": {"url": f"data:{block.mime_type};base64,{block.data}"}})
     return {"role": "user", "content": parts} if parts else None
 
 
-def _assistant_message(message: AssistantMessage, compat: dict[str, Any], reasoning_on: bool) -> dict[str, Any] | None:
+def _assistant_message(blocks: list[_Block], compat: dict[str, Any], reasoning_on: bool) -> dict[str, Any] | None:
     texts: list[str] = []
     thinking: dict[str, list[str]] = {}
     calls: list[dict[str, Any]] = []
-    for block in message.content:
-        if isinstance(block, TextContent):
+    for block in blocks:
+        if block.type == "text":
             if block.text.strip():
                 texts.append(block.text)
-        elif isinstance(block, ThinkingContent):
-            if not block.thinking.strip():
+        elif block.type == "thinking":
+            if not block.text.strip():
                 continue
             if compat.get("requiresThinkingAsText"):
-                texts.append(f"<thinking>\n{block.thinking}\n</thinking>")
+                texts.append(f"<thinking>\n{block.text}\n</thinking>")
             else:
-                field = block.thinking_signature if block.thinking_signature in REASONING_FIELDS else "reasoning_content"
-                thinking.setdefault(field, []).append(block.thinking)
-        elif isinstance(block, ToolCall):
+                field = block.signature if block.signature in REASONING_FIELDS else "reasoning_content"
+                thinking.setdefault(field, []).append(block.text)
+        elif block.type == "toolCall":
             calls.append({
                 "id": block.id, "type": "function",
                 "function": {"name": block.name, "arguments": json.dumps(block.arguments, ensure_ascii=False)},

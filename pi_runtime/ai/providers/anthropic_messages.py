@@ -400,7 +400,6 @@ async def stream(
             yield event
         return
     options, (url, headers, body) = prepared
-    api_key = options.api_key
     parser = _StreamParser(builder)
     try:
         async with aclosing(post_sse(url, headers, body, options)) as sse:
@@ -411,6 +410,6 @@ async def stream(
                     return
         tail = builder.fail("The stream ended before message_stop (the response was cut short)")
     except Exception as exc:  # noqa: BLE001 - the contract: providers never raise
-        tail = failure_events(builder, exc, api_key)
+        tail = failure_events(builder, exc, options)
     for event in tail:
         yield event

@@ -280,6 +280,7 @@ class _StreamParser:
     def _part(self, part: dict[str, Any]) -> list[AssistantMessageEvent]:
         b = self.builder
         signature = part.get("thoughtSignature")
+        events: list[AssistantMessageEvent]
         if "functionCall" in part:
             events = self._close_open()
             call = part["functionCall"] or {}
@@ -298,7 +299,7 @@ class _StreamParser:
             return []  # executable code, inline output data and the like are not kept
         text = part.get("text") or ""
         kind = "thinking" if part.get("thought") else "text"
-        events: list[AssistantMessageEvent] = []
+        events = []
         if self.open is None or self.open[0] != kind:
             if not text:
                 # An empty part that only carries a signature for the block before it.
@@ -366,7 +367,6 @@ async def stream(
             yield event
         return
     options, (url, headers, body) = prepared
-    api_key = options.api_key
     parser = _StreamParser(builder)
     try:
         async with aclosing(post_sse(url, headers, body, options)) as sse:
@@ -375,6 +375,6 @@ async def stream(
                     yield event
         tail = parser.finish()
     except Exception as exc:  # noqa: BLE001 - the contract: providers never raise
-        tail = failure_events(builder, exc, api_key)
+        tail = failure_events(builder, exc, options)
     for event in tail:
         yield event

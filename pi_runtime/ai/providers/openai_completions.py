@@ -34,6 +34,9 @@ from ._openai_common import (
     usage_int,
 )
 
+ACCEPTS_WIRE_MESSAGES = True
+"""``context.messages`` may hold stored messages as wire dicts (``_openai_common`` reads both)."""
+
 _DECODE = json.JSONDecoder().decode
 """``json.loads`` minus its argument checks: this runs once per streamed token."""
 
@@ -334,7 +337,7 @@ async def stream(model: Model, context: Context, options: StreamOptions) -> Asyn
             if reason:
                 finish = reason
     except Exception as exc:  # noqa: BLE001 - ProviderError, Aborted, anything unexpected
-        for event in failure_events(builder, exc, api_key):
+        for event in failure_events(builder, exc, options):
             yield event
         return
     for event in _finish(builder, finish, saw_done, compat):

@@ -275,7 +275,8 @@ class _Translator:
         if kind in ("response.completed", "response.incomplete", "response.failed", "response.cancelled"):
             return self.finish(data.get("response") or {})
         if kind == "error" or kind == "response.error":
-            error = data.get("error") if isinstance(data.get("error"), dict) else data
+            nested = data.get("error")
+            error: dict[str, Any] = nested if isinstance(nested, dict) else data
             code = error.get("code")
             text = error.get("message") or "unknown error"
             self.done = b.fail(f"Provider error{f' ({code})' if code else ''}: {text}")
@@ -360,7 +361,7 @@ async def stream(model: Model, context: Context, options: StreamOptions) -> Asyn
             if translator.done is not None:
                 return
     except Exception as exc:  # noqa: BLE001 - ProviderError, Aborted, anything unexpected
-        for event in failure_events(builder, exc, api_key):
+        for event in failure_events(builder, exc, options):
             yield event
         return
     for event in builder.fail("The stream ended before the response completed"):

@@ -1,0 +1,141 @@
+"""``Transcript``: the agent's messages, whose stored part stays as wire dicts until needed.
+
+Resuming a long session used to validate every stored message into pydantic objects before
+the first request (0.1 s for 20,000 messages), although a ``pi -p`` run only sends them. A
+Transcript holds the messages read from the session file as their wire dicts, plus the
+messages added since as objects. Whatever reads it as a sequence of messages (iteration,
+indexing into the stored part, slicing, removal) gets objects: the stored part is then
+validated once, in one batch, and the Transcript behaves as the list it replaces. The paths
+a run takes every time avoid that: the request is built from the dicts (``agent/convert.py``,
+``ai/transform.py`` and the providers that accept wire messages), ``reversed()`` and
+negative indexes reach the new messages first, ``len`` and ``has_role`` read the dicts, and
+``wire_view`` gives dicts to the context estimate.
+
+The stored dicts are the session file's own and are never modified.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, MutableSequence
+from typing import Any, overload
+
+Materialize = Callable[[list[dict[str, Any]]], list[Any]]
+"""Validates the stored dicts into message objects (in order, one per dict)."""
+
+
+class Transcript(MutableSequence[Any]):
+    """A message list whose stored part is validated on first use (see the module docstring).
+
+    Args:
+        stored: The messages read from the session file, as wire dicts, oldest first.
+        materialize: Validates ``stored`` (called at most once).
+    """
+
+    __slots__ = ("_items", "_materialize", "_stored", "_tail")
+
+    def __init__(self, stored: list[dict[str, Any]], materialize: Materialize) -> None:
+        self._stored = stored
+        self._materialize = materialize
+        self._tail: list[Any] = []
+        self._items: list[Any] | None = None
+
+    # ------------------------------------------------------------------ the lazy part
+
+    @property
+    def pending(self) -> bool:
+        """Whether the stored part is still wire dicts."""
+        return self._items is None
+
+    def stored_dicts(self) -> list[dict[str, Any]]:
+        """The stored part as wire dicts (empty once validated: use the objects then)."""
+        return self._stored if self._items is None else []
+
+    def added(self) -> list[Any]:
+        """The messages added after loading while the stored part is pending (else empty)."""
+        return self._tail if self._items is None else []
+
+    def objects(self) -> list[Any]:
+        """Every message as an object (validates the stored part the first time)."""
+        if self._items is None:
+            self._items = [*self._materialize(self._stored), *self._tail]
+            self._tail = []
+        return self._items
+
+    def wire_view(self) -> list[dict[str, Any]]:
+        """Every message as a wire dict, without validating the stored part."""
+        if self._items is None:
+            return [*self._stored, *(m.to_wire() for m in self._tail)]
+        return [m if isinstance(m, dict) else m.to_wire() for m in self._items]
+
+    # ------------------------------------------------------------------ the sequence
+
+    def __len__(self) -> int:
+        if self._items is None:
+            return len(self._stored) + len(self._tail)
+        return len(self._items)
+
+    @overload
+    def __getitem__(self, index: int) -> Any: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Any]: ...
+
+    def __getitem__(self, index: int | slice) -> Any:
+        if self._items is None and isinstance(index, int):
+            stored = len(self._stored)
+            position = index + len(self) if index < 0 else index
+            if stored <= position < stored + len(self._tail):
+                return self._tail[position - stored]
+        return self.objects()[index]
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        self.objects()[index] = value
+
+    def __delitem__(self, index: int | slice) -> None:
+        del self.objects()[index]
+
+    def insert(self, index: int, value: Any) -> None:
+        self.objects().insert(index, value)
+
+    def append(self, value: Any) -> None:
+        (self._tail if self._items is None else self._items).append(value)
+
+    def extend(self, values: Iterable[Any]) -> None:
+        (self._tail if self._items is None else self._items).extend(values)
+
+    def copy(self) -> list[Any]:
+        """A plain list of the messages (as ``list.copy``)."""
+        return list(self.objects())
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.objects())
+
+    def __reversed__(self) -> Iterator[Any]:
+        if self._items is not None:
+            yield from reversed(self._items)
+            return
+        tail = list(self._tail)
+        yield from reversed(tail)
+        # Past the added messages: the stored ones, as objects.
+        items = self.objects()
+        yield from reversed(items[: len(items) - len(tail)])
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (list, Transcript)):
+            return self.objects() == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like list
+
+    def __repr__(self) -> str:
+        state = f"{len(self._stored)} stored pending" if self._items is None else "validated"
+        return f"<Transcript {len(self)} messages, {state}>"
+
+
+def has_role(messages: Iterable[Any], role: str) -> bool:
+    """Whether any message has ``role``, reading a pending Transcript's dicts as they are."""
+    if isinstance(messages, Transcript) and messages.pending:
+        return any(m.get("role") == role for m in messages.stored_dicts()) or any(
+            getattr(m, "role", None) == role for m in messages.added()
+        )
+    return any(getattr(m, "role", None) == role for m in messages)
