@@ -7,7 +7,8 @@ fresh line so the damage stays confined to that one line. A file whose first val
 a session header is refused with ``NotASessionFileError`` and never modified.
 
 Writing: each append is a single ``os.write`` of whole lines on an ``O_APPEND`` descriptor,
-followed by ``fsync`` unless durability is relaxed. An append that fails (a full disk) is cut
+followed by an ``fsync`` on the writer's own thread unless durability is relaxed (the event loop
+never waits for the disk; closing waits for the last one). An append that fails (a full disk) is cut
 off again (``ftruncate`` to the size before it), so the file stays as it was and the failure
 is raised as ``SessionWriteError``. A process that writes holds an exclusive
 ``flock`` on the file for as long as it has it open, so a second writer gets
@@ -30,6 +31,7 @@ from pydantic_core import from_json
 
 from . import deep_json
 from .entries import CURRENT_SESSION_VERSION, gc_paused
+from .fsync_thread import Syncer
 from .paths import new_entry_id
 
 
@@ -276,6 +278,8 @@ class SessionWriter:
                 "open it read-only or close the other process"
             ) from None
         self.needs_newline = False
+        self._syncer = Syncer(self._fd) if fsync else None
+        """Runs each append's ``fsync`` off the caller's thread (the event loop's)."""
         if create_only:
             fsync_dir(path.parent)
 
@@ -290,13 +294,19 @@ class SessionWriter:
         return os.pread(self._fd, size, 0) if size else b""
 
     def append(self, items: list[dict[str, Any]]) -> None:
-        """Append entries as lines with one ``write`` (plus ``fsync`` when durable).
+        """Append entries as lines with one ``write``; when durable, an ``fsync`` follows on the
+        syncer's thread (see ``fsync_thread``).
 
         Args:
             items: Entry dicts, each becoming one line.
+
+        Raises:
+            SessionWriteError: The write failed (the file is cut back as it was), or an earlier
+                ``fsync`` failed (the earlier lines may not be on disk; these are not written).
         """
         if self._fd is None:
             raise SessionFileError(f"Session file {self.path} is closed")
+        self._raise_sync_error()
         text = "".join(dumps_line(d) + "\n" for d in items)
         if self.needs_newline:
             # The file ends in a torn line: start ours on a fresh one.
@@ -308,12 +318,27 @@ class SessionWriter:
             while view:
                 written = os.write(self._fd, view)
                 view = view[written:]
-            if self.fsync:
-                os.fsync(self._fd)
         except OSError as exc:
             self._restore(good)
             raise SessionWriteError(f"Could not save to {self.path}: {exc.strerror or exc}") from exc
         self.needs_newline = False
+        if self._syncer is not None:
+            self._syncer.request()
+
+    def flush(self) -> None:
+        """Wait until everything appended is on disk.
+
+        Raises:
+            SessionWriteError: An ``fsync`` failed.
+        """
+        if self._syncer is not None:
+            self._syncer.wait()
+        self._raise_sync_error()
+
+    def _raise_sync_error(self) -> None:
+        error = self._syncer.take_error() if self._syncer is not None else None
+        if error is not None:
+            raise SessionWriteError(f"Could not save to {self.path}: {error.strerror or error}") from error
 
     def _restore(self, size: int) -> None:
         """Cut a failed append off, so no half line stays behind to be glued to the next one."""
@@ -333,8 +358,10 @@ class SessionWriter:
             pass
 
     def close(self) -> None:
-        """Release the lock and close the file."""
+        """Wait for the last ``fsync``, release the lock and close the file."""
         if self._fd is not None:
+            if self._syncer is not None:
+                self._syncer.close()  # the file is on disk before another process may take it
             try:
                 fcntl.flock(self._fd, fcntl.LOCK_UN)
             finally:
