@@ -246,6 +246,7 @@ class PiApp(App[int], inherit_bindings=False):
             text, self.initial_prompt = self.initial_prompt, None
             await self.input.send(text)
         await self.input.session_attached()
+        self.transcript.warm_up()
 
     def apply_display_settings(self) -> None:
         """Padding, menu height, scrollbar and folded thinking from the settings (start, /settings)."""

@@ -29,8 +29,6 @@ from .user_message import UserMessage
 if TYPE_CHECKING:
     from pi_runtime.frontend import BashResult, SessionPort
 
-WARM_UP_DELAY = 0.1
-"""Seconds after mounting before the Markdown modules are imported in a worker thread."""
 
 
 class Transcript(VerticalScroll, can_focus=False):
@@ -58,11 +56,11 @@ class Transcript(VerticalScroll, can_focus=False):
 
     def on_mount(self) -> None:
         self.anchor()
-        # Load the Markdown stack before the first answer needs it, off the UI thread and
-        # after start-up, so neither the first paint nor the first streamed frame waits for it.
-        self.set_timer(WARM_UP_DELAY, self._warm_up)
 
-    def _warm_up(self) -> None:
+    def warm_up(self) -> None:
+        """Load the Markdown stack before the first answer needs it, in a thread. The app calls
+        this once the session is attached: earlier, it would compete for the interpreter with
+        the session build, which the first answer waits for too."""
         from ..markdown_render import warm_up
 
         self.run_worker(warm_up, thread=True, name="markdown-warm-up", group="startup", exit_on_error=False)
