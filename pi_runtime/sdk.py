@@ -21,13 +21,11 @@ from collections.abc import Iterable
 from typing import Any
 
 from .agent.agent import Agent
-from .agent.convert import convert_to_llm
 from .agent.tool import AgentTool
 from .ai.types import Model
 from .kernel.session import AgentSession, typed_settings
 from .kernel.thinking import clamp_thinking
 from .settings_model import Settings
-from .tools.image_resize import without_images
 
 DEFAULT_TOOLS = ("read", "bash", "edit", "write")
 
@@ -195,20 +193,15 @@ def create_agent_session(
         default_level = (per_model.get(chosen.ref) if chosen is not None else None) or typed.default_thinking_level
     level = thinking_level or default_level or "off"
 
-    def to_llm(messages: list[Any]) -> list[Any]:
-        # images.blockImages, read at each request so a change applies at once (as in Pi).
-        converted = convert_to_llm(messages)
-        return without_images(converted) if typed_settings(settings).images.block_images else converted
-
     agent = Agent(
         chosen,  # type: ignore[arg-type]  # None only when the registry has no model at all
         tools=active,
-        convert_to_llm=to_llm,
         thinking_level="off",
         steering_mode=typed.steering_mode,
         follow_up_mode=typed.follow_up_mode,
         session_id=session_manager.session_id,
     )
+    agent.block_images = lambda: typed_settings(settings).images.block_images
 
     def build_prompt(session: AgentSession) -> Any:
         resources = resource_loader.resources
@@ -259,7 +252,7 @@ def load_extensions(
         tools: ``--tools``, whose ``mcp__…`` entries choose MCP tools.
         exclude_tools: ``--exclude-tools``, applied to MCP tools too.
     """
-    from .extensions.runner import ExtensionRunner
+    from .extensions.loader import discover_extensions
     from .packages import has_packages
 
     paths = list(paths)
@@ -275,6 +268,12 @@ def load_extensions(
         set_tool_filter(ToolFilter(tools, list(exclude_tools)))
         if "builtin:mcp" not in paths:
             paths.append("builtin:mcp")
+    sources, failures = discover_extensions(cwd, agent_dir, settings=settings, project_trusted=trusted,
+                                            paths=paths, no_extensions=no_extensions)
+    if not sources and not failures:
+        return None  # nothing to load: the runner's modules are not even imported
+    from .extensions.runner import ExtensionRunner
+
     runner = ExtensionRunner.discover(
         cwd=cwd, agent_dir=agent_dir, paths=paths, no_extensions=no_extensions,
         settings=settings, model_registry=registry, project_trusted=trusted,

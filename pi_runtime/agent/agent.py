@@ -93,6 +93,8 @@ class Agent:
         self.checks_each_call: Callable[[], bool] | None = None
         """True while ``before_tool_call`` gates calls on the state they run in (a permission
         gate): a batch then runs one call at a time, each checked just before it runs."""
+        self.block_images: Callable[[], bool] | None = None
+        """True when images must not reach the model (``images.blockImages``), asked at each request."""
         self.steering_mode: QueueMode = steering_mode
         self.follow_up_mode: QueueMode = follow_up_mode
         self.tool_execution = tool_execution

@@ -147,6 +147,10 @@ class AgentRun:
             if agent.transform_context is not None:
                 messages = await agent.transform_context(messages, agent.signal)
         llm_messages = agent.convert_to_llm(messages)
+        if agent.block_images is not None and agent.block_images():
+            from ..tools.image_resize import without_images
+
+            llm_messages = without_images(llm_messages)  # images.blockImages, read at each request
         specs = self._tool_specs()
         context = Context.model_construct(
             system_prompt=state.system_prompt, messages=llm_messages, tools=specs or None

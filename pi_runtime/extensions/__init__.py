@@ -20,14 +20,62 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .api import ExtensionAPI
-from .calls import ExtensionCall
-from .context import ExtensionCommandContext, ExtensionContext, ExtensionToolContext
-from .events import EVENT_NAMES, EVENTS, ExtensionEvent, ExtensionEventT, is_tool_call_event_type
-from .loader import BUNDLED, ExtensionSource, LoadFailure, discover_extensions
-from .runner import ExtensionRunner
-from .streaming import StreamWriter, text_stream
-from .ui import ExtensionUI, GuardedUI, HeadlessUI
+if TYPE_CHECKING:
+    from .api import ExtensionAPI as ExtensionAPI
+    from .calls import ExtensionCall as ExtensionCall
+    from .context import (
+        ExtensionCommandContext as ExtensionCommandContext,
+    )
+    from .context import (
+        ExtensionContext as ExtensionContext,
+    )
+    from .context import (
+        ExtensionToolContext as ExtensionToolContext,
+    )
+    from .events import (
+        EVENT_NAMES as EVENT_NAMES,
+    )
+    from .events import (
+        EVENTS as EVENTS,
+    )
+    from .events import (
+        ExtensionEvent as ExtensionEvent,
+    )
+    from .events import (
+        ExtensionEventT as ExtensionEventT,
+    )
+    from .events import (
+        is_tool_call_event_type as is_tool_call_event_type,
+    )
+    from .loader import (
+        BUNDLED as BUNDLED,
+    )
+    from .loader import (
+        ExtensionSource as ExtensionSource,
+    )
+    from .loader import (
+        LoadFailure as LoadFailure,
+    )
+    from .loader import (
+        discover_extensions as discover_extensions,
+    )
+    from .runner import ExtensionRunner as ExtensionRunner
+    from .streaming import StreamWriter as StreamWriter
+    from .streaming import text_stream as text_stream
+    from .ui import ExtensionUI as ExtensionUI
+    from .ui import GuardedUI as GuardedUI
+    from .ui import HeadlessUI as HeadlessUI
+
+_PARTS = {
+    "ExtensionAPI": ".api", "ExtensionCall": ".calls",
+    "ExtensionCommandContext": ".context", "ExtensionContext": ".context", "ExtensionToolContext": ".context",
+    "EVENT_NAMES": ".events", "EVENTS": ".events", "ExtensionEvent": ".events", "ExtensionEventT": ".events",
+    "is_tool_call_event_type": ".events",
+    "BUNDLED": ".loader", "ExtensionSource": ".loader", "LoadFailure": ".loader", "discover_extensions": ".loader",
+    "ExtensionRunner": ".runner", "StreamWriter": ".streaming", "text_stream": ".streaming",
+    "ExtensionUI": ".ui", "GuardedUI": ".ui", "HeadlessUI": ".ui",
+}
+"""Loaded on first use: a session without extensions never pays for the runner (~25 ms)."""
 
 CONFIG_DIR_NAME = ".pi"
 """The project config folder name (``<cwd>/.pi``)."""
@@ -43,12 +91,17 @@ _HELPERS = {
 
 
 def __getattr__(name: str) -> Any:
-    # The helpers live with the tools; loaded on first use so importing extensions stays light.
+    # The parts and the tools' helpers load on first use, so importing extensions stays light.
+    import importlib
+
+    part = _PARTS.get(name)
+    if part is not None:
+        value = getattr(importlib.import_module(part, __name__), name)
+        globals()[name] = value
+        return value
     module = _HELPERS.get(name)
     if module is None:
         raise AttributeError(f"module 'pi_runtime.extensions' has no attribute {name!r}")
-    import importlib
-
     return getattr(importlib.import_module(module), name)
 
 

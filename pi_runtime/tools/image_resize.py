@@ -154,25 +154,30 @@ def without_images(messages: list[Any]) -> list[Any]:
     """``images.blockImages``: every image in a user or tool-result message becomes Pi's note.
 
     Consecutive notes are folded into one. The stored messages are not changed, only what
-    this request sends, so turning the setting off sends the images again.
+    this request sends, so turning the setting off sends the images again. Messages may be
+    objects or the session file's dicts (a resumed transcript sent as it is stored).
     """
     from ..ai.types import TextContent
 
+    def field(item: Any, name: str) -> Any:
+        return item.get(name) if isinstance(item, dict) else getattr(item, name, None)
+
     out: list[Any] = []
     for message in messages:
-        content = getattr(message, "content", None)
-        if getattr(message, "role", None) not in ("user", "toolResult") or not isinstance(content, list) or not any(
-                getattr(block, "type", None) == "image" for block in content):
+        content = field(message, "content")
+        if field(message, "role") not in ("user", "toolResult") or not isinstance(content, list) or not any(
+                field(block, "type") == "image" for block in content):
             out.append(message)
             continue
+        as_dicts = isinstance(message, dict)
         blocks: list[Any] = []
         for block in content:
-            if getattr(block, "type", None) == "image":
-                if blocks and getattr(blocks[-1], "text", None) == IMAGES_BLOCKED:
+            if field(block, "type") == "image":
+                if blocks and field(blocks[-1], "text") == IMAGES_BLOCKED:
                     continue
-                block = TextContent(text=IMAGES_BLOCKED)
-            elif getattr(block, "text", None) == IMAGES_BLOCKED and blocks and getattr(blocks[-1], "text", None) == IMAGES_BLOCKED:
+                block = {"type": "text", "text": IMAGES_BLOCKED} if as_dicts else TextContent(text=IMAGES_BLOCKED)
+            elif field(block, "text") == IMAGES_BLOCKED and blocks and field(blocks[-1], "text") == IMAGES_BLOCKED:
                 continue
             blocks.append(block)
-        out.append(message.model_copy(update={"content": blocks}))
+        out.append({**message, "content": blocks} if as_dicts else message.model_copy(update={"content": blocks}))
     return out
