@@ -194,7 +194,6 @@ async def test_a_resumed_session_on_openai_completions_sends_the_stored_dicts(tm
             session_manager=SessionManager.open(path), no_extensions=True,
             settings=SettingsManager.in_memory({"compaction": {"enabled": False},
                                                 "images": {"blockImages": block_images}}))
-        session.model_registry.set_runtime_api_key("lab", "k") if session.model_registry else None
         try:
             messages = session.agent.state.messages
             assert isinstance(messages, Transcript) and messages.pending
