@@ -54,6 +54,17 @@ def session(provider, workdir, agent_dir):
     return make_session(provider, workdir)
 
 
+def keyless_session(workdir: Path, agent_dir: Path, monkeypatch):
+    """A session on the default model with no API key anywhere (the first-run guide shows)."""
+    from pi_runtime.ai.env_keys import ENV_KEYS
+
+    for names in ENV_KEYS.values():
+        for name in names:
+            monkeypatch.delenv(name, raising=False)
+    return create_agent_session(cwd=str(workdir), agent_dir=str(agent_dir), session_manager=SessionManager.in_memory(),
+                                settings=SettingsManager.in_memory({"compaction": {"enabled": False}}))
+
+
 def screen_text(app) -> str:
     """Everything visible on the current screen, as plain text (from Textual's SVG export)."""
     import html

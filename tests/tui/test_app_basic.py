@@ -16,7 +16,7 @@ from pi_tui.widgets.tool_box import ToolBox
 from pi_tui.widgets.user_message import UserMessage
 from pi_tui.widgets.welcome_panel import WelcomePanel
 
-from .conftest import make_session, screen_text, settle
+from .conftest import keyless_session, make_session, screen_text, settle
 
 
 def last_user_text(provider, request: int = -1) -> str:
@@ -109,17 +109,7 @@ async def test_thinking_blocks_toggle_with_ctrl_t(provider, session):
 
 
 async def test_no_credentials_shows_welcome_and_inline_error(workdir, agent_dir, monkeypatch):
-    from pi_runtime.ai.env_keys import ENV_KEYS
-    from pi_runtime.sdk import create_agent_session
-    from pi_runtime.session import SessionManager
-    from pi_runtime.settings import SettingsManager
-
-    for names in ENV_KEYS.values():
-        for name in names:
-            monkeypatch.delenv(name, raising=False)
-    session = create_agent_session(cwd=str(workdir), agent_dir=str(agent_dir),
-                                   session_manager=SessionManager.in_memory(),
-                                   settings=SettingsManager.in_memory({"compaction": {"enabled": False}}))
+    session = keyless_session(workdir, agent_dir, monkeypatch)
     app = create_app(session, static=True, agent_dir=str(agent_dir))
     async with app.run_test(size=(100, 40)) as pilot:
         await pilot.pause()

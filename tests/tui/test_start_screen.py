@@ -7,7 +7,7 @@ from pi_runtime.ai.providers.scripted import scripted_text
 from pi_tui.launch import create_app
 from pi_tui.widgets.start_hints import StartHints
 
-from .conftest import screen_text, settle
+from .conftest import keyless_session, screen_text, settle
 
 
 async def test_an_empty_session_starts_with_pis_key_hints_and_ctrl_o_shows_them_all(session):
@@ -37,17 +37,7 @@ async def test_the_hints_follow_keybindings_json(session, agent_dir):
 
 
 async def test_the_first_run_guide_opens_at_its_headline(workdir, agent_dir, monkeypatch):
-    from pi_runtime.ai.env_keys import ENV_KEYS
-    from pi_runtime.sdk import create_agent_session
-    from pi_runtime.session import SessionManager
-    from pi_runtime.settings import SettingsManager
-
-    for names in ENV_KEYS.values():
-        for name in names:
-            monkeypatch.delenv(name, raising=False)
-    session = create_agent_session(cwd=str(workdir), agent_dir=str(agent_dir),
-                                   session_manager=SessionManager.in_memory(),
-                                   settings=SettingsManager.in_memory({"compaction": {"enabled": False}}))
+    session = keyless_session(workdir, agent_dir, monkeypatch)
     app = create_app(session, static=True, agent_dir=str(agent_dir))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause(0.2)
