@@ -32,7 +32,29 @@ class WireModel(BaseModel):
 
     def to_wire(self) -> dict[str, Any]:
         """The JSON-ready dict in Pi's shape (camelCase, unset optionals left out)."""
-        return self.model_dump(by_alias=True, exclude_none=True, mode="json")
+        try:
+            return self.model_dump(by_alias=True, exclude_none=True, mode="json")
+        except ValueError:
+            # pydantic stops at a fixed depth; tool arguments a model nested thousands deep (Pi
+            # writes them) are plain JSON already, so they are taken as they are.
+            return self._wire_by_hand()
+
+    def _wire_by_hand(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for name, info in type(self).model_fields.items():
+            value = getattr(self, name)
+            if value is not None:
+                out[info.alias or name] = _plain(value)
+        out.update({k: v for k, v in (self.__pydantic_extra__ or {}).items() if v is not None})
+        return out
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, WireModel):
+        return value._wire_by_hand()
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value  # dicts here are raw JSON (tool arguments, details)
 
 
 def now_ms() -> int:

@@ -9,10 +9,10 @@ Without a usable report everything is estimated.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
+from .. import deep_json
 from .settings import CompactionSettings
 
 IMAGE_CHARS = 4_800
@@ -39,7 +39,7 @@ def _content_chars(content: Any) -> int:
         elif kind == "thinking":
             chars += len(block.get("thinking", ""))
         elif kind == "toolCall":
-            chars += len(block.get("name", "")) + len(json.dumps(block.get("arguments", {})))
+            chars += len(block.get("name", "")) + len(deep_json.dumps(block.get("arguments", {})))
         elif kind == "image":
             chars += IMAGE_CHARS
     return chars

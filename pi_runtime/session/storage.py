@@ -29,7 +29,7 @@ from typing import Any
 
 from pydantic_core import from_json
 
-from . import deep_json
+from .. import deep_json
 from .entries import CURRENT_SESSION_VERSION, gc_paused
 from .fsync_thread import Syncer
 from .paths import new_entry_id

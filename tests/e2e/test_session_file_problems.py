@@ -85,6 +85,30 @@ def test_continue_and_session_open_files_pi_writes_deep_lines_and_string_version
     assert (opened.returncode, opened.stdout, opened.stderr) == (0, "third\n", "")
 
 
+def test_a_session_whose_tool_arguments_are_nested_3000_deep_can_be_continued(loopback, env):
+    # Pi writes these when a model emits deeply nested tool arguments; the next prompt sends them.
+    loopback.push(text_reply("first"), text_reply("continued"))
+    assert run_pi(["-p", "hello", "--model", MODEL], env).returncode == 0
+    [saved] = sorted(Path(env["PI_CODING_AGENT_DIR"], "sessions").rglob("*.jsonl"))
+    lines = saved.read_text().splitlines()
+    last = json.loads(lines[-1])
+    usage = last["message"]["usage"]
+    call = json.dumps({"type": "message", "id": "deepcall", "parentId": last["id"], "timestamp": last["timestamp"],
+                       "message": {"role": "assistant", "api": "openai-completions", "provider": "loop",
+                                   "model": "loop-model", "usage": usage, "stopReason": "toolUse", "timestamp": 2,
+                                   "content": [{"type": "toolCall", "id": "c1", "name": "bash",
+                                                "arguments": {"x": "@"}}]}}).replace('"@"', "[" * 3000 + "]" * 3000)
+    result = json.dumps({"type": "message", "id": "deepresult", "parentId": "deepcall", "timestamp": last["timestamp"],
+                         "message": {"role": "toolResult", "toolCallId": "c1", "toolName": "bash", "isError": True,
+                                     "content": [{"type": "text", "text": "bad arguments"}], "timestamp": 3}})
+    saved.write_text("\n".join([*lines, call, result]) + "\n")
+    resumed = run_pi(["-p", "go on", "--session", str(saved), "--model", MODEL], env)
+    assert (resumed.returncode, resumed.stdout, resumed.stderr) == (0, "continued\n", "")
+    sent = loopback.requests[-1].json()["messages"]
+    arguments = next(m for m in sent if m.get("tool_calls"))["tool_calls"][0]["function"]["arguments"]
+    assert arguments.count("[") == 3000
+
+
 def test_bad_settings_and_a_readable_auth_json_are_said_once_on_stderr(loopback, env):
     agent = Path(env["PI_CODING_AGENT_DIR"])
     settings = json.loads((agent / "settings.json").read_text())

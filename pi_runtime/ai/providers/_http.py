@@ -16,6 +16,7 @@ import math
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
+from ... import deep_json
 from ..options import StreamOptions
 from ..sse import SSEDecoder
 
@@ -193,7 +194,8 @@ async def post_sse(
         headers = await options.on_headers(dict(headers))
     if options.on_payload is not None:
         body = await options.on_payload(body)
-    payload = json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
+    # Any depth: a resumed session may hold tool arguments nested thousands deep (as Pi writes them).
+    payload = deep_json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
     on_response = options.on_response
     on_event = options.on_stream_event
 

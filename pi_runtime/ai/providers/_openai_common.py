@@ -7,10 +7,10 @@ the terminal event of a stream. Nothing here talks to the network.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 from urllib.parse import urlsplit
 
+from ... import deep_json
 from ..env_keys import env_api_key, env_var_names
 from ..options import StreamOptions
 from ..transform import prepare_messages
@@ -341,7 +341,7 @@ def _assistant_message(blocks: list[_Block], compat: dict[str, Any], reasoning_o
         elif block.type == "toolCall":
             calls.append({
                 "id": block.id, "type": "function",
-                "function": {"name": block.name, "arguments": json.dumps(block.arguments, ensure_ascii=False)},
+                "function": {"name": block.name, "arguments": deep_json.dumps(block.arguments, ensure_ascii=False)},
             })
     if not texts and not calls and not thinking:
         return None

@@ -16,6 +16,7 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
+from ... import deep_json
 from ..builder import MessageBuilder
 from ..events import AssistantMessageEvent
 from ..options import StreamOptions
@@ -89,7 +90,7 @@ def _assistant_items(message: AssistantMessage, model: Model) -> list[dict[str, 
         elif isinstance(block, ToolCall):
             call_id, _, item_id = block.id.partition("|")
             entry = {"type": "function_call", "call_id": call_id, "name": block.name,
-                     "arguments": json.dumps(block.arguments, ensure_ascii=False)}
+                     "arguments": deep_json.dumps(block.arguments, ensure_ascii=False)}
             # A function_call item id is only valid next to its own reasoning item.
             if same and item_id:
                 entry["id"] = item_id

@@ -1,0 +1,33 @@
+"""Messages holding tool arguments nested past Python's and pydantic's depth limits (Pi writes
+them) can be turned back into Pi's JSON and measured, not only read."""
+
+from __future__ import annotations
+
+from pi_runtime import deep_json
+from pi_runtime.ai.types import parse_message
+from pi_runtime.compaction.estimate import estimate_message_tokens
+
+DEEP = '{"x":' + "[" * 3000 + "]" * 3000 + "}"
+USAGE = {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2,
+         "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}}
+
+
+def call(arguments):
+    return {"role": "assistant", "api": "x", "provider": "p", "model": "m", "usage": USAGE, "stopReason": "toolUse",
+            "timestamp": 2, "content": [{"type": "toolCall", "id": "c1", "name": "bash", "arguments": arguments}]}
+
+
+def test_a_deep_message_goes_back_to_the_same_json():
+    message = parse_message(call(deep_json.loads(DEEP)))
+    wire = message.to_wire()
+    assert deep_json.dumps(wire["content"][0]["arguments"], separators=(",", ":")) == DEEP
+    assert wire["stopReason"] == "toolUse" and wire["usage"]["totalTokens"] == 2
+
+
+def test_the_hand_made_json_equals_pydantics_for_ordinary_messages():
+    message = parse_message(call({"path": "a.txt", "n": [1, 2]}))
+    assert message._wire_by_hand() == message.to_wire()
+
+
+def test_a_deep_tool_call_is_measured_for_the_context():
+    assert estimate_message_tokens(call(deep_json.loads(DEEP))) == -(-(len("bash") + len(DEEP)) // 4)
