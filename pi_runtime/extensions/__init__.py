@@ -86,6 +86,8 @@ _HELPERS = {
     "TruncationResult": "pi_runtime.tools.truncate",
     "DEFAULT_MAX_BYTES": "pi_runtime.tools.truncate", "DEFAULT_MAX_LINES": "pi_runtime.tools.truncate",
     "with_file_mutation_queue": "pi_runtime.tools.mutation_queue",
+    # pi's own HTTP client for a provider's stream: timeouts, proxies, abort, secrets redacted.
+    "post_sse": "pi_runtime.ai.providers._http",
     "file_mutation_lock": "pi_runtime.tools.mutation_queue",
 }
 

@@ -2,7 +2,8 @@
 
 Registers ``custom-anthropic`` with two models on a protocol of its own
 (``custom-anthropic-api``): the stream function below talks to Anthropic's Messages API with
-httpx and turns its server-sent events into pi's stream events with ``StreamWriter``.
+pi's own HTTP client (``post_sse``: the user's timeouts, proxies and abort apply, secrets are kept
+out of error messages) and turns its server-sent events into pi's stream events with ``StreamWriter``.
 
     CUSTOM_ANTHROPIC_API_KEY=sk-ant-... pi -e docs/examples/extensions/custom_provider_anthropic \\
         --model custom-anthropic/claude-sonnet-4-5
@@ -17,7 +18,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pi_runtime.extensions import StreamWriter
+from pi_runtime.extensions import StreamWriter, post_sse
 
 CLAUDE_CODE_TOOLS = ["Read", "Write", "Edit", "Bash", "Grep", "Glob", "AskUserQuestion", "TodoWrite", "WebFetch",
                      "WebSearch"]
@@ -143,23 +144,7 @@ def build_request(model: Any, context: Any, options: Any) -> tuple[dict[str, str
     return headers, body
 
 
-async def sse_events(response: Any):
-    """``(event, data)`` pairs of a server-sent-event body."""
-    name, data = None, []
-    async for line in response.aiter_lines():
-        if not line:
-            if data:
-                yield name, "\n".join(data)
-            name, data = None, []
-        elif line.startswith("event:"):
-            name = line[6:].strip()
-        elif line.startswith("data:"):
-            data.append(line[5:].lstrip())
-
-
 async def stream_custom_anthropic(model: Any, context: Any, options: Any):
-    import httpx
-
     out = StreamWriter(model)
     tools = context.tools or []
     oauth = is_oauth_token(options.api_key or "")
@@ -167,57 +152,54 @@ async def stream_custom_anthropic(model: Any, context: Any, options: Any):
     stop_reason = None
     try:
         headers, body = build_request(model, context, options)
-        async with httpx.AsyncClient(timeout=httpx.Timeout(600, connect=30)) as client, \
-                client.stream("POST", model.base_url.rstrip("/") + "/v1/messages", headers=headers,
-                              json=body) as response:
-            if response.status_code >= 400:
-                detail = (await response.aread()).decode("utf-8", "replace")[:500]
-                raise RuntimeError(f"{response.status_code} {detail}")
-            for event in out.start():
-                yield event
-            async for kind, data in sse_events(response):
-                if options.signal is not None and options.signal.aborted:
-                    raise RuntimeError("Request was aborted")
-                payload = json.loads(data) if data and data != "[DONE]" else {}
-                kind = kind or payload.get("type")
-                if kind == "message_start":
-                    usage = payload["message"].get("usage", {})
-                    out.usage(input=usage.get("input_tokens", 0), output=usage.get("output_tokens", 0),
-                              cache_read=usage.get("cache_read_input_tokens", 0),
-                              cache_write=usage.get("cache_creation_input_tokens", 0))
-                elif kind == "content_block_start":
-                    block = payload["content_block"]
-                    open_blocks[payload["index"]] = block["type"]
-                    if block["type"] == "tool_use":
-                        name = from_claude_code_name(block["name"], tools) if oauth else block["name"]
-                        for event in out.start_tool_call(block["id"], name):
-                            yield event
-                elif kind == "content_block_delta":
-                    delta = payload["delta"]
-                    if delta["type"] == "text_delta":
-                        events = out.text(delta["text"])
-                    elif delta["type"] == "thinking_delta":
-                        events = out.thinking(delta["thinking"])
-                    elif delta["type"] == "signature_delta":
-                        events = out.thinking("", signature=delta["signature"])
-                    elif delta["type"] == "input_json_delta":
-                        events = out.tool_call_delta(delta["partial_json"])
-                    else:
-                        events = []
-                    for event in events:
+        started = False
+        async for kind, data in post_sse(model.base_url.rstrip("/") + "/v1/messages", headers, body, options):
+            if not started:  # the server answered: an HTTP error raised before this point
+                started = True
+                for event in out.start():
+                    yield event
+            if options.signal is not None and options.signal.aborted:
+                raise RuntimeError("Request was aborted")
+            payload = json.loads(data) if data and data != "[DONE]" else {}
+            kind = kind or payload.get("type")
+            if kind == "message_start":
+                usage = payload["message"].get("usage", {})
+                out.usage(input=usage.get("input_tokens", 0), output=usage.get("output_tokens", 0),
+                          cache_read=usage.get("cache_read_input_tokens", 0),
+                          cache_write=usage.get("cache_creation_input_tokens", 0))
+            elif kind == "content_block_start":
+                block = payload["content_block"]
+                open_blocks[payload["index"]] = block["type"]
+                if block["type"] == "tool_use":
+                    name = from_claude_code_name(block["name"], tools) if oauth else block["name"]
+                    for event in out.start_tool_call(block["id"], name):
                         yield event
-                elif kind == "content_block_stop":
-                    if open_blocks.pop(payload["index"], None) is not None:
-                        for event in out.end_block():
-                            yield event
-                elif kind == "message_delta":
-                    stop_reason = STOP_REASONS.get(payload.get("delta", {}).get("stop_reason") or "", stop_reason)
-                    usage = payload.get("usage", {})
-                    message_usage = out.message.usage
-                    out.usage(input=usage.get("input_tokens", message_usage.input),
-                              output=usage.get("output_tokens", 0),
-                              cache_read=usage.get("cache_read_input_tokens", message_usage.cache_read),
-                              cache_write=usage.get("cache_creation_input_tokens", message_usage.cache_write))
+            elif kind == "content_block_delta":
+                delta = payload["delta"]
+                if delta["type"] == "text_delta":
+                    events = out.text(delta["text"])
+                elif delta["type"] == "thinking_delta":
+                    events = out.thinking(delta["thinking"])
+                elif delta["type"] == "signature_delta":
+                    events = out.thinking("", signature=delta["signature"])
+                elif delta["type"] == "input_json_delta":
+                    events = out.tool_call_delta(delta["partial_json"])
+                else:
+                    events = []
+                for event in events:
+                    yield event
+            elif kind == "content_block_stop":
+                if open_blocks.pop(payload["index"], None) is not None:
+                    for event in out.end_block():
+                        yield event
+            elif kind == "message_delta":
+                stop_reason = STOP_REASONS.get(payload.get("delta", {}).get("stop_reason") or "", stop_reason)
+                usage = payload.get("usage", {})
+                message_usage = out.message.usage
+                out.usage(input=usage.get("input_tokens", message_usage.input),
+                          output=usage.get("output_tokens", 0),
+                          cache_read=usage.get("cache_read_input_tokens", message_usage.cache_read),
+                          cache_write=usage.get("cache_creation_input_tokens", message_usage.cache_write))
         if stop_reason is None:
             raise RuntimeError("Anthropic stream ended without a stop reason")
         for event in out.done(stop_reason):
