@@ -7,28 +7,17 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
 from e2e_support import MODEL, run_pi, text_reply
 
-
-def mount_tmpfs(path: Path, size: str) -> None:
-    if os.geteuid() != 0:
-        pytest.skip("mounting a tmpfs needs root")
-    path.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
-                          capture_output=True, text=True)
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
+from pi_runtime.testing.tmpfs import small_tmpfs
 
 
 @pytest.mark.parametrize("mode", ["print", "json"])
 def test_answer_on_a_full_disk_is_shown_not_saved_and_the_exit_status_says_so(loopback, env, tmp_path, mode):
-    disk = tmp_path / "disk"
-    mount_tmpfs(disk, "64k")
-    try:
+    with small_tmpfs(tmp_path / "disk", "64k") as disk:
         (disk / "filler").write_bytes(b"\0" * (60 * 1024))
         loopback.push(text_reply("The answer."))
         args = ["-p", "q" * 20_000, "--model", MODEL, "--session-dir", str(disk)]
@@ -45,8 +34,6 @@ def test_answer_on_a_full_disk_is_shown_not_saved_and_the_exit_status_says_so(lo
         assert result.returncode == 1
         for file in disk.glob("*.jsonl"):
             assert file.read_bytes() == b""  # nothing half-written
-    finally:
-        subprocess.run(["umount", "-l", str(disk)], check=False)
 
 
 def test_skipped_and_torn_lines_are_reported_once_on_resume(loopback, env, tmp_path):

@@ -7,7 +7,6 @@ user). Both make ``write`` succeed in part and then fail, which is what tore fil
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import subprocess
@@ -15,27 +14,14 @@ import sys
 import textwrap
 from pathlib import Path
 
-import pytest
 from session_helpers import assistant, user
 
 from pi_runtime.session import SessionManager
+from pi_runtime.testing.tmpfs import small_tmpfs
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@contextlib.contextmanager
-def small_tmpfs(path: Path, size: str):
-    if os.geteuid() != 0:
-        pytest.skip("mounting a tmpfs needs root")
-    path.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
-                          capture_output=True, text=True)
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
-    try:
-        yield path
-    finally:
-        subprocess.run(["umount", "-l", str(path)], check=False)
 
 
 def fill(disk: Path, leave: int) -> Path:

@@ -7,10 +7,8 @@ file system (a small tmpfs, as root) — nothing is simulated.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import stat
-import subprocess
 import time
 from pathlib import Path
 
@@ -18,6 +16,7 @@ import pytest
 
 from pi_runtime.agent.tool import ToolError
 from pi_runtime.ai.abort import AbortController
+from pi_runtime.testing.tmpfs import small_tmpfs
 from pi_runtime.tools import EditTool, WriteTool
 
 PI_STRING_LIMIT = 0x1FFFFFE8
@@ -112,17 +111,6 @@ async def test_edit_keeps_extended_attributes(tmp_path):
     assert target.read_text() == "beta\n"
 
 
-@contextlib.contextmanager
-def small_tmpfs(path: Path, size: str):
-    path.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
-                          capture_output=True, text=True)
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
-    try:
-        yield path
-    finally:
-        subprocess.run(["umount", "-l", str(path)], check=False)
 
 
 @as_root
