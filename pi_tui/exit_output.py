@@ -8,6 +8,7 @@ the latter. Long sessions print their last ``MAX_MESSAGES`` messages.
 
 from __future__ import annotations
 
+import re
 import shlex
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +22,9 @@ MAX_MESSAGES = 200
 """Messages printed at most (the newest); the resume line brings back the rest."""
 TOOL_LINES = 6
 """Lines of a tool's output printed under its call."""
+_CONTROL = re.compile(r"\x1b(\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)?|.)?|[\x00-\x08\x0b-\x1f\x7f]")
+"""Escape sequences and control characters: printed to the user's terminal they would clear it,
+recolour it or retitle it (a command's output, a model's text)."""
 
 
 def exit_output(session: SessionPort | None, mode: str, *, cwd: str | None = None) -> str:
@@ -35,7 +39,7 @@ def exit_output(session: SessionPort | None, mode: str, *, cwd: str | None = Non
         return ""
     parts: list[str] = []
     if mode == "transcript":
-        parts.append(transcript_text(session.messages, cwd=cwd))
+        parts.append(_CONTROL.sub("", transcript_text(session.messages, cwd=cwd)))
     if session.session_file:
         parts.append(f"To resume this session:\npi --session {shlex.quote(session.session_id)}")
     return "\n\n".join(p for p in parts if p) + ("\n" if any(parts) else "")

@@ -32,3 +32,17 @@ def test_a_long_session_prints_only_its_end():
     text = transcript_text(messages)
     assert text.startswith("… 5 earlier messages")
     assert "> message 4\n" not in text and f"> message {MAX_MESSAGES + 4}" in text
+
+
+def test_escape_sequences_in_the_conversation_never_reach_the_terminal():
+    from types import SimpleNamespace
+
+    from pi_tui.exit_output import exit_output
+
+    messages = parse_messages([{"role": "bashExecution", "command": "printf", "exitCode": 0, "cancelled": False,
+                                "truncated": False, "timestamp": 1,
+                                "output": "a\x1b[2J\x1b[31mRED\x1b]0;title\x07\x00 done\tok\n"}])
+    session = SimpleNamespace(messages=messages, session_file=None, session_id="x")
+    text = exit_output(session, "transcript")
+    assert "\x1b" not in text and "\x00" not in text and "\x07" not in text
+    assert "aRED done\tok" in text
