@@ -74,6 +74,15 @@ def screen_text(app) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", svg)).replace("\xa0", " ")
 
 
+async def wait_for(pilot, check, timeout: float = 20.0) -> bool:
+    """Poll ``check`` while the app runs; True once it holds (a deadline, not a fixed sleep)."""
+    for _ in range(int(timeout / 0.1)):
+        if check():
+            return True
+        await pilot.pause(0.1)
+    return check()
+
+
 async def settle(pilot, session, extra: float = 0.15) -> None:
     """Wait until the kernel is idle and the UI has drawn its frames."""
     await session.wait_for_idle()

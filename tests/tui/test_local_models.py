@@ -8,7 +8,7 @@ from pi_runtime import local_servers
 from pi_runtime.testing.loopback import LoopbackServer, Reply
 from pi_tui.launch import create_app
 
-from .conftest import make_session, screen_text
+from .conftest import make_session, screen_text, wait_for
 from .test_commands_models import type_command
 
 
@@ -25,12 +25,13 @@ async def test_welcome_panel_and_local_command(provider, workdir, agent_dir, mon
                                       base_url="https://api.anthropic.com"))
         app = create_app(session, static=True, agent_dir=str(agent_dir))
         async with app.run_test(size=(110, 40)) as pilot:
-            await pilot.pause(0.8)
+            # The probe runs in the background; under load it can take longer than a frame or two.
+            await wait_for(pilot, lambda: "Type /local" in screen_text(app), timeout=10)
             text = screen_text(app)
             assert "Running on this machine now" in text and "Type /local" in text
             assert f"http://127.0.0.1:{server.port}/v1" in text
             await type_command(pilot, "/local")
-            await pilot.pause(0.6)
+            await wait_for(pilot, lambda: "Models on this machine" in screen_text(app), timeout=10)
             assert "Models on this machine" in screen_text(app)
             await pilot.press("enter")
             await pilot.pause(0.5)

@@ -11,18 +11,10 @@ import pytest
 from pi_runtime.testing.mcp_servers import processes_with_env, server_executable
 from pi_tui.launch import create_app
 
-from .conftest import make_session, screen_text
+from .conftest import make_session, screen_text, wait_for
 from .test_commands_models import type_command
 
 MARKER = "PI_MCP_TEST_MARKER"
-
-
-async def wait_for(pilot, check, timeout: float = 20.0) -> bool:
-    for _ in range(int(timeout / 0.1)):
-        if check():
-            return True
-        await pilot.pause(0.1)
-    return check()
 
 
 async def test_mcp_lists_servers_their_tools_and_reconnects(provider, workdir, agent_dir):
