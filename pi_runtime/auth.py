@@ -24,12 +24,13 @@ import stat as stat_mod
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from .ai.credentials import is_resolvable_without_running, resolve_value
 from .config_files import ConfigFileError, read_config_text
+from .records import record
 
 FILE_MODE = 0o600
 DIR_MODE = 0o700
@@ -39,7 +40,7 @@ class AuthFileError(Exception):
     """auth.json cannot be read, parsed or written (the message never holds a key)."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class StoredCredential:
     """One provider's entry. ``repr`` shows only the provider and the type."""
 

@@ -9,14 +9,16 @@ one line the user sees.
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from .records import record
 
 
 class UsageError(Exception):
     """A bad command line; ``str()`` is the message for stderr."""
 
 
-@dataclass
+@record
 class ExtensionFlagArg:
     """A ``--name`` pi does not know: an extension may register it (checked once extensions load).
 
@@ -31,7 +33,7 @@ class ExtensionFlagArg:
     message_index: int
 
 
-@dataclass
+@record
 class CliArgs:
     print_mode: bool = False
     mode: str | None = None

@@ -11,9 +11,11 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
+
+from .records import record
 
 KNOWN_SERVERS: tuple[tuple[str, str, int], ...] = (
     ("ollama", "Ollama", 11434),
@@ -23,7 +25,7 @@ KNOWN_SERVERS: tuple[tuple[str, str, int], ...] = (
 """(provider id, display name, port) probed on 127.0.0.1."""
 
 
-@dataclass
+@record
 class LocalServer:
     provider: str
     name: str

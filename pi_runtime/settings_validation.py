@@ -8,17 +8,18 @@ from __future__ import annotations
 
 import copy
 import json
-from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
 
 from pi_runtime.settings_model import Settings
 
+from .records import record
+
 _MAX_CLEAN_PASSES = 64
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class SettingsWarning:
     """A problem found in a settings file. pi keeps running with the default for ``key``."""
 

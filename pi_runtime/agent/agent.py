@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal
 
 from ..ai.abort import AbortController, AbortSignal
 from ..ai.options import RequestLimits
 from ..ai.stream import stream as default_stream
 from ..ai.types import ImageContent, Model, TextContent, UserMessage
+from ..records import record
 from .convert import convert_to_llm as default_convert
 from .listeners import Listener, Listeners
 from .loop import AgentRun
@@ -37,7 +38,7 @@ from .tool_exec import AfterHook, BeforeHook
 QueueMode = Literal["one-at-a-time", "all"]
 
 
-@dataclass
+@record
 class AgentState:
     model: Model
     system_prompt: str = ""

@@ -8,8 +8,10 @@ streamed delta and must cost next to nothing. ``to_wire()`` gives the JSON/RPC s
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
+
+from ..records import record
 
 if TYPE_CHECKING:  # annotations only: front ends import the events before the kernel loads
     from ..ai.events import AssistantMessageEvent
@@ -20,7 +22,7 @@ def _wire(message: Any) -> Any:
     return message.to_wire() if hasattr(message, "to_wire") else message
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class AgentStartEvent:
     type: ClassVar[Literal["agent_start"]] = "agent_start"
 
@@ -28,7 +30,7 @@ class AgentStartEvent:
         return {"type": self.type}
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class AgentEndEvent:
     messages: list[Any] = field(default_factory=list)
     """Messages produced by this run (prompt, assistant replies, tool results)."""
@@ -40,7 +42,7 @@ class AgentEndEvent:
         return {"type": self.type, "messages": [_wire(m) for m in self.messages], "willRetry": self.will_retry}
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class TurnStartEvent:
     type: ClassVar[Literal["turn_start"]] = "turn_start"
 
@@ -48,7 +50,7 @@ class TurnStartEvent:
         return {"type": self.type}
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class TurnEndEvent:
     message: Any
     tool_results: list[Any] = field(default_factory=list)
@@ -62,7 +64,7 @@ class TurnEndEvent:
         }
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class MessageStartEvent:
     message: Any
     type: ClassVar[Literal["message_start"]] = "message_start"
@@ -71,7 +73,7 @@ class MessageStartEvent:
         return {"type": self.type, "message": _wire(self.message)}
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class MessageUpdateEvent:
     message: Any
     """The live assistant message (the same object for the whole stream)."""
@@ -86,7 +88,7 @@ class MessageUpdateEvent:
         }
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class MessageEndEvent:
     message: Any
     type: ClassVar[Literal["message_end"]] = "message_end"
@@ -95,7 +97,7 @@ class MessageEndEvent:
         return {"type": self.type, "message": _wire(self.message)}
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ToolExecutionStartEvent:
     tool_call_id: str
     tool_name: str
@@ -106,7 +108,7 @@ class ToolExecutionStartEvent:
         return {"type": self.type, "toolCallId": self.tool_call_id, "toolName": self.tool_name, "args": self.args}
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ToolExecutionUpdateEvent:
     tool_call_id: str
     tool_name: str
@@ -124,7 +126,7 @@ class ToolExecutionUpdateEvent:
         }
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ToolExecutionEndEvent:
     tool_call_id: str
     tool_name: str

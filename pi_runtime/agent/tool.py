@@ -8,13 +8,14 @@ to the model; ``details`` is for front ends (diffs, truncation info) and never s
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from ..ai.abort import AbortSignal
 from ..ai.types import ImageContent, TextContent, Tool
+from ..records import record
 
 
 class ToolParams(BaseModel):
@@ -23,7 +24,7 @@ class ToolParams(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
 
-@dataclass
+@record
 class ToolResult:
     content: list[TextContent | ImageContent] = field(default_factory=list)
     details: Any = None

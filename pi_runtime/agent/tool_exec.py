@@ -19,12 +19,12 @@ import asyncio
 import json
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from ..ai.types import AssistantMessage, TextContent, ToolCall, ToolResultMessage
+from ..records import record
 from .events import (
     MessageEndEvent,
     MessageStartEvent,
@@ -43,14 +43,14 @@ TRUNCATED_ARGS_MESSAGE = (
 )
 
 
-@dataclass
+@record
 class BeforeToolCallResult:
     block: bool = False
     reason: str | None = None
     terminate: bool = False
 
 
-@dataclass
+@record
 class AfterToolCallResult:
     content: list[Any] | None = None
     details: Any = None
@@ -58,7 +58,7 @@ class AfterToolCallResult:
     terminate: bool | None = None
 
 
-@dataclass
+@record
 class ToolCallContext:
     """What the before/after hooks see."""
 
@@ -75,7 +75,7 @@ AfterHook = Callable[[ToolCallContext], Awaitable[AfterToolCallResult | None]]
 """Contract: must not raise; an exception is ignored and the original result kept."""
 
 
-@dataclass
+@record
 class _Outcome:
     call: ToolCall
     result: ToolResult

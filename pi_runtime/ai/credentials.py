@@ -31,10 +31,11 @@ import subprocess
 import threading
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Protocol
 from urllib.parse import urlsplit
 
+from ..records import record
 from . import redaction
 
 DEFAULT_COMMAND_TIMEOUT = 10.0
@@ -64,7 +65,7 @@ class NoCredentialsError(CredentialError):
     """A model's provider has no usable key from any source."""
 
 
-@dataclass
+@record
 class RequestAuth:
     """What a request needs to authenticate. Never printed with its secrets."""
 

@@ -8,13 +8,13 @@ the event. ``to_wire()`` gives Pi's delta-only JSON shape (no ``partial``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from ..records import record
 from .types import AssistantMessage, ToolCall
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class StartEvent:
     partial: AssistantMessage
     type: str = "start"
@@ -23,7 +23,7 @@ class StartEvent:
         return {"type": "start"}
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class TextStartEvent:
     content_index: int
     partial: AssistantMessage
@@ -33,7 +33,7 @@ class TextStartEvent:
         return {"type": self.type, "contentIndex": self.content_index}
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class TextDeltaEvent:
     content_index: int
     delta: str
@@ -44,7 +44,7 @@ class TextDeltaEvent:
         return {"type": self.type, "contentIndex": self.content_index, "delta": self.delta}
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class TextEndEvent:
     content_index: int
     content: str
@@ -55,7 +55,7 @@ class TextEndEvent:
         return {"type": self.type, "contentIndex": self.content_index, "content": self.content}
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ThinkingStartEvent:
     content_index: int
     partial: AssistantMessage
@@ -65,7 +65,7 @@ class ThinkingStartEvent:
         return {"type": self.type, "contentIndex": self.content_index}
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ThinkingDeltaEvent:
     content_index: int
     delta: str
@@ -76,7 +76,7 @@ class ThinkingDeltaEvent:
         return {"type": self.type, "contentIndex": self.content_index, "delta": self.delta}
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ThinkingEndEvent:
     content_index: int
     content: str
@@ -87,7 +87,7 @@ class ThinkingEndEvent:
         return {"type": self.type, "contentIndex": self.content_index, "content": self.content}
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ToolCallStartEvent:
     content_index: int
     partial: AssistantMessage
@@ -103,7 +103,7 @@ class ToolCallStartEvent:
         }
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ToolCallDeltaEvent:
     content_index: int
     delta: str
@@ -114,7 +114,7 @@ class ToolCallDeltaEvent:
         return {"type": self.type, "contentIndex": self.content_index, "delta": self.delta}
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ToolCallEndEvent:
     content_index: int
     tool_call: ToolCall
@@ -129,7 +129,7 @@ class ToolCallEndEvent:
         }
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class DoneEvent:
     reason: str
     message: AssistantMessage
@@ -143,7 +143,7 @@ class DoneEvent:
         return {"type": self.type, "reason": self.reason, "message": self.message.to_wire()}
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ErrorEvent:
     reason: str
     """``error`` or ``aborted``."""

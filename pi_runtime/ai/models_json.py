@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import difflib
 import json
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
 from ..config_files import ConfigFileError, read_config_text
+from ..records import record
 
 
 class _Strict(BaseModel):
@@ -91,7 +92,7 @@ class _Cost(_Strict):
     tiers: list[dict[str, Any]] | None = None
 
 
-@dataclass
+@record
 class ProviderConfig:
     """One provider's validated configuration."""
 
@@ -103,7 +104,7 @@ class ProviderConfig:
     """``<file>: providers.<id>`` — the prefix for messages about this provider."""
 
 
-@dataclass
+@record
 class ModelsFile:
     """What a models.json yielded: valid provider configs plus every problem found."""
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from ..records import record
 from .abort import AbortSignal
 
 DEFAULT_IDLE_TIMEOUT = 300.0
@@ -14,7 +15,7 @@ DEFAULT_MAX_RETRY_DELAY = 60.0
 """Pi's ``retry.provider.maxRetryDelayMs`` default (60000 ms), in seconds."""
 
 
-@dataclass
+@record
 class StreamOptions:
     api_key: str | None = None
     """Overrides credential resolution for this request."""
@@ -54,7 +55,7 @@ class StreamOptions:
     """HTTP providers: called with each parsed stream event (``{"event", "data"}``) before it is used."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RequestLimits:
     """The settings-driven limits of every request, in seconds (None: no limit)."""
 

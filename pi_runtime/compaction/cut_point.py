@@ -9,9 +9,9 @@ beginning is summarised separately from the older history.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from ..records import record
 from ..session.context import entry_message
 from .estimate import estimate_message_tokens
 
@@ -21,7 +21,7 @@ SPAN_START_ROLES = {"user", "bashExecution", "custom", "branchSummary"}
 _METADATA = {"model_change", "thinking_level_change", "label", "session_info", "custom", "usage"}
 
 
-@dataclass
+@record
 class CutPoint:
     first_kept_index: int
     """Index (in the path) of the first entry kept verbatim."""

@@ -9,10 +9,10 @@ Without a usable report everything is estimated.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from .. import deep_json
+from ..records import record
 from .settings import CompactionSettings
 
 IMAGE_CHARS = 4_800
@@ -76,7 +76,7 @@ def usage_tokens(usage: Any) -> int:
     return int(sum(u.get(k) or 0 for k in ("input", "output", "cacheRead", "cacheWrite")))
 
 
-@dataclass
+@record
 class ContextEstimate:
     tokens: int
     usage_tokens: int

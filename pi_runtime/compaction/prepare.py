@@ -8,10 +8,11 @@ an omitted message is neither summarised nor counted.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from ..ai.types import now_ms
+from ..records import record
 from ..session.context import context_edits, entry_message, select_entries
 from .cut_point import find_cut_point
 from .estimate import estimate_context_tokens
@@ -21,7 +22,7 @@ from .settings import CompactionSettings
 Entry = dict[str, Any]
 
 
-@dataclass
+@record
 class CompactionPreparation:
     first_kept_entry_id: str
     messages_to_summarize: list[dict[str, Any]]

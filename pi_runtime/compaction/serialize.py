@@ -8,9 +8,10 @@ continue. Thinking is left out; tool results are cut to 2,000 characters.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from ..records import record
 from .estimate import as_dict
 
 TOOL_RESULT_LIMIT = 2_000
@@ -82,7 +83,7 @@ def serialize_conversation(messages: list[Any]) -> str:
     return "\n\n".join(out)
 
 
-@dataclass
+@record
 class FileOps:
     """Files read and modified by tool calls, accumulated across summaries."""
 

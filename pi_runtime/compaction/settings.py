@@ -7,11 +7,12 @@ per-model ``modelOverrides`` (each token value falls back on its own to the ordi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from ..records import record
 
-@dataclass(frozen=True)
+
+@record(frozen=True)
 class CompactionSettings:
     enabled: bool = True
     """Automatic compaction on; ``/compact`` works either way."""

@@ -24,9 +24,9 @@ import functools
 import inspect
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
+from ..records import record
 from .loader import summarize_error
 from .registry import Extension, ExtensionRegistry
 from .reporter import ErrorReporter
@@ -40,7 +40,7 @@ ABORT_GRACE = 0.5
 _SLICE = 0.5
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class CallOutcome:
     """How one handler call ended."""
 

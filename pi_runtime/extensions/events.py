@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, ClassVar, Literal, TypeGuard
+
+from ..records import record
 
 _CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
 
@@ -58,7 +60,7 @@ class ExtensionEvent:
 
 # ---------------------------------------------------------------------- session lifecycle
 
-@dataclass(slots=True)
+@record(slots=True)
 class SessionStartEvent(ExtensionEvent):
     reason: str = "startup"
     """``startup``, ``reload``, ``new``, ``resume`` or ``fork``."""
@@ -66,7 +68,7 @@ class SessionStartEvent(ExtensionEvent):
     type: ClassVar[Literal["session_start"]] = "session_start"
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class SessionShutdownEvent(ExtensionEvent):
     reason: str = "quit"
     """``quit``, ``reload``, ``new``, ``resume`` or ``fork``."""
@@ -74,13 +76,13 @@ class SessionShutdownEvent(ExtensionEvent):
     type: ClassVar[Literal["session_shutdown"]] = "session_shutdown"
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class SessionInfoChangedEvent(ExtensionEvent):
     name: str | None = None
     type: ClassVar[Literal["session_info_changed"]] = "session_info_changed"
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class SessionBeforeSwitchEvent(ExtensionEvent):
     reason: str
     """``new`` or ``resume``."""
@@ -88,7 +90,7 @@ class SessionBeforeSwitchEvent(ExtensionEvent):
     type: ClassVar[Literal["session_before_switch"]] = "session_before_switch"
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class SessionBeforeForkEvent(ExtensionEvent):
     entry_id: str
     position: str = "before"
@@ -96,7 +98,7 @@ class SessionBeforeForkEvent(ExtensionEvent):
     type: ClassVar[Literal["session_before_fork"]] = "session_before_fork"
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class SessionBeforeCompactEvent(ExtensionEvent):
     reason: str
     """``manual``, ``threshold`` or ``overflow``."""
@@ -105,7 +107,7 @@ class SessionBeforeCompactEvent(ExtensionEvent):
     type: ClassVar[Literal["session_before_compact"]] = "session_before_compact"
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class SessionCompactEvent(ExtensionEvent):
     reason: str
     result: dict[str, Any] | None = None
@@ -114,7 +116,7 @@ class SessionCompactEvent(ExtensionEvent):
     type: ClassVar[Literal["session_compact"]] = "session_compact"
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class SessionBeforeTreeEvent(ExtensionEvent):
     target_id: str
     old_leaf_id: str | None = None
@@ -122,7 +124,7 @@ class SessionBeforeTreeEvent(ExtensionEvent):
     type: ClassVar[Literal["session_before_tree"]] = "session_before_tree"
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class SessionTreeEvent(ExtensionEvent):
     new_leaf_id: str | None
     old_leaf_id: str | None = None
@@ -132,7 +134,7 @@ class SessionTreeEvent(ExtensionEvent):
 
 # ---------------------------------------------------------------------- input and runs
 
-@dataclass(slots=True)
+@record(slots=True)
 class InputEvent(ExtensionEvent):
     text: str
     images: list[Any] | None = None
@@ -143,7 +145,7 @@ class InputEvent(ExtensionEvent):
     type: ClassVar[Literal["input"]] = "input"
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class BeforeAgentStartEvent(ExtensionEvent):
     message_type: str
     """``user`` (a prompt) or ``custom`` (``send_message(..., trigger_turn=True)`` while idle)."""
@@ -159,32 +161,32 @@ class BeforeAgentStartEvent(ExtensionEvent):
     type: ClassVar[Literal["before_agent_start"]] = "before_agent_start"
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ContextEvent(ExtensionEvent):
     messages: list[Any]
     """A deep copy of the conversation without system messages; safe to change."""
     type: ClassVar[Literal["context"]] = "context"
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class AgentStartEvent(ExtensionEvent):
     type: ClassVar[Literal["agent_start"]] = "agent_start"
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class AgentEndEvent(ExtensionEvent):
     messages: list[Any] = field(default_factory=list)
     will_retry: bool = False
     type: ClassVar[Literal["agent_end"]] = "agent_end"
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class AgentSettledEvent(ExtensionEvent):
     aborted: bool = False
     type: ClassVar[Literal["agent_settled"]] = "agent_settled"
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class TurnStartEvent(ExtensionEvent):
     turn_index: int = 0
     timestamp: int = 0
@@ -192,7 +194,7 @@ class TurnStartEvent(ExtensionEvent):
     type: ClassVar[Literal["turn_start"]] = "turn_start"
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class TurnEndEvent(ExtensionEvent):
     message: Any = None
     tool_results: list[Any] = field(default_factory=list)
@@ -201,13 +203,13 @@ class TurnEndEvent(ExtensionEvent):
     type: ClassVar[Literal["turn_end"]] = "turn_end"
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class MessageStartEvent(ExtensionEvent):
     message: Any
     type: ClassVar[Literal["message_start"]] = "message_start"
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class MessageUpdateEvent(ExtensionEvent):
     message: Any
     assistant_message_event: Any = None
@@ -215,7 +217,7 @@ class MessageUpdateEvent(ExtensionEvent):
     type: ClassVar[Literal["message_update"]] = "message_update"
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class MessageEndEvent(ExtensionEvent):
     message: Any
     type: ClassVar[Literal["message_end"]] = "message_end"
@@ -223,7 +225,7 @@ class MessageEndEvent(ExtensionEvent):
 
 # ---------------------------------------------------------------------- tools
 
-@dataclass(slots=True)
+@record(slots=True)
 class ToolCallEvent(ExtensionEvent):
     tool_name: str
     tool_call_id: str
@@ -234,7 +236,7 @@ class ToolCallEvent(ExtensionEvent):
     type: ClassVar[Literal["tool_call"]] = "tool_call"
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ToolResultEvent(ExtensionEvent):
     tool_name: str
     tool_call_id: str
@@ -246,7 +248,7 @@ class ToolResultEvent(ExtensionEvent):
     type: ClassVar[Literal["tool_result"]] = "tool_result"
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ToolExecutionStartEvent(ExtensionEvent):
     tool_call_id: str
     tool_name: str
@@ -255,7 +257,7 @@ class ToolExecutionStartEvent(ExtensionEvent):
     type: ClassVar[Literal["tool_execution_start"]] = "tool_execution_start"
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ToolExecutionUpdateEvent(ExtensionEvent):
     tool_call_id: str
     tool_name: str
@@ -265,7 +267,7 @@ class ToolExecutionUpdateEvent(ExtensionEvent):
     type: ClassVar[Literal["tool_execution_update"]] = "tool_execution_update"
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ToolExecutionEndEvent(ExtensionEvent):
     tool_call_id: str
     tool_name: str
@@ -276,7 +278,7 @@ class ToolExecutionEndEvent(ExtensionEvent):
     type: ClassVar[Literal["tool_execution_end"]] = "tool_execution_end"
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class UserBashEvent(ExtensionEvent):
     command: str
     exclude_from_context: bool = False
@@ -287,7 +289,7 @@ class UserBashEvent(ExtensionEvent):
 
 # ---------------------------------------------------------------------- models and providers
 
-@dataclass(slots=True)
+@record(slots=True)
 class ModelSelectEvent(ExtensionEvent):
     model: Any
     previous_model: Any = None
@@ -296,14 +298,14 @@ class ModelSelectEvent(ExtensionEvent):
     type: ClassVar[Literal["model_select"]] = "model_select"
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ThinkingLevelSelectEvent(ExtensionEvent):
     level: str
     previous_level: str | None = None
     type: ClassVar[Literal["thinking_level_select"]] = "thinking_level_select"
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class BeforeProviderHeadersEvent(ExtensionEvent):
     headers: dict[str, str | None]
     """Mutable: set a key to add or override a header, to None to remove it."""
@@ -311,7 +313,7 @@ class BeforeProviderHeadersEvent(ExtensionEvent):
     type: ClassVar[Literal["before_provider_headers"]] = "before_provider_headers"
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class BeforeProviderRequestEvent(ExtensionEvent):
     payload: Any
     """The provider-specific request body as chained so far; return a value to replace it."""
@@ -319,7 +321,7 @@ class BeforeProviderRequestEvent(ExtensionEvent):
     type: ClassVar[Literal["before_provider_request"]] = "before_provider_request"
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class AfterProviderResponseEvent(ExtensionEvent):
     status: int
     headers: dict[str, str] = field(default_factory=dict)
@@ -328,7 +330,7 @@ class AfterProviderResponseEvent(ExtensionEvent):
     type: ClassVar[Literal["after_provider_response"]] = "after_provider_response"
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ProviderStreamEventEvent(ExtensionEvent):
     provider: str
     api: str

@@ -24,10 +24,11 @@ import re
 import sys
 import traceback
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+
+from ..records import record
 
 BUILTIN_PREFIX = "builtin:"
 BUNDLED = {
@@ -40,7 +41,7 @@ BUNDLED = {
 """Bundled extension name -> module."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ExtensionSource:
     """Where one extension comes from."""
 
@@ -50,7 +51,7 @@ class ExtensionSource:
     """``global``, ``project``, ``settings``, ``cli``, ``builtin`` or ``sdk``."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class LoadFailure:
     """An extension that could not be loaded (start-up continues without it)."""
 

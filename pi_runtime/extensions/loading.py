@@ -10,16 +10,16 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import Any
 
+from ..records import record
 from .loader import ExtensionSource, LoadFailure, describe_load_error, discover_extensions, import_extension
 from .provider import ProviderRegistrations
 from .registry import Extension, ExtensionRegistry
 from .reporter import ErrorReporter
 
 
-@dataclass
+@record
 class Discovery:
     """What ``ExtensionRunner.discover`` was asked to find."""
 

@@ -5,14 +5,15 @@ from __future__ import annotations
 import asyncio
 import os
 import signal as _signal
-from dataclasses import dataclass
 from typing import Any
+
+from ..records import record
 
 DEFAULT_MAX_BUFFER = 256 * 1024 * 1024
 KILL_GRACE_SECONDS = 5.0
 
 
-@dataclass
+@record
 class ExecResult:
     """What a finished command produced."""
 

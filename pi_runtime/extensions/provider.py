@@ -21,10 +21,11 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from ..ai.types import Model
+from ..records import record
 
 IN_PROCESS_URL = "http://extension.localhost"
 """Base URL of models served by an in-process stream function. A ``.localhost`` host is
@@ -54,7 +55,7 @@ def _model(data: Any, provider: str, api: str | None, base_url: str | None) -> M
     return Model.model_validate(values)
 
 
-@dataclass
+@record
 class RefreshContext:
     """What a ``refresh_models`` callback receives."""
 
@@ -63,7 +64,7 @@ class RefreshContext:
     """An ``AbortSignal``-like object; pass it to blocking I/O (``pi.exec(..., signal=...)``)."""
 
 
-@dataclass
+@record
 class Registration:
     """One provider an extension registered."""
 

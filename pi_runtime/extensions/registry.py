@@ -9,11 +9,13 @@ parts ask it who handles what.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from ..records import record
 
-@dataclass
+
+@record
 class Command:
     """A slash command registered by an extension."""
 
@@ -25,7 +27,7 @@ class Command:
     """``fn(prefix)`` -> completion items (strings or ``{"value", "label", "description"}``) or None."""
 
 
-@dataclass
+@record
 class Shortcut:
     """A key binding registered by an extension; the app binds ``key`` and calls ``runner.run_shortcut``."""
 
@@ -36,7 +38,7 @@ class Shortcut:
     description: str = ""
 
 
-@dataclass
+@record
 class Flag:
     """A command-line flag registered by an extension (``--name``)."""
 
@@ -56,7 +58,7 @@ class Flag:
         return self.value if self.is_set else self.default
 
 
-@dataclass
+@record
 class Extension:
     """One loaded extension and everything it registered."""
 

@@ -7,11 +7,12 @@ event says which limit and why, and the session settles normally.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from ..records import record
 
-@dataclass
+
+@record
 class Budget:
     max_turns: int | None = None
     max_tokens: int | None = None

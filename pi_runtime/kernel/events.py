@@ -6,15 +6,17 @@ A host knows a prompt is finished at ``agent_settled``, never at ``agent_end``: 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, ClassVar, Literal
+
+from ..records import record
 
 
 def _drop_none(d: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in d.items() if v is not None}
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class AgentSettledEvent:
     aborted: bool = False
     type: ClassVar[Literal["agent_settled"]] = "agent_settled"
@@ -23,7 +25,7 @@ class AgentSettledEvent:
         return {"type": self.type, "aborted": self.aborted}
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class QueueUpdateEvent:
     steering: list[str] = field(default_factory=list)
     follow_up: list[str] = field(default_factory=list)
@@ -33,7 +35,7 @@ class QueueUpdateEvent:
         return {"type": self.type, "steering": list(self.steering), "followUp": list(self.follow_up)}
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class CompactionStartEvent:
     reason: str
     """manual, threshold or overflow."""
@@ -43,7 +45,7 @@ class CompactionStartEvent:
         return {"type": self.type, "reason": self.reason}
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class CompactionEndEvent:
     reason: str
     result: dict[str, Any] | None = None
@@ -63,7 +65,7 @@ class CompactionEndEvent:
         })
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class AutoRetryStartEvent:
     attempt: int
     max_attempts: int
@@ -81,7 +83,7 @@ class AutoRetryStartEvent:
         }
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class AutoRetryEndEvent:
     success: bool
     attempt: int
@@ -94,7 +96,7 @@ class AutoRetryEndEvent:
         })
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class EntryAppendedEvent:
     entry: Any
     type: ClassVar[Literal["entry_appended"]] = "entry_appended"
@@ -104,7 +106,7 @@ class EntryAppendedEvent:
         return {"type": self.type, "entry": entry}
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class SessionInfoChangedEvent:
     name: str | None = None
     type: ClassVar[Literal["session_info_changed"]] = "session_info_changed"
@@ -113,7 +115,7 @@ class SessionInfoChangedEvent:
         return _drop_none({"type": self.type, "name": self.name})
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ThinkingLevelChangedEvent:
     level: str
     type: ClassVar[Literal["thinking_level_changed"]] = "thinking_level_changed"
@@ -122,7 +124,7 @@ class ThinkingLevelChangedEvent:
         return {"type": self.type, "level": self.level}
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ModelChangedEvent:
     model: Any
     type: ClassVar[Literal["model_changed"]] = "model_changed"
@@ -131,7 +133,7 @@ class ModelChangedEvent:
         return {"type": self.type, "model": self.model.to_wire()}
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class BashExecutionUpdateEvent:
     delta: str
     id: str | None = None
@@ -141,7 +143,7 @@ class BashExecutionUpdateEvent:
         return _drop_none({"type": self.type, "id": self.id, "delta": self.delta})
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class SessionChangedEvent:
     """The kernel now works on another session (new, switched, forked, cloned, navigated).
 
@@ -156,7 +158,7 @@ class SessionChangedEvent:
         return _drop_none({"type": self.type, "reason": self.reason, "sessionFile": self.session_file})
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ExtensionErrorEvent:
     extension_path: str
     event: str
@@ -167,7 +169,7 @@ class ExtensionErrorEvent:
         return {"type": self.type, "extensionPath": self.extension_path, "event": self.event, "error": self.error}
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class BudgetExceededEvent:
     """Beyond Pi: the optional per-prompt budget stopped the run."""
 

@@ -11,8 +11,9 @@ session's fields.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
+
+from ..records import record
 
 if TYPE_CHECKING:
     from ..agent.tool import AgentTool
@@ -79,7 +80,7 @@ class ExtensionGate:
             await self.runner.shutdown(reason)
 
 
-@dataclass
+@record
 class UserBashDecision:
     """What ``user_bash`` handlers decided about a ``!`` command (exactly one field is set)."""
 
@@ -91,7 +92,7 @@ class UserBashDecision:
     """Do not run it: a handler failed (fail closed); the reason is recorded as the output."""
 
 
-@dataclass
+@record
 class AgentHookSet:
     """The agent's replaceable hooks, swapped as one (see ``SessionActions.swap_agent_hooks``)."""
 

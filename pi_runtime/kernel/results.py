@@ -6,11 +6,13 @@ edge (camelCase keys, absent values left out where Pi leaves them out).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from ..records import record
 
-@dataclass(frozen=True, slots=True)
+
+@record(frozen=True, slots=True)
 class BashResult:
     """A user shell command (``!cmd``, RPC ``bash``) once it has finished."""
 
@@ -32,7 +34,7 @@ class BashResult:
         return out
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class CompactionResult:
     """What a compaction wrote (Pi's CompactionResult)."""
 
@@ -73,7 +75,7 @@ class CompactionResult:
         return out
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class NavigateResult:
     """``navigate_tree``: where the leaf went and what goes back into the editor."""
 
@@ -86,7 +88,7 @@ class NavigateResult:
         return {"cancelled": self.cancelled, "editorText": self.editor_text, "summaryEntryId": self.summary_entry_id}
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ForkResult:
     """``fork``: the new session holds the history before the chosen user message."""
 
@@ -98,7 +100,7 @@ class ForkResult:
         return {"text": self.text, "cancelled": self.cancelled}
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class SwitchResult:
     """``new_session``, ``switch_session`` and ``clone``: whether an extension vetoed it."""
 
@@ -108,7 +110,7 @@ class SwitchResult:
         return {"cancelled": self.cancelled}
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class CycleModelResult:
     model: Any
     """The ``Model`` now in use."""
@@ -119,7 +121,7 @@ class CycleModelResult:
         return {"model": self.model.to_wire(), "thinkingLevel": self.thinking_level, "isScoped": self.is_scoped}
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class UsageTotals:
     """Tokens and cost summed over every entry of the session file (all branches, summaries too)."""
 
@@ -142,7 +144,7 @@ class UsageTotals:
         }
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ContextUsage:
     """How full the model's context window is."""
 
@@ -161,7 +163,7 @@ class ContextUsage:
         return {"tokens": self.tokens, "contextWindow": self.context_window, "percent": self.percent}
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class SessionStats:
     """``get_session_stats``: counts, tokens and cost over the whole file."""
 

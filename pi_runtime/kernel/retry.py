@@ -13,13 +13,13 @@ requested 3600s retry delay (max: 60s)"), instead of waiting an hour.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
 from typing import Any
 
 from ..ai.options import RequestLimits
+from ..records import record
 
 
-@dataclass
+@record
 class RetryPolicy:
     enabled: bool = True
     max_retries: int = 3

@@ -19,11 +19,12 @@ import os
 import re
 import tempfile
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
+from ..records import record
 from . import CONFIG_FILE as CONFIG_FILE
 from . import global_path as global_path
 from . import has_config as has_config
@@ -45,7 +46,7 @@ class McpConfigError(Exception):
     """An ``mcp.json`` cannot be changed (unreadable, not an object); the file is left as it was."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class McpServerEntry:
     """One configured server, validated."""
 
@@ -99,7 +100,7 @@ class McpServerEntry:
         return self.exposure
 
 
-@dataclass
+@record
 class McpConfig:
     """Everything read from the ``mcp.json`` files."""
 

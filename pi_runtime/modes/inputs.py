@@ -10,14 +10,15 @@ from __future__ import annotations
 import base64
 import os
 import sys
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+from ..records import record
 from .startup import StartupError
 
 
-@dataclass
+@record
 class PromptInput:
     text: str
     images: list[Any] = field(default_factory=list)

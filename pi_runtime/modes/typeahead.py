@@ -17,14 +17,16 @@ import os
 import re
 import select
 import sys
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
+
+from ..records import record
 
 _ESCAPES = re.compile(r"\x1b(\[[0-9;?]*[ -/]*[@-~]|O.|.)?")
 """Arrow keys and other escape sequences typed at the shell's prompt (dropped)."""
 
 
-@dataclass
+@record
 class Typeahead:
     """What was typed before the app started."""
 

@@ -29,15 +29,17 @@ import fnmatch
 import glob
 import tomllib
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Literal
+
+from ..records import record
 
 Kind = Literal["extensions", "skills", "prompts", "themes"]
 KINDS: tuple[Kind, ...] = ("extensions", "skills", "prompts", "themes")
 
 
-@dataclass
+@record
 class Offered:
     """The resources of one package, by kind, as absolute paths."""
 

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import sys
 import weakref
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+from ..records import record
 from . import has_packages as has_packages
 from .manifest import KINDS, Kind, Offered, apply_filter, distribution_roots, offered
 from .settings_file import Declared, Scope, read_declared
@@ -22,7 +23,7 @@ from .sources import SourceError, parse_source
 from .store import InstallError, install, installed_path, offline
 
 
-@dataclass
+@record
 class Resolved:
     """One configured package and what it offers after filters."""
 
@@ -32,7 +33,7 @@ class Resolved:
     resources: Offered = field(default_factory=Offered)
 
 
-@dataclass
+@record
 class PackageResources:
     """Every configured package's resources, in load order."""
 

@@ -9,11 +9,11 @@ change only the ``packages`` key; a file that is not valid JSON is reported and 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from ..paths import PROJECT_DIR_NAME
+from ..records import record
 from ..settings import SETTINGS_FILE, atomic_write_json, read_json_object
 from .sources import Source, SourceError, parse_source
 
@@ -24,7 +24,7 @@ class PackageSettingsError(Exception):
     """A settings file cannot be read or written; it was not changed."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Declared:
     """One ``packages`` entry of one settings file."""
 

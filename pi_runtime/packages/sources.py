@@ -18,10 +18,11 @@ resolved absolute path.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 from urllib.parse import unquote, urlsplit
+
+from ..records import record
 
 Kind = Literal["pypi", "git", "local"]
 _REQUIREMENT = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)(\[[^\]]*\])?\s*(.*)$")
@@ -31,7 +32,7 @@ class SourceError(ValueError):
     """A source that cannot be installed (the message says why)."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Source:
     """A parsed package source."""
 

@@ -9,15 +9,16 @@ instructions come last. Context files do not need project trust (as in Pi); ``-n
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 from pi_runtime.resources.diagnostics import ResourceDiagnostic
 
+from ..records import record
+
 CANDIDATES = ("AGENTS.override.md", "AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ContextFile:
     """One loaded context file."""
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as _dt
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -36,11 +36,13 @@ from pi_runtime.resources.skills import (
 from pi_runtime.resources.system_prompt import SystemPromptSections, build_system_prompt_sections
 from pi_runtime.settings import SettingsManager
 
+from ..records import record
+
 SYSTEM_FILE = "SYSTEM.md"
 APPEND_SYSTEM_FILE = "APPEND_SYSTEM.md"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class PromptText:
     """A system-prompt text and where it came from."""
 
@@ -52,7 +54,7 @@ class PromptText:
     """The file, when it came from one."""
 
 
-@dataclass
+@record
 class Resources:
     """What was loaded for one working directory."""
 

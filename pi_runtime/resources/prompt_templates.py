@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from pi_runtime.resources.diagnostics import ResourceDiagnostic
 from pi_runtime.resources.frontmatter import FrontmatterError, parse_frontmatter
+
+from ..records import record
 
 TemplateSource = Literal["user", "project", "path"]
 _DESCRIPTION_FALLBACK_LENGTH = 60
@@ -32,7 +33,7 @@ _PLACEHOLDER_RE = re.compile(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class PromptTemplate:
     """A loaded template."""
 

@@ -15,12 +15,13 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from pi_runtime.resources.diagnostics import ResourceDiagnostic
 from pi_runtime.resources.frontmatter import FrontmatterError, parse_frontmatter
+
+from ..records import record
 
 MAX_NAME_LENGTH = 64
 MAX_DESCRIPTION_LENGTH = 1024
@@ -36,7 +37,7 @@ def _xml_escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Skill:
     """A discovered skill."""
 

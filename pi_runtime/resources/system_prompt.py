@@ -18,11 +18,13 @@ from __future__ import annotations
 import datetime as _dt
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from pi_runtime.resources.context_files import ContextFile
 from pi_runtime.resources.skills import Skill, format_skills_for_prompt
+
+from ..records import record
 
 _SECTION_NAME_RE = re.compile(r"^[a-z][a-z0-9_-]*$")
 
@@ -45,7 +47,7 @@ DEFAULT_TOOL_DESCRIPTIONS: dict[str, str] = {
 DEFAULT_TOOLS = ("read", "bash", "edit", "write")
 
 
-@dataclass
+@record
 class SystemPromptSections:
     """Ordered, named parts of the system prompt (raw text, before tag wrapping)."""
 

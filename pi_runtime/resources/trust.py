@@ -15,12 +15,13 @@ Context files (AGENTS.md ...) load regardless of trust.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from pi_runtime.resources.diagnostics import ResourceDiagnostic
 from pi_runtime.settings import atomic_write_json, read_json_object
+
+from ..records import record
 
 TRUST_FILE = "trust.json"
 #: Entries under ``.pi/`` that make a trust decision necessary (a bare ``.pi`` does not).
@@ -117,7 +118,7 @@ class TrustStore:
             raise TrustStoreError(f"cannot write {self.path}: {exc}") from exc
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class TrustDecision:
     """The outcome for one working directory."""
 

@@ -22,9 +22,10 @@ cost (what a picker preview or a token estimate needs).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from ..records import record
 from .entries import parse_messages
 from .paths import parse_iso
 
@@ -32,7 +33,7 @@ Entry = dict[str, Any]
 _LIST_CONTENT_ROLES = {"assistant", "toolResult"}
 
 
-@dataclass
+@record
 class SessionContext:
     """What the next request is built from."""
 

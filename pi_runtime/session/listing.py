@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ..records import record
 from .paths import SESSION_FILE_SUFFIX, parse_iso, project_session_dir, session_id_from_file_name, sessions_root
 
 
-@dataclass
+@record
 class SessionInfo:
     """One row of the session picker."""
 

@@ -23,13 +23,14 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from pydantic_core import from_json
 
 from .. import deep_json
+from ..records import record
 from .entries import CURRENT_SESSION_VERSION, gc_paused
 from .fsync_thread import Syncer
 from .paths import new_entry_id
@@ -51,7 +52,7 @@ class SessionWriteError(SessionFileError):
     """An append failed (a full disk, an I/O error); the file was put back as it was."""
 
 
-@dataclass
+@record
 class LoadResult:
     """What was read from one session file."""
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from ..records import record
 from .entries import SessionEntry, parse_entry
 
 
-@dataclass
+@record
 class TreeNode:
     """One entry with its children (oldest first) and its resolved label."""
 

@@ -19,8 +19,10 @@ import asyncio
 import json
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
+
+from ..records import record
 
 Piece = bytes | float
 """Bytes to send as one chunk, or a pause in seconds."""
@@ -33,7 +35,7 @@ def sse_bytes(data: Any, event: str | None = None) -> bytes:
     return f"{head}data: {payload}\n\n".encode()
 
 
-@dataclass
+@record
 class Reply:
     status: int = 200
     headers: dict[str, str] = field(default_factory=lambda: {"content-type": "text/event-stream"})
@@ -72,7 +74,7 @@ class Reply:
         return cls(pieces=[data], **kwargs)
 
 
-@dataclass
+@record
 class RecordedRequest:
     method: str
     path: str

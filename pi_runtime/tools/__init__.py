@@ -8,9 +8,9 @@ operations (``file_ops``, ``shell_ops``) so another machine can stand in for thi
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from ..agent.tool import AgentTool
+from ..records import record
 from .bash import BashTool, EnvSource, SpawnContext, SpawnHook
 from .edit import EditTool
 from .find import FindTool
@@ -43,7 +43,7 @@ DEFAULT_TOOL_NAMES = ("read", "bash", "edit", "write")
 ALL_TOOL_NAMES = ("read", "bash", "edit", "write", "grep", "find", "ls")
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ToolOptions:
     """Shared construction options; each factory takes what applies to its tool."""
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from pydantic import Field
@@ -21,6 +20,7 @@ from pydantic import Field
 from ..agent.tool import AgentTool, ToolError, ToolParams, ToolResult, UpdateCallback
 from ..ai.abort import AbortSignal
 from ..ai.types import TextContent
+from ..records import record
 from .operations import ShellExit, ShellOperations
 from .output import OutputCollector, truncation_notice
 from .shell import LocalShellOperations
@@ -42,7 +42,7 @@ class BashParams(ToolParams):
     )
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class SpawnContext:
     """What a spawn hook may rewrite before the command starts."""
 

@@ -16,9 +16,9 @@ import re
 import unicodedata
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from ..agent.tool import ToolError
+from ..records import record
 
 _LINE_ENDINGS = re.compile(r"\r\n?")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
@@ -123,7 +123,7 @@ def _nfkc_view(text: str) -> tuple[str, _Pass | None]:
     return "".join(parts), (_Pass(records) if records else None)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class View:
     """A normalised view of a text plus the passes that map it back."""
 
@@ -186,7 +186,7 @@ def _occurrences(haystack: str, needle: str, first: int) -> int:
     return count
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Replacement:
     """One resolved edit: replace ``content[start:end]`` with ``text``."""
 

@@ -16,12 +16,12 @@ import re
 from collections import deque
 from collections.abc import Iterator
 from contextlib import aclosing
-from dataclasses import dataclass
 
 from pydantic import Field
 
 from ..agent.tool import AgentTool, ToolError, ToolParams, ToolResult, UpdateCallback
 from ..ai.abort import AbortSignal
+from ..records import record
 from .operations import find_ripgrep
 from .paths import resolve_to_cwd
 from .ripgrep import BASE_ARGS, RipgrepRun
@@ -52,7 +52,7 @@ class GrepParams(ToolParams):
     limit: int | None = Field(default=None, description="Maximum number of matches to return (default: 100)")
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class _Line:
     path: str
     number: int

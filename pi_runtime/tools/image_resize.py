@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import base64
 import io
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
+
+from ..records import record
 
 MAX_WIDTH = 2000
 MAX_HEIGHT = 2000
@@ -30,7 +32,7 @@ OMITTED_CONVERT = "[Image omitted: could not be converted to a supported inline 
 OMITTED_RESIZE = "[Image omitted: could not be resized below the inline image size limit.]"
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ProcessedImage:
     """What goes to the model: the image (None when it is left out) and the notes about it."""
 

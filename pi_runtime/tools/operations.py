@@ -13,14 +13,14 @@ import shutil
 import stat as stat_mod
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import BinaryIO, Protocol, runtime_checkable
 
 from ..ai.abort import AbortSignal
+from ..records import record
 from .file_write import write_file_content
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class FileInfo:
     """What the tools need to know about a path."""
 
@@ -98,7 +98,7 @@ class LocalFileOperations:
 # --------------------------------------------------------------------------- shell
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ShellExit:
     """How a command ended."""
 

@@ -9,10 +9,11 @@ rest is counted in raw chunks, and a line longer than the byte budget is measure
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import BinaryIO
 
 from ..ai.abort import AbortSignal
+from ..records import record
 
 _CHUNK = 256 * 1024
 
@@ -21,7 +22,7 @@ class WindowAborted(Exception):
     """The abort signal fired while the file was being read."""
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Window:
     """What one pass over a file selected."""
 

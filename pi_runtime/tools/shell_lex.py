@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 
+from ..records import record
 from .shell_syntax import Heredoc, Lit, Opaque, Param, Piece, Redirect, Script, ShellSyntaxError, Subst, Word
 
 NestedParser = Callable[[str, int, int], tuple[Script, int]]
@@ -45,7 +45,7 @@ def _ansi_escape(match: re.Match[str]) -> str:
     return _ANSI_SIMPLE.get(code, "\\" + code)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Token:
     kind: str
     """``word``, ``op`` (including ``\\n``), ``redir`` or ``eof``."""

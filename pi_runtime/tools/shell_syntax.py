@@ -9,7 +9,9 @@ nested script that will run (``$(…)``, backticks, ``<(…)``, here-documents).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from ..records import record
 
 GLOB_CHARS = frozenset("*?[")
 
@@ -18,7 +20,7 @@ class ShellSyntaxError(ValueError):
     """The text is not a complete, valid command (unterminated quote, missing ``fi``…)."""
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Lit:
     """Literal text after quote removal; ``quoted`` when it was quoted or escaped."""
 
@@ -26,7 +28,7 @@ class Lit:
     quoted: bool = False
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Param:
     """``$name`` / ``${name}`` (also the special ``$@``, ``$1``, ``$?``...)."""
 
@@ -34,7 +36,7 @@ class Param:
     quoted: bool = False
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Subst:
     """A command or process substitution: ``$(…)``, ```…```, ``<(…)``, ``>(…)``."""
 
@@ -42,7 +44,7 @@ class Subst:
     quoted: bool = False
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Opaque:
     """An expansion whose value cannot be known before running (``${x%y}``, ``$((…))``)."""
 
@@ -55,7 +57,7 @@ class Opaque:
 Piece = Lit | Param | Subst | Opaque
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Word:
     pieces: list[Piece]
     raw: str
@@ -90,7 +92,7 @@ class Word:
             yield from element.scripts()
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Heredoc:
     body: str
     expands: bool
@@ -98,7 +100,7 @@ class Heredoc:
     nested: list[Script] = field(default_factory=list)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Redirect:
     op: str
     """``>``, ``>>``, ``>|``, ``<``, ``<>``, ``&>``, ``&>>``, ``>&``, ``<&``, ``<<``, ``<<-``, ``<<<``."""
@@ -113,20 +115,20 @@ class Redirect:
         return self.op in (">", ">>", ">|", "<>", "&>", "&>>", ">&")
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Assignment:
     name: str
     value: Word
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Simple:
     assignments: list[Assignment]
     words: list[Word]
     redirects: list[Redirect]
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Compound:
     kind: str
     """``subshell``, ``group``, ``if``, ``while``, ``until``, ``for``, ``case``, ``function``, ``arith``, ``test``."""
@@ -141,13 +143,13 @@ class Compound:
 Command = Simple | Compound
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Pipeline:
     commands: list[Command]
     negated: bool = False
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class AndOr:
     pipelines: list[Pipeline]
     ops: list[str] = field(default_factory=list)
@@ -155,6 +157,6 @@ class AndOr:
     background: bool = False
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Script:
     items: list[AndOr] = field(default_factory=list)

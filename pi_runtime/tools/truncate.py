@@ -8,8 +8,9 @@ A single trailing newline is treated as a terminator, not as an extra empty line
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Literal
+
+from ..records import record
 
 DEFAULT_MAX_LINES = 2000
 DEFAULT_MAX_BYTES = 50 * 1024
@@ -19,7 +20,7 @@ GREP_MAX_LINE_LENGTH = 500
 _UNLIMITED = 1 << 62
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class TruncationResult:
     """What a truncation kept and why; ``to_dict`` gives Pi's camelCase ``truncation`` details."""
 

@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Literal
 from urllib.parse import urljoin, urlsplit
 from weakref import WeakKeyDictionary
 
+from ...records import record
 from ._proxy import Proxy, ProxyConfigError, proxy_for
 from ._tls import tls_context
 
@@ -53,7 +54,7 @@ class ProtocolCut(HTTPError):
     """The server closed the connection before the body was complete."""
 
 
-@dataclass
+@record
 class Response:
     status: int
     headers: dict[str, str]
@@ -259,7 +260,7 @@ async def _read_head(conn: _Connection, timeout: float | None) -> tuple[int, dic
     return int(parts[1]), headers, buf
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class _Target:
     scheme: str
     host: str

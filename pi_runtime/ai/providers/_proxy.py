@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import base64
 import os
-from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
+from ...records import record
 
-@dataclass(frozen=True)
+
+@record(frozen=True)
 class Proxy:
     host: str
     port: int

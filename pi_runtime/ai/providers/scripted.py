@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from ...records import record
 from ..abort import sleep_or_abort
 from ..builder import MessageBuilder
 from ..events import AssistantMessageEvent
@@ -28,18 +29,18 @@ from ..types import Context, Model, ModelCost, TextContent, ThinkingContent, Too
 API = "scripted"
 
 
-@dataclass
+@record
 class ScriptedText:
     text: str
 
 
-@dataclass
+@record
 class ScriptedThinking:
     thinking: str
     signature: str | None = None
 
 
-@dataclass
+@record
 class ScriptedToolCall:
     name: str
     arguments: dict[str, Any]
@@ -49,7 +50,7 @@ class ScriptedToolCall:
 ScriptedBlock = ScriptedText | ScriptedThinking | ScriptedToolCall
 
 
-@dataclass
+@record
 class ScriptedResponse:
     blocks: list[ScriptedBlock] = field(default_factory=list)
     stop_reason: str | None = None

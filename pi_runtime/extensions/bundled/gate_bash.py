@@ -20,8 +20,9 @@ import os
 import re
 import shlex
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from ...records import record
 from ...tools.shell_parse import parse
 from ...tools.shell_syntax import (
     AndOr,
@@ -53,7 +54,7 @@ class Risky(Exception):
     """Raised at the first risky thing found; its message is the reason shown to the user."""
 
 
-@dataclass
+@record
 class Scope:
     """What the shell knows at a point of the command: variables and possible directories."""
 
@@ -70,7 +71,7 @@ class Scope:
         return Scope(dict(self.variables), self.cwds, None, set(self.functions), self.dotglob)
 
 
-@dataclass
+@record
 class Invocation:
     """One command about to run, as a rule sees it."""
 
