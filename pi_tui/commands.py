@@ -239,14 +239,14 @@ async def _reload(app: PiApp, session: SessionPort, arg: str) -> None:
 
 @command("mcp", "Show MCP servers, their state and tools")
 async def _mcp(app: PiApp, session: SessionPort, arg: str) -> None:
-    from pi_runtime.frontend import agent_dir, mcp_manager_for
+    from pi_runtime.frontend import mcp_manager_for
 
     from .screens.mcp_screen import McpScreen
 
     manager = mcp_manager_for(session)
     if manager is None:
         await app.transcript.add_notice(
-            f"No MCP servers configured. Add them to {agent_dir() / 'mcp.json'} or .pi/mcp.json "
+            f"No MCP servers configured. Add them to {app.agent_dir / 'mcp.json'} or .pi/mcp.json "
             "(pi mcp add), then restart pi.")
         return
     app.push_screen(McpScreen(manager))

@@ -8,8 +8,12 @@ auth.json (Anthropic and OpenAI keys), so the model list is the same on every ma
 
 from __future__ import annotations
 
+import html
 import json
 import os
+import re
+import shutil
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -46,14 +50,29 @@ def make_app(scene: Scene, agent_dir: str | None = None) -> tuple[Any, Any]:
                                 "openai": {"type": "api_key", "key": "sk-o"}}), encoding="utf-8")
     registry = ModelRegistry(Path(agent_dir) / "models.json", AuthStorage(auth), env={})
     provider = ScriptedProvider(f"screens-{scene.name}")
+    with_mcp = scene.name == "cmd_mcp"
+    if with_mcp:
+        _write_mcp_config(Path(agent_dir))
     session = create_agent_session(
         cwd=str(_project()), agent_dir=agent_dir, model=provider.model("claude-sonnet-4-5", name="Claude Sonnet 4.5"),
         session_manager=SessionManager.in_memory(), model_registry=registry,
         settings=SettingsManager.in_memory({"compaction": {"enabled": False, "keepRecentTokens": 50}}),
+        mcp=with_mcp,
     )
     app = create_app(session, static=True, agent_dir=agent_dir)
     SCENE_PROVIDERS[app] = provider
     return app, provider
+
+
+def _write_mcp_config(agent_dir: Path) -> None:
+    """Three servers for the /mcp scene: a real one (PyPI's mcp-server-time), a broken one, an off one."""
+    beside = Path(sys.executable).parent / "mcp-server-time"
+    time_server = str(beside) if beside.exists() else shutil.which("mcp-server-time") or "mcp-server-time"
+    (agent_dir / "mcp.json").write_text(json.dumps({"mcpServers": {
+        "time": {"command": time_server, "args": ["--local-timezone", "UTC"]},
+        "tickets": {"command": "/opt/tickets/bin/mcp-tickets"},
+        "browser": {"command": "npx", "args": ["-y", "browser-mcp"], "enabled": False},
+    }}), encoding="utf-8")
 
 
 async def command(pilot: Any, text: str, wait: float = 0.2) -> None:
@@ -140,6 +159,17 @@ async def search(pilot: Any) -> None:
     await pilot.pause(0.2)
 
 
+async def mcp(pilot: Any) -> None:
+    await command(pilot, "/mcp")
+    app = pilot.app
+    for _ in range(100):  # the real server takes a moment to start and list its tools
+        if "time: connected" in html.unescape(re.sub(r"<[^>]+>", "", app.export_screenshot())).replace("\xa0", " "):
+            break
+        await pilot.pause(0.1)
+    await pilot.press("down")
+    await pilot.pause(0.2)
+
+
 async def thinking(pilot: Any) -> None:
     await command(pilot, "/thinking")
 
@@ -154,6 +184,7 @@ SCENES = [
     Scene("cmd_scoped_models", (120, 36), scoped_models),
     Scene("cmd_search", (120, 36), search),
     Scene("cmd_thinking", (100, 30), thinking),
+    Scene("cmd_mcp", (110, 30), mcp),
 ]
 
 

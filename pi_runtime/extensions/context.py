@@ -63,6 +63,15 @@ class ExtensionContext:
         """The path of the extension this context belongs to."""
         return self._extension.path if self._extension else None
 
+    @property
+    def agent_dir(self) -> str:
+        """The session's agent dir (where settings, auth.json, mcp.json and sessions live)."""
+        if self._runner.agent_dir is not None:
+            return self._runner.agent_dir
+        from ..paths import agent_dir
+
+        return str(agent_dir())
+
     def is_project_trusted(self) -> bool:
         """Whether project-local resources (``.pi/``) were allowed for this session."""
         return self._runner.project_trusted

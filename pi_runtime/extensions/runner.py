@@ -72,8 +72,11 @@ class ExtensionRunner:
         mode: str = "sdk",
         project_trusted: bool = True,
         handler_timeout: float | None = DEFAULT_TIMEOUT,
+        agent_dir: str | None = None,
     ) -> None:
         self.cwd = cwd
+        self.agent_dir = agent_dir
+        """The session's agent dir (None: the process default, ``PI_CODING_AGENT_DIR`` or ``~/.pi/agent``)."""
         self.settings = settings
         self.mode = mode
         self.project_trusted = project_trusted
@@ -172,7 +175,7 @@ class ExtensionRunner:
         **kwargs: Any,
     ) -> ExtensionRunner:
         """Create a runner and load every extension found for ``cwd`` (see :mod:`.loader`)."""
-        runner = cls(cwd=cwd, **kwargs)
+        runner = cls(cwd=cwd, agent_dir=agent_dir, **kwargs)
         runner.loading.discover(Discovery(cwd, agent_dir, runner.settings, runner.project_trusted, list(paths),
                                           no_extensions))
         return runner

@@ -48,7 +48,6 @@ def manager_for_bus(bus: Any) -> McpManager | None:
 def extension(pi: Any) -> None:
     """Serve the session's MCP servers (see the module docstring)."""
     from .. import __version__
-    from ..paths import agent_dir
 
     tool_filter = _tool_filter
     state: dict[str, McpManager | None] = {"manager": None}
@@ -63,9 +62,9 @@ def extension(pi: Any) -> None:
             from . import has_config
 
             trusted = ctx.is_project_trusted()
-            if not has_config(agent_dir(), ctx.cwd, trusted):
+            if not has_config(ctx.agent_dir, ctx.cwd, trusted):
                 return
-            manager = McpManager.load(ctx.cwd, agent_dir(), project_trusted=trusted, tool_filter=tool_filter,
+            manager = McpManager.load(ctx.cwd, ctx.agent_dir, project_trusted=trusted, tool_filter=tool_filter,
                                       version=__version__)
             manager.on_tools = register
             state["manager"] = manager

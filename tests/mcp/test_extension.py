@@ -30,7 +30,8 @@ async def test_tools_appear_reload_rereads_mcp_json_and_dispose_stops_servers(tm
     agent, project = tmp_path / "agent", tmp_path / "project"
     agent.mkdir()
     project.mkdir()
-    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(agent))
+    # The session's agent_dir wins over the process default (an SDK session in another dir).
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "elsewhere"))
     first, second = uuid.uuid4().hex, uuid.uuid4().hex
     write_servers(agent, {"time": {"command": time_server, "env": {MARKER: first}}})
     provider = ScriptedProvider(f"mcp-ext-{uuid.uuid4().hex[:6]}")
