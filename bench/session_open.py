@@ -111,7 +111,7 @@ def main() -> None:
     print(f"open (read + parse + index):  {r['open'] * 1000:7.1f} ms")
     print(f"build_session_context():      {r['context'] * 1000:7.1f} ms   ({r['messages']} messages on the path)")
     print(f"  open + context:             {(r['open'] + r['context']) * 1000:7.1f} ms   (goal < 300 ms)")
-    print(f"validate all into pydantic:   {r['validate'] * 1000:7.1f} ms   (first read of ctx.messages)")
+    print(f"validate all into objects:    {r['validate'] * 1000:7.1f} ms   (first read of ctx.messages)")
     print(f"  open + context + validate:  {(r['open'] + r['context'] + r['validate']) * 1000:7.1f} ms")
     print(f"process max RSS (validated):  {r['max_rss_mb']:7.1f} MB   (goal < 150 MB)")
     print(f"peak Python allocations:      {t['peak_context_mb']:7.1f} MB after open + context, "

@@ -20,16 +20,12 @@ def main(argv: list[str] | None = None) -> int:
         print(__version__)
         return 0
     import gc
-    import os
 
     # Start-up creates tens of thousands of long-lived objects (modules, classes, the model
     # catalogue) and no garbage worth a collection; each collection on the way rescans them
     # all (~25 ms of a 0.25 s run). cli_main turns the collector back on, with what was loaded
     # frozen, before a mode runs.
     gc.disable()
-    # pydantic looks for plugins through importlib.metadata on first use (~30 ms); pi has none.
-    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
-    _known_no_plugins()
     if args and args[0] in _SUBCOMMANDS:
         import importlib
 
@@ -38,24 +34,6 @@ def main(argv: list[str] | None = None) -> int:
     from .cli_main import run
 
     return run(args)
-
-
-def _known_no_plugins() -> None:
-    """Answer pydantic's plugin question without importing importlib.metadata (~12 ms).
-
-    pydantic's loader imports it at module level and only then reads PYDANTIC_DISABLE_PLUGINS;
-    with every plugin disabled its answer is known to be "none", which is all this loader
-    gives. When the variable says anything else, pydantic's own loader runs.
-    """
-    import os
-
-    if os.environ.get("PYDANTIC_DISABLE_PLUGINS") != "__all__" or "pydantic.plugin._loader" in sys.modules:
-        return
-    import types
-
-    loader = types.ModuleType("pydantic.plugin._loader", "No pydantic plugins (PYDANTIC_DISABLE_PLUGINS=__all__).")
-    loader.get_plugins = tuple  # type: ignore[attr-defined]  # a module's attribute set at run time
-    sys.modules[loader.__name__] = loader
 
 
 if __name__ == "__main__":

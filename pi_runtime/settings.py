@@ -22,14 +22,13 @@ import tempfile
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import ValidationError
-from pydantic.alias_generators import to_camel
-
 from pi_runtime.config_files import ConfigFileError, read_config_text
 from pi_runtime.paths import PROJECT_DIR_NAME
 from pi_runtime.paths import agent_dir as default_agent_dir
 from pi_runtime.settings_model import GLOBAL_ONLY_KEYS, Settings
 from pi_runtime.settings_validation import SettingsWarning, apply_legacy, clean_settings, deep_merge
+
+from .jsonmodel import ValidationError, to_camel
 
 Scope = Literal["global", "project"]
 SETTINGS_FILE = "settings.json"

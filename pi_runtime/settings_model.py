@@ -1,4 +1,4 @@
-"""The shape of ``settings.json``: Pi's keys, types and defaults as pydantic models.
+"""The shape of ``settings.json``: Pi's keys, types and defaults as typed models.
 
 Field names are snake_case in Python and camelCase on disk (``reserveTokens``), exactly as in
 Pi's ``settings.schema.json``. Unknown keys are kept (``extra="allow"``) so a file written by a
@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
-from pydantic.alias_generators import to_camel
+from .jsonmodel import ConfigDict, Field, JsonModel, to_camel
 
 ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
 QueueMode = Literal["all", "one-at-a-time"]
@@ -30,16 +29,10 @@ GLOBAL_ONLY_KEYS = frozenset(
 )
 
 
-class SettingsModel(BaseModel):
+class SettingsModel(JsonModel):
     """Base for every settings object: camelCase on disk, strict, unknown keys kept."""
 
-    model_config = ConfigDict(
-        alias_generator=to_camel,
-        populate_by_name=True,
-        extra="allow",
-        strict=True,
-        defer_build=True,
-    )
+    model_config = ConfigDict(alias_generator=to_camel, extra="allow", strict=True)
 
 
 class CompactionModelOverride(SettingsModel):
@@ -328,7 +321,7 @@ class Settings(SettingsModel):
 
 
 
-def field_docs(model: type[BaseModel]) -> dict[str, str]:
+def field_docs(model: type[JsonModel]) -> dict[str, str]:
     """The attribute docstring of each field of ``model`` (read from source, on demand).
 
     Kept out of the model config: extracting them at import cost ~80 ms of start-up, and
@@ -340,7 +333,7 @@ def field_docs(model: type[BaseModel]) -> dict[str, str]:
 
     docs: dict[str, str] = {}
     for cls in reversed(model.__mro__):
-        if not (isinstance(cls, type) and issubclass(cls, BaseModel)) or cls is BaseModel:
+        if not (isinstance(cls, type) and issubclass(cls, JsonModel)) or cls is JsonModel:
             continue
         try:
             tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))

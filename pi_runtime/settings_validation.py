@@ -10,10 +10,9 @@ import copy
 import json
 from typing import Any
 
-from pydantic import ValidationError
-
 from pi_runtime.settings_model import Settings
 
+from .jsonmodel import ValidationError
 from .records import record
 
 _MAX_CLEAN_PASSES = 64

@@ -115,3 +115,34 @@ def test_the_public_face_loads_lazily_and_its_events_are_light():
         """
     )
     assert loaded == ""
+
+
+def test_a_print_mode_answer_loads_no_pydantic(tmp_path):
+    # pydantic cost ~70 ms of a 0.18 s ``pi -p`` (import plus validator builds); pi's own
+    # types are jsonmodel classes, so only an extension or MCP server that uses it pays.
+    loaded = run_python(
+        f"""
+        import io, json, os, sys, contextlib
+        from pathlib import Path
+        from pi_runtime.testing.loopback import LoopbackServer, Reply
+
+        def reply(request):
+            chunk = {{"id": "c", "object": "chat.completion.chunk", "model": "m",
+                     "choices": [{{"index": 0, "delta": {{"content": "hello"}}, "finish_reason": "stop"}}]}}
+            return Reply.sse([chunk, "[DONE]"])
+
+        agent = Path({str(tmp_path)!r})
+        with LoopbackServer(reply) as server:
+            models = {{"providers": {{"t": {{"baseUrl": server.url + "/v1", "api": "openai-completions",
+                                           "apiKey": "k", "models": [{{"id": "m"}}]}}}}}}
+            (agent / "models.json").write_text(json.dumps(models))
+            os.environ.update(PI_CODING_AGENT_DIR=str(agent), PI_OFFLINE="1")
+            from pi_runtime.cli import main
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                code = main(["-p", "hi", "--no-session", "--model", "t/m"])
+        heavy = sorted(m for m in sys.modules if m.split(".")[0] in ("pydantic", "pydantic_core"))
+        print(code, out.getvalue().strip(), ",".join(heavy) or "-")
+        """
+    )
+    assert loaded.split(" ") == ["0", "hello", "-"]

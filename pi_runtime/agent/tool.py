@@ -1,4 +1,4 @@
-"""What a tool is: a pydantic parameter model, an ``execute`` coroutine and a result.
+"""What a tool is: a parameter model (``JsonModel`` or pydantic), an ``execute`` coroutine and a result.
 
 ``execute`` raises on failure (any exception); the agent loop turns that into a
 ``toolResult`` with ``isError: true`` whose text is the exception message. ``content`` goes
@@ -11,17 +11,16 @@ from collections.abc import Awaitable, Callable
 from dataclasses import field
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict
-
 from ..ai.abort import AbortSignal
 from ..ai.types import ImageContent, TextContent, Tool
+from ..jsonmodel import ConfigDict, JsonModel
 from ..records import record
 
 
-class ToolParams(BaseModel):
+class ToolParams(JsonModel):
     """Base for tool parameter models: unknown arguments are rejected, names as the model sends them."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid")
 
 
 @record
@@ -57,7 +56,8 @@ class AgentTool:
     label: ClassVar[str] = ""
     """Human-readable name for front ends."""
     description: ClassVar[str] = ""
-    Params: ClassVar[type[BaseModel]] = ToolParams
+    Params: ClassVar[type[Any]] = ToolParams
+    """A ``ToolParams`` subclass, or any pydantic model (extensions may bring their own)."""
     execution_mode: ClassVar[Literal["parallel", "sequential"] | None] = None
     """``sequential`` forces the whole batch containing this tool to run one by one."""
 
@@ -88,7 +88,7 @@ class FunctionTool(AgentTool):
         self,
         name: str,
         description: str,
-        params: type[BaseModel],
+        params: type[Any],
         fn: Callable[..., Awaitable[ToolResult]],
         label: str = "",
         execution_mode: Literal["parallel", "sequential"] | None = None,

@@ -1,6 +1,6 @@
 """Running one assistant message's tool calls.
 
-Per call: find the tool (unknown → error result), validate the arguments with its pydantic
+Per call: find the tool (unknown → error result), validate the arguments with its parameter
 model, ask the ``before_tool_call`` hook (it may block with a reason), execute with the
 run's abort signal and an update callback, then let ``after_tool_call`` adjust the result.
 A failing tool becomes an ``isError`` result; nothing here raises into the loop.
@@ -20,8 +20,6 @@ import json
 import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
-
-from pydantic import ValidationError
 
 from ..ai.types import AssistantMessage, TextContent, ToolCall, ToolResultMessage
 from ..records import record
@@ -87,9 +85,15 @@ def _error(text: str) -> ToolResult:
     return ToolResult(content=[TextContent(text=text)], details={})
 
 
-def format_validation_error(tool: AgentTool, exc: ValidationError, args: Any) -> str:
+def format_validation_error(tool: AgentTool, exc: ValueError, args: Any) -> str:
+    """The text the model gets back for arguments its tool's parameter model refused.
+
+    ``exc`` is a ``jsonmodel`` or pydantic ``ValidationError`` (an extension's own pydantic
+    params); both list their problems through ``errors()``.
+    """
     lines = [f'Validation failed for tool "{tool.name}":']
-    for err in exc.errors():
+    errors = exc.errors() if callable(getattr(exc, "errors", None)) else [{"msg": str(exc)}]  # type: ignore[attr-defined]
+    for err in errors:
         where = ".".join(str(p) for p in err.get("loc", ())) or "(root)"
         lines.append(f"  - {where}: {err.get('msg')}")
     lines.append("")
@@ -162,7 +166,7 @@ class ToolBatch:
             return _Outcome(call, _error(f"Tool {call.name} not found"), True)
         try:
             params = tool.Params.model_validate(call.arguments)
-        except ValidationError as exc:
+        except ValueError as exc:  # both ValidationErrors are ValueErrors
             return _Outcome(call, _error(format_validation_error(tool, exc, call.arguments)), True)
         hook = self.agent.before_tool_call
         if hook is not None:

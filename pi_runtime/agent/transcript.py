@@ -1,6 +1,6 @@
 """``Transcript``: the agent's messages, whose stored part stays as wire dicts until needed.
 
-Resuming a long session used to validate every stored message into pydantic objects before
+Resuming a long session used to validate every stored message into typed objects before
 the first request (0.1 s for 20,000 messages), although a ``pi -p`` run only sends them. A
 Transcript holds the messages read from the session file as their wire dicts, plus the
 messages added since as objects. Whatever reads it as a sequence of messages (iteration,

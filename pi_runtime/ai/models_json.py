@@ -21,21 +21,17 @@ from dataclasses import field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from pydantic.alias_generators import to_camel
-
 from ..config_files import ConfigFileError, read_config_text
+from ..jsonmodel import ConfigDict, Field, JsonModel, ValidationError, to_camel
 from ..records import record
 
 
-class _Strict(BaseModel):
+class _Strict(JsonModel):
     # Strict: "128000" for a number or "true" for a boolean is a mistake worth reporting,
     # not something to coerce silently. Unknown fields are kept (newer Pi versions).
     # Validators are built on first use: a file without overrides or costs never needs
     # theirs, and the bases are never validated themselves.
-    model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, strict=True, extra="allow", defer_build=True
-    )
+    model_config = ConfigDict(alias_generator=to_camel, strict=True, extra="allow")
 
 
 Headers = dict[str, str]
@@ -177,7 +173,7 @@ def _loc(parts: tuple[Any, ...]) -> str:
 
 
 def _describe(exc: ValidationError, prefix: str) -> list[str]:
-    # Only the location and pydantic's message: never ``input``, which may hold a key.
+    # Only the location and the message: never ``input``, which may hold a key.
     out = []
     for err in exc.errors(include_url=False, include_input=False):
         loc = _loc(tuple(err["loc"]))

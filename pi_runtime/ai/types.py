@@ -3,7 +3,7 @@
 Field names are camelCase on the wire (Pi's JSON) and snake_case in Python. Unknown fields
 are kept (``extra="allow"``) so a message written by a newer Pi survives a round trip.
 Assignment is not validated: providers mutate one live message while streaming and that
-must stay cheap.
+must stay cheap. The base is ``pi_runtime.jsonmodel`` (pydantic's API, without its import).
 """
 
 from __future__ import annotations
@@ -12,49 +12,17 @@ import functools
 import time
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, TypeAdapter
-from pydantic.alias_generators import to_camel
+from ..jsonmodel import ConfigDict, Discriminator, Field, JsonModel, Tag, TypeAdapter, to_camel
 
 
-class WireModel(BaseModel):
+class WireModel(JsonModel):
     """Base for everything that is serialised to Pi's JSON."""
 
-    model_config = ConfigDict(
-        alias_generator=to_camel,
-        populate_by_name=True,
-        extra="allow",
-        arbitrary_types_allowed=True,
-        ser_json_inf_nan="constants",
-        # Validators are built on first use: a run never touches most message and entry
-        # classes, and building them all at import cost ~0.2 s of start-up.
-        defer_build=True,
-    )
+    model_config = ConfigDict(alias_generator=to_camel, extra="allow")
 
     def to_wire(self) -> dict[str, Any]:
         """The JSON-ready dict in Pi's shape (camelCase, unset optionals left out)."""
-        try:
-            return self.model_dump(by_alias=True, exclude_none=True, mode="json")
-        except ValueError:
-            # pydantic stops at a fixed depth; tool arguments a model nested thousands deep (Pi
-            # writes them) are plain JSON already, so they are taken as they are.
-            return self._wire_by_hand()
-
-    def _wire_by_hand(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for name, info in type(self).model_fields.items():
-            value = getattr(self, name)
-            if value is not None:
-                out[info.alias or name] = _plain(value)
-        out.update({k: v for k, v in (self.__pydantic_extra__ or {}).items() if v is not None})
-        return out
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, WireModel):
-        return value._wire_by_hand()
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value  # dicts here are raw JSON (tool arguments, details)
+        return self.model_dump(by_alias=True, exclude_none=True, mode="json")
 
 
 def now_ms() -> int:

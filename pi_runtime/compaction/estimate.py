@@ -20,7 +20,7 @@ CHARS_PER_TOKEN = 4
 
 
 def as_dict(message: Any) -> dict[str, Any]:
-    """A message as its wire dict (pydantic messages are converted)."""
+    """A message as its wire dict (typed messages are converted)."""
     if isinstance(message, dict):
         return message
     return message.to_wire()

@@ -1,6 +1,6 @@
 """The compaction settings in force for one model: the one shape compaction code reads.
 
-``settings.json`` holds them in its ``compaction`` block (the pydantic ``Settings.compaction``);
+``settings.json`` holds them in its ``compaction`` block (``Settings.compaction``);
 :meth:`CompactionSettings.for_model` resolves that block for the model in use, applying Pi's
 per-model ``modelOverrides`` (each token value falls back on its own to the ordinary setting).
 """

@@ -310,12 +310,11 @@ class AgentHooks:
 
 def _apply_input(params: Any, new_input: dict[str, Any]) -> str | None:
     """Validate changed arguments and copy them onto the params the tool receives; the problem, if any."""
-    from pydantic import ValidationError
-
     try:
         validated = type(params).model_validate(new_input)
-    except ValidationError as exc:
-        return f"the arguments changed by tool_call handlers are invalid: {exc.errors()[0].get('msg')}"
+    except ValueError as exc:  # a jsonmodel or pydantic ValidationError
+        errors = exc.errors() if callable(getattr(exc, "errors", None)) else [{"msg": str(exc)}]  # type: ignore[attr-defined]
+        return f"the arguments changed by tool_call handlers are invalid: {errors[0].get('msg')}"
     for name in type(validated).model_fields:
         setattr(params, name, getattr(validated, name))
     return None

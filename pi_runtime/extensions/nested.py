@@ -69,8 +69,6 @@ class NestedCalls:
     async def execute(self, parent_id: str, name: str, args: dict[str, Any] | None = None, *, signal: Any = None,
                       on_update: Callable[[Any], None] | None = None) -> NestedToolResult:
         """Run tool ``name`` with ``args`` on behalf of the call ``parent_id``."""
-        from pydantic import ValidationError
-
         from ..agent.tool_exec import BeforeToolCallResult, format_validation_error
 
         self._counts[parent_id] = self._counts.get(parent_id, 0) + 1
@@ -85,7 +83,7 @@ class NestedCalls:
                 return await self._end(call_id, name, NestedToolResult(_text(f"Tool {name} not found"), None, True))
             try:
                 params = tool.Params.model_validate(args)
-            except ValidationError as exc:
+            except ValueError as exc:  # a jsonmodel or pydantic ValidationError
                 return await self._end(call_id, name, NestedToolResult(_text(format_validation_error(tool, exc, args)),
                                                                        None, True))
             decision = await self._hooks.check_call(name, call_id, args, params, BeforeToolCallResult)

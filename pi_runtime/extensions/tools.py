@@ -17,8 +17,6 @@ import inspect
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel
-
 from ..agent.tool import AgentTool, ToolError, ToolParams, ToolResult
 from ..ai.types import ImageContent, TextContent
 from .dispatch import EscapeAttempt, contained, describe_escape, positional_count
@@ -118,7 +116,7 @@ class ExtensionTool(AgentTool):
         *,
         name: str,
         description: str,
-        params: type[BaseModel] | None,
+        params: type[Any] | None,
         execute: Callable[..., Any],
         label: str = "",
         prompt_snippet: str | None = None,

@@ -8,7 +8,7 @@
 - the scripted provider for demos, screenshots and tests.
 
 Names are loaded on first use, so importing this package costs nothing at start-up: the app
-paints its first frame before the kernel (pydantic, httpx) is imported.
+paints its first frame before the kernel is imported.
 """
 
 from __future__ import annotations

@@ -16,11 +16,10 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
-
 from ..agent.tool import AgentTool, ToolError, ToolResult
 from ..ai.abort import AbortSignal
 from ..ai.types import TextContent
+from ..jsonmodel import ConfigDict, Field, JsonModel
 from .connection import McpConnection
 from .content import block_content, limit_content
 from .tools import cancellable
@@ -35,14 +34,14 @@ _PAGE_CAP = 100
 Servers = Callable[[], list[McpConnection]]
 
 
-class ListParams(BaseModel):
+class ListParams(JsonModel):
     model_config = ConfigDict(extra="forbid")
     server: str | None = Field(None, description="MCP server name. Omit to list every server with resources.")
     cursor: str | None = Field(
         None, description="Opaque cursor from a previous call with the same server; omit for the first page.")
 
 
-class ReadParams(BaseModel):
+class ReadParams(JsonModel):
     model_config = ConfigDict(extra="forbid")
     server: str = Field(description=(
         "MCP server name exactly as configured. Must match the 'server' field returned by list_mcp_resources."))

@@ -15,11 +15,10 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-
 from ..agent.tool import AgentTool, ToolError, ToolResult
 from ..ai.abort import AbortSignal
 from ..ai.types import TextContent
+from ..jsonmodel import ConfigDict, JsonModel
 from .connection import McpConnection
 from .content import result_content
 
@@ -28,7 +27,7 @@ MAX_TOOL_NAME = 64
 ANNOTATION_HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 
 
-class McpArguments(BaseModel):
+class McpArguments(JsonModel):
     """Whatever object the model sends; the server checks it against its own schema."""
 
     model_config = ConfigDict(extra="allow")
@@ -112,7 +111,7 @@ class McpTool(AgentTool):
     async def execute(self, call_id: str, params: Any, signal: AbortSignal | None, on_update: Any) -> ToolResult:
         if self.withdrawn:
             raise ToolError(f'MCP server "{self.server}" no longer offers the tool {self.tool}')
-        arguments = params.model_dump() if isinstance(params, BaseModel) else dict(params or {})
+        arguments = params.model_dump() if isinstance(params, JsonModel) else dict(params or {})
         details: dict[str, Any] = {"server": self.server, "tool": self.tool}
 
         async def progress(value: float, total: float | None, message: str | None) -> None:

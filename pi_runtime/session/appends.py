@@ -30,7 +30,7 @@ class EntryAppends:
         raise NotImplementedError
 
     def append_message(self, message: Any) -> str:
-        """Append an ``AgentMessage`` (pydantic object or wire dict). Returns the entry id."""
+        """Append an ``AgentMessage`` (typed object or wire dict). Returns the entry id."""
         return self._append("message", {"message": _wire(message)})
 
     def append_model_change(self, provider: str, model_id: str) -> str:

@@ -15,7 +15,7 @@ cost is proportional to the path, not to the file. On that path:
 - the model in force is the latest ``model_change`` or assistant message on the path, the
   thinking level the latest ``thinking_level_change`` (``off`` when there is none).
 
-Only the path's messages are ever validated into pydantic objects, in one batch, the first
+Only the path's messages are ever validated into typed objects, in one batch, the first
 time ``SessionContext.messages`` is read; ``message_dicts`` gives the wire dicts without that
 cost (what a picker preview or a token estimate needs).
 """

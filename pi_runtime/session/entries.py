@@ -1,7 +1,7 @@
 """Typed views of the lines in a session file (Pi's session format, version 3).
 
 The store keeps every line as the JSON dict it was read from, so an entry type or field this
-version does not know is written back exactly as it came. These pydantic models are the typed
+version does not know is written back exactly as it came. These models (``pi_runtime.jsonmodel``) are the typed
 view callers get from ``SessionManager.get_entry()`` and friends: ``parse_entry`` turns a dict
 into the matching class (``UnknownEntry`` for types it does not know) and ``entry_to_wire``
 turns a model back into Pi's JSON shape.
@@ -14,9 +14,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, Literal
 
-from pydantic import Field
-
 from ..ai.types import AgentMessage, UserContent, WireModel, message_list_adapter
+from ..jsonmodel import Field
 
 CURRENT_SESSION_VERSION = 3
 
@@ -190,7 +189,7 @@ def parse_entry(data: dict[str, Any]) -> SessionEntry:
     kind = data.get("type")
     cls = _CLASSES.get(kind, UnknownEntry) if isinstance(kind, str) else UnknownEntry
     try:
-        return cls.model_validate(data)  # type: ignore[return-value]  # each class is a member of the union
+        return cls.model_validate(data)
     except ValueError:
         return UnknownEntry.model_validate(data)
 

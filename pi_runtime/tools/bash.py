@@ -15,11 +15,10 @@ import os
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from pydantic import Field
-
 from ..agent.tool import AgentTool, ToolError, ToolParams, ToolResult, UpdateCallback
 from ..ai.abort import AbortSignal
 from ..ai.types import TextContent
+from ..jsonmodel import Field
 from ..records import record
 from .operations import ShellExit, ShellOperations
 from .output import OutputCollector, truncation_notice

@@ -14,10 +14,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
-
 from ..agent.tool import ToolError, ToolParams, ToolResult
 from ..ai.abort import AbortSignal
+from ..jsonmodel import ConfigDict, Field, JsonModel
 from .edit_diff import unified_edit_diff
 from .edit_match import apply_edits
 from .file_mutation import FileMutationTool, checkpoint
@@ -56,10 +55,10 @@ def _read_bounded(ops: FileOperations, path: str, shown_path: str, signal: Abort
             parts.append(chunk)
 
 
-class EditItem(BaseModel):
+class EditItem(JsonModel):
     """One replacement. Extra fields a model invents are ignored rather than rejected."""
 
-    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+    model_config = ConfigDict(extra="ignore")
     old_text: str = Field(
         alias="oldText",
         description="Exact text for one targeted replacement. It must be unique in the original "
@@ -77,9 +76,9 @@ class EditParams(ToolParams):
         "changes touch the same block or nearby lines, merge them into one edit instead.",
     )
 
-    @model_validator(mode="before")
     @classmethod
-    def _fold_legacy(cls, data: Any) -> Any:
+    def prepare_input(cls, data: Any) -> Any:
+        """Fold the legacy forms (one ``oldText``/``newText`` pair, ``edits`` as a JSON string)."""
         if not isinstance(data, dict):
             return data
         data = dict(data)

@@ -12,10 +12,9 @@ import asyncio
 import os
 from contextlib import aclosing
 
-from pydantic import Field
-
 from ..agent.tool import AgentTool, ToolError, ToolParams, ToolResult, UpdateCallback
 from ..ai.abort import AbortSignal
+from ..jsonmodel import Field
 from .operations import find_ripgrep
 from .paths import resolve_to_cwd
 from .ripgrep import BASE_ARGS, RipgrepRun

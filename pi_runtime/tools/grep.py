@@ -17,10 +17,9 @@ from collections import deque
 from collections.abc import Iterator
 from contextlib import aclosing
 
-from pydantic import Field
-
 from ..agent.tool import AgentTool, ToolError, ToolParams, ToolResult, UpdateCallback
 from ..ai.abort import AbortSignal
+from ..jsonmodel import Field
 from ..records import record
 from .operations import find_ripgrep
 from .paths import resolve_to_cwd

@@ -10,10 +10,9 @@ from __future__ import annotations
 import asyncio
 import os
 
-from pydantic import Field
-
 from ..agent.tool import AgentTool, ToolError, ToolParams, ToolResult, UpdateCallback
 from ..ai.abort import AbortSignal
+from ..jsonmodel import Field
 from .operations import FileOperations, LocalFileOperations
 from .paths import resolve_to_cwd
 from .truncate import DEFAULT_MAX_BYTES, UNLIMITED_LINES, format_size, truncate_head

@@ -16,11 +16,10 @@ import asyncio
 from collections.abc import Callable
 from typing import BinaryIO, Literal
 
-from pydantic import Field
-
 from ..agent.tool import AgentTool, ToolError, ToolParams, ToolResult, UpdateCallback
 from ..ai.abort import AbortSignal
 from ..ai.types import ImageContent, TextContent
+from ..jsonmodel import Field
 from .image_resize import process_image
 from .operations import FileOperations, LocalFileOperations
 from .paths import resolve_read_path

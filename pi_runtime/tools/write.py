@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import os
 
-from pydantic import Field
-
 from ..agent.tool import ToolError, ToolParams, ToolResult
 from ..ai.abort import AbortSignal
+from ..jsonmodel import Field
 from .file_mutation import FileMutationTool, checkpoint
 from .file_write import NotRegularFileError
 

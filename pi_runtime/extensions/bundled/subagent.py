@@ -20,14 +20,13 @@ import signal as _signal
 import sys
 from typing import Any
 
-from pydantic import BaseModel, Field
-
-from ...agent.tool import ToolError, ToolResult
+from ...agent.tool import ToolError, ToolParams, ToolResult
+from ...jsonmodel import Field
 
 DEPTH_ENV = "PI_SUBAGENT_DEPTH"
 
 
-class SubagentParams(BaseModel):
+class SubagentParams(ToolParams):
     task: str = Field(description="The complete task for the subagent: it sees nothing of this conversation")
 
 

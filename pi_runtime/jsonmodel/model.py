@@ -1,0 +1,378 @@
+"""``JsonModel``: a typed object read from JSON and written back to it.
+
+Declared like a pydantic model (annotations, defaults, ``Field``, ``model_config``), with the
+subset of pydantic's API pi uses (``model_validate``, ``model_dump``, ``model_copy``,
+``model_fields``, ``model_construct``, ``model_extra``, ``model_json_schema``). Importing it
+costs nothing: pydantic took ~70 ms to import and build its validators, more than the rest of
+a ``pi -p`` run. A class is compiled (type hints resolved, validators built) the first time it
+is used, so classes a run never touches cost nothing either.
+
+Fields live in the instance ``__dict__`` and assignment is not validated: the stream builder
+grows one live message in place and that must stay cheap. Unknown keys follow
+``model_config["extra"]``: kept in ``model_extra`` and written back (``allow``), dropped
+(``ignore``) or reported (``forbid``).
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import typing
+from collections.abc import Callable, Iterator
+from typing import Any, ClassVar, Generic, TypeVar
+
+from .fields import MISSING, ConfigDict, Fail, Field, FieldInfo, ValidationError, fail
+from .validators import compile_type, identity, with_constraints
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+class _Spec:
+    __slots__ = ("extra", "fields", "keys", "order", "prepare")
+
+    def __init__(self, cls: Any) -> None:
+        config = cls.model_config
+        self.extra = config.get("extra", "ignore")
+        strict = bool(config.get("strict"))
+        generate = config.get("alias_generator")
+        hints = typing.get_type_hints(cls, include_extras=True)
+        self.fields: dict[str, FieldInfo] = {}
+        for name in _field_names(cls):
+            hint = hints[name]
+            if typing.get_origin(hint) is ClassVar:
+                continue
+            info = _declared(cls, name)
+            info.name = name
+            info.alias = info.alias or (generate(name) if generate else None)
+            info.annotation = hint
+            validate = compile_type(hint, strict)
+            if info.constraints:
+                validate = with_constraints(validate, info.constraints)
+            info.validate = validate
+            info.dump = None if _plain(hint) else _dump_value
+            self.fields[name] = info
+        # (wire key, name, info, the type whose values pass as they are): a str field given a
+        # str skips its validator call, the commonest case on a long session.
+        self.order = [(info.alias or name, name, info, _exact_type(info)) for name, info in self.fields.items()]
+        self.keys = {key for key, _, _, _ in self.order} | set(self.fields)
+        self.prepare: Callable[[Any], Any] | None = getattr(cls, "prepare_input", None)
+
+
+def _exact_type(info: FieldInfo) -> type | None:
+    hint = info.annotation
+    if info.constraints or hint not in (str, int, bool):
+        return None
+    return hint
+
+
+def _field_names(cls: type) -> list[str]:
+    names: list[str] = []
+    for klass in reversed(cls.__mro__):
+        for name in inspect.get_annotations(klass):
+            if not name.startswith("_") and name != "model_config" and name not in names:
+                names.append(name)
+    return names
+
+
+def _declared(cls: type, name: str) -> FieldInfo:
+    """A fresh FieldInfo for ``name`` from the most derived class that annotates it."""
+    for klass in cls.__mro__:
+        if name in inspect.get_annotations(klass):
+            value = klass.__dict__.get(name, MISSING)
+            break
+    if isinstance(value, FieldInfo):
+        return FieldInfo(value.default, value.default_factory, value.alias, value.description,
+                         value.discriminator, dict(value.constraints))
+    return FieldInfo(value)
+
+
+def _plain(hint: Any) -> bool:
+    """Whether values of this type are immutable scalars (dumped as they are)."""
+    if hint in _SCALARS:
+        return True
+    origin = typing.get_origin(hint)
+    if origin is typing.Literal:
+        return True
+    if origin is typing.Annotated:
+        return _plain(typing.get_args(hint)[0])
+    if origin is typing.Union or origin is _UnionType:
+        return all(_plain(arg) for arg in typing.get_args(hint))
+    return False
+
+
+_UnionType = type(int | str)
+
+
+def _dump_value(value: Any, by_alias: bool, exclude_none: bool, exclude_unset: bool) -> Any:
+    if isinstance(value, JsonModel):
+        return value.model_dump(by_alias=by_alias, exclude_none=exclude_none, exclude_unset=exclude_unset)
+    kind = type(value)
+    if kind is list or kind is tuple:
+        return [_dump_value(v, by_alias, exclude_none, exclude_unset) for v in value]
+    if kind is dict:
+        return {k: _dump_value(v, by_alias, exclude_none, exclude_unset) for k, v in value.items()}
+    return value
+
+
+@typing.dataclass_transform(kw_only_default=True, field_specifiers=(Field,))
+class _ModelMeta(type):
+    @property
+    def model_fields(cls) -> dict[str, FieldInfo]:
+        """Field name → FieldInfo (``alias``, ``default``, ``description``, ``annotation``)."""
+        return cls._jm_spec().fields  # type: ignore[attr-defined]
+
+
+class JsonModel(metaclass=_ModelMeta):
+    """Base class; see the module docstring."""
+
+    __slots__ = ("__dict__", "__pydantic_extra__", "__pydantic_fields_set__")
+    model_config: ClassVar[dict[str, Any]] = ConfigDict()
+
+    # ------------------------------------------------------------------ building
+
+    @classmethod
+    def _jm_spec(cls) -> _Spec:
+        spec = cls.__dict__.get("_jm_cache")
+        if spec is None:
+            spec = _Spec(cls)
+            cls._jm_cache = spec  # type: ignore[attr-defined]
+        return spec
+
+    @classmethod
+    def _jm_field_default(cls, name: str) -> Any:
+        """The default of field ``name`` (a union member's tag), or None."""
+        info = cls._jm_spec().fields.get(name)
+        return None if info is None or info.default is MISSING else info.default
+
+    @classmethod
+    def _jm_from_input(cls, value: Any) -> Any:
+        if isinstance(value, cls):
+            return value
+        obj = cls.__new__(cls)
+        obj._jm_fill(value)
+        return obj
+
+    def _jm_fill(self, data: Any) -> None:
+        spec = type(self)._jm_spec()
+        if spec.prepare is not None:
+            data = spec.prepare(data)
+        if not isinstance(data, dict):
+            raise fail(f"Input should be a valid dictionary or instance of {type(self).__name__}", "model_type", data)
+        values: dict[str, Any] = {}
+        fields_set: set[str] = set()
+        errors: list[Any] = []
+        seen = 0
+        for key, name, info, exact in spec.order:
+            if key in data:
+                raw = data[key]
+            elif name in data:
+                raw = data[name]
+            else:
+                if info.default_factory is not None:
+                    values[name] = info.default_factory()
+                elif info.default is MISSING:
+                    errors.append(((key,), "Field required", "missing", data))
+                else:
+                    default = info.default
+                    values[name] = default if type(default) in _SCALARS else copy.deepcopy(default)
+                continue
+            seen += 1
+            fields_set.add(name)
+            if type(raw) is exact:
+                values[name] = raw
+                continue
+            try:
+                values[name] = info.validate(raw)  # type: ignore[misc]
+            except Fail as exc:
+                errors.extend(((key, *loc), *rest) for loc, *rest in exc.items)
+        extras: dict[str, Any] | None = {} if spec.extra == "allow" else None
+        if seen < len(data):
+            for key, value in data.items():
+                if key in spec.keys:
+                    continue
+                if spec.extra == "allow":
+                    extras[key] = value  # type: ignore[index]
+                    fields_set.add(key)
+                elif spec.extra == "forbid":
+                    errors.append(((key,), "Extra inputs are not permitted", "extra_forbidden", value))
+        if errors:
+            raise Fail(errors)
+        self.__dict__ = values
+        self.__pydantic_extra__ = extras
+        self.__pydantic_fields_set__ = fields_set
+
+    def __init__(self, **data: Any) -> None:
+        try:
+            self._jm_fill(data)
+        except Fail as exc:
+            raise ValidationError(type(self).__name__, exc.items) from None
+
+    @classmethod
+    def model_validate(cls, obj: Any) -> Any:
+        """``obj`` (a dict from JSON, or an instance) as this class; raises ValidationError."""
+        try:
+            return cls._jm_from_input(obj)
+        except Fail as exc:
+            raise ValidationError(cls.__name__, exc.items) from None
+
+    @classmethod
+    def model_construct(cls, _fields_set: set[str] | None = None, **values: Any) -> Any:
+        """An instance from trusted values, without validation (missing fields get defaults)."""
+        spec = cls._jm_spec()
+        obj = cls.__new__(cls)
+        data: dict[str, Any] = {}
+        for key, name, info, _ in spec.order:
+            if name in values:
+                data[name] = values.pop(name)
+            elif key in values:
+                data[name] = values.pop(key)
+            elif info.default_factory is not None:
+                data[name] = info.default_factory()
+            elif info.default is not MISSING:
+                data[name] = info.default
+        given = set(data) if _fields_set is None else set(_fields_set)
+        obj.__dict__ = data
+        obj.__pydantic_extra__ = values if spec.extra == "allow" else None
+        obj.__pydantic_fields_set__ = given | set(values)
+        return obj
+
+    @classmethod
+    def model_json_schema(cls) -> dict[str, Any]:
+        """The JSON schema of this model (tool parameters are sent to the model this way)."""
+        from .schema import model_schema
+
+        return model_schema(cls)
+
+    @classmethod
+    def model_rebuild(cls) -> None:
+        """Drop the compiled form (after a forward reference became resolvable)."""
+        if "_jm_cache" in cls.__dict__:
+            delattr(cls, "_jm_cache")
+
+    # ------------------------------------------------------------------ reading back
+
+    @property
+    def model_extra(self) -> dict[str, Any] | None:
+        return self.__pydantic_extra__
+
+    @property
+    def model_fields_set(self) -> set[str]:
+        return self.__pydantic_fields_set__
+
+    def model_dump(
+        self,
+        *,
+        by_alias: bool = False,
+        exclude_none: bool = False,
+        exclude_unset: bool = False,
+        mode: str = "python",
+    ) -> dict[str, Any]:
+        """The fields (and kept unknown keys) as plain dicts and lists, nested models included."""
+        out: dict[str, Any] = {}
+        values = self.__dict__
+        fields_set = self.__pydantic_fields_set__ if exclude_unset else None
+        for key, name, info, _ in type(self)._jm_spec().order:
+            if fields_set is not None and name not in fields_set:
+                continue
+            value = values.get(name)
+            if value is None and exclude_none:
+                continue
+            if info.dump is not None:
+                try:
+                    value = info.dump(value, by_alias, exclude_none, exclude_unset)
+                except RecursionError:
+                    pass  # raw JSON nested thousands deep (tool arguments Pi wrote): kept as it is
+            out[key if by_alias else name] = value
+        for key, value in (self.__pydantic_extra__ or {}).items():
+            if value is None and exclude_none:
+                continue
+            out[key] = _dump_value(value, by_alias, exclude_none, exclude_unset)
+        return out
+
+    def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False) -> Any:
+        """A copy, with ``update`` applied as given (not validated)."""
+        new = copy.deepcopy(self) if deep else copy.copy(self)
+        if update:
+            fields = type(self)._jm_spec().fields
+            for key, value in update.items():
+                if key in fields:
+                    new.__dict__[key] = value
+                else:
+                    if new.__pydantic_extra__ is None:
+                        new.__pydantic_extra__ = {}
+                    new.__pydantic_extra__[key] = value
+                new.__pydantic_fields_set__.add(key)
+        return new
+
+    def __copy__(self) -> Any:
+        new = type(self).__new__(type(self))
+        new.__dict__ = dict(self.__dict__)
+        extra = self.__pydantic_extra__
+        new.__pydantic_extra__ = dict(extra) if extra is not None else None
+        new.__pydantic_fields_set__ = set(self.__pydantic_fields_set__)
+        return new
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Any:
+        new = type(self).__new__(type(self))
+        memo[id(self)] = new
+        new.__dict__ = copy.deepcopy(self.__dict__, memo)
+        new.__pydantic_extra__ = copy.deepcopy(self.__pydantic_extra__, memo)
+        new.__pydantic_fields_set__ = set(self.__pydantic_fields_set__)
+        return new
+
+    def __getstate__(self) -> Any:
+        return (self.__dict__, self.__pydantic_extra__, self.__pydantic_fields_set__)
+
+    def __setstate__(self, state: Any) -> None:
+        self.__dict__, self.__pydantic_extra__, self.__pydantic_fields_set__ = state
+
+    # ------------------------------------------------------------------ dunder protocol
+
+    if not typing.TYPE_CHECKING:  # hidden from mypy, which would then accept any attribute name
+
+        def __getattr__(self, name: str) -> Any:
+            # Only reached when normal lookup failed: an unknown key kept from the input.
+            if not name.startswith("__"):
+                try:
+                    extra = self.__pydantic_extra__
+                except AttributeError:
+                    extra = None
+                if extra and name in extra:
+                    return extra[name]
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        assert isinstance(other, JsonModel)
+        return self.__dict__ == other.__dict__ and self.__pydantic_extra__ == other.__pydantic_extra__
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as pydantic models are
+
+    def __iter__(self) -> Iterator[tuple[str, Any]]:
+        yield from self.__dict__.items()
+        yield from (self.__pydantic_extra__ or {}).items()
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{k}={v!r}" for k, v in self)
+        return f"{type(self).__name__}({shown})"
+
+
+T = TypeVar("T")
+
+
+class TypeAdapter(Generic[T]):
+    """Validates values of any supported type (``list[AgentMessage]``, a tagged union)."""
+
+    def __init__(self, tp: Any) -> None:
+        self._validate = compile_type(tp, False)
+        self._title = getattr(tp, "__name__", None) or repr(tp)
+
+    def validate_python(self, value: Any) -> T:
+        try:
+            return self._validate(value)
+        except Fail as exc:
+            raise ValidationError(self._title, exc.items) from None
+
+
+__all__ = ["JsonModel", "TypeAdapter", "identity"]
