@@ -133,3 +133,20 @@ def test_a_dependency_that_fails_registers_nothing_and_leaves_no_clone(own_pytho
     assert packages_in_settings(env) == []
     git_root = Path(env["PI_CODING_AGENT_DIR"], "git", "file")
     assert not any(p.name == "broken" or p.name.startswith(".broken.") for p in git_root.rglob("*"))
+
+
+def test_an_update_whose_new_dependencies_fail_keeps_the_old_commit(own_python, env, tmp_path):
+    repo = package(tmp_path / "repo", requirements="./wheels/pi_tinydep-1.0-py3-none-any.whl\n")
+    tiny_wheel(repo / "wheels", "first")
+    git(repo, "init", "-q")
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "v1")
+    assert own_python.pi("install", f"git:file://{repo}").returncode == 0
+    clone = Path(env["PI_CODING_AGENT_DIR"], "git", "file", str(repo).lstrip("/"))
+    first = git(clone, "rev-parse", "HEAD")
+    (repo / "requirements.txt").write_text("./wheels/missing-1.0-py3-none-any.whl\n")
+    git(repo, "commit", "-qam", "v2 needs a wheel that is not there")
+    updated = own_python.pi("update", "--extensions")
+    assert updated.returncode == 1
+    assert "Installing dependencies (requirements.txt) failed" in updated.stdout, updated.stdout + updated.stderr
+    assert git(clone, "rev-parse", "HEAD") == first
