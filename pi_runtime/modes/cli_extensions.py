@@ -129,6 +129,13 @@ def load_without_session(args: CliArgs, *, mcp: bool = False, trusted: bool | No
     return LoadedExtensions(cwd, agent_dir, settings, trusted, registry, runner)
 
 
+def report_load_failures(runner: Any) -> None:
+    """On stderr, in Pi's words, one line each: no session will report them for these commands."""
+    for failure in getattr(runner, "failures", None) or []:
+        reason = (str(failure.error).strip().splitlines() or ["error"])[0]  # "Type: message"
+        print(f'pi: Failed to load extension "{failure.path}": {reason}', file=sys.stderr)
+
+
 def preload_for_app(args: CliArgs) -> LoadedExtensions | None:
     """Before the interactive app paints: load the extensions and check the flags given for them.
 
@@ -215,6 +222,7 @@ def help_text(args: CliArgs, base_help: str) -> str:
     except user_errors() as exc:
         print(f"pi: {exc}", file=sys.stderr)
         return base_help
+    report_load_failures(runner)
     section = extension_flags_help(runner.flags() if runner is not None else {})
     marker = "\nEnvironment:\n"
     head, found, tail = base_help.partition(marker)

@@ -20,9 +20,10 @@ def list_models(args: CliArgs) -> int:
     Raises:
         UsageError: a ``--flag`` no extension registered (they load first, as in Pi).
     """
-    from .cli_extensions import apply_extension_flags, load_without_session
+    from .cli_extensions import apply_extension_flags, load_without_session, report_load_failures
 
     loaded = load_without_session(args)
+    report_load_failures(loaded.runner)
     apply_extension_flags(args, loaded.runner)
     registry = loaded.registry
     for problem in registry.errors:
@@ -58,9 +59,11 @@ def export_html(args: CliArgs) -> int:
 
     if args.extension_flags:
         # The export uses no extension; they load only so that their flags are accepted.
-        from .cli_extensions import apply_extension_flags, load_without_session
+        from .cli_extensions import apply_extension_flags, load_without_session, report_load_failures
 
-        apply_extension_flags(args, load_without_session(args).runner)
+        runner = load_without_session(args).runner
+        report_load_failures(runner)
+        apply_extension_flags(args, runner)
 
     cwd = os.getcwd()
     source = _find_session(args.export[0], cwd, None)

@@ -146,3 +146,12 @@ def test_help_without_extensions_imports_no_extension_machinery(env, tmp_path):
     imported = _imported_by_help([], env)
     assert "pi_runtime.settings" not in imported and "pi_runtime.extensions.runner" not in imported
     assert "pi_runtime.extensions.runner" in _imported_by_help(["-e", _extension(env, tmp_path)], env)
+
+
+def test_help_and_list_models_name_an_extension_that_failed_to_load(env, tmp_path):
+    broken = tmp_path / "broken.py"
+    broken.write_text("import no_such_module_here\n\ndef extension(pi):\n    pass\n")
+    expected = f'pi: Failed to load extension "{broken}": ModuleNotFoundError: No module named \'no_such_module_here\''
+    for args in (["--help"], ["--list-models"]):
+        result = run_pi(["-e", str(broken), *args], env)
+        assert result.returncode == 0 and result.stderr.splitlines() == [expected], result.stderr
