@@ -209,20 +209,28 @@ def extension_flags_help(flags: dict[str, Any]) -> str:
 def help_text(args: CliArgs, base_help: str) -> str:
     """``pi --help``: ``base_help`` with the loaded extensions' flags before its last section.
 
-    A broken configuration file does not hide the help: its message goes to stderr.
+    Nothing hides the help (as in Pi): a broken configuration file, an extension that failed to
+    load or a ``--flag`` nobody registered is one line on stderr.
     """
     from ..paths import agent_dir as default_agent_dir
 
-    if not might_have_extensions(args, os.getcwd(), default_agent_dir()):
-        return base_help
-    from .startup import user_errors
+    runner = None
+    if might_have_extensions(args, os.getcwd(), default_agent_dir()):
+        from .startup import user_errors
 
-    try:
-        runner = load_without_session(args).runner
-    except user_errors() as exc:
-        print(f"pi: {exc}", file=sys.stderr)
+        try:
+            runner = load_without_session(args).runner
+        except user_errors() as exc:
+            print(f"pi: {exc}", file=sys.stderr)
+            return base_help
+        report_load_failures(runner)
+    if args.extension_flags:
+        try:
+            apply_extension_flags(args, runner)
+        except UsageError as exc:
+            print(f"pi: {exc}", file=sys.stderr)
+    if runner is None:
         return base_help
-    report_load_failures(runner)
     section = extension_flags_help(runner.flags() if runner is not None else {})
     marker = "\nEnvironment:\n"
     head, found, tail = base_help.partition(marker)

@@ -66,6 +66,18 @@ def test_help_finds_extensions_in_the_agent_dir_but_not_with_no_extensions(env, 
     (folder / "flags.py").write_text(Path(ext).read_text())
     assert "--plan" in run_pi(["--help"], env).stdout
     assert "Extension flags:" not in run_pi(["-ne", "--help"], env).stdout
+    (folder / "flags.py").unlink()
+    settings_file = Path(env["PI_CODING_AGENT_DIR"], "settings.json")
+    settings_file.write_text(json.dumps({**json.loads(settings_file.read_text()), "extensions": [ext]}))
+    assert "--plan" in run_pi(["--help"], env).stdout  # listed in settings.json
+
+
+def test_help_is_printed_even_with_a_flag_nobody_registered(env, tmp_path):
+    ext = _extension(env, tmp_path)
+    for args in (["--help", "--planz"], ["-e", ext, "--help", "--planz"]):
+        helped = run_pi(args, env)
+        assert helped.returncode == 0 and helped.stdout.startswith("pi - a terminal coding agent")
+        assert helped.stderr.startswith("pi: Unknown option: --planz"), helped.stderr
 
 
 def test_list_models_includes_an_extension_providers_models_and_accepts_its_flags(env, tmp_path):
