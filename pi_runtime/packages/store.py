@@ -103,7 +103,8 @@ def install_dependencies(package_root: Path, progress: Progress | None = None) -
 def install(source: Source, root: Path, progress: Progress | None = None) -> Path:
     """Make the package available; an installed git/PyPI copy is reused as it is.
 
-    A git or local package's declared dependencies are installed too (``progress`` hears it).
+    A git or local package's declared dependencies are installed too, for a git copy that was
+    already there as well (``progress`` hears it; pip is quick when they are all present).
 
     Returns:
         The package root (folder or file).
@@ -120,6 +121,8 @@ def install(source: Source, root: Path, progress: Progress | None = None) -> Pat
     folder = install_dir(source, root)
     assert folder is not None
     if folder.is_dir():
+        if source.kind == "git":  # a clone made before dependencies were installed gets them now
+            install_dependencies(folder, progress)
         return folder
     if source.kind == "git":
         folder.parent.mkdir(parents=True, exist_ok=True)

@@ -150,3 +150,19 @@ def test_an_update_whose_new_dependencies_fail_keeps_the_old_commit(own_python, 
     assert updated.returncode == 1
     assert "Installing dependencies (requirements.txt) failed" in updated.stdout, updated.stdout + updated.stderr
     assert git(clone, "rev-parse", "HEAD") == first
+
+
+def test_installing_again_gives_an_existing_clone_its_dependencies(own_python, env, tmp_path):
+    repo = package(tmp_path / "repo", requirements="./wheels/pi_tinydep-1.0-py3-none-any.whl\n")
+    tiny_wheel(repo / "wheels", "late")
+    git(repo, "init", "-q")
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "v1")
+    # A clone already in place, as an install by a pi that did not handle dependencies left it.
+    clone = Path(env["PI_CODING_AGENT_DIR"], "git", "file", str(repo).lstrip("/"))
+    clone.parent.mkdir(parents=True)
+    subprocess.run(["git", "clone", "-q", str(repo), str(clone)], check=True)
+    assert not own_python.imports("pi_tinydep")
+    done = own_python.pi("install", f"git:file://{repo}")
+    assert done.returncode == 0 and "Installing dependencies: requirements.txt" in done.stdout, done.stderr
+    assert own_python.imports("pi_tinydep")
