@@ -166,3 +166,16 @@ def test_installing_again_gives_an_existing_clone_its_dependencies(own_python, e
     done = own_python.pi("install", f"git:file://{repo}")
     assert done.returncode == 0 and "Installing dependencies: requirements.txt" in done.stdout, done.stderr
     assert own_python.imports("pi_tinydep")
+
+
+def test_a_configured_git_package_missing_at_start_up_is_cloned_with_its_dependencies(own_python, env, tmp_path):
+    repo = package(tmp_path / "repo", requirements="./wheels/pi_tinydep-1.0-py3-none-any.whl\n")
+    tiny_wheel(repo / "wheels", "cloned at start-up")
+    git(repo, "init", "-q")
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "v1")
+    settings_file = Path(env["PI_CODING_AGENT_DIR"], "settings.json")  # as if copied from another machine
+    settings_file.write_text(json.dumps({**json.loads(settings_file.read_text()), "packages": [f"git:file://{repo}"]}))
+    helped = own_python.pi("--help")
+    assert "cloned at start-up" in helped.stdout, helped.stderr
+    assert own_python.imports("pi_tinydep")
