@@ -59,7 +59,9 @@ def run(argv: list[str]) -> int:
     except UsageError as exc:
         return _fail(str(exc), 2)
     if args.help:
-        sys.stdout.write(HELP)
+        from .modes.cli_extensions import help_text
+
+        sys.stdout.write(help_text(args, HELP))  # with extensions' flags, as Pi lists them
         return 0
     if args.version:
         from . import __version__
@@ -83,11 +85,6 @@ def run(argv: list[str]) -> int:
 
     errors = user_errors()
     try:
-        if args.extension_flags and (args.list_models or args.export):
-            # These answer without loading extensions, so no extension flag can apply.
-            from .cli_args import unknown_option_message
-
-            raise UsageError(unknown_option_message([f"--{f.name}" for f in args.extension_flags]))
         if args.list_models:
             from .modes.oneshot import list_models
 
@@ -132,13 +129,18 @@ def _interactive(args: CliArgs) -> int:
     hold = TerminalHold.start()
     typeahead = hold.take_typeahead() if hold is not None else Typeahead()
     try:
+        from .modes.cli_extensions import preload_for_app
+
+        # Extensions' flags are checked before the first frame (a mistake is a usage error on
+        # the normal screen, exit 2); this loads extensions only when such flags were given.
+        preloaded = preload_for_app(args)
         try:
             run_interactive = importlib.import_module("pi_tui.launch").run_interactive
         except ImportError as exc:
             if str(getattr(exc, "name", "") or "").startswith("pi_tui"):
                 return _fail("interactive mode is not available yet (use -p, --mode json or --mode rpc)")
             return _fail(f"interactive mode cannot start: {exc}")
-        return int(run_interactive(args, typeahead) or 0)
+        return int(run_interactive(args, typeahead, preloaded=preloaded) or 0)
     finally:
         if hold is not None:
             hold.restore()

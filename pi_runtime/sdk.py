@@ -23,6 +23,7 @@ from typing import Any
 from .agent.agent import Agent
 from .agent.tool import AgentTool
 from .ai.types import Model
+from .extensions.load_configured import load_extensions as load_extensions  # the SDK's; lives apart to stay light
 from .kernel.session import AgentSession, typed_settings
 from .kernel.thinking import clamp_thinking
 from .settings_model import Settings
@@ -232,59 +233,6 @@ def create_agent_session(
         runner.bind(session, built_in)
     session.refresh_system_prompt()
     return session
-
-
-def load_extensions(
-    cwd: str, agent_dir: str, settings: Any, registry: Any, trusted: bool, paths: list[str], no_extensions: bool,
-    *, mcp: bool = False, tools: Iterable[str] | str | None = None, exclude_tools: Iterable[str] = (),
-) -> Any:
-    """Discover and load extensions; None when there are none (no runner, no overhead).
-
-    Args:
-        cwd: Working directory (its trusted ``.pi/extensions`` is read).
-        agent_dir: Agent dir (its ``extensions/`` is read).
-        settings: The ``SettingsManager`` (``extensions`` and ``packages`` lists).
-        registry: Where extensions' providers go.
-        trusted: Whether project extensions may load.
-        paths: ``-e`` paths or ``builtin:<name>``.
-        no_extensions: Skip discovery (``-ne``), configured packages' extensions included.
-        mcp: Add the built-in MCP extension when an ``mcp.json`` exists.
-        tools: ``--tools``, whose ``mcp__…`` entries choose MCP tools.
-        exclude_tools: ``--exclude-tools``, applied to MCP tools too.
-    """
-    from .extensions.loader import discover_extensions
-    from .packages import has_packages
-
-    paths = list(paths)
-    if not no_extensions and has_packages(settings, trusted):
-        from .packages.resolve import resolve_packages
-
-        # As -e paths, so /reload (which discovers again) loads them again.
-        paths += [str(p) for p in resolve_packages(settings, cwd, project_trusted=trusted).paths("extensions")]
-    if "builtin:mcp" in paths or (mcp and _has_mcp_config(agent_dir, cwd, trusted)):
-        from .mcp.extension import set_tool_filter
-        from .mcp.manager import ToolFilter
-
-        set_tool_filter(ToolFilter(tools, list(exclude_tools)))
-        if "builtin:mcp" not in paths:
-            paths.append("builtin:mcp")
-    sources, failures = discover_extensions(cwd, agent_dir, settings=settings, project_trusted=trusted,
-                                            paths=paths, no_extensions=no_extensions)
-    if not sources and not failures:
-        return None  # nothing to load: the runner's modules are not even imported
-    from .extensions.runner import ExtensionRunner
-
-    runner = ExtensionRunner.discover(
-        cwd=cwd, agent_dir=agent_dir, paths=paths, no_extensions=no_extensions,
-        settings=settings, model_registry=registry, project_trusted=trusted,
-    )
-    return runner if runner.extensions or runner.failures else None
-
-
-def _has_mcp_config(agent_dir: str, cwd: str, trusted: bool) -> bool:
-    from .mcp import has_config
-
-    return has_config(agent_dir, cwd, trusted)
 
 
 def _without_mcp_names(spec: str | Iterable[str]) -> list[str]:

@@ -132,9 +132,11 @@ class _CommandLineApp(PiApp):
 
 
 def _session_factory(args: Any, first_frame: threading.Event | None = None,
-                     ask_trust: Callable[[str], bool] | None = None):
+                     ask_trust: Callable[[str], bool] | None = None, preloaded: Any = None):
     """The session build, for a worker thread; ``ask_trust(folder)`` asks the user (on the app's
-    loop) when the project's trust is still open, and its answer becomes ``--approve``."""
+    loop) when the project's trust is still open, and its answer becomes ``--approve``.
+    ``preloaded``: the extensions the command line loaded to check their flags before the app
+    painted (``pi_runtime.modes.cli_extensions.preload_for_app``), for the build to reuse."""
     def build() -> Any:
         if first_frame is not None:
             first_frame.wait(FIRST_FRAME_WAIT)
@@ -146,7 +148,7 @@ def _session_factory(args: Any, first_frame: threading.Event | None = None,
             folder = trust_question(args)
             if folder is not None:
                 args.approve = ask_trust(folder)
-        return build_session(args)
+        return build_session(args, preloaded=preloaded)
 
     return build
 
@@ -179,12 +181,13 @@ def _pick_session(args: Any) -> str | None:
     return str(chosen) if chosen else None
 
 
-def run_interactive(args: Any, typeahead: Any = None) -> int:
+def run_interactive(args: Any, typeahead: Any = None, preloaded: Any = None) -> int:
     """Run the full-screen app until the user quits; returns the exit code.
 
     Args:
         args: The parsed command line.
         typeahead: What the user typed while pi started (``pi_runtime.modes.typeahead``).
+        preloaded: Extensions already loaded for the command line's flags (or None).
     """
     if getattr(args, "resume", False):
         chosen = _pick_session(args)
@@ -198,7 +201,7 @@ def run_interactive(args: Any, typeahead: Any = None) -> int:
     def ask_trust(folder: str) -> bool:  # on the build thread: waits for the answer on the app's loop
         return bool(app.call_from_thread(app.ask_project_trust, folder))  # type: ignore[arg-type]  # see above
 
-    app.session_factory = _session_factory(args, first_frame, ask_trust=ask_trust)
+    app.session_factory = _session_factory(args, first_frame, ask_trust=ask_trust, preloaded=preloaded)
     first = _initial_prompt(args)
     if first:
         app.initial_prompt = first

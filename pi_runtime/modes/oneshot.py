@@ -15,13 +15,17 @@ def _k(n: int | None) -> str:
 
 
 def list_models(args: CliArgs) -> int:
-    """Print the models that have credentials (all of them with ``--demo``), optionally filtered."""
-    from ..ai.models import ModelRegistry
-    from ..auth import AuthStorage
-    from ..paths import agent_dir
+    """Print the models that have credentials, extensions' providers' models included, optionally filtered.
 
-    base = agent_dir()
-    registry = ModelRegistry(base / "models.json", AuthStorage(base / "auth.json"))
+    Raises:
+        UsageError: a ``--flag`` no extension registered (they load first, as in Pi).
+    """
+    from .cli_extensions import apply_extension_flags, load_without_session, report_load_failures
+
+    loaded = load_without_session(args)
+    report_load_failures(loaded.runner)
+    apply_extension_flags(args, loaded.runner)
+    registry = loaded.registry
     for problem in registry.errors:
         print(f"pi: models.json: {problem}", file=sys.stderr)
     models = registry.available()
@@ -48,9 +52,18 @@ def export_html(args: CliArgs) -> int:
 
     Raises:
         StartupError / SessionFileError: The session cannot be found or read.
+        UsageError: a ``--flag`` no extension registered.
     """
     from ..kernel.export_html import export_file
     from .startup import _find_session
+
+    if args.extension_flags:
+        # The export uses no extension; they load only so that their flags are accepted.
+        from .cli_extensions import apply_extension_flags, load_without_session, report_load_failures
+
+        runner = load_without_session(args).runner
+        report_load_failures(runner)
+        apply_extension_flags(args, runner)
 
     cwd = os.getcwd()
     source = _find_session(args.export[0], cwd, None)

@@ -17,6 +17,7 @@ from typing import Any
 from ..ai.models import ModelNotFoundError
 from ..cli_args import CliArgs, UsageError, check_model_choice
 from ..kernel.session import AgentSession
+from .cli_extensions import LoadedExtensions, apply_extension_flags, load_for_command_line, open_project_trust
 from .model_select import ThinkingLevelError, check_level, resolve_model_arg, resolve_scope
 
 
@@ -54,12 +55,8 @@ def _split(value: str | None) -> list[str]:
 
 
 def _trust(args: CliArgs, cwd: str, agent_dir: Path, settings: Any) -> bool:
-    from ..resources.trust import TrustStore, resolve_project_trust
-
-    default = settings.global_settings.default_project_trust
-    decision = resolve_project_trust(cwd, store=TrustStore(agent_dir), override=args.approve, default_trust=default)
     # Headless modes cannot ask: an open question counts as "not trusted" (as in Pi).
-    return decision.effective()
+    return bool(open_project_trust(args, cwd, agent_dir, settings))
 
 
 def trust_question(args: CliArgs, cwd: str | None = None) -> str | None:
@@ -172,7 +169,8 @@ def _session_cwd(manager: Any, cwd: str) -> str:
     return cwd
 
 
-def build_session(args: CliArgs, *, cwd: str | None = None) -> AgentSession:
+def build_session(args: CliArgs, *, cwd: str | None = None,
+                  preloaded: LoadedExtensions | None = None) -> AgentSession:
     """Build the session every mode (and the interactive app) runs on; see ``_build_session``.
 
     The collector is off while the session loads: a long session creates hundreds of
@@ -185,19 +183,22 @@ def build_session(args: CliArgs, *, cwd: str | None = None) -> AgentSession:
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _build_session(args, cwd=cwd)
+        return _build_session(args, cwd=cwd, preloaded=preloaded)
     finally:
         gc.freeze()
         if was_enabled:
             gc.enable()
 
 
-def _build_session(args: CliArgs, *, cwd: str | None = None) -> AgentSession:
+def _build_session(args: CliArgs, *, cwd: str | None = None,
+                   preloaded: LoadedExtensions | None = None) -> AgentSession:
     """Build the session every mode (and the interactive app) runs on.
 
     Args:
         args: Parsed command line (``pi_runtime.cli_args.parse_args``).
         cwd: Working directory; the process cwd when omitted.
+        preloaded: Extensions the interactive app loaded before it painted
+            (``cli_extensions.preload_for_app``); used when they were loaded for this folder.
 
     Returns:
         A ready ``AgentSession`` (not yet prompted).
@@ -215,29 +216,43 @@ def _build_session(args: CliArgs, *, cwd: str | None = None) -> AgentSession:
     if args.offline:
         os.environ["PI_OFFLINE"] = "1"
     agent_dir = default_agent_dir()
-    settings = SettingsManager.create(cwd, agent_dir, project_trusted=False)
-    trusted = _trust(args, cwd, agent_dir, settings)
-    if trusted:
-        settings.set_project_trusted(True)
-
-    registry = ModelRegistry(agent_dir / "models.json", AuthStorage(agent_dir / "auth.json"))
+    if preloaded is not None and (preloaded.cwd, preloaded.agent_dir) != (cwd, agent_dir):
+        preloaded = None  # loaded for another folder: this build loads its own
+    if preloaded is not None:
+        settings, trusted, registry = preloaded.settings, preloaded.trusted, preloaded.registry
+    else:
+        settings = SettingsManager.create(cwd, agent_dir, project_trusted=False)
+        trusted = _trust(args, cwd, agent_dir, settings)
+        if trusted:
+            settings.set_project_trusted(True)
+        registry = ModelRegistry(agent_dir / "models.json", AuthStorage(agent_dir / "auth.json"))
     manager = open_session_manager(args, cwd, settings)
     try:
-        return _build_with_manager(args, cwd, agent_dir, settings, trusted, registry, manager)
+        return _build_with_manager(args, cwd, agent_dir, settings, trusted, registry, manager, preloaded)
     except BaseException:
         manager.close()
         raise
 
 
 def _build_with_manager(args: CliArgs, cwd: str, agent_dir: Path, settings: Any, trusted: bool, registry: Any,
-                        manager: Any) -> AgentSession:
+                        manager: Any, preloaded: LoadedExtensions | None) -> AgentSession:
     from ..resources.loader import ResourceLoader
     from ..sdk import create_agent_session
 
     cwd = _session_cwd(manager, cwd)
     # Extensions load before models are resolved (their providers can be chosen with --model)
     # and before their flags are checked (as Pi).
-    runner = load_extensions(args, cwd, agent_dir, settings, registry, trusted)
+    if preloaded is not None and preloaded.cwd == cwd:
+        runner = preloaded.runner
+    else:
+        if preloaded is not None:
+            # A resumed session in another folder gets that folder's extensions, and a registry
+            # without the models of the ones loaded for the first folder.
+            from ..ai.models import ModelRegistry
+            from ..auth import AuthStorage
+
+            registry = ModelRegistry(agent_dir / "models.json", AuthStorage(agent_dir / "auth.json"))
+        runner = load_for_command_line(args, cwd, agent_dir, settings, registry, trusted, mcp=True)
     apply_extension_flags(args, runner)
     model, level = None, None
     if args.demo:
@@ -283,60 +298,3 @@ def _build_with_manager(args: CliArgs, cwd: str, agent_dir: Path, settings: Any,
     if args.name:
         manager.append_session_info(args.name)
     return session
-
-
-def load_extensions(args: CliArgs, cwd: str, agent_dir: Path, settings: Any, registry: Any, trusted: bool) -> Any:
-    """Load the session's extensions and finish their start-up work; None when there are none.
-
-    Async factories and ``refresh_models`` callbacks run to completion here (on a loop of their
-    own, the mode's loop does not exist yet), so the providers they register can be chosen with
-    ``--model``, as in Pi.
-    """
-    import asyncio
-
-    from ..sdk import load_extensions as discover
-
-    runner = discover(cwd, str(agent_dir), settings, registry, trusted, list(args.extensions), args.no_extensions,
-                      # Pi's built-in MCP support: off with --no-mcp, and with -ne unless -e builtin:mcp.
-                      mcp=not args.no_mcp and not args.no_extensions,
-                      tools=args.tools, exclude_tools=_split(args.exclude_tools))
-    if runner is not None and runner.needs_preparing():
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            asyncio.run(runner.prepare())
-    return runner
-
-
-def apply_extension_flags(args: CliArgs, runner: Any) -> None:
-    """Give extensions' ``register_flag`` flags their command-line values.
-
-    A boolean flag is set by its presence (``--plan=false`` clears it); a word the parser took
-    as its value goes back to the messages. A string flag needs a value.
-
-    Raises:
-        UsageError: A ``--flag`` no extension registered, or a string flag without a value.
-    """
-    from ..cli_args import unknown_option_message
-
-    flags = runner.flags() if runner is not None else {}
-    unknown: list[str] = []
-    values: dict[str, Any] = {}
-    given_back = 0
-    for arg in args.extension_flags:
-        flag = flags.get(arg.name)
-        if flag is None:
-            unknown.append(f"--{arg.name}")
-        elif flag.type == "boolean":
-            values[arg.name] = not (arg.inline and (arg.value or "").lower() in ("false", "0", "no", "off"))
-            if arg.value is not None and not arg.inline:
-                args.messages.insert(arg.message_index + given_back, arg.value)
-                given_back += 1
-        elif arg.value is None:
-            raise UsageError(f'Extension flag "--{arg.name}" requires a value')
-        else:
-            values[arg.name] = arg.value
-    if unknown:
-        raise UsageError(unknown_option_message(unknown, tuple(f"--{n}" for n in flags)))
-    if runner is not None and values:
-        runner.set_flag_values(values)

@@ -147,7 +147,7 @@ def _install(args: _Args, agent_dir: Path, cwd: str, out: Out, error: Out) -> in
     path = settings_path(scope, agent_dir, cwd)
     try:
         source = parse_source(raw, Path(cwd))
-        install(source, path.parent)
+        install(source, path.parent, progress=out)
         add_declared(path, source)
     except (SourceError, InstallError, PackageSettingsError) as exc:
         error(f"Error: {exc}")

@@ -6,7 +6,10 @@ unpinned checkout to its remote branch and leaves a pinned ref where it is. PyPI
 installed with this Python's pip into ``<root>/pypi/<name>`` (``pip install --target``; pip's own
 configuration applies, so ``PIP_INDEX_URL`` / ``PIP_FIND_LINKS`` choose where from); an install goes
 to a new folder that replaces the old one only when pip succeeded. Local packages are used in
-place and never copied or changed. Nothing here touches settings.
+place and never copied or changed. Git and local packages' declared Python dependencies are
+installed into pi's own environment (``dependencies.py``); a git clone whose dependencies fail
+is deleted, an update whose dependencies fail goes back to the old commit. Nothing here touches
+settings, so a failed install is never registered.
 """
 
 from __future__ import annotations
@@ -16,11 +19,15 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
+from .dependencies import DependencyError, declared_dependencies, pip_install_command
 from .sources import Source, install_dir, normalize_name
 
 NETWORK_TIMEOUT = 300
+
+Progress = Callable[[str], None]
 
 
 class InstallError(Exception):
@@ -71,23 +78,51 @@ def _checkout(folder: Path, ref: str) -> None:
         _git(folder, "checkout", "--quiet", "--detach", "FETCH_HEAD")
 
 
-def install(source: Source, root: Path) -> Path:
+def install_dependencies(package_root: Path, progress: Progress | None = None) -> None:
+    """pip-install what a git or local package declares, into the environment pi runs in.
+
+    Raises:
+        InstallError: The declaration cannot be read, or pip failed (its last line says why).
+    """
+    try:
+        dependencies = declared_dependencies(package_root)
+    except DependencyError as exc:
+        raise InstallError(str(exc)) from exc
+    if not dependencies:
+        return
+    if progress is not None:
+        progress(f"Installing dependencies: {dependencies.describe()}")
+    try:
+        # From the package root: relative paths in requirements.txt are the package's own.
+        _run(pip_install_command(dependencies), cwd=package_root)
+    except InstallError as exc:
+        detail = str(exc).split(" failed: ", 1)[-1]
+        raise InstallError(f"Installing dependencies ({dependencies.describe()}) failed: {detail}") from exc
+
+
+def install(source: Source, root: Path, progress: Progress | None = None) -> Path:
     """Make the package available; an installed git/PyPI copy is reused as it is.
+
+    A git or local package's declared dependencies are installed too, for a git copy that was
+    already there as well (``progress`` hears it; pip is quick when they are all present).
 
     Returns:
         The package root (folder or file).
 
     Raises:
-        InstallError: The path does not exist, or git/pip failed.
+        InstallError: The path does not exist, or git/pip failed (a new clone is then removed).
     """
     if source.kind == "local":
         assert source.path is not None
         if not source.path.exists():
             raise InstallError(f"Path does not exist: {source.path}")
+        install_dependencies(source.path, progress)
         return source.path
     folder = install_dir(source, root)
     assert folder is not None
     if folder.is_dir():
+        if source.kind == "git":  # a clone made before dependencies were installed gets them now
+            install_dependencies(folder, progress)
         return folder
     if source.kind == "git":
         folder.parent.mkdir(parents=True, exist_ok=True)
@@ -96,6 +131,7 @@ def install(source: Source, root: Path) -> Path:
             _run(["git", "clone", "--quiet", source.url, str(staging)])
             if source.ref:
                 _checkout(staging, source.ref)
+            install_dependencies(staging, progress)  # before the move: a failure leaves no clone behind
             staging.replace(folder)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
@@ -158,6 +194,12 @@ def update(source: Source, root: Path) -> str | None:
                 target = "origin/HEAD"
             _git(folder, "reset", "--quiet", "--hard", target)
         after = _head(folder)
+        if after != before:
+            try:
+                install_dependencies(folder)
+            except InstallError:
+                _git(folder, "reset", "--quiet", "--hard", before)  # keep the copy whose dependencies are there
+                raise
         return None if after == before else f"{source.raw} {before[:7]} -> {after[:7]}"
     if source.pinned:
         return None
