@@ -123,6 +123,10 @@ class AppExtensionUI:
         self.components[key] = widget
         self.app.mount(widget, before=host) if placement != "belowEditor" else self.app.mount(widget, after=host)
 
+    def on_terminal_input(self, handler: Callable[[str], Any]) -> Callable[[], None]:
+        """See ``terminal_input.py``: keys reach ``handler`` first; returns the unsubscriber."""
+        return self.app.terminal_input.add(handler)
+
     def set_title(self, title: str) -> None:
         self.app.title = title
 

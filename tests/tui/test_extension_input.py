@@ -40,3 +40,49 @@ async def test_an_entry_renderer_draws_appended_custom_entries(provider, workdir
         assert await wait_for(pilot, lambda: "CARD Indexed files" in screen_text(app))
         # An entry type without a renderer stays out of the transcript (as in Pi).
         assert "never drawn" not in screen_text(app)
+
+
+LISTENER = textwrap.dedent(
+    """
+    def extension(pi):
+        seen = []
+        handles = {}
+
+        def listen(data):
+            seen.append(data)
+            if data == "x" or data == "escape":
+                return {"consume": True}
+            return None
+
+        def session_start(event, ctx):
+            handles["off"] = ctx.ui.on_terminal_input(listen)
+
+        async def report(args, ctx):
+            ctx.ui.set_status("keys", "seen=" + ",".join(seen))
+
+        async def stop(args, ctx):
+            handles["off"]()
+
+        pi.on("session_start", session_start)
+        pi.register_command("report", report)
+        pi.register_command("stop", stop)
+    """
+)
+
+
+async def test_a_terminal_input_listener_sees_keys_first_and_may_swallow_them(provider, workdir, agent_dir, tmp_path):
+    session, app = await start(provider, workdir, agent_dir, tmp_path, LISTENER)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause(0.2)
+        await pilot.press("a", "x", "b")
+        await pilot.pause()
+        assert app.editor.text == "ab"  # "x" never reached the editor
+        # Escape is an app key (a priority binding); a listener still sees it first.
+        await pilot.press("escape")
+        app.editor.set_text("")
+        await type_command(pilot, "/report")
+        assert await wait_for(pilot, lambda: "seen=a,x,b,escape" in screen_text(app))
+        await type_command(pilot, "/stop")
+        await pilot.press("x")
+        await pilot.pause()
+        assert app.editor.text == "x"  # unsubscribed: the key goes through again
