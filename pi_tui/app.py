@@ -32,7 +32,7 @@ from .completion_controller import CompletionController
 from .input_controller import InputController
 from .keymap import Keymap, load_keymap
 from .session_chrome import SessionChrome, loaded_resources
-from .terminal_input import TerminalInput
+from .terminal_input import TerminalInput, key_data
 from .theme_service import ThemeService, theme_variable_defaults
 from .widgets.completion_menu import CompletionMenu
 from .widgets.footer_bar import FooterBar
@@ -148,6 +148,12 @@ class PiApp(App[int], inherit_bindings=False):
             event.stop()
             event.prevent_default()
             return
+        if (isinstance(event, events.Key) and not event.is_forwarded and self.focused is self.editor
+                and self.editor.handle_input(key_data(event))):
+            # An extension's editor (CustomEditor.handle_input) took the key before the app's keys.
+            event.stop()
+            event.prevent_default()
+            return
         if isinstance(event, events.Key) and event.key in self.extension_keys and len(self.screen_stack) == 1:
             # An extension's shortcut (pi.registerShortcut) comes before every other binding.
             event.stop()
@@ -168,6 +174,8 @@ class PiApp(App[int], inherit_bindings=False):
         self.menu = CompletionMenu(id="completion")
         self.queue_view = QueueView(id="queue")
         self.editor = PromptEditor(id="editor")
+        self.default_editor = self.editor
+        """pi's own editor; ``editor`` is an extension's while one replaced it (``editor_swap.py``)."""
         self.footer_bar = FooterBar(cwd=self.cwd, static=self.static, id="footer")
         self.editor.menu = self.menu
         self.footer_bar.branch = self.header_bar.branch

@@ -86,3 +86,66 @@ async def test_a_terminal_input_listener_sees_keys_first_and_may_swallow_them(pr
         await pilot.press("x")
         await pilot.pause()
         assert app.editor.text == "x"  # unsubscribed: the key goes through again
+
+
+MODAL = textwrap.dedent(
+    """
+    from pi_tui.widgets.custom_editor import CustomEditor
+
+    class VimEditor(CustomEditor):
+        mode = "insert"
+
+        def handle_input(self, data):
+            if data == "escape" and self.mode == "insert":
+                self.mode = "normal"
+                self.border_title = "NORMAL"
+                return True
+            if self.mode == "normal":
+                if data == "i":
+                    self.mode = "insert"
+                    self.border_title = "INSERT"
+                elif data == "h":
+                    self.action_cursor_left()
+                elif data == "x":
+                    self.action_delete_right()
+                return len(data) == 1  # other keys (Enter, Esc) keep their meaning
+            return False
+
+    def extension(pi):
+        async def vim(args, ctx):
+            ctx.ui.set_editor_component(lambda tui, theme, keys: VimEditor(tui, theme, keys))
+            ctx.ui.notify("factory " + ("set" if ctx.ui.get_editor_component() else "missing"))
+
+        async def plain(args, ctx):
+            ctx.ui.set_editor_component(None)
+
+        pi.register_command("vim", vim)
+        pi.register_command("plain", plain)
+    """
+)
+
+
+async def test_an_extension_editor_replaces_pis_and_still_submits(provider, workdir, agent_dir, tmp_path):
+    from pi_runtime.ai.providers.scripted import scripted_text
+
+    session, app = await start(provider, workdir, agent_dir, tmp_path, MODAL)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause(0.2)
+        default = app.editor
+        await type_command(pilot, "/vim")
+        assert await wait_for(pilot, lambda: type(app.editor).__name__ == "VimEditor")
+        assert not default.display and app.focused is app.editor
+        assert any("factory set" in str(n.message) for n in app._notifications)
+        await pilot.press(*"helo", "escape")  # Esc is the editor's here (normal mode), not pi's abort
+        await pilot.pause()
+        assert "NORMAL" in screen_text(app)
+        await pilot.press("h", "x", "i", "p")
+        await pilot.pause()
+        assert app.editor.text == "help"
+        provider.push(scripted_text("sure"))
+        await pilot.press("enter")  # the normal submit path: a prompt, answered
+        assert await wait_for(pilot, lambda: "sure" in screen_text(app))
+        assert [m.content for m in session.messages if m.role == "user"][-1] == "help"
+        await type_command(pilot, "/plain")
+        assert await wait_for(pilot, lambda: app.editor is default)
+        assert default.display and not app.query("VimEditor")
