@@ -135,6 +135,10 @@ class AppExtensionUI:
     def get_editor_component(self) -> Callable[..., Any] | None:
         return self.editor_factory
 
+    def add_autocomplete_provider(self, factory: Callable[[Any], Any]) -> None:
+        """``factory(current)``'s provider goes on top of the completion (``extension_completion.py``)."""
+        self.app.completion.add_provider(factory)
+
     def on_terminal_input(self, handler: Callable[[str], Any]) -> Callable[[], None]:
         """See ``terminal_input.py``: keys reach ``handler`` first; returns the unsubscriber."""
         return self.app.terminal_input.add(handler)

@@ -299,8 +299,12 @@ class PromptEditor(TextArea, inherit_bindings=False):
         if menu is None:
             return
         choice = menu.selected()
+        on_accept = menu.on_accept
         menu.hide()
         if choice is None:
+            return
+        if on_accept is not None:
+            on_accept(choice)
             return
         row, start, end = menu.span
         # A folder ("src/") is continued with another Tab, so it gets no space after it.

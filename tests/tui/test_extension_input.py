@@ -149,3 +149,55 @@ async def test_an_extension_editor_replaces_pis_and_still_submits(provider, work
         await type_command(pilot, "/plain")
         assert await wait_for(pilot, lambda: app.editor is default)
         assert default.display and not app.query("VimEditor")
+
+
+ISSUES = textwrap.dedent(
+    """
+    import re
+
+    ISSUES = [{"value": "#2983", "label": "#2983", "description": "Extension API for autocomplete"},
+              {"value": "#2753", "label": "#2753", "description": "Reload stale resource settings"}]
+
+    def extension(pi):
+        def issues(current):
+            class Issues:
+                trigger_characters = ["#"]
+
+                async def get_suggestions(self, lines, cursor_line, cursor_col, options):
+                    before = lines[cursor_line][:cursor_col]
+                    match = re.search(r"(?:^|[ \\t])#([^\\s#]*)$", before)
+                    if not match:
+                        return await current.get_suggestions(lines, cursor_line, cursor_col, options)
+                    prefix = "#" + match.group(1)
+                    return {"prefix": prefix, "items": [i for i in ISSUES if i["value"].startswith(prefix)]}
+
+                def apply_completion(self, lines, cursor_line, cursor_col, item, prefix):
+                    return current.apply_completion(lines, cursor_line, cursor_col, item, prefix)
+
+            return Issues()
+
+        def session_start(event, ctx):
+            ctx.ui.add_autocomplete_provider(issues)
+
+        pi.on("session_start", session_start)
+    """
+)
+
+
+async def test_an_autocomplete_provider_fills_the_menu_for_its_trigger(provider, workdir, agent_dir, tmp_path):
+    session, app = await start(provider, workdir, agent_dir, tmp_path, ISSUES)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause(0.2)
+        await pilot.press(*"fix #2")
+        assert await wait_for(pilot, lambda: app.menu.is_open and app.menu.kind == "ext")
+        assert [c.value for c in app.menu.items] == ["#2983", "#2753"]
+        assert "Reload stale resource settings" in screen_text(app)
+        await pilot.press("9")
+        assert await wait_for(pilot, lambda: [c.value for c in app.menu.items] == ["#2983"])
+        await pilot.press("tab")
+        await pilot.pause()
+        assert app.editor.text == "fix #2983 " and not app.menu.is_open
+        # pi's own completion is untouched: "/" still opens the command menu.
+        app.editor.set_text("")
+        await pilot.press("/")
+        assert await wait_for(pilot, lambda: app.menu.is_open and app.menu.kind == "slash")
