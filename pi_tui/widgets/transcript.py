@@ -218,6 +218,7 @@ class Transcript(VerticalScroll, can_focus=False):
         """``pi.append_entry``: drawn by the extension's entry renderer (nothing without one, as in Pi)."""
         from ..extension_theme import AppTheme
 
+        self.window.note_entry(entry)
         drawn = custom_entry_widget(self.session, entry, expanded=self.tools_expanded, theme=AppTheme(self.app))
         if drawn is not None:
             await self._add(drawn)

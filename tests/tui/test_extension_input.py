@@ -42,6 +42,23 @@ async def test_an_entry_renderer_draws_appended_custom_entries(provider, workdir
         assert "never drawn" not in screen_text(app)
 
 
+async def test_custom_entries_of_a_restored_history_are_drawn_where_they_were_appended(provider, workdir, agent_dir,
+                                                                                      tmp_path):
+    from pi_runtime.ai.providers.scripted import scripted_text
+
+    session, app = await start(provider, workdir, agent_dir, tmp_path, ENTRIES)
+    provider.push(scripted_text("answer one"), scripted_text("answer two"))
+    await session.prompt("question one")
+    await session.wait_for_idle()
+    session.session_manager.append_custom("card", {"title": "between"})
+    await session.prompt("question two")
+    await session.wait_for_idle()
+    async with app.run_test(size=(100, 40)) as pilot:
+        assert await wait_for(pilot, lambda: "CARD between" in screen_text(app))
+        text = screen_text(app)
+        assert text.index("answer one") < text.index("CARD between") < text.index("question two")
+
+
 LISTENER = textwrap.dedent(
     """
     def extension(pi):
