@@ -218,3 +218,28 @@ async def test_an_autocomplete_provider_fills_the_menu_for_its_trigger(provider,
         app.editor.set_text("")
         await pilot.press("/")
         assert await wait_for(pilot, lambda: app.menu.is_open and app.menu.kind == "slash")
+
+
+async def test_the_modal_editor_example_edits_in_normal_mode_and_submits(provider, workdir, agent_dir, tmp_path):
+    from pathlib import Path
+
+    from pi_runtime.ai.providers.scripted import scripted_text
+
+    example = Path(__file__).resolve().parents[2] / "docs" / "examples" / "extensions" / "modal_editor.py"
+    session = make_session(provider, workdir, extensions=[str(example)])
+    app = create_app(session, static=True, agent_dir=str(agent_dir))
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert await wait_for(pilot, lambda: type(app.editor).__name__ == "ModalEditor")
+        assert "INSERT" in screen_text(app)
+        await pilot.press("a", "b", "escape")
+        await pilot.pause()
+        assert "NORMAL" in screen_text(app)
+        await pilot.press("h", "x", "q")  # left, delete "b"; "q" means nothing in normal mode
+        await pilot.pause()
+        assert app.editor.text == "a"
+        await pilot.press("0", "a", "c")  # append after "a"
+        await pilot.pause()
+        assert app.editor.text == "ac" and "INSERT" in screen_text(app)
+        provider.push(scripted_text("fine"))
+        await pilot.press("enter")
+        assert await wait_for(pilot, lambda: "fine" in screen_text(app))
