@@ -139,6 +139,14 @@ class AppExtensionUI:
         """``factory(current)``'s provider goes on top of the completion (``extension_completion.py``)."""
         self.app.completion.add_provider(factory)
 
+    def session_switching(self) -> None:
+        """Before a switched-to session's ``session_start``: pi's editor and completion again, no
+        listeners (handlers that set them up at start do it once more, not twice)."""
+        self.app.terminal_input.clear()
+        self.app.completion.providers = None
+        if self.editor_factory is not None:
+            self.set_editor_component(None)
+
     def on_terminal_input(self, handler: Callable[[str], Any]) -> Callable[[], None]:
         """See ``terminal_input.py``: keys reach ``handler`` first; returns the unsubscriber."""
         return self.app.terminal_input.add(handler)

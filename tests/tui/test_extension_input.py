@@ -243,3 +243,23 @@ async def test_the_modal_editor_example_edits_in_normal_mode_and_submits(provide
         provider.push(scripted_text("fine"))
         await pilot.press("enter")
         assert await wait_for(pilot, lambda: "fine" in screen_text(app))
+
+
+async def test_a_new_session_drops_what_extensions_installed_before_its_session_start(provider, workdir, agent_dir,
+                                                                                     tmp_path):
+    session, app = await start(provider, workdir, agent_dir, tmp_path, LISTENER + ISSUES.replace(
+        "def extension(pi):", "def extension_issues(pi):") + "\n\nextension_listener = extension\n\n"
+        "def extension(pi):\n    extension_listener(pi)\n    extension_issues(pi)\n")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause(0.2)
+        first_id = session.session_id
+        await type_command(pilot, "/new")
+        assert await wait_for(pilot, lambda: session.session_id != first_id)
+        await pilot.pause(0.2)
+        await pilot.press("b")
+        await type_command(pilot, "/report")
+        # session_start ran twice; the listener is there once, so each key was seen once.
+        assert await wait_for(pilot, lambda: "seen=enter,b,enter" in screen_text(app))
+        assert app.completion.providers is not None and len(app.completion.providers.triggers) == 1
+        top = app.completion.providers.top
+        assert type(top._below).__name__ == "BuiltinProvider"  # one provider on pi's, not two
