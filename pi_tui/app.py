@@ -221,7 +221,9 @@ class PiApp(App[int], inherit_bindings=False):
                                   ("app.message.followUp", "followUp"), ("tui.input.tab", "tab")):
             for key in self.keymap.keys(action_id):
                 actions[key] = action
+        # Both editors: pi's, hidden behind an extension's, must have the keys when it comes back.
         self.editor.key_actions = actions
+        self.default_editor.key_actions = dict(actions)
         self.queue_view.hint_key = self.keymap.first_key("app.message.dequeue") or "alt+up"
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
