@@ -81,3 +81,23 @@ def custom_entry_widget(session: Any, entry: Any, *, expanded: bool, theme: Any)
         return result
     content = as_renderable(result)
     return ExtensionBlock(content, entry=entry) if content is not None else None
+
+
+def redraw_extension_blocks(session: Any, blocks: Any, *, expanded: bool, theme: Any) -> None:
+    """Ctrl+O: blocks drawn from a renderer's text are drawn again with ``options["expanded"]``
+    (as Pi's custom entry and message components are); a renderer that now returns a widget,
+    nothing, or fails leaves its block as it was."""
+    runner = getattr(session, "extension_runner", None)
+    if runner is None:
+        return
+    for block in blocks:
+        entry, message = getattr(block, "entry", None), getattr(block, "message", None)
+        if entry is not None:
+            renderer, subject = runner.entry_renderer(entry.custom_type), entry
+        elif message is not None and getattr(message, "role", None) == "custom":
+            renderer, subject = runner.message_renderer(message.custom_type), message
+        else:
+            continue
+        content = as_renderable(call_renderer(renderer, subject, {"expanded": expanded}, theme))
+        if content is not None:
+            block.update(content)

@@ -15,7 +15,12 @@ from textual.widget import Widget
 
 from pi_runtime.frontend import events as ev
 
-from ..extension_render import custom_entry_widget, custom_message_widget, tool_renderer_lookup
+from ..extension_render import (
+    custom_entry_widget,
+    custom_message_widget,
+    redraw_extension_blocks,
+    tool_renderer_lookup,
+)
 from .history import user_text
 from .message_panel import MessagePanel
 from .notice import Notice
@@ -318,6 +323,10 @@ class Transcript(VerticalScroll, can_focus=False):
             panel.set_expanded(expanded)
         for hints in self.query(StartHints):
             hints.expanded = expanded
+        from ..extension_theme import AppTheme
+        from .extension_block import ExtensionBlock
+
+        redraw_extension_blocks(self.session, self.query(ExtensionBlock), expanded=expanded, theme=AppTheme(self.app))
 
     def set_thinking_collapsed(self, collapsed: bool) -> None:
         self.thinking_collapsed = collapsed

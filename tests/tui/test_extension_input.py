@@ -14,7 +14,8 @@ ENTRIES = textwrap.dedent(
     """
     def extension(pi):
         pi.register_entry_renderer("card", lambda entry, options, theme:
-                                   theme.bold("CARD " + entry.data["title"]))
+                                   theme.bold("CARD " + entry.data["title"])
+                                   + (" (all details)" if options["expanded"] else ""))
 
         async def card(args, ctx):
             pi.append_entry("card", {"title": args or "none"})
@@ -40,6 +41,8 @@ async def test_an_entry_renderer_draws_appended_custom_entries(provider, workdir
         assert await wait_for(pilot, lambda: "CARD Indexed files" in screen_text(app))
         # An entry type without a renderer stays out of the transcript (as in Pi).
         assert "never drawn" not in screen_text(app)
+        await pilot.press("ctrl+o")  # expanded: the renderer draws it again
+        assert await wait_for(pilot, lambda: "CARD Indexed files (all details)" in screen_text(app))
 
 
 async def test_custom_entries_of_a_restored_history_are_drawn_where_they_were_appended(provider, workdir, agent_dir,
