@@ -166,9 +166,13 @@ async def test_an_extension_editor_replaces_pis_and_still_submits(provider, work
         await pilot.press("enter")  # the normal submit path: a prompt, answered
         assert await wait_for(pilot, lambda: "sure" in screen_text(app))
         assert [m.content for m in session.messages if m.role == "user"][-1] == "help"
+        await pilot.press(*"draft")
+        session.extension_runner.ui.set_editor_component(None)  # what ctx.ui does, without a command
+        assert await wait_for(pilot, lambda: app.editor is default and not app.query("VimEditor"))
+        assert default.display
+        assert default.text == "draft" and app.focused is default  # the text came back with it
         await type_command(pilot, "/plain")
-        assert await wait_for(pilot, lambda: app.editor is default)
-        assert default.display and not app.query("VimEditor")
+        assert app.editor is default
 
 
 ISSUES = textwrap.dedent(
