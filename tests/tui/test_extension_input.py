@@ -270,3 +270,43 @@ async def test_a_new_session_drops_what_extensions_installed_before_its_session_
         assert app.completion.providers is not None and len(app.completion.providers.triggers) == 1
         top = app.completion.providers.top
         assert type(top._below).__name__ == "BuiltinProvider"  # one provider on pi's, not two
+
+
+BROKEN = textwrap.dedent(
+    """
+    from textual.widgets import Static
+
+    def extension(pi):
+        def listen(data):
+            raise RuntimeError("listener broke")
+
+        def provider(current):
+            class Broken:
+                trigger_characters = ["$"]
+
+                def get_suggestions(self, lines, cursor_line, cursor_col, options):
+                    raise RuntimeError("provider broke")
+
+            return Broken()
+
+        def session_start(event, ctx):
+            ctx.ui.on_terminal_input(listen)
+            ctx.ui.add_autocomplete_provider(provider)
+            ctx.ui.set_editor_component(lambda tui, theme, keys: Static("not an editor"))
+
+        pi.on("session_start", session_start)
+    """
+)
+
+
+async def test_broken_listeners_providers_and_editor_factories_leave_pis_input_working(provider, workdir, agent_dir,
+                                                                                        tmp_path):
+    session, app = await start(provider, workdir, agent_dir, tmp_path, BROKEN)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause(0.3)
+        default = app.editor
+        assert await wait_for(pilot, lambda: "must return a CustomEditor" in screen_text(app))
+        assert app.editor is default and default.display and "not an editor" not in screen_text(app)
+        await pilot.press(*"pay $5")
+        await pilot.pause(0.3)
+        assert app.editor.text == "pay $5" and not app.menu.is_open
