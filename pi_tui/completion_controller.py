@@ -72,8 +72,9 @@ class CompletionController:
             self.providers = ProviderStack(BuiltinProvider(self._commands, lambda: self._files))
         self.providers.add(factory)
 
-    def _ask_providers(self, row: int, col: int) -> None:
-        """Show what the providers suggest for the cursor (in a worker: they may wait)."""
+    def _ask_providers(self, row: int, col: int, *, force: bool = False) -> None:
+        """Show what the providers suggest for the cursor (in a worker: they may wait). Forced
+        (Tab) and answered by none of them, pi's path completion runs instead."""
         stack = self.providers
         assert stack is not None
         editor = self._app.editor
@@ -81,7 +82,7 @@ class CompletionController:
         lines = text.split("\n")
 
         async def fetch() -> None:
-            result = await stack.suggest(lines, row, col)
+            result = await stack.suggest(lines, row, col, force=force)
             editor = self._app.editor
             if editor.text != text or editor.cursor_location != (row, col):
                 return  # typed on meanwhile: a newer request is on its way
@@ -90,6 +91,8 @@ class CompletionController:
             pairs = [(item, shown) for item, shown in raw if shown is not None]
             if not pairs:
                 self._app.menu.hide()
+                if force:
+                    self._complete_path_now()
                 return
 
             def accept(choice: Completion) -> None:
@@ -163,13 +166,23 @@ class CompletionController:
     # ------------------------------------------------------------------ Tab: paths
 
     def complete_path(self) -> None:
-        """Tab with the menu closed: complete the path before the cursor (see path_completion)."""
+        """Tab with the menu closed: extensions' providers first (asked with ``force``), else
+        complete the path before the cursor (see path_completion)."""
         editor = self._app.editor
         row, col = editor.cursor_location
         line = editor.document.get_line(row)
         if row == 0 and self._argument_command(line) is not None:
             self._complete_arguments(line, col)  # "/cmd " + Tab: the command's own completions
             return
+        if self.providers is not None:
+            self._ask_providers(row, col, force=True)
+            return
+        self._complete_path_now()
+
+    def _complete_path_now(self) -> None:
+        editor = self._app.editor
+        row, col = editor.cursor_location
+        line = editor.document.get_line(row)
         before = line[:col]
         start = path_completion.token_start(before)
         token = before[start:]

@@ -6,8 +6,8 @@ cursor_line, cursor_col, options)`` (sync or async) returning ``{"prefix": str, 
 or None, and optionally ``apply_completion(lines, cursor_line, cursor_col, item, prefix)``
 returning ``{"lines", "cursor_line", "cursor_col"}`` (else ``current``'s is used). Items are
 ``{"value", "label", "description"}`` dicts or strings. The stack is asked when the word before
-the cursor starts with one of the extensions' trigger characters; its answer is shown in the
-app's completion menu. A provider that raises counts as no suggestions (it is logged).
+the cursor starts with one of the extensions' trigger characters, and on Tab (``options["force"]``;
+pi's path completion runs when no provider answers); its answer is shown in the app's menu. A provider that raises counts as no suggestions (it is logged).
 """
 
 from __future__ import annotations
@@ -59,6 +59,8 @@ class BuiltinProvider:
 
     async def get_suggestions(self, lines: list[str], cursor_line: int, cursor_col: int,
                               options: Any = None) -> Suggestions | None:
+        if isinstance(options, dict) and options.get("force"):
+            return None  # Tab: pi's own path completion answers it (see CompletionController)
         line = lines[cursor_line] if cursor_line < len(lines) else ""
         before = line[:cursor_col]
         start = max(before.rfind(" "), before.rfind("\t")) + 1
@@ -130,9 +132,11 @@ class ProviderStack:
         """Whether the word before the cursor is one for the extensions' providers."""
         return bool(token) and any(token.startswith(t) for t in self.triggers)
 
-    async def suggest(self, lines: list[str], cursor_line: int, cursor_col: int) -> Suggestions | None:
+    async def suggest(self, lines: list[str], cursor_line: int, cursor_col: int, *,
+                      force: bool = False) -> Suggestions | None:
+        """The stack's answer; ``force`` (Tab) asks whatever the word is, as Pi's Tab does."""
         try:
-            result = await self.top.get_suggestions(lines, cursor_line, cursor_col, {"force": False})
+            result = await self.top.get_suggestions(lines, cursor_line, cursor_col, {"force": force})
         except Exception:
             log.exception("autocomplete provider failed")
             return None

@@ -310,3 +310,36 @@ async def test_broken_listeners_providers_and_editor_factories_leave_pis_input_w
         await pilot.press(*"pay $5")
         await pilot.pause(0.3)
         assert app.editor.text == "pay $5" and not app.menu.is_open
+
+
+EMOJI = textwrap.dedent(
+    """
+    def extension(pi):
+        def emoji(current):
+            def get_suggestions(lines, cursor_line, cursor_col, options):
+                word = lines[cursor_line][:cursor_col].split(" ")[-1]
+                if options.get("force") and word.startswith(":"):
+                    return {"prefix": word, "items": [":smile:", ":sob:"]}
+                return current.get_suggestions(lines, cursor_line, cursor_col, options)
+
+            return {"get_suggestions": get_suggestions}
+
+        def session_start(event, ctx):
+            ctx.ui.add_autocomplete_provider(emoji)
+
+        pi.on("session_start", session_start)
+    """
+)
+
+
+async def test_tab_asks_the_providers_first_and_falls_back_to_path_completion(provider, workdir, agent_dir, tmp_path):
+    (workdir / "notes.txt").write_text("x")
+    session, app = await start(provider, workdir, agent_dir, tmp_path, EMOJI)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause(0.3)
+        await pilot.press(*"hi :s", "tab")
+        assert await wait_for(pilot, lambda: app.menu.is_open and app.menu.kind == "ext")
+        await pilot.press("down", "enter")  # Enter picks the highlighted one, it does not send
+        assert await wait_for(pilot, lambda: app.editor.text == "hi :sob: ")
+        await pilot.press(*"no", "tab")  # nothing from the provider: pi's path completion
+        assert await wait_for(pilot, lambda: app.editor.text == "hi :sob: notes.txt ")
