@@ -32,6 +32,7 @@ from .completion_controller import CompletionController
 from .input_controller import InputController
 from .keymap import Keymap, load_keymap
 from .session_chrome import SessionChrome, loaded_resources
+from .terminal_input import TerminalInput, key_data
 from .theme_service import ThemeService, theme_variable_defaults
 from .widgets.completion_menu import CompletionMenu
 from .widgets.footer_bar import FooterBar
@@ -124,6 +125,8 @@ class PiApp(App[int], inherit_bindings=False):
         self.last_input_at = 0.0
         """``time.perf_counter()`` of the last key or paste (streaming frames yield to it)."""
         self.extension_keys: dict[str, str] = {}
+        self.terminal_input = TerminalInput()
+        """Extensions' ``ctx.ui.on_terminal_input`` listeners (they see keys before anything else)."""
         """Textual key -> the key (Pi's syntax) an extension registered a shortcut for."""
         self.initial_prompt: str | None = None
         """Sent once the session is attached (``pi "message"``)."""
@@ -140,6 +143,17 @@ class PiApp(App[int], inherit_bindings=False):
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, (events.Key, events.Paste)):
             self.last_input_at = time.perf_counter()
+        if isinstance(event, events.Key) and not event.is_forwarded and self.terminal_input.dispatch(event):
+            # An extension's listener swallowed the key: no binding, editor or shortcut sees it.
+            event.stop()
+            event.prevent_default()
+            return
+        if (isinstance(event, events.Key) and not event.is_forwarded and self.focused is self.editor
+                and self.editor.handle_input(key_data(event))):
+            # An extension's editor (CustomEditor.handle_input) took the key before the app's keys.
+            event.stop()
+            event.prevent_default()
+            return
         if isinstance(event, events.Key) and event.key in self.extension_keys and len(self.screen_stack) == 1:
             # An extension's shortcut (pi.registerShortcut) comes before every other binding.
             event.stop()
@@ -160,6 +174,8 @@ class PiApp(App[int], inherit_bindings=False):
         self.menu = CompletionMenu(id="completion")
         self.queue_view = QueueView(id="queue")
         self.editor = PromptEditor(id="editor")
+        self.default_editor = self.editor
+        """pi's own editor; ``editor`` is an extension's while one replaced it (``editor_swap.py``)."""
         self.footer_bar = FooterBar(cwd=self.cwd, static=self.static, id="footer")
         self.editor.menu = self.menu
         self.footer_bar.branch = self.header_bar.branch
@@ -205,7 +221,9 @@ class PiApp(App[int], inherit_bindings=False):
                                   ("app.message.followUp", "followUp"), ("tui.input.tab", "tab")):
             for key in self.keymap.keys(action_id):
                 actions[key] = action
+        # Both editors: pi's, hidden behind an extension's, must have the keys when it comes back.
         self.editor.key_actions = actions
+        self.default_editor.key_actions = dict(actions)
         self.queue_view.hint_key = self.keymap.first_key("app.message.dequeue") or "alt+up"
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:

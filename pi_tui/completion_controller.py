@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import path_completion
 from .completion import file_completions, list_files, slash_completions
+from .extension_completion import BuiltinProvider, ProviderStack
 from .widgets.completion_menu import Completion
 
 if TYPE_CHECKING:
@@ -30,6 +31,8 @@ class CompletionController:
         self._app = app
         self._commands = commands
         self._files: list[str] | None = None
+        self.providers: ProviderStack | None = None
+        """Extensions' autocomplete providers (``ctx.ui.add_autocomplete_provider``); None until one is added."""
 
     # ------------------------------------------------------------------ typing
 
@@ -46,7 +49,9 @@ class CompletionController:
         start = max(before.rfind(" "), before.rfind("\t")) + 1
         token = before[start:]
         end = _token_end(line, col)
-        if row == 0 and start == 0 and token.startswith("/") and app.session is not None:
+        if self.providers is not None and (self.providers.wants(token) or (menu.kind == "ext" and menu.is_open)):
+            self._ask_providers(row, col)
+        elif row == 0 and start == 0 and token.startswith("/") and app.session is not None:
             menu.show(slash_completions(token[1:], self._commands()), "slash", (row, start, end))
         elif row == 0 and self._argument_command(line) is not None:
             self._complete_arguments(line, col)
@@ -58,6 +63,55 @@ class CompletionController:
             menu.show(file_completions(token[1:], self._files), "file", (row, start, end))
         else:
             menu.hide()
+
+    # ------------------------------------------------------------------ extension providers
+
+    def add_provider(self, factory: Callable[[Any], Any]) -> None:
+        """Stack an extension's provider on the others (pi's own at the bottom)."""
+        if self.providers is None:
+            self.providers = ProviderStack(BuiltinProvider(self._commands, lambda: self._files))
+        self.providers.add(factory)
+
+    def _ask_providers(self, row: int, col: int, *, force: bool = False) -> None:
+        """Show what the providers suggest for the cursor (in a worker: they may wait). Forced
+        (Tab) and answered by none of them, pi's path completion runs instead."""
+        stack = self.providers
+        assert stack is not None
+        editor = self._app.editor
+        text = editor.text
+        lines = text.split("\n")
+
+        async def fetch() -> None:
+            result = await stack.suggest(lines, row, col, force=force)
+            editor = self._app.editor
+            if editor.text != text or editor.cursor_location != (row, col):
+                return  # typed on meanwhile: a newer request is on its way
+            prefix = str((result or {}).get("prefix") or "")
+            raw = [(item, _argument_item(item)) for item in (result or {}).get("items") or []]
+            pairs = [(item, shown) for item, shown in raw if shown is not None]
+            if not pairs:
+                self._app.menu.hide()
+                if force:
+                    self._complete_path_now()
+                return
+
+            def accept(choice: Completion) -> None:
+                item = next(item for item, shown in pairs if shown == choice)
+                self._apply(stack, lines, row, col, item, prefix)
+
+            self._app.menu.show([shown for _, shown in pairs], "ext", (row, max(0, col - len(prefix)), col),
+                                on_accept=accept)
+
+        self._app.run_worker(fetch, name="provider-completions", group="completion",  # type: ignore[arg-type]
+                             exclusive=True, exit_on_error=False)
+
+    def _apply(self, stack: ProviderStack, lines: list[str], row: int, col: int, item: Any, prefix: str) -> None:
+        result = stack.apply(lines, row, col, item, prefix)
+        editor = self._app.editor
+        new_lines = [str(line) for line in result["lines"]]
+        cursor = (int(result.get("cursor_line", row)), int(result.get("cursor_col", col)))
+        editor.replace("\n".join(new_lines), (0, 0), editor.document.end)
+        editor.move_cursor(cursor)
 
     # ------------------------------------------------------------------ extension command arguments
 
@@ -112,13 +166,23 @@ class CompletionController:
     # ------------------------------------------------------------------ Tab: paths
 
     def complete_path(self) -> None:
-        """Tab with the menu closed: complete the path before the cursor (see path_completion)."""
+        """Tab with the menu closed: extensions' providers first (asked with ``force``), else
+        complete the path before the cursor (see path_completion)."""
         editor = self._app.editor
         row, col = editor.cursor_location
         line = editor.document.get_line(row)
         if row == 0 and self._argument_command(line) is not None:
             self._complete_arguments(line, col)  # "/cmd " + Tab: the command's own completions
             return
+        if self.providers is not None:
+            self._ask_providers(row, col, force=True)
+            return
+        self._complete_path_now()
+
+    def _complete_path_now(self) -> None:
+        editor = self._app.editor
+        row, col = editor.cursor_location
+        line = editor.document.get_line(row)
         before = line[:col]
         start = path_completion.token_start(before)
         token = before[start:]

@@ -66,3 +66,38 @@ def custom_message_widget(session: Any, message: Any, *, expanded: bool, theme: 
         return result
     content = as_renderable(result)
     return ExtensionBlock(content, message=message) if content is not None else None
+
+
+def custom_entry_widget(session: Any, entry: Any, *, expanded: bool, theme: Any) -> Widget | None:
+    """The widget an extension's entry renderer (``register_entry_renderer``) makes for a ``custom``
+    entry, or None: as in Pi, a custom entry without a renderer (or one that draws nothing) is not shown."""
+    from .widgets.extension_block import ExtensionBlock
+
+    runner = getattr(session, "extension_runner", None)
+    renderer = runner.entry_renderer(entry.custom_type) if runner is not None else None
+    result = call_renderer(renderer, entry, {"expanded": expanded}, theme)
+    if isinstance(result, Widget):
+        result.entry = entry  # type: ignore[attr-defined]  # like ExtensionBlock.entry
+        return result
+    content = as_renderable(result)
+    return ExtensionBlock(content, entry=entry) if content is not None else None
+
+
+def redraw_extension_blocks(session: Any, blocks: Any, *, expanded: bool, theme: Any) -> None:
+    """Ctrl+O: blocks drawn from a renderer's text are drawn again with ``options["expanded"]``
+    (as Pi's custom entry and message components are); a renderer that now returns a widget,
+    nothing, or fails leaves its block as it was."""
+    runner = getattr(session, "extension_runner", None)
+    if runner is None:
+        return
+    for block in blocks:
+        entry, message = getattr(block, "entry", None), getattr(block, "message", None)
+        if entry is not None:
+            renderer, subject = runner.entry_renderer(entry.custom_type), entry
+        elif message is not None and getattr(message, "role", None) == "custom":
+            renderer, subject = runner.message_renderer(message.custom_type), message
+        else:
+            continue
+        content = as_renderable(call_renderer(renderer, subject, {"expanded": expanded}, theme))
+        if content is not None:
+            block.update(content)

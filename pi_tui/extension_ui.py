@@ -24,6 +24,8 @@ class AppExtensionUI:
         self.widgets: dict[str, tuple[list[str], str]] = {}
         self.on_change: Callable[[AppExtensionUI], None] | None = None
         """Called when statuses or widgets change (the app redraws its extension areas)."""
+        self.editor_factory: Callable[..., Any] | None = None
+        """The factory of the extension editor in use (``get_editor_component``)."""
         self.components: dict[str, Any] = {}
         """Widgets extensions mounted (by widget key; ``#header``/``#footer`` for replacements)."""
 
@@ -122,6 +124,32 @@ class AppExtensionUI:
         widget = factory(self.app, self.theme)
         self.components[key] = widget
         self.app.mount(widget, before=host) if placement != "belowEditor" else self.app.mount(widget, after=host)
+
+    def set_editor_component(self, factory: Callable[..., Any] | None) -> None:
+        """Replace the editor with ``factory(tui, theme, keybindings)``'s ``CustomEditor`` (None: pi's)."""
+        from .editor_swap import swap_editor
+
+        swap_editor(self.app, factory, self.theme)
+        self.editor_factory = factory
+
+    def get_editor_component(self) -> Callable[..., Any] | None:
+        return self.editor_factory
+
+    def add_autocomplete_provider(self, factory: Callable[[Any], Any]) -> None:
+        """``factory(current)``'s provider goes on top of the completion (``extension_completion.py``)."""
+        self.app.completion.add_provider(factory)
+
+    def session_switching(self) -> None:
+        """Before a switched-to session's ``session_start``: pi's editor and completion again, no
+        listeners (handlers that set them up at start do it once more, not twice)."""
+        self.app.terminal_input.clear()
+        self.app.completion.providers = None
+        if self.editor_factory is not None:
+            self.set_editor_component(None)
+
+    def on_terminal_input(self, handler: Callable[[str], Any]) -> Callable[[], None]:
+        """See ``terminal_input.py``: keys reach ``handler`` first; returns the unsubscriber."""
+        return self.app.terminal_input.add(handler)
 
     def set_title(self, title: str) -> None:
         self.app.title = title

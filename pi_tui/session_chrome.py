@@ -35,6 +35,10 @@ class SessionChrome:
         self._providers = 0
         """Providers with credentials, counted when the session or its model changes (not per answer)."""
 
+    def use_editor(self, editor: PromptEditor) -> None:
+        """The editor whose border shows the thinking level (an extension replaced it)."""
+        self._editor = editor
+
     def show(self, session: SessionPort) -> None:
         """Everything from scratch (a session was attached)."""
         self.refresh_resources(session)

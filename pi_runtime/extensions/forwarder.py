@@ -46,8 +46,12 @@ class SessionEvents:
         dispatcher: Dispatcher,
         ensure_started: Callable[[], Awaitable[None]],
         parent_of: Callable[[str], str | None] = lambda call_id: None,
+        before_switch: Callable[[], None] = lambda: None,
     ) -> None:
         self._registry = registry
+        self._before_switch = before_switch
+        """Called before ``session_start`` of a switch: the front end drops what extensions set up
+        for the session before (their handlers set it up again)."""
         self._dispatcher = dispatcher
         self._ensure_started = ensure_started
         self._parent_of = parent_of
@@ -103,5 +107,6 @@ class SessionEvents:
                                         ThinkingLevelSelectEvent(level=event.level, previous_level=previous_level))
         elif kind == "session_changed" and event.reason in _SWITCH_REASONS:
             previous_file, self.previous_session_file = self.previous_session_file, self._session_file()
+            self._before_switch()
             await self._dispatcher.emit("session_start", SessionStartEvent(
                 reason=_SWITCH_REASONS[event.reason], previous_session_file=previous_file), abortable=False)

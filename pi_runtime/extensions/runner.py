@@ -98,7 +98,8 @@ class ExtensionRunner:
                                       nested_call_id=lambda call_id: self.nested.parent_of(call_id))
         self.nested = NestedCalls(self.agent_hooks, self.tools, self.dispatcher, self.registry)
         self.session_events = SessionEvents(self.registry, self.dispatcher, self.ensure_started,
-                                            parent_of=self.nested.parent_of)
+                                            parent_of=self.nested.parent_of,
+                                            before_switch=self._ui_host.session_switching)
         self.kernel_hooks = KernelHooks(
             registry=self.registry, dispatcher=self.dispatcher, reporter=self.reporter, commands=self.commands_part,
             tools=self.tools, messages=self.messages, ensure_started=self.ensure_started,

@@ -173,6 +173,18 @@ class UIHost:
         if self._report is not None:
             self._report(owner, event, error)
 
+    def session_switching(self) -> None:
+        """The session is being switched (new, resume, fork): the front end drops the editor,
+        autocomplete providers and terminal input listeners extensions installed, as Pi does,
+        before the ``session_start`` handlers install them again."""
+        method = getattr(self.inner, "session_switching", None)
+        if method is None:
+            return
+        try:
+            method()
+        except Exception as exc:  # noqa: BLE001 - a front end failing here must not stop the switch
+            self.report("(ui)", "ui", f"{type(exc).__name__}: {exc}")
+
 
 class GuardedUI:
     """``ctx.ui``: every UI call in every mode; timeouts, abort and front-end failures resolve to defaults.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from rich.text import Text
@@ -31,13 +32,16 @@ class CompletionMenu(OptionList, can_focus=False):
         """slash, file (``@``) or path (Tab)."""
         self.span: tuple[int, int, int] = (0, 0, 0)
         """(row, start column, end column) of the token in the editor."""
+        self.on_accept: Callable[[Completion], None] | None = None
+        """Applies the chosen completion instead of the editor replacing the token (extension providers)."""
 
     def on_mount(self) -> None:
         self.display = False
 
-    def show(self, items: list[Completion], kind: str, span: tuple[int, int, int]) -> None:
+    def show(self, items: list[Completion], kind: str, span: tuple[int, int, int], *,
+             on_accept: Callable[[Completion], None] | None = None) -> None:
         """Replace the candidates (hides the menu when there are none)."""
-        self.items, self.kind, self.span = items, kind, span
+        self.items, self.kind, self.span, self.on_accept = items, kind, span, on_accept
         self.clear_options()
         if not items:
             self.display = False
@@ -56,6 +60,7 @@ class CompletionMenu(OptionList, can_focus=False):
     def hide(self) -> None:
         self.display = False
         self.items = []
+        self.on_accept = None
 
     @property
     def is_open(self) -> bool:

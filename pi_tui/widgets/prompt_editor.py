@@ -143,6 +143,13 @@ class PromptEditor(TextArea, inherit_bindings=False):
 
     # ------------------------------------------------------------------ keys
 
+    def handle_input(self, data: str) -> bool:
+        """A key (``terminal_input.key_data``: the character typed, else the key's name) offered
+        before the app's keys and the editor's own; True when handled. pi's editor takes none; an
+        extension's ``CustomEditor`` (``ctx.ui.set_editor_component``) overrides this, as Pi's
+        ``handleInput``, and returns False for what the normal keys should do."""
+        return False
+
     async def _on_key(self, event: events.Key) -> None:
         key = event.key
         if self._jump and event.character and event.is_printable:
@@ -292,8 +299,12 @@ class PromptEditor(TextArea, inherit_bindings=False):
         if menu is None:
             return
         choice = menu.selected()
+        on_accept = menu.on_accept
         menu.hide()
         if choice is None:
+            return
+        if on_accept is not None:
+            on_accept(choice)
             return
         row, start, end = menu.span
         # A folder ("src/") is continued with another Tab, so it gets no space after it.

@@ -15,7 +15,12 @@ from textual.widget import Widget
 
 from pi_runtime.frontend import events as ev
 
-from ..extension_render import custom_message_widget, tool_renderer_lookup
+from ..extension_render import (
+    custom_entry_widget,
+    custom_message_widget,
+    redraw_extension_blocks,
+    tool_renderer_lookup,
+)
 from .history import user_text
 from .message_panel import MessagePanel
 from .notice import Notice
@@ -189,6 +194,8 @@ class Transcript(VerticalScroll, can_focus=False):
                     await self._add(Notice("Aborted", "warning"))
             case ev.SessionChangedEvent() if self.session is not None:
                 await self.load_messages(self.session.messages)
+            case ev.EntryAppendedEvent(entry=entry) if getattr(entry, "type", None) == "custom":
+                await self._on_custom_entry(entry)
             case ev.BudgetExceededEvent(message=text) | ev.ExtensionErrorEvent(error=text):
                 await self._add(Notice(text, "error"))
             case _:
@@ -211,6 +218,15 @@ class Transcript(VerticalScroll, can_focus=False):
             drawn = custom_message_widget(self.session, message, expanded=self.tools_expanded, theme=AppTheme(self.app))
             await self._add(drawn or MessagePanel(f"[{message.custom_type}]", user_text(message.content), "custom",
                                                   message=message))
+
+    async def _on_custom_entry(self, entry: Any) -> None:
+        """``pi.append_entry``: drawn by the extension's entry renderer (nothing without one, as in Pi)."""
+        from ..extension_theme import AppTheme
+
+        self.window.note_entry(entry)
+        drawn = custom_entry_widget(self.session, entry, expanded=self.tools_expanded, theme=AppTheme(self.app))
+        if drawn is not None:
+            await self._add(drawn)
 
     async def _on_update(self, event: Any) -> None:
         sub = event.assistant_message_event
@@ -307,6 +323,10 @@ class Transcript(VerticalScroll, can_focus=False):
             panel.set_expanded(expanded)
         for hints in self.query(StartHints):
             hints.expanded = expanded
+        from ..extension_theme import AppTheme
+        from .extension_block import ExtensionBlock
+
+        redraw_extension_blocks(self.session, self.query(ExtensionBlock), expanded=expanded, theme=AppTheme(self.app))
 
     def set_thinking_collapsed(self, collapsed: bool) -> None:
         self.thinking_collapsed = collapsed

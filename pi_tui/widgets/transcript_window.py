@@ -81,6 +81,8 @@ class HistoryWindow:
         self._remounting = False
         self._loading = asyncio.Lock()
         """Held while the view is replaced (a session load, or the preview before it)."""
+        self.entries_after: dict[int, list[Any]] = {}
+        """Custom entries an entry renderer draws, by the index of the message they follow."""
 
     @property
     def _messages(self) -> list[Any]:
@@ -89,6 +91,9 @@ class HistoryWindow:
 
     async def load_messages(self, messages: list[Any]) -> None:
         """Replace the view with the last window of ``messages`` (the last screenful first)."""
+        from ..entry_placement import custom_entries_by_message
+
+        self.entries_after = custom_entries_by_message(self._view.session, messages)
         async with self._loading:
             with self._view.app.batch_update():  # no empty frame between the old view and the new
                 await self._view.remove_children()
@@ -103,6 +108,7 @@ class HistoryWindow:
 
     async def show_preview(self, messages: list[Any]) -> None:
         """Show ``messages`` (the end of a resumed session) until ``load_messages`` replaces them."""
+        self.entries_after = {}  # those of the session shown before, not of this one
         async with self._loading:
             if self._view.session is None and not self._view.children:
                 await self._mount_range(messages, 0, len(messages))
@@ -115,12 +121,27 @@ class HistoryWindow:
         results = tool_results_by_id(messages[start:end])
         theme = AppTheme(self._view.app)
         widgets: list[Widget] = []
-        for message in messages[start:end]:
+        if start == 0:
+            widgets.extend(self._entry_widgets(-1, theme))
+        for index, message in enumerate(messages[start:end], start):
             widgets.extend(widgets_for(message, results, cwd=self._view.cwd, tools_expanded=self._view.tools_expanded,
                                        thinking_collapsed=self._view.thinking_collapsed, session=self._view.session,
                                        theme=theme))
+            widgets.extend(self._entry_widgets(index, theme))
         if widgets:
             await self._view.mount_all(widgets, before=before)
+
+    def _entry_widgets(self, index: int, theme: Any) -> list[Widget]:
+        """What entry renderers draw for the custom entries after message ``index``."""
+        from ..extension_render import custom_entry_widget
+
+        drawn = (custom_entry_widget(self._view.session, entry, expanded=self._view.tools_expanded, theme=theme)
+                 for entry in self.entries_after.get(index, ()))
+        return [widget for widget in drawn if widget is not None]
+
+    def note_entry(self, entry: Any) -> None:
+        """A custom entry appended now goes after the newest message (drawn again if remounted)."""
+        self.entries_after.setdefault(len(self._messages) - 1, []).append(entry)
 
     def check_window(self, scroll_y: float) -> None:
         """Scrolled to either edge of what is mounted: bring the next messages in."""
