@@ -9,6 +9,7 @@ killed by SIGPIPE would.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -104,10 +105,15 @@ def test_rpc_mode_stops_when_the_client_stops_reading(env, busy_model):
 
 
 def test_list_models_into_a_closed_pipe_is_quiet(env):
-    proc = _start(env, "--list-models")
-    assert proc.stdout is not None and proc.stdin is not None
-    proc.stdout.close()
-    proc.stdin.close()
+    # The reader is gone before pi starts: closing it after the start raced a fast pi that
+    # had already written everything and exited 0.
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        proc = subprocess.Popen([PI, "--list-models"], stdin=subprocess.DEVNULL, stdout=write_end,
+                                stderr=subprocess.PIPE, env=env, cwd=env["PI_TEST_PROJECT"])
+    finally:
+        os.close(write_end)
     code, stderr = _finish(proc)
     assert code == 141, stderr
     assert "Traceback" not in stderr and "Exception ignored" not in stderr, stderr
