@@ -44,7 +44,12 @@ def make_app(scene: Scene, agent_dir: str | None = None) -> tuple[Any, Any]:
 
     from .launch import create_app
 
-    agent_dir = agent_dir or tempfile.mkdtemp(prefix="pi-screens-agent-")
+    if agent_dir is None:
+        # A fixed folder per scene: the /mcp screen shows the path of its mcp.json.
+        fixed = Path(tempfile.gettempdir()) / f"pi-screens-{scene.name}"
+        shutil.rmtree(fixed, ignore_errors=True)
+        fixed.mkdir()
+        agent_dir = str(fixed)
     auth = Path(agent_dir) / "auth.json"
     auth.write_text(json.dumps({"anthropic": {"type": "api_key", "key": "sk-a"},
                                 "openai": {"type": "api_key", "key": "sk-o"}}), encoding="utf-8")
