@@ -90,6 +90,7 @@ class ModelRegistry:
         self._env = env
         self._builtins = builtins
         self._runtime_keys: dict[str, str] = {}
+        self._oauth: dict[str, Any] = {}
         self._extra: dict[tuple[str, str], Model] = {}
         self.errors: list[str] = []
         """Problems that dropped part of models.json (file and field named in each)."""
@@ -296,6 +297,33 @@ class ModelRegistry:
         else:
             self._runtime_keys.pop(provider, None)
 
+    def set_oauth_provider(self, provider: str, config: Any | None) -> None:
+        """Log in to ``provider`` by OAuth (an ``oauth.OAuthConfig``; None removes it).
+
+        Its stored oauth credential is then refreshed before requests (``request_auth_async``)
+        and turned into the request key by the config's ``get_api_key``.
+        """
+        if config is None:
+            self._oauth.pop(provider, None)
+        else:
+            self._oauth[provider] = config
+
+    def oauth_providers(self) -> dict[str, Any]:
+        """Provider id -> ``OAuthConfig`` of every provider with an OAuth login."""
+        return dict(self._oauth)
+
+    def _oauth_key(self, provider: str) -> str | None:
+        config = self._oauth.get(provider)
+        get = getattr(self.auth, "get", None)
+        if config is None or get is None:
+            return None
+        cred = get(provider)
+        if cred is None or cred.type != "oauth":
+            return None
+        from .oauth import api_key
+
+        return api_key(config, provider, cred.data)
+
     def _environ(self) -> Mapping[str, str]:
         return os.environ if self._env is None else self._env
 
@@ -310,7 +338,7 @@ class ModelRegistry:
         if provider in self._runtime_keys:
             return self._runtime_keys[provider], "runtime"
         if self.auth is not None:
-            key = self.auth.get_api_key(provider)
+            key = self._oauth_key(provider) or self.auth.get_api_key(provider)
             if key:
                 return key, "auth.json"
         configured = self._config_key(provider)
@@ -388,7 +416,19 @@ class ModelRegistry:
         return RequestAuth(api_key=key, headers=headers, source=source)
 
     async def request_auth_async(self, model: Model) -> RequestAuth:
-        """``request_auth`` in a worker thread, so a slow ``!command`` never blocks the loop."""
+        """``request_auth`` in a worker thread, so a slow ``!command`` never blocks the loop.
+
+        An OAuth provider's stored token is refreshed first when it (nearly) expired.
+
+        Raises:
+            OAuthRefreshError: The refresh failed (the message says to ``/login`` again).
+        """
+        config = self._oauth.get(model.provider)
+        if config is not None and self.auth is not None and model.provider not in self._runtime_keys:
+            from .oauth import fresh_credentials
+
+            if hasattr(self.auth, "refresh_oauth"):
+                await fresh_credentials(self.auth, model.provider, config)
         return await asyncio.to_thread(self.request_auth, model)
 
 
