@@ -39,6 +39,7 @@ from .credentials import (
 )
 from .env_keys import env_var_names
 from .models_json import ModelDef, ModelOverride, ProviderConfig, load_models_json
+from .oauth_logins import OAuthLogins
 from .types import Model
 
 _MODEL_FIELDS = {
@@ -61,7 +62,7 @@ KEYLESS_APIS = frozenset({"scripted"})
 """Protocols that never authenticate (the in-process scripted provider)."""
 
 
-class ModelRegistry:
+class ModelRegistry(OAuthLogins):
     """Every known model, where to find it and how to authenticate to it.
 
     Args:
@@ -90,7 +91,7 @@ class ModelRegistry:
         self._env = env
         self._builtins = builtins
         self._runtime_keys: dict[str, str] = {}
-        self._oauth: dict[str, Any] = {}
+        OAuthLogins.__init__(self)
         self._extra: dict[tuple[str, str], Model] = {}
         self.errors: list[str] = []
         """Problems that dropped part of models.json (file and field named in each)."""
@@ -297,33 +298,6 @@ class ModelRegistry:
         else:
             self._runtime_keys.pop(provider, None)
 
-    def set_oauth_provider(self, provider: str, config: Any | None) -> None:
-        """Log in to ``provider`` by OAuth (an ``oauth.OAuthConfig``; None removes it).
-
-        Its stored oauth credential is then refreshed before requests (``request_auth_async``)
-        and turned into the request key by the config's ``get_api_key``.
-        """
-        if config is None:
-            self._oauth.pop(provider, None)
-        else:
-            self._oauth[provider] = config
-
-    def oauth_providers(self) -> dict[str, Any]:
-        """Provider id -> ``OAuthConfig`` of every provider with an OAuth login."""
-        return dict(self._oauth)
-
-    def _oauth_key(self, provider: str) -> str | None:
-        config = self._oauth.get(provider)
-        get = getattr(self.auth, "get", None)
-        if config is None or get is None:
-            return None
-        cred = get(provider)
-        if cred is None or cred.type != "oauth":
-            return None
-        from .oauth import api_key
-
-        return api_key(config, provider, cred.data)
-
     def _environ(self) -> Mapping[str, str]:
         return os.environ if self._env is None else self._env
 
@@ -423,12 +397,8 @@ class ModelRegistry:
         Raises:
             OAuthRefreshError: The refresh failed (the message says to ``/login`` again).
         """
-        config = self._oauth.get(model.provider)
-        if config is not None and self.auth is not None and model.provider not in self._runtime_keys:
-            from .oauth import fresh_credentials
-
-            if hasattr(self.auth, "refresh_oauth"):
-                await fresh_credentials(self.auth, model.provider, config)
+        if self.auth is not None and model.provider not in self._runtime_keys:
+            await self._refresh_oauth(model.provider)
         return await asyncio.to_thread(self.request_auth, model)
 
 

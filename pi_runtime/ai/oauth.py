@@ -1,7 +1,7 @@
 """OAuth providers an extension registers: their login flow, stored tokens and refresh.
 
 An extension passes ``oauth=`` to ``pi.register_provider`` (see :func:`oauth_config` for the
-accepted shapes). The provider then appears in ``/login``; :func:`login` runs its flow with
+accepted shapes). The provider then appears in ``/login``; :func:`run_login` runs its flow with
 :class:`LoginCallbacks` wired to the front end's dialogs (a :class:`LoginUI`) and stores the
 result in auth.json as ``{"type": "oauth", "access": ..., "refresh": ..., "expires": ...}``
 (``expires`` in Unix milliseconds, like Pi; any other keys the flow returns are kept).
@@ -231,7 +231,7 @@ def _problem(exc: BaseException, secrets: list[str | None]) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-async def login(storage: Any, provider: str, oauth: OAuthConfig, ui: LoginUI,
+async def run_login(storage: Any, provider: str, oauth: OAuthConfig, ui: LoginUI,
                 signal: AbortSignal | None = None) -> dict[str, Any]:
     """Run ``oauth.login`` and store what it returns in ``storage`` (an ``AuthStorage``).
 
@@ -324,7 +324,21 @@ def modified_models(oauth: OAuthConfig, models: list[Any], credentials: Mapping[
 
 
 __all__ = [
-    "MIN_VALIDITY_MS", "REFRESH_TIMEOUT", "LoginCallbacks", "LoginUI", "OAuthConfig", "OAuthError",
-    "OAuthLoginCancelled", "OAuthPrompt", "OAuthRefreshError", "OAuthSelectOption", "api_key",
-    "checked_credentials", "fresh_credentials", "login", "modified_models", "needs_refresh", "oauth_config",
+    "MIN_VALIDITY_MS",
+    "REFRESH_TIMEOUT",
+    "LoginCallbacks",
+    "LoginUI",
+    "OAuthConfig",
+    "OAuthError",
+    "OAuthLoginCancelled",
+    "OAuthPrompt",
+    "OAuthRefreshError",
+    "OAuthSelectOption",
+    "api_key",
+    "checked_credentials",
+    "fresh_credentials",
+    "modified_models",
+    "needs_refresh",
+    "oauth_config",
+    "run_login",
 ]

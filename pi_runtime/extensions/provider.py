@@ -170,7 +170,7 @@ class ProviderRegistrations:
             self._remove_models(previous)
         if login is not None:
             reg.oauth, reg.base_models = login, list(changed)
-            registry.set_oauth_provider(name, login)
+            registry.set_oauth_provider(name, login, on_login=lambda: self.logged_in(name))
             changed = self._with_credentials(reg, changed)
         self._add(reg, changed)
         if previous is not None:

@@ -70,9 +70,8 @@ def stored(agent_dir) -> dict:
 async def logged_in_session(make_session, agent_dir):
     session = make_session(extensions=[EXT])
     registry = session.model_registry
-    config = registry.oauth_providers()["corp"]
     ui = ScriptUI()
-    entry = await oauth.login(registry.auth, "corp", config, ui)
+    entry = await registry.login_oauth("corp", ui)
     assert entry["access"] == "access-1" and stored(agent_dir)["corp"]["refresh"] == "refresh-1"
     return session, ui
 
@@ -161,8 +160,7 @@ async def test_modify_models_applies_after_login(make_session, agent_dir, server
     session = make_session(extensions=[EXT])
     registry = session.model_registry
     assert registry.find("corp", "corp-1").name == "corp-1"
-    await oauth.login(registry.auth, "corp", registry.oauth_providers()["corp"], ScriptUI())
-    session.extension_runner.providers.logged_in("corp")
+    await registry.login_oauth("corp", ScriptUI())
     assert registry.find("corp", "corp-1").name == "corp-1 (dev@corp)"
     again = make_session(extensions=[EXT])  # a new session with stored credentials
     assert again.model_registry.find("corp", "corp-1").name == "corp-1 (dev@corp)"
@@ -173,9 +171,9 @@ async def test_cancelled_or_bad_login_stores_nothing(make_session, agent_dir, se
     registry = session.model_registry
     config = registry.oauth_providers()["corp"]
     with pytest.raises(OAuthLoginCancelled):
-        await oauth.login(registry.auth, "corp", config, ScriptUI(code=None))
+        await oauth.run_login(registry.auth, "corp", config, ScriptUI(code=None))
     with pytest.raises(OAuthError, match="invalid_grant"):
-        await oauth.login(registry.auth, "corp", config, ScriptUI(code="wrong"))
+        await oauth.run_login(registry.auth, "corp", config, ScriptUI(code="wrong"))
     assert not (agent_dir / "auth.json").exists()
 
 
