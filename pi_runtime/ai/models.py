@@ -323,8 +323,8 @@ class ModelRegistry(OAuthLogins):
         for name in env_var_names(provider):
             if env.get(name):
                 return env[name], f"env:{name}"
-        if is_local_url(model.base_url) or model.api in KEYLESS_APIS:
-            return None, "local"
+        if (is_local_url(model.base_url) or model.api in KEYLESS_APIS) and provider not in self._oauth:
+            return None, "local"  # an OAuth provider needs its login even on this machine
         return None, None
 
     def resolve_api_key(self, model: Model) -> str | None:
@@ -351,7 +351,7 @@ class ModelRegistry(OAuthLogins):
             return True
         if any(env.get(name) for name in env_var_names(provider)):
             return True
-        return is_local_url(model.base_url) or model.api in KEYLESS_APIS
+        return (is_local_url(model.base_url) or model.api in KEYLESS_APIS) and provider not in self._oauth
 
     def available(self) -> list[Model]:
         """Models whose provider has usable credentials (what ``/model`` offers)."""
@@ -365,6 +365,9 @@ class ModelRegistry(OAuthLogins):
             CredentialError: A ``!command`` failed or a header refers to an unset variable.
         """
         key, source = self._resolve_key(model)
+        if source is None and model.provider in self._oauth:
+            name = self._oauth[model.provider].name
+            raise NoCredentialsError(f"Not logged in to {name} ({model.provider}): run /login {model.provider}")
         if source is None:
             names = " or ".join(env_var_names(model.provider)) or "an apiKey in models.json"
             raise NoCredentialsError(

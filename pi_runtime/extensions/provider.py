@@ -191,8 +191,16 @@ class ProviderRegistrations:
         cred = get(reg.name) if get is not None and reg.oauth is not None else None
         if cred is None or cred.type != "oauth":
             return models
-        return [_model(m, reg.name, reg.api, reg.base_url)
-                for m in modified_models(reg.oauth, models, cred.data)]
+        try:
+            return [_model(m, reg.name, reg.api, reg.base_url)
+                    for m in modified_models(reg.oauth, models, cred.data)]
+        except Exception as exc:  # noqa: BLE001 - odd stored credentials must not cost the provider
+            from ..ai.redaction import redact
+
+            text = redact(str(exc), [cred.data.get("access"), cred.data.get("refresh")])
+            self._require().warnings.append(f"register_provider({reg.name!r}): oauth modify_models failed "
+                                            f"({type(exc).__name__}: {text}); its models are used unchanged")
+            return models
 
     def logged_in(self, name: str) -> list[Model]:
         """Re-apply ``modify_models`` after ``/login`` stored new credentials for ``name``."""

@@ -166,6 +166,15 @@ async def test_modify_models_applies_after_login(make_session, agent_dir, server
     assert again.model_registry.find("corp", "corp-1").name == "corp-1 (dev@corp)"
 
 
+async def test_failing_modify_models_keeps_the_provider(make_session, agent_dir, servers):
+    (agent_dir / "auth.json").write_text(json.dumps({"corp": {"type": "oauth", "access": "a", "refresh": "r",
+                                                              "expires": 0}}))  # no "account"
+    session = make_session(extensions=[EXT])
+    registry = session.model_registry
+    assert registry.find("corp", "corp-1").name == "corp-1"
+    assert any("modify_models failed (KeyError: 'account')" in w for w in registry.warnings)
+
+
 async def test_cancelled_or_bad_login_stores_nothing(make_session, agent_dir, servers):
     session = make_session(extensions=[EXT])
     registry = session.model_registry
