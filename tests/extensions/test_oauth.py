@@ -193,6 +193,32 @@ async def test_unregister_removes_the_oauth_login(make_session, agent_dir, serve
     assert "corp" not in session.model_registry.oauth_providers()
 
 
+async def test_a_started_refresh_is_saved_even_if_the_request_is_cancelled(tmp_path):
+    from pi_runtime.auth import AuthStorage
+
+    storage = AuthStorage(tmp_path / "auth.json")
+    storage.set("slow", {"type": "oauth", "access": "old", "refresh": "r0", "expires": 0})
+    started = asyncio.Event()
+
+    async def refresh(credentials):
+        started.set()
+        await asyncio.sleep(0.3)  # the server has rotated the refresh token by now
+        return {"access": "new", "refresh": "r1", "expires": int(time.time() * 1000) + 3_600_000}
+
+    config = oauth.oauth_config({"name": "Slow", "login": refresh, "refresh_token": refresh,
+                                 "get_api_key": lambda c: c["access"]}, "slow")
+    request = asyncio.ensure_future(oauth.fresh_credentials(storage, "slow", config))
+    await started.wait()
+    request.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await request
+    for _ in range(50):
+        await asyncio.sleep(0.05)
+        if json.loads((tmp_path / "auth.json").read_text())["slow"]["refresh"] == "r1":
+            break
+    assert json.loads((tmp_path / "auth.json").read_text())["slow"]["refresh"] == "r1"
+
+
 def test_needs_refresh_uses_pi_margin():
     now = 1_000_000_000
     assert needs_refresh({"expires": now - 1}, now)
