@@ -33,6 +33,8 @@ class OAuthTokenServer:
         self.code = code
         self.expires_in = expires_in
         self.fail_refresh = False
+        self.delay = 0.0
+        """Seconds each token answer waits before it is sent (a slow server)."""
         self.grants: list[str] = []
         self.valid_refresh: str | None = None
         self._counter = itertools.count(1)
@@ -70,5 +72,8 @@ class OAuthTokenServer:
     def _issue(self) -> Reply:
         n = next(self._counter)
         self.valid_refresh = f"refresh-{n}"
-        return Reply.json(200, {"access_token": f"access-{n}", "refresh_token": self.valid_refresh,
-                                "expires_in": self.expires_in, "token_type": "Bearer"})
+        reply = Reply.json(200, {"access_token": f"access-{n}", "refresh_token": self.valid_refresh,
+                                 "expires_in": self.expires_in, "token_type": "Bearer"})
+        if self.delay:
+            reply.pieces.insert(0, self.delay)
+        return reply

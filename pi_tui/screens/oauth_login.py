@@ -62,7 +62,7 @@ class OAuthLoginScreen(ModalScreen[None]):
         from pi_runtime.frontend import OAuthError, OAuthLoginCancelled
 
         try:
-            entry = await self.registry.login_oauth(self.provider, self, self.controller.signal)
+            await self.registry.login_oauth(self.provider, self, self.controller.signal)
         except OAuthLoginCancelled:
             self._finish(False, f"Login to {self.provider_name} cancelled")
         except asyncio.CancelledError:
@@ -74,7 +74,6 @@ class OAuthLoginScreen(ModalScreen[None]):
             self._finish(False, f"Login to {self.provider_name} failed: {exc}")
         else:
             where = getattr(self.registry.auth, "path", "auth.json")
-            del entry
             self._finish(True, f"Logged in to {self.provider_name}: credentials saved in {where}")
 
     def _finish(self, ok: bool, message: str) -> None:

@@ -72,3 +72,22 @@ def test_print_and_rpc_report_a_failed_refresh(oauth_env, loopback):
     finally:
         client.kill()
     assert loopback.requests == []
+
+
+def test_two_processes_refresh_an_expired_token_once(oauth_env, loopback):
+    # The token server rotates refresh tokens: a second refresh with the old one would fail.
+    env, auth = oauth_env
+    auth.valid_refresh, auth.delay = "refresh-0", 1.0  # both processes see the stale token
+    path = store(env, access="stale", refresh="refresh-0", expires=0)
+    loopback.push(text_reply("one"), text_reply("two"))
+    import subprocess
+
+    from e2e_support import PI
+
+    procs = [subprocess.Popen([PI, "-p", *ARGS, f"hi {i}"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, env=env, cwd=env["PI_TEST_PROJECT"]) for i in range(2)]
+    results = [p.communicate(timeout=30) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], [err.decode() for _, err in results]
+    assert auth.grants == ["refresh_token"]
+    assert {r.headers["authorization"] for r in loopback.requests} == {"Bearer access-1"}
+    assert json.loads(path.read_text())["corp"]["refresh"] == "refresh-1"
