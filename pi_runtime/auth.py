@@ -7,7 +7,8 @@ The file maps a provider id to a credential::
 
 A ``key`` may be literal, ``$NAME`` / a variable name, or ``!command`` (resolved like
 models.json values, see ``pi_runtime.ai.credentials``). Entries this version does not
-understand (OAuth, newer types) are kept untouched on every write.
+understand (newer types) are kept untouched on every write; OAuth entries are refreshed
+through ``refresh_oauth`` (see ``pi_runtime.ai.oauth``).
 
 Safety: the file is created with mode 0600 (an existing file keeps the mode its owner
 gave it); every write takes an exclusive ``fcntl`` lock on ``auth.json.lock``, re-reads
@@ -18,12 +19,13 @@ file. A corrupt file is reported and never overwritten. Keys appear in no repr o
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import stat as stat_mod
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import field
 from pathlib import Path
 from typing import Any
@@ -229,6 +231,47 @@ class AuthStorage:
         removed: list[bool] = []
         self._update(lambda data: removed.append(data.pop(provider, None) is not None))
         return bool(removed and removed[0])
+
+    async def refresh_oauth(
+        self,
+        provider: str,
+        needs_refresh: Callable[[dict[str, Any]], bool],
+        refresh: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]],
+    ) -> dict[str, Any] | None:
+        """Replace ``provider``'s oauth entry with ``await refresh(entry)``, under the lock.
+
+        The lock is taken (in a worker thread, so the event loop keeps running), the file is
+        re-read and ``needs_refresh(entry)`` asked again: another process may have refreshed
+        while this one waited, and then its entry is returned unchanged. The new entry is
+        written atomically before the lock is released.
+
+        Returns:
+            The entry now stored, or None when no oauth entry is stored (logged out meanwhile).
+
+        Raises:
+            AuthFileError: The file is corrupt, locked too long, or cannot be written.
+            Exception: Whatever ``refresh`` raised (nothing is written then).
+        """
+        target = self._target()
+        target.parent.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
+        lock = _FileLock(target.with_name(target.name + ".lock"), self.lock_timeout)
+        await asyncio.to_thread(lock.__enter__)
+        try:
+            data = self._read_file()
+            entry = data.get(provider)
+            if not isinstance(entry, dict) or entry.get("type") != "oauth":
+                return None
+            if not needs_refresh(entry):
+                return dict(entry)
+            new = dict(await refresh(dict(entry)))
+            new["type"] = "oauth"
+            data[provider] = new
+            _atomic_write_json(target, data)
+        finally:
+            lock.__exit__()
+        self._loaded = False
+        self.reload()
+        return new
 
     def _update(self, change: Callable[[dict[str, Any]], Any]) -> None:
         target = self._target()

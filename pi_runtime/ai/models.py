@@ -39,6 +39,7 @@ from .credentials import (
 )
 from .env_keys import env_var_names
 from .models_json import ModelDef, ModelOverride, ProviderConfig, load_models_json
+from .oauth_logins import OAuthLogins
 from .types import Model
 
 _MODEL_FIELDS = {
@@ -61,7 +62,7 @@ KEYLESS_APIS = frozenset({"scripted"})
 """Protocols that never authenticate (the in-process scripted provider)."""
 
 
-class ModelRegistry:
+class ModelRegistry(OAuthLogins):
     """Every known model, where to find it and how to authenticate to it.
 
     Args:
@@ -90,6 +91,7 @@ class ModelRegistry:
         self._env = env
         self._builtins = builtins
         self._runtime_keys: dict[str, str] = {}
+        OAuthLogins.__init__(self)
         self._extra: dict[tuple[str, str], Model] = {}
         self.errors: list[str] = []
         """Problems that dropped part of models.json (file and field named in each)."""
@@ -310,7 +312,7 @@ class ModelRegistry:
         if provider in self._runtime_keys:
             return self._runtime_keys[provider], "runtime"
         if self.auth is not None:
-            key = self.auth.get_api_key(provider)
+            key = self._oauth_key(provider) or self.auth.get_api_key(provider)
             if key:
                 return key, "auth.json"
         configured = self._config_key(provider)
@@ -321,8 +323,8 @@ class ModelRegistry:
         for name in env_var_names(provider):
             if env.get(name):
                 return env[name], f"env:{name}"
-        if is_local_url(model.base_url) or model.api in KEYLESS_APIS:
-            return None, "local"
+        if (is_local_url(model.base_url) or model.api in KEYLESS_APIS) and provider not in self._oauth:
+            return None, "local"  # an OAuth provider needs its login even on this machine
         return None, None
 
     def resolve_api_key(self, model: Model) -> str | None:
@@ -349,7 +351,7 @@ class ModelRegistry:
             return True
         if any(env.get(name) for name in env_var_names(provider)):
             return True
-        return is_local_url(model.base_url) or model.api in KEYLESS_APIS
+        return (is_local_url(model.base_url) or model.api in KEYLESS_APIS) and provider not in self._oauth
 
     def available(self) -> list[Model]:
         """Models whose provider has usable credentials (what ``/model`` offers)."""
@@ -363,6 +365,9 @@ class ModelRegistry:
             CredentialError: A ``!command`` failed or a header refers to an unset variable.
         """
         key, source = self._resolve_key(model)
+        if source is None and model.provider in self._oauth:
+            name = self._oauth[model.provider].name
+            raise NoCredentialsError(f"Not logged in to {name} ({model.provider}): run /login {model.provider}")
         if source is None:
             names = " or ".join(env_var_names(model.provider)) or "an apiKey in models.json"
             raise NoCredentialsError(
@@ -388,7 +393,15 @@ class ModelRegistry:
         return RequestAuth(api_key=key, headers=headers, source=source)
 
     async def request_auth_async(self, model: Model) -> RequestAuth:
-        """``request_auth`` in a worker thread, so a slow ``!command`` never blocks the loop."""
+        """``request_auth`` in a worker thread, so a slow ``!command`` never blocks the loop.
+
+        An OAuth provider's stored token is refreshed first when it (nearly) expired.
+
+        Raises:
+            OAuthRefreshError: The refresh failed (the message says to ``/login`` again).
+        """
+        if self.auth is not None and model.provider not in self._runtime_keys:
+            await self._refresh_oauth(model.provider)
         return await asyncio.to_thread(self.request_auth, model)
 
 

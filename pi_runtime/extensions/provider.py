@@ -80,6 +80,10 @@ class Registration:
     models: list[tuple[str, str]] = field(default_factory=list)
     """(provider, id) of every model it added or changed."""
     set_key: bool = False
+    oauth: Any = None
+    """Its ``OAuthConfig`` (``oauth=``), or None."""
+    base_models: list[Any] = field(default_factory=list)
+    """Its models before ``oauth.modify_models`` (what a new login re-applies it to)."""
 
 
 class ProviderRegistrations:
@@ -113,6 +117,7 @@ class ProviderRegistrations:
         headers: dict[str, str] | None = None,
         stream: Callable[..., Any] | None = None,
         refresh_models: Callable[..., Any] | None = None,
+        oauth: Any = None,
     ) -> list[Model]:
         """Add (or re-point) a provider's models.
 
@@ -127,6 +132,9 @@ class ProviderRegistrations:
             headers: Extra request headers for these models.
             stream: A provider stream function.
             refresh_models: ``await refresh_models(RefreshContext)`` -> model definitions.
+            oauth: OAuth login for the provider (``/login``): an ``OAuthConfig``, a dict or an
+                object with ``name``, ``login``, ``refresh_token``, ``get_api_key`` and
+                optionally ``modify_models`` (see :mod:`pi_runtime.ai.oauth`).
 
         Returns:
             The models added or changed.
@@ -135,11 +143,13 @@ class ProviderRegistrations:
             ValueError: Missing model ids, api or base URL, or nothing to register.
         """
         from ..ai.credentials import resolve_value
+        from ..ai.oauth import oauth_config
         from ..ai.stream import register_api
 
         registry = self._require()
         if not name or not isinstance(name, str):
             raise ValueError("register_provider: a provider needs a name")
+        login = oauth_config(oauth, name) if oauth is not None else None
         previous = self._by_name.get(name)
         reg = Registration(name, owner, headers=dict(headers or {}), refresh=refresh_models)
         if stream is not None:
@@ -153,11 +163,15 @@ class ProviderRegistrations:
             changed = [_model(m, name, api, base_url) for m in models]
         elif base_url and refresh_models is None:
             changed = [m.model_copy(update={"base_url": base_url}) for m in registry.all() if m.provider == name]
-        if not changed and stream is None and api_key is None and refresh_models is None:
+        if not changed and stream is None and api_key is None and refresh_models is None and login is None:
             raise ValueError(f"register_provider({name!r}): give models, a base_url for existing models, "
                              "a stream or refresh_models")
         if previous is not None and models is not None:
             self._remove_models(previous)
+        if login is not None:
+            reg.oauth, reg.base_models = login, list(changed)
+            registry.set_oauth_provider(name, login, on_login=lambda: self.logged_in(name))
+            changed = self._with_credentials(reg, changed)
         self._add(reg, changed)
         if previous is not None:
             reg.models = list(dict.fromkeys(previous.models + reg.models)) if models is None else reg.models
@@ -168,6 +182,35 @@ class ProviderRegistrations:
             reg.set_key = True
         self._by_name[name] = reg
         return changed
+
+    def _with_credentials(self, reg: Registration, models: list[Model]) -> list[Model]:
+        """``models`` through the OAuth config's ``modify_models`` while credentials are stored."""
+        from ..ai.oauth import modified_models
+
+        get = getattr(self._require().auth, "get", None)
+        cred = get(reg.name) if get is not None and reg.oauth is not None else None
+        if cred is None or cred.type != "oauth":
+            return models
+        try:
+            return [_model(m, reg.name, reg.api, reg.base_url)
+                    for m in modified_models(reg.oauth, models, cred.data)]
+        except Exception as exc:  # noqa: BLE001 - odd stored credentials must not cost the provider
+            from ..ai.redaction import redact
+
+            text = redact(str(exc), [cred.data.get("access"), cred.data.get("refresh")])
+            self._require().warnings.append(f"register_provider({reg.name!r}): oauth modify_models failed "
+                                            f"({type(exc).__name__}: {text}); its models are used unchanged")
+            return models
+
+    def logged_in(self, name: str) -> list[Model]:
+        """Re-apply ``modify_models`` after ``/login`` stored new credentials for ``name``."""
+        reg = self._by_name.get(name)
+        if reg is None or reg.oauth is None or reg.oauth.modify_models is None:
+            return []
+        models = self._with_credentials(reg, reg.base_models)
+        self._remove_models(reg)
+        self._add(reg, models)
+        return models
 
     def _add(self, reg: Registration, models: list[Model]) -> None:
         registry = self._require()
@@ -200,6 +243,8 @@ class ProviderRegistrations:
             unregister_api(reg.stream_api)
         if reg.set_key:
             self._require().set_runtime_api_key(name, None)
+        if reg.oauth is not None:
+            self._require().set_oauth_provider(name, None)
         return True
 
     def unregister_owner(self, owner: str) -> None:

@@ -34,6 +34,8 @@ _SOURCES: dict[str, tuple[str, ...]] = {
     "pi_runtime.ai.models": ("ModelRegistry",),
     "pi_runtime.ai.env_keys": ("ENV_KEYS", "env_var_names"),
     "pi_runtime.auth": ("AuthStorage",),
+    "pi_runtime.ai.abort": ("AbortController",),
+    "pi_runtime.ai.oauth": ("OAuthError", "OAuthLoginCancelled", "OAuthSelectOption"),
     "pi_runtime.local_servers": ("add_to_models_json", "probe_local_servers"),
     "pi_runtime.mcp.manager": ("mcp_manager_for",),
     "pi_runtime.session": ("SessionManager",),
@@ -66,9 +68,13 @@ def __getattr__(name: str) -> Any:
 
 if TYPE_CHECKING:
     from pi_runtime import __version__ as __version__
+    from pi_runtime.ai.abort import AbortController as AbortController
     from pi_runtime.ai.env_keys import ENV_KEYS as ENV_KEYS
     from pi_runtime.ai.env_keys import env_var_names as env_var_names
     from pi_runtime.ai.models import ModelRegistry as ModelRegistry
+    from pi_runtime.ai.oauth import OAuthError as OAuthError
+    from pi_runtime.ai.oauth import OAuthLoginCancelled as OAuthLoginCancelled
+    from pi_runtime.ai.oauth import OAuthSelectOption as OAuthSelectOption
     from pi_runtime.ai.providers.scripted import (
         ScriptedProvider as ScriptedProvider,
     )

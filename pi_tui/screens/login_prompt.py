@@ -5,6 +5,10 @@ registry knows, those with a stored key marked), then for the key in a masked in
 key is never echoed, logged or put in a notice. The model registry reads ``auth.json`` at
 call time, so the provider's models are usable as soon as the file is written.
 ``/logout [provider]`` removes a stored key (a picker of the stored ones when none is given).
+
+Providers an extension registered with an OAuth login (``registry.oauth_providers()``) are
+listed by their login name and marked "OAuth"; choosing one runs its login flow in
+``OAuthLoginScreen`` instead of asking for a key.
 """
 
 from __future__ import annotations
@@ -73,18 +77,28 @@ def auth_storage(app: Any) -> Any:
     return AuthStorage(Path(app.agent_dir) / "auth.json")
 
 
+def oauth_logins(registry: Any) -> dict[str, Any]:
+    """Provider id -> OAuth config of the providers extensions gave an OAuth login."""
+    get = getattr(registry, "oauth_providers", None)
+    return dict(get()) if get is not None else {}
+
+
 def provider_items(registry: Any, stored: set[str], only: set[str] | None = None) -> list[PickItem]:
-    """One row per provider: display name, id, and whether a key is stored."""
+    """One row per provider: display name, id, and whether a key is stored (OAuth ones first)."""
+    oauth = oauth_logins(registry)
     providers = list(registry.providers()) if registry is not None else sorted(stored)
+    providers = list(dict.fromkeys([*oauth, *providers]))
     items = []
     for pid in providers:
         if only is not None and pid not in only:
             continue
-        name = registry.provider_name(pid) if registry is not None else pid
+        name = oauth[pid].name if pid in oauth else registry.provider_name(pid) if registry is not None else pid
         label = Text(("● " if pid in stored else "  ") + name, style="bold")
         label.append(f"  {pid}", style="dim")
+        if pid in oauth:
+            label.append("  OAuth", style="italic")
         if pid in stored:
-            label.append("  key stored", style="italic dim")
+            label.append("  logged in" if pid in oauth else "  key stored", style="italic dim")
         items.append(PickItem(pid, label, f"{pid} {name}"))
     return items
 
@@ -103,13 +117,16 @@ def open_login(app: Any, arg: str) -> None:
             _ask_key(app, auth, pid)
 
     app.push_screen(PickList("Log in to a provider", provider_items(registry, stored),
-                             hint="enter to add an API key · esc cancel", id="login-picker"), chosen)
+                             hint="enter to log in (OAuth) or add an API key · esc cancel", id="login-picker"), chosen)
 
 
 def _ask_key(app: Any, auth: Any, provider: str) -> None:
     from pi_runtime.frontend import env_var_names
 
     registry = app.session.model_registry
+    if provider in oauth_logins(registry):
+        _oauth_login(app, registry, provider)
+        return
     if registry is not None and provider not in registry.providers():
         say(app, f"Unknown provider '{provider}'", "error")
         return
@@ -129,6 +146,18 @@ def _ask_key(app: Any, auth: Any, provider: str) -> None:
             app.call_later(app.chrome.refresh_model, app.session)
 
     app.push_screen(ApiKeyPrompt(provider, name, list(env_var_names(provider))), entered)
+
+
+def _oauth_login(app: Any, registry: Any, provider: str) -> None:
+    from .oauth_login import OAuthLoginScreen
+
+    def done(ok: bool, message: str) -> None:
+        say(app, message, "info" if ok else "warning" if "cancelled" in message else "error")
+        if ok and app.session is not None:
+            app.call_later(app.chrome.refresh_model, app.session)
+
+    name = oauth_logins(registry)[provider].name
+    app.push_screen(OAuthLoginScreen(provider, name, registry, done))
 
 
 def open_logout(app: Any, arg: str) -> None:

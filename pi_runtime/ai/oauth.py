@@ -1,0 +1,344 @@
+"""OAuth providers an extension registers: their login flow, stored tokens and refresh.
+
+An extension passes ``oauth=`` to ``pi.register_provider`` (see :func:`oauth_config` for the
+accepted shapes). The provider then appears in ``/login``; :func:`run_login` runs its flow with
+:class:`LoginCallbacks` wired to the front end's dialogs (a :class:`LoginUI`) and stores the
+result in auth.json as ``{"type": "oauth", "access": ..., "refresh": ..., "expires": ...}``
+(``expires`` in Unix milliseconds, like Pi; any other keys the flow returns are kept).
+
+At request time :func:`fresh_credentials` refreshes a credential that expires within
+:data:`MIN_VALIDITY_MS` (Pi's five minutes) through the provider's ``refresh_token``: under
+auth.json's file lock, re-checked after the lock is taken (another process may have
+refreshed already), saved atomically before the lock is released. Once a refresh has
+started it is shielded from cancellation, because the server may already have rotated the
+refresh token; it is bounded by :data:`REFRESH_TIMEOUT` instead. A failed refresh raises
+:class:`OAuthRefreshError`, whose message tells the user to ``/login`` again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import time
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
+
+from ..records import record
+from . import redaction
+from .abort import AbortSignal
+from .credentials import CredentialError
+
+MIN_VALIDITY_MS = 5 * 60 * 1000
+"""A stored token with less than this left (ms) is refreshed before use (Pi's default)."""
+REFRESH_TIMEOUT = 15.0
+"""Seconds a provider's ``refresh_token`` may take (Pi's bound as well)."""
+
+
+class OAuthError(CredentialError):
+    """An OAuth login or credential is unusable (the message never holds a token)."""
+
+
+class OAuthLoginCancelled(OAuthError):
+    """The user cancelled a login (Esc in a dialog, or the abort signal fired)."""
+
+
+class OAuthRefreshError(OAuthError):
+    """Refreshing a stored token failed; the user has to log in again."""
+
+
+@record(frozen=True)
+class OAuthPrompt:
+    """A question for the user during login (``on_prompt``)."""
+
+    message: str
+    placeholder: str | None = None
+    allow_empty: bool = False
+
+
+@record(frozen=True)
+class OAuthSelectOption:
+    id: str
+    label: str
+
+
+class LoginUI(Protocol):
+    """What a front end supplies so a login flow can talk to the user."""
+
+    def show_auth(self, url: str, instructions: str | None) -> None:
+        """Show (and offer to open) an authorization URL."""
+
+    def show_device_code(self, user_code: str, verification_uri: str) -> None:
+        """Show a device code and where to enter it."""
+
+    def show_progress(self, message: str) -> None:
+        """Report progress (``Waiting for the browser...``)."""
+
+    async def prompt(self, prompt: OAuthPrompt) -> str | None:
+        """Ask for text; None when the user cancelled."""
+
+    async def select(self, message: str, options: list[OAuthSelectOption]) -> str | None:
+        """Ask for one of ``options`` (returns its id); None when cancelled."""
+
+
+class LoginCallbacks:
+    """What an OAuth ``login`` function receives (Pi's ``OAuthLoginCallbacks``, in Python).
+
+    ``signal`` is an :class:`~pi_runtime.ai.abort.AbortSignal` that fires when the user
+    cancels; pass it to your network waits (``await signal.wait()``) or check ``aborted``.
+    """
+
+    def __init__(self, ui: LoginUI, signal: AbortSignal | None = None) -> None:
+        self._ui = ui
+        self.signal = signal or AbortSignal()
+
+    def on_auth(self, url: str, instructions: str | None = None) -> None:
+        """Ask the user to open ``url`` (in a browser) and follow ``instructions``."""
+        self._ui.show_auth(str(url), instructions)
+
+    def on_device_code(self, user_code: str, verification_uri: str, **_: Any) -> None:
+        """Show a device code the user enters at ``verification_uri``."""
+        self._ui.show_device_code(str(user_code), str(verification_uri))
+
+    def on_progress(self, message: str) -> None:
+        """Report what the flow is doing."""
+        self._ui.show_progress(str(message))
+
+    async def on_prompt(self, message: str, *, placeholder: str | None = None, allow_empty: bool = False) -> str:
+        """Ask the user for text (e.g. a pasted code).
+
+        Raises:
+            OAuthLoginCancelled: The user cancelled.
+        """
+        answer = await self._ui.prompt(OAuthPrompt(str(message), placeholder, allow_empty))
+        if answer is None or self.signal.aborted:
+            raise OAuthLoginCancelled("login cancelled")
+        return answer
+
+    async def on_manual_code_input(self) -> str:
+        """Ask the user to paste the authorization code by hand."""
+        return await self.on_prompt("Paste the authorization code")
+
+    async def on_select(self, message: str, options: list[Any]) -> str | None:
+        """Ask the user to choose; ``options`` are ``{"id", "label"}`` dicts or ``(id, label)``.
+
+        Returns:
+            The chosen id, or None when the user cancelled.
+        """
+        return await self._ui.select(str(message), [_option(o) for o in options])
+
+
+def _option(value: Any) -> OAuthSelectOption:
+    if isinstance(value, OAuthSelectOption):
+        return value
+    if isinstance(value, Mapping):
+        return OAuthSelectOption(str(value["id"]), str(value.get("label", value["id"])))
+    if isinstance(value, (tuple, list)) and len(value) == 2:
+        return OAuthSelectOption(str(value[0]), str(value[1]))
+    return OAuthSelectOption(str(value), str(value))
+
+
+@record
+class OAuthConfig:
+    """An extension provider's OAuth support.
+
+    Attributes:
+        name: Display name in ``/login``.
+        login: ``async login(callbacks: LoginCallbacks) -> dict`` returning the credentials
+            (``access``, ``refresh``, ``expires`` in Unix ms, plus anything else to keep).
+        refresh_token: ``async refresh_token(credentials: dict) -> dict`` returning new ones.
+        get_api_key: ``get_api_key(credentials: dict) -> str``, the key requests carry.
+        modify_models: Optional ``modify_models(models, credentials) -> models``, applied
+            to the provider's models while credentials are stored.
+    """
+
+    name: str
+    login: Callable[[LoginCallbacks], Any]
+    refresh_token: Callable[[dict[str, Any]], Any]
+    get_api_key: Callable[[dict[str, Any]], Any]
+    modify_models: Callable[[list[Any], dict[str, Any]], Any] | None = None
+
+
+_ALIASES = {"refresh_token": "refreshToken", "get_api_key": "getApiKey", "modify_models": "modifyModels"}
+
+
+def oauth_config(value: Any, provider: str) -> OAuthConfig:
+    """An :class:`OAuthConfig` from one, a dict, or any object with the same attributes.
+
+    Pi's camelCase names (``refreshToken``, ``getApiKey``, ``modifyModels``) are accepted too.
+
+    Raises:
+        ValueError: A required member is missing or not callable.
+    """
+    if isinstance(value, OAuthConfig):
+        return value
+
+    def member(name: str) -> Any:
+        for key in (name, _ALIASES.get(name, name)):
+            found = value.get(key) if isinstance(value, Mapping) else getattr(value, key, None)
+            if found is not None:
+                return found
+        return None
+
+    where = f"register_provider({provider!r}).oauth"
+    name = member("name")
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"{where}: needs a 'name' (the display name in /login)")
+    funcs = {key: member(key) for key in ("login", "refresh_token", "get_api_key", "modify_models")}
+    for key in ("login", "refresh_token", "get_api_key"):
+        if not callable(funcs[key]):
+            raise ValueError(f"{where}: '{key}' must be a function")
+    if funcs["modify_models"] is not None and not callable(funcs["modify_models"]):
+        raise ValueError(f"{where}: 'modify_models' must be a function")
+    return OAuthConfig(name, funcs["login"], funcs["refresh_token"], funcs["get_api_key"], funcs["modify_models"])
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def needs_refresh(credentials: Mapping[str, Any], at_ms: int | None = None) -> bool:
+    """Whether a stored credential expires within :data:`MIN_VALIDITY_MS` (or has no expiry)."""
+    expires = credentials.get("expires")
+    if isinstance(expires, bool) or not isinstance(expires, (int, float)):
+        return True
+    return (now_ms() if at_ms is None else at_ms) + MIN_VALIDITY_MS >= expires
+
+
+def checked_credentials(value: Any, what: str) -> dict[str, Any]:
+    """``value`` as an auth.json oauth entry, or OAuthError naming what is wrong with it."""
+    if not isinstance(value, Mapping):
+        raise OAuthError(f"{what} returned {type(value).__name__}, not a credentials dict")
+    out = dict(value)
+    for key in ("access", "refresh"):
+        if not isinstance(out.get(key), str) or not out[key]:
+            raise OAuthError(f"{what} returned credentials without a string '{key}'")
+    expires = out.get("expires")
+    if isinstance(expires, bool) or not isinstance(expires, (int, float)):
+        raise OAuthError(f"{what} returned credentials without a numeric 'expires' (Unix ms)")
+    redaction.remember(out["access"], out["refresh"])
+    out["type"] = "oauth"
+    return out
+
+
+async def _result(value: Any) -> Any:
+    return await value if inspect.isawaitable(value) else value
+
+
+def _problem(exc: BaseException, secrets: list[str | None]) -> str:
+    if isinstance(exc, asyncio.TimeoutError):
+        return f"no answer within {REFRESH_TIMEOUT:g}s"
+    text = redaction.redact(str(exc), secrets)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+async def run_login(storage: Any, provider: str, oauth: OAuthConfig, ui: LoginUI,
+                signal: AbortSignal | None = None) -> dict[str, Any]:
+    """Run ``oauth.login`` and store what it returns in ``storage`` (an ``AuthStorage``).
+
+    Returns:
+        The stored entry.
+
+    Raises:
+        OAuthLoginCancelled: The user cancelled (or ``signal`` fired).
+        OAuthError: The flow failed or returned unusable credentials.
+        AuthFileError: auth.json could not be written.
+    """
+    callbacks = LoginCallbacks(ui, signal)
+    flow = asyncio.ensure_future(_result(oauth.login(callbacks)))
+
+    def cancel() -> None:
+        flow.cancel()
+
+    remove = callbacks.signal.add_listener(cancel)
+    try:
+        value = await flow
+    except asyncio.CancelledError:
+        if callbacks.signal.aborted:
+            raise OAuthLoginCancelled("login cancelled") from None
+        raise
+    except OAuthError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - the extension's flow failed; say how
+        raise OAuthError(f"login to {oauth.name} failed: {_problem(exc, [])}") from None
+    finally:
+        remove()
+    entry = checked_credentials(value, f"{oauth.name} login")
+    await asyncio.to_thread(storage.set, provider, entry)
+    return entry
+
+
+_locks: dict[tuple[int, str, str], asyncio.Lock] = {}
+
+
+async def fresh_credentials(storage: Any, provider: str, oauth: OAuthConfig) -> dict[str, Any] | None:
+    """The stored oauth credential of ``provider``, refreshed first when it (nearly) expired.
+
+    Returns:
+        The credential, or None when none of type oauth is stored.
+
+    Raises:
+        OAuthRefreshError: The provider's ``refresh_token`` failed or returned garbage.
+    """
+    cred = storage.get(provider)
+    if cred is None or cred.type != "oauth":
+        return None
+    if not needs_refresh(cred.data):
+        return dict(cred.data)
+    key = (id(asyncio.get_running_loop()), str(storage.path), provider)
+    lock = _locks.setdefault(key, asyncio.Lock())
+    async with lock:  # one refresh per provider in this process; the file lock covers others
+
+        async def refresh(current: dict[str, Any]) -> dict[str, Any]:
+            secrets = [current.get("access"), current.get("refresh")]
+            try:
+                value = await asyncio.wait_for(_result(oauth.refresh_token(dict(current))), REFRESH_TIMEOUT)
+                return checked_credentials(value, f"{oauth.name} refresh_token")
+            except Exception as exc:  # noqa: BLE001 - any failure means: log in again
+                raise OAuthRefreshError(
+                    f"Refreshing the OAuth token for {oauth.name} ({provider}) failed "
+                    f"({_problem(exc, secrets)}). Run /login {provider} to log in again."
+                ) from None
+
+        task = asyncio.ensure_future(storage.refresh_oauth(provider, needs_refresh, refresh))
+        return await asyncio.shield(task)
+
+
+def api_key(oauth: OAuthConfig, provider: str, credentials: Mapping[str, Any]) -> str:
+    """The request key ``oauth.get_api_key`` derives from stored credentials."""
+    try:
+        key = oauth.get_api_key(dict(credentials))
+    except Exception as exc:  # noqa: BLE001
+        secrets = [credentials.get("access"), credentials.get("refresh")]
+        raise OAuthError(f"{oauth.name} ({provider}): get_api_key failed: {_problem(exc, secrets)}") from None
+    if not isinstance(key, str) or not key:
+        raise OAuthError(f"{oauth.name} ({provider}): get_api_key returned no key; run /login {provider}")
+    redaction.remember(key)
+    return key
+
+
+def modified_models(oauth: OAuthConfig, models: list[Any], credentials: Mapping[str, Any]) -> list[Any]:
+    """``oauth.modify_models(models, credentials)``, or ``models`` when it has none."""
+    if oauth.modify_models is None:
+        return models
+    return list(oauth.modify_models(list(models), dict(credentials)))
+
+
+__all__ = [
+    "MIN_VALIDITY_MS",
+    "REFRESH_TIMEOUT",
+    "LoginCallbacks",
+    "LoginUI",
+    "OAuthConfig",
+    "OAuthError",
+    "OAuthLoginCancelled",
+    "OAuthPrompt",
+    "OAuthRefreshError",
+    "OAuthSelectOption",
+    "api_key",
+    "checked_credentials",
+    "fresh_credentials",
+    "modified_models",
+    "needs_refresh",
+    "oauth_config",
+    "run_login",
+]
