@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import itertools
 import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from .loopback import LoopbackServer, RecordedRequest, Reply
@@ -77,3 +79,13 @@ class OAuthTokenServer:
         if self.delay:
             reply.pieces.insert(0, self.delay)
         return reply
+
+
+@contextmanager
+def fixture_servers(setenv: Callable[[str, str], None]) -> Iterator[tuple[OAuthTokenServer, LoopbackServer]]:
+    """A token server and a loopback model server, their URLs in ``PI_TEST_OAUTH_URL`` and
+    ``PI_TEST_LLM_URL`` (where ``tests/fixtures/oauth_provider_ext.py`` reads them)."""
+    with OAuthTokenServer(code="the-code") as auth, LoopbackServer() as llm:
+        setenv("PI_TEST_OAUTH_URL", auth.url)
+        setenv("PI_TEST_LLM_URL", llm.url)
+        yield auth, llm

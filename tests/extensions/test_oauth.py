@@ -16,8 +16,8 @@ import pytest
 
 from pi_runtime.ai import oauth
 from pi_runtime.ai.oauth import MIN_VALIDITY_MS, OAuthError, OAuthLoginCancelled, needs_refresh
-from pi_runtime.testing.loopback import LoopbackServer, Reply
-from pi_runtime.testing.oauth_server import OAuthTokenServer
+from pi_runtime.testing.loopback import Reply
+from pi_runtime.testing.oauth_server import fixture_servers
 
 from .conftest import module_of
 
@@ -57,10 +57,8 @@ class ScriptUI:
 
 @pytest.fixture
 def servers(monkeypatch):
-    with OAuthTokenServer(code="the-code") as auth, LoopbackServer() as llm:
-        monkeypatch.setenv("PI_TEST_OAUTH_URL", auth.url)
-        monkeypatch.setenv("PI_TEST_LLM_URL", llm.url)
-        yield auth, llm
+    with fixture_servers(monkeypatch.setenv) as pair:
+        yield pair
 
 
 def stored(agent_dir) -> dict:

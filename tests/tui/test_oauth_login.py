@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from pi_runtime.testing.loopback import LoopbackServer, Reply
-from pi_runtime.testing.oauth_server import OAuthTokenServer
+from pi_runtime.testing.loopback import Reply
+from pi_runtime.testing.oauth_server import fixture_servers
 from pi_tui.launch import create_app
 
 from .conftest import make_session, screen_text, settle, wait_for
@@ -23,10 +23,8 @@ EXT = str(Path(__file__).resolve().parent.parent / "fixtures" / "oauth_provider_
 
 @pytest.fixture
 def servers(monkeypatch):
-    with OAuthTokenServer(code="the-code") as auth, LoopbackServer() as llm:
-        monkeypatch.setenv("PI_TEST_OAUTH_URL", auth.url)
-        monkeypatch.setenv("PI_TEST_LLM_URL", llm.url)
-        yield auth, llm
+    with fixture_servers(monkeypatch.setenv) as pair:
+        yield pair
 
 
 def screen_name(app) -> str:
