@@ -233,7 +233,12 @@ class PiApp(App[int], inherit_bindings=False):
                 self.footer_bar.set_working(False)
                 self.call_later(self.attach_session, worker.result)
             elif event.state == WorkerState.ERROR:
-                self.exit(1, return_code=1, message=f"pi: {worker.error}")
+                from pi_runtime.frontend import UsageError
+
+                # A command-line mistake found only now (an extension flag, once the trust
+                # question let project extensions load) is still a usage error: exit 2.
+                code = 2 if isinstance(worker.error, UsageError) else 1
+                self.exit(code, return_code=code, message=f"pi: {worker.error}")
         elif event.state == WorkerState.ERROR:
             self.notify(f"{worker.name or 'task'} failed: {worker.error}", severity="error", timeout=8)
 

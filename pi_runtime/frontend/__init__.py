@@ -20,6 +20,7 @@ _SOURCES: dict[str, tuple[str, ...]] = {
     "pi_runtime": ("__version__",),
     "pi_runtime.paths": ("agent_dir",),
     "pi_runtime.config_files": ("ConfigFileError", "read_config_text"),
+    "pi_runtime.cli_args": ("UsageError",),
     "pi_runtime.frontend.session": ("SessionPort",),
     "pi_runtime.kernel.session": ("AgentSession", "typed_settings"),
     "pi_runtime.kernel.errors": ("PromptError", "CompactionError", "SessionBusyError"),

@@ -167,3 +167,20 @@ def test_help_and_list_models_name_an_extension_that_failed_to_load(env, tmp_pat
     for args in (["--help"], ["--list-models"]):
         result = run_pi(["-e", str(broken), *args], env)
         assert result.returncode == 0 and result.stderr.splitlines() == [expected], result.stderr
+
+
+def test_a_bad_flag_after_the_trust_question_is_still_a_usage_error(env):
+    # With the project's trust still open, project extensions (and so their flags) are only
+    # known once the user answers inside the app; a mistake found then exits 2, as before paint.
+    extensions = Path(env["PI_TEST_PROJECT"]) / ".pi" / "extensions"
+    extensions.mkdir(parents=True)
+    (extensions / "flags.py").write_text(
+        'def extension(pi):\n    pi.register_flag("projflag", description="p", type="boolean", default=False)\n')
+    term = Terminal(["--demo", "--projflagz"], env)
+    try:
+        assert term.wait_for("Trustprojectfolder?"), term.screen[-1500:]
+        term.type(b"\x1b[B\x1b[B\r")  # "Trust (this session only)"
+        assert term.exit_status(30) == 2, term.screen[-1500:]
+        assert "Unknown option: --projflagz (did you mean --projflag?)" in term.screen
+    finally:
+        term.close()
