@@ -44,6 +44,8 @@ class SessionContext:
     thinking_level: str = "off"
     model: dict[str, str] | None = None
     """``{"provider": ..., "modelId": ...}`` in force on the path, if any."""
+    left_out: list[str] = field(default_factory=list)
+    """Ids of message entries on the path left out for a malformed message (``readable``)."""
     _messages: list[Any] | None = field(default=None, repr=False)
 
     @property
@@ -170,6 +172,52 @@ def select_entries(path: list[Entry]) -> tuple[list[Entry], Entry | None]:
     return kept + path[compaction_index + 1 :], compaction
 
 
+_USAGE_COUNTS = ("input", "output", "cacheRead", "cacheWrite", "totalTokens")
+
+
+def readable(message: dict[str, Any]) -> bool:
+    """Whether a stored message has the shape the kernel reads (a damaged or hand-edited file
+    may hold ``"content": 5`` or ``"usage": "x"``; such a message is left out of the context
+    and reported, never sent or summed). A cheap check of the fields that are read everywhere,
+    not a validation: this runs for every message of a resumed session."""
+    role = message.get("role")
+    content = message.get("content")
+    if role == "assistant":
+        usage = message.get("usage")
+        if usage is not None:
+            if type(usage) is not dict:
+                return False
+            for key in _USAGE_COUNTS:
+                value = usage.get(key)
+                if value is not None and type(value) not in (int, float):
+                    return False
+        if content is None:
+            return True
+    elif role in ("user", "custom"):
+        if type(content) is str:
+            return True
+    elif role == "toolResult":
+        if content is None:
+            return True
+    else:
+        return type(role) is str
+    return type(content) is list and all(type(b) is dict and _readable_block(b) for b in content)
+
+
+_BLOCK_TEXT = {"text": "text", "thinking": "thinking", "image": "data"}
+
+
+def _readable_block(block: dict[str, Any]) -> bool:
+    kind = block.get("type")
+    if type(kind) is not str:
+        return False
+    if kind == "toolCall":
+        arguments = block.get("arguments")
+        return type(block.get("name")) is str and (arguments is None or type(arguments) is dict)
+    key = _BLOCK_TEXT.get(kind)
+    return key is None or type(block.get(key, "")) is str
+
+
 def _is_system(entry: Entry) -> bool:
     message = entry.get("message")
     return entry.get("type") == "message" and isinstance(message, dict) and message.get("role") == "system"
@@ -219,10 +267,13 @@ def build_session_context(by_id: dict[str, Entry], leaf_id: str | None) -> Sessi
     for entry in selected:
         entry_id: str = entry.get("id", "")
         if entry.get("type") == "message" and entry_id not in edits:
-            message = entry.get("message")  # the common case, inlined: no call per entry
+            message = entry.get("message")  # the common case, inlined
             if type(message) is dict:
-                add_message(message)
-                add_id(entry_id)
+                if readable(message):
+                    add_message(message)
+                    add_id(entry_id)
+                else:
+                    context.left_out.append(entry_id)
             continue
         message = entry_message(entry, edits)
         if message is not None:

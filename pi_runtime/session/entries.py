@@ -274,6 +274,27 @@ def gc_paused() -> Iterator[None]:
 
 
 def parse_messages(items: list[dict[str, Any]]) -> list[Any]:
-    """Validate many message dicts in one call (much faster than one call each)."""
+    """Validate many message dicts in one call (much faster than one call each).
+
+    A message that does not validate (a damaged or hand-edited file) becomes an
+    ``UnknownMessage`` with role ``unreadable`` and the problem, in its place: the list keeps
+    one object per dict, and no front end or provider is handed a half-typed message.
+    """
+    from ..jsonmodel import ValidationError
+
     with gc_paused():
-        return message_list_adapter().validate_python(items)
+        try:
+            return message_list_adapter().validate_python(items)
+        except ValidationError:
+            return [_one_message(item) for item in items]
+
+
+def _one_message(item: dict[str, Any]) -> Any:
+    from ..ai.types import UnknownMessage, parse_message
+    from ..jsonmodel import ValidationError
+
+    try:
+        return parse_message(item)
+    except ValidationError as exc:
+        problem = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()[:3])
+        return UnknownMessage.model_validate({"role": "unreadable", "problem": problem})

@@ -57,6 +57,7 @@ class SessionManager(EntryAppends):
         self.save_error: str | None = None
         """Why the last save failed, while entries are still unsaved (None when all is saved)."""
         self._notices: builtins.list[str] = []
+        self._reported_unreadable: set[str] = set()
         self._new_session()
 
     # ------------------------------------------------------------------ factories
@@ -387,7 +388,13 @@ class SessionManager(EntryAppends):
 
     def build_session_context(self) -> SessionContext:
         """The model context of the active path (see ``context``)."""
-        return build_session_context(self._by_id, self._leaf_id)
+        context = build_session_context(self._by_id, self._leaf_id)
+        fresh = [i for i in context.left_out if i not in self._reported_unreadable]
+        if fresh:
+            self._reported_unreadable.update(fresh)
+            self._notices.append(f"{self.path or 'session'}: {len(fresh)} malformed message(s) left out of the "
+                                 f"context (entry {', '.join(fresh[:3])}{', …' if len(fresh) > 3 else ''})")
+        return context
 
     # ------------------------------------------------------------------ moving in the tree
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -124,3 +125,53 @@ def test_config_files_that_are_fifos_do_not_hang_a_run(loopback, env):
     assert (result.returncode, result.stdout) == (0, "fine\n")
     assert result.stderr.splitlines()[0] == (
         f"pi: {agent / 'settings.json'}: not read: it is a FIFO, not a regular file; using defaults for this file")
+
+
+HOSTILE = [
+    {"role": "user", "content": 5, "timestamp": 1},
+    {"role": "assistant", "content": [{"type": "text", "text": "ok"}], "usage": "x", "timestamp": 2},
+    {"role": "user", "content": [{"type": "text", "text": 5}], "timestamp": 3},
+    {"role": "assistant", "content": [{"type": "toolCall", "id": "c", "name": "bash", "arguments": "rm"}],
+     "timestamp": 4},
+    {"role": "user", "content": [{"type": "text", "text": "a fine question"}], "timestamp": "noon"},
+]
+
+
+def _hostile_session(env) -> Path:
+    path = Path(env["PI_TEST_PROJECT"]) / "hostile.jsonl"
+    lines = [{"type": "session", "version": 3, "id": "hostile", "timestamp": "2025-01-01T00:00:00.000Z",
+              "cwd": env["PI_TEST_PROJECT"]}]
+    for i, message in enumerate(HOSTILE):
+        lines.append({"type": "message", "id": f"h{i}", "parentId": f"h{i - 1}" if i else None,
+                      "timestamp": "2025-01-01T00:00:00.000Z", "message": message})
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+def test_messages_of_the_wrong_shape_are_left_out_and_named_not_a_crash(loopback, env):
+    # A damaged or hand-edited file: every message here has a field of the wrong type. pi
+    # answers, says which entries it left out, sends none of them and keeps the file's lines.
+    path = _hostile_session(env)
+    before = path.read_bytes()
+    loopback.push(text_reply("still here"))
+    result = run_pi(["-p", "go on", "--model", MODEL, "--session", str(path)], env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "still here\n" and "Traceback" not in result.stderr
+    assert f"pi: {path}: 4 malformed message(s) left out of the context (entry h0, h1, h2, …)" in result.stderr
+    sent = json.dumps(loopback.requests[-1].json()["messages"])
+    assert "rm" not in sent and '"ok"' not in sent
+    assert path.read_bytes().startswith(before)
+
+
+def test_the_app_opens_a_session_with_messages_of_the_wrong_shape(env):
+    from test_interactive_pty import Terminal
+
+    term = Terminal(["--model", MODEL, "--session", str(_hostile_session(env))], env)
+    try:
+        assert term.wait_for("afinequestion") or term.wait_for("0.0%/"), term.screen[-2000:]  # the footer
+        time.sleep(0.5)
+        term.type(b"\x04")
+        assert term.exit_status() == 0, term.screen[-2000:]
+        assert "Traceback" not in term.screen and "pi --session" in term.screen
+    finally:
+        term.close()
