@@ -172,50 +172,58 @@ def select_entries(path: list[Entry]) -> tuple[list[Entry], Entry | None]:
     return kept + path[compaction_index + 1 :], compaction
 
 
-_USAGE_COUNTS = ("input", "output", "cacheRead", "cacheWrite", "totalTokens")
+_NUMBER = (int, float, type(None))
 
 
 def readable(message: dict[str, Any]) -> bool:
     """Whether a stored message has the shape the kernel reads (a damaged or hand-edited file
     may hold ``"content": 5`` or ``"usage": "x"``; such a message is left out of the context
-    and reported, never sent or summed). A cheap check of the fields that are read everywhere,
-    not a validation: this runs for every message of a resumed session."""
+    and reported, never sent or summed). A cheap check of the fields read everywhere, not a
+    validation: it runs for every message of a resumed session, so it is written flat."""
     role = message.get("role")
     content = message.get("content")
-    if role == "assistant":
+    if role == "user" or role == "custom":
+        if type(content) is str:
+            return True
+    elif role == "assistant":
         usage = message.get("usage")
         if usage is not None:
             if type(usage) is not dict:
                 return False
-            for key in _USAGE_COUNTS:
-                value = usage.get(key)
-                if value is not None and type(value) not in (int, float):
-                    return False
+            get = usage.get
+            if (type(get("input")) not in _NUMBER or type(get("output")) not in _NUMBER
+                    or type(get("totalTokens")) not in _NUMBER or type(get("cacheRead")) not in _NUMBER
+                    or type(get("cacheWrite")) not in _NUMBER):
+                return False
         if content is None:
-            return True
-    elif role in ("user", "custom"):
-        if type(content) is str:
             return True
     elif role == "toolResult":
         if content is None:
             return True
     else:
         return type(role) is str
-    return type(content) is list and all(type(b) is dict and _readable_block(b) for b in content)
-
-
-_BLOCK_TEXT = {"text": "text", "thinking": "thinking", "image": "data"}
-
-
-def _readable_block(block: dict[str, Any]) -> bool:
-    kind = block.get("type")
-    if type(kind) is not str:
+    if type(content) is not list:
         return False
-    if kind == "toolCall":
-        arguments = block.get("arguments")
-        return type(block.get("name")) is str and (arguments is None or type(arguments) is dict)
-    key = _BLOCK_TEXT.get(kind)
-    return key is None or type(block.get(key, "")) is str
+    for block in content:
+        if type(block) is not dict:
+            return False
+        kind = block.get("type")
+        if kind == "text":
+            if type(block.get("text", "")) is not str:
+                return False
+        elif kind == "toolCall":
+            arguments = block.get("arguments")
+            if type(block.get("name")) is not str or not (arguments is None or type(arguments) is dict):
+                return False
+        elif kind == "thinking":
+            if type(block.get("thinking", "")) is not str:
+                return False
+        elif kind == "image":
+            if type(block.get("data", "")) is not str:
+                return False
+        elif type(kind) is not str:
+            return False
+    return True
 
 
 def _is_system(entry: Entry) -> bool:
