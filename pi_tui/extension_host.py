@@ -34,6 +34,8 @@ async def attach_extensions(app: PiApp, session: SessionPort) -> AppExtensionUI 
 
     ui.on_change = changed
     runner.set_ui(ui, "tui")
+    # ctx.shutdown(): quit as /quit does (the runner calls this once the agent is idle).
+    runner.on_shutdown_request = lambda: app.call_later(app.action_quit)
     await runner.start()
     bind_shortcuts(app, session)
     return ui

@@ -141,3 +141,27 @@ async def test_an_extension_command_offers_its_argument_completions(provider, wo
         await pilot.press("tab")  # Tab with the menu closed asks again
         await pilot.pause(0.2)
         assert app.menu.is_open and [c.value for c in app.menu.items] == ["staging"]
+
+
+async def test_ctx_shutdown_quits_the_app_once_the_agent_is_idle(provider, workdir, agent_dir, tmp_path):
+    """Pi's shutdown-command example: /quit2 calls ctx.shutdown(); the app ends as on /quit."""
+    log = tmp_path / "events.log"
+    ext = tmp_path / "quit2.py"
+    ext.write_text(textwrap.dedent(f"""
+        def extension(pi):
+            async def quit2(args, ctx):
+                ctx.shutdown()
+            pi.register_command("quit2", quit2, description="Exit pi cleanly")
+            pi.on("session_shutdown", lambda event, ctx: open({str(log)!r}, "a").write(event.reason + "\\n"))
+    """))
+    session = make_session(provider, workdir, extensions=[str(ext)])
+    app = create_app(session, static=True, agent_dir=str(agent_dir))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause(0.2)
+        await type_command(pilot, "/quit2")
+        for _ in range(20):
+            if not app.is_running:
+                break
+            await pilot.pause(0.1)
+        assert not app.is_running
+    assert log.read_text() == "quit\n"
