@@ -255,7 +255,7 @@ class ExtensionCommandContext(ExtensionContext):
         ``session_start`` (reason ``reload``) for the new ones. Code after ``await ctx.reload()``
         still runs in the old module: treat it as the handler's last line.
         """
-        return self._call(self._runner.reload(), "ctx.reload()")
+        return self._call(self._runner.reload_for_extension(), "ctx.reload()")
 
     def get_system_prompt_options(self) -> dict[str, Any]:
         """The inputs the system prompt is built from: ``sections`` (name -> text) and ``selected_tools``."""

@@ -21,6 +21,7 @@ tools can be selected with ``--tools`` and extension models with ``--model``; th
 
 from __future__ import annotations
 
+import inspect
 import logging
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -113,6 +114,7 @@ class ExtensionRunner:
         self._shut_down = False
         self._unsubscribe: Callable[[], None] | None = None
         self.shutdown_request = ShutdownRequest()
+        self.reload_handler: Callable[[], Any] | None = None
 
     # ------------------------------------------------------------------ views for hosts and tests
 
@@ -308,6 +310,15 @@ class ExtensionRunner:
         self._actions.refresh_system_prompt()
         self._started, self._shut_down, self._prepared = False, False, False
         await self.start(reason="reload")
+
+    async def reload_for_extension(self) -> None:
+        """``ctx.reload()``: what ``/reload`` does in this front end (the host's reload), else :meth:`reload`."""
+        if self.reload_handler is None:
+            await self.reload()
+            return
+        result = self.reload_handler()
+        if inspect.isawaitable(result):
+            await result
 
     # ------------------------------------------------------------------ contexts
 

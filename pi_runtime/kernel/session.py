@@ -228,6 +228,11 @@ class AgentSession:
         return self._driver.is_running
 
     @property
+    def is_settling(self) -> bool:
+        """``agent_settled`` is being delivered: the agent counts as idle, new runs wait for its handlers."""
+        return self._driver.settling
+
+    @property
     def is_compacting(self) -> bool:
         return self._compactor.is_compacting
 
