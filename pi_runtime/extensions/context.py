@@ -84,8 +84,12 @@ class ExtensionContext:
 
     @property
     def model_registry(self) -> Any:
-        """Every known model and its credentials."""
-        return self._session.model_registry
+        """Every known model and its credentials, with ``complete``/``stream_simple`` to ask one
+        (see :mod:`.model_calls`)."""
+        from .model_calls import ExtensionModelRegistry
+
+        registry = self._session.model_registry
+        return None if registry is None else ExtensionModelRegistry(registry, self._call)
 
     @property
     def model(self) -> Any:

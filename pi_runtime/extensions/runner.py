@@ -363,6 +363,9 @@ class ExtensionRunner:
     async def emit_cancellable(self, name: str, **fields: Any) -> bool:
         return await self.kernel_hooks.emit_cancellable(name, **fields)
 
+    async def emit_gate(self, name: str, supplies: str | None = None, **fields: Any) -> Any:
+        return await self.kernel_hooks.emit_gate(name, supplies, **fields)
+
     async def emit_named(self, name: str, **fields: Any) -> None:
         await self.kernel_hooks.emit_named(name, **fields)
 

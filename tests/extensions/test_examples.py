@@ -16,7 +16,7 @@ from .conftest import AnsweringUI, errors
 EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples" / "extensions"
 ALL = ["todo.py", "commands.py", "preset.py", "permission_gate.py", "input_transform.py", "plan_mode",
        "custom_provider_anthropic", "rpc_demo.py", "auto_commit_on_exit.py", "provider_payload.py",
-       "modal_editor.py"]
+       "modal_editor.py", "custom_compaction.py"]
 
 
 def example(name: str) -> str:
@@ -27,7 +27,7 @@ def tool_results(session):
     return [m for m in session.messages if getattr(m, "role", None) == "toolResult"]
 
 
-def test_all_eleven_ports_are_there():
+def test_all_twelve_ports_are_there():
     assert sorted(p.name for p in EXAMPLES.iterdir() if not p.name.startswith(("_", "."))) == sorted(ALL)
 
 
@@ -223,3 +223,36 @@ async def test_provider_payload_logs_requests(make_session, write_ext, workdir):
         await session.prompt("hi")
     log = (workdir / ".pi" / "provider-payload.log").read_text()
     assert '"model": "m"' in log and "[200]" in log
+
+
+async def test_custom_compaction_writes_the_summary_with_its_own_prompt(make_session):
+    session = make_session(extensions=[example("custom_compaction.py")],
+                           settings={"compaction": {"keepRecentTokens": 2000}})
+    long = "lorem ipsum dolor sit amet " * 200
+    for i in range(4):
+        session.provider.push(scripted_text(f"answer {i}: {long}"))
+        await session.prompt(f"question {i}: {long}")
+    session.provider.push(scripted_text("## Goals\nAll of it, summarised once."))
+    result = await session.compact()
+    assert result.summary == "## Goals\nAll of it, summarised once."
+    request, _ = session.provider.requests[-1]
+    assert request.messages[-1].content[0].text.startswith("You are a conversation summarizer.")
+    assert "[User]: question 0" in request.messages[-1].content[0].text
+    assert not errors(session)
+
+
+async def test_custom_compaction_falls_back_to_pis_own_when_its_request_fails(make_session):
+    from pi_runtime.ai.providers.scripted import scripted_error
+
+    session = make_session(extensions=[example("custom_compaction.py")],
+                           settings={"compaction": {"keepRecentTokens": 2000}})
+    long = "lorem ipsum dolor sit amet " * 200
+    for i in range(4):
+        session.provider.push(scripted_text(f"answer {i}: {long}"))
+        await session.prompt(f"question {i}: {long}")
+    session.provider.push(scripted_error("overloaded"))
+    session.provider.responder = None
+    pushed = [scripted_text("## Goal\npi's own summary") for _ in range(2)]  # a split turn asks twice
+    session.provider.push(*pushed)
+    result = await session.compact()
+    assert result.summary.startswith("## Goal\npi's own summary")
