@@ -105,9 +105,12 @@ class AppExtensionUI:
         holder: dict[str, Any] = {}
 
         def done(value: Any = None) -> None:
+            # Once only: a second call (a loader's abort hook as its screen unmounts) would
+            # dismiss whatever screen is on top by then, e.g. the extension's next dialog.
             screen = holder.get("screen")
-            if screen is not None and screen.is_attached:
-                screen.dismiss(value)
+            if screen is None or screen.finished:
+                return
+            screen.finish(value)
 
         screen = ExtensionScreen(build_custom(factory, self.app, self.theme, done), overlay=overlay)
         holder["screen"] = screen

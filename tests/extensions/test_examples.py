@@ -16,7 +16,7 @@ from .conftest import AnsweringUI, errors
 EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples" / "extensions"
 ALL = ["todo.py", "commands.py", "preset.py", "permission_gate.py", "input_transform.py", "plan_mode",
        "custom_provider_anthropic", "rpc_demo.py", "auto_commit_on_exit.py", "provider_payload.py",
-       "modal_editor.py", "custom_compaction.py"]
+       "modal_editor.py", "custom_compaction.py", "handoff.py"]
 
 
 def example(name: str) -> str:
@@ -27,7 +27,7 @@ def tool_results(session):
     return [m for m in session.messages if getattr(m, "role", None) == "toolResult"]
 
 
-def test_all_twelve_ports_are_there():
+def test_all_thirteen_ports_are_there():
     assert sorted(p.name for p in EXAMPLES.iterdir() if not p.name.startswith(("_", "."))) == sorted(ALL)
 
 
