@@ -117,7 +117,8 @@ async def test_compact_error_is_shown_and_esc_cancels_a_running_compaction(provi
     async with app.run_test(size=(100, 30)) as pilot:
         await type_command(pilot, "/compact")
         await settle(pilot, session)
-        assert "Compaction failed" in screen_text(app) or "Nothing to compact" in screen_text(app)
+        assert "Compaction failed: Nothing to compact" in screen_text(app)
+        assert "Compacting context" not in screen_text(app)  # the status line became the outcome (Pi)
         await converse(pilot, session, provider, ["x " * 150, "y " * 150, "z " * 150])
         provider.push(text_reply("never", hang=True))
         await type_command(pilot, "/compact")
@@ -126,7 +127,7 @@ async def test_compact_error_is_shown_and_esc_cancels_a_running_compaction(provi
         await pilot.press("escape")
         await settle(pilot, session, 0.3)
         assert not session.is_compacting
-        assert "Compaction cancelled" in screen_text(app)
+        assert "Compaction cancelled" in screen_text(app) and "Compacting context" not in screen_text(app)
         assert not any(e["type"] == "compaction" for e in entries(session))
 
 
