@@ -172,12 +172,17 @@ class Transcript(VerticalScroll, can_focus=False):
                 else:
                     self._retry_notice = await self._add(Notice(text, "retry"))  # type: ignore[assignment]
             case ev.AutoRetryEndEvent():
-                if self._retry_notice is not None:
-                    if event.success:
-                        self._retry_notice.set_text(f"Retry {event.attempt} succeeded", "info")
-                    else:
-                        self._retry_notice.set_text(f"Retry failed: {event.final_error or 'gave up'}", "error")
-                    self._retry_notice = None
+                notice, self._retry_notice = self._retry_notice, None
+                if event.success:
+                    if notice is not None:
+                        notice.set_text(f"Retry {event.attempt} succeeded", "info")
+                else:
+                    # Last, below the final attempt's error (Pi's order and words), not up where
+                    # the first "Retrying…" line was.
+                    if notice is not None and notice.is_attached:
+                        await notice.remove()
+                    attempts = f"{event.attempt} attempt{'s' if event.attempt != 1 else ''}"
+                    await self._add(Notice(f"Retry failed after {attempts}: {event.final_error or 'gave up'}", "error"))
             case ev.CompactionStartEvent(reason=reason):
                 self._compaction_notice = await self._add(Notice(f"Compacting context ({reason})…", "info"))  # type: ignore[assignment]
             case ev.CompactionEndEvent():
