@@ -261,6 +261,11 @@ class PiApp(App[int], inherit_bindings=False):
         self.chrome.show(session)
         self._show_session_notices()
         await self.transcript.load_messages(session.messages)
+        # Extensions start in a worker, never in this message handler: a session_start handler
+        # that asks something (ctx.ui.select) needs the app's loop free to take the keys.
+        self.run_worker(self._start_session(session), name="start-session", group="session", exit_on_error=False)
+
+    async def _start_session(self, session: SessionPort) -> None:
         from .extension_host import attach_extensions
 
         await attach_extensions(self, session)
