@@ -202,7 +202,10 @@ class KernelHooks:
         event = make_event(name, **fields)
         supplied = None
         for ext, handler in self._registry.handlers(name):
-            outcome = await self._dispatcher.call(ext, handler, (event,), event=name, abortable=False)
+            # A handler that writes the summary itself may take as long as a model call does;
+            # it gets the operation's signal, and Esc cancels the operation, not a timer.
+            outcome = await self._dispatcher.call(ext, handler, (event,), event=name, abortable=False,
+                                                  timeout=None if supplies else True)
             if outcome.failed:
                 continue
             if result_field(outcome.value, "cancel", False):

@@ -8,6 +8,8 @@ controller; it reads nothing of the other parts.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -158,19 +160,21 @@ class Compactor:
         # Made before the gate: a handler that summarises with its own model call gets the signal.
         controller = self._controller = AbortController()
         outcome = _Outcome(reason, will_retry)
+        # Busy from here: Esc (abort) reaches a handler that writes a summary of its own, even
+        # one that ignores the signal, and no prompt starts meanwhile.
+        self.is_compacting = True
         try:
-            decision = await self._gate.decides(
+            decision = await unless_aborted(self._gate.decides(
                 "session_before_compact", "compaction", reason=reason, custom_instructions=instructions,
                 will_retry=will_retry, preparation=preparation, branch_entries=manager.get_branch(),
-                signal=controller.signal)
-        except BaseException:
-            self._controller = None
-            raise
-        if decision.cancelled:
+                signal=controller.signal), controller.signal)
+        finally:
+            self.is_compacting = False
+        if decision is None or decision.cancelled:
             self._controller = None
             await self._gate.notify("session_compact_failed", **outcome.failed(aborted=True))
             if raise_errors:
-                raise CompactionError("Compaction cancelled by an extension")
+                raise CompactionError("Compaction cancelled" if decision is None else "Compaction cancelled by an extension")
             return None
         outcome.from_extension = decision.supplied is not None
         await self._emit(CompactionStartEvent(reason))
@@ -281,3 +285,19 @@ class _Outcome:
     def failed(self, *, aborted: bool = False, error: str | None = None) -> dict[str, Any]:
         return {"reason": self.reason, "error_message": None if aborted else error, "aborted": aborted,
                 "will_retry": self.will_retry, "from_extension": self.from_extension}
+
+
+async def unless_aborted(work: Awaitable[Any], signal: Any) -> Any:
+    """``work``'s result, or None when ``signal`` fires first (``work`` is then cancelled)."""
+    task = asyncio.ensure_future(work)
+    aborted = asyncio.ensure_future(signal.wait())
+    try:
+        await asyncio.wait({task, aborted}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        aborted.cancel()
+    if task.done():
+        return task.result()
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+    return None

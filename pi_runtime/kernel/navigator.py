@@ -12,7 +12,7 @@ from typing import Any
 
 from ..agent.agent import Agent
 from ..session.manager import SessionManager
-from .compactor import Compactor
+from .compactor import Compactor, unless_aborted
 from .events import SessionChangedEvent
 from .extension_port import ExtensionGate, TreePreparation
 from .record import SessionRecord
@@ -110,10 +110,11 @@ class TreeNavigator:
             user_wants_summary=bool(summarize), custom_instructions=instructions)
         controller = self._compactor.hold_controller()  # abort() reaches a handler's own model call
         try:
-            decision = await self._gate.decides(
+            decision = await unless_aborted(self._gate.decides(
                 "session_before_tree", "summary", target_id=entry_id, old_leaf_id=old_leaf,
-                user_wants_summary=bool(summarize), preparation=preparation, signal=controller.signal)
-            if decision.cancelled:
+                user_wants_summary=bool(summarize), preparation=preparation, signal=controller.signal),
+                controller.signal)
+            if decision is None or decision.cancelled:
                 return NavigateResult(cancelled=True)
             summary_id = None
             if summarize and leaving:

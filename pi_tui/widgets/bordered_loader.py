@@ -15,7 +15,7 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.widget import Widget
 
-from pi_runtime.ai.abort import AbortController, AbortSignal
+from pi_runtime.frontend import AbortController
 
 from .footer_bar import SPINNER
 
@@ -40,7 +40,7 @@ class BorderedLoader(Widget, can_focus=True):
         self._static = bool(getattr(tui, "static", False))
 
     @property
-    def signal(self) -> AbortSignal:
+    def signal(self) -> Any:
         return self._controller.signal
 
     def on_mount(self) -> None:

@@ -154,3 +154,31 @@ async def test_stream_simple_reports_a_setup_failure_as_an_error_result(make_ses
     seen = module_of(path).seen
     assert seen["bad"] == (["error"], "error")
     assert seen["ok"] == "hello back"
+
+
+async def test_abort_cancels_a_summary_handler_that_ignores_its_signal(make_session, write_ext):
+    path = write_ext("stuck", """
+        import asyncio
+        seen = {}
+        def extension(pi):
+            async def before(event, ctx):
+                seen["started"] = True
+                await asyncio.sleep(3600)  # never looks at event.signal
+            pi.on("session_before_compact", before)
+            pi.on("session_compact_failed", lambda e, ctx: seen.update(failed=e.fields()))
+    """)
+    session = make_session(extensions=[path], persist=True, settings={"compaction": {"keepRecentTokens": 2000}})
+    await fill(session, 3)
+    import asyncio
+
+    task = asyncio.ensure_future(session.compact())
+    for _ in range(100):
+        if module_of(path).seen.get("started"):
+            break
+        await asyncio.sleep(0.01)
+    assert session.is_compacting  # busy: Esc in the app reaches it
+    await session.abort()
+    with pytest.raises(CompactionError, match="cancelled"):
+        await asyncio.wait_for(task, 5)
+    assert module_of(path).seen["failed"]["aborted"] is True
+    assert not session.is_compacting and file_entries(session, "compaction") == []
