@@ -410,3 +410,41 @@ async def test_tab_asks_the_providers_first_and_falls_back_to_path_completion(pr
         assert await wait_for(pilot, lambda: app.editor.text == "hi :sob: ")
         await pilot.press(*"no", "tab")  # nothing from the provider: pi's path completion
         assert await wait_for(pilot, lambda: app.editor.text == "hi :sob: notes.txt ")
+
+
+NO_PATHS_IN_NOTES = textwrap.dedent(
+    """
+    def extension(pi):
+        def quiet(current):
+            class Quiet:
+                def get_suggestions(self, lines, cursor_line, cursor_col, options):
+                    return current.get_suggestions(lines, cursor_line, cursor_col, options)
+
+                def should_trigger_file_completion(self, lines, cursor_line, cursor_col):
+                    # Inside a "note:" line Tab completes nothing; elsewhere ask the provider below.
+                    if lines[cursor_line].startswith("note:"):
+                        return False
+                    return current.should_trigger_file_completion(lines, cursor_line, cursor_col)
+
+            return Quiet()
+
+        def session_start(event, ctx):
+            ctx.ui.add_autocomplete_provider(quiet)
+
+        pi.on("session_start", session_start)
+    """
+)
+
+
+async def test_should_trigger_file_completion_false_keeps_tab_from_completing(provider, workdir, agent_dir,
+                                                                              tmp_path):
+    (workdir / "notes.txt").write_text("x")
+    session, app = await start(provider, workdir, agent_dir, tmp_path, NO_PATHS_IN_NOTES)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause(0.3)
+        await pilot.press(*"note: no", "tab")
+        await pilot.pause(0.3)
+        assert app.editor.text == "note: no" and not app.menu.is_open
+        app.editor.set_text("")
+        await pilot.press(*"read no", "tab")  # the provider below (pi's) says yes: path completion
+        assert await wait_for(pilot, lambda: app.editor.text == "read notes.txt ")
