@@ -105,7 +105,7 @@ class ExtensionModelRegistry:
         opts = _options(options)
         ctx = _context(context)
         if opts.api_key is None:
-            auth = await self._registry.request_auth_async(model)
+            auth = await self._registry.request_auth_async(model, opts.signal)  # reaches an OAuth refresh_token
             headers = {**dict(auth.headers or {}), **opts.headers}
             opts = dataclasses.replace(opts, api_key=auth.api_key, headers=headers)
         async for event in stream(model, ctx, opts):

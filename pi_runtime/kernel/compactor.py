@@ -49,7 +49,7 @@ class Compactor:
         emit: Callable[[Any], Awaitable[None]],
         gate: ExtensionGate,
         settings: Callable[[], Any],
-        request_auth: Callable[[Any], Awaitable[tuple[str | None, dict[str, str]]]],
+        request_auth: Callable[[Any, Any], Awaitable[tuple[str | None, dict[str, str]]]],
     ) -> None:
         self._agent = agent
         self._record = record
@@ -228,7 +228,7 @@ class Compactor:
                 raw["summary"], raw["firstKeptEntryId"], raw["tokensBefore"], raw.get("details"), True,
                 usage=raw.get("usage"), system_message=preparation.system_message if preparation else None)
             return raw
-        api_key, headers = await self._request_auth(self._agent.state.model)
+        api_key, headers = await self._request_auth(self._agent.state.model, controller.signal)
         return await run_compaction(manager, self._agent.state.model, settings=settings, api_key=api_key,
                                     headers=headers, instructions=instructions, signal=controller.signal,
                                     preparation=preparation)
@@ -240,7 +240,7 @@ class Compactor:
 
         controller = self._controller = controller or AbortController()
         try:
-            api_key, headers = await self._request_auth(self._agent.state.model)
+            api_key, headers = await self._request_auth(self._agent.state.model, controller.signal)
             return await summarize_branch(
                 self._record.manager,
                 old_leaf,

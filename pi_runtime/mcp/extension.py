@@ -12,16 +12,20 @@ it back):
 - ``before_agent_start`` (every prompt) waits for servers whose tools are declared, at most ten
   seconds, then reports configuration errors and failed connections once;
 - ``session_shutdown`` (quit, end of ``-p``, RPC EOF, a signal, ``/reload``) stops every server; a
-  switch to another session keeps them. After ``/reload`` the extension loads again and reads
+  switch to another session keeps them;
+- ``/mcp`` (Pi's command of this extension) prints the servers' status in print mode and notifies
+  it in RPC/JSON mode; ``/mcp reconnect <server>`` reconnects one (``command.py``). The app
+  shows its own ``/mcp`` screen instead. After ``/reload`` the extension loads again and reads
   ``mcp.json`` afresh, so changed servers take effect (as in Pi).
 """
 
 from __future__ import annotations
 
+import sys
 import weakref
 from typing import Any
 
-from .manager import McpManager, ToolFilter
+from .manager import FIRST_PROMPT_WAIT, McpManager, ToolFilter
 
 EXTENSION_PATH = "builtin:mcp"
 _SWITCHES = frozenset({"new", "resume", "fork"})
@@ -84,6 +88,20 @@ def extension(pi: Any) -> None:
         if manager is not None and getattr(event, "reason", None) not in _SWITCHES:
             await manager.close()
 
+    async def mcp_command(args: str, ctx: Any) -> None:
+        from . import command
+
+        reply = await command.run(state["manager"], args or "", agent_dir=ctx.agent_dir, wait=FIRST_PROMPT_WAIT)
+        if ctx.mode == "print":
+            # Print mode's answer goes to stdout, as the model's would; a failure to stderr.
+            stream = sys.stdout if reply.ok else sys.stderr
+            stream.write(reply.text + "\n")
+            stream.flush()
+        else:
+            # RPC and JSON mode own stdout: the client sees a notification (JSON mode: stderr).
+            ctx.ui.notify(reply.text, "info" if reply.ok else "error")
+
+    pi.register_command("mcp", mcp_command, description="Show MCP servers, their state and tools")
     pi.on("session_start", started)
     pi.on("before_agent_start", before_prompt)
     pi.on("session_shutdown", shutdown)

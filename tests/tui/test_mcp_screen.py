@@ -9,6 +9,7 @@ import uuid
 import pytest
 
 from pi_runtime.testing.mcp_servers import processes_with_env, server_executable
+from pi_tui.commands import COMMANDS
 from pi_tui.launch import create_app
 
 from .conftest import make_session, screen_text, wait_for
@@ -30,6 +31,10 @@ async def test_mcp_lists_servers_their_tools_and_reconnects(provider, workdir, a
     session = make_session(provider, workdir, mcp=True)
     app = create_app(session, static=True, agent_dir=str(agent_dir))
     async with app.run_test(size=(110, 34)) as pilot:
+        await pilot.pause(0.2)
+        # The MCP extension's /mcp (print and RPC mode) is shadowed by the app's: listed once.
+        assert "mcp" in session.extension_runner.commands()
+        assert [name for name, _ in COMMANDS.menu_entries(session)].count("mcp") == 1
         await type_command(pilot, "/mcp")
         assert app.screen.id == "mcp-screen"
         assert await wait_for(pilot, lambda: "time: connected, 2 tools (codemode, global)" in screen_text(app))
