@@ -7,8 +7,9 @@ adds those calls in Python's spelling and passes everything else to the ``ModelR
 
 ``context`` is a ``Context`` or Pi's shape as a dict (``messages``, ``systemPrompt``, ``tools``;
 messages as objects or wire dicts). ``options`` is ``StreamOptions`` or a dict in either
-spelling (``maxTokens``/``max_tokens``, ``signal``, ``temperature``, ``reasoning``, ``headers``,
-``sessionId``, ``apiKey``); keys Pi has that pi has no use for (``cacheRetention``) are ignored.
+spelling (``maxTokens``/``max_tokens``, ``signal``, ``temperature``, ``reasoning`` or
+``reasoningEffort``, ``headers``, ``sessionId``, ``apiKey``); ``cacheRetention`` is ignored and any
+other key goes to the provider as a provider-specific option (``StreamOptions.extra``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ from ..ai.options import StreamOptions
 from ..ai.stream import AssistantMessageStream, stream
 from ..ai.types import Context
 
-_OPTION_NAMES = {"maxTokens": "max_tokens", "sessionId": "session_id", "apiKey": "api_key"}
+_OPTION_NAMES = {"maxTokens": "max_tokens", "sessionId": "session_id", "apiKey": "api_key",
+                 # complete()'s API-specific spelling of the thinking level (Pi's summarize example)
+                 "reasoningEffort": "reasoning", "reasoning_effort": "reasoning"}
 _IGNORED_OPTIONS = frozenset({"cacheRetention", "cache_retention"})
 _FIELDS = frozenset(f.name for f in dataclasses.fields(StreamOptions))
 
@@ -42,14 +45,17 @@ def _options(value: Any) -> StreamOptions:
     if not isinstance(value, dict):
         raise TypeError(f"options must be StreamOptions or a dict, not {type(value).__name__}")
     known: dict[str, Any] = {}
+    extra: dict[str, Any] = {}
     for key, item in value.items():
         name = _OPTION_NAMES.get(key, key)
-        if name in _IGNORED_OPTIONS:
+        if name in _IGNORED_OPTIONS or name == "extra":
             continue
-        if name not in _FIELDS:
-            raise TypeError(f"unknown model call option {key!r}")
-        known[name] = item
-    return StreamOptions(**known)
+        if name in _FIELDS:
+            known[name] = item
+        else:
+            extra[key] = item  # a provider-specific knob: the provider reads what it knows
+    extra.update(value.get("extra") or {})
+    return StreamOptions(**known, extra=extra)
 
 
 class ExtensionModelRegistry:

@@ -182,3 +182,12 @@ async def test_abort_cancels_a_summary_handler_that_ignores_its_signal(make_sess
         await asyncio.wait_for(task, 5)
     assert module_of(path).seen["failed"]["aborted"] is True
     assert not session.is_compacting and file_entries(session, "compaction") == []
+
+
+def test_model_call_options_take_pis_spellings():
+    from pi_runtime.extensions.model_calls import _options
+
+    opts = _options({"maxTokens": 99, "reasoningEffort": "high", "cacheRetention": "none", "sessionId": "s",
+                     "serviceTier": "flex", "extra": {"sampling_params": {"top_k": 5}}})
+    assert (opts.max_tokens, opts.reasoning, opts.session_id) == (99, "high", "s")
+    assert opts.extra == {"serviceTier": "flex", "sampling_params": {"top_k": 5}}
