@@ -175,7 +175,8 @@ def create_agent_session(
             mcp=mcp, tools=tools, exclude_tools=exclude_tools,
         )
     runner = extension_runner
-    if tools is not None and runner is not None and any(e.path == "builtin:mcp" for e in runner.extensions):
+    if tools is not None and runner is not None and (
+            any(e.path == "builtin:mcp" for e in runner.extensions) or runner.mcp_servers.builtin_on_demand):
         tools = _without_mcp_names(tools)  # MCP tools do not exist yet; the MCP extension applies these entries
     built_in = dict(available)  # before extension tools replace any (a reload brings these back)
     if runner is not None:
