@@ -154,7 +154,9 @@ class McpServerRegistrations:
                 await self._reporter.report(server.extension_path, "register_mcp_server", _unconnected(server.name))
 
     def _add_builtin_if_needed(self) -> None:
-        if self.builtin_on_demand is None or self.has_connector() or self.replaced():
+        # In Pi the built-in support is always loaded; here it comes with the first registration.
+        loaded = any(ext.path == BUILTIN_MCP for ext in self._registry)
+        if self.builtin_on_demand is None or loaded or self.replaced():
             return
         from ..mcp.extension import extension as builtin_mcp
         from ..mcp.extension import set_tool_filter
