@@ -64,6 +64,7 @@ class McpServerRegistrations:
         self._add_extension = add_extension
         self._servers: dict[str, RegisteredMcpServer] = {}
         self._live = False
+        self._reporting = False
         self._emitting: asyncio.Lock | None = None
         self.builtin_on_demand: tuple[Any, list[str]] | None = None
         """Set when the built-in MCP support is allowed but not loaded: the ``--tools`` and
@@ -118,7 +119,7 @@ class McpServerRegistrations:
         """Drop the registrations of ``owners`` (an extension that failed to load), or all (``/reload``)."""
         if owners is None:
             self._servers.clear()
-            self._live = False
+            self._live = self._reporting = False
             return
         gone = set(owners)
         self._servers = {n: s for n, s in self._servers.items() if s.extension_path not in gone}
@@ -135,7 +136,9 @@ class McpServerRegistrations:
 
     def settle(self) -> None:
         """Before ``session_start``: take out a replaced built-in MCP support, or add it when
-        registrations need it and nothing else connects them."""
+        registrations need it; changes from now on (``session_start`` handlers included) emit
+        ``mcp_servers_change``."""
+        self._live = True
         if self.replaced():
             builtin = [ext for ext in self._registry if ext.path == BUILTIN_MCP]
             for ext in builtin:
@@ -146,9 +149,8 @@ class McpServerRegistrations:
             self._add_builtin_if_needed()
 
     async def started(self) -> None:
-        """After ``session_start``: later changes emit ``mcp_servers_change``; registrations nothing
-        connects are reported."""
-        self._live = True
+        """After ``session_start``: registrations nothing connects are reported (later ones as they come)."""
+        self._reporting = True
         if not self.has_connector():
             for server in self._servers.values():
                 await self._reporter.report(server.extension_path, "register_mcp_server", _unconnected(server.name))
@@ -169,7 +171,7 @@ class McpServerRegistrations:
     def _changed(self, added: RegisteredMcpServer | None = None) -> None:
         if added is not None:
             self._add_builtin_if_needed()
-            if not self.has_connector():
+            if self._reporting and not self.has_connector():
                 self._reporter.report_soon(added.extension_path, "register_mcp_server", _unconnected(added.name))
         if not self._registry.has_handlers(CHANGE_EVENT):
             return

@@ -238,3 +238,19 @@ async def test_builtin_mcp_off_in_settings_connects_nothing(make_session, write_
     assert [e.path for e in runner.extensions] == [path]
     assert processes_with_env(MARKER, marker) == []
     assert [(p, e) for p, e, _ in runner.errors] == [(path, "register_mcp_server")]
+
+
+async def test_a_registration_from_a_session_start_handler_connects(make_session, write_ext, time_server):
+    marker = uuid.uuid4().hex
+    path = write_ext("starter", f"""
+        CONFIG = {time_config(time_server, marker)!r}
+
+        def extension(pi):
+            pi.on("session_start", lambda event, ctx: pi.register_mcp_server("time", CONFIG))
+        """)
+    session = make_session(extensions=[path], mcp=True)
+    await session.extension_runner.start()
+    assert await eventually(lambda: "mcp__time__get_current_time" in tool_names(session), 30)
+    assert session.extension_runner.errors == []
+    await session.dispose()
+    assert wait_until(lambda: processes_with_env(MARKER, marker) == [], 10)
