@@ -179,9 +179,9 @@ class ExtensionAPI:
     # ------------------------------------------------------------------ MCP servers
 
     def register_mcp_server(self, name: str, config: dict[str, Any]) -> None:
-        """Add an MCP server for this session: ``config`` is an ``mcpServers`` entry of ``mcp.json``
-        (``command``/``args``/``env``/``cwd`` or ``url``/``headers``/``oauth``, plus ``exposure``,
-        ``tool_exposure`` as ``toolExposure``, ``description``, ``enabled``, ``timeout``).
+        """Add an MCP server for this session: ``config`` is an ``mcpServers`` entry of ``mcp.json``,
+        camelCase keys as there (``command``/``args``/``env``/``cwd`` or ``url``/``headers``/``oauth``,
+        plus ``exposure``, ``toolExposure``, ``description``, ``enabled``, ``timeout``).
 
         Registered while loading, it connects when the session starts; later, right away. A
         ``mcp.json`` server of the same name takes precedence. Registering a name again replaces
