@@ -243,6 +243,11 @@ async def _mcp(app: PiApp, session: SessionPort, arg: str) -> None:
 
     from .screens.mcp_screen import McpScreen
 
+    runner = getattr(session, "extension_runner", None)
+    if runner is not None and "mcp" in runner.commands():
+        # An extension that registers /mcp replaces the built-in MCP support, this screen included.
+        await session.prompt(f"/mcp {arg}".rstrip(), wait=False)
+        return
     manager = mcp_manager_for(session)
     if manager is None:
         await app.transcript.add_notice(

@@ -366,6 +366,16 @@ class ProviderStreamEventEvent(ExtensionEvent):
     type: ClassVar[Literal["provider_stream_event"]] = "provider_stream_event"
 
 
+# ---------------------------------------------------------------------- MCP
+
+@record(slots=True)
+class McpServersChangeEvent(ExtensionEvent):
+    servers: list[Any] = field(default_factory=list)
+    """Every registered server after the change (``RegisteredMcpServer``: ``name``, ``config``,
+    ``extension_path``)."""
+    type: ClassVar[Literal["mcp_servers_change"]] = "mcp_servers_change"
+
+
 ExtensionEventT = (
     SessionStartEvent | SessionShutdownEvent | SessionInfoChangedEvent | SessionBeforeSwitchEvent
     | SessionBeforeForkEvent | SessionBeforeCompactEvent | SessionCompactEvent | SessionCompactFailedEvent
@@ -374,7 +384,7 @@ ExtensionEventT = (
     | AgentSettledEvent | TurnStartEvent | TurnEndEvent | MessageStartEvent | MessageUpdateEvent | MessageEndEvent
     | ToolCallEvent | ToolResultEvent | ToolExecutionStartEvent | ToolExecutionUpdateEvent | ToolExecutionEndEvent
     | UserBashEvent | ModelSelectEvent | ThinkingLevelSelectEvent | BeforeProviderHeadersEvent
-    | BeforeProviderRequestEvent | AfterProviderResponseEvent | ProviderStreamEventEvent
+    | BeforeProviderRequestEvent | AfterProviderResponseEvent | ProviderStreamEventEvent | McpServersChangeEvent
 )
 """The closed union of what a handler can receive."""
 
@@ -388,7 +398,7 @@ EVENTS: dict[str, type[ExtensionEvent]] = {
         AgentSettledEvent, TurnStartEvent, TurnEndEvent, MessageStartEvent, MessageUpdateEvent, MessageEndEvent,
         ToolCallEvent, ToolResultEvent, ToolExecutionStartEvent, ToolExecutionUpdateEvent, ToolExecutionEndEvent,
         UserBashEvent, ModelSelectEvent, ThinkingLevelSelectEvent, BeforeProviderHeadersEvent,
-        BeforeProviderRequestEvent, AfterProviderResponseEvent, ProviderStreamEventEvent,
+        BeforeProviderRequestEvent, AfterProviderResponseEvent, ProviderStreamEventEvent, McpServersChangeEvent,
     )
 }
 """Event name -> class."""

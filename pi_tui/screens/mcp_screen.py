@@ -86,7 +86,9 @@ class McpScreen(ModalScreen[None]):
         selected = self._selected_name()
         self._rows = self.manager.status()
         servers.clear_options()
-        servers.add_options([Option(server_line(r), id=r["name"]) for r in self._rows])
+        # An overridden registration shares its name with the mcp.json server: no id of its own.
+        servers.add_options([Option(server_line(r), id=None if r["state"] == "overridden" else r["name"])
+                             for r in self._rows])
         if not self._rows:
             servers.add_option(Option("No MCP servers configured (mcp.json)", disabled=True))
         names = [r["name"] for r in self._rows]
@@ -100,8 +102,9 @@ class McpScreen(ModalScreen[None]):
         return self._rows[index]["name"] if index is not None and index < len(self._rows) else None
 
     def _show_detail(self) -> None:
-        name = self._selected_name()
-        row = next((r for r in self._rows if r["name"] == name), None)
+        index = self.query_one(OptionList).highlighted
+        row = self._rows[index] if index is not None and index < len(self._rows) else None
+        name = row["name"] if row is not None else None
         tools = {getattr(t, "tool", ""): t.name for t in self.manager.tools() if getattr(t, "server", None) == name}
         errors = "\n".join(f"config error: {e}" for e in self.manager.config.errors)
         text = server_detail(row, tools) if row is not None else ""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 from pathlib import Path
@@ -16,7 +17,7 @@ from .conftest import AnsweringUI, errors
 EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples" / "extensions"
 ALL = ["todo.py", "commands.py", "preset.py", "permission_gate.py", "input_transform.py", "plan_mode",
        "custom_provider_anthropic", "rpc_demo.py", "auto_commit_on_exit.py", "provider_payload.py",
-       "modal_editor.py", "custom_compaction.py", "handoff.py"]
+       "modal_editor.py", "custom_compaction.py", "handoff.py", "mcp_servers.py"]
 
 
 def example(name: str) -> str:
@@ -27,7 +28,7 @@ def tool_results(session):
     return [m for m in session.messages if getattr(m, "role", None) == "toolResult"]
 
 
-def test_all_thirteen_ports_are_there():
+def test_all_ports_and_our_example_are_there():
     assert sorted(p.name for p in EXAMPLES.iterdir() if not p.name.startswith(("_", "."))) == sorted(ALL)
 
 
@@ -256,3 +257,27 @@ async def test_custom_compaction_falls_back_to_pis_own_when_its_request_fails(ma
     session.provider.push(*pushed)
     result = await session.compact()
     assert result.summary.startswith("## Goal\npi's own summary")
+
+
+async def test_mcp_servers_from_a_setting_register_connect_and_go(make_session):
+    from pi_runtime.testing.mcp_servers import server_executable
+
+    time_server = server_executable("mcp-server-time")
+    if time_server is None:
+        pytest.skip("mcp-server-time is not installed")
+    servers = {"time": {"command": time_server, "exposure": "direct"}, "bad name": {"command": "x"}}
+    session = make_session(extensions=[example("mcp_servers.py")], settings={"extraMcpServers": servers}, mcp=True)
+    session.provider.push(scripted_tool_call("mcp__time__get_current_time", {"timezone": "UTC"}), scripted_text("ok"))
+    await session.prompt("time?")
+    assert '"timezone": "UTC"' in tool_results(session)[0].content[0].text
+    notes = session.extension_runner.ui.inner.notifications
+    assert any(level == "warning" and 'invalid server name "bad name"' in text for level, text in notes)
+    await session.prompt("/extra-mcp off time")
+    for _ in range(100):  # the built-in MCP support drops the tools in the background
+        if not any(t.name.startswith("mcp__time__") for t in session.agent.state.tools):
+            break
+        await asyncio.sleep(0.05)
+    assert not any(t.name.startswith("mcp__time__") for t in session.agent.state.tools)
+    await session.prompt("/extra-mcp")
+    assert notes[-1] == ("info", "registered: none (/extra-mcp on|off <name>)")
+    await session.dispose()
