@@ -244,7 +244,8 @@ async def _mcp(app: PiApp, session: SessionPort, arg: str) -> None:
     from .screens.mcp_screen import McpScreen
 
     runner = getattr(session, "extension_runner", None)
-    if runner is not None and "mcp" in runner.commands():
+    owner = runner.commands().get("mcp") if runner is not None else None
+    if owner is not None and owner.extension.path != "builtin:mcp":  # builtin:mcp's /mcp is for print/RPC
         # An extension that registers /mcp replaces the built-in MCP support, this screen included.
         await session.prompt(f"/mcp {arg}".rstrip(), wait=False)
         return
