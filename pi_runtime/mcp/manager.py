@@ -111,7 +111,8 @@ class McpManager:
         self.filter = tool_filter or ToolFilter()
         self._log = McpLog(Path(agent_dir) / LOG_FILE)
         self.connections: dict[str, McpConnection] = {
-            entry.name: McpConnection(entry, cwd, on_change=self._changed, log_line=self._log.write, version=version)
+            entry.name: McpConnection(entry, cwd, on_change=self._changed, log_line=self._log.write, version=version,
+                                      agent_dir=agent_dir)
             for entry in config.servers if entry.enabled
         }
         """Connections of the enabled servers, by name."""
@@ -204,6 +205,9 @@ class McpManager:
                 self._reported.add(connection.name)
                 first = (connection.error or "unknown error").split("\n", 1)[0]
                 out.append(f'MCP server "{connection.name}" failed to connect: {first}')
+            elif connection.state == "needs-auth" and connection.name not in self._reported:
+                self._reported.add(connection.name)
+                out.append(f'MCP server "{connection.name}" {connection.error}')
         return out
 
     def tools(self) -> list[Any]:

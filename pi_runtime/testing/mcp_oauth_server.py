@@ -126,7 +126,8 @@ def _build_app(port: int, expires_in: int, deny: bool, events: Path | None) -> A
                                                               default_scopes=["notes"]),
         required_scopes=["notes"],
     )
-    server = MCPServer("notes-oauth", instructions="Notes behind OAuth.", auth_server_provider=Provider(), auth=auth)
+    server = MCPServer("notes-oauth", instructions="Notes behind OAuth.", auth_server_provider=Provider(), auth=auth,
+                       log_level="WARNING")
 
     @server.tool(description="Say who is signed in")
     def whoami() -> str:
