@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 
-def _build_app(port: int, expires_in: int, deny: bool, events: Path | None) -> Any:
+def _build_app(port: int, expires_in: int, deny: bool, events: Path | None, client: list[str] | None = None) -> Any:
     from mcp.server.auth.provider import (
         AccessToken,
         AuthorizationCode,
@@ -58,6 +58,11 @@ def _build_app(port: int, expires_in: int, deny: bool, events: Path | None) -> A
 
         def __init__(self) -> None:
             self.clients: dict[str, OAuthClientInformationFull] = {}
+            if client:
+                client_id, secret, redirect = client
+                self.clients[client_id] = OAuthClientInformationFull.model_validate({
+                    "client_id": client_id, "client_secret": secret, "redirect_uris": [redirect],
+                    "token_endpoint_auth_method": "client_secret_post", "scope": "notes"})
             self.codes: dict[str, AuthorizationCode] = {}
             self.refresh: dict[str, RefreshToken] = {}
             self.access: dict[str, AccessToken] = {}
@@ -144,11 +149,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--expires-in", type=int, default=3600, help="access token lifetime in seconds")
     parser.add_argument("--deny", action="store_true", help="the authorization page refuses")
     parser.add_argument("--events", type=Path, default=None, help="file that receives one line per grant")
+    parser.add_argument("--client", nargs=3, metavar=("ID", "SECRET", "REDIRECT_URI"), default=None,
+                        help="a pre-registered client")
     args = parser.parse_args(argv)
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    app = _build_app(port, args.expires_in, args.deny, args.events)
+    app = _build_app(port, args.expires_in, args.deny, args.events, args.client)
     config = uvicorn.Config(app, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
 
@@ -171,14 +178,16 @@ class McpOAuthServer:
         folder: Where the ready and events files go.
         expires_in: Access token lifetime in seconds.
         deny: The authorization page refuses.
+        client: A pre-registered client: id, secret, redirect URI.
     """
 
-    def __init__(self, folder: Path, *, expires_in: int = 3600, deny: bool = False) -> None:
+    def __init__(self, folder: Path, *, expires_in: int = 3600, deny: bool = False,
+                 client: tuple[str, str, str] | None = None) -> None:
         self.folder = folder
         self.ready = folder / f"oauth-mcp-{secrets.token_hex(4)}.url"
         self.events_file = self.ready.with_suffix(".events")
         self.args = ["--ready", str(self.ready), "--events", str(self.events_file), "--expires-in", str(expires_in),
-                     *(["--deny"] if deny else [])]
+                     *(["--deny"] if deny else []), *(["--client", *client] if client else [])]
         self.url = ""
         self._process: subprocess.Popen[bytes] | None = None
 

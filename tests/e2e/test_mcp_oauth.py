@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import queue
+import socket
 import stat
 import subprocess
 import threading
@@ -95,6 +96,41 @@ def test_an_expired_access_token_is_refreshed(loopback, env, tmp_path):
         assert server.events().count("authorization_code") == 1  # no new browser sign-in
     now = json.loads(auth_file(env).read_text())[f"notes@{server.url}"]["tokens"]
     assert now["access_token"] != first["access_token"] and now["refresh_token"] != first["refresh_token"]
+
+
+def test_a_pre_registered_client_with_a_secret_from_the_environment(loopback, env, tmp_path):
+    port = free_port()
+    redirect = f"http://127.0.0.1:{port}/callback"
+    with McpOAuthServer(tmp_path, client=("pi-test-client", "s3cret", redirect)) as server:
+        env = {**configure(env, server.url, oauth={"clientId": "pi-test-client", "clientSecret": "${NOTES_SECRET}",
+                                                    "callbackPort": port}), "NOTES_SECRET": "s3cret"}
+        login = run_pi(["mcp", "login", "notes"], env, timeout=60)
+        assert login.returncode == 0, login.stderr
+        assert f"redirect_uri=http%3A%2F%2F127.0.0.1%3A{port}%2Fcallback" in login.stdout
+        assert "client_id=pi-test-client" in login.stdout
+        assert server.events() == ["authorization_code"]  # nothing registered
+        loopback.push(tool_reply("mcp__notes__whoami", {}), text_reply("Yes."))
+        assert run_pi(["-p", "who?", "--model", MODEL], env, timeout=60).returncode == 0
+        assert tool_messages(loopback.requests[1]) == ["signed-in user"]
+        wrong = {**env, "NOTES_SECRET": "wrong"}
+        Path(env["PI_CODING_AGENT_DIR"], "mcp-auth.json").unlink()
+        failed = run_pi(["mcp", "login", "notes"], wrong, timeout=60)
+    assert failed.returncode == 1 and "sign-in failed" in failed.stderr and "invalid_client" in failed.stderr and "Traceback" not in failed.stderr
+    assert not auth_file(env).exists()
+
+
+def test_cimd_fails_when_the_authorization_server_does_not_support_documents(env, oauth_server):
+    env = configure(env, oauth_server.url, oauth={"clientRegistration": "cimd"})
+    result = run_pi(["mcp", "login", "notes"], env, timeout=60)
+    assert result.returncode == 1
+    assert "does not support Client ID Metadata Documents" in result.stderr and "Traceback" not in result.stderr
+    assert not auth_file(env).exists()
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
 
 
 def test_a_denied_authorization_fails_clearly_and_stores_nothing(env, tmp_path):
