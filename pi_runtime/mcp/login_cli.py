@@ -1,6 +1,6 @@
 """``pi mcp login <server>`` and ``pi mcp logout <server>`` (cli.md, "MCP commands").
 
-``login`` runs :func:`.oauth_login.sign_in` for a configured HTTP server: it prints the
+``login`` runs :func:`.oauth_login.mcp_sign_in` for a configured HTTP server: it prints the
 authorization URL, opens the browser, and also reads standard input, so a redirected URL pasted
 into the terminal (the browser is on another machine) completes the sign-in too. ``logout``
 deletes the stored credentials of the server's name and URL. ``-l`` requires the server to be
@@ -16,8 +16,8 @@ from pathlib import Path
 
 from .cli import HINT, Out, _parse, _project_trusted
 from .config import McpServerEntry, load_config, project_path
-from .oauth import SignInError
-from .oauth_login import DEFAULT_TIMEOUT, SignIn, sign_in
+from .oauth import McpSignInError
+from .oauth_login import DEFAULT_TIMEOUT, SignIn, mcp_sign_in
 from .oauth_store import McpAuthFileError, McpAuthStore
 
 
@@ -74,12 +74,12 @@ def login(args: list[str], agent_dir: Path, cwd: str, out: Out, error: Out) -> i
 
     async def main() -> bool:
         loop = asyncio.get_running_loop()
-        return await sign_in(entry, agent_dir, out, timeout=timeout,
+        return await mcp_sign_in(entry, agent_dir, out, timeout=timeout,
                              started=lambda attempt: _read_pasted(attempt, loop, out))
 
     try:
         signed_in = asyncio.run(main())
-    except (SignInError, McpAuthFileError) as exc:
+    except (McpSignInError, McpAuthFileError) as exc:
         error(str(exc))
         return 1
     except KeyboardInterrupt:

@@ -108,6 +108,8 @@ class McpManager:
                  tool_filter: ToolFilter | None = None, version: str = "0") -> None:
         self.config = config
         self.cwd = cwd
+        self.agent_dir = Path(agent_dir)
+        """Where ``mcp.log`` and ``mcp-auth.json`` are."""
         self.filter = tool_filter or ToolFilter()
         self._log = McpLog(Path(agent_dir) / LOG_FILE)
         self.connections: dict[str, McpConnection] = {
@@ -164,6 +166,26 @@ class McpManager:
         self.start()
         waiting = [task for task, connection in zip(self._connects, self.connections.values())
                    if not task.done() and (not declared_only or self._declares(connection.entry))]
+        if waiting:
+            await asyncio.wait(waiting, timeout=timeout)
+
+    async def reconnect_signed_in(self, timeout: float = FIRST_PROMPT_WAIT) -> None:
+        """Reconnect servers waiting for sign-in whose credentials have appeared since (``pi mcp
+        login`` in another terminal): a running session uses them on its next turn."""
+        from .oauth_store import McpAuthFileError, McpAuthStore
+
+        store = McpAuthStore(self.agent_dir)
+        waiting = []
+        for connection in self.connections.values():
+            if connection.state != "needs-auth" or connection.closed:
+                continue
+            try:
+                signed_in = store.has_tokens(connection.name, str(connection.entry.config["url"]))
+            except McpAuthFileError:
+                continue  # the connection would fail the same way; it says so when it is retried
+            if signed_in:
+                self._reported.discard(connection.name)
+                waiting.append(asyncio.ensure_future(self._connect(connection)))
         if waiting:
             await asyncio.wait(waiting, timeout=timeout)
 

@@ -40,7 +40,7 @@ class SignInRequired(Exception):
     """The server needs an interactive sign-in, which a session never starts by itself."""
 
 
-class SignInError(Exception):
+class McpSignInError(Exception):
     """A sign-in failed: denied, wrong state, timed out, or the server's answers were unusable."""
 
 
@@ -152,7 +152,7 @@ class StoredTokens:
     async def set_client_info(self, client_info: Any) -> None:
         mode = self.oauth.get("clientRegistration") or "auto"
         if mode == "cimd" and client_info.client_id != CLIENT_METADATA_DOCUMENT:
-            raise SignInError(
+            raise McpSignInError(
                 f'MCP server "{self.name}": the authorization server does not support Client ID Metadata Documents '
                 'for public clients (oauth.clientRegistration is "cimd"); use "dcr" or "auto"')
         data = client_info.model_dump(mode="json", exclude_none=True)

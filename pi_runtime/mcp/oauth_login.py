@@ -1,13 +1,13 @@
 """The interactive MCP sign-in behind ``pi mcp login`` and ``/mcp login`` (mcp.md, "Authenticate with OAuth").
 
-:func:`sign_in` listens for the redirect on 127.0.0.1 (``oauth.callbackPort``, the port of
+:func:`mcp_sign_in` listens for the redirect on 127.0.0.1 (``oauth.callbackPort``, the port of
 ``oauth.callbackUrl``, the port of the stored registration, or a free one; path ``/callback`` unless
 ``callbackUrl`` names another), then connects to the server with the SDK's OAuth provider. On the
 401 the SDK discovers the authorization server and registers; pi then shows the authorization URL,
 opens it with :mod:`webbrowser` (which honours ``BROWSER``), and waits for the browser to come back
 to the callback *or* for the redirected URL to be pasted (over SSH the browser is elsewhere).
 ``state`` is checked before the code is used; a denied authorization, a wrong ``state`` or the time
-limit end the sign-in with a :class:`~.oauth.SignInError` and nothing is stored: the client
+limit end the sign-in with a :class:`~.oauth.McpSignInError` and nothing is stored: the client
 registration is only written together with the tokens.
 """
 
@@ -23,7 +23,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit, urlunsplit
 
 from .config import McpServerEntry
-from .oauth import SignInError, build_provider, oauth_applies, stored_redirect_uri
+from .oauth import McpSignInError, build_provider, oauth_applies, stored_redirect_uri
 from .oauth_store import McpAuthStore
 
 DEFAULT_TIMEOUT = 300.0
@@ -73,7 +73,7 @@ class SignIn:
                 break
             except OSError as exc:
                 if fixed or port == 0:
-                    raise SignInError(f"Cannot listen for the sign-in callback on {bind}:{port}: {exc.strerror or exc}") from None
+                    raise McpSignInError(f"Cannot listen for the sign-in callback on {bind}:{port}: {exc.strerror or exc}") from None
         assert self._server is not None
         port = self._server.sockets[0].getsockname()[1]
         if parts is not None:
@@ -128,12 +128,12 @@ class SignIn:
             return "No sign-in is waiting for this redirect."
         if query.get("error"):
             description = next(iter(query.get("error_description", [])), "")
-            answer.set_exception(SignInError(
+            answer.set_exception(McpSignInError(
                 f'MCP server "{self.entry.name}": authorization failed: {query["error"][0]}'
                 + (f" ({description})" if description else "")))
             return f"The authorization server refused: {query['error'][0]}"
         if next(iter(query.get("state", [])), "") != self._state:
-            answer.set_exception(SignInError(
+            answer.set_exception(McpSignInError(
                 f'MCP server "{self.entry.name}": the redirect carried the wrong state; sign-in aborted (nothing stored)'))
             return "The redirect carried the wrong state."
         from mcp.shared.auth import AuthorizationCodeResult
@@ -166,7 +166,7 @@ class SignIn:
             True when a sign-in happened, False when the server let pi in without one.
 
         Raises:
-            SignInError: Denied, wrong state, refused by the authorization server, or unusable answers.
+            McpSignInError: Denied, wrong state, refused by the authorization server, or unusable answers.
         """
         from .connection import sdk
 
@@ -203,10 +203,10 @@ def _leaves(exc: BaseException) -> list[BaseException]:
     return [exc]
 
 
-def _explain(exc: BaseException, name: str) -> SignInError:
+def _explain(exc: BaseException, name: str) -> McpSignInError:
     """The one error worth showing from what the SDK's task groups raised."""
     leaves = _leaves(exc)
-    ours = next((e for e in leaves if isinstance(e, SignInError)), None)
+    ours = next((e for e in leaves if isinstance(e, McpSignInError)), None)
     if ours is not None:
         return ours
     from mcp.client.auth.exceptions import OAuthFlowError
@@ -214,10 +214,10 @@ def _explain(exc: BaseException, name: str) -> SignInError:
     oauth = next((e for e in leaves if isinstance(e, OAuthFlowError)), None)
     leaf = oauth or leaves[0]
     text = str(leaf).strip() or type(leaf).__name__
-    return SignInError(f'MCP server "{name}": sign-in failed: {text}')
+    return McpSignInError(f'MCP server "{name}": sign-in failed: {text}')
 
 
-async def sign_in(entry: McpServerEntry, agent_dir: Path, show: Callable[[str], None], *,
+async def mcp_sign_in(entry: McpServerEntry, agent_dir: Path, show: Callable[[str], None], *,
                   timeout: float = DEFAULT_TIMEOUT, open_browser: bool = True,
                   started: Callable[[SignIn], None] | None = None) -> bool:
     """Sign in to ``entry`` and store the credentials (see :class:`SignIn`).
@@ -230,17 +230,17 @@ async def sign_in(entry: McpServerEntry, agent_dir: Path, show: Callable[[str], 
         True when signed in, False when the server needed no sign-in.
 
     Raises:
-        SignInError: The sign-in failed or took longer than ``timeout`` seconds.
+        McpSignInError: The sign-in failed or took longer than ``timeout`` seconds.
     """
     if not oauth_applies(entry):
         why = "it sends its own Authorization header" if entry.transport == "http" else "it is not an HTTP server"
-        raise SignInError(f'MCP server "{entry.name}" does not use OAuth: {why}')
+        raise McpSignInError(f'MCP server "{entry.name}" does not use OAuth: {why}')
     attempt = SignIn(entry, show, open_browser=open_browser)
     if started is not None:
         started(attempt)
     try:
         return await asyncio.wait_for(attempt.run(agent_dir), timeout)
     except TimeoutError:
-        raise SignInError(f'MCP server "{entry.name}": sign-in timed out after {timeout:g} seconds') from None
+        raise McpSignInError(f'MCP server "{entry.name}": sign-in timed out after {timeout:g} seconds') from None
     finally:
         await attempt.close()
