@@ -95,7 +95,8 @@ class StoredTokens:
             not used (the authorization server would refuse it).
         defer: Keep a new client registration in memory until tokens arrive (a sign-in that fails
             or is cancelled then leaves nothing behind), and ignore stored tokens (a sign-in
-            always asks again).
+            always asks again). A session's storage (no handlers) also keeps a registration in
+            memory only: without a sign-in it can never be used.
     """
 
     def __init__(self, store: McpAuthStore, entry: McpServerEntry, redirect_uri: str, *, defer: bool = False) -> None:
@@ -105,6 +106,8 @@ class StoredTokens:
         self.oauth: dict[str, Any] = dict(entry.config.get("oauth") or {})
         self.redirect_uri = redirect_uri
         self.defer = defer
+        self.session = False
+        """Set for a session's provider, which never signs in (see ``defer``)."""
         self.context: Any = None
         """The provider's ``OAuthContext`` (set by :class:`PiOAuthProvider`): its discovered metadata is saved too."""
         self._pending_client: Any = None
@@ -156,7 +159,7 @@ class StoredTokens:
                 f'MCP server "{self.name}": the authorization server does not support Client ID Metadata Documents '
                 'for public clients (oauth.clientRegistration is "cimd"); use "dcr" or "auto"')
         data = client_info.model_dump(mode="json", exclude_none=True)
-        if self.defer:
+        if self.defer or self.session:
             self._pending_client = data
         else:
             self.store.save(self.name, self.url, client=data)
@@ -233,6 +236,7 @@ def build_provider(
         scope=oauth.get("scope") or None,
     )
     storage = StoredTokens(store, entry, redirect_uri, defer=defer)
+    storage.session = redirect_handler is None
     return _provider_class()(
         str(entry.config["url"]), metadata, storage, oauth.get("scope") or None,
         redirect_handler=redirect_handler or refuse, callback_handler=callback_handler or no_callback,

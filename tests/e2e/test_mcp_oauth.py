@@ -82,6 +82,19 @@ def test_logout_deletes_the_credentials_and_the_next_run_needs_sign_in(env, oaut
     assert "No stored credentials" in run_pi(["mcp", "logout", "notes"], env, timeout=30).stdout
 
 
+def test_rejected_stored_tokens_show_needs_auth_and_register_nothing(env, oauth_server):
+    env = configure(env, oauth_server.url)
+    auth_file(env).write_text(json.dumps({f"notes@{oauth_server.url}": {
+        "type": "mcp-oauth", "server": "notes", "url": oauth_server.url,
+        "tokens": {"access_token": "revoked", "token_type": "Bearer"}}}), encoding="utf-8")
+    before = auth_file(env).read_text(encoding="utf-8")
+    listed = run_pi(["mcp", "list"], env, timeout=60)
+    assert listed.returncode == 1
+    assert "notes: needs-auth" in listed.stdout and "pi mcp login notes" in listed.stdout
+    assert "Traceback" not in listed.stderr and "OAuth flow error" not in listed.stderr
+    assert auth_file(env).read_text(encoding="utf-8") == before  # a session keeps no registration it cannot use
+
+
 def test_an_expired_access_token_is_refreshed(loopback, env, tmp_path):
     with McpOAuthServer(tmp_path, expires_in=2) as server:
         env = configure(env, server.url)
