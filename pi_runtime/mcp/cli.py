@@ -32,7 +32,7 @@ Reads ~/.pi/agent/mcp.json and, in trusted projects, .pi/mcp.json.
 
 Commands:
   add <server>            Add or replace a server in mcp.json
-  remove <server>         Remove a server from mcp.json
+  remove <server>         Remove a server from mcp.json (stored OAuth credentials are kept)
   list                    Show state, tools, and errors (exits 1 on failure)
   login <server>          Sign in to an OAuth server: opens the authorization page ($BROWSER
                           is honoured) and waits for it; the redirected URL can also be
