@@ -171,15 +171,20 @@ def _provider_class() -> type[Any]:
     if _PROVIDER is not None:
         return _PROVIDER
     from mcp.client.auth import OAuthClientProvider
+    from mcp.client.auth.exceptions import OAuthFlowError
+    from mcp.client.auth.utils import create_oauth_metadata_request
     from mcp.shared.auth import OAuthMetadata, ProtectedResourceMetadata
+    from pydantic import ValidationError
 
     class PiOAuthProvider(OAuthClientProvider):
         """The SDK's provider, plus what a restart must remember and the configured scope."""
 
         def __init__(self, server_url: str, client_metadata: Any, storage: StoredTokens,
-                     configured_scope: str | None, **kwargs: Any) -> None:
+                     configured_scope: str | None, metadata_url: str | None, **kwargs: Any) -> None:
             super().__init__(server_url, client_metadata, storage, **kwargs)
             self._configured_scope = configured_scope
+            self._metadata_url = metadata_url
+            self._configured_metadata: OAuthMetadata | None = None
             self._stored = storage
             storage.context = self.context
 
@@ -195,6 +200,40 @@ def _provider_class() -> type[Any]:
                 self.context.oauth_metadata = OAuthMetadata.model_validate(stored["authServer"])
             if self.context.protected_resource_metadata is None and isinstance(stored.get("resource"), dict):
                 self.context.protected_resource_metadata = ProtectedResourceMetadata.model_validate(stored["resource"])
+
+        async def _auth_flow(self, request: Any) -> Any:
+            # oauth.authServerMetadataUrl: fetch the configured document first (through the same
+            # client), and make it the authorization server the SDK's discovery and issuer check use.
+            if self._metadata_url and self._configured_metadata is None:
+                response = yield create_oauth_metadata_request(self._metadata_url)
+                if response.status_code != 200:
+                    raise OAuthFlowError(f"oauth.authServerMetadataUrl {self._metadata_url} answered {response.status_code}")
+                try:
+                    self._configured_metadata = OAuthMetadata.model_validate_json(await response.aread())
+                except ValidationError:
+                    raise OAuthFlowError(
+                        f"oauth.authServerMetadataUrl {self._metadata_url} is not authorization server metadata") from None
+            if self._configured_metadata is not None:
+                self.context.oauth_metadata = self._configured_metadata
+            flow = super()._auth_flow(request)
+            try:
+                outgoing = await flow.__anext__()
+                while True:
+                    outgoing = await flow.asend((yield outgoing))
+            except StopAsyncIteration:
+                return
+            finally:
+                await flow.aclose()
+
+        def _select_authorization_server(self, advertised: list[str]) -> str:
+            if self._configured_metadata is not None:
+                return str(self._configured_metadata.issuer)  # trusted as configured, whatever is advertised
+            return str(super()._select_authorization_server(advertised))
+
+        def _expected_issuer(self) -> str:
+            if self._configured_metadata is not None:
+                return str(self._configured_metadata.issuer)
+            return str(super()._expected_issuer())
 
         async def _perform_authorization(self) -> Any:
             # The SDK replaced the scope with what the server advertised; the configured one stays in.
@@ -238,7 +277,7 @@ def build_provider(
     storage = StoredTokens(store, entry, redirect_uri, defer=defer)
     storage.session = redirect_handler is None
     return _provider_class()(
-        str(entry.config["url"]), metadata, storage, oauth.get("scope") or None,
+        str(entry.config["url"]), metadata, storage, oauth.get("scope") or None, oauth.get("authServerMetadataUrl"),
         redirect_handler=redirect_handler or refuse, callback_handler=callback_handler or no_callback,
         client_metadata_url=CLIENT_METADATA_DOCUMENT if uses_metadata_document(entry) else None,
     )

@@ -16,6 +16,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import html
+import os
+import sys
 import webbrowser
 from collections.abc import Callable
 from pathlib import Path
@@ -151,7 +153,7 @@ class SignIn:
             # webbrowser may wait for the browser command ($BROWSER) to exit: not on the loop.
             opened = await asyncio.to_thread(_open, url)
             if not opened:
-                self.show("Could not open a browser; open the URL above yourself.")
+                self.show("No browser could be opened here: open the URL above on a machine with one.")
 
     async def _callback(self) -> Any:
         assert self._answer is not None
@@ -191,6 +193,11 @@ class SignIn:
 
 
 def _open(url: str) -> bool:
+    # Without a display (SSH) webbrowser falls back to console browsers (lynx, w3m), which would
+    # take over the terminal pi draws in; the user pastes the redirected URL instead.
+    graphical = sys.platform in ("darwin", "win32") or os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+    if not (os.environ.get("BROWSER") or graphical):
+        return False
     try:
         return bool(webbrowser.open(url))
     except Exception:  # noqa: BLE001 - no browser is not an error: the URL is shown
@@ -214,6 +221,13 @@ def _explain(exc: BaseException, name: str) -> McpSignInError:
     oauth = next((e for e in leaves if isinstance(e, OAuthFlowError)), None)
     leaf = oauth or leaves[0]
     text = str(leaf).strip() or type(leaf).__name__
+    try:
+        # A network error names no host by itself: say which request (discovery may go anywhere).
+        target = leaf.request.url  # type: ignore[attr-defined]
+    except (AttributeError, RuntimeError):
+        target = None
+    if target is not None:
+        text = f"{text} ({target})"
     return McpSignInError(f'MCP server "{name}": sign-in failed: {text}')
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import secrets
 import socket
@@ -32,7 +33,8 @@ from pathlib import Path
 from typing import Any
 
 
-def _build_app(port: int, expires_in: int, deny: bool, events: Path | None, client: list[str] | None = None) -> Any:
+def _build_app(port: int, expires_in: int, deny: bool, events: Path | None, client: list[str] | None = None,
+               wrong_as: bool = False) -> Any:
     from mcp.server.auth.provider import (
         AccessToken,
         AuthorizationCode,
@@ -138,7 +140,21 @@ def _build_app(port: int, expires_in: int, deny: bool, events: Path | None, clie
     def whoami() -> str:
         return "signed-in user"
 
-    return server.streamable_http_app()
+    app = server.streamable_http_app()
+    if not wrong_as:
+        return app
+    wrong = json.dumps({"resource": f"{base}/mcp", "authorization_servers": ["http://127.0.0.1:1/"]}).encode()
+
+    async def misleading(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        # Like servers that advertise an authorization server that is not theirs (port 1: nothing there).
+        if scope.get("type") == "http" and scope.get("path", "").startswith("/.well-known/oauth-protected-resource"):
+            await send({"type": "http.response.start", "status": 200,
+                        "headers": [(b"content-type", b"application/json")]})
+            await send({"type": "http.response.body", "body": wrong})
+            return
+        await app(scope, receive, send)
+
+    return misleading
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -149,13 +165,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--expires-in", type=int, default=3600, help="access token lifetime in seconds")
     parser.add_argument("--deny", action="store_true", help="the authorization page refuses")
     parser.add_argument("--events", type=Path, default=None, help="file that receives one line per grant")
+    parser.add_argument("--wrong-as", action="store_true",
+                        help="protected resource metadata names an authorization server that is not there")
     parser.add_argument("--client", nargs=3, metavar=("ID", "SECRET", "REDIRECT_URI"), default=None,
                         help="a pre-registered client")
     args = parser.parse_args(argv)
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    app = _build_app(port, args.expires_in, args.deny, args.events, args.client)
+    app = _build_app(port, args.expires_in, args.deny, args.events, args.client, args.wrong_as)
     config = uvicorn.Config(app, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
 
@@ -179,15 +197,17 @@ class McpOAuthServer:
         expires_in: Access token lifetime in seconds.
         deny: The authorization page refuses.
         client: A pre-registered client: id, secret, redirect URI.
+        wrong_as: Advertise an authorization server that does not exist (``authServerMetadataUrl`` tests).
     """
 
     def __init__(self, folder: Path, *, expires_in: int = 3600, deny: bool = False,
-                 client: tuple[str, str, str] | None = None) -> None:
+                 client: tuple[str, str, str] | None = None, wrong_as: bool = False) -> None:
         self.folder = folder
         self.ready = folder / f"oauth-mcp-{secrets.token_hex(4)}.url"
         self.events_file = self.ready.with_suffix(".events")
         self.args = ["--ready", str(self.ready), "--events", str(self.events_file), "--expires-in", str(expires_in),
-                     *(["--deny"] if deny else []), *(["--client", *client] if client else [])]
+                     *(["--deny"] if deny else []), *(["--client", *client] if client else []),
+                     *(["--wrong-as"] if wrong_as else [])]
         self.url = ""
         self._process: subprocess.Popen[bytes] | None = None
 

@@ -140,6 +140,19 @@ def test_cimd_fails_when_the_authorization_server_does_not_support_documents(env
     assert not auth_file(env).exists()
 
 
+def test_auth_server_metadata_url_replaces_a_wrong_advertised_server(env, tmp_path):
+    with McpOAuthServer(tmp_path, wrong_as=True) as server:
+        env = configure(env, server.url)
+        wrong = run_pi(["mcp", "login", "notes"], env, timeout=60)
+        assert wrong.returncode == 1 and "sign-in failed" in wrong.stderr and "Traceback" not in wrong.stderr
+        metadata = server.url.replace("/mcp", "/.well-known/oauth-authorization-server")
+        env = configure(env, server.url, oauth={"authServerMetadataUrl": metadata})
+        right = run_pi(["mcp", "login", "notes"], env, timeout=60)
+        assert right.returncode == 0, right.stderr
+        assert server.events() == ["register pi", "authorization_code"]
+        assert run_pi(["mcp", "list"], env, timeout=60).returncode == 0
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
