@@ -216,14 +216,29 @@ def _provider_class() -> type[Any]:
             if self._configured_metadata is not None:
                 self.context.oauth_metadata = self._configured_metadata
             flow = super()._auth_flow(request)
+            refreshed = False
             try:
                 outgoing = await flow.__anext__()
                 while True:
-                    outgoing = await flow.asend((yield outgoing))
+                    response = yield outgoing
+                    if not refreshed and self._rejected(outgoing is request, response):
+                        # The server refused a token it issued (revoked, or it expired early): the SDK
+                        # would go straight to a browser sign-in; refresh first, as Pi does.
+                        refreshed = True
+                        await flow.aclose()
+                        self.context.token_expiry_time = 1.0  # long past: the next flow refreshes
+                        flow = super()._auth_flow(request)
+                        outgoing = await flow.__anext__()
+                        continue
+                    outgoing = await flow.asend(response)
             except StopAsyncIteration:
                 return
             finally:
                 await flow.aclose()
+
+        def _rejected(self, is_the_request: bool, response: Any) -> bool:
+            return (is_the_request and response.status_code == 401 and self.context.can_refresh_token()
+                    and self.context.is_token_valid())
 
         def _select_authorization_server(self, advertised: list[str]) -> str:
             if self._configured_metadata is not None:

@@ -34,7 +34,7 @@ from typing import Any
 
 
 def _build_app(port: int, expires_in: int, deny: bool, events: Path | None, client: list[str] | None = None,
-               wrong_as: bool = False) -> Any:
+               wrong_as: bool = False, forget: Path | None = None) -> Any:
     from mcp.server.auth.provider import (
         AccessToken,
         AuthorizationCode,
@@ -109,6 +109,9 @@ def _build_app(port: int, expires_in: int, deny: bool, events: Path | None, clie
             return self._issue(str(client.client_id), scopes or token.scopes, token.resource)
 
         async def load_access_token(self, token: str) -> AccessToken | None:
+            if forget is not None and forget.exists():
+                self.access.clear()  # as if revoked: refresh tokens still work
+                forget.unlink()
             found = self.access.get(token)
             if found is None or (found.expires_at is not None and found.expires_at < time.time()):
                 note("rejected")
@@ -165,6 +168,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--expires-in", type=int, default=3600, help="access token lifetime in seconds")
     parser.add_argument("--deny", action="store_true", help="the authorization page refuses")
     parser.add_argument("--events", type=Path, default=None, help="file that receives one line per grant")
+    parser.add_argument("--forget", type=Path, default=None,
+                        help="when this file appears, every access token issued so far is refused (once)")
     parser.add_argument("--wrong-as", action="store_true",
                         help="protected resource metadata names an authorization server that is not there")
     parser.add_argument("--client", nargs=3, metavar=("ID", "SECRET", "REDIRECT_URI"), default=None,
@@ -173,7 +178,7 @@ def main(argv: list[str] | None = None) -> None:
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    app = _build_app(port, args.expires_in, args.deny, args.events, args.client, args.wrong_as)
+    app = _build_app(port, args.expires_in, args.deny, args.events, args.client, args.wrong_as, args.forget)
     config = uvicorn.Config(app, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
 
@@ -205,7 +210,9 @@ class McpOAuthServer:
         self.folder = folder
         self.ready = folder / f"oauth-mcp-{secrets.token_hex(4)}.url"
         self.events_file = self.ready.with_suffix(".events")
+        self.forget_file = self.ready.with_suffix(".forget")
         self.args = ["--ready", str(self.ready), "--events", str(self.events_file), "--expires-in", str(expires_in),
+                     "--forget", str(self.forget_file),
                      *(["--deny"] if deny else []), *(["--client", *client] if client else []),
                      *(["--wrong-as"] if wrong_as else [])]
         self.url = ""
@@ -221,6 +228,10 @@ class McpOAuthServer:
             time.sleep(0.05)
         self.url = self.ready.read_text(encoding="utf-8")
         return self
+
+    def revoke_access_tokens(self) -> None:
+        """Make the server refuse every access token issued so far (refresh tokens still work)."""
+        self.forget_file.touch()
 
     def events(self) -> list[str]:
         """What happened so far, in order (``register <name>``, ``authorization_code``, ...)."""

@@ -159,6 +159,18 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def test_a_rejected_access_token_is_refreshed_before_asking_for_sign_in(loopback, env, oauth_server):
+    env = configure(env, oauth_server.url)
+    assert run_pi(["mcp", "login", "notes"], env, timeout=60).returncode == 0
+    oauth_server.revoke_access_tokens()
+    loopback.push(tool_reply("mcp__notes__whoami", {}), text_reply("Still you."))
+    result = run_pi(["-p", "who?", "--model", MODEL], env, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert tool_messages(loopback.requests[1]) == ["signed-in user"]
+    assert oauth_server.events()[-2:] == ["rejected", "refresh_token"]
+    assert oauth_server.events().count("authorization_code") == 1
+
+
 def test_a_denied_authorization_fails_clearly_and_stores_nothing(env, tmp_path):
     with McpOAuthServer(tmp_path, deny=True) as server:
         env = configure(env, server.url)
