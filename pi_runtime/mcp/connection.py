@@ -8,11 +8,12 @@ then SIGTERM and SIGKILL to the server's process group (:mod:`.stdio`: it is sta
 session, so ``npx``/``uvx`` wrappers and their children go too).
 
 States (Pi's): ``connecting``, ``connected``, ``failed``, ``disconnected`` (the transport dropped;
-the next call reconnects), ``closed``, and ``needs-auth``: an HTTP server without an ``Authorization``
-header answered 401 and no stored sign-in could satisfy it (a session never opens a browser by
-itself; :mod:`.oauth_login` does, for ``pi mcp login`` and ``/mcp login``). With a stored sign-in
-the SDK's OAuth provider (:mod:`.oauth`) is the HTTP client's auth and refreshes expired tokens. The SDK is imported on the first connect, in a worker
-thread, so the event loop (and the app's frame) keeps running meanwhile.
+the next call reconnects), ``closed``, and ``needs-auth``: an HTTP server without an
+``Authorization`` header answered 401 and no stored sign-in could satisfy it (a session never opens
+a browser by itself; :mod:`.oauth_login` does, for ``pi mcp login`` and ``/mcp login``). With a
+stored sign-in the SDK's OAuth provider (:mod:`.oauth`) is the HTTP client's auth and refreshes
+tokens. The SDK is imported on the first connect, in a worker thread, so the event loop (and the
+app's frame) keeps running meanwhile.
 """
 
 from __future__ import annotations
@@ -267,24 +268,12 @@ class McpConnection:
         return parts["streamable_http_client"](str(config["url"]), http_client=http)
 
     def _oauth(self) -> Any:
-        """The SDK's OAuth provider when a sign-in is stored for this server, else None.
-
-        Without one the server is asked without credentials: a 401 then means ``needs-auth``.
-
-        Raises:
-            McpAuthFileError: ``mcp-auth.json`` is corrupt (the connection fails and says so).
-        """
+        """The SDK's OAuth provider when a sign-in is stored for this server, else None (see
+        :func:`.oauth.session_auth`: without one, a 401 means ``needs-auth``)."""
         from ..paths import agent_dir
-        from .oauth import build_provider, oauth_applies, stored_redirect_uri
-        from .oauth_store import McpAuthStore
+        from .oauth import session_auth
 
-        if not oauth_applies(self.entry):
-            return None
-        store = McpAuthStore(self.agent_dir or agent_dir())
-        if not store.has_tokens(self.name, str(self.entry.config["url"])):
-            return None
-        # Refreshing needs the client the tokens were issued to, so its redirect URI.
-        return build_provider(self.entry, store, stored_redirect_uri(store, self.entry) or "http://127.0.0.1/callback")
+        return session_auth(self.entry, self.agent_dir or agent_dir())
 
     async def _saw_response(self, response: Any) -> None:
         if response.status_code == 401:

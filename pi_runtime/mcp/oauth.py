@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -303,3 +304,21 @@ def stored_redirect_uri(store: McpAuthStore, entry: McpServerEntry) -> str | Non
     client = (store.get(entry.name, str(entry.config["url"])) or {}).get("client")
     uris = client.get("redirect_uris") if isinstance(client, dict) else None
     return str(uris[0]) if uris else None
+
+
+def session_auth(entry: McpServerEntry, agent_dir: str | Path) -> Any:
+    """A session's httpx auth for ``entry``: the provider when a sign-in is stored, else None.
+
+    Without a stored sign-in the server is asked without credentials, so a 401 shows ``needs-auth``
+    and neither discovery nor registration happens in a session.
+
+    Raises:
+        McpAuthFileError: ``mcp-auth.json`` is corrupt (the connection fails and says so).
+    """
+    if not oauth_applies(entry):
+        return None
+    store = McpAuthStore(agent_dir)
+    if not store.has_tokens(entry.name, str(entry.config["url"])):
+        return None
+    # Refreshing needs the client the tokens were issued to, so its redirect URI.
+    return build_provider(entry, store, stored_redirect_uri(store, entry) or "http://127.0.0.1/callback")
