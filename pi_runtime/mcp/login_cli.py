@@ -47,7 +47,10 @@ def _read_pasted(attempt: SignIn, loop: asyncio.AbstractEventLoop, out: Out) -> 
     def run() -> None:
         for line in sys.stdin:
             if line.strip():
-                loop.call_soon_threadsafe(give, line)
+                try:
+                    loop.call_soon_threadsafe(give, line)
+                except RuntimeError:  # the sign-in is over and its loop closed
+                    return
 
     if sys.stdin is not None and not sys.stdin.closed:
         threading.Thread(target=run, name="pi-mcp-login-stdin", daemon=True).start()
