@@ -33,8 +33,8 @@ from pathlib import Path
 from typing import Any
 
 
-def _build_app(port: int, expires_in: int, deny: bool, events: Path | None, client: list[str] | None = None,
-               wrong_as: bool = False, forget: Path | None = None) -> Any:
+def _build_app(port: int, options: argparse.Namespace) -> Any:
+    """The ASGI app; ``options`` are :func:`main`'s command-line options."""
     from mcp.server.auth.provider import (
         AccessToken,
         AuthorizationCode,
@@ -49,6 +49,17 @@ def _build_app(port: int, expires_in: int, deny: bool, events: Path | None, clie
     from pydantic import AnyHttpUrl
 
     base = f"http://127.0.0.1:{port}"
+    expires_in, deny, events, client, forget = options.expires_in, options.deny, options.events, options.client, options.forget
+
+    class DocumentClient(OAuthClientInformationFull):
+        """A client known by its metadata document (CIMD): any loopback ``/callback`` port is
+        accepted (RFC 8252), as the document at pi.dev allows."""
+
+        def validate_redirect_uri(self, redirect_uri: Any) -> Any:
+            if redirect_uri is not None and str(redirect_uri).startswith("http://127.0.0.1:") \
+                    and str(redirect_uri).endswith("/callback"):
+                return redirect_uri
+            return super().validate_redirect_uri(redirect_uri)
 
     def note(event: str) -> None:
         if events is not None:
@@ -70,6 +81,12 @@ def _build_app(port: int, expires_in: int, deny: bool, events: Path | None, clie
             self.access: dict[str, AccessToken] = {}
 
         async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
+            if options.cimd and client_id.startswith("https://") and client_id not in self.clients:
+                # A real server fetches the document; the test server has no internet and trusts the id.
+                note(f"document {client_id}")
+                self.clients[client_id] = DocumentClient.model_validate({
+                    "client_id": client_id, "redirect_uris": ["http://127.0.0.1/callback"],
+                    "token_endpoint_auth_method": "none", "scope": "notes"})
             return self.clients.get(client_id)
 
         async def register_client(self, client_info: OAuthClientInformationFull) -> None:
@@ -143,21 +160,43 @@ def _build_app(port: int, expires_in: int, deny: bool, events: Path | None, clie
     def whoami() -> str:
         return "signed-in user"
 
-    app = server.streamable_http_app()
-    if not wrong_as:
+    return _with_metadata_changes(server.streamable_http_app(), base, options)
+
+
+def _with_metadata_changes(app: Any, base: str, options: argparse.Namespace) -> Any:
+    """``--wrong-as``: the protected resource metadata names an authorization server that is not
+    there (port 1), as some servers advertise one that is not theirs. ``--cimd``: the authorization
+    server metadata says it accepts Client ID Metadata Documents (the SDK's server never does)."""
+    if not options.wrong_as and not options.cimd:
         return app
     wrong = json.dumps({"resource": f"{base}/mcp", "authorization_servers": ["http://127.0.0.1:1/"]}).encode()
 
-    async def misleading(scope: dict[str, Any], receive: Any, send: Any) -> None:
-        # Like servers that advertise an authorization server that is not theirs (port 1: nothing there).
-        if scope.get("type") == "http" and scope.get("path", "").startswith("/.well-known/oauth-protected-resource"):
-            await send({"type": "http.response.start", "status": 200,
-                        "headers": [(b"content-type", b"application/json")]})
-            await send({"type": "http.response.body", "body": wrong})
+    async def reply(send: Any, body: bytes) -> None:
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+        await send({"type": "http.response.body", "body": body})
+
+    async def changed(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        path = scope.get("path", "") if scope.get("type") == "http" else ""
+        if options.wrong_as and path.startswith("/.well-known/oauth-protected-resource"):
+            await reply(send, wrong)
+            return
+        if options.cimd and path == "/.well-known/oauth-authorization-server":
+            body: list[bytes] = []
+
+            async def keep(message: dict[str, Any]) -> None:
+                if message["type"] == "http.response.body":
+                    body.append(message.get("body", b""))
+
+            await app(scope, receive, keep)
+            metadata = json.loads(b"".join(body))
+            metadata["client_id_metadata_document_supported"] = True
+            metadata["token_endpoint_auth_methods_supported"] = [*metadata["token_endpoint_auth_methods_supported"], "none"]
+            await reply(send, json.dumps(metadata).encode())
             return
         await app(scope, receive, send)
 
-    return misleading
+    return changed
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -172,13 +211,14 @@ def main(argv: list[str] | None = None) -> None:
                         help="when this file appears, every access token issued so far is refused (once)")
     parser.add_argument("--wrong-as", action="store_true",
                         help="protected resource metadata names an authorization server that is not there")
+    parser.add_argument("--cimd", action="store_true", help="accept Client ID Metadata Documents")
     parser.add_argument("--client", nargs=3, metavar=("ID", "SECRET", "REDIRECT_URI"), default=None,
                         help="a pre-registered client")
     args = parser.parse_args(argv)
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    app = _build_app(port, args.expires_in, args.deny, args.events, args.client, args.wrong_as, args.forget)
+    app = _build_app(port, args)
     config = uvicorn.Config(app, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
 
@@ -203,10 +243,11 @@ class McpOAuthServer:
         deny: The authorization page refuses.
         client: A pre-registered client: id, secret, redirect URI.
         wrong_as: Advertise an authorization server that does not exist (``authServerMetadataUrl`` tests).
+        cimd: Accept Client ID Metadata Documents (any ``https://`` client id).
     """
 
     def __init__(self, folder: Path, *, expires_in: int = 3600, deny: bool = False,
-                 client: tuple[str, str, str] | None = None, wrong_as: bool = False) -> None:
+                 client: tuple[str, str, str] | None = None, wrong_as: bool = False, cimd: bool = False) -> None:
         self.folder = folder
         self.ready = folder / f"oauth-mcp-{secrets.token_hex(4)}.url"
         self.events_file = self.ready.with_suffix(".events")
@@ -214,7 +255,7 @@ class McpOAuthServer:
         self.args = ["--ready", str(self.ready), "--events", str(self.events_file), "--expires-in", str(expires_in),
                      "--forget", str(self.forget_file),
                      *(["--deny"] if deny else []), *(["--client", *client] if client else []),
-                     *(["--wrong-as"] if wrong_as else [])]
+                     *(["--wrong-as"] if wrong_as else []), *(["--cimd"] if cimd else [])]
         self.url = ""
         self._process: subprocess.Popen[bytes] | None = None
 

@@ -153,6 +153,28 @@ def test_auth_server_metadata_url_replaces_a_wrong_advertised_server(env, tmp_pa
         assert run_pi(["mcp", "list"], env, timeout=60).returncode == 0
 
 
+@pytest.mark.parametrize(("oauth", "registered"), [
+    ({}, None),
+    ({"clientRegistration": "cimd"}, None),
+    ({"clientName": "Claude Code"}, "register Claude Code"),
+    ({"clientRegistration": "dcr"}, "register pi"),
+])
+def test_the_client_metadata_document_is_used_when_the_server_accepts_it(env, tmp_path, oauth, registered):
+    with McpOAuthServer(tmp_path, cimd=True) as server:
+        env = configure(env, server.url, oauth=oauth)
+        login = run_pi(["mcp", "login", "notes"], env, timeout=60)
+        assert login.returncode == 0, login.stderr
+        events = server.events()
+    [entry] = json.loads(auth_file(env).read_text()).values()
+    if registered is None:
+        assert "client_id=https%3A%2F%2Fpi.dev%2Foauth%2Fclient.json" in login.stdout
+        assert events == ["document https://pi.dev/oauth/client.json", "authorization_code"]
+        assert entry["client"]["client_id"] == "https://pi.dev/oauth/client.json"
+    else:
+        assert events == [registered, "authorization_code"]
+        assert entry["client"]["client_id"] != "https://pi.dev/oauth/client.json"
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
