@@ -106,6 +106,7 @@ def extension(pi: Any) -> None:
         if manager is None:
             return
         await manager.wait_for_declared()
+        await manager.reconnect_signed_in()
         for problem in manager.problems():
             ctx.ui.notify(problem, "warning")
 

@@ -108,6 +108,8 @@ class McpManager:
                  tool_filter: ToolFilter | None = None, version: str = "0") -> None:
         self.config = config
         self.cwd = cwd
+        self.agent_dir = Path(agent_dir)
+        """Where ``mcp.log`` and ``mcp-auth.json`` are."""
         self.filter = tool_filter or ToolFilter()
         self._log = McpLog(Path(agent_dir) / LOG_FILE)
         self._version = version
@@ -140,7 +142,8 @@ class McpManager:
         return [*self.config.servers, *self.registered.values()]
 
     def _connection(self, entry: McpServerEntry) -> McpConnection:
-        return McpConnection(entry, self.cwd, on_change=self._changed, log_line=self._log.write, version=self._version)
+        return McpConnection(entry, self.cwd, on_change=self._changed, log_line=self._log.write, version=self._version,
+                             agent_dir=self.agent_dir)
 
     # ------------------------------------------------------------------ servers extensions register
 
@@ -223,6 +226,26 @@ class McpManager:
         if waiting:
             await asyncio.wait(waiting, timeout=timeout)
 
+    async def reconnect_signed_in(self, timeout: float = FIRST_PROMPT_WAIT) -> None:
+        """Reconnect servers waiting for sign-in whose credentials have appeared since (``pi mcp
+        login`` in another terminal): a running session uses them on its next turn."""
+        from .oauth_store import McpAuthFileError, McpAuthStore
+
+        store = McpAuthStore(self.agent_dir)
+        waiting = []
+        for connection in self.connections.values():
+            if connection.state != "needs-auth" or connection.closed:
+                continue
+            try:
+                signed_in = store.has_tokens(connection.name, str(connection.entry.config["url"]))
+            except McpAuthFileError:
+                continue  # the connection would fail the same way; it says so when it is retried
+            if signed_in:
+                self._reported.discard(connection.name)
+                waiting.append(asyncio.ensure_future(self._connect(connection)))
+        if waiting:
+            await asyncio.wait(waiting, timeout=timeout)
+
     def _declares(self, entry: McpServerEntry) -> bool:
         return declared(entry.exposure) or any(declared(str(v)) for v in (entry.config.get("toolExposure") or {}).values())
 
@@ -261,6 +284,9 @@ class McpManager:
                 self._reported.add(connection.name)
                 first = (connection.error or "unknown error").split("\n", 1)[0]
                 out.append(f'MCP server "{connection.name}" failed to connect: {first}')
+            elif connection.state == "needs-auth" and connection.name not in self._reported:
+                self._reported.add(connection.name)
+                out.append(f'MCP server "{connection.name}" {connection.error}')
         return out
 
     def tools(self) -> list[Any]:
