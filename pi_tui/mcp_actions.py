@@ -24,26 +24,17 @@ def _connection(manager: Any, name: str) -> tuple[Any, str | None]:
     return None, f'No MCP server named "{name}"'
 
 
-def _oauth_problem(connection: Any) -> str | None:
-    from pi_runtime.frontend import oauth_applies
-
-    if oauth_applies(connection.entry):
-        return None
-    entry = connection.entry
-    why = "it sends its own Authorization header" if entry.transport == "http" else "it is not an HTTP server"
-    return f'MCP server "{entry.name}" does not use OAuth: {why}'
-
-
 async def _notify(app: Any, text: str, kind: str = "info") -> None:
     await app.transcript.add_notice(text, kind)
 
 
 def start_sign_in(app: Any, manager: Any, name: str) -> str | None:
     """Open the sign-in dialog for ``name``; returns why not, if it cannot."""
+    from pi_runtime.frontend import find_oauth_server
+
     from .screens.mcp_login import McpLoginScreen
 
-    connection, problem = _connection(manager, name)
-    problem = problem or _oauth_problem(connection)
+    _connection_found, problem = find_oauth_server(manager, name)
     if problem:
         return problem
 
@@ -55,25 +46,11 @@ def start_sign_in(app: Any, manager: Any, name: str) -> str | None:
 
 
 async def sign_out(manager: Any, name: str) -> tuple[bool, str]:
-    """Delete ``name``'s credentials and reconnect it; ``(ok, message)``."""
-    from pi_runtime.frontend import McpAuthFileError, McpAuthStore
+    """Delete ``name``'s credentials and reconnect it (``pi_runtime.mcp.accounts``)."""
+    from pi_runtime.frontend import sign_out_and_reconnect
 
-    connection, problem = _connection(manager, name)
-    problem = problem or _oauth_problem(connection)
-    if problem:
-        return False, problem
-    store = McpAuthStore(manager.agent_dir)
-    try:
-        removed = store.remove(name, str(connection.entry.config["url"]))
-    except McpAuthFileError as exc:
-        return False, str(exc)
-    if not removed:
-        return True, f'No stored credentials for MCP server "{name}"'
-    try:
-        await manager.reconnect(name)
-    except Exception:  # noqa: BLE001 - expected: it now needs sign-in, which its state shows
-        pass
-    return True, f'Signed out of MCP server "{name}": deleted its credentials from {store.path}'
+    result: tuple[bool, str] = await sign_out_and_reconnect(manager, name)
+    return result
 
 
 async def run_mcp_action(app: Any, manager: Any, action: str, name: str) -> None:

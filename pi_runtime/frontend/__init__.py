@@ -39,6 +39,7 @@ _SOURCES: dict[str, tuple[str, ...]] = {
     "pi_runtime.ai.oauth": ("OAuthError", "OAuthLoginCancelled", "OAuthSelectOption"),
     "pi_runtime.local_servers": ("add_to_models_json", "probe_local_servers"),
     "pi_runtime.mcp.manager": ("mcp_manager_for",),
+    "pi_runtime.mcp.accounts": ("find_oauth_server", "sign_out_and_reconnect"),
     "pi_runtime.mcp.oauth": ("McpSignInError", "oauth_applies"),
     "pi_runtime.mcp.oauth_login": ("mcp_sign_in",),
     "pi_runtime.mcp.oauth_store": ("McpAuthFileError", "McpAuthStore"),
@@ -152,6 +153,8 @@ if TYPE_CHECKING:
     from pi_runtime.local_servers import (
         probe_local_servers as probe_local_servers,
     )
+    from pi_runtime.mcp.accounts import find_oauth_server as find_oauth_server
+    from pi_runtime.mcp.accounts import sign_out_and_reconnect as sign_out_and_reconnect
     from pi_runtime.mcp.manager import mcp_manager_for as mcp_manager_for
     from pi_runtime.mcp.oauth import McpSignInError as McpSignInError
     from pi_runtime.mcp.oauth import oauth_applies as oauth_applies

@@ -15,6 +15,7 @@ prompt.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any
 
 from ..records import record
@@ -82,7 +83,8 @@ def status_text(manager: Any) -> str:
     return "\n".join(lines) if lines else "No MCP servers configured."
 
 
-async def run(manager: Any, args: str, *, agent_dir: str | os.PathLike[str], wait: float) -> McpReply:
+async def run(manager: Any, args: str, *, agent_dir: str | os.PathLike[str], wait: float,
+              show: Callable[[str], None] | None = None) -> McpReply:
     """Answer ``/mcp <args>`` for ``manager``'s servers (None: no servers configured).
 
     Args:
@@ -90,6 +92,7 @@ async def run(manager: Any, args: str, *, agent_dir: str | os.PathLike[str], wai
         args: What followed ``/mcp``.
         agent_dir: Named in the "no servers" answer.
         wait: Seconds the status waits for servers still connecting.
+        show: Where a sign-in's progress lines go (the authorization URL) before it answers.
     """
     words = args.split()
     if manager is None:
@@ -102,8 +105,13 @@ async def run(manager: Any, args: str, *, agent_dir: str | os.PathLike[str], wai
         return McpReply(USAGE, ok=False)
     name = names[0]
     if action in ("login", "logout"):
-        # Pi signs in to OAuth MCP servers; pi cannot yet (``pi mcp login`` says the same).
-        return McpReply(f"/mcp {action}: signing in to MCP servers is not supported by pi yet", ok=False)
+        from .accounts import sign_in_and_reconnect, sign_out_and_reconnect
+
+        if action == "logout":
+            ok, text = await sign_out_and_reconnect(manager, name)
+        else:  # the URL (and what to do) goes out at once; the answer comes when the browser is back
+            ok, text = await sign_in_and_reconnect(manager, name, show or (lambda _line: None))
+        return McpReply(text, ok=ok)
     from .connection import McpConnectionError
 
     try:

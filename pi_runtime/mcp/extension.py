@@ -118,7 +118,15 @@ def extension(pi: Any) -> None:
     async def mcp_command(args: str, ctx: Any) -> None:
         from . import command
 
-        reply = await command.run(state["manager"], args or "", agent_dir=ctx.agent_dir, wait=FIRST_PROMPT_WAIT)
+        def show(line: str) -> None:  # a sign-in's URL, before it waits for the browser
+            if ctx.mode in ("print", "json"):
+                sys.stderr.write(line + "\n")
+                sys.stderr.flush()
+            else:
+                ctx.ui.notify(line, "info")
+
+        reply = await command.run(state["manager"], args or "", agent_dir=ctx.agent_dir, wait=FIRST_PROMPT_WAIT,
+                                  show=show)
         if ctx.mode == "print":
             # Print mode's answer goes to stdout, as the model's would; a failure to stderr.
             stream = sys.stdout if reply.ok else sys.stderr

@@ -267,3 +267,22 @@ def test_login_of_an_unknown_or_stdio_server_says_why(env):
     assert unknown.returncode == 1 and 'No MCP server named "nope"' in unknown.stderr
     stdio = run_pi(["mcp", "login", "local"], env)
     assert stdio.returncode == 1 and "stdio server" in stdio.stderr
+
+
+def test_slash_mcp_login_and_logout_in_print_and_rpc_mode(env, oauth_server):
+    """Outside the app ``/mcp login|logout <server>`` act directly (mcp.md): print mode shows the
+    URL on stderr and the outcome on stdout; RPC shows both as notifications."""
+    env = configure(env, oauth_server.url)
+    login = run_pi(["-p", "/mcp login notes", "--model", MODEL], env, timeout=60)
+    assert login.returncode == 0, login.stderr
+    assert "/authorize?" in login.stderr and login.stdout == 'Signed in to MCP server "notes"\n'
+    assert json.loads(auth_file(env).read_text())
+    status = run_pi(["-p", "/mcp", "--model", MODEL], env, timeout=60)
+    assert status.stdout.startswith("notes: connected"), status.stdout
+
+    rpc = subprocess.run([PI, "--mode", "rpc", "--model", MODEL], input=json.dumps(
+        {"type": "prompt", "id": "1", "message": "/mcp logout notes"}) + "\n", capture_output=True, text=True,
+        env=env, cwd=env["PI_TEST_PROJECT"], timeout=60)
+    notes = [json.loads(line) for line in rpc.stdout.splitlines() if '"notify"' in line]
+    assert any(n["message"].startswith('Signed out of MCP server "notes"') for n in notes), rpc.stdout
+    assert json.loads(auth_file(env).read_text()) == {}
