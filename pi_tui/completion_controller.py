@@ -40,20 +40,23 @@ class CompletionController:
         """The text or the cursor changed: show, refilter or hide the menu."""
         app = self._app
         editor, menu = app.editor, app.menu
+        row, col = editor.cursor_location
+        line = editor.document.get_line(row)
+        menu.source = (row, line)  # what is shown below is worked out for this line (hide() clears it)
         if menu.kind == "path" and menu.is_open:
             self._refilter_paths()
             return
-        row, col = editor.cursor_location
-        line = editor.document.get_line(row)
         before = line[:col]
         start = max(before.rfind(" "), before.rfind("\t")) + 1
         token = before[start:]
         end = _token_end(line, col)
         if self.providers is not None and (self.providers.wants(token) or (menu.kind == "ext" and menu.is_open)):
+            menu.source = (row, None)  # the candidates on show are an older text's until the answer comes
             self._ask_providers(row, col)
         elif row == 0 and start == 0 and token.startswith("/") and app.session is not None:
             menu.show(slash_completions(token[1:], self._commands()), "slash", (row, start, end))
         elif row == 0 and self._argument_command(line) is not None:
+            menu.source = (row, None)
             self._complete_arguments(line, col)
         elif token.startswith("@"):
             if self._files is None:
@@ -101,6 +104,7 @@ class CompletionController:
 
             self._app.menu.show([shown for _, shown in pairs], "ext", (row, max(0, col - len(prefix)), col),
                                 on_accept=accept)
+            self._app.menu.source = (row, lines[row])
 
         self._app.run_worker(fetch, name="provider-completions", group="completion",  # type: ignore[arg-type]
                              exclusive=True, exit_on_error=False)
@@ -144,6 +148,7 @@ class CompletionController:
                 return  # typed on meanwhile: a newer request is on its way
             shown = [_argument_item(item) for item in items or []]
             self._app.menu.show([c for c in shown if c is not None], "args", (0, begin, _token_end(line, col)))
+            self._app.menu.source = (0, editor.document.get_line(0))
 
         # The function, not a coroutine: a request cancelled by a newer one never started, so
         # nothing is left unawaited. (Textual's overloads do not type an async callable.)

@@ -34,6 +34,11 @@ class CompletionMenu(OptionList, can_focus=False):
         """(row, start column, end column) of the token in the editor."""
         self.on_accept: Callable[[Completion], None] | None = None
         """Applies the chosen completion instead of the editor replacing the token (extension providers)."""
+        self.source: tuple[int, str | None] | None = None
+        """The editor line (row, text) the candidates were worked out for: keys typed faster than
+        the app handles the editor's change messages must not accept a menu of an older text."""
+        self.refresh_for_text: Callable[[], None] | None = None
+        """Works the candidates out again for the editor's current text (set by the app)."""
 
     def on_mount(self) -> None:
         self.display = False
@@ -61,6 +66,17 @@ class CompletionMenu(OptionList, can_focus=False):
         self.display = False
         self.items = []
         self.on_accept = None
+        self.source = None
+
+    def catch_up(self, row: int, line: str) -> None:
+        """Before a key acts on the menu: candidates worked out for another text are worked out
+        again now, or, when that takes a worker (extension providers), put away."""
+        if not self.is_open or self.source is None or self.source == (row, line):
+            return
+        if self.refresh_for_text is not None:
+            self.refresh_for_text()
+        if self.is_open and self.source != (row, line):
+            self.hide()
 
     @property
     def is_open(self) -> bool:

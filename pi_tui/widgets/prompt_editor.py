@@ -159,6 +159,9 @@ class PromptEditor(TextArea, inherit_bindings=False):
         self._jump = 0
         menu = self.menu
         if menu is not None and menu.is_open:
+            row = self.cursor_location[0]
+            menu.catch_up(row, self.document.get_line(row))
+        if menu is not None and menu.is_open:
             if key in ("up", "down"):
                 self._stop(event)
                 menu.move(-1 if key == "up" else 1)

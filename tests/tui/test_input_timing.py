@@ -87,3 +87,21 @@ async def test_keys_typed_right_after_enter_start_the_next_message(provider, ses
         await settle(pilot, session, 0.2)
         assert user_texts(provider, 0) == ["abc"]
         assert app.editor.text == "def"
+
+
+async def test_enter_typed_before_the_menu_caught_up_runs_what_was_typed(provider, session):
+    """Seen in tmux: "/mcp logout notes" typed at once ran "/model cp logout notes". The menu still
+    showed the candidates of "/m" (the app had not yet handled the editor's change messages) and
+    Enter accepted "/model" over the first two characters."""
+    app = PiApp(session, static=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("/", "m")
+        await pilot.pause(0.1)
+        assert app.menu.is_open and app.menu.selected().value == "/model"
+        for key in (*"cp", "space", *"xyz"):  # one read from the terminal: handled before the app catches up
+            app.editor.post_message(events.Key(key, " " if key == "space" else key))
+        app.editor.post_message(events.Key("enter", "\r"))
+        await settle(pilot, session, 0.3)
+        assert "Unknown model" not in screen_text(app)
+        assert "No MCP servers configured" in screen_text(app)  # /mcp ran, as typed
+        assert provider.requests == []
