@@ -24,6 +24,7 @@ async def attach_extensions(app: PiApp, session: SessionPort) -> AppExtensionUI 
     if runner is None:
         return None
     ui = AppExtensionUI(app)
+    app.extension_ui = ui
     above, below = ExtensionArea("aboveEditor", id="ext-above"), ExtensionArea("belowEditor", id="ext-below")
     await app.mount(above, before=app.editor)
     await app.mount(below, after=app.editor)

@@ -12,8 +12,8 @@
 Helpers extension authors reach for are re-exported here: output truncation
 (``truncate_head``, ``truncate_tail``, ``truncate_line``, ``format_size``, ``DEFAULT_MAX_BYTES``,
 ``DEFAULT_MAX_LINES``), the file mutation queue (``with_file_mutation_queue``), the agent dir
-(``get_agent_dir``, ``CONFIG_DIR_NAME``) and the local shell backend for ``user_bash``
-(``create_local_bash_operations``). See ``docs/extensions.md``.
+(``get_agent_dir``, ``CONFIG_DIR_NAME``), the local shell backend for ``user_bash``
+(``create_local_bash_operations``) and ``AbortController``/``AbortSignal`` (to cancel a dialog). See ``docs/extensions.md``.
 """
 
 from __future__ import annotations
@@ -89,6 +89,8 @@ _HELPERS = {
     # pi's own HTTP client for a provider's stream: timeouts, proxies, abort, secrets redacted.
     "post_sse": "pi_runtime.ai.providers._http",
     "file_mutation_lock": "pi_runtime.tools.mutation_queue",
+    # JavaScript has these built in; Pi's examples cancel dialogs and calls with them.
+    "AbortController": "pi_runtime.ai.abort", "AbortSignal": "pi_runtime.ai.abort",
 }
 
 
@@ -126,6 +128,8 @@ def create_local_bash_operations(shell_path: str | None = None) -> Any:
 
 
 if TYPE_CHECKING:
+    from ..ai.abort import AbortController as AbortController
+    from ..ai.abort import AbortSignal as AbortSignal
     from ..tools.mutation_queue import file_mutation_lock as file_mutation_lock
     from ..tools.mutation_queue import with_file_mutation_queue as with_file_mutation_queue
     from ..tools.truncate import DEFAULT_MAX_BYTES as DEFAULT_MAX_BYTES
@@ -137,7 +141,8 @@ if TYPE_CHECKING:
     from ..tools.truncate import truncate_tail as truncate_tail
 
 __all__ = [
-    "BUNDLED", "CONFIG_DIR_NAME", "DEFAULT_MAX_BYTES", "DEFAULT_MAX_LINES", "EVENTS", "EVENT_NAMES", "ExtensionAPI",
+    "BUNDLED", "CONFIG_DIR_NAME", "DEFAULT_MAX_BYTES", "DEFAULT_MAX_LINES", "EVENTS", "EVENT_NAMES",
+    "AbortController", "AbortSignal", "ExtensionAPI",
     "ExtensionCall", "ExtensionCommandContext", "ExtensionContext", "ExtensionEvent", "ExtensionEventT",
     "ExtensionRunner", "ExtensionSource", "ExtensionToolContext", "ExtensionUI", "GuardedUI", "HeadlessUI",
     "LoadFailure", "StreamWriter", "TruncationResult", "create_local_bash_operations", "discover_extensions",
