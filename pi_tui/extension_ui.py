@@ -194,8 +194,10 @@ class AppExtensionUI:
         self.app.footer_bar.set_working_look(working_visible=visible)
 
     def set_working_indicator(self, frames: list[str] | None = None, interval_ms: int | None = None) -> None:
+        from .widgets.extension_area import as_extension_text
+
         self.app.footer_bar.set_working_look(
-            spinner_frames=list(frames) if frames is not None else None,
+            spinner_frames=[as_extension_text(frame) for frame in frames] if frames is not None else None,
             spinner_interval=interval_ms / 1000 if interval_ms and interval_ms > 0 else None)
 
     def set_tools_expanded(self, expanded: bool) -> None:

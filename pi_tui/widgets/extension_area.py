@@ -9,7 +9,17 @@ from textual.widgets import Static
 
 
 def _as_text(value: Any) -> Text:
-    return value if isinstance(value, Text) else Text(str(value))
+    """Rich text as it is; a string with ANSI colour codes (what Pi's theme makes, and Pi's examples
+    write by hand) in those colours; any other value as plain text."""
+    if isinstance(value, Text):
+        return value
+    text = str(value)
+    return Text.from_ansi(text) if "\x1b[" in text else Text(text)
+
+
+def as_extension_text(value: Any) -> Text:
+    """See :func:`_as_text` (for other widgets that draw extension strings)."""
+    return _as_text(value)
 
 
 def _one_line(text: Text) -> Text:

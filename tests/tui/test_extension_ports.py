@@ -42,6 +42,11 @@ PORTS = textwrap.dedent(
             ok = await ctx.ui.confirm("Timed Confirmation", "Confirm?", timeout=30)
             ctx.ui.notify(f"timed {ok}")
 
+        async def ansi(args, ctx):
+            # Pi's working-indicator example writes escape codes by hand.
+            ctx.ui.set_working_indicator(["\x1b[38;2;255;179;186m●\x1b[39m"], 120)
+            ctx.ui.set_status("mode", "\x1b[38;2;186;255;201mgreen mode\x1b[39m")
+
         async def indicator(args, ctx):
             ctx.ui.set_working_indicator({"frames": [ctx.ui.theme.fg("accent", "●")], "intervalMs": 250})
 
@@ -56,7 +61,7 @@ PORTS = textwrap.dedent(
             ctx.ui.set_footer(factory)
 
         for name, fn in (("broken-custom", broken_custom), ("broken-footer", broken_footer), ("styled", styled),
-                         ("timed", timed), ("indicator", indicator), ("usage-footer", footer)):
+                         ("timed", timed), ("indicator", indicator), ("ansi", ansi), ("usage-footer", footer)):
             pi.register_command(name, fn)
     """
 )
@@ -156,3 +161,15 @@ async def test_a_replaced_footer_gets_footer_data_and_follows_the_session(provid
         await type_command(pilot, "hi")
         await settle(pilot, session, 0.3)
         assert "answers=1 branch=feature-x" in screen_text(app)
+
+
+async def test_ansi_colour_codes_in_statuses_and_frames_are_drawn_as_colours(provider, workdir, agent_dir, tmp_path):
+    session, app = await start(provider, workdir, agent_dir, tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause(0.2)
+        await type_command(pilot, "/ansi")
+        await pilot.pause(0.2)
+        below = app.query_one("#ext-below").render()
+        assert "green mode" in below.plain and "\x1b" not in below.plain and "#baffc9" in colours(below)
+        frame, = app.footer_bar.spinner_frames
+        assert frame.plain == "●" and app.footer_bar.spinner_interval == 0.12
