@@ -235,11 +235,10 @@ class AppExtensionUI:
             old.remove()
         original.display = factory is None
         if factory is not None:
-            from pi_runtime.extensions.dispatch import positional_count
+            from .footer_data import FooterData, takes_footer_data
 
             extra: tuple[Any, ...] = ()
-            if key == "footer" and positional_count(factory) >= 3:  # Pi's (tui, theme, footerData)
-                from .footer_data import FooterData
+            if key == "footer" and takes_footer_data(factory):  # Pi's (tui, theme, footerData)
 
                 self.footer_data = FooterData(str(self.app.cwd), self.statuses)
                 extra = (self.footer_data,)

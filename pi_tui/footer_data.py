@@ -9,10 +9,22 @@ change, which it checks when a run settles (Pi watches the file).
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any
 
 from .widgets.header_bar import git_branch
+
+
+def takes_footer_data(factory: Callable[..., Any]) -> bool:
+    """Whether ``factory`` has room for a third positional argument (Pi's ``footerData``)."""
+    try:
+        params = list(inspect.signature(factory).parameters.values())
+    except (TypeError, ValueError):
+        return False
+    if any(p.kind is p.VAR_POSITIONAL for p in params):
+        return True
+    return sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params) >= 3
 
 
 class FooterData:
