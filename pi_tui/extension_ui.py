@@ -228,6 +228,7 @@ class AppExtensionUI:
             widget.remove()
         if key in originals:
             originals[key].display = True
+        self._refresh()
 
     def _replace(self, key: str, original: Any, factory: Any) -> None:
         old = self.components.pop(f"#{key}", None)
@@ -245,6 +246,7 @@ class AppExtensionUI:
             widget = factory(self.app, self.theme, *extra)
             self.components[f"#{key}"] = widget
             self.app.mount(widget, after=original)
+        self._refresh()  # statuses leave with pi's footer and come back with it
 
     @property
     def theme(self) -> Any:

@@ -68,6 +68,9 @@ async def test_the_custom_footer_shows_usage_and_branch_and_toggles_back(provide
         await type_command(pilot, "/footer")
         await pilot.pause(0.2)
         assert not app.footer_bar.display and app.screen.query("#usage-footer")
+        session.extension_runner.ui.set_status("demo", "STATUS-TEXT")
+        await pilot.pause(0.1)
+        assert "STATUS-TEXT" not in screen_text(app)  # statuses belong to pi's footer, as in Pi
         assert "↑0 ↓0 $0.000" in screen_text(app) and "(main)" in screen_text(app)
         provider.push(scripted_text("hello there"))
         await type_command(pilot, "hi")
@@ -76,3 +79,4 @@ async def test_the_custom_footer_shows_usage_and_branch_and_toggles_back(provide
         await type_command(pilot, "/footer")
         await pilot.pause(0.2)
         assert app.footer_bar.display and not app.screen.query("#usage-footer")
+        assert "STATUS-TEXT" in screen_text(app)
