@@ -232,6 +232,23 @@ class AuthStorage:
         self._update(lambda data: removed.append(data.pop(provider, None) is not None))
         return bool(removed and removed[0])
 
+    def update(self, provider: str, change: Callable[[dict[str, Any] | None], dict[str, Any] | None]) -> None:
+        """Replace ``provider``'s entry with ``change(current entry or None)`` under the lock;
+        a None result deletes it. Other entries are kept as they are on disk now.
+
+        Raises:
+            AuthFileError: The file is corrupt, locked too long, or cannot be written.
+        """
+        def apply(data: dict[str, Any]) -> None:
+            current = data.get(provider)
+            new = change(dict(current) if isinstance(current, dict) else None)
+            if new is None:
+                data.pop(provider, None)
+            else:
+                data[provider] = dict(new)
+
+        self._update(apply)
+
     async def refresh_oauth(
         self,
         provider: str,

@@ -121,8 +121,9 @@ def create_agent_session(
     ``extensions`` (paths or ``builtin:<name>``); ``no_extensions`` skips discovery. A
     prepared ``extension_runner`` (``pi_runtime.extensions.ExtensionRunner``) is used instead.
     When any extension loaded (or failed to), ``session.extension_runner`` is set.
-    ``mcp`` adds the built-in MCP extension when an ``mcp.json`` exists (``pi_runtime.mcp``; the
-    CLI turns it on, SDK sessions opt in, as in Pi); ``-e builtin:mcp`` loads it too.
+    ``mcp`` adds the built-in MCP extension when an ``mcp.json`` exists, or when an extension
+    registers an MCP server (``pi_runtime.mcp``; the CLI turns it on, SDK sessions opt in, as in
+    Pi); ``-e builtin:mcp`` loads it too.
     """
     from .ai.models import ModelRegistry
     from .auth import AuthStorage
@@ -175,7 +176,8 @@ def create_agent_session(
             mcp=mcp, tools=tools, exclude_tools=exclude_tools,
         )
     runner = extension_runner
-    if tools is not None and runner is not None and any(e.path == "builtin:mcp" for e in runner.extensions):
+    if tools is not None and runner is not None and (
+            any(e.path == "builtin:mcp" for e in runner.extensions) or runner.mcp_servers.builtin_on_demand):
         tools = _without_mcp_names(tools)  # MCP tools do not exist yet; the MCP extension applies these entries
     built_in = dict(available)  # before extension tools replace any (a reload brings these back)
     if runner is not None:

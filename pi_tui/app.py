@@ -30,9 +30,10 @@ from .bridge import Bridge, KernelEvents
 from .commands import COMMANDS
 from .completion_controller import CompletionController
 from .input_controller import InputController
+from .key_sequences import PASTE_END, PASTE_START, events_for, sequence_for
 from .keymap import Keymap, load_keymap
 from .session_chrome import SessionChrome, loaded_resources
-from .terminal_input import TerminalInput, key_data
+from .terminal_input import TerminalInput, editor_key
 from .theme_service import ThemeService, theme_variable_defaults
 from .widgets.completion_menu import CompletionMenu
 from .widgets.footer_bar import FooterBar
@@ -147,13 +148,23 @@ class PiApp(App[int], inherit_bindings=False):
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, (events.Key, events.Paste)):
             self.last_input_at = time.perf_counter()
-        if isinstance(event, events.Key) and not event.is_forwarded and self.terminal_input.dispatch(event):
-            # An extension's listener swallowed the key: no binding, editor or shortcut sees it.
-            event.stop()
-            event.prevent_default()
-            return
+            if not event.is_forwarded and self.terminal_input.active:
+                raw = sequence_for(event) if isinstance(event, events.Key) else PASTE_START + event.text + PASTE_END
+                data = self.terminal_input.dispatch(raw)
+                if data != raw:
+                    # An extension's listener swallowed or rewrote the input: the original goes no
+                    # further, and what it wrote instead arrives as the keys (or paste) it encodes.
+                    event.stop()
+                    event.prevent_default()
+                    for replacement in events_for(data or ""):
+                        await self._take_input(replacement)
+                    return
+        await self._take_input(event)
+
+    async def _take_input(self, event: events.Event) -> None:
+        """Input past the terminal listeners: an extension's editor, then its shortcuts, then Textual."""
         if (isinstance(event, events.Key) and not event.is_forwarded and self.focused is self.editor
-                and self.editor.handle_input(key_data(event))):
+                and self.editor.handle_input(editor_key(event))):
             # An extension's editor (CustomEditor.handle_input) took the key before the app's keys.
             event.stop()
             event.prevent_default()
@@ -274,6 +285,11 @@ class PiApp(App[int], inherit_bindings=False):
         self.chrome.show(session)
         self._show_session_notices()
         await self.transcript.load_messages(session.messages)
+        # Extensions start in a worker, never in this message handler: a session_start handler
+        # that asks something (ctx.ui.select) needs the app's loop free to take the keys.
+        self.run_worker(self._start_session(session), name="start-session", group="session", exit_on_error=False)
+
+    async def _start_session(self, session: SessionPort) -> None:
         from .extension_host import attach_extensions
 
         await attach_extensions(self, session)

@@ -63,7 +63,9 @@ class CommandRegistry:
             return out
         runner = session.extension_runner
         if runner is not None:
-            out += [(c["name"], c.get("description") or "") for c in runner.get_commands()]
+            # An extension command named like a built-in (builtin:mcp's /mcp) never runs here.
+            out += [(c["name"], c.get("description") or "") for c in runner.get_commands()
+                    if c["name"] not in self._commands]
         resources = getattr(session.resources, "resources", None)
         if resources is not None:
             from pi_runtime.frontend import typed_settings

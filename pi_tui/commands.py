@@ -237,19 +237,31 @@ async def _reload(app: PiApp, session: SessionPort, arg: str) -> None:
         await app.transcript.add_notice(f"Reloaded {len(getattr(runner, 'extensions', []))} extension(s)")
 
 
-@command("mcp", "Show MCP servers, their state and tools")
+@command("mcp", "Manage MCP servers: sign in, reconnect (/mcp login|logout|reconnect <server>)")
 async def _mcp(app: PiApp, session: SessionPort, arg: str) -> None:
     from pi_runtime.frontend import mcp_manager_for
 
     from .screens.mcp_screen import McpScreen
 
+    runner = getattr(session, "extension_runner", None)
+    owner = runner.commands().get("mcp") if runner is not None else None
+    if owner is not None and owner.extension.path != "builtin:mcp":  # builtin:mcp's /mcp is for print/RPC
+        # An extension that registers /mcp replaces the built-in MCP support, this screen included.
+        await session.prompt(f"/mcp {arg}".rstrip(), wait=False)
+        return
     manager = mcp_manager_for(session)
     if manager is None:
         await app.transcript.add_notice(
             f"No MCP servers configured. Add them to {app.agent_dir / 'mcp.json'} or .pi/mcp.json "
             "(pi mcp add), then restart pi.")
         return
-    app.push_screen(McpScreen(manager))
+    action, _, name = arg.strip().partition(" ")
+    if not action:
+        app.push_screen(McpScreen(manager))
+        return
+    from .mcp_actions import run_mcp_action
+
+    await run_mcp_action(app, manager, action, name.strip())
 
 
 @command("hotkeys", "Show active keyboard shortcuts")

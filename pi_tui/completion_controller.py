@@ -166,8 +166,9 @@ class CompletionController:
     # ------------------------------------------------------------------ Tab: paths
 
     def complete_path(self) -> None:
-        """Tab with the menu closed: extensions' providers first (asked with ``force``), else
-        complete the path before the cursor (see path_completion)."""
+        """Tab with the menu closed: extensions' providers first (asked with ``force``, unless their
+        ``should_trigger_file_completion`` says no), else complete the path before the cursor (see
+        path_completion)."""
         editor = self._app.editor
         row, col = editor.cursor_location
         line = editor.document.get_line(row)
@@ -175,6 +176,8 @@ class CompletionController:
             self._complete_arguments(line, col)  # "/cmd " + Tab: the command's own completions
             return
         if self.providers is not None:
+            if not self.providers.wants_tab(editor.text.split("\n"), row, col):
+                return  # a provider said Tab completes nothing here (Pi's shouldTriggerFileCompletion)
             self._ask_providers(row, col, force=True)
             return
         self._complete_path_now()

@@ -7,7 +7,10 @@ or None, and optionally ``apply_completion(lines, cursor_line, cursor_col, item,
 returning ``{"lines", "cursor_line", "cursor_col"}`` (else ``current``'s is used). Items are
 ``{"value", "label", "description"}`` dicts or strings. The stack is asked when the word before
 the cursor starts with one of the extensions' trigger characters, and on Tab (``options["force"]``;
-pi's path completion runs when no provider answers); its answer is shown in the app's menu. A provider that raises counts as no suggestions (it is logged).
+pi's path completion runs when no provider answers); its answer is shown in the app's menu. Before
+Tab asks, ``should_trigger_file_completion(lines, cursor_line, cursor_col)`` (optional, Pi's
+``shouldTriggerFileCompletion``) may say False: then Tab completes nothing there. A provider that
+raises counts as no suggestions (it is logged).
 """
 
 from __future__ import annotations
@@ -79,7 +82,9 @@ class BuiltinProvider:
         return replace_prefix(lines, cursor_line, cursor_col, item, prefix)
 
     def should_trigger_file_completion(self, lines: list[str], cursor_line: int, cursor_col: int) -> bool:
-        return True
+        # As Pi's: a slash command being typed at the start of the line is not a path.
+        before = (lines[cursor_line] if cursor_line < len(lines) else "")[:cursor_col].strip()
+        return not (before.startswith("/") and " " not in before)
 
 
 class StackedProvider:
@@ -143,6 +148,15 @@ class ProviderStack:
         if not isinstance(result, dict) or not isinstance(result.get("items"), list):
             return None
         return result
+
+    def wants_tab(self, lines: list[str], cursor_line: int, cursor_col: int) -> bool:
+        """Whether Tab here should complete (``should_trigger_file_completion`` down the stack; a
+        provider that raises is logged and does not take Tab away)."""
+        try:
+            return bool(self.top.should_trigger_file_completion(lines, cursor_line, cursor_col))
+        except Exception:
+            log.exception("autocomplete provider failed in should_trigger_file_completion")
+            return True
 
     def apply(self, lines: list[str], cursor_line: int, cursor_col: int, item: Any, prefix: str) -> dict[str, Any]:
         """The text after choosing ``item`` (Pi's default when the provider's own fails)."""

@@ -89,10 +89,7 @@ def contain_extension_error(app: PiApp, error: BaseException) -> bool:
     if runner is not None:
         runner.reporter.report_soon(_extension_path(app, error), "ui", text)
     if key == "screen":
-        if root.is_attached:
-            if root is not app.screen:
-                root.pop_until_active()  # type: ignore[attr-defined]
-            root.dismiss(None)  # type: ignore[attr-defined]
+        root.finish(None)  # type: ignore[attr-defined]  # as the extension's done(None) would
     else:
         app.extension_ui.drop_component(key)  # type: ignore[union-attr]
     return True

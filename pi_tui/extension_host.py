@@ -38,6 +38,9 @@ async def attach_extensions(app: PiApp, session: SessionPort) -> AppExtensionUI 
 
     ui.on_change = changed
     runner.set_ui(ui, "tui")
+    # ctx.shutdown(): quit as /quit does (the runner calls this once the agent is idle).
+    runner.on_shutdown_request = lambda: app.call_later(app.action_quit)
+    runner.reload_handler = lambda: reload_as_the_command(app, session)
     await runner.start()
     bind_shortcuts(app, session)
     return ui
@@ -56,3 +59,12 @@ def bind_shortcuts(app: PiApp, session: SessionPort) -> None:
             app.extension_keys[to_textual_key(key)] = key
         except KeySyntaxError as exc:
             app.notify(f"Extension shortcut not bound: {exc}", severity="warning", timeout=6)
+
+
+async def reload_as_the_command(app: PiApp, session: SessionPort) -> None:
+    """``ctx.reload()`` in the app: all that ``/reload`` reloads (keybindings, themes, shortcuts), with its notices."""
+    from .commands import COMMANDS
+
+    command = COMMANDS.get("reload")
+    assert command is not None  # a built-in
+    await command.run(app, session, "")

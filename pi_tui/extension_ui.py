@@ -122,11 +122,18 @@ class AppExtensionUI:
         holder: dict[str, Any] = {}
 
         def done(value: Any = None) -> None:
+            # Once only: a second call (a loader's abort hook as its screen unmounts) would
+            # dismiss whatever screen is on top by then, e.g. the extension's next dialog.
             screen = holder.get("screen")
-            if screen is not None and screen.is_attached:
-                screen.dismiss(value)
+            if screen is None:  # called inside the factory (Pi's interactive-shell example)
+                holder.setdefault("early", (value,))
+            elif not screen.finished:
+                screen.finish(value)
 
-        screen = ExtensionScreen(build_custom(factory, self.app, self.theme, done), overlay=overlay)
+        widget = build_custom(factory, self.app, self.theme, done)
+        if "early" in holder:
+            return holder["early"][0]  # finished before it was shown: nothing to show
+        screen = ExtensionScreen(widget, overlay=overlay)
         holder["screen"] = screen
         return await self._ask(screen, None)
 

@@ -1,11 +1,13 @@
-"""``ctx.ui.on_terminal_input``: extensions see each key before the editor and the app's keys.
+"""``ctx.ui.on_terminal_input``: extensions see terminal input before the editor and the app's keys.
 
-Pi hands listeners the raw terminal bytes; Textual has already parsed them into key events, so
-a listener gets the text a printable key types (``"a"``, ``"#"``, ``" "``) and otherwise the
-key's name (``"escape"``, ``"enter"``, ``"ctrl+x"``, ``"up"``). It returns ``{"consume": True}``
-(or ``{"data": ""}``, or True) to swallow the key; anything else lets it through. Listeners run
-in the order they were added, on every screen, as Pi's do. A listener that raises is logged and
-skipped: a broken extension must not take the keyboard away.
+As in Pi, a listener gets the raw terminal data: Textual has already parsed the bytes into key
+events, so ``key_sequences.sequence_for`` rebuilds the sequence the key sends (``"\\x1b"``,
+``"\\x1b[A"``, ``"\\x18"``, ``"a"``), and a paste arrives as one string wrapped in the bracketed
+paste markers. A listener returns ``{"consume": True}`` (or True) to swallow the input,
+``{"data": "..."}`` to replace it (the next listener sees the replacement; ``""`` swallows), and
+anything else to let it through. Listeners run in the order they were added, on every screen, as
+Pi's do. A listener that raises is logged and skipped: a broken extension must not take the
+keyboard away.
 """
 
 from __future__ import annotations
@@ -21,20 +23,27 @@ from textual import events
 log = logging.getLogger("pi.extensions")
 
 
-def key_data(event: events.Key) -> str:
-    """What a listener is given for ``event``."""
+def editor_key(event: events.Key) -> str:
+    """What an extension's ``CustomEditor.handle_input`` is given: the character a printable key
+    types, else the key's Textual name (``"escape"``, ``"ctrl+x"``)."""
     if event.is_printable and event.character:
         return event.character
     return event.key
 
 
-def consumes(result: Any) -> bool:
-    """Whether a listener's answer swallows the key."""
+def _answer(result: Any, data: str) -> str | None:
+    """A listener's answer applied to ``data``: the data to carry on with, None when swallowed."""
     if result is True:
-        return True
+        return None
     if isinstance(result, dict):
-        return bool(result.get("consume")) or result.get("data") == ""
-    return bool(getattr(result, "consume", False))
+        consume, replacement = result.get("consume"), result.get("data")
+    else:
+        consume, replacement = getattr(result, "consume", False), getattr(result, "data", None)
+    if consume:
+        return None
+    if isinstance(replacement, str):
+        return replacement or None
+    return data
 
 
 class TerminalInput:
@@ -58,11 +67,13 @@ class TerminalInput:
     def clear(self) -> None:
         self._listeners.clear()
 
-    def dispatch(self, event: events.Key) -> bool:
-        """Offer ``event`` to every listener; True when one consumed it (the rest do not see it)."""
-        if not self._listeners:
-            return False
-        data = key_data(event)
+    @property
+    def active(self) -> bool:
+        return bool(self._listeners)
+
+    def dispatch(self, data: str) -> str | None:
+        """Offer ``data`` to every listener in turn; returns what is left of it (``data`` itself
+        when no one changed it), or None when a listener swallowed it (the rest do not see it)."""
         for handler in list(self._listeners):
             try:
                 result = handler(data)
@@ -70,11 +81,13 @@ class TerminalInput:
                 log.exception("terminal input listener failed")
                 continue
             if inspect.isawaitable(result):
-                # Pi's listeners answer at once; an async one runs on but cannot consume the key.
+                # Pi's listeners answer at once; an async one runs on but cannot change the input.
                 task = asyncio.ensure_future(result)
                 self._tasks.add(task)
                 task.add_done_callback(self._tasks.discard)
                 continue
-            if consumes(result):
-                return True
-        return False
+            answered = _answer(result, data)
+            if answered is None:
+                return None
+            data = answered
+        return data

@@ -13,7 +13,7 @@ terminate; a turn with no tool calls and nothing queued.
 from __future__ import annotations
 
 import inspect
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..ai.options import StreamOptions
 from ..ai.stream import stream as default_stream
@@ -119,10 +119,11 @@ class AgentRun:
             return key, {}
         return None, {}
 
-    async def _fail_without_request(self, error: str) -> AssistantMessage:
+    async def _fail_without_request(self, error: str,
+                                    stop_reason: Literal["error", "aborted"] = "error") -> AssistantMessage:
         model = self.agent.state.model
         message = AssistantMessage(
-            api=model.api, provider=model.provider, model=model.id, stop_reason="error", error_message=error
+            api=model.api, provider=model.provider, model=model.id, stop_reason=stop_reason, error_message=error
         )
         await self.emit(MessageStartEvent(message))
         self.agent.state.error_message = error
@@ -158,6 +159,9 @@ class AgentRun:
         try:
             api_key, headers = await self._request_auth()
         except Exception as exc:  # noqa: BLE001 - e.g. a failing `!command` key in models.json
+            if agent.signal is not None and agent.signal.aborted:
+                # Aborted while the key was being fetched (an OAuth refresh): the turn is aborted.
+                return await self._fail_without_request("Request was aborted", stop_reason="aborted")
             return await self._fail_without_request(f"Could not get credentials: {exc}")
         options = StreamOptions(
             api_key=api_key,

@@ -10,6 +10,10 @@ import asyncio
 from collections.abc import Callable
 
 
+class AbortError(Exception):
+    """Raised by :meth:`AbortSignal.throw_if_aborted` (Pi's ``AbortError``)."""
+
+
 class AbortSignal:
     __slots__ = ("_event", "_listeners", "aborted", "reason")
 
@@ -33,6 +37,11 @@ class AbortSignal:
                 pass
 
         return remove
+
+    def throw_if_aborted(self) -> None:
+        """Raise :class:`AbortError` if the signal has fired (Pi's ``signal.throwIfAborted()``)."""
+        if self.aborted:
+            raise AbortError(self.reason or "aborted")
 
     async def wait(self) -> None:
         """Return when the signal is aborted."""

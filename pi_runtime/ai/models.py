@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from . import catalog
+from .abort import AbortSignal
 from .credentials import (
     CredentialError,
     CredentialSource,
@@ -392,16 +393,18 @@ class ModelRegistry(OAuthLogins):
             headers["Authorization"] = f"Bearer {key}"
         return RequestAuth(api_key=key, headers=headers, source=source)
 
-    async def request_auth_async(self, model: Model) -> RequestAuth:
+    async def request_auth_async(self, model: Model, signal: AbortSignal | None = None) -> RequestAuth:
         """``request_auth`` in a worker thread, so a slow ``!command`` never blocks the loop.
 
-        An OAuth provider's stored token is refreshed first when it (nearly) expired.
+        An OAuth provider's stored token is refreshed first when it (nearly) expired; ``signal``
+        (the request's) reaches the provider's ``refresh_token``.
 
         Raises:
             OAuthRefreshError: The refresh failed (the message says to ``/login`` again).
+            AbortError: ``signal`` fired during the refresh.
         """
         if self.auth is not None and model.provider not in self._runtime_keys:
-            await self._refresh_oauth(model.provider)
+            await self._refresh_oauth(model.provider, signal)
         return await asyncio.to_thread(self.request_auth, model)
 
 

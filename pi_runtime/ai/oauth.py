@@ -11,8 +11,11 @@ At request time :func:`fresh_credentials` refreshes a credential that expires wi
 auth.json's file lock, re-checked after the lock is taken (another process may have
 refreshed already), saved atomically before the lock is released. Once a refresh has
 started it is shielded from cancellation, because the server may already have rotated the
-refresh token; it is bounded by :data:`REFRESH_TIMEOUT` instead. A failed refresh raises
-:class:`OAuthRefreshError`, whose message tells the user to ``/login`` again.
+refresh token; it is bounded by :data:`REFRESH_TIMEOUT` instead. ``refresh_token(credentials,
+signal)`` gets an abort signal (Pi's contract) that fires when the request is aborted (the
+session's abort or shutdown) or the time is up; the request then stops waiting at once. A
+failed refresh raises :class:`OAuthRefreshError`, whose message tells the user to ``/login``
+again.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from typing import Any, Protocol
 
 from ..records import record
 from . import redaction
-from .abort import AbortSignal
+from .abort import AbortController, AbortError, AbortSignal
 from .credentials import CredentialError
 
 MIN_VALIDITY_MS = 5 * 60 * 1000
@@ -145,15 +148,17 @@ class OAuthConfig:
         name: Display name in ``/login``.
         login: ``async login(callbacks: LoginCallbacks) -> dict`` returning the credentials
             (``access``, ``refresh``, ``expires`` in Unix ms, plus anything else to keep).
-        refresh_token: ``async refresh_token(credentials: dict) -> dict`` returning new ones.
+        refresh_token: ``async refresh_token(credentials: dict, signal: AbortSignal) -> dict``
+            returning new ones (a function taking only ``credentials`` is called without it).
         get_api_key: ``get_api_key(credentials: dict) -> str``, the key requests carry.
         modify_models: Optional ``modify_models(models, credentials) -> models``, applied
-            to the provider's models while credentials are stored.
+            to the provider's models while credentials are stored (again after each login
+            and each token refresh).
     """
 
     name: str
     login: Callable[[LoginCallbacks], Any]
-    refresh_token: Callable[[dict[str, Any]], Any]
+    refresh_token: Callable[..., Any]
     get_api_key: Callable[[dict[str, Any]], Any]
     modify_models: Callable[[list[Any], dict[str, Any]], Any] | None = None
 
@@ -268,39 +273,102 @@ async def run_login(storage: Any, provider: str, oauth: OAuthConfig, ui: LoginUI
 
 
 _locks: dict[tuple[int, str, str], asyncio.Lock] = {}
+_running: set[asyncio.Future[Any]] = set()
+"""Refreshes whose requester stopped waiting (aborted): kept so they run to their end."""
 
 
-async def fresh_credentials(storage: Any, provider: str, oauth: OAuthConfig) -> dict[str, Any] | None:
+def _finished(task: asyncio.Future[Any]) -> None:
+    _running.discard(task)
+    if not task.cancelled():
+        task.exception()  # retrieved: a refresh nobody waits for any more fails quietly
+
+
+def _takes_signal(fn: Callable[..., Any]) -> bool:
+    """Whether ``refresh_token`` accepts Pi's second argument, the abort signal (extensions
+    written before it take the credentials only, and keep working)."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return True
+    if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in params):
+        return True
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return len([p for p in params if p.kind in positional]) >= 2
+
+
+async def fresh_credentials(storage: Any, provider: str, oauth: OAuthConfig,
+                            signal: AbortSignal | None = None) -> dict[str, Any] | None:
     """The stored oauth credential of ``provider``, refreshed first when it (nearly) expired.
+
+    ``refresh_token(credentials, signal)`` gets an abort signal, as Pi's does: it fires when
+    ``signal`` (the request's) fires or after :data:`REFRESH_TIMEOUT`. When ``signal`` fires
+    this returns at once with :class:`AbortError`; the refresh itself is left to finish or
+    honour its signal (its result is still saved if it succeeds), so a rotated refresh token
+    is not lost to a cancelled wait.
 
     Returns:
         The credential, or None when none of type oauth is stored.
 
     Raises:
         OAuthRefreshError: The provider's ``refresh_token`` failed or returned garbage.
+        AbortError: ``signal`` fired first.
     """
     cred = storage.get(provider)
     if cred is None or cred.type != "oauth":
         return None
     if not needs_refresh(cred.data):
         return dict(cred.data)
+    if signal is not None:
+        signal.throw_if_aborted()
     key = (id(asyncio.get_running_loop()), str(storage.path), provider)
     lock = _locks.setdefault(key, asyncio.Lock())
-    async with lock:  # one refresh per provider in this process; the file lock covers others
+    controller = AbortController()
+    """What ``refresh_token`` is given: fired by the request's signal or the time limit."""
 
-        async def refresh(current: dict[str, Any]) -> dict[str, Any]:
-            secrets = [current.get("access"), current.get("refresh")]
-            try:
-                value = await asyncio.wait_for(_result(oauth.refresh_token(dict(current))), REFRESH_TIMEOUT)
-                return checked_credentials(value, f"{oauth.name} refresh_token")
-            except Exception as exc:  # noqa: BLE001 - any failure means: log in again
-                raise OAuthRefreshError(
-                    f"Refreshing the OAuth token for {oauth.name} ({provider}) failed "
-                    f"({_problem(exc, secrets)}). Run /login {provider} to log in again."
-                ) from None
+    async def refresh(current: dict[str, Any]) -> dict[str, Any]:
+        if controller.signal.aborted:
+            raise AbortError("aborted before the OAuth token refresh started")
+        secrets = [current.get("access"), current.get("refresh")]
+        timer = asyncio.get_running_loop().call_later(REFRESH_TIMEOUT, controller.abort, "timeout")
+        try:
+            fn = oauth.refresh_token
+            call = fn(dict(current), controller.signal) if _takes_signal(fn) else fn(dict(current))
+            value = await asyncio.wait_for(_result(call), REFRESH_TIMEOUT)
+            return checked_credentials(value, f"{oauth.name} refresh_token")
+        except Exception as exc:  # noqa: BLE001 - any failure means: log in again
+            if signal is not None and signal.aborted:
+                raise AbortError("aborted during the OAuth token refresh") from None
+            raise OAuthRefreshError(
+                f"Refreshing the OAuth token for {oauth.name} ({provider}) failed "
+                f"({_problem(exc, secrets)}). Run /login {provider} to log in again."
+            ) from None
+        finally:
+            timer.cancel()
 
-        task = asyncio.ensure_future(storage.refresh_oauth(provider, needs_refresh, refresh))
-        return await asyncio.shield(task)
+    async def locked() -> dict[str, Any] | None:
+        async with lock:  # one refresh per provider in this process; the file lock covers others
+            return await storage.refresh_oauth(provider, needs_refresh, refresh)
+
+    unlink = signal.add_listener(lambda: controller.abort(signal.reason)) if signal is not None else None
+    task = asyncio.ensure_future(locked())
+    _running.add(task)
+    task.add_done_callback(_finished)
+    try:
+        if signal is None:
+            # Shielded: cancelling the request must not cancel a refresh the server may have done.
+            return await asyncio.shield(task)
+        stop = asyncio.ensure_future(signal.wait())
+        try:
+            # asyncio.wait never cancels what it waits for: the refresh is shielded here too.
+            await asyncio.wait({task, stop}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stop.cancel()
+        if task.done():
+            return task.result()
+        raise AbortError("aborted during the OAuth token refresh")
+    finally:
+        if unlink is not None:
+            unlink()
 
 
 def api_key(oauth: OAuthConfig, provider: str, credentials: Mapping[str, Any]) -> str:
@@ -326,6 +394,7 @@ def modified_models(oauth: OAuthConfig, models: list[Any], credentials: Mapping[
 __all__ = [
     "MIN_VALIDITY_MS",
     "REFRESH_TIMEOUT",
+    "AbortError",
     "LoginCallbacks",
     "LoginUI",
     "OAuthConfig",

@@ -89,6 +89,8 @@ _HELPERS = {
     # pi's own HTTP client for a provider's stream: timeouts, proxies, abort, secrets redacted.
     "post_sse": "pi_runtime.ai.providers._http",
     "file_mutation_lock": "pi_runtime.tools.mutation_queue",
+    # Pi's helpers for a summary of one's own (session_before_compact, session_before_tree).
+    "serialize_conversation": "pi_runtime.compaction.serialize", "convert_to_llm": "pi_runtime.agent.convert",
     # JavaScript has these built in; Pi's examples cancel dialogs and calls with them.
     "AbortController": "pi_runtime.ai.abort", "AbortSignal": "pi_runtime.ai.abort",
 }
@@ -128,8 +130,10 @@ def create_local_bash_operations(shell_path: str | None = None) -> Any:
 
 
 if TYPE_CHECKING:
+    from ..agent.convert import convert_to_llm as convert_to_llm
     from ..ai.abort import AbortController as AbortController
     from ..ai.abort import AbortSignal as AbortSignal
+    from ..compaction.serialize import serialize_conversation as serialize_conversation
     from ..tools.mutation_queue import file_mutation_lock as file_mutation_lock
     from ..tools.mutation_queue import with_file_mutation_queue as with_file_mutation_queue
     from ..tools.truncate import DEFAULT_MAX_BYTES as DEFAULT_MAX_BYTES
@@ -145,7 +149,8 @@ __all__ = [
     "AbortController", "AbortSignal", "ExtensionAPI",
     "ExtensionCall", "ExtensionCommandContext", "ExtensionContext", "ExtensionEvent", "ExtensionEventT",
     "ExtensionRunner", "ExtensionSource", "ExtensionToolContext", "ExtensionUI", "GuardedUI", "HeadlessUI",
-    "LoadFailure", "StreamWriter", "TruncationResult", "create_local_bash_operations", "discover_extensions",
-    "file_mutation_lock", "format_size", "get_agent_dir", "is_tool_call_event_type", "text_stream",
-    "truncate_head", "truncate_line", "truncate_tail", "with_file_mutation_queue",
+    "LoadFailure", "StreamWriter", "TruncationResult", "convert_to_llm", "create_local_bash_operations",
+    "discover_extensions", "file_mutation_lock", "format_size", "get_agent_dir", "is_tool_call_event_type",
+    "serialize_conversation", "text_stream", "truncate_head", "truncate_line", "truncate_tail",
+    "with_file_mutation_queue",
 ]

@@ -176,6 +176,35 @@ class ExtensionAPI:
         """Run the ``refresh_models`` callbacks (of ``provider``, or all) and publish their models."""
         return self._call(self._runner.refresh_models(provider), "pi.refresh_models(...)")
 
+    # ------------------------------------------------------------------ MCP servers
+
+    def register_mcp_server(self, name: str, config: dict[str, Any]) -> None:
+        """Add an MCP server for this session: ``config`` is an ``mcpServers`` entry of ``mcp.json``,
+        camelCase keys as there (``command``/``args``/``env``/``cwd`` or ``url``/``headers``/``oauth``,
+        plus ``exposure``, ``toolExposure``, ``description``, ``enabled``, ``timeout``).
+
+        Registered while loading, it connects when the session starts; later, right away. A
+        ``mcp.json`` server of the same name takes precedence. Registering a name again replaces
+        this extension's earlier registration. Nothing is saved: register again on every load.
+
+        Raises:
+            ValueError: An invalid name or config, or a name another extension registered.
+        """
+        self._runner.mcp_servers.register(self._ext.path, name, config)
+
+    def unregister_mcp_server(self, name: str) -> None:
+        """Remove a server this extension registered: its connection closes and its tools go
+        (no effect for a name nobody registered).
+
+        Raises:
+            ValueError: Another extension registered ``name``.
+        """
+        self._runner.mcp_servers.unregister(self._ext.path, name)
+
+    def get_mcp_servers(self) -> list[Any]:
+        """Every registered MCP server (``name``, ``config``, ``extension_path``), in registration order."""
+        return self._runner.mcp_servers.servers()
+
     # ------------------------------------------------------------------ renderers (front ends call them)
 
     def register_message_renderer(self, custom_type: str, renderer: Callable[..., Any]) -> None:

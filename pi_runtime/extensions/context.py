@@ -84,8 +84,12 @@ class ExtensionContext:
 
     @property
     def model_registry(self) -> Any:
-        """Every known model and its credentials."""
-        return self._session.model_registry
+        """Every known model and its credentials, with ``complete``/``stream_simple`` to ask one
+        (see :mod:`.model_calls`)."""
+        from .model_calls import ExtensionModelRegistry
+
+        registry = self._session.model_registry
+        return None if registry is None else ExtensionModelRegistry(registry, self._call)
 
     @property
     def model(self) -> Any:
@@ -255,7 +259,7 @@ class ExtensionCommandContext(ExtensionContext):
         ``session_start`` (reason ``reload``) for the new ones. Code after ``await ctx.reload()``
         still runs in the old module: treat it as the handler's last line.
         """
-        return self._call(self._runner.reload(), "ctx.reload()")
+        return self._call(self._runner.reload_for_extension(), "ctx.reload()")
 
     def get_system_prompt_options(self) -> dict[str, Any]:
         """The inputs the system prompt is built from: ``sections`` (name -> text) and ``selected_tools``."""

@@ -104,6 +104,14 @@ class SessionBeforeCompactEvent(ExtensionEvent):
     """``manual``, ``threshold`` or ``overflow``."""
     custom_instructions: str | None = None
     will_retry: bool = False
+    preparation: Any = None
+    """The cut worked out (``pi_runtime.compaction.prepare.CompactionPreparation``:
+    ``messages_to_summarize``, ``turn_prefix_messages``, ``is_split_turn``, ``previous_summary``,
+    ``file_ops``, ``tokens_before``, ``first_kept_entry_id``, ``settings``); None for a manual
+    compaction with nothing to summarise."""
+    branch_entries: list[Any] | None = None
+    signal: Any = None
+    """Aborted when the compaction is (Esc, ``/compact`` cancelled): pass it to model calls."""
     type: ClassVar[Literal["session_before_compact"]] = "session_before_compact"
 
 
@@ -113,7 +121,21 @@ class SessionCompactEvent(ExtensionEvent):
     result: dict[str, Any] | None = None
     """The compaction result in wire form (``summary``, ``firstKeptEntryId``, ``tokensBefore``...)."""
     will_retry: bool = False
+    compaction_entry: Any = None
+    """The ``CompactionEntry`` saved."""
+    from_extension: bool = False
     type: ClassVar[Literal["session_compact"]] = "session_compact"
+
+
+@record(slots=True)
+class SessionCompactFailedEvent(ExtensionEvent):
+    reason: str
+    error_message: str | None = None
+    """Set for a failure, not for an abort."""
+    aborted: bool = False
+    will_retry: bool = False
+    from_extension: bool = False
+    type: ClassVar[Literal["session_compact_failed"]] = "session_compact_failed"
 
 
 @record(slots=True)
@@ -121,6 +143,10 @@ class SessionBeforeTreeEvent(ExtensionEvent):
     target_id: str
     old_leaf_id: str | None = None
     user_wants_summary: bool = False
+    preparation: Any = None
+    """``pi_runtime.kernel.extension_port.TreePreparation``: ``target_id``, ``old_leaf_id``,
+    ``common_ancestor_id``, ``entries_to_summarize``, ``user_wants_summary``, ``custom_instructions``."""
+    signal: Any = None
     type: ClassVar[Literal["session_before_tree"]] = "session_before_tree"
 
 
@@ -340,14 +366,25 @@ class ProviderStreamEventEvent(ExtensionEvent):
     type: ClassVar[Literal["provider_stream_event"]] = "provider_stream_event"
 
 
+# ---------------------------------------------------------------------- MCP
+
+@record(slots=True)
+class McpServersChangeEvent(ExtensionEvent):
+    servers: list[Any] = field(default_factory=list)
+    """Every registered server after the change (``RegisteredMcpServer``: ``name``, ``config``,
+    ``extension_path``)."""
+    type: ClassVar[Literal["mcp_servers_change"]] = "mcp_servers_change"
+
+
 ExtensionEventT = (
     SessionStartEvent | SessionShutdownEvent | SessionInfoChangedEvent | SessionBeforeSwitchEvent
-    | SessionBeforeForkEvent | SessionBeforeCompactEvent | SessionCompactEvent | SessionBeforeTreeEvent
+    | SessionBeforeForkEvent | SessionBeforeCompactEvent | SessionCompactEvent | SessionCompactFailedEvent
+    | SessionBeforeTreeEvent
     | SessionTreeEvent | InputEvent | BeforeAgentStartEvent | ContextEvent | AgentStartEvent | AgentEndEvent
     | AgentSettledEvent | TurnStartEvent | TurnEndEvent | MessageStartEvent | MessageUpdateEvent | MessageEndEvent
     | ToolCallEvent | ToolResultEvent | ToolExecutionStartEvent | ToolExecutionUpdateEvent | ToolExecutionEndEvent
     | UserBashEvent | ModelSelectEvent | ThinkingLevelSelectEvent | BeforeProviderHeadersEvent
-    | BeforeProviderRequestEvent | AfterProviderResponseEvent | ProviderStreamEventEvent
+    | BeforeProviderRequestEvent | AfterProviderResponseEvent | ProviderStreamEventEvent | McpServersChangeEvent
 )
 """The closed union of what a handler can receive."""
 
@@ -355,12 +392,13 @@ EVENTS: dict[str, type[ExtensionEvent]] = {
     cls.type: cls
     for cls in (
         SessionStartEvent, SessionShutdownEvent, SessionInfoChangedEvent, SessionBeforeSwitchEvent,
-        SessionBeforeForkEvent, SessionBeforeCompactEvent, SessionCompactEvent, SessionBeforeTreeEvent,
+        SessionBeforeForkEvent, SessionBeforeCompactEvent, SessionCompactEvent, SessionCompactFailedEvent,
+        SessionBeforeTreeEvent,
         SessionTreeEvent, InputEvent, BeforeAgentStartEvent, ContextEvent, AgentStartEvent, AgentEndEvent,
         AgentSettledEvent, TurnStartEvent, TurnEndEvent, MessageStartEvent, MessageUpdateEvent, MessageEndEvent,
         ToolCallEvent, ToolResultEvent, ToolExecutionStartEvent, ToolExecutionUpdateEvent, ToolExecutionEndEvent,
         UserBashEvent, ModelSelectEvent, ThinkingLevelSelectEvent, BeforeProviderHeadersEvent,
-        BeforeProviderRequestEvent, AfterProviderResponseEvent, ProviderStreamEventEvent,
+        BeforeProviderRequestEvent, AfterProviderResponseEvent, ProviderStreamEventEvent, McpServersChangeEvent,
     )
 }
 """Event name -> class."""

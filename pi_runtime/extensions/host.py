@@ -30,6 +30,8 @@ class ExtensionHost(Protocol):
     mode: str
     on_shutdown_request: Callable[[], Any] | None
     """Set by the host: end pi gracefully (the runner waits for idle first)."""
+    reload_handler: Callable[[], Any] | None
+    """Set by a host whose reload does more (the app: keybindings, themes, shortcuts): ``ctx.reload()`` runs it."""
 
     def set_ui(self, ui: Any, mode: str | None = None) -> None: ...
     async def start(self, reason: str = "startup") -> None: ...

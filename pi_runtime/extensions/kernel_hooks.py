@@ -27,7 +27,7 @@ from .reporter import ErrorReporter
 from .toolset import ToolSet
 
 if TYPE_CHECKING:
-    from ..kernel.extension_port import SessionActions
+    from ..kernel.extension_port import GateDecision, SessionActions
     from .sending import ExtensionMessages
 
 INPUT_SOURCE: contextvars.ContextVar[str] = contextvars.ContextVar("pi_input_source", default="interactive")
@@ -188,19 +188,37 @@ class KernelHooks:
 
         When a switch or fork goes ahead, ``session_shutdown`` follows at once.
         """
+        return (await self.emit_gate(name, **fields)).cancelled
+
+    async def emit_gate(self, name: str, supplies: str | None = None, **fields: Any) -> GateDecision:
+        """Run a ``session_before_*`` gate whose handlers may cancel or supply ``supplies``
+        (``compaction`` for ``session_before_compact``, ``summary`` for ``session_before_tree``).
+
+        A cancel stops the remaining handlers; of the supplied results the last one counts.
+        """
+        from ..kernel.extension_port import GateDecision
+
         await self._ensure_started()
         event = make_event(name, **fields)
+        supplied = None
         for ext, handler in self._registry.handlers(name):
-            outcome = await self._dispatcher.call(ext, handler, (event,), event=name, abortable=False)
-            if not outcome.failed and result_field(outcome.value, "cancel", False):
-                return True
+            # A handler that writes the summary itself may take as long as a model call does;
+            # it gets the operation's signal, and Esc cancels the operation, not a timer.
+            outcome = await self._dispatcher.call(ext, handler, (event,), event=name, abortable=False,
+                                                  timeout=None if supplies else True)
+            if outcome.failed:
+                continue
+            if result_field(outcome.value, "cancel", False):
+                return GateDecision(cancelled=True)
+            if supplies is not None and result_field(outcome.value, supplies) is not None:
+                supplied = result_field(outcome.value, supplies)
         if name in ("session_before_switch", "session_before_fork"):
             self._on_switch()
             reason = fields.get("reason") or "fork"
             await self._dispatcher.emit("session_shutdown", make_event(
                 "session_shutdown", reason=reason, target_session_file=fields.get("target_session_file")),
                 abortable=False)
-        return False
+        return GateDecision(supplied=supplied)
 
     async def emit_named(self, name: str, **fields: Any) -> None:
         """Notify ``name`` (e.g. ``session_tree``, ``session_compact``) with ``fields``."""

@@ -25,7 +25,8 @@ def load_extensions(
         trusted: Whether project extensions may load.
         paths: ``-e`` paths or ``builtin:<name>``.
         no_extensions: Skip discovery (``-ne``), configured packages' extensions included.
-        mcp: Add the built-in MCP extension when an ``mcp.json`` exists.
+        mcp: Add the built-in MCP extension when an ``mcp.json`` exists, or once an extension
+            registers an MCP server (unless the settings say ``-builtin:mcp``).
         tools: ``--tools``, whose ``mcp__…`` entries choose MCP tools.
         exclude_tools: ``--exclude-tools``, applied to MCP tools too.
     """
@@ -38,6 +39,7 @@ def load_extensions(
 
         # As -e paths, so /reload (which discovers again) loads them again.
         paths += [str(p) for p in resolve_packages(settings, cwd, project_trusted=trusted).paths("extensions")]
+    mcp = mcp and not builtin_disabled(settings, trusted, "mcp")
     if "builtin:mcp" in paths or (mcp and _has_mcp_config(agent_dir, cwd, trusted)):
         from ..mcp.extension import set_tool_filter
         from ..mcp.manager import ToolFilter
@@ -45,6 +47,7 @@ def load_extensions(
         set_tool_filter(ToolFilter(tools, list(exclude_tools)))
         if "builtin:mcp" not in paths:
             paths.append("builtin:mcp")
+        mcp = False  # loaded already: nothing to add on demand
     sources, failures = discover_extensions(cwd, agent_dir, settings=settings, project_trusted=trusted,
                                             paths=paths, no_extensions=no_extensions)
     if not sources and not failures:
@@ -55,7 +58,25 @@ def load_extensions(
         cwd=cwd, agent_dir=agent_dir, paths=paths, no_extensions=no_extensions,
         settings=settings, model_registry=registry, project_trusted=trusted,
     )
+    if mcp:
+        # No mcp.json: the built-in MCP support comes when an extension registers a server.
+        runner.mcp_servers.builtin_on_demand = (tools, list(exclude_tools))
     return runner if runner.extensions or runner.failures else None
+
+
+def builtin_disabled(settings: Any, trusted: bool, name: str) -> bool:
+    """Whether the settings' ``extensions`` lists turn ``builtin:<name>`` off: the last
+    ``-builtin:<name>`` or ``+builtin:<name>`` entry decides, the project's (when trusted) over the user's."""
+    disabled = False
+    if settings is None or not hasattr(settings, "raw"):
+        return disabled
+    for scope in ("global", "project") if trusted else ("global",):
+        entries = settings.raw(scope).get("extensions")
+        for entry in entries if isinstance(entries, list) else []:
+            text = entry.strip() if isinstance(entry, str) else ""
+            if text[1:] == f"builtin:{name}" and text[0] in "+-":
+                disabled = text[0] == "-"
+    return disabled
 
 
 def _has_mcp_config(agent_dir: str, cwd: str, trusted: bool) -> bool:

@@ -48,6 +48,8 @@ class ExtensionLoading:
         self._providers = providers
         self._make_api = make_api
         self.discovery: Discovery | None = None
+        self.on_failed: Callable[[str], None] | None = None
+        """Told the path of an extension whose factory failed (its registrations are taken back)."""
         self._sources: list[ExtensionSource] = []
 
     def discover(self, discovery: Discovery) -> None:
@@ -84,6 +86,8 @@ class ExtensionLoading:
             result = factory(self._make_api(ext))
         except BaseException as exc:  # noqa: BLE001 - a broken extension is skipped, pi starts anyway
             self._providers.unregister_owner(path)
+            if self.on_failed is not None:
+                self.on_failed(path)
             self._reporter.load_failed(LoadFailure(path, describe_load_error(exc, path)))
             return None
         if inspect.isawaitable(result):

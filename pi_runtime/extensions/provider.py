@@ -83,7 +83,7 @@ class Registration:
     oauth: Any = None
     """Its ``OAuthConfig`` (``oauth=``), or None."""
     base_models: list[Any] = field(default_factory=list)
-    """Its models before ``oauth.modify_models`` (what a new login re-applies it to)."""
+    """Its models before ``oauth.modify_models`` (what a new login or refresh re-applies it to)."""
 
 
 class ProviderRegistrations:
@@ -170,7 +170,7 @@ class ProviderRegistrations:
             self._remove_models(previous)
         if login is not None:
             reg.oauth, reg.base_models = login, list(changed)
-            registry.set_oauth_provider(name, login, on_login=lambda: self.logged_in(name))
+            registry.set_oauth_provider(name, login, on_new_credentials=lambda: self.new_credentials(name))
             changed = self._with_credentials(reg, changed)
         self._add(reg, changed)
         if previous is not None:
@@ -202,8 +202,9 @@ class ProviderRegistrations:
                                             f"({type(exc).__name__}: {text}); its models are used unchanged")
             return models
 
-    def logged_in(self, name: str) -> list[Model]:
-        """Re-apply ``modify_models`` after ``/login`` stored new credentials for ``name``."""
+    def new_credentials(self, name: str) -> list[Model]:
+        """Re-apply ``modify_models`` after ``/login`` or a token refresh stored new credentials
+        for ``name``."""
         reg = self._by_name.get(name)
         if reg is None or reg.oauth is None or reg.oauth.modify_models is None:
             return []

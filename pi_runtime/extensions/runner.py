@@ -10,6 +10,7 @@ each own their state and talk through narrow ports:
 - :class:`~.agent_hooks.AgentHooks` — ``tool_call``/``tool_result``/``context``/provider hooks;
 - :class:`~.kernel_hooks.KernelHooks` — ``input``, ``before_agent_start``, gates, ``user_bash``;
 - :class:`~.forwarder.SessionEvents` — agent and kernel events as extension events;
+- :class:`~.mcp_servers.McpServerRegistrations` — MCP servers extensions register;
 - :class:`~.commands.Commands`, :class:`~.provider.ProviderRegistrations`,
   :class:`~.nested.NestedCalls`, :class:`~.sending.ExtensionMessages`, the UI host and the bus.
 
@@ -21,6 +22,7 @@ tools can be selected with ``--tools`` and extension models with ``--model``; th
 
 from __future__ import annotations
 
+import inspect
 import logging
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -35,6 +37,7 @@ from .forwarder import SessionEvents
 from .kernel_hooks import INPUT_SOURCE, KernelHooks
 from .loader import ExtensionSource, LoadFailure, forget_modules
 from .loading import Discovery, ExtensionLoading
+from .mcp_servers import McpServerRegistrations
 from .nested import NestedCalls
 from .provider import ProviderRegistrations
 from .registry import Command, Extension, ExtensionRegistry, Flag, Shortcut
@@ -92,6 +95,8 @@ class ExtensionRunner:
         self.messages = ExtensionMessages()
         self.providers = ProviderRegistrations(model_registry)
         self.loading = ExtensionLoading(self.registry, self.reporter, self.providers, self._make_api)
+        self.mcp_servers = McpServerRegistrations(self.registry, self.reporter, self.dispatcher, self.add_extension)
+        self.loading.on_failed = lambda path: self.mcp_servers.forget([path])
         self.commands_part = Commands(self.registry, self.dispatcher, self.reporter, self.command_context,
                                       resources=self._resources)
         self.agent_hooks = AgentHooks(self.registry, self.dispatcher, self.reporter, self.ensure_started,
@@ -113,6 +118,7 @@ class ExtensionRunner:
         self._shut_down = False
         self._unsubscribe: Callable[[], None] | None = None
         self.shutdown_request = ShutdownRequest()
+        self.reload_handler: Callable[[], Any] | None = None
 
     # ------------------------------------------------------------------ views for hosts and tests
 
@@ -245,9 +251,11 @@ class ExtensionRunner:
         await self._finish_factories()
         if not self._prepared:
             await self.providers.refresh(on_error=self.reporter.report)
+        self.mcp_servers.settle()
         if self._session is not None:
             await self.reporter.flush()
         await self.dispatcher.emit("session_start", SessionStartEvent(reason=reason), abortable=False)
+        await self.mcp_servers.started()
 
     async def _finish_factories(self) -> None:
         for ext in self.extensions:
@@ -257,6 +265,7 @@ class ExtensionRunner:
             outcome = await self.dispatcher.run(ext, pending, event="load", abortable=False)
             if outcome.failed:
                 self.providers.unregister_owner(ext.path)
+                self.mcp_servers.forget([ext.path])
             self.registry.refresh_handled()
             if self.tools.attached:
                 for tool in ext.tools.values():
@@ -297,6 +306,7 @@ class ExtensionRunner:
                 self.tools.remove(tool, self._available.get(tool.name))
         forget_modules(ext.path for ext in old)
         self.registry.clear()
+        self.mcp_servers.forget()  # registrations are not saved: the extensions register again as they load
         self.bus.clear()
         self.reporter.failures.clear()
         self.loading.load_again()
@@ -308,6 +318,15 @@ class ExtensionRunner:
         self._actions.refresh_system_prompt()
         self._started, self._shut_down, self._prepared = False, False, False
         await self.start(reason="reload")
+
+    async def reload_for_extension(self) -> None:
+        """``ctx.reload()``: what ``/reload`` does in this front end (the host's reload), else :meth:`reload`."""
+        if self.reload_handler is None:
+            await self.reload()
+            return
+        result = self.reload_handler()
+        if inspect.isawaitable(result):
+            await result
 
     # ------------------------------------------------------------------ contexts
 
@@ -351,6 +370,9 @@ class ExtensionRunner:
 
     async def emit_cancellable(self, name: str, **fields: Any) -> bool:
         return await self.kernel_hooks.emit_cancellable(name, **fields)
+
+    async def emit_gate(self, name: str, supplies: str | None = None, **fields: Any) -> Any:
+        return await self.kernel_hooks.emit_gate(name, supplies, **fields)
 
     async def emit_named(self, name: str, **fields: Any) -> None:
         await self.kernel_hooks.emit_named(name, **fields)

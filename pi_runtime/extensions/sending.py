@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..background import spawn
 from .events import result_field
 from .json_values import json_value
 
@@ -123,6 +124,15 @@ async def send_user_message(session: Any, reporter: Any, owner: str, content: An
     from .loader import summarize_error
 
     text, images = user_message_parts(content)
+    if expand and deliver_as is None and getattr(session, "is_settling", False):
+        # From an agent_settled handler a command must wait for the handlers to finish (Pi):
+        # it may reload the extensions whose handler is still running.
+        async def after_settle() -> None:
+            await session.wait_for_idle()
+            await send_user_message(session, reporter, owner, content, deliver_as, expand)
+
+        spawn(after_settle(), name="send-user-message-after-settle")
+        return "queued"
     source = INPUT_SOURCE.set("extension")
     # Queued text is plain (Pi): only an idle prompt expands commands and templates.
     expanding = EXPAND_TEMPLATES.set(bool(expand) and deliver_as is None)

@@ -39,6 +39,9 @@ _SOURCES: dict[str, tuple[str, ...]] = {
     "pi_runtime.ai.oauth": ("OAuthError", "OAuthLoginCancelled", "OAuthSelectOption"),
     "pi_runtime.local_servers": ("add_to_models_json", "probe_local_servers"),
     "pi_runtime.mcp.manager": ("mcp_manager_for",),
+    "pi_runtime.mcp.oauth": ("McpSignInError", "oauth_applies"),
+    "pi_runtime.mcp.oauth_login": ("mcp_sign_in",),
+    "pi_runtime.mcp.oauth_store": ("McpAuthFileError", "McpAuthStore"),
     "pi_runtime.session": ("SessionManager",),
     "pi_runtime.session.listing": ("newest_session_in", "read_session_info"),
     "pi_runtime.session.paths": ("project_session_dir",),
@@ -150,6 +153,11 @@ if TYPE_CHECKING:
         probe_local_servers as probe_local_servers,
     )
     from pi_runtime.mcp.manager import mcp_manager_for as mcp_manager_for
+    from pi_runtime.mcp.oauth import McpSignInError as McpSignInError
+    from pi_runtime.mcp.oauth import oauth_applies as oauth_applies
+    from pi_runtime.mcp.oauth_login import mcp_sign_in as mcp_sign_in
+    from pi_runtime.mcp.oauth_store import McpAuthFileError as McpAuthFileError
+    from pi_runtime.mcp.oauth_store import McpAuthStore as McpAuthStore
     from pi_runtime.modes.inputs import initial_prompts as initial_prompts
     from pi_runtime.modes.startup import build_session as build_session
     from pi_runtime.modes.startup import save_trust_decision as save_trust_decision

@@ -8,6 +8,8 @@ controller; it reads nothing of the other parts.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -47,7 +49,7 @@ class Compactor:
         emit: Callable[[Any], Awaitable[None]],
         gate: ExtensionGate,
         settings: Callable[[], Any],
-        request_auth: Callable[[Any], Awaitable[tuple[str | None, dict[str, str]]]],
+        request_auth: Callable[[Any, Any], Awaitable[tuple[str | None, dict[str, str]]]],
     ) -> None:
         self._agent = agent
         self._record = record
@@ -74,6 +76,15 @@ class Compactor:
     def abort(self) -> None:
         if self._controller is not None:
             self._controller.abort()
+
+    def hold_controller(self) -> AbortController:
+        """A controller :meth:`abort` reaches, for work around a summary (an extension's gate)."""
+        self._controller = AbortController()
+        return self._controller
+
+    def release_controller(self, controller: AbortController) -> None:
+        if self._controller is controller:
+            self._controller = None
 
     async def maybe_compact_for_threshold(self) -> None:
         """Compact when the context has crossed ``window - reserveTokens`` (and automatic compaction is on).
@@ -138,47 +149,53 @@ class Compactor:
             CompactionError: With ``raise_errors``, whatever stopped it (the bare reason, as
                 Pi's RPC ``compact`` reports it; the event carries Pi's prefixed message).
         """
-        from ..compaction.compaction import run_compaction
         from ..compaction.estimate import estimate_message_tokens
         from ..compaction.prepare import prepare_compaction
 
         settings = self.effective_settings()
-        branch = self._record.manager.raw_branch()
-        preparation = prepare_compaction(branch, settings)
+        manager = self._record.manager
+        preparation = prepare_compaction(manager.raw_branch(), settings)
         if preparation is None and reason != "manual":
             return None
-        if await self._gate.cancels(
-            "session_before_compact", reason=reason, custom_instructions=instructions, will_retry=will_retry
-        ):
+        # Made before the gate: a handler that summarises with its own model call gets the signal.
+        controller = self._controller = AbortController()
+        outcome = _Outcome(reason, will_retry)
+        # Busy from here: Esc (abort) reaches a handler that writes a summary of its own, even
+        # one that ignores the signal, and no prompt starts meanwhile.
+        self.is_compacting = True
+        try:
+            decision = await unless_aborted(self._gate.decides(
+                "session_before_compact", "compaction", reason=reason, custom_instructions=instructions,
+                will_retry=will_retry, preparation=preparation, branch_entries=manager.get_branch(),
+                signal=controller.signal), controller.signal)
+        finally:
+            self.is_compacting = False
+        if decision is None or decision.cancelled:
+            self._controller = None
+            await self._gate.notify("session_compact_failed", **outcome.failed(aborted=True))
             if raise_errors:
-                raise CompactionError("Compaction cancelled by an extension")
+                raise CompactionError("Compaction cancelled" if decision is None else "Compaction cancelled by an extension")
             return None
+        outcome.from_extension = decision.supplied is not None
         await self._emit(CompactionStartEvent(reason))
-        if preparation is None:
+        if preparation is None and decision.supplied is None:
+            self._controller = None
+            branch = manager.raw_branch()
             last = branch[-1].get("type") if branch else None
             why = "Already compacted" if last == "compaction" else "Nothing to compact (session too small)"
             await self._emit(CompactionEndEvent(reason, error_message=_failure_message(reason, why)))
+            await self._gate.notify("session_compact_failed", **outcome.failed(error=why))
             if raise_errors:
                 raise CompactionError(why)
             return None
-        controller = self._controller = AbortController()
         self.is_compacting = True
         try:
-            api_key, headers = await self._request_auth(self._agent.state.model)
-            raw = await run_compaction(
-                self._record.manager,
-                self._agent.state.model,
-                settings=settings,
-                api_key=api_key,
-                headers=headers,
-                instructions=instructions,
-                signal=controller.signal,
-                preparation=preparation,
-            )
+            raw = await self._summarise(preparation, decision.supplied, settings, instructions, controller)
         except Exception as exc:
             aborted = controller.signal.aborted
             message = None if aborted else _failure_message(reason, str(exc))
             await self._emit(CompactionEndEvent(reason, aborted=aborted, error_message=message))
+            await self._gate.notify("session_compact_failed", **outcome.failed(aborted=aborted, error=str(exc)))
             if reason == "threshold" and not aborted:
                 self._note_auto_failure()
             if raise_errors:
@@ -193,16 +210,37 @@ class Compactor:
         self._ledger.mark_compacted()
         result = CompactionResult.from_wire(raw)
         await self._emit(CompactionEndEvent(reason, result=result.to_wire(), will_retry=will_retry))
-        await self._gate.notify("session_compact", reason=reason, result=result.to_wire(), will_retry=will_retry)
+        await self._gate.notify("session_compact", reason=reason, result=result.to_wire(), will_retry=will_retry,
+                                compaction_entry=manager.get_entry(raw["entryId"]),
+                                from_extension=outcome.from_extension)
         return result
 
-    async def summarize_branch(self, old_leaf: str, target: str | None, instructions: str | None) -> dict[str, Any] | None:
+    async def _summarise(self, preparation: Any, supplied: Any, settings: CompactionSettings,
+                         instructions: str | None, controller: AbortController) -> dict[str, Any]:
+        """Append the compaction entry: the extension's summary when it gave one, else the model's."""
+        from ..compaction.compaction import run_compaction
+        from ..compaction.supplied import supplied_compaction
+
+        manager = self._record.manager
+        if supplied is not None:
+            raw = supplied_compaction(supplied, preparation)
+            raw["entryId"] = manager.append_compaction(
+                raw["summary"], raw["firstKeptEntryId"], raw["tokensBefore"], raw.get("details"), True,
+                usage=raw.get("usage"), system_message=preparation.system_message if preparation else None)
+            return raw
+        api_key, headers = await self._request_auth(self._agent.state.model, controller.signal)
+        return await run_compaction(manager, self._agent.state.model, settings=settings, api_key=api_key,
+                                    headers=headers, instructions=instructions, signal=controller.signal,
+                                    preparation=preparation)
+
+    async def summarize_branch(self, old_leaf: str, target: str | None, instructions: str | None,
+                               controller: AbortController | None = None) -> dict[str, Any] | None:
         """Summary of the entries from ``old_leaf`` back to the common ancestor with ``target``."""
         from ..compaction.branch_summary import summarize_branch
 
-        controller = self._controller = AbortController()
+        controller = self._controller = controller or AbortController()
         try:
-            api_key, headers = await self._request_auth(self._agent.state.model)
+            api_key, headers = await self._request_auth(self._agent.state.model, controller.signal)
             return await summarize_branch(
                 self._record.manager,
                 old_leaf,
@@ -234,3 +272,32 @@ def _overflowed_silently(messages: list[Any], context_window: int) -> bool:
         if getattr(message, "role", None) == "assistant":
             return message.stop_reason == "stop" and is_context_overflow(message, context_window)
     return False
+
+
+class _Outcome:
+    """The fields of ``session_compact_failed`` for one compaction attempt."""
+
+    def __init__(self, reason: str, will_retry: bool) -> None:
+        self.reason = reason
+        self.will_retry = will_retry
+        self.from_extension = False
+
+    def failed(self, *, aborted: bool = False, error: str | None = None) -> dict[str, Any]:
+        return {"reason": self.reason, "error_message": None if aborted else error, "aborted": aborted,
+                "will_retry": self.will_retry, "from_extension": self.from_extension}
+
+
+async def unless_aborted(work: Awaitable[Any], signal: Any) -> Any:
+    """``work``'s result, or None when ``signal`` fires first (``work`` is then cancelled)."""
+    task = asyncio.ensure_future(work)
+    aborted = asyncio.ensure_future(signal.wait())
+    try:
+        await asyncio.wait({task, aborted}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        aborted.cancel()
+    if task.done():
+        return task.result()
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+    return None

@@ -28,6 +28,7 @@ class ExtensionHooks(Protocol):
     def expand_templates(self) -> bool: ...
     async def before_agent_start(self, prompts: list[Any]) -> list[Any]: ...
     async def emit_cancellable(self, name: str, **fields: Any) -> bool: ...
+    async def emit_gate(self, name: str, supplies: str | None = None, **fields: Any) -> Any: ...
     async def emit_named(self, name: str, **fields: Any) -> None: ...
     async def user_bash(self, command: str, exclude_from_context: bool, cwd: str) -> Any: ...
     def abort(self) -> None: ...
@@ -60,6 +61,14 @@ class ExtensionGate:
         """Whether an extension vetoes a ``session_before_*`` operation."""
         return self.runner is not None and await self.runner.emit_cancellable(name, **fields)
 
+    async def decides(self, name: str, supplies: str, **fields: Any) -> GateDecision:
+        """A ``session_before_*`` gate whose handlers may also hand over the work's result (the
+        ``supplies`` field of their answer: a ``compaction``, a ``summary``)."""
+        if self.runner is None:
+            return GateDecision()
+        decision: GateDecision = await self.runner.emit_gate(name, supplies, **fields)
+        return decision
+
     async def notify(self, name: str, **fields: Any) -> None:
         if self.runner is not None:
             await self.runner.emit_named(name, **fields)
@@ -78,6 +87,28 @@ class ExtensionGate:
     async def shutdown(self, reason: str) -> None:
         if self.runner is not None:
             await self.runner.shutdown(reason)
+
+
+@record
+class GateDecision:
+    """What a ``session_before_*`` gate's handlers decided."""
+
+    cancelled: bool = False
+    supplied: Any = None
+    """The result a handler handed over instead of pi working it out (None: pi does the work)."""
+
+
+@record
+class TreePreparation:
+    """What ``/tree`` is about to do, for ``session_before_tree`` handlers."""
+
+    target_id: str
+    old_leaf_id: str | None
+    common_ancestor_id: str | None
+    entries_to_summarize: list[Any]
+    """The entries of the branch being left, root first (what a summary would cover)."""
+    user_wants_summary: bool
+    custom_instructions: str | None = None
 
 
 @record

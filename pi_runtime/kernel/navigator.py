@@ -12,9 +12,9 @@ from typing import Any
 
 from ..agent.agent import Agent
 from ..session.manager import SessionManager
-from .compactor import Compactor
+from .compactor import Compactor, unless_aborted
 from .events import SessionChangedEvent
-from .extension_port import ExtensionGate
+from .extension_port import ExtensionGate, TreePreparation
 from .record import SessionRecord
 from .results import ForkResult, NavigateResult, SwitchResult
 
@@ -98,18 +98,37 @@ class TreeNavigator:
         if getattr(entry, "type", None) == "message" and getattr(message, "role", None) == "user":
             editor_text = message_text(message)
             target = entry.parent_id
-        if await self._gate.cancels(
-            "session_before_tree", target_id=entry_id, old_leaf_id=old_leaf, user_wants_summary=bool(summarize)
-        ):
-            return NavigateResult(cancelled=True)
-        summary_id = None
-        if summarize and old_leaf is not None and old_leaf != target:
-            instructions = summarize if isinstance(summarize, str) else None
-            result = await self._compactor.summarize_branch(old_leaf, target, instructions)
-            if result is not None:
-                summary_id = sm.branch_with_summary(
-                    target, result["summary"], details=result.get("details"), usage=result.get("usage")
-                )
+        from ..compaction.branch_summary import collect_branch_entries
+        from ..compaction.supplied import supplied_summary
+
+        instructions = summarize if isinstance(summarize, str) else None
+        leaving = old_leaf is not None and old_leaf != target
+        entries, ancestor = collect_branch_entries(sm, old_leaf, target) if leaving and old_leaf else ([], None)
+        preparation = TreePreparation(
+            target_id=entry_id, old_leaf_id=old_leaf, common_ancestor_id=ancestor,
+            entries_to_summarize=[sm.get_entry(e["id"]) or e for e in entries],
+            user_wants_summary=bool(summarize), custom_instructions=instructions)
+        controller = self._compactor.hold_controller()  # abort() reaches a handler's own model call
+        try:
+            decision = await unless_aborted(self._gate.decides(
+                "session_before_tree", "summary", target_id=entry_id, old_leaf_id=old_leaf,
+                user_wants_summary=bool(summarize), preparation=preparation, signal=controller.signal),
+                controller.signal)
+            if decision is None or decision.cancelled:
+                return NavigateResult(cancelled=True)
+            summary_id = None
+            if summarize and leaving:
+                if decision.supplied is not None:  # the extension's own summary (Pi: only when one was wanted)
+                    text, details, usage = supplied_summary(decision.supplied)
+                    summary_id = sm.branch_with_summary(target, text, details=details, from_hook=True, usage=usage)
+                else:
+                    result = await self._compactor.summarize_branch(old_leaf, target, instructions, controller)
+                    if result is not None:
+                        summary_id = sm.branch_with_summary(
+                            target, result["summary"], details=result.get("details"), usage=result.get("usage")
+                        )
+        finally:
+            self._compactor.release_controller(controller)
         if summary_id is None:
             if target is None:
                 sm.reset_leaf()

@@ -58,13 +58,23 @@ class RunDriver:
         self._deferred: list[Any] = []
         self._meter: BudgetMeter | None = None
         self._budget_stop: str | None = None
+        self._settling = False
+        self._after_settle: list[Any] = []
 
     # ------------------------------------------------------------------ state
 
     @property
     def is_running(self) -> bool:
-        """A run (or a manual compaction) is in progress: nothing new may start."""
-        return not self._settled.is_set()
+        """A run (or a manual compaction) is in progress: nothing new may start.
+
+        False while ``agent_settled`` is being delivered: its handlers see an idle agent (Pi).
+        """
+        return not self._settled.is_set() and not self._settling
+
+    @property
+    def settling(self) -> bool:
+        """``agent_settled`` is being delivered; a run asked for now starts once it has been."""
+        return self._settling
 
     async def wait_for_idle(self) -> None:
         await self._settled.wait()
@@ -112,6 +122,10 @@ class RunDriver:
 
     def start(self, prompts: list[Any], *, continue_run: bool = False) -> None:
         """Begin a run in the background (the caller checked that the session is idle and ready)."""
+        if self._settling:
+            # An agent_settled handler asked for it: Pi starts it after every handler has run.
+            self._after_settle.extend(prompts)
+            return
         self._record.ensure_history_start()
         self._settled.clear()
         self._meter = BudgetMeter(self.budget) if self.budget.active else None
@@ -166,5 +180,14 @@ class RunDriver:
             if self._budget_stop is not None:
                 aborted = self.aborting  # the budget stop is a clean end, not a user abort
             self._flush_deferred()
-            await self._emit(AgentSettledEvent(aborted=aborted))
-            self._settled.set()
+            self._settling = True
+            try:
+                await self._emit(AgentSettledEvent(aborted=aborted))
+            finally:
+                self._settling = False
+            if self._after_settle:
+                # Not settled in between: whoever waits for idle (print mode) waits for this run too.
+                prompts, self._after_settle = self._after_settle, []
+                self.start(prompts)
+            else:
+                self._settled.set()

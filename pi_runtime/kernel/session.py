@@ -157,7 +157,8 @@ class AgentSession:
         )
         self._unsubscribe_agent = agent.subscribe(self._on_agent_event)
         if model_registry is not None:
-            agent.get_request_auth = model_registry.request_auth_async
+            # The run's signal reaches an OAuth provider's refresh_token (abort/shutdown cancels it).
+            agent.get_request_auth = lambda model: model_registry.request_auth_async(model, agent.signal)
         agent.request_limits = lambda: request_limits(typed_settings(self.settings))
 
     # ------------------------------------------------------------------ events
@@ -226,6 +227,11 @@ class AgentSession:
     @property
     def is_streaming(self) -> bool:
         return self._driver.is_running
+
+    @property
+    def is_settling(self) -> bool:
+        """``agent_settled`` is being delivered: the agent counts as idle, new runs wait for its handlers."""
+        return self._driver.settling
 
     @property
     def is_compacting(self) -> bool:
@@ -493,8 +499,8 @@ class AgentSession:
 
     # ------------------------------------------------------------------ plumbing
 
-    async def _request_auth(self, model: Any) -> tuple[str | None, dict[str, str]]:
+    async def _request_auth(self, model: Any, signal: Any = None) -> tuple[str | None, dict[str, str]]:
         if self.model_registry is None:
             return None, {}
-        auth = await self.model_registry.request_auth_async(model)
+        auth = await self.model_registry.request_auth_async(model, signal)
         return auth.api_key, dict(auth.headers or {})

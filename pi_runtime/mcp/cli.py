@@ -1,9 +1,10 @@
-"""``pi mcp add|remove|list``: configure and check MCP servers without a session (cli.md, "MCP commands").
+"""``pi mcp add|remove|list|login|logout``: configure and check MCP servers without a session (cli.md, "MCP commands").
 
 Agents run these through ``bash`` too, so messages and exit statuses follow Pi's. ``add`` and
 ``remove`` edit ``<agent dir>/mcp.json``, or ``.pi/mcp.json`` with ``-l``/``--local``; ``add`` does
 not connect. ``list`` connects to every enabled server and exits 1 when an entry is invalid or an
-enabled server did not connect. Shell commands do not load extensions.
+enabled server did not connect. ``login``/``logout`` are in :mod:`.login_cli`. Shell commands do not
+load extensions.
 """
 
 from __future__ import annotations
@@ -31,10 +32,12 @@ Reads ~/.pi/agent/mcp.json and, in trusted projects, .pi/mcp.json.
 
 Commands:
   add <server>            Add or replace a server in mcp.json
-  remove <server>         Remove a server from mcp.json
+  remove <server>         Remove a server from mcp.json (stored OAuth credentials are kept)
   list                    Show state, tools, and errors (exits 1 on failure)
-  login <server>          Sign in through the browser (not supported by pi yet)
-  logout <server>         Delete the stored OAuth credentials (not supported by pi yet)
+  login <server>          Sign in to an OAuth server: opens the authorization page ($BROWSER
+                          is honoured) and waits for it; the redirected URL can also be
+                          pasted here. Credentials go to ~/.pi/agent/mcp-auth.json
+  logout <server>         Delete the stored OAuth credentials of the server
 
 Options for add, remove, login, and logout:
   -l, --local             Use .pi/mcp.json in the current project instead of the global file
@@ -325,8 +328,13 @@ def run(args: list[str], *, agent_dir: Path | None = None, cwd: str | None = Non
         return _remove(rest, base, folder, out, error)
     if command == "list":
         return _list(rest, base, folder, out, error)
-    if command in ("login", "logout"):
-        error(f"pi mcp {command}: OAuth sign-in is not supported by pi yet; configure an Authorization header instead.")
-        return 1
+    if command == "login":
+        from .login_cli import login
+
+        return login(rest, base, folder, out, error)
+    if command == "logout":
+        from .login_cli import logout
+
+        return logout(rest, base, folder, out, error)
     error(f'Unknown mcp command "{command}".\n{HINT}')
     return 1

@@ -8,8 +8,12 @@ then SIGTERM and SIGKILL to the server's process group (:mod:`.stdio`: it is sta
 session, so ``npx``/``uvx`` wrappers and their children go too).
 
 States (Pi's): ``connecting``, ``connected``, ``failed``, ``disconnected`` (the transport dropped;
-the next call reconnects), ``closed``. The SDK is imported on the first connect, in a worker
-thread, so the event loop (and the app's frame) keeps running meanwhile.
+the next call reconnects), ``closed``, and ``needs-auth``: an HTTP server without an
+``Authorization`` header answered 401 and no stored sign-in could satisfy it (a session never opens
+a browser by itself; :mod:`.oauth_login` does, for ``pi mcp login`` and ``/mcp login``). With a
+stored sign-in the SDK's OAuth provider (:mod:`.oauth`) is the HTTP client's auth and refreshes
+tokens. The SDK is imported on the first connect, in a worker thread, so the event loop (and the
+app's frame) keeps running meanwhile.
 """
 
 from __future__ import annotations
@@ -70,6 +74,15 @@ def _message(exc: BaseException) -> str:
     return text or type(exc).__name__
 
 
+def _contains(exc: BaseException, kind: type[BaseException]) -> bool:
+    """Whether ``exc``, an exception group member or a cause is a ``kind``."""
+    if isinstance(exc, kind):
+        return True
+    if isinstance(exc, BaseExceptionGroup):
+        return any(_contains(e, kind) for e in exc.exceptions)
+    return exc.__cause__ is not None and _contains(exc.__cause__, kind)
+
+
 def _transient(exc: BaseException) -> bool:
     """Network errors and 408/429/5xx answers, worth another attempt."""
     if isinstance(exc, BaseExceptionGroup):
@@ -100,8 +113,12 @@ class McpConnection:
         on_change: Callable[[McpConnection], None] | None = None,
         log_line: Callable[[str, Any], None] | None = None,
         version: str = "0",
+        agent_dir: str | Path | None = None,
     ) -> None:
         self.entry = entry
+        self.agent_dir = Path(agent_dir) if agent_dir is not None else None
+        """Where ``mcp-auth.json`` is (the default agent dir when None)."""
+        self._unauthorized = False
         self.cwd = cwd
         self.state: State = "connecting"
         self.error: str | None = None
@@ -176,6 +193,13 @@ class McpConnection:
                     raise self._failed(exc) from exc
 
     def _failed(self, exc: BaseException) -> McpConnectionError:
+        from .oauth import SignInRequired, oauth_applies, sign_in_hint
+
+        if not self._closed and oauth_applies(self.entry) and (self._unauthorized or _contains(exc, SignInRequired)):
+            self.state = "needs-auth"
+            self.error = sign_in_hint(self.name)
+            self._changed()
+            return McpConnectionError(f'MCP server "{self.name}" {self.error}')
         self.state = "closed" if self._closed else "failed"
         tail = self._stderr_tail()
         self.error = f"{_message(exc)}\n{tail}" if tail else _message(exc)
@@ -237,9 +261,23 @@ class McpConnection:
         config = self.entry.config
         headers = {k: resolve_value(v, f'MCP server "{self.name}" header "{k}"')
                    for k, v in (config.get("headers") or {}).items()}
-        http = parts["http_client"](headers=headers or None)
+        http = parts["http_client"](headers=headers or None, auth=self._oauth())
+        self._unauthorized = False
+        http.event_hooks["response"].append(self._saw_response)
         stack.push_async_callback(http.aclose)
         return parts["streamable_http_client"](str(config["url"]), http_client=http)
+
+    def _oauth(self) -> Any:
+        """The SDK's OAuth provider when a sign-in is stored for this server, else None (see
+        :func:`.oauth.session_auth`: without one, a 401 means ``needs-auth``)."""
+        from ..paths import agent_dir
+        from .oauth import session_auth
+
+        return session_auth(self.entry, self.agent_dir or agent_dir())
+
+    async def _saw_response(self, response: Any) -> None:
+        if response.status_code == 401:
+            self._unauthorized = True
 
     async def _serve(self, parts: dict[str, Any], ready: asyncio.Future[Any], stop: asyncio.Event,
                      process: Any) -> None:

@@ -2,26 +2,35 @@
 
 Pi ships its MCP support as a built-in extension, so MCP tools go through the same tool pipeline
 as any other (``tool_call``/``tool_result`` hooks, permission gates). Here too, and the CLI loads
-it whenever an ``mcp.json`` exists (``--no-mcp`` and ``-ne`` leave it out, ``-e builtin:mcp`` brings
-it back):
+it whenever an ``mcp.json`` exists or an extension registers a server (``--no-mcp``, ``-ne`` and
+``"-builtin:mcp"`` in the settings' ``extensions`` leave it out, ``-e builtin:mcp`` brings it back):
 
-- ``session_start`` reads the ``mcp.json`` files (the project's only when it is trusted) and
-  starts connecting every enabled server in the background;
+- ``session_start`` reads the ``mcp.json`` files (the project's only when it is trusted) and the
+  servers extensions registered (``pi.get_mcp_servers()``), and starts connecting every enabled
+  server in the background;
+- ``mcp_servers_change`` (an extension registered or removed a server later) connects new
+  servers at once; a removed server's tools are deactivated, then its connection closes. Handling
+  this event is what makes this extension the one that connects registered servers; the runner
+  adds it for them when no ``mcp.json`` exists, and leaves it out when an extension owns ``/mcp``;
 - each server's tools are registered as it connects (``pi.register_tool``), active unless their
   exposure is ``hidden`` or ``--tools``/``--exclude-tools`` leave them out;
 - ``before_agent_start`` (every prompt) waits for servers whose tools are declared, at most ten
   seconds, then reports configuration errors and failed connections once;
 - ``session_shutdown`` (quit, end of ``-p``, RPC EOF, a signal, ``/reload``) stops every server; a
-  switch to another session keeps them. After ``/reload`` the extension loads again and reads
+  switch to another session keeps them;
+- ``/mcp`` (Pi's command of this extension) prints the servers' status in print mode and notifies
+  it in RPC/JSON mode; ``/mcp reconnect <server>`` reconnects one (``command.py``). The app
+  shows its own ``/mcp`` screen instead. After ``/reload`` the extension loads again and reads
   ``mcp.json`` afresh, so changed servers take effect (as in Pi).
 """
 
 from __future__ import annotations
 
+import sys
 import weakref
 from typing import Any
 
-from .manager import McpManager, ToolFilter
+from .manager import FIRST_PROMPT_WAIT, McpManager, ToolFilter
 
 EXTENSION_PATH = "builtin:mcp"
 _SWITCHES = frozenset({"new", "resume", "fork"})
@@ -56,26 +65,48 @@ def extension(pi: Any) -> None:
         for tool in tools:
             pi.register_tool(tool)
 
-    def started(_event: Any, ctx: Any) -> None:
+    def manager_for(ctx: Any) -> McpManager | None:
+        """The manager, made on first need: at session start, or at the first registration when
+        this extension was added for one after the session started."""
         manager = state["manager"]
         if manager is None:
             from . import has_config
 
             trusted = ctx.is_project_trusted()
-            if not has_config(ctx.agent_dir, ctx.cwd, trusted):
-                return
+            if not has_config(ctx.agent_dir, ctx.cwd, trusted) and not pi.get_mcp_servers():
+                return None
             manager = McpManager.load(ctx.cwd, ctx.agent_dir, project_trusted=trusted, tool_filter=tool_filter,
                                       version=__version__)
             manager.on_tools = register
             state["manager"] = manager
             _managers[pi.events] = manager
+        return manager
+
+    def started(_event: Any, ctx: Any) -> None:
+        manager = manager_for(ctx)
+        if manager is not None:
+            manager.set_registered(pi.get_mcp_servers())
+            manager.start()
+
+    async def registrations_changed(_event: Any, ctx: Any) -> None:
+        manager = manager_for(ctx)
+        if manager is None:
+            return
+        before = {t.name for t in manager.tools()}
+        # The registrations now, not the event's: changes are applied in order, the last one wins.
+        removed = manager.set_registered(pi.get_mcp_servers())
         manager.start()
+        gone = before - {t.name for t in manager.tools()}
+        if gone:  # unreachable from the next request on, before the server is even stopped
+            pi.set_active_tools([name for name in pi.get_active_tools() if name not in gone])
+        await manager.close_connections(removed)
 
     async def before_prompt(_event: Any, ctx: Any) -> None:
         manager = state["manager"]
         if manager is None:
             return
         await manager.wait_for_declared()
+        await manager.reconnect_signed_in()
         for problem in manager.problems():
             ctx.ui.notify(problem, "warning")
 
@@ -84,6 +115,21 @@ def extension(pi: Any) -> None:
         if manager is not None and getattr(event, "reason", None) not in _SWITCHES:
             await manager.close()
 
+    async def mcp_command(args: str, ctx: Any) -> None:
+        from . import command
+
+        reply = await command.run(state["manager"], args or "", agent_dir=ctx.agent_dir, wait=FIRST_PROMPT_WAIT)
+        if ctx.mode == "print":
+            # Print mode's answer goes to stdout, as the model's would; a failure to stderr.
+            stream = sys.stdout if reply.ok else sys.stderr
+            stream.write(reply.text + "\n")
+            stream.flush()
+        else:
+            # RPC and JSON mode own stdout: the client sees a notification (JSON mode: stderr).
+            ctx.ui.notify(reply.text, "info" if reply.ok else "error")
+
+    pi.register_command("mcp", mcp_command, description="Show MCP servers, their state and tools")
     pi.on("session_start", started)
+    pi.on("mcp_servers_change", registrations_changed)
     pi.on("before_agent_start", before_prompt)
     pi.on("session_shutdown", shutdown)

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from .config import McpConfig, McpServerEntry, load_config
+from .config import McpConfig, McpServerEntry, load_config, namespace
 from .connection import McpConnection, McpConnectionError
 from .resources import RESOURCE_TOOLS, ListResourcesTool, ListTemplatesTool, ReadResourceTool
 from .tools import McpTool, tool_name
@@ -108,13 +108,19 @@ class McpManager:
                  tool_filter: ToolFilter | None = None, version: str = "0") -> None:
         self.config = config
         self.cwd = cwd
+        self.agent_dir = Path(agent_dir)
+        """Where ``mcp.log`` and ``mcp-auth.json`` are."""
         self.filter = tool_filter or ToolFilter()
         self._log = McpLog(Path(agent_dir) / LOG_FILE)
+        self._version = version
         self.connections: dict[str, McpConnection] = {
-            entry.name: McpConnection(entry, cwd, on_change=self._changed, log_line=self._log.write, version=version)
-            for entry in config.servers if entry.enabled
+            entry.name: self._connection(entry) for entry in config.servers if entry.enabled
         }
         """Connections of the enabled servers, by name."""
+        self.registered: dict[str, McpServerEntry] = {}
+        """Servers extensions registered (scope ``extension``), by name; see :meth:`set_registered`."""
+        self.overridden: list[McpServerEntry] = []
+        """Registrations a ``mcp.json`` server of the same name (or tool prefix) takes precedence over."""
         self.on_tools: Callable[[list[Any]], None] | None = None
         """Called with every tool (current and withdrawn) after a server's tools changed."""
         self.on_state: Callable[[McpConnection], None] | None = None
@@ -122,7 +128,7 @@ class McpManager:
         self._tools: dict[str, McpTool] = {}
         self._resource_tools: list[Any] = []
         self._started = False
-        self._connects: list[asyncio.Task[Any]] = []
+        self._connects: dict[str, asyncio.Task[Any]] = {}
         self._reported: set[str] = set()
 
     @classmethod
@@ -132,8 +138,61 @@ class McpManager:
 
     @property
     def entries(self) -> list[McpServerEntry]:
-        """Every configured server, disabled ones included."""
-        return list(self.config.servers)
+        """Every configured server, disabled ones included, then the registered ones."""
+        return [*self.config.servers, *self.registered.values()]
+
+    def _connection(self, entry: McpServerEntry) -> McpConnection:
+        return McpConnection(entry, self.cwd, on_change=self._changed, log_line=self._log.write, version=self._version,
+                             agent_dir=self.agent_dir)
+
+    # ------------------------------------------------------------------ servers extensions register
+
+    def set_registered(self, servers: Iterable[Any]) -> list[McpConnection]:
+        """Make the registered servers these (``name``, ``config``, ``extension_path`` each).
+
+        New servers connect right away once the manager started; a removed or changed one loses
+        its tools at once (they are withdrawn, so a call fails) and its connection is returned for
+        :meth:`close_connections`. A ``mcp.json`` server of the same name takes precedence.
+        """
+        files = {namespace(e.name): e.name for e in self.config.servers}
+        wanted: dict[str, McpServerEntry] = {}
+        self.overridden = []
+        for server in servers:
+            entry = McpServerEntry(server.name, dict(server.config), f"extension:{server.extension_path}", "extension")
+            if namespace(server.name) in files:
+                self.overridden.append(entry)
+            else:
+                wanted[server.name] = entry
+        removed = []
+        for name, old in list(self.registered.items()):
+            if wanted.get(name) != old:
+                del self.registered[name]
+                connection = self.connections.pop(name, None)
+                task = self._connects.pop(name, None)
+                if task is not None:
+                    task.cancel()
+                self._withdraw(name)
+                if connection is not None:
+                    removed.append(connection)
+        for name, entry in wanted.items():
+            if name in self.registered:
+                continue
+            self.registered[name] = entry
+            if entry.enabled:
+                connection = self.connections[name] = self._connection(entry)
+                if self._started:
+                    self._connects[name] = asyncio.ensure_future(self._connect(connection))
+        return removed
+
+    async def close_connections(self, connections: Iterable[McpConnection]) -> None:
+        """Stop these servers (concurrently) and wait until they are gone."""
+        await asyncio.gather(*(c.close() for c in connections), return_exceptions=True)
+
+    def _withdraw(self, server: str) -> None:
+        for name, tool in list(self._tools.items()):
+            if tool.server == server:
+                tool.withdrawn = True
+                del self._tools[name]
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -142,8 +201,8 @@ class McpManager:
         if self._started:
             return
         self._started = True
-        for connection in self.connections.values():
-            self._connects.append(asyncio.ensure_future(self._connect(connection)))
+        for name, connection in self.connections.items():
+            self._connects[name] = asyncio.ensure_future(self._connect(connection))
 
     async def _connect(self, connection: McpConnection) -> None:
         try:
@@ -161,8 +220,29 @@ class McpManager:
         """Start connecting, then wait until every (``declared_only``: every declaring) server
         connected or failed, or ``timeout`` seconds passed."""
         self.start()
-        waiting = [task for task, connection in zip(self._connects, self.connections.values())
-                   if not task.done() and (not declared_only or self._declares(connection.entry))]
+        waiting = [task for name, task in self._connects.items()
+                   if not task.done() and name in self.connections
+                   and (not declared_only or self._declares(self.connections[name].entry))]
+        if waiting:
+            await asyncio.wait(waiting, timeout=timeout)
+
+    async def reconnect_signed_in(self, timeout: float = FIRST_PROMPT_WAIT) -> None:
+        """Reconnect servers waiting for sign-in whose credentials have appeared since (``pi mcp
+        login`` in another terminal): a running session uses them on its next turn."""
+        from .oauth_store import McpAuthFileError, McpAuthStore
+
+        store = McpAuthStore(self.agent_dir)
+        waiting = []
+        for connection in self.connections.values():
+            if connection.state != "needs-auth" or connection.closed:
+                continue
+            try:
+                signed_in = store.has_tokens(connection.name, str(connection.entry.config["url"]))
+            except McpAuthFileError:
+                continue  # the connection would fail the same way; it says so when it is retried
+            if signed_in:
+                self._reported.discard(connection.name)
+                waiting.append(asyncio.ensure_future(self._connect(connection)))
         if waiting:
             await asyncio.wait(waiting, timeout=timeout)
 
@@ -171,10 +251,10 @@ class McpManager:
 
     async def close(self) -> None:
         """Stop every server (concurrently) and wait until they are gone."""
-        for task in self._connects:
+        for task in self._connects.values():
             task.cancel()
         await asyncio.gather(*(c.close() for c in self.connections.values()), return_exceptions=True)
-        for task in self._connects:
+        for task in self._connects.values():
             with contextlib.suppress(BaseException):
                 await task
 
@@ -204,11 +284,14 @@ class McpManager:
                 self._reported.add(connection.name)
                 first = (connection.error or "unknown error").split("\n", 1)[0]
                 out.append(f'MCP server "{connection.name}" failed to connect: {first}')
+            elif connection.state == "needs-auth" and connection.name not in self._reported:
+                self._reported.add(connection.name)
+                out.append(f'MCP server "{connection.name}" {connection.error}')
         return out
 
     def tools(self) -> list[Any]:
         """The agent tools of every connected server, plus the resource tools when a server has resources."""
-        return [*self._tools.values(), *self._resource_tools]
+        return [*self._tools.values(), *(self._resource_tools if self._resource_servers() else [])]
 
     def _resource_servers(self) -> list[McpConnection]:
         return [c for c in self.connections.values() if c.has_resources and c.entry.exposure != "hidden"]
@@ -216,8 +299,8 @@ class McpManager:
     def _changed(self, connection: McpConnection) -> None:
         if self.on_state is not None:
             self.on_state(connection)
-        if connection.state != "connected":
-            return
+        if connection.state != "connected" or self.connections.get(connection.name) is not connection:
+            return  # not connected, or a registration that was removed meanwhile
         taken = {n for n, t in self._tools.items() if t.server != connection.name}
         fresh: dict[str, McpTool] = {}
         for definition in connection.tools:
@@ -245,10 +328,11 @@ class McpManager:
     # ------------------------------------------------------------------ status
 
     def status(self) -> list[dict[str, Any]]:
-        """One row per configured server: name, scope, source, enabled, exposure, transport, state,
-        tools (agent names), error; servers that need attention first."""
+        """One row per configured or registered server: name, scope, source, enabled, exposure,
+        transport, state, tools (agent names), error; servers that need attention first. A
+        registration a ``mcp.json`` server overrides is a row of its own, state ``overridden``, last."""
         rows = []
-        for entry in self.config.servers:
+        for entry in self.entries:
             connection = self.connections.get(entry.name)
             row: dict[str, Any] = {
                 "name": entry.name, "scope": entry.scope, "source": entry.source, "enabled": entry.enabled,
@@ -261,5 +345,12 @@ class McpManager:
             if entry.override:
                 row["override"] = entry.override
             rows.append(row)
-        attention = {"failed": 0, "needs-auth": 0, "disconnected": 1, "connecting": 2}
+        for entry in self.overridden:
+            winner = next(e for e in self.config.servers if namespace(e.name) == namespace(entry.name))
+            rows.append({
+                "name": entry.name, "scope": entry.scope, "source": entry.source, "enabled": entry.enabled,
+                "exposure": entry.exposure, "transport": entry.describe_transport(), "state": "overridden",
+                "tools": [], "error": None, "resources": False, "override": winner.source,
+            })
+        attention = {"failed": 0, "needs-auth": 0, "disconnected": 1, "connecting": 2, "overridden": 4}
         return sorted(rows, key=lambda r: attention.get(r["state"], 3))

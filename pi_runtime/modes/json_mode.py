@@ -40,6 +40,9 @@ async def run_json(session: Any, prompts: list[PromptInput], writer: JsonlWriter
     Returns:
         The process exit status.
     """
+    runner = getattr(session, "extension_runner", None)
+    if runner is not None:
+        runner.mode = "json"  # ctx.mode, as Pi names it (it said "sdk")
     header = session.session_manager.get_header()
     await writer.send(header.to_wire() if hasattr(header, "to_wire") else dict(header))
     unsubscribe = session.subscribe(event_listener(writer))

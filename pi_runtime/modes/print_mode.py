@@ -42,9 +42,18 @@ async def run_print(session: Any, prompts: list[PromptInput]) -> int:
     session.subscribe(report_extension_errors)
     runner = getattr(session, "extension_runner", None)
     if runner is not None:
+        runner.mode = "print"  # ctx.mode, as Pi names it (it said "sdk")
         await runner.start()
     handled = 0
     for prompt in prompts:
+        from ..mcp.command import unowned_reply
+
+        mcp_reply = unowned_reply(prompt.text, session)
+        if mcp_reply is not None:
+            # /mcp with no MCP extension loaded (no mcp.json): pi answers, the model is not asked.
+            print(mcp_reply.text, file=sys.stdout if mcp_reply.ok else sys.stderr)
+            handled += 1
+            continue
         disposition = await session.prompt(prompt.text, prompt.images or None)
         handled += disposition == "handled"
         last = _last_assistant(session)

@@ -73,6 +73,12 @@ async def _prompt(s: Any, cmd: dict[str, Any]) -> Any:
     behavior = _optional_str(cmd, "streamingBehavior")
     if behavior not in (None, "steer", "followUp"):
         raise CommandError("streamingBehavior must be 'steer' or 'followUp'")
+    from ..mcp.command import unowned_reply
+
+    mcp_reply = unowned_reply(_str(cmd, "message"), s)
+    if mcp_reply is not None:
+        # /mcp with no MCP extension loaded (no mcp.json): answered here, not sent to the model.
+        raise CommandError(mcp_reply.text)
     disposition = await s.prompt(_str(cmd, "message"), _images(cmd), behavior, wait=False)
     return {"disposition": disposition}
 

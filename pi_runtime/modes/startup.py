@@ -102,7 +102,12 @@ def session_dir_for(args: CliArgs, settings: Any, cwd: str) -> str | None:
     return str(path if path.is_absolute() else Path(cwd) / path)
 
 
-def _find_session(ref: str, cwd: str, session_dir: str | None) -> Path:
+def _find_session(ref: str, cwd: str, session_dir: str | None, *, new_file_ok: bool = False) -> Path:
+    """The file ``ref`` names: a path, or a full or partial session id.
+
+    With ``new_file_ok`` (``--session``) a path to no file is where a new session goes, as in
+    Pi; ``--fork`` needs a session to copy.
+    """
     from ..session.listing import session_files
     from ..session.manager import SessionManager
     from ..session.paths import session_id_from_file_name
@@ -111,7 +116,7 @@ def _find_session(ref: str, cwd: str, session_dir: str | None) -> Path:
     if not path.is_absolute():
         path = Path(cwd) / path
     if path.is_file() or ref.endswith(".jsonl") or os.sep in ref:
-        if not path.is_file():
+        if path.is_dir() or (not path.is_file() and not new_file_ok):
             raise StartupError(f"Session file not found: {path}")
         return path
     if session_dir is not None:
@@ -143,7 +148,7 @@ def open_session_manager(args: CliArgs, cwd: str, settings: Any) -> Any:
     if args.fork:
         return SessionManager.fork_from(_find_session(args.fork, cwd, directory), cwd, directory)
     if args.session:
-        path = _find_session(args.session, cwd, directory)
+        path = _find_session(args.session, cwd, directory, new_file_ok=True)
         return SessionManager.open(path, directory, cwd=cwd)
     if args.continue_:
         return SessionManager.continue_recent(cwd, directory)

@@ -30,11 +30,34 @@ class ExtensionScreen(ModalScreen[Any]):
         border: round $pi-border-accent; padding: 0 1;
     }
     """
-    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", id="tui.select.cancel")]
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="tui.select.cancel")]
 
     def __init__(self, widget: Widget, *, overlay: bool = False) -> None:
         super().__init__(classes="-overlay" if overlay else "")
         self.widget = widget
+        self.finished = False
+        self._pending: tuple[Any] | None = None
+
+    def finish(self, value: Any) -> None:
+        """End with ``value`` (the extension's ``done``). Textual pops the top screen, so when a
+        dialog is up over this one the dismissal waits until this screen is on top again."""
+        if self.finished:
+            return
+        self.finished = True
+        if self.is_attached and self.app.screen is self:
+            self.dismiss(value)
+        else:
+            self._pending = (value,)
+
+    def on_screen_resume(self) -> None:
+        if self._pending is not None:
+            (value,), self._pending = self._pending, None
+            self.dismiss(value)
+
+    def action_cancel(self) -> None:
+        if not self.finished:
+            self.finished = True
+            self.dismiss(None)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="extension-host"):

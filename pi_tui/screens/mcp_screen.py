@@ -1,4 +1,5 @@
-"""``/mcp``: the configured MCP servers, their state, tools and errors; ``r`` reconnects one.
+"""``/mcp``: the configured MCP servers, their state, tools and errors; ``r`` reconnects one, ``s``
+signs in to an OAuth server (a server in ``needs-auth`` says so) and ``o`` signs out.
 
 Rows read like ``pi mcp list`` (``time: connected, 2 tools (codemode, global)``), servers that need
 attention first. The highlighted server's transport, tools (with their agent names) and last error
@@ -26,7 +27,7 @@ def server_line(row: dict[str, Any]) -> str:
     if row["state"] == "connected":
         state = f"connected, {count} tool{'' if count == 1 else 's'}"
     else:
-        state = "needs sign-in" if row["state"] == "needs-auth" else row["state"]
+        state = "needs sign-in (s: Sign in)" if row["state"] == "needs-auth" else row["state"]
     return f"{row['name']}: {state} ({row['exposure']}, {row['scope']})"
 
 
@@ -51,6 +52,8 @@ class McpScreen(ModalScreen[None]):
     BINDINGS = [
         Binding("escape,q", "dismiss(None)", "Close", id="tui.select.cancel"),
         Binding("r", "reconnect", "Reconnect"),
+        Binding("s", "sign_in", "Sign in"),
+        Binding("o", "sign_out", "Sign out"),
     ]
 
     def __init__(self, manager: Any) -> None:
@@ -64,7 +67,7 @@ class McpScreen(ModalScreen[None]):
             yield Static("MCP servers", classes="picker-title")
             yield OptionList(id="mcp-servers")
             yield Static("", id="mcp-detail")
-            yield Static("↑↓ select · r reconnect · esc close", classes="picker-hint")
+            yield Static("↑↓ select · r reconnect · s sign in · o sign out · esc close", classes="picker-hint")
 
     def on_mount(self) -> None:
         self._previous = self.manager.on_state
@@ -86,7 +89,9 @@ class McpScreen(ModalScreen[None]):
         selected = self._selected_name()
         self._rows = self.manager.status()
         servers.clear_options()
-        servers.add_options([Option(server_line(r), id=r["name"]) for r in self._rows])
+        # An overridden registration shares its name with the mcp.json server: no id of its own.
+        servers.add_options([Option(server_line(r), id=None if r["state"] == "overridden" else r["name"])
+                             for r in self._rows])
         if not self._rows:
             servers.add_option(Option("No MCP servers configured (mcp.json)", disabled=True))
         names = [r["name"] for r in self._rows]
@@ -100,8 +105,9 @@ class McpScreen(ModalScreen[None]):
         return self._rows[index]["name"] if index is not None and index < len(self._rows) else None
 
     def _show_detail(self) -> None:
-        name = self._selected_name()
-        row = next((r for r in self._rows if r["name"] == name), None)
+        index = self.query_one(OptionList).highlighted
+        row = self._rows[index] if index is not None and index < len(self._rows) else None
+        name = row["name"] if row is not None else None
         tools = {getattr(t, "tool", ""): t.name for t in self.manager.tools() if getattr(t, "server", None) == name}
         errors = "\n".join(f"config error: {e}" for e in self.manager.config.errors)
         text = server_detail(row, tools) if row is not None else ""
@@ -116,6 +122,25 @@ class McpScreen(ModalScreen[None]):
             self.app.notify("That server is disabled; enable it in mcp.json", severity="warning")
             return
         self.run_worker(self._reconnect(name), name="mcp-reconnect", exit_on_error=False)
+
+    def action_sign_in(self) -> None:
+        from ..mcp_actions import start_sign_in
+
+        name = self._selected_name()
+        problem = start_sign_in(self.app, self.manager, name) if name is not None else "No server selected"
+        if problem:
+            self.app.notify(problem, severity="warning")
+
+    def action_sign_out(self) -> None:
+        name = self._selected_name()
+        if name is not None:
+            self.run_worker(self._sign_out(name), name="mcp-sign-out", exit_on_error=False)
+
+    async def _sign_out(self, name: str) -> None:
+        from ..mcp_actions import sign_out
+
+        ok, message = await sign_out(self.manager, name)
+        self.app.notify(message, severity="information" if ok else "error", timeout=6)
 
     async def _reconnect(self, name: str) -> None:
         try:

@@ -144,7 +144,7 @@ class PromptEditor(TextArea, inherit_bindings=False):
     # ------------------------------------------------------------------ keys
 
     def handle_input(self, data: str) -> bool:
-        """A key (``terminal_input.key_data``: the character typed, else the key's name) offered
+        """A key (``terminal_input.editor_key``: the character typed, else the key's name) offered
         before the app's keys and the editor's own; True when handled. pi's editor takes none; an
         extension's ``CustomEditor`` (``ctx.ui.set_editor_component``) overrides this, as Pi's
         ``handleInput``, and returns False for what the normal keys should do."""

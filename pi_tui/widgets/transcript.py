@@ -52,6 +52,7 @@ class Transcript(VerticalScroll, can_focus=False):
         self._blocks: dict[int, Widget] = {}
         """Content index -> widget for the assistant message being streamed."""
         self._retry_notice: Notice | None = None
+        self._compaction_notice: Notice | None = None
         self._bash_panels: dict[str, MessagePanel] = {}
         self._tools: dict[str, ToolBox] = {}
         """Tool boxes by call id (a cache over the DOM; stale entries are re-checked)."""
@@ -171,19 +172,28 @@ class Transcript(VerticalScroll, can_focus=False):
                 else:
                     self._retry_notice = await self._add(Notice(text, "retry"))  # type: ignore[assignment]
             case ev.AutoRetryEndEvent():
-                if self._retry_notice is not None:
-                    if event.success:
-                        self._retry_notice.set_text(f"Retry {event.attempt} succeeded", "info")
-                    else:
-                        self._retry_notice.set_text(f"Retry failed: {event.final_error or 'gave up'}", "error")
-                    self._retry_notice = None
+                notice, self._retry_notice = self._retry_notice, None
+                if event.success:
+                    if notice is not None:
+                        notice.set_text(f"Retry {event.attempt} succeeded", "info")
+                else:
+                    # Last, below the final attempt's error (Pi's order and words), not up where
+                    # the first "Retrying…" line was.
+                    if notice is not None and notice.is_attached:
+                        await notice.remove()
+                    attempts = f"{event.attempt} attempt{'s' if event.attempt != 1 else ''}"
+                    await self._add(Notice(f"Retry failed after {attempts}: {event.final_error or 'gave up'}", "error"))
             case ev.CompactionStartEvent(reason=reason):
-                await self._add(Notice(f"Compacting context ({reason})…", "info"))
+                self._compaction_notice = await self._add(Notice(f"Compacting context ({reason})…", "info"))  # type: ignore[assignment]
             case ev.CompactionEndEvent():
-                if event.error_message:
-                    await self._add(Notice(event.error_message, "error"))  # already worded by the kernel (Pi's text)
-                elif event.aborted:
-                    await self._add(Notice("Compaction cancelled", "warning"))
+                # The "Compacting…" line becomes the outcome, as Pi's status line does.
+                notice, self._compaction_notice = self._compaction_notice, None
+                if event.error_message or event.aborted:
+                    text, variant = (event.error_message, "error") if event.error_message else ("Compaction cancelled", "warning")
+                    if notice is not None and notice.is_attached:
+                        notice.set_text(text, variant)  # already worded by the kernel (Pi's text)
+                    else:
+                        await self._add(Notice(text, variant))
                 elif self.session is not None:
                     await self.load_messages(self.session.messages)
             case ev.BashExecutionUpdateEvent(id=request_id) if request_id in self._bash_panels:

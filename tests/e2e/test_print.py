@@ -123,6 +123,19 @@ def test_missing_and_corrupt_sessions_are_clear_errors(env, tmp_path):
     assert corrupt.read_text().startswith("this is not a session")  # left untouched
 
 
+def test_a_session_path_to_no_file_starts_a_session_there_as_in_pi(loopback, env, tmp_path):
+    target = tmp_path / "new" / "work.jsonl"
+    loopback.push(text_reply("first"), text_reply("second"))
+    assert run_pi(["-p", "hi", "--session", str(target)], env).returncode == 0
+    again = run_pi(["-p", "again", "--session", str(target)], env)
+    assert again.returncode == 0 and again.stdout == "second\n"
+    lines = [json.loads(line) for line in target.read_text().splitlines()]
+    assert lines[0]["type"] == "session"
+    assert len([e for e in lines if e.get("message", {}).get("role") == "user"]) == 2  # one file, both turns
+    fork = run_pi(["-p", "hi", "--fork", str(tmp_path / "none.jsonl")], env)
+    assert fork.returncode == 1 and "Session file not found" in fork.stderr  # nothing to fork
+
+
 def test_demo_model_needs_no_credentials(env):
     result = run_pi(["--demo", "-p", "hello demo", "--no-session"], env)
     assert result.returncode == 0, result.stderr

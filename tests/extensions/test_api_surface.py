@@ -479,3 +479,62 @@ async def test_only_answers_of_the_right_kind_count(make_session, write_ext):
     session.extension_runner.set_ui(Sloppy(), "rpc")
     await session.prompt("/ask")
     assert module_of(path).got == [False, None, None]
+
+
+# ---------------------------------------------------------------------- agent_settled is idle
+
+async def test_an_agent_settled_handler_sees_idle_and_its_run_starts_after_every_handler(make_session, write_ext):
+    """Pi: in agent_settled ``ctx.is_idle()`` is True; a run asked for there starts after all settled handlers."""
+    path = write_ext("settled", """
+        log = []
+        def extension(pi):
+            async def first(event, ctx):
+                log.append(("idle", ctx.is_idle()))
+                if log.count("start") == 1:
+                    log.append(await pi.send_user_message("and once more"))
+                log.append("first done")
+            pi.on("agent_settled", first)
+            pi.on("agent_settled", lambda event, ctx: log.append("second"))
+            pi.on("agent_start", lambda event, ctx: log.append("start"))
+    """)
+    session = make_session(extensions=[path])
+    session.provider.push(scripted_text("one"), scripted_text("two"))
+    await session.prompt("go")  # waits for idle: the run asked for in agent_settled included
+    log = module_of(path).log
+    assert log[:6] == ["start", ("idle", True), "started", "first done", "second", "start"]
+    assert [m.content[0].text for m in session.messages if getattr(m, "role", None) == "assistant"] == ["one", "two"]
+    assert not errors(session)
+
+
+async def test_a_command_sent_from_agent_settled_runs_after_the_handlers_and_can_reload(make_session, write_ext):
+    """Pi's reload-runtime example: a tool asks, agent_settled sends ``/reload-runtime``, which reloads."""
+    path = write_ext("reloader", """
+        import os
+        loads = int(os.environ.get("PI_TEST_LOADS", "0")) + 1
+        os.environ["PI_TEST_LOADS"] = str(loads)
+        def extension(pi):
+            state = {"asked": False}
+            async def reload_runtime(args, ctx):
+                await ctx.reload()
+            pi.register_command("reload-runtime", reload_runtime)
+            def execute(call_id, params, signal, on_update, ctx):
+                state["asked"] = True
+                return {"content": [{"type": "text", "text": "reload asked"}], "terminate": True}
+            pi.register_tool(name="reload_runtime", description="Reload", params=None, execute=execute)
+            def settled(event, ctx):
+                if state["asked"]:
+                    state["asked"] = False
+                    pi.send_user_message("/reload-runtime", expand_prompt_templates=True)
+            pi.on("agent_settled", settled)
+    """)
+    os.environ.pop("PI_TEST_LOADS", None)
+    session = make_session(extensions=[path])
+    session.provider.push(scripted_tool_call("reload_runtime", {}))
+    await session.prompt("reload please")
+    for _ in range(50):
+        if os.environ.get("PI_TEST_LOADS") == "2":
+            break
+        await asyncio.sleep(0.02)
+    assert os.environ.pop("PI_TEST_LOADS") == "2"  # the module was imported again
+    assert not errors(session)
+    assert len(session.provider.requests) == 1  # the command never reached the model

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 from pathlib import Path
@@ -16,7 +17,8 @@ from .conftest import AnsweringUI, errors
 EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples" / "extensions"
 ALL = ["todo.py", "commands.py", "preset.py", "permission_gate.py", "input_transform.py", "plan_mode",
        "custom_provider_anthropic", "rpc_demo.py", "auto_commit_on_exit.py", "provider_payload.py",
-       "modal_editor.py", "dirty_repo_guard.py", "truncated_tool.py", "question.py", "custom_footer.py"]
+       "modal_editor.py", "custom_compaction.py", "handoff.py", "mcp_servers.py", "dirty_repo_guard.py",
+       "truncated_tool.py", "question.py", "custom_footer.py"]
 
 
 def example(name: str) -> str:
@@ -27,7 +29,7 @@ def tool_results(session):
     return [m for m in session.messages if getattr(m, "role", None) == "toolResult"]
 
 
-def test_all_fifteen_ports_are_there():
+def test_all_ports_and_our_example_are_there():
     assert sorted(p.name for p in EXAMPLES.iterdir() if not p.name.startswith(("_", "."))) == sorted(ALL)
 
 
@@ -289,3 +291,60 @@ async def test_question_says_so_without_the_app(make_session):
     tool = session.extension_runner.all_tools["question"]
     assert tool.render_call({"question": "Colour?", "options": [{"label": "Red"}]}, PlainTheme(), {}) == \
         "question Colour?\n  Options: 1. Red, 2. Type something."
+
+
+async def test_custom_compaction_writes_the_summary_with_its_own_prompt(make_session):
+    session = make_session(extensions=[example("custom_compaction.py")],
+                           settings={"compaction": {"keepRecentTokens": 2000}})
+    long = "lorem ipsum dolor sit amet " * 200
+    for i in range(4):
+        session.provider.push(scripted_text(f"answer {i}: {long}"))
+        await session.prompt(f"question {i}: {long}")
+    session.provider.push(scripted_text("## Goals\nAll of it, summarised once."))
+    result = await session.compact()
+    assert result.summary == "## Goals\nAll of it, summarised once."
+    request, _ = session.provider.requests[-1]
+    assert request.messages[-1].content[0].text.startswith("You are a conversation summarizer.")
+    assert "[User]: question 0" in request.messages[-1].content[0].text
+    assert not errors(session)
+
+
+async def test_custom_compaction_falls_back_to_pis_own_when_its_request_fails(make_session):
+    from pi_runtime.ai.providers.scripted import scripted_error
+
+    session = make_session(extensions=[example("custom_compaction.py")],
+                           settings={"compaction": {"keepRecentTokens": 2000}})
+    long = "lorem ipsum dolor sit amet " * 200
+    for i in range(4):
+        session.provider.push(scripted_text(f"answer {i}: {long}"))
+        await session.prompt(f"question {i}: {long}")
+    session.provider.push(scripted_error("overloaded"))
+    session.provider.responder = None
+    pushed = [scripted_text("## Goal\npi's own summary") for _ in range(2)]  # a split turn asks twice
+    session.provider.push(*pushed)
+    result = await session.compact()
+    assert result.summary.startswith("## Goal\npi's own summary")
+
+
+async def test_mcp_servers_from_a_setting_register_connect_and_go(make_session):
+    from pi_runtime.testing.mcp_servers import server_executable
+
+    time_server = server_executable("mcp-server-time")
+    if time_server is None:
+        pytest.skip("mcp-server-time is not installed")
+    servers = {"time": {"command": time_server, "exposure": "direct"}, "bad name": {"command": "x"}}
+    session = make_session(extensions=[example("mcp_servers.py")], settings={"extraMcpServers": servers}, mcp=True)
+    session.provider.push(scripted_tool_call("mcp__time__get_current_time", {"timezone": "UTC"}), scripted_text("ok"))
+    await session.prompt("time?")
+    assert '"timezone": "UTC"' in tool_results(session)[0].content[0].text
+    notes = session.extension_runner.ui.inner.notifications
+    assert any(level == "warning" and 'invalid server name "bad name"' in text for level, text in notes)
+    await session.prompt("/extra-mcp off time")
+    for _ in range(100):  # the built-in MCP support drops the tools in the background
+        if not any(t.name.startswith("mcp__time__") for t in session.agent.state.tools):
+            break
+        await asyncio.sleep(0.05)
+    assert not any(t.name.startswith("mcp__time__") for t in session.agent.state.tools)
+    await session.prompt("/extra-mcp")
+    assert notes[-1] == ("info", "registered: none (/extra-mcp on|off <name>)")
+    await session.dispose()

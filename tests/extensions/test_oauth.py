@@ -164,6 +164,82 @@ async def test_modify_models_applies_after_login(make_session, agent_dir, server
     assert again.model_registry.find("corp", "corp-1").name == "corp-1 (dev@corp)"
 
 
+async def test_modify_models_is_applied_again_after_a_token_refresh(make_session, agent_dir, servers):
+    auth_server, _ = servers
+    session, _ = await logged_in_session(make_session, agent_dir)
+    registry = session.model_registry
+    assert registry.find("corp", "corp-1").name == "corp-1 (dev@corp)"
+    data = stored(agent_dir)
+    data["corp"]["expires"] = 0
+    (agent_dir / "auth.json").write_text(json.dumps(data))
+    auth = await registry.request_auth_async(registry.find("corp", "corp-1"))
+    assert auth.api_key == "access-2"
+    # The models follow the refreshed credentials (the fixture counts refreshes in them).
+    assert registry.find("corp", "corp-1").name == "corp-1 (dev@corp, refreshed 1x)"
+    await registry.request_auth_async(registry.find("corp", "corp-1"))  # fresh now: nothing changes
+    assert auth_server.grants == ["authorization_code", "refresh_token"]
+    assert registry.find("corp", "corp-1").name == "corp-1 (dev@corp, refreshed 1x)"
+
+
+@pytest.mark.parametrize("how", ["abort", "dispose"])
+async def test_aborting_or_ending_the_session_aborts_a_refresh_in_flight(make_session, agent_dir, servers, how):
+    auth_server, llm = servers
+    session, _ = await logged_in_session(make_session, agent_dir)
+    data = stored(agent_dir)
+    data["corp"]["expires"] = 0
+    (agent_dir / "auth.json").write_text(json.dumps(data))
+    auth_server.delay = 5.0  # the token endpoint hangs
+    await session.set_model(session.model_registry.find("corp", "corp-1"))
+    run = asyncio.ensure_future(session.prompt("hi"))
+    for _ in range(200):
+        if auth_server.grants[-1:] == ["refresh_token"]:
+            break
+        await asyncio.sleep(0.02)
+    assert auth_server.grants[-1:] == ["refresh_token"]
+    started = time.monotonic()
+    await (session.abort() if how == "abort" else session.dispose())
+    await asyncio.wait_for(run, 3)
+    assert time.monotonic() - started < 2  # not the server's five seconds
+    assert module_of(EXT).seen["aborted"]  # refresh_token's signal fired and it stopped
+    last = session.messages[-1]
+    assert last.stop_reason == "aborted" and "/login" not in (last.error_message or "")
+    assert llm.requests == []
+    assert stored(agent_dir) == data  # nothing half-refreshed was saved
+
+
+async def test_refresh_token_gets_a_signal_and_an_abort_stops_only_the_wait(tmp_path):
+    from pi_runtime.ai.abort import AbortController, AbortError, AbortSignal
+    from pi_runtime.auth import AuthStorage
+
+    storage = AuthStorage(tmp_path / "auth.json")
+    storage.set("slow", {"type": "oauth", "access": "old", "refresh": "r0", "expires": 0})
+    got: list[AbortSignal] = []
+    started = asyncio.Event()
+
+    async def stubborn_refresh(credentials, signal):
+        got.append(signal)
+        started.set()
+        await asyncio.sleep(0.3)  # ignores its signal: the server has rotated the token by now
+        return {"access": "new", "refresh": "r1", "expires": int(time.time() * 1000) + 3_600_000}
+
+    config = oauth.oauth_config({"name": "Slow", "login": stubborn_refresh, "refresh_token": stubborn_refresh,
+                                 "get_api_key": lambda c: c["access"]}, "slow")
+    controller = AbortController()
+    request = asyncio.ensure_future(oauth.fresh_credentials(storage, "slow", config, controller.signal))
+    await started.wait()
+    assert isinstance(got[0], AbortSignal) and not got[0].aborted
+    started_at = time.monotonic()
+    controller.abort("user pressed Esc")
+    with pytest.raises(AbortError):
+        await request
+    assert time.monotonic() - started_at < 0.2 and got[0].aborted and got[0].reason == "user pressed Esc"
+    for _ in range(50):  # the refresh that went through is still saved
+        await asyncio.sleep(0.05)
+        if json.loads((tmp_path / "auth.json").read_text())["slow"]["refresh"] == "r1":
+            break
+    assert json.loads((tmp_path / "auth.json").read_text())["slow"]["refresh"] == "r1"
+
+
 async def test_failing_modify_models_keeps_the_provider(make_session, agent_dir, servers):
     (agent_dir / "auth.json").write_text(json.dumps({"corp": {"type": "oauth", "access": "a", "refresh": "r",
                                                               "expires": 0}}))  # no "account"

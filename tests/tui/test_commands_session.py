@@ -117,7 +117,8 @@ async def test_compact_error_is_shown_and_esc_cancels_a_running_compaction(provi
     async with app.run_test(size=(100, 30)) as pilot:
         await type_command(pilot, "/compact")
         await settle(pilot, session)
-        assert "Compaction failed" in screen_text(app) or "Nothing to compact" in screen_text(app)
+        assert "Compaction failed: Nothing to compact" in screen_text(app)
+        assert "Compacting context" not in screen_text(app)  # the status line became the outcome (Pi)
         await converse(pilot, session, provider, ["x " * 150, "y " * 150, "z " * 150])
         provider.push(text_reply("never", hang=True))
         await type_command(pilot, "/compact")
@@ -126,7 +127,7 @@ async def test_compact_error_is_shown_and_esc_cancels_a_running_compaction(provi
         await pilot.press("escape")
         await settle(pilot, session, 0.3)
         assert not session.is_compacting
-        assert "Compaction cancelled" in screen_text(app)
+        assert "Compaction cancelled" in screen_text(app) and "Compacting context" not in screen_text(app)
         assert not any(e["type"] == "compaction" for e in entries(session))
 
 
@@ -193,3 +194,27 @@ async def test_resume_switches_to_the_chosen_session(provider, workdir, agent_di
         assert session.session_file == old
         assert "the old conversation" in screen_text(app)
     assert Path(old).exists()
+
+
+async def test_retries_that_all_fail_end_with_one_line_below_the_last_error(provider, workdir, agent_dir):
+    """Pi's order: each attempt's error, then "Retry failed after N attempts: …" last."""
+    from pi_runtime.ai.providers.scripted import scripted_error
+    from pi_runtime.sdk import create_agent_session
+    from pi_runtime.session.manager import SessionManager
+    from pi_runtime.settings import SettingsManager
+
+    settings = SettingsManager.in_memory({"compaction": {"enabled": False},
+                                          "retry": {"enabled": True, "maxRetries": 2, "baseDelayMs": 1}})
+    session = create_agent_session(cwd=str(workdir), model=provider.model(), session_manager=SessionManager.in_memory(),
+                                   settings=settings)
+    for _ in range(3):
+        provider.push(scripted_error("503 service unavailable"))
+    app = create_app(session, static=True, agent_dir=str(agent_dir))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_command(pilot, "hello")
+        await settle(pilot, session, 0.3)
+        lines = [line.strip() for line in screen_text(app).splitlines() if line.strip()]
+        failed = [i for i, line in enumerate(lines) if line.startswith("Retry failed after 2 attempts: 503")]
+        errors = [i for i, line in enumerate(lines) if "503 service unavailable" in line and i not in failed]
+        assert len(failed) == 1 and errors and failed[0] > max(errors)
+        assert not any(line.startswith("Retrying in") for line in lines)

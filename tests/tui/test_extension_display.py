@@ -111,3 +111,30 @@ async def test_an_extension_replaces_the_footer_and_names_the_work(provider, wor
         app.footer_bar.set_working(True)
         await pilot.pause()
         assert "Crunching numbers" in screen_text(app)
+
+
+async def test_done_called_inside_the_factory_returns_at_once(provider, workdir, agent_dir, tmp_path):
+    """Pi's interactive-shell example runs its command in the factory and calls done() there."""
+    ext = tmp_path / "quick.py"
+    ext.write_text(textwrap.dedent("""
+        from textual.widgets import Static
+        def extension(pi):
+            async def quick(args, ctx):
+                def factory(tui, theme, keys, done):
+                    done(42)
+                    return Static("never shown", id="ext-quick")
+                value = await ctx.ui.custom(factory)
+                ctx.ui.notify(f"value {value}")
+            pi.register_command("quick", quick)
+    """))
+    session = make_session(provider, workdir, extensions=[str(ext)])
+    app = create_app(session, static=True, agent_dir=str(agent_dir))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause(0.2)
+        await type_command(pilot, "/quick")
+        await pilot.pause(0.3)
+        assert any("value 42" in str(n.message) for n in app._notifications)
+        assert not app.screen.query("#ext-quick") and len(app.screen_stack) == 1
+        await type_command(pilot, "still typing")  # the editor has the keys, no screen over it
+        await settle(pilot, session)
+        assert provider.requests

@@ -70,7 +70,7 @@ LISTENER = textwrap.dedent(
 
         def listen(data):
             seen.append(data)
-            if data == "x" or data == "escape":
+            if data == "x" or data == "\\x1b":
                 return {"consume": True}
             return None
 
@@ -78,7 +78,7 @@ LISTENER = textwrap.dedent(
             handles["off"] = ctx.ui.on_terminal_input(listen)
 
         async def report(args, ctx):
-            ctx.ui.set_status("keys", "seen=" + ",".join(seen))
+            ctx.ui.set_status("keys", "seen=" + ",".join(repr(d) for d in seen))
 
         async def stop(args, ctx):
             handles["off"]()
@@ -90,22 +90,89 @@ LISTENER = textwrap.dedent(
 )
 
 
-async def test_a_terminal_input_listener_sees_keys_first_and_may_swallow_them(provider, workdir, agent_dir, tmp_path):
+async def test_a_terminal_input_listener_sees_raw_terminal_data_first_and_may_swallow_it(provider, workdir,
+                                                                                        agent_dir, tmp_path):
     session, app = await start(provider, workdir, agent_dir, tmp_path, LISTENER)
-    async with app.run_test(size=(100, 30)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await pilot.pause(0.2)
         await pilot.press("a", "x", "b")
         await pilot.pause()
         assert app.editor.text == "ab"  # "x" never reached the editor
-        # Escape is an app key (a priority binding); a listener still sees it first.
-        await pilot.press("escape")
+        # Escape is an app key (a priority binding); a listener still sees it first, as ESC.
+        await pilot.press("escape", "left", "ctrl+x", "tab", "backspace", "shift+tab", "ctrl+up", "f5")
         app.editor.set_text("")
         await type_command(pilot, "/report")
-        assert await wait_for(pilot, lambda: "seen=a,x,b,escape" in screen_text(app))
+        expected = ("seen='a','x','b','\\x1b','\\x1b[D','\\x18','\\t','\\x7f','\\x1b[Z','\\x1b[1;5A',"
+                    "'\\x1b[15~'")
+        assert await wait_for(pilot, lambda: expected in screen_text(app)), screen_text(app)
         await type_command(pilot, "/stop")
         await pilot.press("x")
         await pilot.pause()
         assert app.editor.text == "x"  # unsubscribed: the key goes through again
+
+
+REWRITE = textwrap.dedent(
+    """
+    def extension(pi):
+        pastes = []
+
+        def expand(data):
+            if data == "h":
+                return {"data": "hello"}
+            if data == "\\x18":  # ctrl+x: two steps left
+                return {"data": "\\x1b[D\\x1b[D"}
+            if data == "!":
+                return {"data": ""}
+            if data.startswith("\\x1b[200~"):
+                pastes.append(data)
+                if "secret" in data:
+                    return {"data": "\\x1b[200~[redacted]\\x1b[201~"}
+                if "drop" in data:
+                    return {"consume": True}
+            return None
+
+        def shout(data):
+            # The second listener sees what the first made of the input.
+            return {"data": data.upper()} if data == "hello" else None
+
+        def session_start(event, ctx):
+            ctx.ui.on_terminal_input(expand)
+            ctx.ui.on_terminal_input(shout)
+
+        async def report(args, ctx):
+            ctx.ui.set_status("pastes", "pastes=" + ",".join(repr(p) for p in pastes))
+
+        pi.on("session_start", session_start)
+        pi.register_command("report", report)
+    """
+)
+
+
+async def test_a_listener_may_rewrite_keys_and_pastes(provider, workdir, agent_dir, tmp_path):
+    from textual import events
+
+    session, app = await start(provider, workdir, agent_dir, tmp_path, REWRITE)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.pause(0.2)
+        await pilot.press("h", "!", " ", "w")
+        await pilot.pause()
+        assert app.editor.text == "HELLO w"  # "h" became "hello", then "HELLO"; "!" was swallowed
+        await pilot.press("ctrl+x", "Z")  # ctrl+x became two Left keys
+        await pilot.pause()
+        assert app.editor.text == "HELLOZ w"
+        app.editor.set_text("")
+        app.post_message(events.Paste("my secret"))
+        await pilot.pause()
+        assert app.editor.text == "[redacted]"  # the rewritten paste is pasted
+        app.post_message(events.Paste("drop this"))
+        app.post_message(events.Paste(" kept"))
+        await pilot.pause()
+        assert app.editor.text == "[redacted] kept"
+        app.editor.set_text("")
+        await type_command(pilot, "/report")
+        expected = ("pastes='\\x1b[200~my secret\\x1b[201~','\\x1b[200~drop this\\x1b[201~',"
+                    "'\\x1b[200~ kept\\x1b[201~'")
+        assert await wait_for(pilot, lambda: expected in screen_text(app)), screen_text(app)
 
 
 MODAL = textwrap.dedent(
@@ -266,7 +333,7 @@ async def test_a_new_session_drops_what_extensions_installed_before_its_session_
         await pilot.press("b")
         await type_command(pilot, "/report")
         # session_start ran twice; the listener is there once, so each key was seen once.
-        assert await wait_for(pilot, lambda: "seen=enter,b,enter" in screen_text(app))
+        assert await wait_for(pilot, lambda: "seen='\\r','b','\\r'" in screen_text(app))
         assert app.completion.providers is not None and len(app.completion.providers.triggers) == 1
         top = app.completion.providers.top
         assert type(top._below).__name__ == "BuiltinProvider"  # one provider on pi's, not two
@@ -343,3 +410,41 @@ async def test_tab_asks_the_providers_first_and_falls_back_to_path_completion(pr
         assert await wait_for(pilot, lambda: app.editor.text == "hi :sob: ")
         await pilot.press(*"no", "tab")  # nothing from the provider: pi's path completion
         assert await wait_for(pilot, lambda: app.editor.text == "hi :sob: notes.txt ")
+
+
+NO_PATHS_IN_NOTES = textwrap.dedent(
+    """
+    def extension(pi):
+        def quiet(current):
+            class Quiet:
+                def get_suggestions(self, lines, cursor_line, cursor_col, options):
+                    return current.get_suggestions(lines, cursor_line, cursor_col, options)
+
+                def should_trigger_file_completion(self, lines, cursor_line, cursor_col):
+                    # Inside a "note:" line Tab completes nothing; elsewhere ask the provider below.
+                    if lines[cursor_line].startswith("note:"):
+                        return False
+                    return current.should_trigger_file_completion(lines, cursor_line, cursor_col)
+
+            return Quiet()
+
+        def session_start(event, ctx):
+            ctx.ui.add_autocomplete_provider(quiet)
+
+        pi.on("session_start", session_start)
+    """
+)
+
+
+async def test_should_trigger_file_completion_false_keeps_tab_from_completing(provider, workdir, agent_dir,
+                                                                              tmp_path):
+    (workdir / "notes.txt").write_text("x")
+    session, app = await start(provider, workdir, agent_dir, tmp_path, NO_PATHS_IN_NOTES)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause(0.3)
+        await pilot.press(*"note: no", "tab")
+        await pilot.pause(0.3)
+        assert app.editor.text == "note: no" and not app.menu.is_open
+        app.editor.set_text("")
+        await pilot.press(*"read no", "tab")  # the provider below (pi's) says yes: path completion
+        assert await wait_for(pilot, lambda: app.editor.text == "read notes.txt ")

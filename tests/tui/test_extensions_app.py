@@ -3,6 +3,7 @@ editor, extension commands in the slash menu, failures shown inline."""
 
 from __future__ import annotations
 
+import os
 import textwrap
 
 from pi_tui.launch import create_app
@@ -141,3 +142,58 @@ async def test_an_extension_command_offers_its_argument_completions(provider, wo
         await pilot.press("tab")  # Tab with the menu closed asks again
         await pilot.pause(0.2)
         assert app.menu.is_open and [c.value for c in app.menu.items] == ["staging"]
+
+
+async def test_ctx_shutdown_quits_the_app_once_the_agent_is_idle(provider, workdir, agent_dir, tmp_path):
+    """Pi's shutdown-command example: /quit2 calls ctx.shutdown(); the app ends as on /quit."""
+    log = tmp_path / "events.log"
+    ext = tmp_path / "quit2.py"
+    ext.write_text(textwrap.dedent(f"""
+        def extension(pi):
+            async def quit2(args, ctx):
+                ctx.shutdown()
+            pi.register_command("quit2", quit2, description="Exit pi cleanly")
+            pi.on("session_shutdown", lambda event, ctx: open({str(log)!r}, "a").write(event.reason + "\\n"))
+    """))
+    session = make_session(provider, workdir, extensions=[str(ext)])
+    app = create_app(session, static=True, agent_dir=str(agent_dir))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause(0.2)
+        await type_command(pilot, "/quit2")
+        for _ in range(20):
+            if not app.is_running:
+                break
+            await pilot.pause(0.1)
+        assert not app.is_running
+    assert log.read_text() == "quit\n"
+
+
+async def test_ctx_reload_in_the_app_reloads_as_slash_reload_does(provider, workdir, agent_dir, tmp_path):
+    """ctx.reload() binds the shortcuts of the re-imported extension and says so, like /reload."""
+    marker = tmp_path / "pressed.txt"
+    ext = tmp_path / "grows.py"
+    ext.write_text(textwrap.dedent(f"""
+        import os
+        loads = int(os.environ.get("PI_TEST_GROWS", "0")) + 1
+        os.environ["PI_TEST_GROWS"] = str(loads)
+        def extension(pi):
+            async def reload_runtime(args, ctx):
+                await ctx.reload()
+            pi.register_command("reload-runtime", reload_runtime)
+            if loads > 1:  # the shortcut exists only in the reloaded module
+                pi.register_shortcut("ctrl+k", lambda ctx: open({str(marker)!r}, "a").write("yes\\n"))
+    """))
+    os.environ.pop("PI_TEST_GROWS", None)
+    session = make_session(provider, workdir, extensions=[str(ext)])
+    app = create_app(session, static=True, agent_dir=str(agent_dir))
+    try:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause(0.2)
+            await type_command(pilot, "/reload-runtime")
+            await pilot.pause(0.5)
+            assert "Reloaded 1 extension(s)" in screen_text(app)
+            await pilot.press("ctrl+k")
+            await pilot.pause(0.2)
+            assert marker.read_text() == "yes\n"
+    finally:
+        os.environ.pop("PI_TEST_GROWS", None)

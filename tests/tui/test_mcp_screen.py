@@ -9,6 +9,7 @@ import uuid
 import pytest
 
 from pi_runtime.testing.mcp_servers import processes_with_env, server_executable
+from pi_tui.commands import COMMANDS
 from pi_tui.launch import create_app
 
 from .conftest import make_session, screen_text, wait_for
@@ -30,6 +31,10 @@ async def test_mcp_lists_servers_their_tools_and_reconnects(provider, workdir, a
     session = make_session(provider, workdir, mcp=True)
     app = create_app(session, static=True, agent_dir=str(agent_dir))
     async with app.run_test(size=(110, 34)) as pilot:
+        await pilot.pause(0.2)
+        # The MCP extension's /mcp (print and RPC mode) is shadowed by the app's: listed once.
+        assert "mcp" in session.extension_runner.commands()
+        assert [name for name, _ in COMMANDS.menu_entries(session)].count("mcp") == 1
         await type_command(pilot, "/mcp")
         assert app.screen.id == "mcp-screen"
         assert await wait_for(pilot, lambda: "time: connected, 2 tools (codemode, global)" in screen_text(app))
@@ -58,3 +63,44 @@ async def test_mcp_without_servers_says_how_to_add_them(session, agent_dir):
         await pilot.pause(0.2)
         assert "No MCP servers configured" in screen_text(app)
         assert app.screen.id != "mcp-screen"
+
+
+async def test_mcp_shows_registered_servers_with_their_extension_and_the_overridden_one(
+        provider, workdir, agent_dir, tmp_path):
+    time_server = server_executable("mcp-server-time")
+    if time_server is None:
+        pytest.skip("mcp-server-time is not installed")
+    marker = uuid.uuid4().hex
+    config = {"command": time_server, "env": {MARKER: marker}, "exposure": "direct"}
+    (agent_dir / "mcp.json").write_text(json.dumps({"mcpServers": {"time": {**config, "exposure": "hidden"}}}))
+    ext = tmp_path / "clocks.py"
+    ext.write_text(f"def extension(pi):\n    pi.register_mcp_server('clock', {config!r})\n"
+                   f"    pi.register_mcp_server('time', {config!r})\n")
+    session = make_session(provider, workdir, mcp=True, extensions=[str(ext)])
+    app = create_app(session, static=True, agent_dir=str(agent_dir))
+    async with app.run_test(size=(120, 34)) as pilot:
+        await type_command(pilot, "/mcp")
+        assert await wait_for(pilot, lambda: "clock: connected, 2 tools (direct, extension)" in screen_text(app))
+        text = screen_text(app)
+        assert "time: overridden (direct, extension)" in text  # mcp.json's "time" wins the name
+        while "overridden by" not in screen_text(app):
+            await pilot.press("down")
+            await pilot.pause()
+        detail = str(app.screen.query_one("#mcp-detail").render())  # long paths wrap on the screen
+        assert f"from extension:{ext}, overridden by {agent_dir / 'mcp.json'}" in detail
+        await app.action_quit()
+    assert processes_with_env(MARKER, marker) == []
+
+
+async def test_mcp_belongs_to_an_extension_that_registers_it(provider, workdir, agent_dir, tmp_path):
+    (agent_dir / "mcp.json").write_text(json.dumps({"mcpServers": {"off": {"command": "x", "enabled": False}}}))
+    ext = tmp_path / "adapter.py"
+    ext.write_text("def extension(pi):\n"
+                   "    pi.register_command('mcp', lambda args, ctx: ctx.ui.set_widget('a', ['adapter servers: ' + args]))\n")
+    session = make_session(provider, workdir, mcp=True, extensions=[str(ext)])
+    app = create_app(session, static=True, agent_dir=str(agent_dir))
+    async with app.run_test(size=(110, 30)) as pilot:
+        await type_command(pilot, "/mcp list")
+        assert await wait_for(pilot, lambda: "adapter servers: list" in screen_text(app))
+        assert app.screen.id != "mcp-screen"
+        await app.action_quit()

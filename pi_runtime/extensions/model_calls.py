@@ -1,0 +1,118 @@
+"""``ctx.model_registry``: the session's models, with Pi's calls for extensions that ask a model.
+
+Pi's summarize, handoff, qna and custom-compaction examples call ``ctx.modelRegistry.complete``:
+a request through the configured provider with its credentials resolved (keys, ``!commands``,
+models.json headers, an OAuth token refreshed first, an extension's own provider). This wrapper
+adds those calls in Python's spelling and passes everything else to the ``ModelRegistry``.
+
+``context`` is a ``Context`` or Pi's shape as a dict (``messages``, ``systemPrompt``, ``tools``;
+messages as objects or wire dicts). ``options`` is ``StreamOptions`` or a dict in either
+spelling (``maxTokens``/``max_tokens``, ``signal``, ``temperature``, ``reasoning`` or
+``reasoningEffort``, ``headers``, ``sessionId``, ``apiKey``); ``cacheRetention`` is ignored and any
+other key goes to the provider as a provider-specific option (``StreamOptions.extra``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from ..ai.options import StreamOptions
+from ..ai.stream import AssistantMessageStream, stream
+from ..ai.types import Context
+
+_OPTION_NAMES = {"maxTokens": "max_tokens", "sessionId": "session_id", "apiKey": "api_key",
+                 # complete()'s API-specific spelling of the thinking level (Pi's summarize example)
+                 "reasoningEffort": "reasoning", "reasoning_effort": "reasoning"}
+_IGNORED_OPTIONS = frozenset({"cacheRetention", "cache_retention"})
+_FIELDS = frozenset(f.name for f in dataclasses.fields(StreamOptions))
+
+
+def _context(value: Any) -> Context:
+    if isinstance(value, Context):
+        return value
+    if isinstance(value, dict):
+        return Context.model_validate(value)
+    raise TypeError(f"context must be a Context or a dict with 'messages', not {type(value).__name__}")
+
+
+def _options(value: Any) -> StreamOptions:
+    if value is None:
+        return StreamOptions()
+    if isinstance(value, StreamOptions):
+        return value
+    if not isinstance(value, dict):
+        raise TypeError(f"options must be StreamOptions or a dict, not {type(value).__name__}")
+    known: dict[str, Any] = {}
+    extra: dict[str, Any] = {}
+    for key, item in value.items():
+        name = _OPTION_NAMES.get(key, key)
+        if name in _IGNORED_OPTIONS or name == "extra":
+            continue
+        if name in _FIELDS:
+            known[name] = item
+        else:
+            extra[key] = item  # a provider-specific knob: the provider reads what it knows
+    extra.update(value.get("extra") or {})
+    return StreamOptions(**known, extra=extra)
+
+
+class ExtensionModelRegistry:
+    """The session's ``ModelRegistry`` plus Pi's ``complete``/``stream_simple``/auth look-ups."""
+
+    def __init__(self, registry: Any, call: Callable[[Any, str], Any]) -> None:
+        self._registry = registry
+        self._call = call
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._registry, name)
+
+    def get_all(self) -> list[Any]:
+        return list(self._registry.all())
+
+    def get_available(self) -> list[Any]:
+        """Models whose provider has credentials (what ``/model`` offers)."""
+        return list(self._registry.available())
+
+    def has_configured_auth(self, model: Any) -> bool:
+        return bool(self._registry.has_credentials(model))
+
+    def get_api_key(self, model: Any) -> Any:
+        """``await`` it: the key a request to ``model`` would carry (an OAuth token refreshed first)."""
+
+        async def key() -> str | None:
+            return (await self._registry.request_auth_async(model)).api_key
+
+        return self._call(key(), "ctx.model_registry.get_api_key(...)")
+
+    def get_api_key_and_headers(self, model: Any) -> Any:
+        """``await`` it: ``{"api_key", "headers"}`` for a request to ``model``."""
+
+        async def auth() -> dict[str, Any]:
+            resolved = await self._registry.request_auth_async(model)
+            return {"api_key": resolved.api_key, "headers": dict(resolved.headers or {})}
+
+        return self._call(auth(), "ctx.model_registry.get_api_key_and_headers(...)")
+
+    def stream_simple(self, model: Any, context: Any, options: Any = None) -> AssistantMessageStream:
+        """Stream one answer: iterate the events, ``await .result()`` for the final message.
+
+        A failure to set up (no credentials, a bad context) is an error event and an error
+        result, never an exception, as with every provider stream.
+        """
+        return AssistantMessageStream(model, self._events(model, context, options))
+
+    def complete(self, model: Any, context: Any, options: Any = None) -> Any:
+        """``await`` it: the final assistant message (``stop_reason`` ``error`` when it failed)."""
+        return self._call(self.stream_simple(model, context, options).result(), "ctx.model_registry.complete(...)")
+
+    async def _events(self, model: Any, context: Any, options: Any) -> AsyncIterator[Any]:
+        opts = _options(options)
+        ctx = _context(context)
+        if opts.api_key is None:
+            auth = await self._registry.request_auth_async(model, opts.signal)  # reaches an OAuth refresh_token
+            headers = {**dict(auth.headers or {}), **opts.headers}
+            opts = dataclasses.replace(opts, api_key=auth.api_key, headers=headers)
+        async for event in stream(model, ctx, opts):
+            yield event

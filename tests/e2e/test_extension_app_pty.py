@@ -1,0 +1,32 @@
+"""Extensions in the installed app on a real terminal, where Pilot does not show the bug: a
+dialog asked from ``session_start`` at start-up froze pi (no key reached it), because the
+handlers ran inside the message handler that attached the session."""
+
+from __future__ import annotations
+
+import textwrap
+
+from test_interactive_pty import Terminal
+
+PROFILE = """
+    def extension(pi):
+        async def start(event, ctx):
+            choice = await ctx.ui.select("Which profile?", ["fast", "careful"])
+            ctx.ui.set_status("profile", f"profile-{choice}")
+        pi.on("session_start", start)
+"""
+
+
+def test_a_select_from_session_start_takes_the_keys(env, tmp_path):
+    ext = tmp_path / "profile.py"
+    ext.write_text(textwrap.dedent(PROFILE))
+    term = Terminal(["--demo", "-e", str(ext)], env)
+    try:
+        assert term.wait_for("Whichprofile?"), term.screen[-2000:]
+        term.type(b"\x1b[B")  # Down
+        term.type(b"\r")
+        assert term.wait_for("profile-careful", timeout=10), term.screen[-2000:]
+        term.type(b"\x04")
+        assert term.exit_status() == 0
+    finally:
+        term.close()
