@@ -47,6 +47,8 @@ from .widgets.welcome_panel import WelcomePanel
 if TYPE_CHECKING:
     from pi_runtime.frontend import SessionPort
 
+    from .extension_ui import AppExtensionUI
+
 terminal_keys.install()
 
 
@@ -129,6 +131,8 @@ class PiApp(App[int], inherit_bindings=False):
         self.terminal_input = TerminalInput()
         """Extensions' ``ctx.ui.on_terminal_input`` listeners (they see keys before anything else)."""
         """Textual key -> the key (Pi's syntax) an extension registered a shortcut for."""
+        self.extension_ui: AppExtensionUI | None = None
+        """Extensions' ``ctx.ui`` once a session with extensions is attached."""
         self.initial_prompt: str | None = None
         """Sent once the session is attached (``pi "message"``)."""
         self.typeahead_lines: list[str] = []
@@ -173,6 +177,15 @@ class PiApp(App[int], inherit_bindings=False):
                             group="extensions", exit_on_error=False)
             return
         await super().on_event(event)
+
+    def _handle_exception(self, error: Exception) -> None:
+        # Textual's hook for an exception in any widget (it ends the app). An extension's own
+        # widget breaking is the extension's failure, not pi's: reported, widget removed.
+        from .extension_guard import contain_extension_error
+
+        if contain_extension_error(self, error):
+            return
+        super()._handle_exception(error)
 
     async def _run_shortcut(self, key: str) -> None:
         runner = self.session.extension_runner if self.session is not None else None
@@ -336,6 +349,10 @@ class PiApp(App[int], inherit_bindings=False):
     async def on_kernel_events(self, message: KernelEvents) -> None:
         for event in message.bridge.drain():
             await self._apply_kernel_event(event)
+        if self.extension_ui is not None:
+            # Pi draws an extension's footer/header/widgets on every repaint, so they read the
+            # session as it is now; Textual only redraws a widget that asks. Redraw them with pi's chrome.
+            self.extension_ui.refresh_components()
 
     async def _apply_kernel_event(self, event: ev.SessionEvent) -> None:
         await self.transcript.handle(event)
@@ -351,6 +368,8 @@ class PiApp(App[int], inherit_bindings=False):
             case ev.AgentSettledEvent():
                 self.transcript.set_streaming(False)
                 self._show_session_notices()
+                if self.extension_ui is not None and self.extension_ui.footer_data is not None:
+                    self.extension_ui.footer_data.check_branch()  # the run may have switched branches
             case ev.MessageEndEvent():
                 self._show_session_notices()  # a save that failed is said at once
             case _:

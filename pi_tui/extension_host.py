@@ -24,13 +24,17 @@ async def attach_extensions(app: PiApp, session: SessionPort) -> AppExtensionUI 
     if runner is None:
         return None
     ui = AppExtensionUI(app)
+    app.extension_ui = ui
     above, below = ExtensionArea("aboveEditor", id="ext-above"), ExtensionArea("belowEditor", id="ext-below")
     await app.mount(above, before=app.editor)
     await app.mount(below, after=app.editor)
 
     def changed(_: AppExtensionUI) -> None:
-        above.show(ui.widgets, ui.statuses)
-        below.show(ui.widgets, ui.statuses)
+        # Statuses are part of pi's footer: an extension's footer shows them itself, if it
+        # wants (footer_data.get_extension_statuses()), as in Pi.
+        statuses = {} if "#footer" in ui.components else ui.statuses
+        above.show(ui.widgets, statuses)
+        below.show(ui.widgets, statuses)
 
     ui.on_change = changed
     runner.set_ui(ui, "tui")

@@ -9,6 +9,8 @@ default there.
 from __future__ import annotations
 
 import asyncio
+import math
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -17,6 +19,8 @@ from rich.text import Text
 
 class AppExtensionUI:
     has_ui = True
+    accepts_styled_text = True
+    """Statuses and widget lines keep ``ctx.ui.theme``'s colours (Rich text) here."""
 
     def __init__(self, app: Any) -> None:
         self.app = app
@@ -28,8 +32,10 @@ class AppExtensionUI:
         """The factory of the extension editor in use (``get_editor_component``)."""
         self.components: dict[str, Any] = {}
         """Widgets extensions mounted (by widget key; ``#header``/``#footer`` for replacements)."""
+        self.footer_data: Any = None
+        """The ``FooterData`` given to an extension's footer (``footer_data.py``)."""
 
-    async def _ask(self, screen: Any, timeout: float | None) -> Any:
+    async def _ask(self, screen: Any, timeout: float | None, title: str | None = None) -> Any:
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
 
         def done(result: Any) -> None:
@@ -37,6 +43,17 @@ class AppExtensionUI:
                 future.set_result(result)
 
         self.app.push_screen(screen, done)
+        if timeout and title is not None:
+            # Pi's timed dialogs count down in their title: "Title (5s)", "Title (4s)", ...
+            deadline = time.monotonic() + timeout
+
+            def tick() -> None:
+                left = max(0, math.ceil(deadline - time.monotonic()))
+                for label in screen.query(".dialog-title, .picker-title"):
+                    label.update(f"{title} ({left}s)")
+
+            screen.call_after_refresh(tick)
+            screen.set_interval(0.25, tick)
         try:
             return await (asyncio.wait_for(future, timeout) if timeout else future)
         except TimeoutError:
@@ -54,18 +71,18 @@ class AppExtensionUI:
         from .screens.pick_list import PickItem, PickList
 
         items = [PickItem(option, Text(option), option) for option in options]
-        value = await self._ask(PickList(title, items), timeout)
+        value = await self._ask(PickList(title, items), timeout, title)
         return value if value in options else None
 
     async def confirm(self, title: str, message: str = "", *, timeout: float | None = None) -> bool:
         from .screens.text_prompt import ConfirmPrompt
 
-        return bool(await self._ask(ConfirmPrompt(title, message), timeout))
+        return bool(await self._ask(ConfirmPrompt(title, message), timeout, title))
 
     async def input(self, title: str, placeholder: str | None = None, *, timeout: float | None = None) -> str | None:
         from .screens.text_prompt import TextPrompt
 
-        value = await self._ask(TextPrompt(title, placeholder=placeholder or ""), timeout)
+        value = await self._ask(TextPrompt(title, placeholder=placeholder or ""), timeout, title)
         return value if isinstance(value, str) else None
 
     async def editor(self, title: str, prefill: str | None = None) -> str | None:
@@ -159,7 +176,14 @@ class AppExtensionUI:
         return self.app.terminal_input.add(handler)
 
     def set_title(self, title: str) -> None:
+        """The terminal's window title (OSC 2), as Pi's ``setTitle``; Textual's ``App.title`` is only
+        read by its Header widget, which pi does not show."""
         self.app.title = title
+        driver = getattr(self.app, "_driver", None)
+        if driver is not None and not self.app.is_headless:
+            clean = "".join(ch for ch in title if ch.isprintable())  # no escape can end the sequence early
+            driver.write(f"\x1b]2;{clean}\x07")
+            driver.flush()
 
     def set_editor_text(self, text: str) -> None:
         self.app.editor.set_text(text)
@@ -177,7 +201,11 @@ class AppExtensionUI:
         self.app.footer_bar.set_working_look(working_visible=visible)
 
     def set_working_indicator(self, frames: list[str] | None = None, interval_ms: int | None = None) -> None:
-        self.app.footer_bar.set_working_look(spinner_frames=list(frames) if frames is not None else None)
+        from .widgets.extension_area import as_extension_text
+
+        self.app.footer_bar.set_working_look(
+            spinner_frames=[as_extension_text(frame) for frame in frames] if frames is not None else None,
+            spinner_interval=interval_ms / 1000 if interval_ms and interval_ms > 0 else None)
 
     def set_tools_expanded(self, expanded: bool) -> None:
         self.app.transcript.set_tools_expanded(expanded)
@@ -193,15 +221,39 @@ class AppExtensionUI:
         """Replace the footer with the extension's widget (None brings pi's back)."""
         self._replace("footer", self.app.footer_bar, factory)
 
+    def refresh_components(self) -> None:
+        """Redraw the footer, header and widgets extensions mounted (the session changed)."""
+        for widget in self.components.values():
+            if widget.is_attached:
+                widget.refresh()
+
+    def drop_component(self, key: str) -> None:
+        """Take away a component that broke (``extension_guard.py``); pi's header or footer returns."""
+        originals = {"#header": self.app.header_bar, "#footer": self.app.footer_bar}
+        widget = self.components.pop(key, None)
+        if widget is not None and widget.is_attached:
+            widget.remove()
+        if key in originals:
+            originals[key].display = True
+        self._refresh()
+
     def _replace(self, key: str, original: Any, factory: Any) -> None:
         old = self.components.pop(f"#{key}", None)
         if old is not None:
             old.remove()
         original.display = factory is None
         if factory is not None:
-            widget = factory(self.app, self.theme)
+            from .footer_data import FooterData, takes_footer_data
+
+            extra: tuple[Any, ...] = ()
+            if key == "footer" and takes_footer_data(factory):  # Pi's (tui, theme, footerData)
+
+                self.footer_data = FooterData(str(self.app.cwd), self.statuses)
+                extra = (self.footer_data,)
+            widget = factory(self.app, self.theme, *extra)
             self.components[f"#{key}"] = widget
             self.app.mount(widget, after=original)
+        self._refresh()  # statuses leave with pi's footer and come back with it
 
     @property
     def theme(self) -> Any:

@@ -12,8 +12,8 @@
 Helpers extension authors reach for are re-exported here: output truncation
 (``truncate_head``, ``truncate_tail``, ``truncate_line``, ``format_size``, ``DEFAULT_MAX_BYTES``,
 ``DEFAULT_MAX_LINES``), the file mutation queue (``with_file_mutation_queue``), the agent dir
-(``get_agent_dir``, ``CONFIG_DIR_NAME``) and the local shell backend for ``user_bash``
-(``create_local_bash_operations``). See ``docs/extensions.md``.
+(``get_agent_dir``, ``CONFIG_DIR_NAME``), the local shell backend for ``user_bash``
+(``create_local_bash_operations``) and ``AbortController``/``AbortSignal`` (to cancel a dialog). See ``docs/extensions.md``.
 """
 
 from __future__ import annotations
@@ -91,6 +91,8 @@ _HELPERS = {
     "file_mutation_lock": "pi_runtime.tools.mutation_queue",
     # Pi's helpers for a summary of one's own (session_before_compact, session_before_tree).
     "serialize_conversation": "pi_runtime.compaction.serialize", "convert_to_llm": "pi_runtime.agent.convert",
+    # JavaScript has these built in; Pi's examples cancel dialogs and calls with them.
+    "AbortController": "pi_runtime.ai.abort", "AbortSignal": "pi_runtime.ai.abort",
 }
 
 
@@ -129,6 +131,8 @@ def create_local_bash_operations(shell_path: str | None = None) -> Any:
 
 if TYPE_CHECKING:
     from ..agent.convert import convert_to_llm as convert_to_llm
+    from ..ai.abort import AbortController as AbortController
+    from ..ai.abort import AbortSignal as AbortSignal
     from ..compaction.serialize import serialize_conversation as serialize_conversation
     from ..tools.mutation_queue import file_mutation_lock as file_mutation_lock
     from ..tools.mutation_queue import with_file_mutation_queue as with_file_mutation_queue
@@ -141,7 +145,8 @@ if TYPE_CHECKING:
     from ..tools.truncate import truncate_tail as truncate_tail
 
 __all__ = [
-    "BUNDLED", "CONFIG_DIR_NAME", "DEFAULT_MAX_BYTES", "DEFAULT_MAX_LINES", "EVENTS", "EVENT_NAMES", "ExtensionAPI",
+    "BUNDLED", "CONFIG_DIR_NAME", "DEFAULT_MAX_BYTES", "DEFAULT_MAX_LINES", "EVENTS", "EVENT_NAMES",
+    "AbortController", "AbortSignal", "ExtensionAPI",
     "ExtensionCall", "ExtensionCommandContext", "ExtensionContext", "ExtensionEvent", "ExtensionEventT",
     "ExtensionRunner", "ExtensionSource", "ExtensionToolContext", "ExtensionUI", "GuardedUI", "HeadlessUI",
     "LoadFailure", "StreamWriter", "TruncationResult", "convert_to_llm", "create_local_bash_operations",

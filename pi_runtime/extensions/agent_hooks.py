@@ -29,6 +29,7 @@ from .events import (
     ToolResultEvent,
     result_field,
 )
+from .json_values import json_value
 from .registry import ExtensionRegistry
 from .reporter import ErrorReporter
 
@@ -220,7 +221,7 @@ class AgentHooks:
             if blocks is not None:
                 event.content = blocks
             if result_field(patch, "details") is not None:
-                event.details = result_field(patch, "details")
+                event.details = json_value(result_field(patch, "details"))  # it is stored in the session
             if result_field(patch, "is_error") is not None:
                 event.is_error = bool(result_field(patch, "is_error"))
         return (event.content, event.details, event.is_error) if touched else None

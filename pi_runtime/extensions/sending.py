@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..background import spawn
 from .events import result_field
+from .json_values import json_value
 
 if TYPE_CHECKING:
     from ..ai.types import CustomMessage
@@ -60,7 +61,7 @@ def custom_message(message: Any) -> CustomMessage:
         custom_type=str(custom_type),
         content=content if isinstance(content, str) else content_blocks(content),
         display=bool(result_field(message, "display", True)),
-        details=result_field(message, "details"),
+        details=json_value(result_field(message, "details")),  # stored in the session file
     )
 
 
@@ -104,12 +105,14 @@ def user_message_parts(content: Any) -> tuple[str, list[Any] | None]:
 
 
 def append_entry(session: Any, actions: SessionActions, custom_type: str, data: Any) -> str:
-    """Append a ``custom`` entry and announce it with ``entry_appended``. Returns the entry id."""
+    """Append a ``custom`` entry and announce it with ``entry_appended``. Returns the entry id.
+
+    ``data`` is made JSON first (``json_values.py``), as Pi's ``JSON.stringify`` would see it."""
     from ..kernel.events import EntryAppendedEvent
 
     if not custom_type or not isinstance(custom_type, str):
         raise ValueError("append_entry needs a custom_type string")
-    entry_id: str = session.session_manager.append_custom(custom_type, data)
+    entry_id: str = session.session_manager.append_custom(custom_type, json_value(data))
     actions.emit_soon(EntryAppendedEvent(session.session_manager.get_entry(entry_id)))
     return entry_id
 

@@ -21,6 +21,7 @@ from ..agent.tool import AgentTool, ToolError, ToolParams, ToolResult
 from ..ai.types import ImageContent, TextContent
 from .dispatch import EscapeAttempt, contained, describe_escape, positional_count
 from .events import result_field
+from .json_values import json_value
 
 if TYPE_CHECKING:
     from ..ai.abort import AbortSignal
@@ -38,17 +39,20 @@ class ToolCallError(ToolError):
 def to_tool_result(value: Any, tool_name: str) -> ToolResult:
     """Turn what an extension's ``execute`` returned into a ``ToolResult``.
 
+    ``details`` are made JSON (``json_values.py``): they are stored in the session file.
+
     Raises:
         ToolCallError: The value says ``isError`` (its details are kept on the exception).
         TypeError: The value has no usable shape.
     """
     if isinstance(value, ToolResult):
+        value.details = json_value(value.details)
         return value
     if isinstance(value, str):
         return ToolResult.text(value)
     if isinstance(value, dict):
         content = content_blocks(result_field(value, "content", ""))
-        result = ToolResult(content=content, details=result_field(value, "details"))
+        result = ToolResult(content=content, details=json_value(result_field(value, "details")))
         result.terminate = bool(result_field(value, "terminate", False))
         if result_field(value, "is_error", False):
             raise ToolCallError("".join(getattr(b, "text", "") for b in content) or "Tool failed", result.details)

@@ -307,13 +307,22 @@ class GuardedUI:
             self._failed(exc)
             return None
 
+    def _text(self, value: Any) -> Any:
+        """A status or widget line for the front end: styled text (``ctx.ui.theme``'s) as it is for
+        a front end that draws it (``accepts_styled_text``), else its plain text."""
+        if isinstance(value, str):
+            return value
+        if getattr(self._host.inner, "accepts_styled_text", False) and hasattr(value, "__rich_console__"):
+            return value
+        return str(value)
+
     def notify(self, message: str, level: str = "info") -> None:
         """Show a notification (``info``, ``warning`` or ``error``)."""
         self._fire("notify", str(message), level if level in NOTIFY_LEVELS else "info")
 
     def set_status(self, key: str, text: str | None) -> None:
         """Set (None clears) a footer status; front ends show the text (the key only orders and replaces)."""
-        self._fire("set_status", str(key), None if text is None else str(text))
+        self._fire("set_status", str(key), None if text is None else self._text(text))
 
     def set_widget(self, key: str, lines: list[str] | Callable[..., Any] | None, *,
                    placement: str = "aboveEditor") -> None:
@@ -321,7 +330,8 @@ class GuardedUI:
         if callable(lines):
             self._fire("set_widget_component", str(key), lines, placement=placement)
             return
-        self._fire("set_widget", str(key), None if lines is None else [str(x) for x in lines], placement=placement)
+        self._fire("set_widget", str(key), None if lines is None else [self._text(x) for x in lines],
+                   placement=placement)
 
     def set_title(self, title: str) -> None:
         """Set the terminal title."""
@@ -351,9 +361,16 @@ class GuardedUI:
         """Show or hide the working loader row."""
         self._fire("set_working_visible", bool(visible))
 
-    def set_working_indicator(self, frames: list[str] | None = None, interval_ms: int | None = None) -> None:
-        """Custom spinner frames (``[]`` hides it, None restores the default)."""
-        self._fire("set_working_indicator", frames, interval_ms)
+    def set_working_indicator(self, frames: Any = None, interval_ms: int | None = None) -> None:
+        """Custom spinner frames (``[]`` hides it, None restores the default), ``interval_ms`` per frame.
+
+        ``frames`` may also be Pi's options object, ``{"frames": [...], "intervalMs": 80}``. A frame
+        is a string or ``ctx.ui.theme`` text (coloured where the front end draws it)."""
+        if isinstance(frames, dict):
+            interval_ms = frames.get("intervalMs", frames.get("interval_ms", interval_ms))
+            frames = frames.get("frames")
+        self._fire("set_working_indicator", None if frames is None else [self._text(f) for f in frames],
+                   interval_ms)
 
     def set_hidden_thinking_label(self, label: str | None = None) -> None:
         """The label shown for hidden thinking blocks (None restores the default)."""

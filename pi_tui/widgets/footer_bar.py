@@ -17,6 +17,8 @@ from textual.widgets import Static
 from ..render import format_cost, format_duration, format_tokens
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+SPINNER_INTERVAL = 0.1
+"""Seconds per frame of pi's spinner."""
 
 
 @dataclass
@@ -53,8 +55,10 @@ class FooterBar(Static):
         """An extension's text for the working indicator (``ctx.ui.set_working_message``)."""
         self.working_visible = True
         """False hides the working indicator (``ctx.ui.set_working_visible``)."""
-        self.spinner_frames: list[str] | None = None
-        """An extension's spinner frames (``[]`` hides the spinner; None: pi's)."""
+        self.spinner_frames: list[str | Text] | None = None
+        """An extension's spinner frames, plain or Rich text (``[]`` hides the spinner; None: pi's)."""
+        self.spinner_interval = SPINNER_INTERVAL
+        """Seconds per spinner frame (an extension's ``interval_ms``)."""
         self.stats = FooterStats()
         self.model = ""
         self.thinking = "off"
@@ -69,7 +73,7 @@ class FooterBar(Static):
         """Theme colours: muted, success, warning, error, accent (set by the app)."""
 
     def on_mount(self) -> None:
-        self._timer = self.set_interval(0.1, self._tick, pause=True)
+        self._timer = self.set_interval(self.spinner_interval, self._tick, pause=True)
         self._render_footer()
 
     def set_palette(self, palette: dict[str, str]) -> None:
@@ -90,9 +94,16 @@ class FooterBar(Static):
         self._render_footer()
 
     def set_working_look(self, **changes: object) -> None:
-        """Extensions' ``working_message``, ``working_visible`` or ``spinner_frames``; redraws."""
+        """Extensions' ``working_message``, ``working_visible``, ``spinner_frames`` or
+        ``spinner_interval`` (seconds; None: pi's); redraws."""
         for name, value in changes.items():
             setattr(self, name, value)
+        if "spinner_interval" in changes:
+            self.spinner_interval = float(changes["spinner_interval"] or SPINNER_INTERVAL)  # type: ignore[arg-type]
+            if self._timer is not None:
+                self._timer.stop()
+                self._timer = self.set_interval(self.spinner_interval, self._tick,
+                                                pause=not self.working or self.static)
         self._render_footer()
 
     def set_working(self, working: bool, status: str = "") -> None:
@@ -135,7 +146,11 @@ class FooterBar(Static):
             frames = SPINNER if self.spinner_frames is None else self.spinner_frames
             if frames:
                 glyph = frames[self._frame % len(frames)] if not self.static else "•"
-                line2.append(f"{glyph} ", style=c.get("accent", ""))
+                if isinstance(glyph, Text):  # an extension's own colours
+                    line2.append_text(glyph)
+                    line2.append(" ")
+                else:
+                    line2.append(f"{glyph} ", style=c.get("accent", ""))
             line2.append(self.status or self.working_message or "Working", style=c.get("accent", ""))
             if not self.static:
                 line2.append(f" {format_duration(time.monotonic() - self._started)}", style=muted)

@@ -141,3 +141,42 @@ def test_custom_provider_in_print_mode(env, loopback, tmp_path):
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "custom hello"
     assert loopback.requests[0].path == "/v1/messages" and loopback.requests[0].headers["x-api-key"] == "sk-ant-e2e"
+
+
+def test_truncated_tool_in_print_mode_stores_its_truncation(env, loopback):
+    # A tool putting pi's TruncationResult in its details (as Pi's example does) failed the whole
+    # run here: the session file could not take it, nothing was printed.
+    project = Path(env["PI_TEST_PROJECT"])
+    (project / "logs").mkdir()
+    for n in range(10):
+        (project / "logs" / f"{n}.log").write_text("\n".join(f"ERROR line {i}" for i in range(300)))
+    loopback.push(tool_reply("rg", {"pattern": "ERROR", "path": "logs"}), text_reply("Lots of errors."))
+    result = run_pi(["-p", "--model", MODEL, "-e", example("truncated_tool.py"), "find the errors"], env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "Lots of errors."
+    sent = loopback.requests[1].json()["messages"][-1]["content"]
+    assert "[Output truncated: showing" in sent and "of 3000 lines" in sent and "Full output saved to:" in sent
+    session_file, = (Path(env["PI_CODING_AGENT_DIR"]) / "sessions").rglob("*.jsonl")
+    entries = [json.loads(line) for line in session_file.read_text().splitlines()]
+    details, = [e["message"]["details"] for e in entries
+                if e.get("type") == "message" and e["message"]["role"] == "toolResult"]
+    assert details["truncation"]["truncated"] is True and details["truncation"]["totalLines"] == 3000
+    assert Path(details["fullOutputPath"]).read_text().count("ERROR") == 3000
+
+
+def test_dirty_repo_guard_asks_an_rpc_client(env, loopback):
+    project = Path(env["PI_TEST_PROJECT"])
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True, env=env)
+    (project / "draft.txt").write_text("unsaved thoughts")
+    client = RpcClient(env, "--model", MODEL, "-e", example("dirty_repo_guard.py"))
+    try:
+        before = client.ok({"type": "get_state"})["sessionId"]
+        pending = client.send({"type": "new_session"})
+        asked = client.wait(lambda r: r.get("method") == "select")
+        assert asked["title"] == "You have 1 uncommitted file(s). new session anyway?"
+        client.send({"type": "extension_ui_response", "id": asked["id"], "value": "No, let me commit first"})
+        reply = client.wait(lambda r: r.get("type") == "response" and r.get("id") == pending)
+        assert reply["data"]["cancelled"] is True
+        assert client.ok({"type": "get_state"})["sessionId"] == before
+    finally:
+        client.close()

@@ -172,3 +172,18 @@ def test_esc_on_the_trust_question_ignores_the_project_this_time_only(terminal, 
     term.type(b"\x1b")
     assert term.wait_for("Thisprojectisnottrusted")
     assert not (Path(env["PI_CODING_AGENT_DIR"]) / "trust.json").exists()
+
+
+def test_an_extensions_set_title_reaches_the_terminal(terminal, tmp_path):
+    # Pi's setTitle sets the terminal's window title; Textual's App.title alone shows nowhere.
+    ext = tmp_path / "title.py"
+    ext.write_text("def extension(pi):\n"
+                   "    pi.on('session_start', lambda event, ctx: ctx.ui.set_title('π - titled\\x1b]evil'))\n")
+    term = terminal("--demo", "-e", str(ext))
+    assert term.wait_for("demo-model")
+    end = time.monotonic() + 10
+    while b"\x1b]2;" not in term.output and time.monotonic() < end:
+        term.read(0.05)
+    assert "\x1b]2;π - titled]evil\x07".encode() in term.output  # the escape in the title is dropped
+    term.type(b"\x04")
+    assert term.exit_status() == 0

@@ -17,7 +17,8 @@ from .conftest import AnsweringUI, errors
 EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples" / "extensions"
 ALL = ["todo.py", "commands.py", "preset.py", "permission_gate.py", "input_transform.py", "plan_mode",
        "custom_provider_anthropic", "rpc_demo.py", "auto_commit_on_exit.py", "provider_payload.py",
-       "modal_editor.py", "custom_compaction.py", "handoff.py", "mcp_servers.py"]
+       "modal_editor.py", "custom_compaction.py", "handoff.py", "mcp_servers.py", "dirty_repo_guard.py",
+       "truncated_tool.py", "question.py", "custom_footer.py"]
 
 
 def example(name: str) -> str:
@@ -224,6 +225,72 @@ async def test_provider_payload_logs_requests(make_session, write_ext, workdir):
         await session.prompt("hi")
     log = (workdir / ".pi" / "provider-payload.log").read_text()
     assert '"model": "m"' in log and "[200]" in log
+
+
+def git_repo(workdir):
+    def git(*args):
+        return subprocess.run(["git", *args], cwd=workdir, capture_output=True, text=True, check=True).stdout
+
+    git("init", "-q")
+    return git
+
+
+async def test_dirty_repo_guard_asks_with_a_ui_and_cancels_without_one(make_session, workdir):
+    git_repo(workdir)
+    session = make_session(extensions=[example("dirty_repo_guard.py")])
+    assert (await session.new_session()).cancelled is False  # nothing uncommitted: no question
+    (workdir / "draft.txt").write_text("work in progress")
+    assert (await session.new_session()).cancelled is True  # headless: cancelled
+    ui = AnsweringUI(select="No, let me commit first")
+    session.extension_runner.set_ui(ui, "rpc")
+    assert (await session.new_session()).cancelled is True
+    assert ui.asked == [("select", "You have 1 uncommitted file(s). new session anyway?")]
+    assert ui.notifications == [("warning", "Commit your changes first")]
+    ui.answer_select = "Yes, proceed anyway"
+    assert (await session.new_session()).cancelled is False
+    assert errors(session) == []
+
+
+async def test_truncated_tool_keeps_the_full_output_and_stores_its_truncation(make_session, workdir):
+    (workdir / "big").mkdir()
+    for n in range(12):
+        (workdir / "big" / f"f{n}.txt").write_text("\n".join(f"needle {i}" for i in range(300)))
+    session = make_session(extensions=[example("truncated_tool.py")], tools="rg", persist=True)
+    session.provider.push(scripted_tool_call("rg", {"pattern": "needle", "path": "big"}), scripted_text("found"),
+                          scripted_tool_call("rg", {"pattern": "absent-word"}), scripted_text("none"))
+    await session.prompt("search")
+    await session.prompt("search again")
+    truncated, empty = tool_results(session)
+    assert empty.content[0].text == "No matches found"
+    assert truncated.details["matchCount"] == 3600 and truncated.details["truncation"]["truncated"] is True
+    assert truncated.details["truncation"]["totalLines"] == 3600
+    full = Path(truncated.details["fullOutputPath"])
+    assert len(full.read_text().splitlines()) == 3600
+    assert f"Full output saved to: {full}]" in truncated.content[0].text
+    # The TruncationResult the tool put in its details is in the session file as JSON.
+    stored = [json.loads(line) for line in Path(session.session_manager.session_file).read_text().splitlines()]
+    results = [e["message"] for e in stored if e.get("type") == "message" and e["message"]["role"] == "toolResult"]
+    assert results[0]["details"]["truncation"]["outputLines"] == truncated.details["truncation"]["outputLines"]
+    from pi_runtime.extensions.ui import PlainTheme
+
+    tool = session.extension_runner.all_tools["rg"]
+    assert tool.render_result(truncated, {"expanded": False}, PlainTheme(), {}) == "3600 matches (truncated)"
+    assert errors(session) == []
+
+
+async def test_question_says_so_without_the_app(make_session):
+    session = make_session(extensions=[example("question.py")], tools="question")
+    session.provider.push(scripted_tool_call("question", {"question": "Colour?", "options": [{"label": "Red"}]}),
+                          scripted_text("ok"))
+    await session.prompt("ask")
+    result = tool_results(session)[0]
+    assert result.content[0].text == "Error: UI not available (running in non-interactive mode)"
+    assert result.details == {"question": "Colour?", "options": ["Red"], "answer": None}
+    from pi_runtime.extensions.ui import PlainTheme
+
+    tool = session.extension_runner.all_tools["question"]
+    assert tool.render_call({"question": "Colour?", "options": [{"label": "Red"}]}, PlainTheme(), {}) == \
+        "question Colour?\n  Options: 1. Red, 2. Type something."
 
 
 async def test_custom_compaction_writes_the_summary_with_its_own_prompt(make_session):
