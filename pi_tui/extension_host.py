@@ -26,15 +26,17 @@ async def attach_extensions(app: PiApp, session: SessionPort) -> AppExtensionUI 
     ui = AppExtensionUI(app)
     app.extension_ui = ui
     above, below = ExtensionArea("aboveEditor", id="ext-above"), ExtensionArea("belowEditor", id="ext-below")
+    status = ExtensionArea("footer", id="ext-status")  # statuses: the last line, under pi's footer (Pi)
     await app.mount(above, before=app.editor)
     await app.mount(below, after=app.editor)
+    await app.mount(status, after=app.footer_bar)
 
     def changed(_: AppExtensionUI) -> None:
         # Statuses are part of pi's footer: an extension's footer shows them itself, if it
         # wants (footer_data.get_extension_statuses()), as in Pi.
         statuses = {} if "#footer" in ui.components else ui.statuses
-        above.show(ui.widgets, statuses)
-        below.show(ui.widgets, statuses)
+        for area in (above, below, status):
+            area.show(ui.widgets, statuses)
 
     ui.on_change = changed
     runner.set_ui(ui, "tui")

@@ -43,7 +43,7 @@ class ExtensionArea(Static):
         self.display = False
 
     def show(self, widgets: dict[str, tuple[list[Any], str]], statuses: dict[str, Any]) -> None:
-        """Render the widgets placed here (and, below the editor, the statuses).
+        """Render the widgets placed here (the ``footer`` area: the statuses, Pi's last line).
 
         Lines and statuses are strings or Rich text (``ctx.ui.theme``'s colours are kept)."""
         text = Text()
@@ -53,7 +53,7 @@ class ExtensionArea(Static):
             for line in lines:
                 text.append_text(_as_text(line))
                 text.append("\n")
-        if self.placement == "belowEditor" and statuses:
+        if self.placement == "footer" and statuses:
             # Pi shows the texts (never the keys), sorted by key, each on one line, joined by a space.
             parts = [_one_line(_as_text(status)) for _, status in sorted(statuses.items())]
             text.append_text(Text(" ", style="italic").join(parts))

@@ -120,7 +120,7 @@ async def test_theme_text_joins_plain_strings_and_statuses_keep_their_colours(pr
         await pilot.pause(0.3)
         assert session.extension_runner.reporter.errors == []
         success, error = app.theme_variables["pi-success"], app.theme_variables["pi-error"]
-        below = app.query_one("#ext-below").render()
+        below = app.query_one("#ext-status").render()
         above = app.query_one("#ext-above").render()
         assert "✓ Turn 1 complete" in below.plain and "plain red part tail" in above.plain
         assert success.lower() in colours(below) and error.lower() in colours(above)
@@ -169,7 +169,7 @@ async def test_ansi_colour_codes_in_statuses_and_frames_are_drawn_as_colours(pro
         await pilot.pause(0.2)
         await type_command(pilot, "/ansi")
         await pilot.pause(0.2)
-        below = app.query_one("#ext-below").render()
+        below = app.query_one("#ext-status").render()
         assert "green mode" in below.plain and "\x1b" not in below.plain and "#baffc9" in colours(below)
         frame, = app.footer_bar.spinner_frames
         assert frame.plain == "●" and app.footer_bar.spinner_interval == 0.12

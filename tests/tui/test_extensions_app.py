@@ -47,6 +47,10 @@ async def test_extension_dialogs_statuses_and_widgets(provider, workdir, agent_d
         text = screen_text(app)
         assert "== shipping board ==" in text and "target production" in text
         assert "production confirmed=True" in text and "ship: production" not in text  # the text, not the key
+        # Pi's place for statuses: the last line, under the footer.
+        status = app.query_one("#ext-status")
+        assert "production confirmed=True" in status.render().plain
+        assert status.region.y > app.footer_bar.region.y and status.region.bottom == app.size.height
     assert len(provider.requests) == 0  # the command never reached the model
 
 
