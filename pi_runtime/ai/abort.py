@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from typing import Any
 
 
 class AbortError(Exception):
@@ -92,3 +93,17 @@ async def sleep_or_abort(seconds: float, signal: AbortSignal | None) -> bool:
     finally:
         waiter.cancel()
     return signal.aborted
+
+
+async def done_before_abort(task: asyncio.Future[Any], signal: AbortSignal) -> bool:
+    """Wait for ``task`` or ``signal``, whichever comes first; True when ``task`` is done.
+
+    ``task`` is never cancelled here (``asyncio.wait`` leaves it running): the caller decides
+    whether work cut short by an abort is cancelled or left to finish.
+    """
+    stop = asyncio.ensure_future(signal.wait())
+    try:
+        await asyncio.wait({task, stop}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stop.cancel()
+    return task.done()

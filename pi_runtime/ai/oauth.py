@@ -28,7 +28,7 @@ from typing import Any, Protocol
 
 from ..records import record
 from . import redaction
-from .abort import AbortController, AbortError, AbortSignal
+from .abort import AbortController, AbortError, AbortSignal, done_before_abort
 from .credentials import CredentialError
 
 MIN_VALIDITY_MS = 5 * 60 * 1000
@@ -357,13 +357,8 @@ async def fresh_credentials(storage: Any, provider: str, oauth: OAuthConfig,
         if signal is None:
             # Shielded: cancelling the request must not cancel a refresh the server may have done.
             return await asyncio.shield(task)
-        stop = asyncio.ensure_future(signal.wait())
-        try:
-            # asyncio.wait never cancels what it waits for: the refresh is shielded here too.
-            await asyncio.wait({task, stop}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            stop.cancel()
-        if task.done():
+        # The refresh is left running on abort: the server may already have rotated the token.
+        if await done_before_abort(task, signal):
             return task.result()
         raise AbortError("aborted during the OAuth token refresh")
     finally:

@@ -289,13 +289,10 @@ class _Outcome:
 
 async def unless_aborted(work: Awaitable[Any], signal: Any) -> Any:
     """``work``'s result, or None when ``signal`` fires first (``work`` is then cancelled)."""
+    from ..ai.abort import done_before_abort
+
     task = asyncio.ensure_future(work)
-    aborted = asyncio.ensure_future(signal.wait())
-    try:
-        await asyncio.wait({task, aborted}, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        aborted.cancel()
-    if task.done():
+    if await done_before_abort(task, signal):
         return task.result()
     task.cancel()
     with contextlib.suppress(asyncio.CancelledError):

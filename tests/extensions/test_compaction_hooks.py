@@ -51,6 +51,23 @@ def file_entries(session, kind):
     return [e for e in map(json.loads, lines) if e.get("type") == kind]
 
 
+async def failing_compaction(make_session, write_ext, name, handler, error):
+    """A session whose ``session_before_compact`` handler is ``handler`` (source), compacted once:
+    ``error`` is raised, nothing is stored, and what session_compact_failed said is returned."""
+    path = write_ext(name, f"""
+        seen = {{}}
+        def extension(pi):
+            pi.on("session_before_compact", {handler})
+            pi.on("session_compact_failed", lambda e, ctx: seen.update(failed=e.fields()))
+    """)
+    session = make_session(extensions=[path], persist=True, settings={"compaction": {"keepRecentTokens": 2000}})
+    await fill(session, 3)
+    with pytest.raises(CompactionError, match=error):
+        await session.compact()
+    assert file_entries(session, "compaction") == []
+    return session, module_of(path).seen["failed"]
+
+
 async def test_an_extension_summarises_with_its_own_model_call(make_session, write_ext):
     path = write_ext("custom_compaction", CUSTOM_COMPACTION)
     session = make_session(extensions=[path], persist=True, settings={"compaction": {"keepRecentTokens": 2000}})
@@ -71,35 +88,15 @@ async def test_an_extension_summarises_with_its_own_model_call(make_session, wri
 
 
 async def test_cancelling_compaction_is_reported_as_an_aborted_attempt(make_session, write_ext):
-    path = write_ext("veto", """
-        seen = {}
-        def extension(pi):
-            pi.on("session_before_compact", lambda e, ctx: {"cancel": True})
-            pi.on("session_compact_failed", lambda e, ctx: seen.update(failed=e.fields()))
-    """)
-    session = make_session(extensions=[path], persist=True, settings={"compaction": {"keepRecentTokens": 2000}})
-    await fill(session, 3)
-    with pytest.raises(CompactionError, match="cancelled by an extension"):
-        await session.compact()
-    failed = module_of(path).seen["failed"]
+    _, failed = await failing_compaction(make_session, write_ext, "veto", 'lambda e, ctx: {"cancel": True}',
+                                         "cancelled by an extension")
     assert failed["aborted"] is True and failed["reason"] == "manual" and failed["error_message"] is None
-    assert file_entries(session, "compaction") == []
 
 
 async def test_a_compaction_without_summary_text_fails_cleanly(make_session, write_ext):
-    path = write_ext("empty", """
-        seen = {}
-        def extension(pi):
-            pi.on("session_before_compact", lambda e, ctx: {"compaction": {"summary": "  "}})
-            pi.on("session_compact_failed", lambda e, ctx: seen.update(failed=e.fields()))
-    """)
-    session = make_session(extensions=[path], persist=True, settings={"compaction": {"keepRecentTokens": 2000}})
-    await fill(session, 3)
-    with pytest.raises(CompactionError, match="no summary text"):
-        await session.compact()
-    failed = module_of(path).seen["failed"]
+    session, failed = await failing_compaction(make_session, write_ext, "empty",
+                                               'lambda e, ctx: {"compaction": {"summary": "  "}}', "no summary text")
     assert failed["from_extension"] is True and "no summary text" in failed["error_message"]
-    assert file_entries(session, "compaction") == []
     session.provider.push(scripted_text("still fine"))
     await session.prompt("go on")  # the session goes on unharmed
     assert session.messages[-1].content[0].text == "still fine"

@@ -293,13 +293,19 @@ async def test_question_says_so_without_the_app(make_session):
         "question Colour?\n  Options: 1. Red, 2. Type something."
 
 
-async def test_custom_compaction_writes_the_summary_with_its_own_prompt(make_session):
+async def compactable_session(make_session):
+    """Four long turns with the custom_compaction example loaded: enough to compact."""
     session = make_session(extensions=[example("custom_compaction.py")],
                            settings={"compaction": {"keepRecentTokens": 2000}})
     long = "lorem ipsum dolor sit amet " * 200
     for i in range(4):
         session.provider.push(scripted_text(f"answer {i}: {long}"))
         await session.prompt(f"question {i}: {long}")
+    return session
+
+
+async def test_custom_compaction_writes_the_summary_with_its_own_prompt(make_session):
+    session = await compactable_session(make_session)
     session.provider.push(scripted_text("## Goals\nAll of it, summarised once."))
     result = await session.compact()
     assert result.summary == "## Goals\nAll of it, summarised once."
@@ -312,12 +318,7 @@ async def test_custom_compaction_writes_the_summary_with_its_own_prompt(make_ses
 async def test_custom_compaction_falls_back_to_pis_own_when_its_request_fails(make_session):
     from pi_runtime.ai.providers.scripted import scripted_error
 
-    session = make_session(extensions=[example("custom_compaction.py")],
-                           settings={"compaction": {"keepRecentTokens": 2000}})
-    long = "lorem ipsum dolor sit amet " * 200
-    for i in range(4):
-        session.provider.push(scripted_text(f"answer {i}: {long}"))
-        await session.prompt(f"question {i}: {long}")
+    session = await compactable_session(make_session)
     session.provider.push(scripted_error("overloaded"))
     session.provider.responder = None
     pushed = [scripted_text("## Goal\npi's own summary") for _ in range(2)]  # a split turn asks twice
