@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .render import result_text, tool_title
@@ -40,7 +41,9 @@ def exit_output(session: SessionPort | None, mode: str, *, cwd: str | None = Non
     parts: list[str] = []
     if mode == "transcript":
         parts.append(_CONTROL.sub("", transcript_text(session.messages, cwd=cwd)))
-    if session.session_file:
+    # Only a session that was written can be resumed: one quit before any answer has no file
+    # (Pi prints nothing for it either).
+    if session.session_file and Path(session.session_file).is_file():
         parts.append(f"To resume this session:\npi --session {shlex.quote(session.session_id)}")
     return "\n\n".join(p for p in parts if p) + ("\n" if any(parts) else "")
 

@@ -133,6 +133,17 @@ def test_quitting_leaves_the_conversation_and_the_resume_command_on_the_normal_s
     assert f"To resume this session:\r\npi --session {session_id}" in after
 
 
+def test_quitting_before_any_answer_offers_no_session_to_resume(terminal, env):
+    term = terminal("--demo")
+    assert term.wait_for("escapeinterrupt")  # the start help: the session is attached
+    time.sleep(0.2)
+    term.type(b"\x04")
+    assert term.exit_status() == 0
+    after = _ANSI.sub(b"", term.output.rsplit(b"\x1b[?1049l", 1)[-1]).decode("utf-8", "replace")
+    assert "To resume this session" not in after  # no file was written: `pi --session` would not find it
+    assert not list((Path(env["PI_CODING_AGENT_DIR"]) / "sessions").rglob("*.jsonl"))
+
+
 def test_fullscreen_exit_output_resume_hint_prints_only_the_command(terminal, env):
     Path(env["PI_CODING_AGENT_DIR"], "settings.json").write_text('{"fullscreenExitOutput": "resume-hint"}')
     term = terminal("--demo")
