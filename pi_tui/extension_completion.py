@@ -7,7 +7,8 @@ or None, and optionally ``apply_completion(lines, cursor_line, cursor_col, item,
 returning ``{"lines", "cursor_line", "cursor_col"}`` (else ``current``'s is used). Items are
 ``{"value", "label", "description"}`` dicts or strings. The stack is asked when the word before
 the cursor starts with one of the extensions' trigger characters, and on Tab (``options["force"]``;
-pi's path completion runs when no provider answers); its answer is shown in the app's menu. Before
+pi's path completion runs when no provider answers); its answer is shown in the app's menu.
+``options["signal"]`` is aborted once a newer request starts. Before
 Tab asks, ``should_trigger_file_completion(lines, cursor_line, cursor_col)`` (optional, Pi's
 ``shouldTriggerFileCompletion``) may say False: then Tab completes nothing there. A provider that
 raises counts as no suggestions (it is logged).
@@ -19,6 +20,8 @@ import inspect
 import logging
 from collections.abc import Callable
 from typing import Any
+
+from pi_runtime.ai.abort import AbortController
 
 from .completion import file_completions, slash_completions
 
@@ -124,6 +127,8 @@ class ProviderStack:
         self.top: Any = base
         self.triggers: set[str] = set()
         """Trigger characters the extensions' providers declared."""
+        self._asking: AbortController | None = None
+        """The request in flight; a newer one aborts it (Pi's ``options.signal``)."""
 
     def add(self, factory: Callable[[Any], Any]) -> None:
         provider = factory(self.top)
@@ -139,9 +144,17 @@ class ProviderStack:
 
     async def suggest(self, lines: list[str], cursor_line: int, cursor_col: int, *,
                       force: bool = False) -> Suggestions | None:
-        """The stack's answer; ``force`` (Tab) asks whatever the word is, as Pi's Tab does."""
+        """The stack's answer; ``force`` (Tab) asks whatever the word is, as Pi's Tab does.
+
+        ``options["signal"]`` is Pi's: it is aborted when a newer request starts (the user typed
+        on), so a slow provider can stop and fall back, as Pi's GitHub-issue example does.
+        """
+        if self._asking is not None:
+            self._asking.abort()
+        self._asking = controller = AbortController()
         try:
-            result = await self.top.get_suggestions(lines, cursor_line, cursor_col, {"force": force})
+            result = await self.top.get_suggestions(lines, cursor_line, cursor_col,
+                                                    {"force": force, "signal": controller.signal})
         except Exception:
             log.exception("autocomplete provider failed")
             return None

@@ -46,6 +46,18 @@ def renderer_part(renderer: Any, name: str) -> Callable[..., Any] | None:
     return part if callable(part) else None
 
 
+def render_options(session: Any, expanded: bool) -> dict[str, Any]:
+    """Pi's renderer options: ``expanded`` (Ctrl+O) and ``outputPad`` (the setting, 0 or 1), which
+    Pi's message-renderer example passes on as its box's horizontal padding."""
+    pad = 1
+    settings = getattr(session, "settings", None)
+    if settings is not None:
+        from pi_runtime.frontend import typed_settings
+
+        pad = int(typed_settings(settings).output_pad)
+    return {"expanded": expanded, "outputPad": pad}
+
+
 def tool_renderer_lookup(session: Any) -> Callable[[str], Any]:
     """``name -> renderer`` of the session's extensions (always None without extensions)."""
     runner = getattr(session, "extension_runner", None)
@@ -60,7 +72,7 @@ def custom_message_widget(session: Any, message: Any, *, expanded: bool, theme: 
 
     runner = getattr(session, "extension_runner", None)
     renderer = runner.message_renderer(message.custom_type) if runner is not None else None
-    result = call_renderer(renderer, message, {"expanded": expanded}, theme)
+    result = call_renderer(renderer, message, render_options(session, expanded), theme)
     if isinstance(result, Widget):
         result.message = message  # type: ignore[attr-defined]  # blocks know their message
         return result
@@ -75,7 +87,7 @@ def custom_entry_widget(session: Any, entry: Any, *, expanded: bool, theme: Any)
 
     runner = getattr(session, "extension_runner", None)
     renderer = runner.entry_renderer(entry.custom_type) if runner is not None else None
-    result = call_renderer(renderer, entry, {"expanded": expanded}, theme)
+    result = call_renderer(renderer, entry, render_options(session, expanded), theme)
     if isinstance(result, Widget):
         result.entry = entry  # type: ignore[attr-defined]  # like ExtensionBlock.entry
         return result
@@ -98,6 +110,6 @@ def redraw_extension_blocks(session: Any, blocks: Any, *, expanded: bool, theme:
             renderer, subject = runner.message_renderer(message.custom_type), message
         else:
             continue
-        content = as_renderable(call_renderer(renderer, subject, {"expanded": expanded}, theme))
+        content = as_renderable(call_renderer(renderer, subject, render_options(session, expanded), theme))
         if content is not None:
             block.update(content)

@@ -93,6 +93,10 @@ _HELPERS = {
     "serialize_conversation": "pi_runtime.compaction.serialize", "convert_to_llm": "pi_runtime.agent.convert",
     # JavaScript has these built in; Pi's examples cancel dialogs and calls with them.
     "AbortController": "pi_runtime.ai.abort", "AbortSignal": "pi_runtime.ai.abort",
+    # pi-tui's fuzzyFilter, for completion providers (kernel-side: no Textual import).
+    "fuzzy_filter": "pi_runtime.extensions.fuzzy",
+    # Pi's create<Name>ToolDefinition(cwd): a built-in to wrap (same name, other renderers).
+    "create_tools": "pi_runtime.tools",
 }
 
 
@@ -134,6 +138,7 @@ if TYPE_CHECKING:
     from ..ai.abort import AbortController as AbortController
     from ..ai.abort import AbortSignal as AbortSignal
     from ..compaction.serialize import serialize_conversation as serialize_conversation
+    from ..tools import create_tools as create_tools
     from ..tools.mutation_queue import file_mutation_lock as file_mutation_lock
     from ..tools.mutation_queue import with_file_mutation_queue as with_file_mutation_queue
     from ..tools.truncate import DEFAULT_MAX_BYTES as DEFAULT_MAX_BYTES
@@ -143,14 +148,15 @@ if TYPE_CHECKING:
     from ..tools.truncate import truncate_head as truncate_head
     from ..tools.truncate import truncate_line as truncate_line
     from ..tools.truncate import truncate_tail as truncate_tail
+    from .fuzzy import fuzzy_filter as fuzzy_filter
 
 __all__ = [
     "BUNDLED", "CONFIG_DIR_NAME", "DEFAULT_MAX_BYTES", "DEFAULT_MAX_LINES", "EVENTS", "EVENT_NAMES",
     "AbortController", "AbortSignal", "ExtensionAPI",
     "ExtensionCall", "ExtensionCommandContext", "ExtensionContext", "ExtensionEvent", "ExtensionEventT",
     "ExtensionRunner", "ExtensionSource", "ExtensionToolContext", "ExtensionUI", "GuardedUI", "HeadlessUI",
-    "LoadFailure", "StreamWriter", "TruncationResult", "convert_to_llm", "create_local_bash_operations",
-    "discover_extensions", "file_mutation_lock", "format_size", "get_agent_dir", "is_tool_call_event_type",
+    "LoadFailure", "StreamWriter", "TruncationResult", "convert_to_llm", "create_local_bash_operations", "create_tools",
+    "discover_extensions", "file_mutation_lock", "format_size", "fuzzy_filter", "get_agent_dir", "is_tool_call_event_type",
     "serialize_conversation", "text_stream", "truncate_head", "truncate_line", "truncate_tail",
     "with_file_mutation_queue",
 ]

@@ -262,10 +262,11 @@ class ExtensionCommandContext(ExtensionContext):
         return self._call(self._runner.reload_for_extension(), "ctx.reload()")
 
     def get_system_prompt_options(self) -> dict[str, Any]:
-        """The inputs the system prompt is built from: ``sections`` (name -> text) and ``selected_tools``."""
+        """The inputs the system prompt is built from (a copy): ``sections`` (name -> text),
+        ``selectedTools``, ``skills``, ``contextFiles``, ``cwd``."""
+        from .prompt_options import system_prompt_options
+
         sections = getattr(self._session, "system_prompt_sections", None)
-        return {
-            "sections": dict(sections.sections) if sections is not None else {},
-            "selectedTools": self._runner.tools.active_names(),
-            "cwd": self._runner.cwd,
-        }
+        options = system_prompt_options(self._session, self._runner.cwd, sections, self._runner.tools.active_names())
+        options["sections"] = dict(options["sections"])
+        return options

@@ -184,6 +184,9 @@ class BeforeAgentStartEvent(ExtensionEvent):
     """The prompt's named sections (mutable: ``set``, ``remove``); None for a plain-string prompt."""
     selected_tools: list[str] = field(default_factory=list)
     """Active tool names (mutable: editing the list changes the run's tools)."""
+    system_prompt_options: dict[str, Any] = field(default_factory=dict)
+    """Pi's ``systemPromptOptions``: ``sections`` and ``selectedTools`` (the live collections
+    above, editable through either), ``skills``, ``contextFiles``, ``cwd``."""
     type: ClassVar[Literal["before_agent_start"]] = "before_agent_start"
 
 
@@ -376,6 +379,16 @@ class McpServersChangeEvent(ExtensionEvent):
     type: ClassVar[Literal["mcp_servers_change"]] = "mcp_servers_change"
 
 
+# ---------------------------------------------------------------------- resources
+
+@record(slots=True)
+class ResourcesDiscoverEvent(ExtensionEvent):
+    cwd: str = ""
+    reason: str = "startup"
+    """``startup`` (also a new/resumed/forked session) or ``reload``."""
+    type: ClassVar[Literal["resources_discover"]] = "resources_discover"
+
+
 ExtensionEventT = (
     SessionStartEvent | SessionShutdownEvent | SessionInfoChangedEvent | SessionBeforeSwitchEvent
     | SessionBeforeForkEvent | SessionBeforeCompactEvent | SessionCompactEvent | SessionCompactFailedEvent
@@ -385,6 +398,7 @@ ExtensionEventT = (
     | ToolCallEvent | ToolResultEvent | ToolExecutionStartEvent | ToolExecutionUpdateEvent | ToolExecutionEndEvent
     | UserBashEvent | ModelSelectEvent | ThinkingLevelSelectEvent | BeforeProviderHeadersEvent
     | BeforeProviderRequestEvent | AfterProviderResponseEvent | ProviderStreamEventEvent | McpServersChangeEvent
+    | ResourcesDiscoverEvent
 )
 """The closed union of what a handler can receive."""
 
@@ -399,6 +413,7 @@ EVENTS: dict[str, type[ExtensionEvent]] = {
         ToolCallEvent, ToolResultEvent, ToolExecutionStartEvent, ToolExecutionUpdateEvent, ToolExecutionEndEvent,
         UserBashEvent, ModelSelectEvent, ThinkingLevelSelectEvent, BeforeProviderHeadersEvent,
         BeforeProviderRequestEvent, AfterProviderResponseEvent, ProviderStreamEventEvent, McpServersChangeEvent,
+        ResourcesDiscoverEvent,
     )
 }
 """Event name -> class."""

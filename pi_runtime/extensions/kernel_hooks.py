@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from .commands import Commands
 from .dispatch import Dispatcher
 from .events import BeforeAgentStartEvent, InputEvent, UserBashEvent, make_event, result_field
+from .prompt_options import system_prompt_options
 from .registry import ExtensionRegistry
 from .reporter import ErrorReporter
 from .toolset import ToolSet
@@ -142,6 +143,7 @@ class KernelHooks:
             images=[b for b in content if getattr(b, "type", "") == "image"] if is_user and isinstance(content, list) else None,
             system_prompt=session.system_prompt, sections=sections, selected_tools=list(active),
         )
+        event.system_prompt_options = system_prompt_options(session, str(getattr(session, "cwd", "")), sections, event.selected_tools)
         forced: str | None = None
         for ext, handler in self._registry.handlers("before_agent_start"):
             outcome = await self._dispatcher.call(ext, handler, (event,), event="before_agent_start")

@@ -255,6 +255,10 @@ class ExtensionRunner:
         if self._session is not None:
             await self.reporter.flush()
         await self.dispatcher.emit("session_start", SessionStartEvent(reason=reason), abortable=False)
+        if self._session is not None:
+            from .resource_discovery import discover_resources
+
+            await discover_resources(self, "reload" if reason == "reload" else "startup")
         await self.mcp_servers.started()
 
     async def _finish_factories(self) -> None:

@@ -167,6 +167,10 @@ class ResourceLoader:
         self.no_prompt_templates = no_prompt_templates
         self.skill_paths = [Path(p).expanduser() for p in skill_paths]
         self.prompt_paths = [Path(p).expanduser() for p in prompt_paths]
+        self.discovered_skill_paths: list[Path] = []
+        """Skill paths extensions returned from ``resources_discover`` (replaced at each discovery)."""
+        self.discovered_prompt_paths: list[Path] = []
+        """Prompt template paths from ``resources_discover``."""
         self.system_prompt_override = system_prompt
         self.append_system_prompt_override = append_system_prompt
         self.home = Path(home) if home is not None else Path.home()
@@ -253,7 +257,7 @@ class ResourceLoader:
                 groups.append(self._explicit(path, "skill", load_skills_from))
             for path in self._package_paths("skills"):
                 groups.append(load_skills_from(path, "path"))
-        for path in self.skill_paths:
+        for path in [*self.skill_paths, *self.discovered_skill_paths]:
             groups.append(self._explicit(path, "skill", load_skills_from))
         return groups
 
@@ -267,7 +271,7 @@ class ResourceLoader:
                 groups.append(self._explicit(path, "prompt", load_templates_from))
             for path in self._package_paths("prompts"):
                 groups.append(load_templates_from(path, "path"))
-        for path in self.prompt_paths:
+        for path in [*self.prompt_paths, *self.discovered_prompt_paths]:
             groups.append(self._explicit(path, "prompt", load_templates_from))
         return groups
 

@@ -124,7 +124,7 @@ class ToolBox(Widget):
         """The extension renderer's title and body (None where it gives none)."""
         if self.renderer is None:
             return None, None
-        from ..extension_render import as_renderable, call_renderer, renderer_part
+        from ..extension_render import as_renderable, call_renderer, render_options, renderer_part
         from ..extension_theme import AppTheme
 
         theme = AppTheme(self.app)
@@ -132,7 +132,8 @@ class ToolBox(Widget):
         title = as_renderable(call_renderer(renderer_part(self.renderer, "render_call"), self.args, theme, context))
         body = None
         if self.result is not None or self.state == "running":
-            options = {"expanded": self.expanded, "isPartial": self.result is None}
+            options = {**render_options(getattr(self.app, "session", None), self.expanded),
+                       "isPartial": self.result is None}
             result = self.result or SimpleNamespace(content=[], details=None, is_error=False, isError=False)
             body = as_renderable(call_renderer(renderer_part(self.renderer, "render_result"), result, options,
                                                theme, context))

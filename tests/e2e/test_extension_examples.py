@@ -180,3 +180,29 @@ def test_dirty_repo_guard_asks_an_rpc_client(env, loopback):
         assert client.ok({"type": "get_state"})["sessionId"] == before
     finally:
         client.close()
+
+
+def test_prompt_customizer_and_dynamic_resources_in_print_mode(env, loopback):
+    loopback.push(text_reply("Listed."))
+    result = run_pi(["-p", "--model", MODEL, "-e", example("prompt_customizer.py"), "-e", example("dynamic_resources"),
+                     "/dynamic"], env)
+    assert result.returncode == 0 and result.stdout.strip() == "Listed.", result.stderr
+    body = loopback.requests[0].json()
+    system = body["messages"][0]["content"]
+    assert "<tool_guidance>\n- Use `read` for file contents" in system
+    assert "- Available skills: dynamic-resources." in system and "<name>dynamic-resources</name>" in system
+    assert body["messages"][-1]["content"].startswith("List the top-level folders of this repository")
+
+
+def test_prompt_customizer_and_dynamic_resources_in_rpc_mode(env, loopback):
+    loopback.push(text_reply("Listed."))
+    client = RpcClient(env, "--model", MODEL, "-e", example("prompt_customizer.py"), "-e", example("dynamic_resources"))
+    try:
+        commands = client.ok({"type": "get_commands"})["commands"]
+        assert {"dynamic", "skill:dynamic-resources"} <= {c["name"] for c in commands}
+        client.ok({"type": "prompt", "message": "/dynamic"})
+        client.wait_event("agent_settled")
+        system = loopback.requests[0].json()["messages"][0]["content"]
+        assert "- Available skills: dynamic-resources." in system
+    finally:
+        client.close()

@@ -18,7 +18,8 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples" / "extensio
 ALL = ["todo.py", "commands.py", "preset.py", "permission_gate.py", "input_transform.py", "plan_mode",
        "custom_provider_anthropic", "rpc_demo.py", "auto_commit_on_exit.py", "provider_payload.py",
        "modal_editor.py", "custom_compaction.py", "handoff.py", "mcp_servers.py", "dirty_repo_guard.py",
-       "truncated_tool.py", "question.py", "custom_footer.py"]
+       "truncated_tool.py", "question.py", "custom_footer.py", "prompt_customizer.py", "dynamic_resources",
+       "github_issue_autocomplete.py"]
 
 
 def example(name: str) -> str:
@@ -349,3 +350,40 @@ async def test_mcp_servers_from_a_setting_register_connect_and_go(make_session):
     await session.prompt("/extra-mcp")
     assert notes[-1] == ("info", "registered: none (/extra-mcp on|off <name>)")
     await session.dispose()
+
+
+async def test_prompt_customizer_writes_guidance_for_the_active_tools(make_session, agent_dir):
+    (agent_dir / "skills" / "lint").mkdir(parents=True)
+    (agent_dir / "skills" / "lint" / "SKILL.md").write_text("---\nname: lint\ndescription: Lint code\n---\nRun it")
+    session = make_session(extensions=[example("prompt_customizer.py")])
+    session.provider.push(scripted_text("ok"), scripted_text("ok"))
+    await session.prompt("hello")
+    prompt = session.provider.requests[0][0].system_prompt
+    assert "<tool_guidance>\n- Use `read` for file contents" in prompt
+    assert "- Use `write` to create new files" in prompt and "- Available skills: lint." in prompt
+    session.extension_runner.tools.set_active([])  # no tools: only the skills line is left
+    await session.prompt("again")
+    assert errors(session) == []
+    assert "<tool_guidance>\n- Available skills: lint.\n</tool_guidance>" in session.provider.requests[1][0].system_prompt
+
+
+async def test_dynamic_resources_adds_a_skill_and_a_template_and_reload_keeps_them(make_session):
+    session = make_session(extensions=[example("dynamic_resources")])
+    session.provider.push(scripted_text("ok"), scripted_text("ok"))
+    await session.prompt("/dynamic")
+    request = session.provider.requests[0][0]
+    assert request.messages[-1].content == "List the top-level folders of this repository and say how to build and test it."
+    assert "<name>dynamic-resources</name>" in request.system_prompt
+    await session.extension_runner.reload()
+    await session.prompt("/skill:dynamic-resources")
+    assert "This skill was not found on disk" in str(session.provider.requests[1][0].messages[-1].content)
+    assert errors(session) == []
+
+
+async def test_github_issue_autocomplete_says_so_outside_a_github_checkout(make_session, workdir):
+    subprocess.run(["git", "init", "-q", str(workdir)], check=True)
+    session = make_session(extensions=[example("github_issue_autocomplete.py")])
+    session.provider.push(scripted_text("ok"))
+    await session.prompt("hello")
+    assert session.extension_runner.ui.inner.notifications == [
+        ("error", "github-issue-autocomplete: cwd is not a GitHub repository")]

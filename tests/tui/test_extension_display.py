@@ -138,3 +138,27 @@ async def test_done_called_inside_the_factory_returns_at_once(provider, workdir,
         await type_command(pilot, "still typing")  # the editor has the keys, no screen over it
         await settle(pilot, session)
         assert provider.requests
+
+
+async def test_renderers_get_pis_output_pad_option(provider, workdir, agent_dir, tmp_path):
+    # Pi's message-renderer example pads its box with options.outputPad (the outputPad setting).
+    ext = tmp_path / "pad.py"
+    ext.write_text(textwrap.dedent("""
+        def extension(pi):
+            pi.register_message_renderer("pad", lambda message, options, theme: f"PAD={options['outputPad']}")
+            pi.register_tool_renderer(lambda name, next_renderer: {
+                "render_result": lambda result, options, theme, ctx: f"TOOLPAD={options['outputPad']}"})
+            pi.register_command("pad", lambda args, ctx: pi.send_message(
+                {"customType": "pad", "content": "x", "display": True}))
+    """))
+    session = make_session(provider, workdir, extensions=[str(ext)])
+    session.settings.set("outputPad", 0)
+    app = create_app(session, static=True, agent_dir=str(agent_dir))
+    provider.push(scripted_tool_call("bash", {"command": "echo hi"}), scripted_text("done"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause(0.2)
+        await type_command(pilot, "/pad")
+        await type_command(pilot, "go")
+        await settle(pilot, session, 0.3)
+        text = screen_text(app)
+        assert "PAD=0" in text and "TOOLPAD=0" in text

@@ -80,3 +80,44 @@ async def test_the_custom_footer_shows_usage_and_branch_and_toggles_back(provide
         await pilot.pause(0.2)
         assert app.footer_bar.display and not app.screen.query("#usage-footer")
         assert "STATUS-TEXT" in screen_text(app)
+
+
+async def test_github_issue_autocomplete_completes_issues_from_gh(provider, workdir, agent_dir, tmp_path, monkeypatch):
+    import subprocess
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake_gh = bin_dir / "gh"  # a real program on PATH standing in for GitHub's CLI (no network)
+    fake_gh.write_text("#!/bin/sh\necho '[{\"number\": 2983, \"title\": \"Autocomplete API\", \"state\": \"OPEN\"},"
+                       " {\"number\": 2990, \"title\": \"Fix footer\", \"state\": \"OPEN\"},"
+                       " {\"number\": 12, \"title\": \"Crash on start\", \"state\": \"OPEN\"}]'\n")
+    fake_gh.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{__import__('os').environ['PATH']}")
+    subprocess.run(["git", "init", "-q", str(workdir)], check=True)
+    subprocess.run(["git", "-C", str(workdir), "remote", "add", "origin", "git@github.com:acme/widgets.git"], check=True)
+    session = make_session(provider, workdir, extensions=[str(EXAMPLES / "github_issue_autocomplete.py")])
+    app = create_app(session, static=True, agent_dir=str(agent_dir))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause(0.3)
+        await pilot.press(*"see #29", "tab")
+        assert await wait_for(pilot, lambda: app.menu.is_open and app.menu.kind == "ext")
+        assert [c.value for c in app.menu.items] == ["#2983", "#2990"]
+        assert "[open] Autocomplete API" in screen_text(app)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.editor.text == "see #2983 "
+        app.editor.set_text("")
+        await pilot.press(*"fix #foot", "tab")  # no number: fuzzy over number and title
+        assert await wait_for(pilot, lambda: app.menu.is_open and [c.value for c in app.menu.items] == ["#2990"])
+        assert session.extension_runner.reporter.errors == []
+
+
+async def test_template_and_skill_commands_are_listed_once_with_an_extension_loaded(provider, workdir, agent_dir):
+    session = make_session(provider, workdir, extensions=[str(EXAMPLES / "dynamic_resources")])
+    app = create_app(session, static=True, agent_dir=str(agent_dir))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause(0.3)
+        await pilot.press(*"/dyn")
+        assert await wait_for(pilot, lambda: app.menu.is_open and app.menu.kind == "slash")
+        values = [c.value for c in app.menu.items]
+        assert sorted(values) == sorted(set(values)) and len(values) == 2
