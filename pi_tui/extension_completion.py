@@ -21,7 +21,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from pi_runtime.ai.abort import AbortController
+from pi_runtime.frontend import AbortController
 
 from .completion import file_completions, slash_completions
 
