@@ -18,7 +18,8 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples" / "extensio
 ALL = ["todo.py", "commands.py", "preset.py", "permission_gate.py", "input_transform.py", "plan_mode",
        "custom_provider_anthropic", "rpc_demo.py", "auto_commit_on_exit.py", "provider_payload.py",
        "modal_editor.py", "custom_compaction.py", "handoff.py", "mcp_servers.py", "dirty_repo_guard.py",
-       "truncated_tool.py", "question.py", "custom_footer.py"]
+       "truncated_tool.py", "question.py", "custom_footer.py",
+       "qna.py", "snake.py", "hidden_thinking_label.py"]
 
 
 def example(name: str) -> str:
@@ -348,3 +349,14 @@ async def test_mcp_servers_from_a_setting_register_connect_and_go(make_session):
     await session.prompt("/extra-mcp")
     assert notes[-1] == ("info", "registered: none (/extra-mcp on|off <name>)")
     await session.dispose()
+
+
+async def test_qna_and_snake_need_the_app_and_the_label_is_quiet_without_it(make_session, capsys):
+    session = make_session(extensions=[example("qna.py"), example("snake.py"), example("hidden_thinking_label.py")])
+    await session.extension_runner.start()
+    for command in ("/qna", "/snake", "/thinking-label Mulling"):
+        assert await session.prompt(command) == "handled"
+    err = capsys.readouterr().err
+    assert "qna requires interactive mode" in err and "Snake requires interactive mode" in err
+    assert "Hidden thinking label set to: Mulling" in err
+    assert session.provider.requests == [] and errors(session) == []
