@@ -17,6 +17,7 @@ import sys
 from typing import Any
 
 from .cli_args import HELP, CliArgs, UsageError, parse_args
+from .modes.output_guard import real_stdout, restore_stdout, take_over_stdout
 
 
 def _fail(message: str, code: int = 1) -> int:
@@ -95,7 +96,7 @@ def run(argv: list[str]) -> int:
             code = export_html(args)
         else:
             code = _headless(args, choose_mode(args))
-        sys.stdout.flush()  # here, where a reader that went away can be handled
+        real_stdout().flush()  # here, where a reader that went away can be handled
         return code
     except KeyboardInterrupt:
         return 130
@@ -111,7 +112,7 @@ def _reader_gone() -> int:
 
     # Whatever is still buffered for stdout would fail again when Python exits.
     devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
+    os.dup2(devnull, real_stdout().fileno())
     os.close(devnull)
     return READER_GONE_EXIT
 
@@ -147,6 +148,16 @@ def _interactive(args: CliArgs) -> int:
 
 
 def _headless(args: CliArgs, mode: str) -> int:
+    # Before extensions load: a print() at import time must not land in the answer either.
+    take_over_stdout()
+    try:
+        return _headless_run(args, mode)
+    finally:
+        real_stdout().flush()
+        restore_stdout()
+
+
+def _headless_run(args: CliArgs, mode: str) -> int:
     from .modes.inputs import initial_prompts, read_piped_stdin
     from .modes.startup import build_session
 

@@ -213,6 +213,10 @@ class PiApp(App[int], inherit_bindings=False):
         yield self.footer_bar
 
     def on_mount(self) -> None:
+        from .terminal_passthrough import TerminalPassthrough
+
+        self.terminal_passthrough = TerminalPassthrough(self)
+        self.begin_capture_print(self, stdout=True, stderr=False)
         self.set_keymap(self.keymap.textual_keymap())
         self._apply_editor_keys()
         self.theme_changed_signal.subscribe(self, lambda _theme: self._push_colors())
@@ -231,6 +235,10 @@ class PiApp(App[int], inherit_bindings=False):
             self.input.show_starting()
             self.run_worker(self.session_factory, thread=True, name="build-session", group="startup",
                             exit_on_error=False)
+
+    def on_print(self, event: events.Print) -> None:
+        """Captured stdout: an extension's OSC escapes (notifications) go on to the terminal."""
+        self.terminal_passthrough.feed(event.text)
 
     def _show_session_notices(self) -> None:
         """Lines skipped when the session file was loaded, saves that failed or work again."""

@@ -207,6 +207,9 @@ class AppExtensionUI:
             spinner_frames=[as_extension_text(frame) for frame in frames] if frames is not None else None,
             spinner_interval=interval_ms / 1000 if interval_ms and interval_ms > 0 else None)
 
+    def set_hidden_thinking_label(self, label: str | None = None) -> None:
+        self.app.transcript.set_hidden_thinking_label(None if label is None else str(label))
+
     def set_tools_expanded(self, expanded: bool) -> None:
         self.app.transcript.set_tools_expanded(expanded)
 

@@ -30,6 +30,7 @@ import sys
 import weakref
 from typing import Any
 
+from ..modes.output_guard import real_stdout
 from .manager import FIRST_PROMPT_WAIT, McpManager, ToolFilter
 
 EXTENSION_PATH = "builtin:mcp"
@@ -129,7 +130,7 @@ def extension(pi: Any) -> None:
                                   show=show)
         if ctx.mode == "print":
             # Print mode's answer goes to stdout, as the model's would; a failure to stderr.
-            stream = sys.stdout if reply.ok else sys.stderr
+            stream = real_stdout() if reply.ok else sys.stderr
             stream.write(reply.text + "\n")
             stream.flush()
         else:

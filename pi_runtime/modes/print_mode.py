@@ -11,6 +11,7 @@ import sys
 from typing import Any
 
 from .inputs import PromptInput
+from .output_guard import real_stdout
 
 
 def _last_assistant(session: Any) -> Any:
@@ -51,7 +52,7 @@ async def run_print(session: Any, prompts: list[PromptInput]) -> int:
         mcp_reply = unowned_reply(prompt.text, session)
         if mcp_reply is not None:
             # /mcp with no MCP extension loaded (no mcp.json): pi answers, the model is not asked.
-            print(mcp_reply.text, file=sys.stdout if mcp_reply.ok else sys.stderr)
+            print(mcp_reply.text, file=real_stdout() if mcp_reply.ok else sys.stderr)
             handled += 1
             continue
         disposition = await session.prompt(prompt.text, prompt.images or None)
@@ -73,8 +74,9 @@ async def run_print(session: Any, prompts: list[PromptInput]) -> int:
         return 1
     text = last.text()
     if text:
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
-        sys.stdout.flush()
+        out = real_stdout()
+        out.write(text if text.endswith("\n") else text + "\n")
+        out.flush()
     if last.stop_reason == "length":
         print("pi: warning: the response was cut off at the model's output token limit", file=sys.stderr)
         return 1

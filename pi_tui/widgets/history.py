@@ -54,7 +54,8 @@ def bash_panel(message: Any, expanded: bool = False) -> MessagePanel:
 
 
 def widgets_for(message: Any, results: dict[str, Any], *, cwd: str, tools_expanded: bool,
-                thinking_collapsed: bool, session: Any = None, theme: Any = None) -> list[Widget]:
+                thinking_collapsed: bool, session: Any = None, theme: Any = None,
+                hidden_thinking_label: str | None = None) -> list[Widget]:
     """The transcript blocks of one finished message (tool results attach to their call).
 
     ``session`` gives extensions' renderers (tools, custom messages), drawn with ``theme``.
@@ -69,7 +70,8 @@ def widgets_for(message: Any, results: dict[str, Any], *, cwd: str, tools_expand
             if kind == "text" and block.text.strip():
                 out.append(StreamingMarkdown(block.text, live=False, classes="assistant-text"))
             elif kind == "thinking" and block.thinking.strip():
-                out.append(ThinkingBlock(block.thinking, message=message, collapsed=thinking_collapsed))
+                out.append(ThinkingBlock(block.thinking, message=message, collapsed=thinking_collapsed,
+                                         hidden_label=hidden_thinking_label))
             elif kind == "toolCall":
                 box = ToolBox(block.id, block.name, block.arguments, cwd=cwd, message=message, expanded=tools_expanded,
                               renderer=tool_renderer_lookup(session)(block.name))

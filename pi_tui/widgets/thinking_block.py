@@ -21,12 +21,18 @@ class ThinkingBlock(Static):
     collapsed: reactive[bool] = reactive(False)
     """Hide the text (the app sets it for every block at once)."""
 
-    def __init__(self, text: str = "", *, message: Any = None, collapsed: bool = False) -> None:
+    hidden_label: reactive[str | None] = reactive(None)
+    """An extension's label for the collapsed block (``ctx.ui.set_hidden_thinking_label``); None is
+    pi's own marker, ``""`` hides collapsed blocks altogether (no blank row, as in Pi)."""
+
+    def __init__(self, text: str = "", *, message: Any = None, collapsed: bool = False,
+                 hidden_label: str | None = None) -> None:
         super().__init__("", classes="thinking", markup=False)
         self.text = text
         """Thinking so far."""
         self.message = message
         self.set_reactive(ThinkingBlock.collapsed, collapsed)
+        self.set_reactive(ThinkingBlock.hidden_label, hidden_label)
         self._redraw: Timer | None = None
 
     def on_mount(self) -> None:
@@ -41,9 +47,15 @@ class ThinkingBlock(Static):
     def watch_collapsed(self) -> None:
         self._show()
 
+    def watch_hidden_label(self) -> None:
+        self._show()
+
     def _show(self) -> None:
         self._redraw = None
-        if self.collapsed:
+        self.display = not (self.collapsed and self.hidden_label == "")
+        if self.collapsed and self.hidden_label:
+            self.update(Text(self.hidden_label, style="italic"))
+        elif self.collapsed:
             lines = len(self.text.splitlines()) or 1
             self.update(Text(f"▸ Thinking ({lines} line{'s' if lines != 1 else ''}, ctrl+t to show)", style="italic"))
         else:

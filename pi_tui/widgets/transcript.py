@@ -46,6 +46,8 @@ class Transcript(VerticalScroll, can_focus=False):
         self.tools_expanded = False
         """Ctrl+O state, applied to new tool boxes too."""
         self.thinking_collapsed = False
+        self.hidden_thinking_label: str | None = None
+        """What collapsed thinking blocks say instead of pi's marker (an extension's)."""
         """Ctrl+T state, applied to new thinking blocks too."""
         self.window = HistoryWindow(self)
         """Which messages are mounted."""
@@ -268,7 +270,8 @@ class Transcript(VerticalScroll, can_focus=False):
         if kind == "text":
             widget: Widget = StreamingMarkdown("", live=True, classes="assistant-text")
         else:
-            widget = ThinkingBlock("", message=message, collapsed=self.thinking_collapsed)
+            widget = ThinkingBlock("", message=message, collapsed=self.thinking_collapsed,
+                                   hidden_label=self.hidden_thinking_label)
         widget.message = message  # type: ignore[attr-defined]
         self._blocks[index] = widget
         await self._add(widget)
@@ -337,6 +340,11 @@ class Transcript(VerticalScroll, can_focus=False):
         from .extension_block import ExtensionBlock
 
         redraw_extension_blocks(self.session, self.query(ExtensionBlock), expanded=expanded, theme=AppTheme(self.app))
+
+    def set_hidden_thinking_label(self, label: str | None) -> None:
+        self.hidden_thinking_label = label
+        for block in self.query(ThinkingBlock):
+            block.hidden_label = label
 
     def set_thinking_collapsed(self, collapsed: bool) -> None:
         self.thinking_collapsed = collapsed

@@ -126,7 +126,7 @@ class HistoryWindow:
         for index, message in enumerate(messages[start:end], start):
             widgets.extend(widgets_for(message, results, cwd=self._view.cwd, tools_expanded=self._view.tools_expanded,
                                        thinking_collapsed=self._view.thinking_collapsed, session=self._view.session,
-                                       theme=theme))
+                                       theme=theme, hidden_thinking_label=self._view.hidden_thinking_label))
             widgets.extend(self._entry_widgets(index, theme))
         if widgets:
             await self._view.mount_all(widgets, before=before)

@@ -30,3 +30,34 @@ def test_a_select_from_session_start_takes_the_keys(env, tmp_path):
         assert term.exit_status() == 0
     finally:
         term.close()
+
+
+NOTIFY = """
+    import sys
+
+    def extension(pi):
+        def start(event, ctx):
+            sys.stdout.write("\\x1b]777;notify;Pi;Ready ")  # one sequence in two writes
+            sys.stdout.write("for input\\x07")
+            sys.stdout.write("\\x1b]99;i=1:d=0;Pi\\x1b\\\\")
+            print("plain words stay in the log")
+            ctx.ui.set_status("notify", "notified-now")
+        pi.on("session_start", start)
+"""
+
+
+def test_osc_notifications_an_extension_writes_reach_the_terminal(env, tmp_path):
+    # Pi's notify example writes them with process.stdout.write; Textual captured them.
+    ext = tmp_path / "notify.py"
+    ext.write_text(textwrap.dedent(NOTIFY))
+    term = Terminal(["--demo", "-e", str(ext)], env)
+    try:
+        assert term.wait_for("notified-now"), term.screen[-2000:]
+        term.read(0.3)
+        assert b"\x1b]777;notify;Pi;Ready for input\x07" in term.output
+        assert b"\x1b]99;i=1:d=0;Pi\x1b\\" in term.output
+        assert "plain words" not in term.screen
+        term.type(b"\x04")
+        assert term.exit_status() == 0
+    finally:
+        term.close()

@@ -206,3 +206,16 @@ def test_prompt_customizer_and_dynamic_resources_in_rpc_mode(env, loopback):
         assert "- Available skills: dynamic-resources." in system
     finally:
         client.close()
+
+
+def test_qna_snake_and_thinking_label_over_rpc(env, loopback):
+    client = RpcClient(env, "--model", MODEL, "-e", example("qna.py"), "-e", example("snake.py"),
+                       "-e", example("hidden_thinking_label.py"))
+    try:
+        for command, said in (("/qna", "qna requires interactive mode"), ("/snake", "Snake requires interactive mode"),
+                              ("/thinking-label Mulling", "Hidden thinking label set to: Mulling")):
+            assert client.ok({"type": "prompt", "message": command})["disposition"] == "handled"
+            client.wait(lambda r, said=said: r.get("method") == "notify" and r.get("message") == said)
+        assert loopback.requests == []
+    finally:
+        assert client.close() == 0

@@ -19,7 +19,8 @@ ALL = ["todo.py", "commands.py", "preset.py", "permission_gate.py", "input_trans
        "custom_provider_anthropic", "rpc_demo.py", "auto_commit_on_exit.py", "provider_payload.py",
        "modal_editor.py", "custom_compaction.py", "handoff.py", "mcp_servers.py", "dirty_repo_guard.py",
        "truncated_tool.py", "question.py", "custom_footer.py", "prompt_customizer.py", "dynamic_resources",
-       "github_issue_autocomplete.py"]
+       "github_issue_autocomplete.py",
+       "qna.py", "snake.py", "hidden_thinking_label.py"]
 
 
 def example(name: str) -> str:
@@ -387,3 +388,14 @@ async def test_github_issue_autocomplete_says_so_outside_a_github_checkout(make_
     await session.prompt("hello")
     assert session.extension_runner.ui.inner.notifications == [
         ("error", "github-issue-autocomplete: cwd is not a GitHub repository")]
+
+
+async def test_qna_and_snake_need_the_app_and_the_label_is_quiet_without_it(make_session, capsys):
+    session = make_session(extensions=[example("qna.py"), example("snake.py"), example("hidden_thinking_label.py")])
+    await session.extension_runner.start()
+    for command in ("/qna", "/snake", "/thinking-label Mulling"):
+        assert await session.prompt(command) == "handled"
+    err = capsys.readouterr().err
+    assert "qna requires interactive mode" in err and "Snake requires interactive mode" in err
+    assert "Hidden thinking label set to: Mulling" in err
+    assert session.provider.requests == [] and errors(session) == []
