@@ -58,11 +58,12 @@ def make_app(scene: Scene, agent_dir: str | None = None) -> tuple[Any, Any]:
     with_mcp = scene.name == "cmd_mcp"
     if with_mcp:
         _write_mcp_config(Path(agent_dir))
+    extensions = [_write_extension(Path(agent_dir))] if scene.name == "cmd_extensions" else []
     session = create_agent_session(
         cwd=str(_project()), agent_dir=agent_dir, model=provider.model("claude-sonnet-4-5", name="Claude Sonnet 4.5"),
         session_manager=SessionManager.in_memory(), model_registry=registry,
         settings=SettingsManager.in_memory({"compaction": {"enabled": False, "keepRecentTokens": 50}}),
-        mcp=with_mcp,
+        mcp=with_mcp, extensions=extensions,
     )
     app = create_app(session, static=True, agent_dir=agent_dir)
     SCENE_PROVIDERS[app] = provider
@@ -78,6 +79,33 @@ def _write_mcp_config(agent_dir: Path) -> None:
         "tickets": {"command": "/opt/tickets/bin/mcp-tickets"},
         "browser": {"command": "npx", "args": ["-y", "browser-mcp"], "enabled": False},
     }}), encoding="utf-8")
+
+
+EXTENSION = """
+def extension(pi):
+    async def deploy(args, ctx):
+        ctx.ui.set_widget("checks", [ctx.ui.theme.fg("success", "✓ tests 412 passed"),
+                                     ctx.ui.theme.fg("warning", "! 2 migrations pending")])
+        ctx.ui.set_status("env", ctx.ui.theme.fg("accent", "env: staging"))
+        ctx.ui.set_status("ci", "ci: green")
+        where = await ctx.ui.select("Deploy where?", ["staging", "production", "cancel"])
+        pi.send_message({"customType": "deploy", "content": f"Deploying to {where}", "display": True})
+    pi.register_command("deploy", deploy, description="Deploy the current branch")
+"""
+
+
+def _write_extension(agent_dir: Path) -> str:
+    """The extensions scene's extension: a dialog, then a widget above the editor, two statuses
+    (the last line, under the footer) and a custom message in the transcript."""
+    path = agent_dir / "deploy.py"
+    path.write_text(EXTENSION, encoding="utf-8")
+    return str(path)
+
+
+async def extension_ui(pilot: Any) -> None:
+    await command(pilot, "/deploy", 0.4)
+    await pilot.press("enter")  # staging
+    await pilot.pause(0.4)
 
 
 async def command(pilot: Any, text: str, wait: float = 0.2) -> None:
@@ -190,6 +218,7 @@ SCENES = [
     Scene("cmd_search", (120, 36), search),
     Scene("cmd_thinking", (100, 30), thinking),
     Scene("cmd_mcp", (110, 30), mcp),
+    Scene("cmd_extensions", (100, 26), extension_ui),
 ]
 
 
