@@ -8,6 +8,7 @@ from the cut pi worked out (``firstKeptEntryId``, ``tokensBefore``).
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from .prepare import CompactionPreparation
@@ -23,11 +24,40 @@ def _field(value: Any, snake: str, camel: str) -> Any:
     return getattr(value, snake, None)
 
 
-def supplied_compaction(value: Any, prep: CompactionPreparation | None) -> dict[str, Any]:
+def _usage_wire(usage: Any, what: str) -> dict[str, Any] | None:
+    """``usage`` as the session file stores it; a handler's garbage is refused, not written."""
+    from ..ai.types import Usage
+
+    if usage is None:
+        return None
+    if hasattr(usage, "to_wire"):
+        usage = usage.to_wire()
+    try:
+        return Usage.model_validate(usage).to_wire()
+    except ValueError as exc:  # pydantic's ValidationError is a ValueError
+        raise SuppliedCompactionError(f"the extension's {what} has a usage that is not a usage object") from exc
+
+
+def _json_details(details: Any, what: str) -> Any:
+    """``details`` checked now: one that cannot become JSON would only fail when written."""
+    from .. import deep_json
+
+    try:
+        deep_json.dumps(details)
+    except (TypeError, ValueError) as exc:
+        raise SuppliedCompactionError(f"the extension's {what} has details that cannot be saved as JSON ({exc})") from exc
+    return details
+
+
+def supplied_compaction(value: Any, prep: CompactionPreparation | None,
+                        branch_ids: Collection[str] = ()) -> dict[str, Any]:
     """The wire result (``summary``, ``firstKeptEntryId``, ``tokensBefore``, ``details``, ``usage``).
 
+    ``branch_ids`` are the entries on the active branch: the kept entry must be one of them, or
+    the compaction would point readers (Pi included) at nothing.
+
     Raises:
-        SuppliedCompactionError: No summary text, or no entry to keep from.
+        SuppliedCompactionError: No summary text, no entry to keep from, or a field of the wrong kind.
     """
     summary = _field(value, "summary", "summary")
     if not isinstance(summary, str) or not summary.strip():
@@ -35,18 +65,22 @@ def supplied_compaction(value: Any, prep: CompactionPreparation | None) -> dict[
     first_kept = _field(value, "first_kept_entry_id", "firstKeptEntryId") or (prep and prep.first_kept_entry_id)
     if not isinstance(first_kept, str):
         raise SuppliedCompactionError("the extension's compaction names no firstKeptEntryId")
+    if first_kept not in branch_ids:
+        raise SuppliedCompactionError(
+            f"the extension's compaction keeps from {first_kept!r} (firstKeptEntryId), not an entry on this branch")
     tokens = _field(value, "tokens_before", "tokensBefore")
     if tokens is None:
         tokens = prep.tokens_before if prep is not None else 0
-    if not isinstance(tokens, int) or isinstance(tokens, bool):
-        raise SuppliedCompactionError("the extension's compaction has a tokensBefore that is not a number")
+    if not isinstance(tokens, int) or isinstance(tokens, bool) or tokens < 0:
+        raise SuppliedCompactionError(
+            f"the extension's compaction has a tokensBefore that is not a whole number >= 0 ({tokens!r})")
     result: dict[str, Any] = {"summary": summary, "firstKeptEntryId": first_kept, "tokensBefore": tokens}
     details = _field(value, "details", "details")
     if details is not None:
-        result["details"] = details
-    usage = _field(value, "usage", "usage")
+        result["details"] = _json_details(details, "compaction")
+    usage = _usage_wire(_field(value, "usage", "usage"), "compaction")
     if usage is not None:
-        result["usage"] = usage.to_wire() if hasattr(usage, "to_wire") else usage
+        result["usage"] = usage
     return result
 
 
@@ -54,10 +88,12 @@ def supplied_summary(value: Any) -> tuple[str, Any, Any]:
     """``(summary, details, usage)`` of a branch summary a ``session_before_tree`` handler wrote.
 
     Raises:
-        SuppliedCompactionError: No summary text.
+        SuppliedCompactionError: No summary text, or a field of the wrong kind.
     """
     summary = _field(value, "summary", "summary")
     if not isinstance(summary, str) or not summary.strip():
         raise SuppliedCompactionError("the extension's branch summary has no summary text")
-    usage = _field(value, "usage", "usage")
-    return summary, _field(value, "details", "details"), usage.to_wire() if hasattr(usage, "to_wire") else usage
+    details = _field(value, "details", "details")
+    if details is not None:
+        details = _json_details(details, "branch summary")
+    return summary, details, _usage_wire(_field(value, "usage", "usage"), "branch summary")

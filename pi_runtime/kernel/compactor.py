@@ -223,7 +223,8 @@ class Compactor:
 
         manager = self._record.manager
         if supplied is not None:
-            raw = supplied_compaction(supplied, preparation)
+            branch_ids = {entry["id"] for entry in manager.raw_branch() if isinstance(entry.get("id"), str)}
+            raw = supplied_compaction(supplied, preparation, branch_ids)
             raw["entryId"] = manager.append_compaction(
                 raw["summary"], raw["firstKeptEntryId"], raw["tokensBefore"], raw.get("details"), True,
                 usage=raw.get("usage"), system_message=preparation.system_message if preparation else None)
