@@ -131,8 +131,10 @@ class AssistantMessageStream:
         return self._final
 
 
-def _empty_message(model: Model) -> AssistantMessage:
-    return AssistantMessage(api=model.api, provider=model.provider, model=model.id)
+def _empty_message(model: Model | None) -> AssistantMessage:
+    # ``model`` may be whatever an extension passed (None included): the error result must still be made.
+    return AssistantMessage(api=getattr(model, "api", ""), provider=getattr(model, "provider", ""),
+                            model=getattr(model, "id", ""))
 
 
 def stream(

@@ -18,9 +18,10 @@ import dataclasses
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
+from ..ai.abort import AbortSignal
 from ..ai.options import StreamOptions
 from ..ai.stream import AssistantMessageStream, stream
-from ..ai.types import Context
+from ..ai.types import Context, Model, UnknownMessage
 
 _OPTION_NAMES = {"maxTokens": "max_tokens", "sessionId": "session_id", "apiKey": "api_key",
                  # complete()'s API-specific spelling of the thinking level (Pi's summarize example)
@@ -29,12 +30,46 @@ _IGNORED_OPTIONS = frozenset({"cacheRetention", "cache_retention"})
 _FIELDS = frozenset(f.name for f in dataclasses.fields(StreamOptions))
 
 
+class ModelCallError(TypeError):
+    """An extension's arguments to ``complete``/``stream_simple`` that no provider could take."""
+
+
 def _context(value: Any) -> Context:
-    if isinstance(value, Context):
-        return value
     if isinstance(value, dict):
-        return Context.model_validate(value)
-    raise TypeError(f"context must be a Context or a dict with 'messages', not {type(value).__name__}")
+        try:
+            value = Context.model_validate(value)
+        except ValueError as exc:  # pydantic's ValidationError: its first problem, on one line
+            errors: list[dict[str, Any]] = getattr(exc, "errors", list)()
+            where = ".".join(str(part) for part in errors[0]["loc"]) if errors else "context"
+            why = errors[0]["msg"] if errors else str(exc)
+            raise ModelCallError(f"context is not valid at {where}: {why}") from None
+    if not isinstance(value, Context):
+        raise ModelCallError(f"context must be a Context or a dict with 'messages', not {type(value).__name__}")
+    for index, message in enumerate(value.messages):
+        if isinstance(message, UnknownMessage):  # would reach the provider as nothing it knows
+            raise ModelCallError(f"context.messages[{index}] has role {message.role!r}; "
+                                 "a model call takes user, assistant and toolResult messages")
+    return value
+
+
+# Option fields and what each must be: a provider given ``maxTokens: "x"`` fails in its own words
+# (or sends it on); the extension's author is better served by naming the option.
+_OPTION_KINDS: dict[str, tuple[tuple[type, ...], str]] = {
+    "api_key": ((str,), "a string"), "max_tokens": ((int,), "a whole number > 0"),
+    "temperature": ((int, float), "a number"), "reasoning": ((str,), "a string"),
+    "session_id": ((str,), "a string"), "signal": ((AbortSignal,), "an AbortSignal"),
+    "headers": ((dict,), "an object of strings"), "extra": ((dict,), "an object"),
+}
+
+
+def _check_option(name: str, item: Any) -> None:
+    kinds, wanted = _OPTION_KINDS.get(name, ((object,), ""))
+    bad = item is not None and (not isinstance(item, kinds) or (isinstance(item, bool) and bool not in kinds))
+    bad = bad or (name == "max_tokens" and isinstance(item, int) and item <= 0)
+    bad = bad or (name == "headers" and isinstance(item, dict)
+                  and not all(isinstance(k, str) and isinstance(v, str) for k, v in item.items()))
+    if bad:
+        raise ModelCallError(f"option {name} must be {wanted}, not {item!r:.60}")
 
 
 def _options(value: Any) -> StreamOptions:
@@ -43,7 +78,8 @@ def _options(value: Any) -> StreamOptions:
     if isinstance(value, StreamOptions):
         return value
     if not isinstance(value, dict):
-        raise TypeError(f"options must be StreamOptions or a dict, not {type(value).__name__}")
+        raise ModelCallError(f"options must be StreamOptions or a dict, not {type(value).__name__}")
+    _check_option("extra", value.get("extra"))
     known: dict[str, Any] = {}
     extra: dict[str, Any] = {}
     for key, item in value.items():
@@ -51,6 +87,7 @@ def _options(value: Any) -> StreamOptions:
         if name in _IGNORED_OPTIONS or name == "extra":
             continue
         if name in _FIELDS:
+            _check_option(name, item)
             known[name] = item
         else:
             extra[key] = item  # a provider-specific knob: the provider reads what it knows
@@ -108,6 +145,9 @@ class ExtensionModelRegistry:
         return self._call(self.stream_simple(model, context, options).result(), "ctx.model_registry.complete(...)")
 
     async def _events(self, model: Any, context: Any, options: Any) -> AsyncIterator[Any]:
+        if not isinstance(model, Model):
+            raise ModelCallError("no model given (ctx.model is None until a model is selected)" if model is None
+                                 else f"model must be a Model, not {type(model).__name__}")
         opts = _options(options)
         ctx = _context(context)
         if opts.api_key is None:
