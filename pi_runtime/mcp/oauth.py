@@ -24,7 +24,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .config import McpServerEntry
-from .oauth_store import McpAuthStore
+from .oauth_store import McpAuthFileError, McpAuthStore
 from .values import resolve_value
 
 CLIENT_NAME = "pi"
@@ -86,6 +86,16 @@ def _union(*scopes: str | None) -> str | None:
     return " ".join(words) or None
 
 
+def _stored_model(model: Any, value: Any, store: McpAuthStore, name: str, field: str) -> Any:
+    """A stored field read back as the SDK's model; a hand-edited one of the wrong shape is an
+    ``mcp-auth.json`` problem named as such, not a pydantic traceback from inside the SDK."""
+    try:
+        return model.model_validate(value)
+    except ValueError:  # pydantic's ValidationError
+        raise McpAuthFileError(f'{store.path}: the "{field}" of MCP server "{name}" is malformed '
+                               "(fix or delete the file, then sign in again)") from None
+
+
 class StoredTokens:
     """The SDK's ``TokenStorage`` for one server name and URL.
 
@@ -120,7 +130,7 @@ class StoredTokens:
         from mcp.shared.auth import OAuthToken
 
         tokens = None if self.defer else self.stored().get("tokens")
-        return OAuthToken.model_validate(tokens) if isinstance(tokens, dict) else None
+        return _stored_model(OAuthToken, tokens, self.store, self.name, "tokens") if isinstance(tokens, dict) else None
 
     def expires_at(self) -> float | None:
         value = self.stored().get("expiresAt")
@@ -149,9 +159,10 @@ class StoredTokens:
                 "client_id": self.oauth["clientId"], "client_secret": secret or None, "redirect_uris": [self.redirect_uri],
                 "token_endpoint_auth_method": "client_secret_post" if secret else "none"})
         client = self._pending_client or self.stored().get("client")
-        if not isinstance(client, dict) or self.redirect_uri not in (client.get("redirect_uris") or []):
+        uris = client.get("redirect_uris") if isinstance(client, dict) else None
+        if not isinstance(uris, list) or self.redirect_uri not in uris:  # a string would match a substring
             return None
-        return OAuthClientInformationFull.model_validate(client)
+        return _stored_model(OAuthClientInformationFull, client, self.store, self.name, "client")
 
     async def set_client_info(self, client_info: Any) -> None:
         mode = self.oauth.get("clientRegistration") or "auto"
@@ -198,9 +209,11 @@ def _provider_class() -> type[Any]:
             self.context.token_expiry_time = storage.expires_at()
             stored = storage.stored()
             if self.context.oauth_metadata is None and isinstance(stored.get("authServer"), dict):
-                self.context.oauth_metadata = OAuthMetadata.model_validate(stored["authServer"])
+                self.context.oauth_metadata = _stored_model(OAuthMetadata, stored["authServer"], storage.store,
+                                                            storage.name, "authServer")
             if self.context.protected_resource_metadata is None and isinstance(stored.get("resource"), dict):
-                self.context.protected_resource_metadata = ProtectedResourceMetadata.model_validate(stored["resource"])
+                self.context.protected_resource_metadata = _stored_model(
+                    ProtectedResourceMetadata, stored["resource"], storage.store, storage.name, "resource")
 
         async def _auth_flow(self, request: Any) -> Any:
             # oauth.authServerMetadataUrl: fetch the configured document first (through the same
@@ -303,7 +316,8 @@ def stored_redirect_uri(store: McpAuthStore, entry: McpServerEntry) -> str | Non
     """The redirect URI of the stored registration (a session's refresh needs the same client)."""
     client = (store.get(entry.name, str(entry.config["url"])) or {}).get("client")
     uris = client.get("redirect_uris") if isinstance(client, dict) else None
-    return str(uris[0]) if uris else None
+    # Only a list of strings: the first character of a hand-edited string is no redirect URI.
+    return uris[0] if isinstance(uris, list) and uris and isinstance(uris[0], str) else None
 
 
 def session_auth(entry: McpServerEntry, agent_dir: str | Path) -> Any:
