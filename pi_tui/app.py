@@ -128,7 +128,7 @@ class PiApp(App[int], inherit_bindings=False):
         self.last_input_at = 0.0
         """``time.perf_counter()`` of the last key or paste (streaming frames yield to it)."""
         self.extension_keys: dict[str, str] = {}
-        self.terminal_input = TerminalInput()
+        self.terminal_input = TerminalInput(report=self._report_listener_failure)
         """Extensions' ``ctx.ui.on_terminal_input`` listeners (they see keys before anything else)."""
         """Textual key -> the key (Pi's syntax) an extension registered a shortcut for."""
         self.extension_ui: AppExtensionUI | None = None
@@ -160,6 +160,12 @@ class PiApp(App[int], inherit_bindings=False):
                         await self._take_input(replacement)
                     return
         await self._take_input(event)
+
+    def _report_listener_failure(self, path: str, message: str) -> None:
+        """A terminal input listener's failure, shown as any extension's error is (event ``ui``)."""
+        runner = self.session.extension_runner if self.session is not None else None
+        if runner is not None:
+            runner.reporter.report_soon(path, "ui", message)
 
     async def _take_input(self, event: events.Event) -> None:
         """Input past the terminal listeners: an extension's editor, then its shortcuts, then Textual."""

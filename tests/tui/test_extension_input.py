@@ -448,3 +448,38 @@ async def test_should_trigger_file_completion_false_keeps_tab_from_completing(pr
         app.editor.set_text("")
         await pilot.press(*"read no", "tab")  # the provider below (pi's) says yes: path completion
         assert await wait_for(pilot, lambda: app.editor.text == "read notes.txt ")
+
+
+BROKEN_LISTENERS = textwrap.dedent(
+    """
+    def extension(pi):
+        def explodes(data):
+            raise RuntimeError("listener bug")
+
+        def numbers(data):
+            return {"data": 42}
+
+        async def later(data):
+            raise ValueError("async listener bug")
+
+        def session_start(event, ctx):
+            ctx.ui.on_terminal_input(explodes)
+            ctx.ui.on_terminal_input(numbers)
+            ctx.ui.on_terminal_input(later)
+
+        pi.on("session_start", session_start)
+    """
+)
+
+
+async def test_broken_listeners_are_reported_once_and_the_keys_go_on(provider, workdir, agent_dir, tmp_path):
+    session, app = await start(provider, workdir, agent_dir, tmp_path, BROKEN_LISTENERS)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.pause(0.2)
+        await pilot.press("a", "b", "c")
+        await pilot.pause(0.2)
+        assert app.editor.text == "abc"  # no key lost, none turned into "42"
+        errors = [error for _, _, error in session.extension_runner.errors]
+        assert errors.count("on_terminal_input listener failed: RuntimeError: listener bug") == 1, errors
+        assert sum("not a string (int)" in e for e in errors) == 1, errors
+        assert "on_terminal_input listener failed: ValueError: async listener bug" in errors, errors
