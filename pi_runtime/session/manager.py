@@ -273,6 +273,13 @@ class SessionManager(EntryAppends):
         entry: Entry = {"type": kind, "id": new_entry_id(self._by_id), "parentId": self._leaf_id,
                         "timestamp": iso_now()}
         entry.update(fields)
+        if self.persist:
+            # Checked before the entry joins the tree: one that cannot be written would stay in
+            # memory only, and the entries after it would reach the file with a parent it lacks.
+            try:
+                storage.dumps_line(entry)
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"A {kind} entry cannot be saved to the session file: {exc}") from None
         self._entries.append(entry)
         self._index(entry)
         if self._flushed:
