@@ -58,6 +58,9 @@ async def _navigate(app: Any, entry_id: str, summarize: bool | str) -> None:
         app.footer_bar.set_working(True, "Summarizing branch")
     try:
         result = await app.session.navigate_tree(entry_id, summarize=summarize)
+    except Exception as exc:  # noqa: BLE001 - the worker would fail silently (exit_on_error=False): say why
+        app.notify(f"Could not move in the session tree: {exc}", severity="error", timeout=8)
+        return
     finally:
         app.footer_bar.set_working(False)
     if result.cancelled:

@@ -483,3 +483,31 @@ async def test_broken_listeners_are_reported_once_and_the_keys_go_on(provider, w
         assert errors.count("on_terminal_input listener failed: RuntimeError: listener bug") == 1, errors
         assert sum("not a string (int)" in e for e in errors) == 1, errors
         assert "on_terminal_input listener failed: ValueError: async listener bug" in errors, errors
+
+
+BAD_TREE_SUMMARY = textwrap.dedent(
+    """
+    def extension(pi):
+        pi.on("session_before_tree", lambda event, ctx: {"summary": {"summary": "s", "details": {1, 2}}})
+    """
+)
+
+
+async def test_a_tree_move_that_fails_says_why_and_stays_put(provider, workdir, agent_dir, tmp_path):
+    from pi_runtime.ai.providers.scripted import scripted_text
+    from pi_tui.screens.nav_flows import _navigate
+
+    session, app = await start(provider, workdir, agent_dir, tmp_path, BAD_TREE_SUMMARY)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.pause(0.2)
+        provider.push(scripted_text("first answer"))
+        await session.prompt("first")
+        first_answer = session.session_manager.leaf_id
+        provider.push(scripted_text("second answer"))
+        await session.prompt("second")
+        leaf = session.session_manager.leaf_id
+        await _navigate(app, first_answer, True)
+        await pilot.pause()
+        messages = [str(n.message) for n in app._notifications]
+        assert any(m.startswith("Could not move in the session tree:") and "details" in m for m in messages), messages
+        assert session.session_manager.leaf_id == leaf
