@@ -51,6 +51,15 @@ def file_entries(session, kind):
     return [e for e in map(json.loads, lines) if e.get("type") == kind]
 
 
+async def two_turns(session):
+    """Two prompts answered; returns the first answer's entry id (a /tree target leaving one turn)."""
+    session.provider.push(scripted_text("first answer"))
+    await session.prompt("first")
+    first_answer = session.session_manager.leaf_id
+    session.provider.push(scripted_text("second answer"))
+    await session.prompt("second")
+    return first_answer
+
 async def failing_compaction(make_session, write_ext, name, handler, error):
     """A session whose ``session_before_compact`` handler is ``handler`` (source), compacted once:
     ``error`` is raised, nothing is stored, and what session_compact_failed said is returned."""
@@ -114,11 +123,7 @@ async def test_an_extension_writes_the_branch_summary_of_tree_navigation(make_se
             pi.on("session_before_tree", before)
     """)
     session = make_session(extensions=[path], persist=True)
-    session.provider.push(scripted_text("first answer"))
-    await session.prompt("first")
-    first_answer = session.session_manager.leaf_id
-    session.provider.push(scripted_text("second answer"))
-    await session.prompt("second")
+    first_answer = await two_turns(session)
     result = await session.navigate_tree(first_answer, summarize=True)
     target, wanted, kinds, ancestor = module_of(path).seen["prep"]
     assert target == first_answer and wanted is True and kinds == ["message", "message"]

@@ -10,7 +10,7 @@ import pytest
 
 from pi_runtime.ai.providers.scripted import scripted_text
 
-from .test_compaction_hooks import failing_compaction, file_entries
+from .test_compaction_hooks import failing_compaction, file_entries, two_turns
 
 
 def assert_file_is_a_sound_tree(session):
@@ -54,11 +54,7 @@ async def test_a_malformed_branch_summary_fails_cleanly(make_session, write_ext,
             pi.on("session_before_tree", lambda e, ctx: {{"summary": {summary}}})
     """)
     session = make_session(extensions=[path], persist=True)
-    session.provider.push(scripted_text("first answer"))
-    await session.prompt("first")
-    first_answer = session.session_manager.leaf_id
-    session.provider.push(scripted_text("second answer"))
-    await session.prompt("second")
+    first_answer = await two_turns(session)
     leaf = session.session_manager.leaf_id
     with pytest.raises(ValueError, match=error):
         await session.navigate_tree(first_answer, summarize=True)
