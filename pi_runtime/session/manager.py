@@ -273,17 +273,18 @@ class SessionManager(EntryAppends):
         entry: Entry = {"type": kind, "id": new_entry_id(self._by_id), "parentId": self._leaf_id,
                         "timestamp": iso_now()}
         entry.update(fields)
+        line = None
         if self.persist:
-            # Checked before the entry joins the tree: one that cannot be written would stay in
+            # Encoded before the entry joins the tree: one that cannot be written would stay in
             # memory only, and the entries after it would reach the file with a parent it lacks.
             try:
-                storage.dumps_line(entry)
+                line = storage.dumps_line(entry)
             except (TypeError, ValueError) as exc:
                 raise ValueError(f"A {kind} entry cannot be saved to the session file: {exc}") from None
         self._entries.append(entry)
         self._index(entry)
         if self._flushed:
-            self._write([entry])
+            self._write([entry], {id(entry): line} if line is not None else None)
         else:
             self._flush_if_ready()
         return entry["id"]
@@ -304,7 +305,7 @@ class SessionManager(EntryAppends):
         self._flushed = True
         self._saved()
 
-    def _write(self, entries: builtins.list[Entry]) -> None:
+    def _write(self, entries: builtins.list[Entry], encoded: dict[int, str] | None = None) -> None:
         if not self.persist:
             return
         batch = [*self._unsaved, *entries]
@@ -312,7 +313,7 @@ class SessionManager(EntryAppends):
             if self._writer is None:
                 assert self.path is not None
                 self._writer = storage.SessionWriter(self.path, fsync=self.fsync)
-            self._writer.append(batch)
+            self._writer.append(batch, encoded)
         except (storage.SessionWriteError, OSError) as exc:
             # Kept in memory, in order, so their parents are on disk before them once saving
             # works again: nothing written before becomes unreachable.

@@ -309,12 +309,13 @@ class SessionWriter:
         size = os.fstat(self._fd).st_size
         return os.pread(self._fd, size, 0) if size else b""
 
-    def append(self, items: list[dict[str, Any]]) -> None:
+    def append(self, items: list[dict[str, Any]], encoded: dict[int, str] | None = None) -> None:
         """Append entries as lines with one ``write``; when durable, an ``fsync`` follows on the
         syncer's thread (see ``fsync_thread``).
 
         Args:
             items: Entry dicts, each becoming one line.
+            encoded: Lines already made with :func:`dumps_line`, by ``id()`` of their entry dict.
 
         Raises:
             SessionWriteError: The write failed (the file is cut back as it was), or an earlier
@@ -323,7 +324,8 @@ class SessionWriter:
         if self._fd is None:
             raise SessionFileError(f"Session file {self.path} is closed")
         self._raise_sync_error()
-        text = "".join(dumps_line(d) + "\n" for d in items)
+        known = encoded or {}
+        text = "".join((known.get(id(d)) or dumps_line(d)) + "\n" for d in items)
         if self.needs_newline:
             # The file ends in a torn line: start ours on a fresh one.
             text = "\n" + text
