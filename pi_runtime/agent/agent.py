@@ -36,6 +36,7 @@ from .tool import AgentTool
 from .tool_exec import AfterHook, BeforeHook
 
 QueueMode = Literal["one-at-a-time", "all"]
+QueueKind = Literal["steer", "follow_up"]
 
 
 @record
@@ -165,6 +166,43 @@ class Agent:
     @property
     def follow_up_queue(self) -> list[Any]:
         return list(self._follow_up)
+
+    def _queue_of(self, kind: QueueKind) -> list[Any]:
+        return self._steering if kind == "steer" else self._follow_up
+
+    def replace_queued(self, old: Any, new: Any) -> bool:
+        """Put ``new`` where ``old`` waits (matched by identity); False when ``old`` is no longer queued.
+
+        Synchronous, so the loop cannot take ``old`` half-way through the swap.
+        """
+        for queue in (self._steering, self._follow_up):
+            for i, queued in enumerate(queue):
+                if queued is old:
+                    queue[i] = new
+                    return True
+        return False
+
+    def remove_queued(self, message: Any) -> bool:
+        """Drop ``message`` (matched by identity) from whichever queue holds it; False when it is not queued."""
+        for queue in (self._steering, self._follow_up):
+            for i, queued in enumerate(queue):
+                if queued is message:
+                    del queue[i]
+                    return True
+        return False
+
+    def place_queued(self, message: Any, kind: QueueKind, before: Any = None) -> bool:
+        """Move a queued ``message`` into the ``kind`` queue, just before ``before`` (at the end when None
+        or not queued there). False (nothing moved) when ``message`` is no longer queued."""
+        if not self.remove_queued(message):
+            return False
+        queue = self._queue_of(kind)
+        for i, queued in enumerate(queue):
+            if queued is before:
+                queue.insert(i, message)
+                return True
+        queue.append(message)
+        return True
 
     def _take(self, queue: list[Any], mode: QueueMode) -> list[Any]:
         if not queue:

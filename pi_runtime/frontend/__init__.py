@@ -24,6 +24,7 @@ _SOURCES: dict[str, tuple[str, ...]] = {
     "pi_runtime.frontend.session": ("SessionPort",),
     "pi_runtime.kernel.session": ("AgentSession", "typed_settings"),
     "pi_runtime.kernel.errors": ("PromptError", "CompactionError", "SessionBusyError"),
+    "pi_runtime.kernel.message_queue": ("QueuedMessage", "QueueEditError"),
     "pi_runtime.kernel.results": (
         "BashResult", "CompactionResult", "ContextUsage", "CycleModelResult", "ForkResult", "NavigateResult",
         "SessionStats", "SwitchResult", "UsageTotals",
@@ -118,6 +119,8 @@ if TYPE_CHECKING:
     from pi_runtime.kernel.errors import (
         SessionBusyError as SessionBusyError,
     )
+    from pi_runtime.kernel.message_queue import QueuedMessage as QueuedMessage
+    from pi_runtime.kernel.message_queue import QueueEditError as QueueEditError
     from pi_runtime.kernel.results import (
         BashResult as BashResult,
     )

@@ -7,9 +7,12 @@ A host knows a prompt is finished at ``agent_settled``, never at ``agent_end``: 
 from __future__ import annotations
 
 from dataclasses import field
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from ..records import record
+
+if TYPE_CHECKING:
+    from .message_queue import QueuedMessage
 
 
 def _drop_none(d: dict[str, Any]) -> dict[str, Any]:
@@ -29,6 +32,9 @@ class AgentSettledEvent:
 class QueueUpdateEvent:
     steering: list[str] = field(default_factory=list)
     follow_up: list[str] = field(default_factory=list)
+    items: list[QueuedMessage] = field(default_factory=list)
+    """pi's addition: the same queue as ``QueuedMessage`` records with their ids, so a queue pane
+    keeps its selection. Not on the wire: Pi's ``queue_update`` shape stays as Pi sends it."""
     type: ClassVar[Literal["queue_update"]] = "queue_update"
 
     def to_wire(self) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from .compactor import Compactor
 from .errors import PromptError, no_credentials_message
 from .events import QueueUpdateEvent
 from .extension_port import ExtensionGate
-from .navigator import message_text
+from .message_queue import MessageQueue, QueuedMessage
 from .outbox import EventOutbox
 from .run_driver import RunDriver
 
@@ -52,28 +52,40 @@ class InputRouter:
         self._resources = resources
         self._registry = registry
         self._skill_commands = skill_commands
-        agent.on_queue_taken = lambda kind, messages: outbox.emit_soon(self.queue_event())
+        self.queue = MessageQueue(agent)
+        """The user's queued messages, with ids, as an editable list."""
+        agent.on_queue_taken = self._on_queue_taken
 
     # ------------------------------------------------------------------ queues
+
+    def _on_queue_taken(self, kind: str, messages: list[Any]) -> None:
+        self.queue.mark_sent(messages)
+        self._outbox.emit_soon(self.queue_event())
 
     @property
     def steering_texts(self) -> list[str]:
         """What the user queued as steering (extension messages left out)."""
-        return [message_text(m) for m in self._agent.steering_queue if getattr(m, "role", None) == "user"]
+        return self.queue.texts("steer")
 
     @property
     def follow_up_texts(self) -> list[str]:
-        return [message_text(m) for m in self._agent.follow_up_queue if getattr(m, "role", None) == "user"]
+        return self.queue.texts("follow_up")
 
-    def queue_event(self) -> QueueUpdateEvent:
-        return QueueUpdateEvent(self.steering_texts, self.follow_up_texts)
+    def queue_event(self, items: list[QueuedMessage] | None = None) -> QueueUpdateEvent:
+        items = self.queue.items() if items is None else items
+        return QueueUpdateEvent([i.text for i in items if i.kind == "steer"],
+                                [i.text for i in items if i.kind == "follow_up"], items)
 
     def clear_queue(self) -> tuple[list[str], list[str]]:
         """Drop queued steering and follow-up messages; returns their texts (for the editor)."""
-        steering, follow_up = self.steering_texts, self.follow_up_texts
-        self._agent.clear_all_queues()
-        self._outbox.emit_soon(self.queue_event())
-        return steering, follow_up
+        cleared = self.queue.clear()
+        self._outbox.emit_soon(self.queue_event([]))
+        return ([i.text for i in cleared if i.kind == "steer"], [i.text for i in cleared if i.kind == "follow_up"])
+
+    def changed(self, items: list[QueuedMessage]) -> list[QueuedMessage]:
+        """Announce the queue after an edit (``queue_update``); returns ``items``."""
+        self._outbox.emit_soon(self.queue_event(items))
+        return items
 
     # ------------------------------------------------------------------ messages
 
@@ -129,13 +141,13 @@ class InputRouter:
     async def steer(self, text: str, images: list[Any] | None = None) -> str:
         """Queue a message for after the current tool calls."""
         text = self.expand(text) if self._gate.expand_templates() else text
-        self._agent.steer(self.user_message(text, images))
+        self.queue.add(self.user_message(text, images), "steer")
         await self._outbox.emit(self.queue_event())
         return "queued"
 
     async def follow_up(self, text: str, images: list[Any] | None = None) -> str:
         """Queue a message for when the agent would otherwise stop."""
         text = self.expand(text) if self._gate.expand_templates() else text
-        self._agent.follow_up(self.user_message(text, images))
+        self.queue.add(self.user_message(text, images), "follow_up")
         await self._outbox.emit(self.queue_event())
         return "queued"

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..agent.agent import Agent
+from ..agent.agent import Agent, QueueKind
 from ..agent.events import AgentEndEvent, MessageEndEvent, TurnEndEvent
 from ..agent.listeners import Listener
 from ..ai.types import Model
@@ -33,6 +33,7 @@ from .compactor import Compactor
 from .events import SessionInfoChangedEvent
 from .extension_port import ExtensionGate, ExtensionHooks
 from .input_router import InputRouter
+from .message_queue import QueuedMessage
 from .model_control import ModelControl
 from .navigator import TreeNavigator
 from .outbox import EventOutbox
@@ -356,6 +357,37 @@ class AgentSession:
     def clear_queue(self) -> tuple[list[str], list[str]]:
         """Drop queued steering and follow-up messages; returns their texts (for the editor)."""
         return self._input.clear_queue()
+
+    # ------------------------------------------------------------------ the queue as a list (pi's addition)
+
+    def queued_messages(self) -> list[QueuedMessage]:
+        """The user's queued messages with their ids: steering first, then follow-ups, in delivery order."""
+        return self._input.queue.items()
+
+    def edit_queued(self, message_id: str, text: str) -> list[QueuedMessage]:
+        """Replace a queued message's text in place. Returns the queue after the edit.
+
+        Raises:
+            QueueEditError: The message was already sent, was removed, or never was queued.
+        """
+        return self._input.changed(self._input.queue.edit(message_id, text))
+
+    def remove_queued(self, message_id: str) -> list[QueuedMessage]:
+        """Delete a queued message. Returns the queue after it.
+
+        Raises:
+            QueueEditError: As for :meth:`edit_queued`.
+        """
+        return self._input.changed(self._input.queue.remove(message_id))
+
+    def move_queued(self, message_id: str, index: int, kind: QueueKind | None = None) -> list[QueuedMessage]:
+        """Move a queued message to ``index`` among the messages of ``kind`` (its own kind when None);
+        a different ``kind`` turns a steer into a follow-up or back. Returns the queue after the move.
+
+        Raises:
+            QueueEditError: As for :meth:`edit_queued`.
+        """
+        return self._input.changed(self._input.queue.move(message_id, index, kind))
 
     # ------------------------------------------------------------------ lifecycle
 

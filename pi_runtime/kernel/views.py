@@ -63,7 +63,8 @@ def session_state(session: Any) -> dict[str, Any]:
         "sessionId": session.session_id,
         "autoCompactionEnabled": session.auto_compaction_enabled,
         "messageCount": sum(1 for m in agent.state.messages if getattr(m, "role", None) != "system"),
-        "pendingMessageCount": len(agent.steering_queue) + len(agent.follow_up_queue),
+        # What the queue shows (Pi counts the user's queued messages; extensions' are not listed).
+        "pendingMessageCount": len(session.queued_messages()),
     }
     if session.model is not None:
         state["model"] = session.model.to_wire()

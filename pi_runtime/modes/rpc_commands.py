@@ -105,6 +105,54 @@ async def _clear_queue(s: Any, cmd: dict[str, Any]) -> Any:
     return {"steering": steering, "followUp": follow_up}
 
 
+# --------------------------------------------------------------------------- the queue as a list (pi's addition)
+
+
+def _queue_wire(items: list[Any]) -> dict[str, Any]:
+    return {"queue": [item.to_wire() for item in items]}
+
+
+def _queued(edit: Callable[[], list[Any]]) -> dict[str, Any]:
+    from ..kernel.message_queue import QueueEditError
+
+    try:
+        return _queue_wire(edit())
+    except QueueEditError as exc:
+        raise CommandError(str(exc)) from exc
+
+
+def _kind(cmd: dict[str, Any]) -> str | None:
+    kind = _optional_str(cmd, "kind")
+    if kind not in (None, "steer", "followUp"):
+        raise CommandError("kind must be 'steer' or 'followUp'")
+    return None if kind is None else ("follow_up" if kind == "followUp" else "steer")
+
+
+@command("get_queue")
+async def _get_queue(s: Any, cmd: dict[str, Any]) -> Any:
+    return _queue_wire(s.queued_messages())
+
+
+@command("edit_queued")
+async def _edit_queued(s: Any, cmd: dict[str, Any]) -> Any:
+    message_id, text = _str(cmd, "messageId"), _str(cmd, "message")
+    return _queued(lambda: s.edit_queued(message_id, text))
+
+
+@command("remove_queued")
+async def _remove_queued(s: Any, cmd: dict[str, Any]) -> Any:
+    message_id = _str(cmd, "messageId")
+    return _queued(lambda: s.remove_queued(message_id))
+
+
+@command("move_queued")
+async def _move_queued(s: Any, cmd: dict[str, Any]) -> Any:
+    message_id, index, kind = _str(cmd, "messageId"), cmd.get("index", -1), _kind(cmd)
+    if not isinstance(index, int) or isinstance(index, bool):
+        raise CommandError("'index' must be an integer")
+    return _queued(lambda: s.move_queued(message_id, index, kind))
+
+
 @command("new_session")
 async def _new_session(s: Any, cmd: dict[str, Any]) -> Any:
     return await s.new_session(parent_session=_optional_str(cmd, "parentSession"))
