@@ -21,6 +21,8 @@ it. The first request does (``_client``).
 
 from __future__ import annotations
 
+import sys
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
@@ -31,6 +33,7 @@ if TYPE_CHECKING:
     from ..ai.abort import AbortSignal
 
 Phase = Literal["connect", "head", "body"]
+_CLIENT_MODULE = "pi_runtime.http._client"
 
 
 class HTTPError(Exception):
@@ -52,6 +55,21 @@ class ProtocolCut(HTTPError):
 
 class Aborted(Exception):
     """The request was cancelled through its abort signal."""
+
+
+async def load_client() -> ModuleType:
+    """The httpx2 side (``_client``), imported in a worker thread the first time.
+
+    Importing httpx2 takes a tenth of a second or more on a cold start; done on the event loop
+    it would freeze the app's screen just as the first prompt is sent.
+    """
+    module = sys.modules.get(_CLIENT_MODULE)
+    if module is None:
+        import asyncio
+        import importlib
+
+        module = await asyncio.to_thread(importlib.import_module, _CLIENT_MODULE)
+    return module
 
 
 def shared_client() -> httpx2.AsyncClient:
@@ -105,9 +123,8 @@ async def request(
         HTTPError: Connection failure, malformed response, refused redirect (``HTTPTimeout``: a phase took too long).
         Aborted: ``signal`` fired.
     """
-    from ._client import read_whole
-
-    return await read_whole(method, url, headers=headers, json=json, content=content, timeout=timeout,
+    client = await load_client()
+    return await client.read_whole(method, url, headers=headers, json=json, content=content, timeout=timeout,
                             signal=signal, max_bytes=max_bytes)
 
 

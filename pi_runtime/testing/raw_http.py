@@ -2,7 +2,7 @@
 
 Each request (read by its content-length) is answered with the next script: a list of
 bytes to write, pauses (float seconds), ``CLOSE`` (close the connection), ``RESET`` (close
-with a TCP reset) or a callable ``(writer) -> awaitable`` for replies too big to hold.
+with a TCP reset) or a callable ``(reader, writer) -> awaitable`` for replies too big to hold.
 After a script the connection stays open for the next request, as a keep-alive server's.
 """
 
@@ -47,7 +47,7 @@ class RawServer:
                            if line.lower().startswith(b"content-length:")]
                 body = await reader.readexactly(int(lengths[0])) if lengths else b""
                 self.requests.append(head + body)
-                if await self.play(self.scripts.pop(0), writer):
+                if await self.play(self.scripts.pop(0), reader, writer):
                     return
             await reader.read()  # hold the connection until the client lets go
         except (asyncio.IncompleteReadError, ConnectionError):
@@ -58,7 +58,7 @@ class RawServer:
             writer.close()
 
     @staticmethod
-    async def play(script: Script, writer: asyncio.StreamWriter) -> bool:
+    async def play(script: Script, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
         """Send one scripted reply; True when the connection was closed."""
         for piece in script:
             if piece == CLOSE:
@@ -75,8 +75,8 @@ class RawServer:
                 await writer.drain()
                 await asyncio.sleep(piece)
             elif callable(piece):
-                send: Callable[[asyncio.StreamWriter], Awaitable[None]] = piece
-                await send(writer)
+                send: Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]] = piece
+                await send(reader, writer)
             else:
                 writer.write(piece)
         await writer.drain()

@@ -94,7 +94,7 @@ async def test_well_formed_answers_arrive_whole(name, script):
     assert (text, error) == ("Hello", None)
 
 
-def huge_line(writer: asyncio.StreamWriter) -> Any:
+def huge_line(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> Any:
     """A 20 MB chunk-size line, written in blocks as the client reads (it must give up early)."""
     async def send() -> None:
         block = b"1" * 65536

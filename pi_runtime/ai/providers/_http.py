@@ -207,10 +207,11 @@ async def post_sse(
     on_event = options.on_stream_event
 
     async def produce() -> None:
-        from ...http import _client
+        from ...http import load_client
 
         response = None
         try:
+            _client = await load_client()
             response = await _client.open_response(
                 "POST", url, headers, payload, connect_timeout=options.connect_timeout,
                 head_timeout=options.request_timeout,
