@@ -15,9 +15,9 @@ from weakref import WeakKeyDictionary
 
 import httpx2
 
-from .server_text import printable
 from . import Aborted, HTTPError, HTTPTimeout, Phase, ProtocolCut
 from ._tls import tls_context
+from .server_text import printable
 
 MAX_REDIRECTS = 5
 _REDIRECTS = (301, 302, 303, 307, 308)

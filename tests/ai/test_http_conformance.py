@@ -175,14 +175,13 @@ async def test_terminal_escapes_in_server_text_are_stripped():
 
 
 async def test_a_same_origin_307_is_followed_and_another_origin_is_named():
-    async with RawServer([with_length(BODY)]) as other:
-        async with RawServer(
-            [b"HTTP/1.1 307 Temporary Redirect\r\nlocation: /v2/chat/completions\r\ncontent-length: 0\r\n\r\n"],
-            [with_length(BODY)],
-            [f"HTTP/1.1 307 Moved\r\nlocation: {other.url}/v1/chat/completions\r\ncontent-length: 0\r\n\r\n".encode()],
-        ) as server:
-            followed = await run(server.url)
-            named = await run(server.url)
+    async with RawServer([with_length(BODY)]) as other, RawServer(
+        [b"HTTP/1.1 307 Temporary Redirect\r\nlocation: /v2/chat/completions\r\ncontent-length: 0\r\n\r\n"],
+        [with_length(BODY)],
+        [f"HTTP/1.1 307 Moved\r\nlocation: {other.url}/v1/chat/completions\r\ncontent-length: 0\r\n\r\n".encode()],
+    ) as server:
+        followed = await run(server.url)
+        named = await run(server.url)
     assert followed[:2] == ("Hello", None)
     assert [r.split(b" ")[1] for r in server.requests[:2]] == [b"/v1/chat/completions", b"/v2/chat/completions"]
     assert b'"messages"' in server.requests[1]  # the body went along
