@@ -23,6 +23,8 @@ from ..options import StreamOptions
 from ..sse import SSEDecoder
 
 _DONE = object()
+_LONGEST_RETRY_HINT = 86400.0
+"""A server's retry hint is read as at most a day (``retry-after-ms: 1e300`` is not a message to print)."""
 _ERROR_BODY_LIMIT = 1 << 20
 """Bytes of an error body kept: enough for any real message, bounded for a hostile one."""
 
@@ -143,7 +145,7 @@ def _retry_after(headers: Any) -> float | None:
             seconds = _http_date_delay(value) if name == "retry-after" else None
         if seconds is None or not math.isfinite(seconds):
             continue
-        return max(0.0, seconds / 1000 if name == "retry-after-ms" else seconds)
+        return min(_LONGEST_RETRY_HINT, max(0.0, seconds / 1000 if name == "retry-after-ms" else seconds))
     return None
 
 
