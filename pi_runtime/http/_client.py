@@ -200,6 +200,7 @@ async def read_body(
             return
         loop = asyncio.get_running_loop()
         last = loop.time()
+        timer: asyncio.TimerHandle
         async with asyncio.timeout(None) as scope:
 
             def check() -> None:
