@@ -40,7 +40,7 @@ def test_version_does_not_import_heavy_libraries():
         buf = io.StringIO()
         with contextlib.redirect_stdout(buf):
             code = main(["--version"])
-        heavy = sorted(m for m in sys.modules if m.split(".")[0] in ("pydantic", "httpx", "textual", "rich"))
+        heavy = sorted(m for m in sys.modules if m.split(".")[0] in ("pydantic", "httpx", "httpx2", "httpcore2", "h11", "textual", "rich"))
         print(code, buf.getvalue().strip(), ",".join(heavy))
         """
     )
@@ -57,7 +57,27 @@ def test_the_app_module_loads_without_the_kernel_stack():
         """
         import sys
         import pi_tui.app, pi_tui.launch
-        print(",".join(sorted(m for m in sys.modules if m.split(".")[0] in ("pydantic", "httpx"))))
+        print(",".join(sorted(m for m in sys.modules if m.split(".")[0] in ("pydantic", "httpx", "httpx2"))))
+        """
+    )
+    assert loaded == ""
+
+
+def test_help_and_list_models_do_not_import_the_http_client():
+    # The HTTP client is imported by the first request, never by commands that make none.
+    loaded = run_python(
+        """
+        import sys, io, os, tempfile, contextlib
+        os.environ["PI_CODING_AGENT_DIR"] = tempfile.mkdtemp()
+        from pi_runtime.cli import main
+        for args in (["--help"], ["--list-models"]):
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+                try:
+                    main(args)
+                except SystemExit:
+                    pass
+        import pi_runtime.http, pi_runtime.ai.providers._http, pi_runtime.ai.providers.openai_completions
+        print(",".join(sorted(m for m in sys.modules if m.split(".")[0] in ("httpx2", "httpcore2", "h11", "anyio"))))
         """
     )
     assert loaded == ""
@@ -111,7 +131,7 @@ def test_the_public_face_loads_lazily_and_its_events_are_light():
         import pi_runtime.frontend
         from pi_runtime.frontend import events
         assert events.AgentStartEvent.type == "agent_start"
-        print(",".join(sorted(m for m in sys.modules if m.split(".")[0] in ("pydantic", "httpx"))))
+        print(",".join(sorted(m for m in sys.modules if m.split(".")[0] in ("pydantic", "httpx", "httpx2"))))
         """
     )
     assert loaded == ""

@@ -84,7 +84,8 @@ RETRYABLE_PATTERNS = re.compile(
 )
 
 # Pi's text for a server that asked to wait longer than retry.provider.maxRetryDelayMs
-# (providers/_http.py writes it): waiting is not worth it, so it is not retried.
+# (providers/_http.py writes it): that wait is skipped and the request retried with the
+# ordinary backoff (what Pi 1.6 does: measured against a 429 with retry-after: 100000).
 _SERVER_DELAY = re.compile(r"^Server requested (\d+)s retry delay \(max: \d+s\)")
 
 _STRONG_TRANSIENT = re.compile(r"overloaded|rate.?limit|too many requests", _I)
@@ -172,7 +173,10 @@ def is_retryable(
     if isinstance(error, AssistantMessage) and error.stop_reason != "error":
         return False
     text = _text_of(error)
-    if is_context_overflow(error, context_window) or is_quota_error(text) or _SERVER_DELAY.match(text):
+    asked = _SERVER_DELAY.match(text)
+    if asked:  # the failure itself decides; the kernel retries it with its own backoff, as Pi does
+        text = text[asked.end():].lstrip(". ")
+    if is_context_overflow(error, context_window) or is_quota_error(text):
         return False
     status = status if status is not None else status_in_text(text)
     if status is not None and status in _RETRYABLE_STATUS:

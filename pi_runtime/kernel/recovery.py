@@ -80,14 +80,12 @@ class Recovery:
         if last is None or last.stop_reason != "error":
             return None
         # Only a failed run needs the error patterns (their regexes cost ~4 ms to compile).
-        from ..ai.errors import is_retryable, parse_retry_after
+        from ..ai.errors import is_retryable
 
         if self._overflowed(last):
             return None if self._overflow_tried else "overflow"
         policy = self.policy
         if not policy.enabled or self._attempt >= policy.max_retries or not is_retryable(last):
-            return None
-        if policy.server_delay_too_long(parse_retry_after(last.error_message)):
             return None
         return "retry"
 
@@ -119,7 +117,10 @@ class Recovery:
         from ..ai.errors import parse_retry_after
 
         self._attempt += 1
-        delay = self.policy.delay_ms(self._attempt, parse_retry_after(last.error_message))
+        hint = parse_retry_after(last.error_message)
+        if self.policy.server_delay_too_long(hint):
+            hint = None  # as Pi: a delay above retry.provider.maxRetryDelayMs is not waited for; plain backoff is
+        delay = self.policy.delay_ms(self._attempt, hint)
         await self._emit(AutoRetryStartEvent(
             attempt=self._attempt,
             max_attempts=self.policy.max_retries,

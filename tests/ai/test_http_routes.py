@@ -15,8 +15,8 @@ import subprocess
 import pytest
 
 from pi_runtime.ai.options import StreamOptions
-from pi_runtime.ai.providers import _proxy, _tls
 from pi_runtime.ai.providers._http import ProviderError, post_sse
+from pi_runtime.http import _tls
 from pi_runtime.testing.loopback import LoopbackServer, Reply
 
 PROXY_VARS = ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "NO_PROXY",
@@ -118,24 +118,36 @@ async def test_no_proxy_sends_matching_hosts_direct(monkeypatch):
     assert proxy.seen == [] and len(server.requests) == 1
 
 
-def test_proxy_choice_rules(monkeypatch):
-    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.test:3128")
-    monkeypatch.setenv("NO_PROXY", ".internal.test,api.test:8443")
-    assert _proxy.proxy_for("https", "api.openai.com", 443) == _proxy.Proxy("proxy.test", 3128)
-    assert _proxy.proxy_for("http", "api.openai.com", 80) is None  # HTTPS_PROXY is for https only
-    assert _proxy.proxy_for("https", "llm.internal.test", 443) is None
-    assert _proxy.proxy_for("https", "api.test", 8443) is None
-    assert _proxy.proxy_for("https", "api.test", 443) is not None  # another port is not bypassed
-    monkeypatch.setenv("ALL_PROXY", "proxy.test")  # no scheme: http, port 80
-    assert _proxy.proxy_for("http", "x.test", 80) == _proxy.Proxy("proxy.test", 80)
-    monkeypatch.setenv("HTTPS_PROXY", "socks5://proxy.test:1080")
-    with pytest.raises(_proxy.ProxyConfigError, match="HTTPS_PROXY: only http:// proxies"):
-        _proxy.proxy_for("https", "api.openai.com", 443)
+async def routed(monkeypatch, env: dict[str, str]) -> tuple[bool, int]:
+    """Send one request under ``env`` (``{proxy}``/``{port}`` filled in): (went through the proxy, requests served)."""
+    with LoopbackServer() as server:
+        server.push(sse_ok())
+        async with ForwardProxy() as proxy:
+            for name, value in env.items():
+                monkeypatch.setenv(name, value.format(proxy=proxy.port, port=server.port))
+            await collect(server.url + "/v1/chat")
+    return bool(proxy.seen), len(server.requests)
 
 
-async def test_an_unusable_proxy_is_a_clear_request_error(monkeypatch):
-    monkeypatch.setenv("HTTP_PROXY", "socks5://127.0.0.1:1")
-    with pytest.raises(ProviderError, match="Connection error: HTTP_PROXY: only http:// proxies"):
+@pytest.mark.parametrize(("env", "proxied"), [
+    ({"HTTPS_PROXY": "http://127.0.0.1:{proxy}"}, False),  # HTTPS_PROXY is for https URLs only
+    ({"ALL_PROXY": "127.0.0.1:{proxy}"}, True),  # no scheme: an http:// proxy
+    ({"HTTP_PROXY": "http://127.0.0.1:{proxy}", "NO_PROXY": "127.0.0.1:{port}"}, False),  # host:port
+    ({"HTTP_PROXY": "http://127.0.0.1:{proxy}", "NO_PROXY": "127.0.0.1:1"}, True),  # another port is not bypassed
+    ({"HTTP_PROXY": "http://127.0.0.1:{proxy}", "NO_PROXY": "*"}, False),
+    ({"HTTP_PROXY": "http://127.0.0.1:{proxy}", "NO_PROXY": "example.com,localhost"}, True),
+])
+async def test_proxy_choice_rules(monkeypatch, env, proxied):
+    assert await routed(monkeypatch, env) == (proxied, 1)
+
+
+@pytest.mark.parametrize(("value", "message"), [
+    ("socks5://127.0.0.1:1", "HTTP_PROXY: socks5:// proxies need the optional 'socksio' package"),
+    ("ftp://127.0.0.1:1", "HTTP_PROXY: only http://, https:// and socks5:// proxies are supported"),
+])
+async def test_an_unusable_proxy_is_a_clear_request_error(monkeypatch, value, message):
+    monkeypatch.setenv("HTTP_PROXY", value)
+    with pytest.raises(ProviderError, match=f"Connection error: {message}"):
         await collect("http://127.0.0.1:9/v1/chat")
 
 

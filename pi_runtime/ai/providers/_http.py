@@ -13,14 +13,22 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Any
 
 from ... import deep_json
+from ...http import Aborted, HTTPError, HTTPTimeout, ProtocolCut
+from ...http.server_text import printable
 from ..options import StreamOptions
 from ..sse import SSEDecoder
 
 _DONE = object()
+_LONGEST_RETRY_HINT = 86400.0
+"""A server's retry hint is read as at most a day (``retry-after-ms: 1e300`` is not a message to print)."""
+_ERROR_BODY_LIMIT = 1 << 20
+"""Bytes of an error body kept: enough for any real message, bounded for a hostile one."""
+
+__all__ = ["Aborted", "ProviderError", "StreamFormatError", "failure_events", "keyed_request", "post_sse"]
 
 
 class ProviderError(Exception):
@@ -30,10 +38,6 @@ class ProviderError(Exception):
         super().__init__(message)
         self.status = status
         self.retry_after = retry_after
-
-
-class Aborted(Exception):
-    """The request was cancelled through its abort signal."""
 
 
 class StreamFormatError(Exception):
@@ -106,6 +110,11 @@ def server_delay_message(delay: float, cap: float, message: str) -> str:
 
 
 def _error_detail(body: bytes) -> str:
+    """The message in an error body (JSON ``error.message`` and the like), safe to print."""
+    return printable(_message_in(body)).strip()
+
+
+def _message_in(body: bytes) -> str:
     text = body.decode("utf-8", errors="replace").strip()
     try:
         data = json.loads(text)
@@ -136,7 +145,7 @@ def _retry_after(headers: Any) -> float | None:
             seconds = _http_date_delay(value) if name == "retry-after" else None
         if seconds is None or not math.isfinite(seconds):
             continue
-        return max(0.0, seconds / 1000 if name == "retry-after-ms" else seconds)
+        return min(_LONGEST_RETRY_HINT, max(0.0, seconds / 1000 if name == "retry-after-ms" else seconds))
     return None
 
 
@@ -169,7 +178,7 @@ def _timeout_message(exc: Any) -> str:
         return f"Request timed out: no response from the server within {seconds:g}s"
     if exc.phase == "body":
         return f"Request timed out: the server sent nothing for {seconds:g}s (httpIdleTimeoutMs)"
-    return f"Request timed out: {exc}"
+    return f"Request timed out: {exc}" + (f" after {seconds:g}s" if seconds is not None else "")
 
 
 async def post_sse(
@@ -199,47 +208,56 @@ async def post_sse(
     on_response = options.on_response
     on_event = options.on_stream_event
 
-    async def relay(chunks: AsyncIterator[bytes]) -> None:
-        """Decode the body and hand events over, one batch per network chunk."""
-        decoder = SSEDecoder()
-        async for chunk in chunks:
-            events = decoder.feed(chunk)
-            if events:
-                queue.put_nowait(events)
-        tail = decoder.flush()
-        if tail:
-            queue.put_nowait(tail)
-        queue.put_nowait(_DONE)
-
     async def produce() -> None:
-        from . import _fasthttp as fh
+        from ...http import load_client
 
         response = None
         try:
-            response = await fh.post(
-                url, headers, payload, connect_timeout=options.connect_timeout, read_timeout=options.request_timeout
+            _client = await load_client()
+            response = await _client.open_response(
+                "POST", url, headers, payload, connect_timeout=options.connect_timeout,
+                head_timeout=options.request_timeout,
             )
             if on_response is not None:
-                await on_response(response.status, {str(k).lower(): str(v) for k, v in dict(response.headers).items()})
-            if response.status >= 400:
-                raw = await response.read_all(options.timeout)
-                detail = f"{response.status} {_error_detail(raw)}".strip()
-                queue.put_nowait(ProviderError(detail, response.status, _retry_after(response.headers)))
+                await on_response(response.status_code, {k.lower(): v for k, v in response.headers.items()})
+            if response.status_code >= 400:
+                raw = bytearray()
+
+                def keep(chunk: bytes) -> bool:
+                    raw.extend(chunk)
+                    return len(raw) > _ERROR_BODY_LIMIT
+
+                await _client.read_body(response, options.timeout, keep)
+                detail = f"{response.status_code} {_error_detail(bytes(raw[:_ERROR_BODY_LIMIT]))}".strip()
+                queue.put_nowait(ProviderError(detail, response.status_code, _retry_after(response.headers)))
                 return
-            await relay(response.iter_body(options.timeout))
+            decoder = SSEDecoder()
+
+            def relay(chunk: bytes) -> None:
+                # One batch per network chunk: the consumer wakes once however many events it held.
+                events = decoder.feed(chunk)
+                if events:
+                    queue.put_nowait(events)
+
+            await _client.read_body(response, options.timeout, relay)
+            tail = decoder.flush()
+            if tail:
+                queue.put_nowait(tail)
+            queue.put_nowait(_DONE)
         except asyncio.CancelledError:
             raise
-        except fh.HTTPTimeout as exc:
+        except HTTPTimeout as exc:
             queue.put_nowait(ProviderError(_timeout_message(exc)))
-        except fh.ProtocolCut as exc:
+        except ProtocolCut as exc:
             queue.put_nowait(ProviderError(f"Connection closed by the server mid-response: {exc}"))
-        except fh.HTTPError as exc:
+        except HTTPError as exc:
             queue.put_nowait(ProviderError(f"Connection error: {exc}"))
         except Exception as exc:  # noqa: BLE001 - reported as the request's error, never raised past here
-            queue.put_nowait(ProviderError(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__))
+            text = printable(str(exc))
+            queue.put_nowait(ProviderError(f"{type(exc).__name__}: {text}" if text else type(exc).__name__))
         finally:
             if response is not None:
-                fh.release(response)
+                await response.aclose()
 
     task = asyncio.create_task(produce())
     remove = None

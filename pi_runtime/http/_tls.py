@@ -1,4 +1,4 @@
-"""The TLS trust store for provider requests.
+"""The TLS trust store for pi's HTTP requests (providers, OAuth, extensions).
 
 The system store (OpenSSL's default paths, so ``SSL_CERT_FILE`` and ``SSL_CERT_DIR`` are
 honoured), plus the file in ``NODE_EXTRA_CA_CERTS`` — the variable Pi's users already set for

@@ -1,0 +1,136 @@
+"""HTTP for pi and its extensions: one well-kept client (httpx2) configured the way pi needs.
+
+Every request pi makes to a model provider goes through here, and extensions are welcome to
+use it too (``docs/extensions.md``, "HTTP requests"). What it gives over a bare client:
+
+- proxies from the environment (``HTTPS_PROXY``, ``HTTP_PROXY``, ``ALL_PROXY``, ``NO_PROXY``;
+  Pi's ``httpProxy`` setting arrives as the first two), and a clear error for a proxy URL it
+  cannot use;
+- the trust store Pi's users expect: the system's, ``SSL_CERT_FILE`` / ``SSL_CERT_DIR``, plus
+  ``NODE_EXTRA_CA_CERTS`` (``trust_store()``);
+- one keep-alive connection pool per event loop (``shared_client()``), closed with its loop;
+- redirects handled safely: 307/308 on the same server (or http→https on the same host) are
+  followed up to five times with the body; anything else fails naming the new address, since
+  following it would hand the credentials to another server;
+- three timeouts, each reported as such: connecting, waiting for the response head, and
+  silence in the body.
+
+This module does not import httpx2: ``pi --version`` and the app's first frame never pay for
+it. The first request does (``_client``).
+"""
+
+from __future__ import annotations
+
+import sys
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    import ssl
+
+    import httpx2
+
+    from ..ai.abort import AbortSignal
+
+Phase = Literal["connect", "head", "body"]
+_CLIENT_MODULE = "pi_runtime.http._client"
+
+
+class HTTPError(Exception):
+    """The request failed below HTTP status level: refused, reset, malformed, unusable redirect or proxy."""
+
+
+class HTTPTimeout(HTTPError):
+    """Nothing arrived in time; ``phase`` says what was awaited, ``seconds`` for how long."""
+
+    def __init__(self, message: str, phase: Phase = "body", seconds: float | None = None) -> None:
+        super().__init__(message)
+        self.phase: Phase = phase
+        self.seconds = seconds
+
+
+class ProtocolCut(HTTPError):
+    """The server closed the connection before the body was complete."""
+
+
+class Aborted(Exception):
+    """The request was cancelled through its abort signal."""
+
+
+async def load_client() -> ModuleType:
+    """The httpx2 side (``_client``), imported in a worker thread the first time.
+
+    Importing httpx2 takes a tenth of a second or more on a cold start; done on the event loop
+    it would freeze the app's screen just as the first prompt is sent.
+    """
+    module = sys.modules.get(_CLIENT_MODULE)
+    if module is None:
+        import asyncio
+        import importlib
+
+        module = await asyncio.to_thread(importlib.import_module, _CLIENT_MODULE)
+    return module
+
+
+def shared_client() -> httpx2.AsyncClient:
+    """This event loop's client: pi's proxies, trust store and keep-alive pool.
+
+    Use it for anything the helpers below do not cover (``client.stream(...)``, other methods).
+    It does not follow redirects; do not close it (it is closed with its event loop).
+
+    Raises:
+        HTTPError: A proxy variable holds a URL that cannot be used.
+    """
+    from ._client import shared_client as shared
+
+    return shared()
+
+
+def trust_store() -> ssl.SSLContext:
+    """The TLS context pi verifies servers with (for libraries that open their own connections)."""
+    from ._tls import tls_context
+
+    return tls_context()
+
+
+async def request(
+    method: str,
+    url: str,
+    *,
+    headers: dict[str, str] | None = None,
+    json: Any = None,
+    content: bytes | str | None = None,
+    timeout: float | None = 60.0,
+    signal: AbortSignal | None = None,
+    max_bytes: int = 32 << 20,
+) -> httpx2.Response:
+    """Send a request and read the whole response; any status is returned, not raised.
+
+    Args:
+        method: ``"GET"``, ``"POST"``, ...
+        url: An http or https URL.
+        headers: Request headers.
+        json: A value sent as a JSON body (instead of ``content``).
+        content: The raw body.
+        timeout: Seconds for each phase (connect, response head, silence in the body); None: no limit.
+        signal: An abort signal (``ctx.signal`` in a tool); firing it closes the connection at once.
+        max_bytes: A longer body is an error rather than memory spent.
+
+    Returns:
+        The ``httpx2.Response`` with its body read (``.status_code``, ``.headers``, ``.json()``, ``.text``).
+
+    Raises:
+        HTTPError: Connection failure, malformed response, refused redirect (``HTTPTimeout``: a phase took too long).
+        Aborted: ``signal`` fired.
+    """
+    client = await load_client()
+    return await client.read_whole(method, url, headers=headers, json=json, content=content, timeout=timeout,
+                            signal=signal, max_bytes=max_bytes)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "post_sse":  # the providers' streaming POST (pulls in the SSE decoder only when asked)
+        from ..ai.providers._http import post_sse
+
+        return post_sse
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
