@@ -25,29 +25,29 @@ from textual.worker import Worker, WorkerState
 
 from pi_runtime.frontend import events as ev
 
-from . import terminal_keys
 from .bridge import Bridge, KernelEvents
-from .commands import COMMANDS
-from .completion_controller import CompletionController
-from .input_controller import InputController
-from .key_sequences import PASTE_END, PASTE_START, events_for, sequence_for
-from .keymap import Keymap, load_keymap
-from .session_chrome import SessionChrome, loaded_resources
-from .terminal_input import TerminalInput, editor_key
-from .theme_service import ThemeService, theme_variable_defaults
-from .widgets.completion_menu import CompletionMenu
-from .widgets.footer_bar import FooterBar
-from .widgets.header_bar import HeaderBar
-from .widgets.prompt_editor import PromptEditor
-from .widgets.queue_view import QueueView
-from .widgets.start_hints import StartHints
-from .widgets.transcript import Transcript
-from .widgets.welcome_panel import WelcomePanel
+from .commands.commands import COMMANDS
+from .editor.completion_controller import CompletionController
+from .editor.completion_menu import CompletionMenu
+from .editor.input_controller import InputController
+from .editor.prompt_editor import PromptEditor
+from .footer.footer_bar import FooterBar
+from .footer.header_bar import HeaderBar
+from .keys.keymap import Keymap, load_keymap
+from .queue.queue_view import QueueView
+from .sessions.session_chrome import SessionChrome, loaded_resources
+from .terminal import terminal_keys
+from .terminal.key_sequences import PASTE_END, PASTE_START, events_for, sequence_for
+from .terminal.terminal_input import TerminalInput, editor_key
+from .theme.theme_service import ThemeService, theme_variable_defaults
+from .transcript.start_hints import StartHints
+from .transcript.transcript import Transcript
+from .transcript.welcome_panel import WelcomePanel
 
 if TYPE_CHECKING:
     from pi_runtime.frontend import SessionPort
 
-    from .extension_ui import AppExtensionUI
+    from .extension_ui.extension_ui import AppExtensionUI
 
 terminal_keys.install()
 
@@ -187,7 +187,7 @@ class PiApp(App[int], inherit_bindings=False):
     def _handle_exception(self, error: Exception) -> None:
         # Textual's hook for an exception in any widget (it ends the app). An extension's own
         # widget breaking is the extension's failure, not pi's: reported, widget removed.
-        from .extension_guard import contain_extension_error
+        from .extension_ui.extension_guard import contain_extension_error
 
         if contain_extension_error(self, error):
             return
@@ -219,7 +219,7 @@ class PiApp(App[int], inherit_bindings=False):
         yield self.footer_bar
 
     def on_mount(self) -> None:
-        from .terminal_passthrough import TerminalPassthrough
+        from .terminal.terminal_passthrough import TerminalPassthrough
 
         self.terminal_passthrough = TerminalPassthrough(self)
         self.begin_capture_print(self, stdout=True, stderr=False)
@@ -305,7 +305,7 @@ class PiApp(App[int], inherit_bindings=False):
         self.run_worker(self._start_session(session), name="start-session", group="session", exit_on_error=False)
 
     async def _start_session(self, session: SessionPort) -> None:
-        from .extension_host import attach_extensions
+        from .extension_ui.extension_host import attach_extensions
 
         await attach_extensions(self, session)
         await self._show_start_help(session)
@@ -404,7 +404,7 @@ class PiApp(App[int], inherit_bindings=False):
         self.mutate_reactive(App.theme)
 
     def _push_colors(self) -> None:
-        from .markdown_render import markdown_theme, set_code_theme
+        from .transcript.markdown_render import markdown_theme, set_code_theme
 
         self.themes.colors_applied()
         v = self.theme_variables
@@ -472,7 +472,7 @@ class PiApp(App[int], inherit_bindings=False):
         await self.input.send(command)
 
     def action_select_model(self) -> None:
-        from .screens.model_picker import open_model_picker
+        from .dialogs.model_picker import open_model_picker
 
         open_model_picker(self)
 
@@ -516,12 +516,12 @@ class PiApp(App[int], inherit_bindings=False):
             t.anchor()
 
     def action_copy_last(self) -> None:
-        from .view_actions import copy_message
+        from .commands.view_actions import copy_message
 
         copy_message(self)
 
     def action_pi_cmd(self, name: str) -> None:
-        from .view_actions import run_action
+        from .commands.view_actions import run_action
 
         if self.session is not None:
             run_action(self, name)
