@@ -1,5 +1,5 @@
-"""``PiApp``: the full-screen app. Layout, bindings (Pi's ids), theme, and the glue between
-widgets and the kernel.
+"""``PiApp``: the full-screen app. Layout, theme, and the glue between widgets and the kernel
+(the key table, Pi's ids, is ``keys/key_table.py``).
 
 The app receives kernel events only through ``Bridge`` (``on_kernel_events``) and talks to
 the kernel only through its ``SessionPort``, in named workers (``exit_on_error=False``) so a
@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 
 from textual import events
 from textual.app import App, ComposeResult
-from textual.binding import Binding
 from textual.widgets import TextArea
 from textual.worker import Worker, WorkerState
 
@@ -33,6 +32,7 @@ from .editor.input_controller import InputController
 from .editor.prompt_editor import PromptEditor
 from .footer.footer_bar import FooterBar
 from .footer.header_bar import HeaderBar
+from .keys.key_table import APP_BINDINGS, MAIN_VIEW_ACTIONS
 from .keys.keymap import Keymap, load_keymap
 from .queue.queue_view import QueueView
 from .sessions.session_chrome import SessionChrome, loaded_resources
@@ -52,47 +52,13 @@ if TYPE_CHECKING:
 terminal_keys.install()
 
 
-def _b(action_id: str, action: str, description: str, key: str) -> Binding:
-    # Default keys here only matter until set_keymap applies keybindings/default.json.
-    return Binding(key, action, description, show=False, priority=True, id=action_id)
-
-
 class PiApp(App[int], inherit_bindings=False):
     """The interactive pi app (Textual's own ctrl+q/ctrl+c bindings are dropped: every key comes from Pi's keymap)."""
 
     CSS_PATH = "app.tcss"
     TITLE = "pi"
     ENABLE_COMMAND_PALETTE = False
-    BINDINGS = [
-        _b("app.interrupt", "interrupt", "Abort", "escape"),
-        _b("app.clear", "clear", "Clear / quit", "ctrl+c"),
-        _b("app.exit", "exit_if_empty", "Quit", "ctrl+d"),
-        _b("app.suspend", "suspend_process", "Suspend", "ctrl+z"),
-        _b("app.editor.external", "external_editor", "External editor", "ctrl+g"),
-        _b("app.model.select", "select_model", "Models", "ctrl+l"),
-        _b("app.model.cycleForward", "cycle_model(1)", "Next model", "ctrl+p"),
-        _b("app.model.cycleBackward", "cycle_model(-1)", "Previous model", "ctrl+shift+p"),
-        _b("app.thinking.cycle", "cycle_thinking", "Thinking level", "shift+tab"),
-        _b("app.thinking.toggle", "toggle_thinking", "Show thinking", "ctrl+t"),
-        _b("app.tools.expand", "toggle_tools", "Expand tools", "ctrl+o"),
-        _b("app.message.copy", "copy_last", "Copy", "ctrl+x"),
-        _b("app.message.dequeue", "dequeue", "Edit queued", "alt+up"),
-        _b("app.session.new", "slash('/new')", "New session", "pi_disabled_key"),
-        _b("tui.altScreen.pageUp", "scroll_transcript('page_up')", "Page up", "pageup"),
-        _b("tui.altScreen.pageDown", "scroll_transcript('page_down')", "Page down", "pagedown"),
-        _b("tui.altScreen.top", "scroll_transcript('home')", "Top", "ctrl+home"),
-        _b("tui.altScreen.bottom", "scroll_transcript('end')", "Bottom", "ctrl+end"),
-        # Commands, search and message selection (handled in view_actions.run_action).
-        _b("app.session.tree", "pi_cmd('tree')", "Session tree", "pi_disabled_key"),
-        _b("app.session.fork", "pi_cmd('fork')", "Fork", "pi_disabled_key"),
-        _b("app.session.resume", "pi_cmd('resume')", "Resume", "pi_disabled_key"),
-        _b("tui.altScreen.search", "pi_cmd('search')", "Search", "ctrl+shift+f"),
-        _b("pi.search", "pi_cmd('search')", "Search", "ctrl+f"),
-        _b("pi.search.next", "pi_cmd('search_next')", "Next match", "f3"),
-        _b("pi.search.previous", "pi_cmd('search_prev')", "Previous match", "shift+f3"),
-        _b("tui.altScreen.previousPrompt", "pi_cmd('select_prev')", "Previous message", "ctrl+shift+up"),
-        _b("tui.altScreen.nextPrompt", "pi_cmd('select_next')", "Next message", "ctrl+shift+down"),
-    ]
+    BINDINGS = APP_BINDINGS
 
     def __init__(self, session: SessionPort | None = None, *, session_factory: Callable[[], Any] | None = None,
                  static: bool = False, agent_dir: str | None = None, cwd: str | None = None,
@@ -529,7 +495,7 @@ class PiApp(App[int], inherit_bindings=False):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # The main view's keys are priority bindings, which Textual checks even under a
         # modal; a picker or dialog on top must get them (Esc cancels it, Ctrl+L filters).
-        if action in _MAIN_VIEW_ACTIONS and len(self.screen_stack) > 1 and self.screen.is_modal:
+        if action in MAIN_VIEW_ACTIONS and len(self.screen_stack) > 1 and self.screen.is_modal:
             return False
         return super().check_action(action, parameters)
 
@@ -550,5 +516,3 @@ class PiApp(App[int], inherit_bindings=False):
 
 DISPOSE_TIMEOUT_S = 3.0
 """How long quitting waits for the session to shut down (extensions' ``session_shutdown``)."""
-
-_MAIN_VIEW_ACTIONS = frozenset(b.action.split("(")[0] for b in PiApp.BINDINGS if isinstance(b, Binding))
