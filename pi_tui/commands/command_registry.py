@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from pi_runtime.frontend import SessionPort
 
-    from ..app import PiApp
+    from ..host import PiHost
 
-Handler = Callable[["PiApp", "SessionPort", str], Awaitable[None]]
+Handler = Callable[["PiHost", "SessionPort", str], Awaitable[None]]
 
 
 @dataclass(frozen=True)
@@ -76,7 +76,7 @@ class CommandRegistry:
                 out += [(f"skill:{s.name}", s.description or "skill") for s in resources.skills]
         return out
 
-    async def run(self, app: PiApp, text: str) -> bool:
+    async def run(self, app: PiHost, text: str) -> bool:
         """Start ``text`` (``/name args``) if it names a built-in; False when it does not (it goes
         to the kernel as a prompt: an extension command, a template or a skill).
 

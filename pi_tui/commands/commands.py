@@ -18,7 +18,7 @@ from .command_registry import CommandRegistry
 if TYPE_CHECKING:
     from pi_runtime.frontend import SessionPort
 
-    from ..app import PiApp
+    from ..host import PiHost
 
 COMMANDS = CommandRegistry()
 command = COMMANDS.command
@@ -27,7 +27,7 @@ command = COMMANDS.command
 # ---------------------------------------------------------------------- settings and models
 
 @command("settings", "Open settings")
-async def _settings(app: PiApp, session: SessionPort, arg: str) -> None:
+async def _settings(app: PiHost, session: SessionPort, arg: str) -> None:
     from ..dialogs.settings_screen import open_settings
 
     key, _, value = arg.partition(" ")
@@ -38,7 +38,7 @@ async def _settings(app: PiApp, session: SessionPort, arg: str) -> None:
 
 
 @command("model", "Select a model")
-async def _model(app: PiApp, session: SessionPort, arg: str) -> None:
+async def _model(app: PiHost, session: SessionPort, arg: str) -> None:
     from ..dialogs.model_picker import open_model_picker
 
     if not arg:
@@ -56,7 +56,7 @@ async def _model(app: PiApp, session: SessionPort, arg: str) -> None:
 
 
 @command("thinking", "Set the thinking level")
-async def _thinking(app: PiApp, session: SessionPort, arg: str) -> None:
+async def _thinking(app: PiHost, session: SessionPort, arg: str) -> None:
     from ..dialogs.thinking_picker import open_thinking_picker
 
     if not arg:
@@ -67,28 +67,28 @@ async def _thinking(app: PiApp, session: SessionPort, arg: str) -> None:
 
 
 @command("scoped-models", "Configure the models used by interactive cycling")
-async def _scoped_models(app: PiApp, session: SessionPort, arg: str) -> None:
+async def _scoped_models(app: PiHost, session: SessionPort, arg: str) -> None:
     from ..dialogs.scoped_models import open_scoped_models
 
     open_scoped_models(app)
 
 
 @command("local", "Use a model server running on this machine")
-async def _local(app: PiApp, session: SessionPort, arg: str) -> None:
+async def _local(app: PiHost, session: SessionPort, arg: str) -> None:
     from .local_model import use_local_model
 
     await use_local_model(app, session, arg)
 
 
 @command("login", "Add provider authentication")
-async def _login(app: PiApp, session: SessionPort, arg: str) -> None:
+async def _login(app: PiHost, session: SessionPort, arg: str) -> None:
     from ..dialogs.login_prompt import open_login
 
     open_login(app, arg)
 
 
 @command("logout", "Remove provider authentication")
-async def _logout(app: PiApp, session: SessionPort, arg: str) -> None:
+async def _logout(app: PiHost, session: SessionPort, arg: str) -> None:
     from ..dialogs.login_prompt import open_logout
 
     open_logout(app, arg)
@@ -97,21 +97,21 @@ async def _logout(app: PiApp, session: SessionPort, arg: str) -> None:
 # ---------------------------------------------------------------------- sessions
 
 @command("new", "Start a new session")
-async def _new(app: PiApp, session: SessionPort, arg: str) -> None:
+async def _new(app: PiHost, session: SessionPort, arg: str) -> None:
     result = await session.new_session()
     if not result.cancelled:
         app.notify("New session started", timeout=3)
 
 
 @command("resume", "Resume another session")
-async def _resume(app: PiApp, session: SessionPort, arg: str) -> None:
+async def _resume(app: PiHost, session: SessionPort, arg: str) -> None:
     from ..tree.nav_flows import open_resume
 
     open_resume(app)
 
 
 @command("name", "Set the session display name")
-async def _name(app: PiApp, session: SessionPort, arg: str) -> None:
+async def _name(app: PiHost, session: SessionPort, arg: str) -> None:
     if not arg:
         await app.transcript.add_notice(f"Session name: {session.session_name or '(none)'}")
         return
@@ -140,19 +140,19 @@ def session_report(session: SessionPort) -> str:
 
 
 @command("session", "Show current session information and statistics")
-async def _session(app: PiApp, session: SessionPort, arg: str) -> None:
+async def _session(app: PiHost, session: SessionPort, arg: str) -> None:
     await app.transcript.add_notice(session_report(session))
 
 
 @command("tree", "Navigate the session tree")
-async def _tree(app: PiApp, session: SessionPort, arg: str) -> None:
+async def _tree(app: PiHost, session: SessionPort, arg: str) -> None:
     from ..tree.nav_flows import open_tree
 
     open_tree(app)
 
 
 @command("fork", "Create a new session from an earlier user message")
-async def _fork(app: PiApp, session: SessionPort, arg: str) -> None:
+async def _fork(app: PiHost, session: SessionPort, arg: str) -> None:
     from ..tree.fork_picker import open_fork_picker
 
     if session.is_streaming:
@@ -162,14 +162,14 @@ async def _fork(app: PiApp, session: SessionPort, arg: str) -> None:
 
 
 @command("clone", "Duplicate the current session at its current position")
-async def _clone(app: PiApp, session: SessionPort, arg: str) -> None:
+async def _clone(app: PiHost, session: SessionPort, arg: str) -> None:
     result = await session.clone()
     if not result.cancelled:
         app.notify(f"Cloned into {session.session_file or 'a new in-memory session'}", timeout=4)
 
 
 @command("compact", "Compact the current context")
-async def _compact(app: PiApp, session: SessionPort, arg: str) -> None:
+async def _compact(app: PiHost, session: SessionPort, arg: str) -> None:
     if session.is_streaming:
         await app.transcript.add_notice("Cannot compact while the agent is working (press Esc first)", "warning")
         return
@@ -177,7 +177,7 @@ async def _compact(app: PiApp, session: SessionPort, arg: str) -> None:
     app.run_worker(_compact_worker(app, session, arg or None), name="compact", group="kernel", exit_on_error=False)
 
 
-async def _compact_worker(app: PiApp, session: SessionPort, instructions: str | None) -> None:
+async def _compact_worker(app: PiHost, session: SessionPort, instructions: str | None) -> None:
     from pi_runtime.frontend import CompactionError
 
     try:
@@ -197,20 +197,20 @@ async def _compact_worker(app: PiApp, session: SessionPort, instructions: str | 
 # ---------------------------------------------------------------------- the conversation
 
 @command("copy", "Copy the last assistant message")
-async def _copy(app: PiApp, session: SessionPort, arg: str) -> None:
+async def _copy(app: PiHost, session: SessionPort, arg: str) -> None:
     from .view_actions import copy_message
 
     copy_message(app)
 
 
 @command("export", "Export the session as HTML")
-async def _export(app: PiApp, session: SessionPort, arg: str) -> None:
+async def _export(app: PiHost, session: SessionPort, arg: str) -> None:
     path = session.export_html(arg or None)
     await app.transcript.add_notice(f"Exported to {path}")
 
 
 @command("find", "Search the transcript")
-async def _find(app: PiApp, session: SessionPort, arg: str) -> None:
+async def _find(app: PiHost, session: SessionPort, arg: str) -> None:
     from .view_actions import open_search
 
     open_search(app, arg)
@@ -219,7 +219,7 @@ async def _find(app: PiApp, session: SessionPort, arg: str) -> None:
 # ---------------------------------------------------------------------- the app
 
 @command("reload", "Reload keybindings, skills, templates, themes and context files")
-async def _reload(app: PiApp, session: SessionPort, arg: str) -> None:
+async def _reload(app: PiHost, session: SessionPort, arg: str) -> None:
     await app.reload_resources()
     # The kernel rebuilds the system prompt at the start of every run; doing it now makes
     # /session and the RPC state show the reloaded context files at once.
@@ -238,7 +238,7 @@ async def _reload(app: PiApp, session: SessionPort, arg: str) -> None:
 
 
 @command("mcp", "Manage MCP servers: sign in, reconnect (/mcp login|logout|reconnect <server>)")
-async def _mcp(app: PiApp, session: SessionPort, arg: str) -> None:
+async def _mcp(app: PiHost, session: SessionPort, arg: str) -> None:
     from pi_runtime.frontend import mcp_manager_for
 
     from ..dialogs.mcp_screen import McpScreen
@@ -265,21 +265,21 @@ async def _mcp(app: PiApp, session: SessionPort, arg: str) -> None:
 
 
 @command("hotkeys", "Show active keyboard shortcuts")
-async def _hotkeys(app: PiApp, session: SessionPort, arg: str) -> None:
+async def _hotkeys(app: PiHost, session: SessionPort, arg: str) -> None:
     from ..dialogs.hotkeys_screen import HotkeysScreen
 
     app.push_screen(HotkeysScreen(app.keymap))
 
 
 @command("changelog", "Show changelog entries")
-async def _changelog(app: PiApp, session: SessionPort, arg: str) -> None:
+async def _changelog(app: PiHost, session: SessionPort, arg: str) -> None:
     from ..dialogs.text_viewer import TextViewer, changelog_head
 
     app.push_screen(TextViewer("What's new in pi", changelog_head(), id="changelog"))
 
 
 @command("trust", "Save a trust decision for this project folder")
-async def _trust(app: PiApp, session: SessionPort, arg: str) -> None:
+async def _trust(app: PiHost, session: SessionPort, arg: str) -> None:
     from ..dialogs.trust_prompt import TrustPrompt
 
     def answered(value: object) -> None:
@@ -301,5 +301,5 @@ async def _trust(app: PiApp, session: SessionPort, arg: str) -> None:
 
 
 @command("quit", "Quit pi")
-async def _quit(app: PiApp, session: SessionPort, arg: str) -> None:
+async def _quit(app: PiHost, session: SessionPort, arg: str) -> None:
     await app.action_quit()

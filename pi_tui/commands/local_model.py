@@ -13,10 +13,10 @@ from rich.text import Text
 if TYPE_CHECKING:
     from pi_runtime.frontend import SessionPort
 
-    from ..app import PiApp
+    from ..host import PiHost
 
 
-async def use_local_model(app: PiApp, session: SessionPort, arg: str) -> None:
+async def use_local_model(app: PiHost, session: SessionPort, arg: str) -> None:
     from pi_runtime.frontend import add_to_models_json, probe_local_servers
 
     from ..dialogs.pick_list import PickItem, PickList

@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Any
 from .commands import COMMANDS
 
 if TYPE_CHECKING:
-    from ..app import PiApp
+    from ..host import PiHost
 
 
-def search_bar(app: PiApp) -> Any:
+def search_bar(app: PiHost) -> Any:
     """The open search bar, or None."""
     from ..transcript.search_bar import SearchBar
 
@@ -21,7 +21,7 @@ def search_bar(app: PiApp) -> Any:
     return found.first() if found else None
 
 
-def open_search(app: PiApp, query: str = "") -> None:
+def open_search(app: PiHost, query: str = "") -> None:
     """Open (or focus) the transcript search bar above the editor."""
     from ..transcript.search_bar import SearchBar
 
@@ -34,7 +34,7 @@ def open_search(app: PiApp, query: str = "") -> None:
     app.call_after_refresh(lambda: bar.query_one("#search-input").focus())
 
 
-def close_search(app: PiApp) -> bool:
+def close_search(app: PiHost) -> bool:
     """Close the search bar; True when one was open."""
     bar = search_bar(app)
     if bar is None:
@@ -44,7 +44,7 @@ def close_search(app: PiApp) -> bool:
     return True
 
 
-def copy_message(app: PiApp) -> None:
+def copy_message(app: PiHost) -> None:
     """Copy the current search match or selected message, else the last answer (source text)."""
     from ..terminal.clipboard import copy_text
     from ..transcript.transcript_nav import selected_block, source_text
@@ -60,7 +60,7 @@ def copy_message(app: PiApp) -> None:
     app.notify(f"Copied {what}" + ("" if how else " (no clipboard available)"), timeout=2)
 
 
-def run_action(app: PiApp, name: str) -> None:
+def run_action(app: PiHost, name: str) -> None:
     """Actions the app binds to keys: search, search_next, search_prev, select_prev, select_next, copy."""
     from ..transcript.transcript_nav import move_selection
 

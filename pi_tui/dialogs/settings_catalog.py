@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..app import PiApp
+    from ..host import PiHost
 
 NOT_IN_PI = " Saved for Pi, which shares this file; pi itself does not use it."
 
@@ -31,22 +31,22 @@ class SettingRow:
     label: str
     choices: list[Any]
     help: str
-    apply: Callable[[PiApp, Any], Any] | None = None
+    apply: Callable[[PiHost, Any], Any] | None = None
     """``apply(app, value)``: make the running app follow (may return a coroutine)."""
     global_only: bool = False
     """Pi reads it only from the agent-directory file."""
 
 
-def _session(app: PiApp) -> Any:
+def _session(app: PiHost) -> Any:
     assert app.session is not None  # the settings screen opens only with a session
     return app.session
 
 
-def _thinking(app: PiApp, level: str) -> Any:
+def _thinking(app: PiHost, level: str) -> Any:
     return _session(app).set_thinking_level(level)
 
 
-def _model_thinking(app: PiApp, level: str) -> None:
+def _model_thinking(app: PiHost, level: str) -> None:
     """``modelThinkingLevels[provider/id]``: this model's start-up level (``default``: none)."""
     session = _session(app)
     ref = session.model.ref
@@ -58,7 +58,7 @@ def _model_thinking(app: PiApp, level: str) -> None:
     session.settings.set("modelThinkingLevels", levels or None)
 
 
-def groups(app: PiApp) -> list[tuple[str, list[SettingRow]]]:
+def groups(app: PiHost) -> list[tuple[str, list[SettingRow]]]:
     """The settings by group, with choices for this app (its themes, the model's levels)."""
     session = _session(app)
     levels = session.available_thinking_levels()

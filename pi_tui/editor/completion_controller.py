@@ -16,7 +16,7 @@ from .completion import file_completions, list_files, slash_completions
 from .completion_menu import Completion
 
 if TYPE_CHECKING:
-    from ..app import PiApp
+    from ..host import PiHost
 
 
 class CompletionController:
@@ -27,7 +27,7 @@ class CompletionController:
         commands: ``(name, description)`` of every slash command available now.
     """
 
-    def __init__(self, app: PiApp, commands: Callable[[], list[tuple[str, str]]]) -> None:
+    def __init__(self, app: PiHost, commands: Callable[[], list[tuple[str, str]]]) -> None:
         self._app = app
         self._commands = commands
         self._files: list[str] | None = None
@@ -106,7 +106,7 @@ class CompletionController:
                                 on_accept=accept)
             self._app.menu.source = (row, lines[row])
 
-        self._app.run_worker(fetch, name="provider-completions", group="completion",  # type: ignore[arg-type]
+        self._app.run_worker(fetch, name="provider-completions", group="completion",
                              exclusive=True, exit_on_error=False)
 
     def _apply(self, stack: ProviderStack, lines: list[str], row: int, col: int, item: Any, prefix: str) -> None:
@@ -151,8 +151,8 @@ class CompletionController:
             self._app.menu.source = (0, editor.document.get_line(0))
 
         # The function, not a coroutine: a request cancelled by a newer one never started, so
-        # nothing is left unawaited. (Textual's overloads do not type an async callable.)
-        self._app.run_worker(fetch, name="argument-completions", group="completion",  # type: ignore[arg-type]
+        # nothing is left unawaited.
+        self._app.run_worker(fetch, name="argument-completions", group="completion",
                              exclusive=True, exit_on_error=False)
 
     def _index_files(self) -> None:

@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Any
 from .prompt_editor import PromptEditor
 
 if TYPE_CHECKING:
-    from ..app import PiApp
+    from ..host import PiHost
 
 
-def swap_editor(app: PiApp, factory: Callable[..., Any] | None, theme: Any) -> PromptEditor:
+def swap_editor(app: PiHost, factory: Callable[..., Any] | None, theme: Any) -> PromptEditor:
     """Show the editor ``factory(app, theme, app.keymap)`` builds (None: pi's own); returns it.
 
     Raises:

@@ -19,7 +19,7 @@ from ..commands.commands import COMMANDS
 if TYPE_CHECKING:
     from pi_runtime.frontend import SessionPort
 
-    from ..app import PiApp
+    from ..host import PiHost
 
 DOUBLE_ESCAPE_SECONDS = 0.5
 """Two Esc presses closer than this on an empty, idle editor are a double Esc."""
@@ -37,7 +37,7 @@ class _Pending:
 class InputController:
     """Routes the editor's text and runs the input keys of one app."""
 
-    def __init__(self, app: PiApp) -> None:
+    def __init__(self, app: PiHost) -> None:
         self._app = app
         self._pending: list[_Pending] = []
         """Sent before the session was attached; sent in order once it is."""

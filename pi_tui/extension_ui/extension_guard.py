@@ -18,7 +18,7 @@ import textual
 from textual.widget import Widget
 
 if TYPE_CHECKING:
-    from ..app import PiApp
+    from ..host import PiHost
 
 
 def _frame_objects(error: BaseException) -> list[Any]:
@@ -33,7 +33,7 @@ def _frame_objects(error: BaseException) -> list[Any]:
     return list(reversed(found))
 
 
-def _extension_roots(app: PiApp) -> list[tuple[Widget, str]]:
+def _extension_roots(app: PiHost) -> list[tuple[Widget, str]]:
     """Widgets extensions own, each with what to do with it: ``screen`` or a component key."""
     from .extension_screen import ExtensionScreen
 
@@ -45,7 +45,7 @@ def _extension_roots(app: PiApp) -> list[tuple[Widget, str]]:
     return roots
 
 
-def _extension_path(app: PiApp, error: BaseException) -> str:
+def _extension_path(app: PiHost, error: BaseException) -> str:
     """The extension whose file the traceback passes through ("(ui)" when none does)."""
     runner = getattr(getattr(app, "session", None), "extension_runner", None)
     paths = [ext.path for ext in getattr(runner, "extensions", [])]
@@ -69,7 +69,7 @@ def _describe(error: BaseException) -> str:
     return f"{type(error).__name__}: {error}" + (f"\n{lines}" if lines else "")
 
 
-def contain_extension_error(app: PiApp, error: BaseException) -> bool:
+def contain_extension_error(app: PiHost, error: BaseException) -> bool:
     """Report and remove the extension widget ``error`` came from; False when it is not one."""
     roots = _extension_roots(app)
     if not roots:

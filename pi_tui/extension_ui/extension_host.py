@@ -15,10 +15,10 @@ from .extension_ui import AppExtensionUI
 if TYPE_CHECKING:
     from pi_runtime.frontend import SessionPort
 
-    from ..app import PiApp
+    from ..host import PiHost
 
 
-async def attach_extensions(app: PiApp, session: SessionPort) -> AppExtensionUI | None:
+async def attach_extensions(app: PiHost, session: SessionPort) -> AppExtensionUI | None:
     """Give the session's extensions the app's UI and start them (no-op without any)."""
     runner = session.extension_runner
     if runner is None:
@@ -48,7 +48,7 @@ async def attach_extensions(app: PiApp, session: SessionPort) -> AppExtensionUI 
     return ui
 
 
-def bind_shortcuts(app: PiApp, session: SessionPort) -> None:
+def bind_shortcuts(app: PiHost, session: SessionPort) -> None:
     """Bind every extension shortcut (a key Pi's syntax cannot read is reported, not bound)."""
     from ..keys.keymap import KeySyntaxError, to_textual_key
 
@@ -63,7 +63,7 @@ def bind_shortcuts(app: PiApp, session: SessionPort) -> None:
             app.notify(f"Extension shortcut not bound: {exc}", severity="warning", timeout=6)
 
 
-async def reload_as_the_command(app: PiApp, session: SessionPort) -> None:
+async def reload_as_the_command(app: PiHost, session: SessionPort) -> None:
     """``ctx.reload()`` in the app: all that ``/reload`` reloads (keybindings, themes, shortcuts), with its notices."""
     from ..commands.commands import COMMANDS
 

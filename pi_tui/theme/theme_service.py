@@ -16,7 +16,7 @@ from .theme import PiTheme, default_variables, discover_themes
 from .theme_watch import ThemeWatcher
 
 if TYPE_CHECKING:
-    from ..app import PiApp
+    from ..host import PiHost
 
 _DEFAULT_VARIABLES: dict[str, str] | None = None
 
@@ -37,7 +37,7 @@ class ThemeService:
         folders: User theme folders, later ones winning (the agent dir's, then the project's).
     """
 
-    def __init__(self, target: PiApp, folders: list[Path]) -> None:
+    def __init__(self, target: PiHost, folders: list[Path]) -> None:
         self._target = target
         self.folders = folders
         self.themes: dict[str, PiTheme] = {}
