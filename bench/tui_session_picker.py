@@ -63,8 +63,8 @@ async def run(count: int) -> None:
     from textual.screen import Screen
 
     from pi_runtime.session import SessionManager
-    from pi_tui.nav_host import NavHostApp
-    from pi_tui.screens.session_picker import SessionPicker
+    from pi_tui.sessions.session_picker import SessionPicker
+    from pi_tui.tree.nav_host import NavHostApp
 
     with tempfile.TemporaryDirectory(prefix="pi-bench-picker-") as tmp:
         root = Path(tmp) / "sessions"

@@ -58,9 +58,9 @@ def build_session(entries: int):
 
 
 async def run(entries: int, moves: int) -> None:
-    from pi_tui.nav_host import NavHostApp
-    from pi_tui.screens.tree_browser import TreeBrowser
-    from pi_tui.tree_rows import TreeRows
+    from pi_tui.tree.nav_host import NavHostApp
+    from pi_tui.tree.tree_browser import TreeBrowser
+    from pi_tui.tree.tree_rows import TreeRows
 
     session = build_session(entries)
     sm = session.session_manager

@@ -1,5 +1,5 @@
-"""``PiApp``: the full-screen app. Layout, bindings (Pi's ids), theme, and the glue between
-widgets and the kernel.
+"""``PiApp``: the full-screen app. Layout, theme, and the glue between widgets and the kernel
+(the key table, Pi's ids, is ``keys/key_table.py``).
 
 The app receives kernel events only through ``Bridge`` (``on_kernel_events``) and talks to
 the kernel only through its ``SessionPort``, in named workers (``exit_on_error=False``) so a
@@ -19,42 +19,37 @@ from typing import TYPE_CHECKING, Any
 
 from textual import events
 from textual.app import App, ComposeResult
-from textual.binding import Binding
 from textual.widgets import TextArea
 from textual.worker import Worker, WorkerState
 
 from pi_runtime.frontend import events as ev
 
-from . import terminal_keys
 from .bridge import Bridge, KernelEvents
-from .commands import COMMANDS
-from .completion_controller import CompletionController
-from .input_controller import InputController
-from .key_sequences import PASTE_END, PASTE_START, events_for, sequence_for
-from .keymap import Keymap, load_keymap
-from .session_chrome import SessionChrome, loaded_resources
-from .terminal_input import TerminalInput, editor_key
-from .theme_service import ThemeService, theme_variable_defaults
-from .widgets.completion_menu import CompletionMenu
-from .widgets.footer_bar import FooterBar
-from .widgets.header_bar import HeaderBar
-from .widgets.prompt_editor import PromptEditor
-from .widgets.queue_view import QueueView
-from .widgets.start_hints import StartHints
-from .widgets.transcript import Transcript
-from .widgets.welcome_panel import WelcomePanel
+from .commands.commands import COMMANDS
+from .editor.completion_controller import CompletionController
+from .editor.completion_menu import CompletionMenu
+from .editor.input_controller import InputController
+from .editor.prompt_editor import PromptEditor
+from .footer.footer_bar import FooterBar
+from .footer.header_bar import HeaderBar
+from .keys.key_table import APP_BINDINGS, MAIN_VIEW_ACTIONS
+from .keys.keymap import Keymap, load_keymap
+from .queue.queue_view import QueueView
+from .sessions.session_chrome import SessionChrome, loaded_resources
+from .terminal import terminal_keys
+from .terminal.key_sequences import PASTE_END, PASTE_START, events_for, sequence_for
+from .terminal.terminal_input import TerminalInput, editor_key
+from .theme.theme_service import ThemeService, theme_variable_defaults
+from .transcript.start_hints import StartHints
+from .transcript.transcript import Transcript
+from .transcript.welcome_panel import WelcomePanel
 
 if TYPE_CHECKING:
     from pi_runtime.frontend import SessionPort
 
-    from .extension_ui import AppExtensionUI
+    from .extension_ui.extension_ui import AppExtensionUI
 
 terminal_keys.install()
-
-
-def _b(action_id: str, action: str, description: str, key: str) -> Binding:
-    # Default keys here only matter until set_keymap applies keybindings/default.json.
-    return Binding(key, action, description, show=False, priority=True, id=action_id)
 
 
 class PiApp(App[int], inherit_bindings=False):
@@ -63,36 +58,7 @@ class PiApp(App[int], inherit_bindings=False):
     CSS_PATH = "app.tcss"
     TITLE = "pi"
     ENABLE_COMMAND_PALETTE = False
-    BINDINGS = [
-        _b("app.interrupt", "interrupt", "Abort", "escape"),
-        _b("app.clear", "clear", "Clear / quit", "ctrl+c"),
-        _b("app.exit", "exit_if_empty", "Quit", "ctrl+d"),
-        _b("app.suspend", "suspend_process", "Suspend", "ctrl+z"),
-        _b("app.editor.external", "external_editor", "External editor", "ctrl+g"),
-        _b("app.model.select", "select_model", "Models", "ctrl+l"),
-        _b("app.model.cycleForward", "cycle_model(1)", "Next model", "ctrl+p"),
-        _b("app.model.cycleBackward", "cycle_model(-1)", "Previous model", "ctrl+shift+p"),
-        _b("app.thinking.cycle", "cycle_thinking", "Thinking level", "shift+tab"),
-        _b("app.thinking.toggle", "toggle_thinking", "Show thinking", "ctrl+t"),
-        _b("app.tools.expand", "toggle_tools", "Expand tools", "ctrl+o"),
-        _b("app.message.copy", "copy_last", "Copy", "ctrl+x"),
-        _b("app.message.dequeue", "dequeue", "Edit queued", "alt+up"),
-        _b("app.session.new", "slash('/new')", "New session", "pi_disabled_key"),
-        _b("tui.altScreen.pageUp", "scroll_transcript('page_up')", "Page up", "pageup"),
-        _b("tui.altScreen.pageDown", "scroll_transcript('page_down')", "Page down", "pagedown"),
-        _b("tui.altScreen.top", "scroll_transcript('home')", "Top", "ctrl+home"),
-        _b("tui.altScreen.bottom", "scroll_transcript('end')", "Bottom", "ctrl+end"),
-        # Commands, search and message selection (handled in view_actions.run_action).
-        _b("app.session.tree", "pi_cmd('tree')", "Session tree", "pi_disabled_key"),
-        _b("app.session.fork", "pi_cmd('fork')", "Fork", "pi_disabled_key"),
-        _b("app.session.resume", "pi_cmd('resume')", "Resume", "pi_disabled_key"),
-        _b("tui.altScreen.search", "pi_cmd('search')", "Search", "ctrl+shift+f"),
-        _b("pi.search", "pi_cmd('search')", "Search", "ctrl+f"),
-        _b("pi.search.next", "pi_cmd('search_next')", "Next match", "f3"),
-        _b("pi.search.previous", "pi_cmd('search_prev')", "Previous match", "shift+f3"),
-        _b("tui.altScreen.previousPrompt", "pi_cmd('select_prev')", "Previous message", "ctrl+shift+up"),
-        _b("tui.altScreen.nextPrompt", "pi_cmd('select_next')", "Next message", "ctrl+shift+down"),
-    ]
+    BINDINGS = APP_BINDINGS
 
     def __init__(self, session: SessionPort | None = None, *, session_factory: Callable[[], Any] | None = None,
                  static: bool = False, agent_dir: str | None = None, cwd: str | None = None,
@@ -187,7 +153,7 @@ class PiApp(App[int], inherit_bindings=False):
     def _handle_exception(self, error: Exception) -> None:
         # Textual's hook for an exception in any widget (it ends the app). An extension's own
         # widget breaking is the extension's failure, not pi's: reported, widget removed.
-        from .extension_guard import contain_extension_error
+        from .extension_ui.extension_guard import contain_extension_error
 
         if contain_extension_error(self, error):
             return
@@ -219,7 +185,7 @@ class PiApp(App[int], inherit_bindings=False):
         yield self.footer_bar
 
     def on_mount(self) -> None:
-        from .terminal_passthrough import TerminalPassthrough
+        from .terminal.terminal_passthrough import TerminalPassthrough
 
         self.terminal_passthrough = TerminalPassthrough(self)
         self.begin_capture_print(self, stdout=True, stderr=False)
@@ -305,7 +271,7 @@ class PiApp(App[int], inherit_bindings=False):
         self.run_worker(self._start_session(session), name="start-session", group="session", exit_on_error=False)
 
     async def _start_session(self, session: SessionPort) -> None:
-        from .extension_host import attach_extensions
+        from .extension_ui.extension_host import attach_extensions
 
         await attach_extensions(self, session)
         await self._show_start_help(session)
@@ -404,7 +370,7 @@ class PiApp(App[int], inherit_bindings=False):
         self.mutate_reactive(App.theme)
 
     def _push_colors(self) -> None:
-        from .markdown_render import markdown_theme, set_code_theme
+        from .transcript.markdown_render import markdown_theme, set_code_theme
 
         self.themes.colors_applied()
         v = self.theme_variables
@@ -472,7 +438,7 @@ class PiApp(App[int], inherit_bindings=False):
         await self.input.send(command)
 
     def action_select_model(self) -> None:
-        from .screens.model_picker import open_model_picker
+        from .dialogs.model_picker import open_model_picker
 
         open_model_picker(self)
 
@@ -516,12 +482,12 @@ class PiApp(App[int], inherit_bindings=False):
             t.anchor()
 
     def action_copy_last(self) -> None:
-        from .view_actions import copy_message
+        from .commands.view_actions import copy_message
 
         copy_message(self)
 
     def action_pi_cmd(self, name: str) -> None:
-        from .view_actions import run_action
+        from .commands.view_actions import run_action
 
         if self.session is not None:
             run_action(self, name)
@@ -529,7 +495,7 @@ class PiApp(App[int], inherit_bindings=False):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # The main view's keys are priority bindings, which Textual checks even under a
         # modal; a picker or dialog on top must get them (Esc cancels it, Ctrl+L filters).
-        if action in _MAIN_VIEW_ACTIONS and len(self.screen_stack) > 1 and self.screen.is_modal:
+        if action in MAIN_VIEW_ACTIONS and len(self.screen_stack) > 1 and self.screen.is_modal:
             return False
         return super().check_action(action, parameters)
 
@@ -550,5 +516,3 @@ class PiApp(App[int], inherit_bindings=False):
 
 DISPOSE_TIMEOUT_S = 3.0
 """How long quitting waits for the session to shut down (extensions' ``session_shutdown``)."""
-
-_MAIN_VIEW_ACTIONS = frozenset(b.action.split("(")[0] for b in PiApp.BINDINGS if isinstance(b, Binding))

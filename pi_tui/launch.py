@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .app import PiApp
-from .session_preview import preview_file, read_json_object, read_preview
+from .tree.session_preview import preview_file, read_json_object, read_preview
 
 if TYPE_CHECKING:
     from pi_runtime.frontend import SessionPort
@@ -94,7 +94,7 @@ class _CommandLineApp(PiApp):
 
     async def ask_project_trust(self, folder: str) -> bool:
         """Pi's trust question (the build thread waits for it); saves the decision when asked to."""
-        from .screens.trust_prompt import NOT_TRUSTED, TrustPrompt
+        from .dialogs.trust_prompt import NOT_TRUSTED, TrustPrompt
 
         answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
 
@@ -169,8 +169,8 @@ def _pick_session(args: Any) -> str | None:
     """``pi -r``: the session picker on its own, before the app; the chosen file (or None)."""
     from pi_runtime.frontend import SettingsManager, agent_dir, session_dir_for
 
-    from .nav_host import NavHostApp
-    from .screens.session_picker import SessionPicker
+    from .sessions.session_picker import SessionPicker
+    from .tree.nav_host import NavHostApp
 
     cwd = os.getcwd()
     settings = SettingsManager.create(cwd)
@@ -221,7 +221,7 @@ def _print_exit_output(app: PiApp) -> None:
     """The conversation and the resume command, on the normal screen the app has gone back to."""
     import sys
 
-    from .exit_output import exit_output
+    from .transcript.exit_output import exit_output
 
     session = app.session
     if session is None:

@@ -99,7 +99,7 @@ def test_auth_json(bad_file, tmp_path):
 
 
 def test_keybindings_json(bad_file, tmp_path):
-    from pi_tui.keymap import load_keymap
+    from pi_tui.keys.keymap import load_keymap
 
     path = bad_file(tmp_path, "keybindings.json")
     keymap = within(5, lambda: load_keymap(path))
@@ -107,7 +107,7 @@ def test_keybindings_json(bad_file, tmp_path):
 
 
 def test_theme_file(bad_file, tmp_path):
-    from pi_tui.theme import ThemeError, discover_themes, load_theme_file
+    from pi_tui.theme.theme import ThemeError, discover_themes, load_theme_file
 
     path = bad_file(tmp_path / "themes", "mine.json")
     with pytest.raises(ThemeError, match="it is not read"):

@@ -10,11 +10,11 @@ from pi_runtime.ai.providers.scripted import (
     scripted_tool_call,
 )
 from pi_tui.launch import create_app
-from pi_tui.widgets.streaming_markdown import StreamingMarkdown, split_finished
-from pi_tui.widgets.thinking_block import ThinkingBlock
-from pi_tui.widgets.tool_box import ToolBox
-from pi_tui.widgets.user_message import UserMessage
-from pi_tui.widgets.welcome_panel import WelcomePanel
+from pi_tui.transcript.streaming_markdown import StreamingMarkdown, split_finished
+from pi_tui.transcript.thinking_block import ThinkingBlock
+from pi_tui.transcript.tool_box import ToolBox
+from pi_tui.transcript.user_message import UserMessage
+from pi_tui.transcript.welcome_panel import WelcomePanel
 
 from .conftest import keyless_session, make_session, screen_text, settle
 

@@ -8,7 +8,7 @@ from textual import events
 
 from pi_runtime.ai.providers.scripted import ScriptedResponse, ScriptedText, scripted_text
 from pi_tui.launch import create_app
-from pi_tui.widgets.notice import Notice
+from pi_tui.transcript.notice import Notice
 
 from .conftest import make_session, screen_text, settle
 

@@ -9,8 +9,8 @@ import os
 import stat
 
 from pi_runtime.ai.providers.scripted import scripted_text
-from pi_tui.clipboard import osc52_sequence
 from pi_tui.launch import create_app
+from pi_tui.terminal.clipboard import osc52_sequence
 
 from .conftest import screen_text, settle
 from .test_commands_models import type_command

@@ -1,4 +1,4 @@
-"""SVG snapshots of the command screens in ``pi_tui.screenshots_cmds`` (same scenes as screenshots/).
+"""SVG snapshots of the command screens in ``pi_tui.screenshots.command_scenes`` (same scenes as screenshots/).
 
 Update after an intended visual change with
 ``pytest tests/tui/test_commands_snapshots.py --snapshot-update``.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from pi_tui.screenshots_cmds import SCENES, make_app
+from pi_tui.screenshots.command_scenes import SCENES, make_app
 
 SNAPSHOT_SCENES = [s for s in SCENES if s.name in (
     "cmd_model_picker", "cmd_settings", "cmd_hotkeys", "cmd_compaction", "cmd_fork_picker", "cmd_login")]

@@ -13,7 +13,7 @@ from pathlib import Path
 from pi_runtime.ai.providers.scripted import ScriptedProvider, ScriptedResponse, ScriptedText, scripted_text
 from pi_runtime.ai.types import Usage
 from pi_tui.launch import create_app
-from pi_tui.render import format_cost, format_tokens
+from pi_tui.transcript.render import format_cost, format_tokens
 
 from .conftest import make_session, settle
 from .test_commands_models import entries, file_session, type_command

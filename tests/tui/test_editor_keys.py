@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from pi_tui.kill_ring import KillRing
+from pi_tui.editor.kill_ring import KillRing
 from pi_tui.launch import create_app
 
 

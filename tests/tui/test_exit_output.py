@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pi_runtime.frontend import parse_messages
-from pi_tui.exit_output import MAX_MESSAGES, TOOL_LINES, transcript_text
+from pi_tui.transcript.exit_output import MAX_MESSAGES, TOOL_LINES, transcript_text
 
 
 def wire(n_lines: int = 10) -> list[dict]:
@@ -37,7 +37,7 @@ def test_a_long_session_prints_only_its_end():
 def test_escape_sequences_in_the_conversation_never_reach_the_terminal():
     from types import SimpleNamespace
 
-    from pi_tui.exit_output import exit_output
+    from pi_tui.transcript.exit_output import exit_output
 
     messages = parse_messages([{"role": "bashExecution", "command": "printf", "exitCode": 0, "cancelled": False,
                                 "truncated": False, "timestamp": 1,

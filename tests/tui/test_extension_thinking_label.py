@@ -7,7 +7,7 @@ import textwrap
 
 from pi_runtime.ai.providers.scripted import ScriptedResponse, ScriptedText, ScriptedThinking
 from pi_tui.launch import create_app
-from pi_tui.widgets.thinking_block import ThinkingBlock
+from pi_tui.transcript.thinking_block import ThinkingBlock
 
 from .conftest import make_session, screen_text, settle, wait_for
 from .test_commands_models import type_command

@@ -7,9 +7,9 @@ import json
 
 from rich.console import Console
 
-from pi_tui.keymap import load_keymap
+from pi_tui.dialogs.hotkeys_screen import hotkey_table
+from pi_tui.keys.keymap import load_keymap
 from pi_tui.launch import create_app
-from pi_tui.screens.hotkeys_screen import hotkey_table
 
 from .test_commands_models import type_command
 

@@ -1,5 +1,5 @@
-"""Image attachments: recognising dropped files (pi_tui.images) and reading the clipboard
-(pi_tui.clipboard) through a fake ``xclip`` on PATH."""
+"""Image attachments: recognising dropped files (pi_tui.editor.images) and reading the clipboard
+(pi_tui.terminal.clipboard) through a fake ``xclip`` on PATH."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import base64
 
 import pytest
 
-from pi_tui import clipboard, images
+from pi_tui.editor import images
+from pi_tui.terminal import clipboard
 
 from .image_helpers import fake_xclip, path_with_only, tiny_png
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from textual import events
 
-from pi_tui.key_sequences import events_for, sequence_for, sequence_for_key
+from pi_tui.terminal.key_sequences import events_for, sequence_for, sequence_for_key
 
 XTERM = {
     "escape": "\x1b", "enter": "\r", "tab": "\t", "backspace": "\x7f", "space": " ",

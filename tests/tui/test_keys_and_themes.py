@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from pi_tui import terminal_keys
-from pi_tui.colors import ColorError, parse_color
-from pi_tui.keymap import KeySyntaxError, load_keymap, to_textual_key
-from pi_tui.theme import ALL_TOKENS, BUILTIN_DIR, REQUIRED_TOKENS, ThemeError, load_theme_file, parse_theme
+from pi_tui.keys.keymap import KeySyntaxError, load_keymap, to_textual_key
+from pi_tui.terminal import terminal_keys
+from pi_tui.theme.colors import ColorError, parse_color
+from pi_tui.theme.theme import ALL_TOKENS, BUILTIN_DIR, REQUIRED_TOKENS, ThemeError, load_theme_file, parse_theme
 
 
 def _keys(data: str) -> list[str]:

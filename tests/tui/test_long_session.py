@@ -7,8 +7,8 @@ from pi_runtime.sdk import create_agent_session
 from pi_runtime.session import SessionManager
 from pi_runtime.settings import SettingsManager
 from pi_tui.launch import create_app
-from pi_tui.widgets.transcript import INITIAL_MESSAGES
-from pi_tui.widgets.transcript_window import HIGH_WATER
+from pi_tui.transcript.transcript import INITIAL_MESSAGES
+from pi_tui.transcript.transcript_window import HIGH_WATER
 
 from .conftest import screen_text
 

@@ -13,7 +13,7 @@ from textual.widgets import Input
 from pi_runtime.testing.mcp_oauth_server import McpOAuthServer
 from pi_runtime.testing.oauth_browser import redirect_target, write_browser
 from pi_tui.launch import create_app
-from pi_tui.widgets.notice import Notice
+from pi_tui.transcript.notice import Notice
 
 from .conftest import make_session, screen_text, wait_for
 from .test_commands_models import type_command

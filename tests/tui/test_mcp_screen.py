@@ -9,7 +9,7 @@ import uuid
 import pytest
 
 from pi_runtime.testing.mcp_servers import processes_with_env, server_executable
-from pi_tui.commands import COMMANDS
+from pi_tui.commands.commands import COMMANDS
 from pi_tui.launch import create_app
 
 from .conftest import make_session, screen_text, wait_for

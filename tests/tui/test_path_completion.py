@@ -1,10 +1,10 @@
-"""Tab path completion logic (pi_tui.path_completion) on a real temporary folder."""
+"""Tab path completion logic (pi_tui.editor.path_completion) on a real temporary folder."""
 
 from __future__ import annotations
 
 import pytest
 
-from pi_tui import path_completion as pc
+from pi_tui.editor import path_completion as pc
 
 
 @pytest.fixture

@@ -6,9 +6,9 @@ from pathlib import Path
 
 from pi_runtime.session import SessionManager
 from pi_runtime.session.paths import project_session_dir
-from pi_tui.nav_host import NavHostApp
-from pi_tui.screens.session_picker import SessionPicker
-from pi_tui.screenshots_nav import NOW, PROJECT, SIZE, make_scene, write_picker_sessions
+from pi_tui.screenshots.nav_scenes import NOW, PROJECT, SIZE, make_scene, write_picker_sessions
+from pi_tui.sessions.session_picker import SessionPicker
+from pi_tui.tree.nav_host import NavHostApp
 
 from .conftest import screen_text
 

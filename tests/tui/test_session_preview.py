@@ -10,7 +10,7 @@ from pi_runtime.cli_args import parse_args
 from pi_runtime.modes.startup import build_session
 from pi_runtime.session import SessionManager
 from pi_tui.launch import _CommandLineApp
-from pi_tui.session_preview import preview_file
+from pi_tui.tree.session_preview import preview_file
 
 from .conftest import screen_text
 

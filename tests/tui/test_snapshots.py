@@ -1,4 +1,4 @@
-"""SVG snapshots of each scene in ``pi_tui.screenshots`` (the same scenes as screenshots/).
+"""SVG snapshots of each scene in ``pi_tui.screenshots.scenes`` (the same scenes as screenshots/).
 
 Update after an intended visual change with ``pytest tests/tui/test_snapshots.py --snapshot-update``.
 """
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from pi_tui.screenshots import SCENES, make_app
+from pi_tui.screenshots.scenes import SCENES, make_app
 
 
 @pytest.mark.parametrize("scene", SCENES, ids=[s.name for s in SCENES])

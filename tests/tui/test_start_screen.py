@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pi_runtime.ai.providers.scripted import scripted_text
 from pi_tui.launch import create_app
-from pi_tui.widgets.start_hints import StartHints
+from pi_tui.transcript.start_hints import StartHints
 
 from .conftest import keyless_session, screen_text, settle
 

@@ -11,8 +11,8 @@ from textual.containers import VerticalScroll
 from pi_runtime.ai.providers.scripted import scripted_text
 from pi_tui.bridge import Bridge, KernelEvents
 from pi_tui.launch import create_app
-from pi_tui.markdown_render import warm_up
-from pi_tui.widgets.streaming_markdown import StreamingMarkdown, _Deferred, estimate_height
+from pi_tui.transcript.markdown_render import warm_up
+from pi_tui.transcript.streaming_markdown import StreamingMarkdown, _Deferred, estimate_height
 
 from .conftest import screen_text, settle
 

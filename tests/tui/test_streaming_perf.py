@@ -9,7 +9,7 @@ from types import SimpleNamespace
 from textual.app import App, ComposeResult
 
 from pi_tui.launch import DEMO_MODEL_ID, model_hint
-from pi_tui.widgets.streaming_markdown import StreamingMarkdown, split_blocks
+from pi_tui.transcript.streaming_markdown import StreamingMarkdown, split_blocks
 
 from .conftest import screen_text
 

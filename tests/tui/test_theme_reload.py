@@ -6,7 +6,7 @@ import asyncio
 import json
 
 from pi_tui.launch import create_app
-from pi_tui.theme import BUILTIN_DIR
+from pi_tui.theme.theme import BUILTIN_DIR
 
 
 def _write_theme(path, name: str, **colors: str) -> None:

@@ -7,10 +7,10 @@ The session is branched the way a user does it: prompt, prompt again, go back wi
 from __future__ import annotations
 
 from pi_runtime.ai.providers.scripted import scripted_text
-from pi_tui.nav_host import NavHostApp
-from pi_tui.screens.summarize_prompt import SummarizePrompt
-from pi_tui.screens.tree_browser import TreeBrowser
-from pi_tui.screenshots_nav import SIZE, make_scene
+from pi_tui.screenshots.nav_scenes import SIZE, make_scene
+from pi_tui.tree.nav_host import NavHostApp
+from pi_tui.tree.summarize_prompt import SummarizePrompt
+from pi_tui.tree.tree_browser import TreeBrowser
 
 from .conftest import screen_text
 

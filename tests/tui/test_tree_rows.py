@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from pi_runtime.session import SessionManager
-from pi_tui.screenshots_nav import NOW, write_picker_sessions, write_tree_session
-from pi_tui.session_rows import PickerState, fuzzy_score, relative_age, trash_session
-from pi_tui.tree_rows import TreeRows, entries_from_wire_tree
+from pi_tui.screenshots.nav_scenes import NOW, write_picker_sessions, write_tree_session
+from pi_tui.sessions.session_rows import PickerState, fuzzy_score, relative_age, trash_session
+from pi_tui.tree.tree_rows import TreeRows, entries_from_wire_tree
 
 USAGE = {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2,
          "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}}
@@ -229,7 +229,7 @@ def test_threaded_order_nests_forks_and_survives_a_cycle(tmp_path):
     from datetime import UTC, datetime
     from types import SimpleNamespace
 
-    from pi_tui.session_rows import threaded
+    from pi_tui.sessions.session_rows import threaded
 
     def info(name, minutes, parent=None):
         return SimpleNamespace(path=tmp_path / f"{name}.jsonl", modified=datetime(2025, 1, 1, 0, minutes, tzinfo=UTC),

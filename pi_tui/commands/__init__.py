@@ -1,0 +1,1 @@
+"""Slash commands (declared once in ``commands.py``) and the actions they and the keys run."""

@@ -1,0 +1,91 @@
+"""``PiHost``: what the app's controllers use of the app, as a Protocol.
+
+Controllers (input, completion, themes, slash commands, view actions, extension hosting) used to
+take ``app: PiApp``, so ``app.py`` imported them while they imported ``app.py``: one object spread
+over many files. They type against this Protocol instead; ``PiApp`` satisfies it structurally
+(mypy checks that wherever the app is handed to a controller), and a test or a future host (a
+second session's workspace) can supply the same narrow surface. Add a member here only when a
+controller needs it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, overload
+
+if TYPE_CHECKING:
+    from textual.css.query import DOMQuery
+    from textual.notifications import SeverityLevel
+    from textual.screen import Screen, ScreenResultCallbackType
+    from textual.theme import Theme
+    from textual.widget import AwaitMount, Widget
+    from textual.worker import Worker, WorkType
+
+    from pi_runtime.frontend import SessionPort
+
+    from .editor.completion_menu import CompletionMenu
+    from .editor.prompt_editor import PromptEditor
+    from .extension_ui.extension_ui import AppExtensionUI
+    from .footer.footer_bar import FooterBar
+    from .keys.keymap import Keymap
+    from .queue.queue_view import QueueView
+    from .sessions.session_chrome import SessionChrome
+    from .theme.theme_service import ThemeService
+    from .transcript.transcript import Transcript
+
+QueryType = TypeVar("QueryType", bound="Widget")
+
+
+class PiHost(Protocol):
+    """The app as its controllers see it: the session, the main view's parts and Textual's calls."""
+
+    # The session and where it lives.
+    session: SessionPort | None
+    agent_dir: Path
+    cwd: str
+    keymap: Keymap
+    themes: ThemeService
+    theme: str
+
+    # The main view's parts.
+    transcript: Transcript
+    editor: PromptEditor
+    """The editor in use: pi's own, or an extension's while it replaced it (``editor_swap.py``)."""
+    default_editor: PromptEditor
+    menu: CompletionMenu
+    queue_view: QueueView
+    footer_bar: FooterBar
+    chrome: SessionChrome
+    extension_ui: AppExtensionUI | None
+    extension_keys: dict[str, str]
+
+    # What the app itself does.
+    async def reload_resources(self) -> None: ...
+    def refresh_theme(self) -> None: ...
+    async def action_quit(self) -> None: ...
+
+    # Textual's App calls the controllers make.
+    @property
+    def screen_stack(self) -> list[Screen[Any]]: ...
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = True) -> None: ...
+    def push_screen(self, screen: Screen[Any] | str, callback: ScreenResultCallbackType[Any] | None = None,
+                    wait_for_dismiss: Literal[False] = False, *, mode: str | None = None) -> AwaitMount: ...
+    def run_worker(self, work: WorkType[Any], name: str | None = "", group: str = "default",
+                   description: str = "", exit_on_error: bool = True, start: bool = True,
+                   exclusive: bool = False, thread: bool = False) -> Worker[Any]: ...
+    def call_later(self, callback: Callable[..., Any], *args: Any, **kwargs: Any) -> bool: ...
+    def call_after_refresh(self, callback: Callable[..., Any], *args: Any, **kwargs: Any) -> bool: ...
+    def call_from_thread(self, callback: Callable[..., Any], *args: Any, **kwargs: Any) -> Any: ...
+    def mount(self, *widgets: Widget, before: int | str | Widget | None = None,
+              after: int | str | Widget | None = None) -> AwaitMount: ...
+    def exit(self, result: int | None = None, return_code: int = 0, message: Any = None) -> None: ...
+    def suspend(self) -> AbstractContextManager[None]: ...
+    @overload
+    def query(self, selector: str | None = None) -> DOMQuery[Widget]: ...
+    @overload
+    def query(self, selector: type[QueryType]) -> DOMQuery[QueryType]: ...
+    def register_theme(self, theme: Theme) -> None: ...
+

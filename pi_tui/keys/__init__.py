@@ -1,0 +1,1 @@
+"""Pi's keymap (keybindings.json) and the app's key table."""

@@ -1,0 +1,1 @@
+"""The queued steering and follow-up messages shown while the agent runs."""

@@ -1,1 +1,0 @@
-"""Screens pushed over the main view (model picker, ...), one per module, imported lazily."""

@@ -1,0 +1,1 @@
+"""Pi's themes: loading, colours, the app's theme service and live reload."""

@@ -1,0 +1,124 @@
+"""The app's themes: Pi theme files registered as Textual themes, switched, and reloaded when
+their files change on disk (``theme_watch``).
+
+``ThemeService`` owns everything about themes (what was loaded, what the user chose, the
+watcher, the generation counter cached renderings check). The app gives it a narrow port:
+registering a theme, reading or setting the current one, re-applying it, and notifications.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .theme import PiTheme, default_variables, discover_themes
+from .theme_watch import ThemeWatcher
+
+if TYPE_CHECKING:
+    from ..host import PiHost
+
+_DEFAULT_VARIABLES: dict[str, str] | None = None
+
+
+def theme_variable_defaults() -> dict[str, str]:
+    """Every ``pi-*`` variable with a fallback value (computed once per process)."""
+    global _DEFAULT_VARIABLES
+    if _DEFAULT_VARIABLES is None:
+        _DEFAULT_VARIABLES = default_variables()
+    return _DEFAULT_VARIABLES
+
+
+class ThemeService:
+    """Loads, switches and live-reloads themes for one app.
+
+    Args:
+        target: The app: registers themes, has the current one, notifies.
+        folders: User theme folders, later ones winning (the agent dir's, then the project's).
+    """
+
+    def __init__(self, target: PiHost, folders: list[Path]) -> None:
+        self._target = target
+        self.folders = folders
+        self.themes: dict[str, PiTheme] = {}
+        """Valid themes by name (built-in and user)."""
+        self.errors: list[str] = []
+        """Why each broken theme file was refused (file, line, reason)."""
+        self.wanted = "dark"
+        """The theme the user chose; shown again when its file becomes valid after an edit."""
+        self.generation = 0
+        """Bumped whenever colours are (re)applied, so cached renderings know to redo."""
+        self.watcher: ThemeWatcher | None = None
+        self.save_choice: Callable[[str], None] | None = None
+        """Persists a chosen theme (set once a session provides settings)."""
+
+    def load(self) -> None:
+        """Read every theme file again and register the valid ones."""
+        self.themes, self.errors = discover_themes(*self.folders)
+        for theme in self.themes.values():
+            self._target.register_theme(theme.to_textual())
+
+    def apply(self, name: str, *, persist: bool = False, force: bool = False) -> bool:
+        """Switch theme; an unknown one falls back to dark with a notification.
+
+        Args:
+            name: Theme name.
+            persist: Save the choice in the settings.
+            force: Apply it again even when it is current (its file was reloaded).
+
+        Returns:
+            Whether ``name`` was applied.
+        """
+        self.wanted = name
+        target = self._target
+        if name not in self.themes:
+            target.notify(f"Theme '{name}' not found or invalid; using dark", severity="warning", timeout=6)
+            target.theme = "dark"
+            return False
+        if force and target.theme == name:
+            target.refresh_theme()
+        target.theme = name
+        if persist and self.save_choice is not None:
+            try:
+                self.save_choice(name)
+            except Exception:  # noqa: BLE001 - persisting is best effort; the theme is applied
+                pass
+        return True
+
+    def colors_applied(self) -> None:
+        """The app pushed new colours to its widgets (cached renderings are stale)."""
+        self.generation += 1
+
+    # ------------------------------------------------------------------ live reload
+
+    def start_watching(self) -> None:
+        target = self._target
+
+        def changed(paths: set[Path]) -> None:  # on the watcher's thread
+            target.call_from_thread(self.files_changed, paths)
+
+        watcher = ThemeWatcher(self.folders, changed)
+        if watcher.start():
+            self.watcher = watcher
+
+    def stop_watching(self) -> None:
+        if self.watcher is not None:
+            self.watcher.stop()
+
+    def files_changed(self, paths: set[Path]) -> None:
+        """Theme files changed on disk: load them again and re-apply the chosen theme.
+
+        A chosen theme whose file is now invalid (or gone) falls back to dark with the reason;
+        once the file is fixed, the next save brings the chosen theme back.
+        """
+        self.load()
+        changed = {str(p) for p in paths}
+        for problem in self.errors:
+            if any(problem.startswith(path) for path in changed):
+                self._target.notify(problem, severity="error", timeout=8)
+        wanted = self.wanted
+        if wanted in self.themes:
+            self.apply(wanted, force=True)
+        elif self._target.theme != "dark":
+            self._target.notify(f"Theme '{wanted}' is no longer valid; using dark", severity="warning", timeout=6)
+            self._target.theme = "dark"

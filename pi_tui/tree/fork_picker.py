@@ -1,0 +1,72 @@
+"""``/fork``: pick an earlier user message; a new session holds the history before it.
+
+The list shows every user message on the active branch, newest first, with a one-line
+preview; the filter searches the whole text. After the fork the chosen message is put back
+into the editor so it can be edited and sent again (Pi's behaviour).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+
+from ..dialogs.pick_list import PickItem, PickList
+
+PREVIEW = 90
+"""Characters of a message shown in its row."""
+
+
+def preview(text: str, limit: int = PREVIEW) -> str:
+    """The first line of ``text``, cut to ``limit`` characters, with a marker for more."""
+    lines = text.strip().splitlines() or [""]
+    first = lines[0]
+    more = len(lines) > 1
+    if len(first) > limit:
+        first, more = first[: limit - 1], True
+    return first + (" …" if more else "")
+
+
+def fork_items(messages: list[dict[str, str]]) -> list[PickItem]:
+    """Rows for ``get_fork_messages()`` output, newest first, numbered as in the session."""
+    items = []
+    for number, msg in reversed(list(enumerate(messages, 1))):
+        label = Text(f"{number:>3}. ", style="dim")
+        label.append(preview(msg["text"]))
+        items.append(PickItem(msg["entryId"], label, msg["text"]))
+    return items
+
+
+class ForkPicker(PickList):
+    """Returns the entry id of the chosen user message (or None)."""
+
+    def __init__(self, messages: list[dict[str, str]]) -> None:
+        super().__init__("Fork from an earlier message", fork_items(messages),
+                         detail="A new session file gets the history before the chosen message; "
+                                "the message returns to the editor.",
+                         placeholder="type to search your messages", id="fork-picker")
+
+
+def open_fork_picker(app: Any) -> bool:
+    """Push the picker. Returns False (after a notice) when there is nothing to fork from."""
+    session = app.session
+    messages = session.get_fork_messages()
+    if not messages:
+        app.notify("No user messages to fork from yet", timeout=3)
+        return False
+
+    def chosen(entry_id: Any) -> None:
+        if entry_id:
+            app.run_worker(_fork(app, entry_id), name="fork", group="kernel", exit_on_error=False)
+
+    app.push_screen(ForkPicker(messages), chosen)
+    return True
+
+
+async def _fork(app: Any, entry_id: str) -> None:
+    result = await app.session.fork(entry_id)
+    if result.cancelled:
+        app.notify("Fork cancelled by an extension", severity="warning", timeout=4)
+        return
+    app.editor.set_text(result.text)
+    app.notify("Forked into a new session", timeout=3)

@@ -1,0 +1,94 @@
+"""The flows around the navigation screens: ``/tree`` (and double Esc), ``/resume``.
+
+``/tree``: the tree browser returns an entry id, the summarize prompt returns whether (and
+how) to summarise the branch being left, then ``AgentSession.navigate_tree`` runs in a
+worker (a summary calls the model; Esc aborts it). The kernel emits ``session_changed``,
+which rebuilds the transcript; a chosen user message comes back into the editor.
+``/resume``: the session picker returns a file, ``switch_session`` opens it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def open_tree(app: Any) -> None:
+    """Push the tree browser (refused while the agent works)."""
+    from .tree_browser import TreeBrowser
+
+    session = app.session
+    if session.is_streaming:
+        app.notify("Wait for the agent to finish (or press Esc) before moving in the tree", timeout=4)
+        return
+
+    def picked(entry_id: Any) -> None:
+        if not entry_id:
+            return
+        if entry_id == session.session_manager.leaf_id:
+            app.notify("Already at this entry", timeout=2)
+            return
+        from pi_runtime.frontend import typed_settings
+
+        from .summarize_prompt import SummarizePrompt
+
+        if typed_settings(session.settings).branch_summary.skip_prompt:  # no question, no summary
+            app.run_worker(_navigate(app, entry_id, False), name="navigate", group="kernel", exit_on_error=False)
+            return
+
+        def answered(summarize: Any) -> None:
+            if summarize is None:
+                return
+            app.run_worker(_navigate(app, entry_id, summarize), name="navigate", group="kernel",
+                           exit_on_error=False)
+
+        app.push_screen(SummarizePrompt(), answered)
+
+    browser = TreeBrowser(session)
+    try:
+        from pi_runtime.frontend import typed_settings
+
+        browser.tree_rows.set_filter(typed_settings(session.settings).tree_filter_mode)  # treeFilterMode
+    except ValueError:
+        pass  # an unknown mode keeps the default filter
+    app.push_screen(browser, picked)
+
+
+async def _navigate(app: Any, entry_id: str, summarize: bool | str) -> None:
+    if summarize:
+        app.footer_bar.set_working(True, "Summarizing branch")
+    try:
+        result = await app.session.navigate_tree(entry_id, summarize=summarize)
+    except Exception as exc:  # noqa: BLE001 - the worker would fail silently (exit_on_error=False): say why
+        app.notify(f"Could not move in the session tree: {exc}", severity="error", timeout=8)
+        return
+    finally:
+        app.footer_bar.set_working(False)
+    if result.cancelled:
+        app.notify("Navigation cancelled by an extension", severity="warning", timeout=4)
+        return
+    if result.editor_text:
+        app.editor.set_text(result.editor_text)
+    app.notify("Moved in the session tree" + (" (branch summarised)" if result.summary_entry_id else ""),
+               timeout=3)
+
+
+def open_resume(app: Any) -> None:
+    """Push the session picker for this folder; the choice replaces the open session."""
+    from ..sessions.session_picker import SessionPicker
+
+    session = app.session
+    manager = session.session_manager
+    session_dir = manager.session_dir if getattr(manager, "persist", False) else None
+    picker = SessionPicker(app.cwd, session_dir=session_dir, current_path=session.session_file, session=session)
+
+    def picked(path: Any) -> None:
+        if path and path != session.session_file:
+            app.run_worker(_switch(app, path), name="switch-session", group="kernel", exit_on_error=False)
+
+    app.push_screen(picker, picked)
+
+
+async def _switch(app: Any, path: str) -> None:
+    result = await app.session.switch_session(path)
+    if not result.cancelled:
+        app.notify(f"Resumed {app.session.session_name or path}", timeout=3)

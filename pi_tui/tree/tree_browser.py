@@ -1,0 +1,298 @@
+"""``/tree``: browse the whole session tree and pick the entry to continue from.
+
+The screen reads the session's entries once (``session_manager.raw_entries()``, cheap dicts;
+``get_tree()`` would build typed models for every entry), flattens them with ``TreeRows`` and
+draws only the lines on screen with ``VirtualList``. Enter dismisses with the chosen entry id;
+the caller asks "Summarize branch?" and calls ``AgentSession.navigate_tree``. Shift+L labels
+the entry under the cursor through ``AgentSession.set_label`` right away.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.style import Style
+from textual import events
+from textual.app import ComposeResult
+from textual.screen import ModalScreen
+from textual.strip import Strip
+from textual.widgets import Static
+
+from ..dialogs.text_prompt import TextPrompt
+from ..dialogs.virtual_list import VirtualList, styled_strip
+from .nav_keys import KeyTable, app_keymap
+from .tree_rows import TreeRows
+
+if TYPE_CHECKING:
+    from pi_runtime.frontend import SessionPort
+
+FILTER_NAMES = {"default": "default", "no-tools": "no tool results", "user-only": "user messages",
+                "labeled-only": "labeled", "all": "all entries"}
+
+_KEYS_BY_ID = {
+    "tui.select.up": "up", "tui.select.down": "down",
+    "tui.select.pageUp": "page_up", "tui.select.pageDown": "page_down",
+    "tui.select.confirm": "select", "tui.select.cancel": "cancel",
+    "app.tree.foldOrUp": "fold_or_up", "app.tree.unfoldOrDown": "unfold_or_down",
+    "app.tree.editLabel": "edit_label", "app.tree.toggleLabelTimestamp": "toggle_timestamps",
+    "app.tree.filter.default": "filter_default", "app.tree.filter.noTools": "filter_no_tools",
+    "app.tree.filter.userOnly": "filter_user_only", "app.tree.filter.labeledOnly": "filter_labeled_only",
+    "app.tree.filter.all": "filter_all", "app.tree.filter.cycleForward": "cycle_forward",
+    "app.tree.filter.cycleBackward": "cycle_backward",
+}
+# Pi pages the tree with left/right; home/end are extras.
+_FIXED_KEYS = {"left": "page_up", "right": "page_down", "home": "top", "end": "bottom"}
+
+_KIND_VAR = {"user": "pi-accent", "assistant": "pi-success", "error": "pi-error", "tool": "pi-dim",
+             "bash": "pi-bash-mode", "compaction": "pi-border-accent", "branch_summary": "pi-border-accent",
+             "custom_message": "pi-custom-message-label"}
+
+
+class TreeBrowser(ModalScreen[str | None]):
+    """Returns the chosen entry id, or None when closed with Esc."""
+
+    DEFAULT_CSS = """
+    TreeBrowser { background: $background; }
+    TreeBrowser #tree-title { height: 1; padding: 0 1; color: $pi-accent; text-style: bold; }
+    TreeBrowser #tree-status { height: 1; padding: 0 1; color: $pi-muted; }
+    TreeBrowser #tree-list { height: 1fr; padding: 0 0; background: $background; }
+    TreeBrowser #tree-hints { height: auto; padding: 0 1; color: $pi-dim; }
+    """
+
+    def __init__(self, session: SessionPort, *, rows: TreeRows | None = None) -> None:
+        """
+        Args:
+            session: The ``AgentSession`` (its ``session_manager`` is read; labels are set through it).
+            rows: Prebuilt rows (tests, benchmarks); built from the session otherwise.
+        """
+        super().__init__()
+        self.session = session
+        if rows is None:
+            manager = session.session_manager
+            rows = TreeRows(manager.raw_entries(), manager.leaf_id)
+        self.tree_rows = rows
+        self.show_label_times = False
+        self._leaf_row = rows.display_leaf()
+        self._styles: dict[str, Style] = {}
+
+    def compose(self) -> ComposeResult:
+        yield Static("Session tree", id="tree-title")
+        yield Static("", id="tree-status")
+        yield VirtualList(self._render_row, id="tree-list")
+        yield Static("", id="tree-hints")
+
+    def on_mount(self) -> None:
+        self.keys = KeyTable(app_keymap(self.app), _KEYS_BY_ID, _FIXED_KEYS)
+        self._build_styles()
+        self.list = self.query_one(VirtualList)
+        self._leaf_row = self.tree_rows.display_leaf()  # the filter may have changed since __init__
+        self.list.set_rows(len(self.tree_rows.visible), self.tree_rows.cursor)
+        self.list.focus()
+        self.query_one("#tree-hints", Static).update(self._hints())
+        self._update_status()
+
+    # ------------------------------------------------------------------ drawing
+
+    def _build_styles(self) -> None:
+        v = self.app.theme_variables
+
+        def color(name: str, fallback: str) -> str:
+            return v.get(name) or fallback
+
+        text, muted = color("pi-text", "#d0d0d0"), color("pi-muted", "#808080")
+        self._styles = {
+            "base": Style(color=text),
+            "off": Style(color=muted),
+            "on": Style(color=text),
+            "guide": Style(color=color("pi-dim", "#606060")),
+            "label": Style(color=color("pi-warning", "#e0c060")),
+            "leaf": Style(color=color("pi-accent", "#60a0ff"), bold=True),
+            "fold": Style(color=color("pi-accent", "#60a0ff")),
+            "cursor": Style(bgcolor=color("pi-selected-bg", "#3a3a4a")),
+            **{kind: Style(color=color(var, text)) for kind, var in _KIND_VAR.items()},
+        }
+
+    def _render_row(self, index: int, width: int, selected: bool) -> Strip:
+        tree, s = self.tree_rows, self._styles
+        row_index = tree.visible[index]
+        row = tree.rows[row_index]
+        base = s["on"] if row.on_path else s["off"]
+        kind_style = s.get(row.kind)
+        if kind_style is not None and not row.on_path:
+            kind_style = kind_style + Style(dim=True)
+        parts: list[tuple[str, Style]] = [("› " if selected else "  ", s["leaf"]), (row.guide, s["guide"])]
+        if row_index in tree.folded:
+            parts.append(("▸ ", s["fold"]))
+        head, sep, rest = row.text.partition(": ")
+        if sep and row.kind in ("user", "assistant", "error") and kind_style is not None:
+            parts += [(head + sep, kind_style + Style(bold=row.on_path)), (rest, base)]
+        else:
+            parts.append((row.text, kind_style if kind_style is not None and row.kind == "tool" else base))
+        label = tree.label_of(row_index)
+        if label is not None:
+            when = f" · {label.timestamp[:16].replace('T', ' ')}" if self.show_label_times and label.timestamp else ""
+            parts.append((f"  [{label.text}{when}]", s["label"]))
+        hidden = tree.hidden_below(row_index)
+        if hidden:
+            parts.append((f"  (+{hidden})", s["fold"]))
+        if row_index == self._leaf_row:
+            parts.append(("  ← current", s["leaf"]))
+        strip = styled_strip(parts, width, s["base"])
+        if selected:
+            strip = strip.apply_style(s["cursor"])
+        return strip
+
+    def _hints(self) -> str:
+        return ("↑↓ move · ←→ page · ctrl+←/→ fold/jump · type to search · L label · T label times · "
+                "^D default ^T no tools ^U user ^L labeled ^A all · ^O cycle · enter select · esc close")
+
+    def _update_status(self) -> None:
+        tree = self.tree_rows
+        parts = [f"filter: {FILTER_NAMES[tree.filter]}"]
+        if tree.query:
+            parts.append(f"search: {tree.query}▏")
+        else:
+            parts.append("type to search")
+        status = "   ".join(parts)
+        counter = tree.counter()
+        width = max(self.size.width - 2, len(status) + len(counter) + 2)
+        self.query_one("#tree-status", Static).update(status + counter.rjust(width - len(status)))
+
+    def _sync(self, *, full: bool) -> None:
+        """Push the model's cursor (and with ``full`` its visible rows) to the list."""
+        self._leaf_row = self.tree_rows.display_leaf()
+        if full:
+            self.list.set_rows(len(self.tree_rows.visible), self.tree_rows.cursor)
+        else:
+            self.list.move_to(self.tree_rows.cursor)
+        self._update_status()
+
+    # ------------------------------------------------------------------ keys
+
+    async def on_key(self, event: events.Key) -> None:
+        method = self.keys.method_for(event.key)
+        if method is None:
+            if event.key == "backspace":
+                method = "erase"
+            elif event.is_printable and event.character:
+                event.stop()
+                event.prevent_default()
+                self.tree_rows.set_query(self.tree_rows.query + event.character)
+                self._sync(full=True)
+                return
+            else:
+                return
+        event.stop()
+        event.prevent_default()
+        result = getattr(self, f"key_{method}")()
+        if result is not None:
+            await result
+
+    def key_up(self) -> None:
+        self.tree_rows.move(-1)
+        self._sync(full=False)
+
+    def key_down(self) -> None:
+        self.tree_rows.move(1)
+        self._sync(full=False)
+
+    def key_page_up(self) -> None:
+        self.tree_rows.move(-self.list.page_size)
+        self._sync(full=False)
+
+    def key_page_down(self) -> None:
+        self.tree_rows.move(self.list.page_size)
+        self._sync(full=False)
+
+    def key_top(self) -> None:
+        self.tree_rows.move(-len(self.tree_rows.visible))
+        self._sync(full=False)
+
+    def key_bottom(self) -> None:
+        self.tree_rows.move(len(self.tree_rows.visible))
+        self._sync(full=False)
+
+    def key_fold_or_up(self) -> None:
+        self.tree_rows.fold_or_up()
+        self._sync(full=True)
+
+    def key_unfold_or_down(self) -> None:
+        self.tree_rows.unfold_or_down()
+        self._sync(full=True)
+
+    def key_erase(self) -> None:
+        if self.tree_rows.query:
+            self.tree_rows.set_query(self.tree_rows.query[:-1])
+            self._sync(full=True)
+
+    def key_toggle_timestamps(self) -> None:
+        self.show_label_times = not self.show_label_times
+        self.list.refresh()
+
+    def _filter(self, mode: str) -> None:
+        self.tree_rows.toggle_filter(mode)
+        self._sync(full=True)
+
+    def key_filter_default(self) -> None:
+        self._filter("default")
+
+    def key_filter_no_tools(self) -> None:
+        self._filter("no-tools")
+
+    def key_filter_user_only(self) -> None:
+        self._filter("user-only")
+
+    def key_filter_labeled_only(self) -> None:
+        self._filter("labeled-only")
+
+    def key_filter_all(self) -> None:
+        self._filter("all")
+
+    def key_cycle_forward(self) -> None:
+        self.tree_rows.cycle_filter(1)
+        self._sync(full=True)
+
+    def key_cycle_backward(self) -> None:
+        self.tree_rows.cycle_filter(-1)
+        self._sync(full=True)
+
+    def key_select(self) -> None:
+        entry_id = self.tree_rows.current_id
+        if entry_id is not None:
+            self.dismiss(entry_id)
+
+    def key_cancel(self) -> None:
+        if self.tree_rows.query:
+            self.tree_rows.set_query("")
+            self._sync(full=True)
+        else:
+            self.dismiss(None)
+
+    def key_edit_label(self) -> None:
+        entry_id = self.tree_rows.current_id
+        if entry_id is None:
+            return
+        current = self.tree_rows.labels.get(entry_id)
+
+        def done(value: str | None) -> None:
+            if value is None:
+                return
+            self.apply_label(entry_id, value.strip() or None)
+
+        self.app.push_screen(TextPrompt(f"Label for {entry_id}", current.text if current else "",
+                                        hint="enter to save (empty clears) · esc to cancel"), done)
+
+    def apply_label(self, entry_id: str, label: str | None) -> None:
+        """Set or clear a label through the session and show it."""
+        try:
+            new_id = self.session.set_label(entry_id, label)
+        except Exception as exc:  # noqa: BLE001 - a read-only or locked session: say so, keep the tree
+            self.notify(f"Could not set the label: {exc}", severity="error", timeout=6)
+            return
+        entry = self.session.session_manager.get_entry(new_id) if isinstance(new_id, str) else None
+        self.tree_rows.set_label(entry_id, label, getattr(entry, "timestamp", "") or "")
+        self._sync(full=True)
+
+    def on_virtual_list_clicked(self, event: VirtualList.Clicked) -> None:
+        self.tree_rows.cursor = event.index
+        self._update_status()
