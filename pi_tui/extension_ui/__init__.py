@@ -1,5 +1,25 @@
 """Extensions' ``ctx.ui`` in the app: dialogs, widgets, footer/header, custom screens and
 editors, key shortcuts, themes, and containing an extension's failures.
 
-``custom_editor.CustomEditor`` and ``bordered_loader.BorderedLoader`` are imported by extensions.
+Extensions import two classes from here: ``from pi_tui.extension_ui import CustomEditor,
+BorderedLoader``. They are looked up on first use so that importing this package (the app
+does, for every extension) costs nothing more.
 """
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["BorderedLoader", "CustomEditor"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "CustomEditor":
+        from .custom_editor import CustomEditor
+
+        return CustomEditor
+    if name == "BorderedLoader":
+        from .bordered_loader import BorderedLoader
+
+        return BorderedLoader
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

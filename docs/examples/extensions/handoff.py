@@ -79,7 +79,7 @@ def extension(pi):
         current_file = ctx.session_manager.session_file
 
         def loader_screen(tui, theme, keybindings, done):
-            from pi_tui.extension_ui.bordered_loader import BorderedLoader
+            from pi_tui.extension_ui import BorderedLoader
 
             loader = BorderedLoader(tui, theme, "Generating handoff prompt...")
             loader.on_abort = lambda: done(None)

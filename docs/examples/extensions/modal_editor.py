@@ -15,7 +15,7 @@ from __future__ import annotations
 
 def _modal_editor_class():
     # Imported here, not at the top: in print/JSON mode the extension must load without the app.
-    from pi_tui.extension_ui.custom_editor import CustomEditor
+    from pi_tui.extension_ui import CustomEditor
 
     normal_keys = {
         "h": "action_cursor_left", "j": "action_cursor_down", "k": "action_cursor_up",

@@ -55,7 +55,7 @@ def extension(pi):
             return
 
         def loader_screen(tui, theme, keybindings, done):
-            from pi_tui.extension_ui.bordered_loader import BorderedLoader  # app only: import it here
+            from pi_tui.extension_ui import BorderedLoader  # app only: import it here
 
             loader = BorderedLoader(tui, theme, f"Extracting questions using {ctx.model.id}...")
             loader.on_abort = lambda: done(None)
