@@ -287,6 +287,13 @@ class McpManager:
             elif connection.state == "needs-auth" and connection.name not in self._reported:
                 self._reported.add(connection.name)
                 out.append(f'MCP server "{connection.name}" {connection.error}')
+            skipped = connection.skipped_tools
+            key = f"{connection.name}\0skipped\0{skipped}"
+            if skipped and key not in self._reported:
+                self._reported.add(key)
+                shown = "; ".join(skipped[:3]) + (f" and {len(skipped) - 3} more" if len(skipped) > 3 else "")
+                count = f"{len(skipped)} malformed tool definition{'s' if len(skipped) > 1 else ''}"
+                out.append(f'MCP server "{connection.name}": skipped {count}: {shown}')
         return out
 
     def tools(self) -> list[Any]:

@@ -51,6 +51,17 @@ def input_schema(schema: Any) -> dict[str, Any]:
     return out
 
 
+def validation_summary(exc: Exception, shown: int = 3) -> str:
+    """The first problems of a pydantic ``ValidationError`` on one line each (else its first line)."""
+    errors = getattr(exc, "errors", None)
+    if not callable(errors):
+        return str(exc).split("\n", 1)[0]
+    problems = errors()
+    lines = [f"{'.'.join(str(p) for p in e.get('loc', ())) or 'result'}: {e.get('msg')}" for e in problems[:shown]]
+    more = f" (and {len(problems) - shown} more)" if len(problems) > shown else ""
+    return "; ".join(lines) + more
+
+
 async def cancellable(work: Any, signal: AbortSignal | None) -> Any:
     """Await ``work``; an abort of ``signal`` cancels it (the server gets a cancellation)."""
     task = asyncio.ensure_future(work)
@@ -122,7 +133,11 @@ class McpTool(AgentTool):
         async def call(client: Any) -> Any:
             return await client.call_tool(self.tool, arguments, progress_callback=progress)
 
-        result = await cancellable(self._connection.request(call), signal)
+        try:
+            result = await cancellable(self._connection.request(call), signal)
+        except ValueError as exc:  # pydantic's ValidationError: the result is not an MCP CallToolResult
+            raise ToolError(f'MCP server "{self.server}" sent a result for {self.tool} that is not valid MCP: '
+                            f"{validation_summary(exc)}") from None
         wire = result.model_dump(by_alias=True, exclude_none=True, mode="json")
         content, full_path = result_content(self.server, self.tool, wire, readable_resources=self._readable())
         if full_path:
