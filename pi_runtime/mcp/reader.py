@@ -98,7 +98,7 @@ class MessageReader:
         """The id of a pending request this unparseable line answers (read leniently), else None."""
         try:
             data = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested too deeply to read
             return None
         request_id = data.get("id") if isinstance(data, dict) and "method" not in data else None
         return request_id if isinstance(request_id, int | str) and request_id in self.pending else None

@@ -19,6 +19,7 @@ from ..agent.tool import AgentTool, ToolError, ToolResult
 from ..ai.abort import AbortSignal
 from ..ai.types import TextContent
 from ..jsonmodel import ConfigDict, JsonModel
+from ..text_safety import terminal_safe
 from .connection import McpConnection
 from .content import result_content
 
@@ -100,7 +101,7 @@ class McpTool(AgentTool):
         annotations = definition.get("annotations") or {}
         title = definition.get("title") or annotations.get("title")
         self.name = name  # type: ignore[misc]
-        self.label = f"{server}/{tool}"  # type: ignore[misc]
+        self.label = terminal_safe(f"{server}/{tool}")  # type: ignore[misc]  # shown in tool blocks
         self.description = (  # type: ignore[misc]
             str(definition.get("description") or "").strip() or title or f"MCP tool {tool} from server {server}"
         )

@@ -13,7 +13,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from e2e_support import MODEL, run_pi, text_reply, tool_reply
+from e2e_support import MODEL, Reply, chunk, run_pi, text_reply, tool_reply, usage
 from rpc_client import RpcClient
 
 from pi_runtime.testing.mcp_servers import processes_with_env, wait_until
@@ -55,3 +55,59 @@ def test_an_abort_while_the_first_prompt_waits_for_a_server_runs_nothing(loopbac
     finally:
         client.kill()
     assert wait_until(lambda: not processes_with_env(MARKER, marker), 10)
+
+
+def calls_reply(*names: str) -> Reply:
+    """One assistant message calling each of ``names`` (no arguments)."""
+    calls = [{"index": i, "id": f"call_{i}", "type": "function", "function": {"name": name, "arguments": "{}"}}
+             for i, name in enumerate(names)]
+    return Reply.sse([chunk({"tool_calls": calls}), chunk(finish="tool_calls"), usage(), "[DONE]"])
+
+
+def tool_texts(request: Any) -> dict[str, str]:
+    """The tool results a request carries, by call id."""
+    out = {}
+    for message in request.json()["messages"]:
+        if message["role"] == "tool":
+            content = message["content"]
+            out[message["tool_call_id"]] = content if isinstance(content, str) else "".join(
+                p.get("text", "") for p in content)
+    return out
+
+
+def test_answers_the_sdk_cannot_parse_fail_at_once_and_malformed_tools_are_skipped(loopback, env):
+    marker = hostile(env, "--tools", "2", "--malformed", "--hostile-names")
+    loopback.push(calls_reply("mcp__h__huge", "mcp__h__surrogate", "mcp__h__bad_image", "mcp__h__no_content",
+                              "mcp__h__flood", "mcp__h__tool_1"), text_reply("Done."))
+    began = time.monotonic()
+    result = run_pi(["-p", "use them", "--model", MODEL], env, timeout=90)
+    took = time.monotonic() - began
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "Done.\n"
+    # Before: the surrogate answer waited for the 60 s timeout and the 100 MB one never ended.
+    assert took < 30, took
+    texts = tool_texts(loopback.requests[1])
+    assert texts["call_0"].endswith("the server sent a message of 100 MB, over pi's limit of 32 MB for one MCP message")
+    assert "the server's answer is not valid JSON-RPC (Invalid JSON" in texts["call_1"]
+    assert texts["call_2"].startswith('MCP server "h" sent a result for bad_image that is not valid MCP: content.0.')
+    assert texts["call_3"].startswith('MCP server "h" sent a result for no_content that is not valid MCP: content: ')
+    assert texts["call_4"] == "flooded"  # 100,000 progress notifications, most of them dropped
+    assert texts["call_5"] == "ok 1"  # the malformed definitions did not take the good tools down
+    declared = [t["function"]["name"] for t in loopback.requests[0].json()["tools"]]
+    assert "mcp__h__tool_1" in declared and "mcp__h__bad_schema" not in declared
+    assert ('MCP server "h": skipped 3 malformed tool definitions: #8 (name: Field required); '
+            "#9 (name: Input should be a valid string); 'bad_schema' (inputSchema: Input should be a valid dictionary)"
+            ) in result.stderr
+    assert "Traceback" not in result.stderr and "Event loop is closed" not in result.stderr
+    assert wait_until(lambda: not processes_with_env(MARKER, marker), 10)
+
+
+def test_mcp_list_shows_server_supplied_names_without_control_characters(env):
+    hostile(env, "--tools", "2", "--hostile-names")
+    result = run_pi(["mcp", "list"], env, timeout=60)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "h: connected, 7 tools (codemode, global)"
+    assert lines[2] == "  tools: tool_0gnp.exe INJECTED, tool_1, huge, surrogate, bad_image, flood, no_content"
+    assert len(lines) == 3
+    assert not [c for c in result.stdout if (not c.isprintable() and c != "\n") or c == "\u202e"]
