@@ -13,7 +13,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from e2e_support import MODEL, Reply, chunk, run_pi, text_reply, tool_reply, usage
+from e2e_support import MODEL, Reply, chunk, run_pi, stalled_reply, text_reply, tool_reply, usage
 from rpc_client import RpcClient
 
 from pi_runtime.testing.mcp_servers import processes_with_env, wait_until
@@ -111,3 +111,26 @@ def test_mcp_list_shows_server_supplied_names_without_control_characters(env):
     assert lines[2] == "  tools: tool_0gnp.exe INJECTED, tool_1, huge, surrogate, bad_image, flood, no_content"
     assert len(lines) == 3
     assert not [c for c in result.stdout if (not c.isprintable() and c != "\n") or c == "\u202e"]
+
+
+def test_ten_thousand_tools_the_prompt_goes_out_abort_settles_and_eof_stops_the_server(loopback, env):
+    marker = hostile(env, "--tools", "10000")
+    loopback.push(stalled_reply())
+    client = RpcClient(env, "--model", MODEL)
+    try:
+        start = client.mark()
+        began = time.monotonic()
+        client.ok({"type": "prompt", "message": "hi"})
+        # Before: no request within 60 s (the system prompt was rebuilt once per registered tool).
+        assert wait_until(lambda: bool(loopback.requests), 30), client.stderr_now()
+        assert time.monotonic() - began < 15
+        assert len(loopback.requests[0].json()["tools"]) > 10_000
+        aborting = time.monotonic()
+        client.ok({"type": "abort"}, timeout=10)
+        assert client.wait_event("agent_settled", start, timeout=10)["aborted"] is True
+        assert time.monotonic() - aborting < 2  # before: 19.5 s
+        assert processes_with_env(MARKER, marker)
+        assert client.close(timeout=20) == 0
+    finally:
+        client.kill()
+    assert wait_until(lambda: not processes_with_env(MARKER, marker), 10)
