@@ -53,6 +53,17 @@ async def stop_process(process: Any) -> None:
         await terminate_posix_process_tree(process, KILL_GRACE)
         if not await _wait_exit(process, KILL_GRACE):
             log.warning("MCP server process %d is still alive after SIGKILL", process.pid)
+        _close_pipes(process)
+
+
+def _close_pipes(process: Any) -> None:
+    # anyio's Process has no close, and its stdout's aclose only feeds EOF: a pipe that flow control
+    # paused (a server flooding stdout when pi stopped reading) stayed open until garbage collection,
+    # after the loop had closed ("RuntimeError: Event loop is closed" at exit). Closing asyncio's
+    # subprocess transport closes every pipe now (and kills a process still alive).
+    transport = getattr(getattr(process, "_process", None), "_transport", None)
+    if transport is not None:
+        transport.close()
 
 
 @contextlib.asynccontextmanager

@@ -134,3 +134,20 @@ def test_ten_thousand_tools_the_prompt_goes_out_abort_settles_and_eof_stops_the_
     finally:
         client.kill()
     assert wait_until(lambda: not processes_with_env(MARKER, marker), 10)
+
+
+def test_eof_during_a_notification_flood_exits_cleanly(loopback, env):
+    marker = hostile(env)
+    loopback.push(tool_reply("mcp__h__flood", {}), text_reply("x"))
+    client = RpcClient(env, "--model", MODEL)
+    try:
+        start = client.mark()
+        client.ok({"type": "prompt", "message": "flood"})
+        client.wait_event("tool_execution_start", start, timeout=30)
+        assert client.close(timeout=20) == 0
+        stderr = client.proc.stderr.read().decode() if client.proc.stderr else ""
+        # Before: the paused stdout pipe was closed by the garbage collector after the loop.
+        assert "Event loop is closed" not in stderr and "Traceback" not in stderr, stderr
+    finally:
+        client.kill()
+    assert wait_until(lambda: not processes_with_env(MARKER, marker), 10)
