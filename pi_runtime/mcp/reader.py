@@ -86,7 +86,7 @@ class MessageReader:
                 return [exc]
             return [self._error(request_id, f"the server's answer is not valid JSON-RPC ({_first_problem(exc)})")]
         if isinstance(message, mcp_types.JSONRPCResponse | mcp_types.JSONRPCError):
-            method = self.pending.pop(message.id, None)
+            method = self.pending.pop(message.id, None) if message.id is not None else None
             if method == "tools/list" and isinstance(message, mcp_types.JSONRPCResponse):
                 message = self._valid_tools(message)
         elif (isinstance(message, mcp_types.JSONRPCNotification) and message.method in DROPPABLE

@@ -56,7 +56,7 @@ def answer_call(out: Any, request_id: Any, params: dict[str, Any]) -> None:
     arguments = params.get("arguments") or {}
     if name == "huge":
         size = int(float(arguments.get("size", 100)) * 1024 * 1024)
-        head = '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"' % json.dumps(request_id)
+        head = '{"jsonrpc":"2.0","id":' + json.dumps(request_id) + ',"result":{"content":[{"type":"text","text":"'
         out.write(head.encode())
         block = b"x" * 65536
         for _ in range(size // len(block)):
@@ -65,8 +65,9 @@ def answer_call(out: Any, request_id: Any, params: dict[str, Any]) -> None:
         out.flush()
         return
     if name == "surrogate":
-        send(out, '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"bad \\ud800 half"}]}}'
-             % json.dumps(request_id))
+        # The escape of a lone surrogate: valid JSON to Python's json, not to pydantic (or the SDK).
+        send(out, '{"jsonrpc":"2.0","id":' + json.dumps(request_id)
+             + ',"result":{"content":[{"type":"text","text":"bad \\ud800 half"}]}}')
         return
     if name == "bad_image":
         result = {"content": [{"type": "image", "data": "!!not base64!!", "mimeType": 7}]}
