@@ -66,7 +66,7 @@ def session_state(session: Any) -> dict[str, Any]:
         "pendingMessageCount": len(agent.steering_queue) + len(agent.follow_up_queue),
     }
     if session.model is not None:
-        state["model"] = session.model.to_wire()
+        state["model"] = session.model.to_public_wire()
     if session.session_name:
         state["sessionName"] = session.session_name
     return state
