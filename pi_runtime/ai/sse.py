@@ -29,7 +29,8 @@ class SSEDecoder:
     """
 
     __slots__ = (
-        "_at_start", "_data", "_decoder", "_event", "_max", "_partial", "_partial_size", "_pending_cr", "_size",
+        "_at_start", "_data", "_decoder", "_event", "_fix_start", "_max", "_partial", "_partial_size",
+        "_pending_cr", "_size",
     )
 
     def __init__(self, max_event_size: int | None = None) -> None:
@@ -45,21 +46,17 @@ class SSEDecoder:
         self._size = 0
         """Characters held by the event being built (data lines and name)."""
         self._pending_cr = False
+        self._fix_start = True
+        """The next text needs :meth:`_fixed_start` (first text, or a CR pending)."""
 
     def feed(self, chunk: bytes) -> list[tuple[str | None, str]]:
         text = self._decoder.decode(chunk)
         if not text:
             return []
-        if self._at_start:
-            self._at_start = False
-            if text[0] == "\ufeff":
-                text = text[1:]
-                if not text:
-                    return []
-        if self._pending_cr and text[0] == "\n":
-            text = text[1:]
+        if self._fix_start:
+            # Rare: the stream's first text (a BOM to drop) or a CR that ended the last chunk.
+            text = self._fixed_start(text)
             if not text:
-                self._pending_cr = False
                 return []
         if (
             text.startswith("data: ")
@@ -72,11 +69,10 @@ class SSEDecoder:
         ):
             # Fast path: one network chunk holding exactly one single-line event, which
             # is how most servers stream tokens.
-            self._pending_cr = False
             if len(text) - 8 > self._max:
                 self._too_large()
             return [(None, text[6:-2])]
-        self._pending_cr = text[-1] == "\r"
+        self._pending_cr = self._fix_start = text[-1] == "\r"
         if "\r" in text:
             # Only the new text is rewritten; a CRLF cut between chunks was handled above.
             text = text.replace("\r\n", "\n").replace("\r", "\n")
@@ -113,6 +109,16 @@ class SSEDecoder:
             if self._size + self._partial_size > self._max:
                 self._too_large()
         return out
+
+    def _fixed_start(self, text: str) -> str:
+        if self._at_start:
+            self._at_start = False
+            if text[0] == "\ufeff":
+                text = text[1:]
+        if self._pending_cr and text[:1] == "\n":
+            text = text[1:]
+        self._pending_cr = self._fix_start = False
+        return text
 
     def flush(self) -> list[tuple[str | None, str]]:
         """End of stream: dispatch whatever is complete enough to use."""
