@@ -35,6 +35,11 @@ Pi sets no limit; without one, ``pi --mode rpc </dev/zero`` grew by 400 MB a sec
 cap leaves room for a prompt carrying several large base64 images."""
 
 
+MAX_IN_FLIGHT = 1024
+"""Commands read but not yet answered; past this the reader waits (and the client's writes
+block), so a client that sends without reading the answers cannot grow pi without bound."""
+
+
 class LineTooLong:
     """Stands in the line queue for a line over the cap (its bytes were dropped)."""
 
@@ -107,8 +112,14 @@ class LineSplitter:
         return rest or None
 
 
-def start_stdin_reader(loop: asyncio.AbstractEventLoop, fd: int = 0) -> asyncio.Queue[bytes | LineTooLong | None]:
-    """Read ``fd`` in a thread and queue one ``bytes`` per LF-terminated line; None at EOF."""
+def start_stdin_reader(
+    loop: asyncio.AbstractEventLoop, fd: int = 0, slots: threading.Semaphore | None = None,
+) -> asyncio.Queue[bytes | LineTooLong | None]:
+    """Read ``fd`` in a thread and queue one ``bytes`` per LF-terminated line; None at EOF.
+
+    Each queued line takes one of ``slots`` (the consumer gives it back once the line is
+    answered): when none is left the thread stops reading until one is.
+    """
     queue: asyncio.Queue[bytes | LineTooLong | None] = asyncio.Queue()
 
     def put(item: bytes | LineTooLong | None) -> None:
@@ -131,6 +142,8 @@ def start_stdin_reader(loop: asyncio.AbstractEventLoop, fd: int = 0) -> asyncio.
                 put(None)
                 return
             for line in splitter.feed(chunk):
+                if slots is not None and isinstance(line, bytes):
+                    slots.acquire()
                 put(line)
 
     threading.Thread(target=run, name="pi-stdin", daemon=True).start()
@@ -215,7 +228,8 @@ async def run_rpc(session: Any, writer: JsonlWriter, shutdown: Shutdown, stdin_f
         The exit status: 0 after end of stdin, ``128 + signal`` after a signal.
     """
     loop = asyncio.get_running_loop()
-    lines = start_stdin_reader(loop, stdin_fd)
+    slots = threading.Semaphore(MAX_IN_FLIGHT)
+    lines = start_stdin_reader(loop, stdin_fd, slots)
     unsubscribe = session.subscribe(event_listener(writer))
     from .rpc_ui import RpcExtensionUI
 
@@ -241,10 +255,12 @@ async def run_rpc(session: Any, writer: JsonlWriter, shutdown: Shutdown, stdin_f
                 await _send(writer, response("parse", None, error=line.error()))
                 continue
             if not line.strip():
+                slots.release()
                 continue
             task = asyncio.ensure_future(handle_line(session, writer, line, ui))
             tasks.add(task)
             task.add_done_callback(tasks.discard)
+            task.add_done_callback(lambda _task: slots.release())
     finally:
         stop.cancel()
         ui.cancel_all()

@@ -125,3 +125,56 @@ def test_an_endless_line_is_answered_dropped_and_reading_goes_on(env):
         assert c.close() == 0
     finally:
         c.kill()
+
+
+def bytes_read(pid: int) -> int:
+    with open(f"/proc/{pid}/io") as io:
+        return int(next(line for line in io if line.startswith("rchar:")).split()[1])
+
+
+def test_a_client_that_never_reads_answers_cannot_grow_pi_without_bound(env):
+    import fcntl
+    import subprocess
+    import termios
+    import threading
+    import time
+
+    from e2e_support import PI
+
+    proc = subprocess.Popen([PI, "--mode", "rpc", "--no-session"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, env=env, cwd=env["PI_TEST_PROJECT"])
+    assert proc.stdin is not None and proc.stdout is not None
+    count = 200_000  # 4 MB of commands, ~150 MB of answers
+    sent = threading.Event()
+
+    def send() -> None:
+        proc.stdin.write(b'{"type":"get_state"}\n' * count)
+        proc.stdin.flush()
+        sent.set()
+
+    threading.Thread(target=send, daemon=True).start()
+    try:
+        # pi stops reading once it holds MAX_IN_FLIGHT unanswered commands: our pipe to it stays
+        # full and pi reads nothing more. (Without the bound it read every command at once and
+        # kept every answer in memory: the sender finished.)
+        deadline = time.monotonic() + 30
+        stalled, last_read = 0, -1
+        while not sent.is_set() and stalled < 3 and time.monotonic() < deadline:
+            queued = int.from_bytes(fcntl.ioctl(proc.stdin.fileno(), termios.FIONREAD, b"\0" * 4), "little")
+            read_so_far = bytes_read(proc.pid)
+            stalled = stalled + 1 if queued >= 60_000 and read_so_far == last_read else 0
+            last_read = read_so_far
+            sent.wait(0.1)
+        assert stalled >= 3 and not sent.is_set(), "pi read every command without answering"
+        # Reading the answers lets it go on: every command is answered.
+        answers = 0
+        while answers < count:
+            line = proc.stdout.readline()
+            assert line, "pi stopped before answering every command"
+            answers += 1
+        assert sent.wait(30)
+        rss = peak_rss_mb(proc.pid)
+        assert rss < 120, f"peak RSS {rss:.0f} MB: pi held commands and answers the client had not read"
+    finally:
+        proc.kill()
+        proc.wait()
