@@ -183,6 +183,9 @@ class ToolBatch:
             params = tool.Params.model_validate(call.arguments)
         except ValueError as exc:  # both ValidationErrors are ValueErrors
             return _Outcome(call, _error(format_validation_error(tool, exc, call.arguments)), True)
+        except Exception as exc:  # noqa: BLE001 - an extension's validator raising TypeError & co. is the call's error
+            text = f'Validation failed for tool "{tool.name}": {type(exc).__name__}: {exc}'
+            return _Outcome(call, _error(text), True)
         hook = self.agent.before_tool_call
         if hook is not None:
             try:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from e2e_support import chunk, run_pi, session_files, text_reply
+from e2e_support import chunk, run_pi, session_files, text_reply, tool_reply
 
 from pi_runtime import deep_json
 from pi_runtime.testing.loopback import Reply
@@ -74,3 +74,37 @@ def test_json_mode_writes_every_event_of_the_deep_turn(env, loopback):
     assert "tool_execution_end" in types and "agent_end" in types
     start = next(e for e in events if e["type"] == "tool_execution_start")
     assert depth_of(start["args"]["x"]) == DEPTH
+
+
+RAISING_VALIDATOR = '''
+from pydantic import BaseModel, model_validator
+
+
+class Params(BaseModel):
+    text: str = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def explode(cls, data):
+        raise TypeError("validator exploded")  # pydantic passes a TypeError through as it is
+
+
+def extension(pi):
+    async def run(call_id, params, signal, on_update, ctx):
+        return "never runs"
+
+    pi.register_tool(name="boom", description="Raises in validation", params=Params, execute=run)
+'''
+
+
+def test_an_extension_validator_that_raises_is_the_calls_error_not_the_runs(env, loopback, tmp_path):
+    # It ended the run ("run failed" traceback) and pi -p printed nothing and exited 0.
+    extension = tmp_path / "boom_ext.py"
+    extension.write_text(RAISING_VALIDATOR)
+    loopback.push(tool_reply("boom", {"text": "x"}), text_reply("recovered"))
+    result = run_pi(["-p", "go", "-e", str(extension)], env, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "recovered\n" and "Traceback" not in result.stderr
+    sent = loopback.requests[1].json()["messages"]
+    tool_message = next(m for m in sent if m["role"] == "tool")
+    assert 'Validation failed for tool "boom": TypeError: validator exploded' in str(tool_message["content"])
