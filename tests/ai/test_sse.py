@@ -123,3 +123,4 @@ async def test_a_too_large_event_ends_the_provider_stream_with_an_error(loopback
     message = await s.result()
     assert message.stop_reason == "error"
     assert "larger than 10,000 characters" in (message.error_message or "")
+    assert "SSEEventTooLarge" not in (message.error_message or "")  # said as the stream fault it is

@@ -20,7 +20,7 @@ from ... import deep_json
 from ...http import Aborted, HTTPError, HTTPTimeout, ProtocolCut
 from ...text_safety import terminal_safe
 from ..options import StreamOptions
-from ..sse import SSEDecoder
+from ..sse import SSEDecoder, SSEEventTooLarge
 
 _DONE = object()
 _LONGEST_RETRY_HINT = 86400.0
@@ -252,6 +252,8 @@ async def post_sse(
             queue.put_nowait(ProviderError(f"Connection closed by the server mid-response: {exc}"))
         except HTTPError as exc:
             queue.put_nowait(ProviderError(f"Connection error: {exc}"))
+        except SSEEventTooLarge as exc:
+            queue.put_nowait(StreamFormatError(str(exc)))
         except Exception as exc:  # noqa: BLE001 - reported as the request's error, never raised past here
             text = terminal_safe(str(exc), multiline=True)
             queue.put_nowait(ProviderError(f"{type(exc).__name__}: {text}" if text else type(exc).__name__))
