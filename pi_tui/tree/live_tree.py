@@ -34,6 +34,8 @@ class LiveTree:
         self.rebuilds = 0
         """How many times the rows were flattened from scratch (tests and the bench read it)."""
         self._manager: Any = None
+        self._first: Any = None
+        """The first entry seen: fork and clone refill the same manager with other entries."""
         self._seen = 0
         self._leaf: str | None = None
         self.rows: TreeRows = self._flatten(None)
@@ -60,11 +62,19 @@ class LiveTree:
             follow = cursor_id is None or previous.current_row == previous.display_leaf()
             rows.go_to_row(rows.display_leaf() if follow else rows.row_of.get(cursor_id, 0))
         self._manager, self._seen, self._leaf = manager, len(entries), manager.leaf_id
+        self._first = entries[0] if entries else None
         return rows
 
     def rebuild(self) -> None:
-        """Flatten again (another session: filter and search start over only if it is another one)."""
+        """Flatten again, keeping the filter, search, folds and cursor."""
         self.rows = self._flatten(self.rows)
+
+    def reset(self) -> None:
+        """Another session (new, switched, forked, cloned): flatten it, keeping only the filter."""
+        mode = self.rows.filter
+        self.rows = self._flatten(None)
+        self.rows.set_filter(mode)
+        self.rows.go_to_row(self.rows.display_leaf())
 
     # ------------------------------------------------------------------ following the session
 
@@ -76,16 +86,16 @@ class LiveTree:
             end) or ``"rebuilt"`` (flattened again).
         """
         manager = self.session.session_manager
-        if manager is not self._manager:
-            self.rows = self._flatten(None)
-            return "rebuilt"
         entries = manager.raw_entries()
-        if len(entries) < self._seen:
-            self.rebuild()
+        if (manager is not self._manager or len(entries) < self._seen
+                or (self._seen and entries[0] is not self._first)):
+            self.reset()
             return "rebuilt"
         outcome = "none"
         if len(entries) > self._seen:
             on_leaf = self.rows.current_row == self.rows.display_leaf()
+            if not self._seen:
+                self._first = entries[0]
             for entry in entries[self._seen:]:
                 if not self._append(entry):
                     self.rebuild()
