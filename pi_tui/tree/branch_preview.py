@@ -60,4 +60,9 @@ class BranchPreview(Vertical):
         transcript = self.query_one(Transcript)
         transcript.tools_expanded = tools_expanded
         transcript.thinking_collapsed = thinking_collapsed
-        await transcript.load_messages(messages)
+        # The resumed-session preview path: these messages, all mounted, nothing read back from a
+        # session (load_messages would page older messages in from one, and this view has none).
+        with self.app.batch_update():
+            await transcript.remove_children()
+            transcript.forget_live_blocks()
+            await transcript.show_preview(messages)

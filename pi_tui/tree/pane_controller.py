@@ -57,19 +57,14 @@ class TreePaneController:
             return
         from pi_runtime.frontend import typed_settings
 
-        from .branch_preview import BranchPreview
         from .live_tree import LiveTree
         from .tree_pane import TreePane
 
         settings = typed_settings(app.session.settings)
         self.width = settings.tree_pane_width or self.width
         live = LiveTree(app.session, settings.tree_filter_mode)
-        workspace = app.transcript.parent
-        self.preview = BranchPreview(app.cwd, id="tree-preview")
-        self.preview.display = False
         self.pane = TreePane(live, self, id="tree-pane")
-        await workspace.mount(self.preview, after=app.transcript)
-        await workspace.mount(self.pane)
+        await app.transcript.parent.mount(self.pane)  # the preview is mounted when first shown
         app.transcript.can_focus = True  # a third place for the focus to go (F6, a click)
         self._laid_out_for = -1
         # Every layout pass (a resize among them) publishes this; layout() acts only when the width changed.
@@ -84,7 +79,8 @@ class TreePaneController:
         pane, preview, self.pane, self.preview = self.pane, self.preview, None, None
         had_focus = pane.has_focus_within
         await pane.remove()
-        await preview.remove()
+        if preview is not None:
+            await preview.remove()
         self.app.transcript.can_focus = False
         if had_focus or self.app.focused is None:
             self.app.editor.focus()
@@ -141,7 +137,7 @@ class TreePaneController:
         focused = self.app.focused
         if focused is not None and self.pane in focused.ancestors_with_self:
             if self.pane.claims(key, printable):
-                self.pane.handle_key(key, character if printable else None)
+                self.pane.take_key(key, character if printable else None)
                 return True
             return False
         if printable and character and focused is self._shown_transcript():
@@ -186,11 +182,16 @@ class TreePaneController:
                                 exclusive=True, exit_on_error=False)
 
     async def _show_preview(self, entry_id: str) -> None:
-        from .branch_preview import PREVIEW_MESSAGES
+        from .branch_preview import PREVIEW_MESSAGES, BranchPreview
 
-        app, preview = self.app, self.preview
-        if preview is None or self._wanted_preview != entry_id:
+        app = self.app
+        if self.pane is None or self._wanted_preview != entry_id:
             return
+        if self.preview is None:
+            self.preview = BranchPreview(app.cwd, id="tree-preview")
+            self.preview.display = False
+            await app.transcript.parent.mount(self.preview, after=app.transcript)
+        preview = self.preview
         messages = app.session.branch_messages(entry_id, PREVIEW_MESSAGES)
         row = self.pane.live.rows.rows[self.pane.live.rows.row_of[entry_id]]
         title = row.text if len(row.text) <= 60 else row.text[:59] + "…"

@@ -6,7 +6,7 @@ the agent works: after each batch of kernel events ``refresh_rows()`` takes in t
 costs the same per event as a short one. What a key means for the session (preview, navigate,
 fork, clone, width) goes to the host, which owns the transcript and the kernel calls.
 
-Keys arrive through ``claims()``/``handle_key()`` before the app's own bindings: the tree's
+Keys arrive through ``claims()``/``take_key()`` before the app's own bindings: the tree's
 Ctrl+T/Ctrl+L/Ctrl+O filters are main-view keys elsewhere. Esc is taken only while there is a
 search or a preview to end; otherwise it keeps its meaning (abort).
 """
@@ -170,7 +170,8 @@ class TreePane(Vertical):
             return bool(self.live.rows.query) or self.host.previewing
         return method is not None or key == "backspace" or printable
 
-    def handle_key(self, key: str, character: str | None) -> None:
+    def take_key(self, key: str, character: str | None) -> None:
+        """Act on a key ``claims()`` accepted (not Textual's ``handle_key``: unclaimed keys still bubble)."""
         method = self.keys.method_for(key)
         if method is None:
             if key == "backspace":

@@ -56,6 +56,33 @@ async def test_a_new_branch_flattens_once_and_keeps_filter_and_cursor(session, p
     assert live.rows.visible == expected.visible
 
 
+async def test_a_turn_on_an_older_branch_moves_the_rows_after_it(session, provider):
+    provider.push(scripted_text("First answer"), scripted_text("Second answer"), scripted_text("Other answer"),
+                  scripted_text("Back on the old branch"))
+    await session.prompt("first question")
+    await session.prompt("second question")
+    sm = session.session_manager
+    old_leaf = sm.leaf_id
+    users = [e["id"] for e in sm.raw_entries() if e.get("type") == "message" and e["message"]["role"] == "user"]
+    await session.navigate_tree(users[1])
+    await session.prompt("another question")  # the newer branch is drawn after the older one
+    newer = sm.raw_entries()[-2]["id"]  # "another question"
+    live = LiveTree(session)
+    live.rows.folded.add(live.rows.row_of[newer])  # a fold after the insertion point moves with its row
+    live.rows.refresh_visible()
+    await session.navigate_tree(old_leaf)
+    assert live.sync() == "leaf"
+    await session.prompt("continue the old branch")  # rows go in before the newer branch's rows
+    assert live.sync() == "appended" and live.rebuilds == 1
+    expected = fresh(session)
+    assert snapshot(live.rows) == snapshot(expected)
+    assert {live.rows.rows[f].entry_id for f in live.rows.folded} == {newer}
+    expected.folded = {expected.row_of[newer]}
+    expected.refresh_visible()
+    assert live.rows.visible == expected.visible
+    assert live.rows.current_id == sm.leaf_id
+
+
 async def test_labels_arrive_as_rows_and_labels(session, provider):
     provider.push(scripted_text("Answer"))
     await session.prompt("question")
