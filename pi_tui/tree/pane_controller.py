@@ -194,7 +194,7 @@ class TreePaneController:
         preview = self.preview
         messages = app.session.branch_messages(entry_id, PREVIEW_MESSAGES)
         row = self.pane.live.rows.rows[self.pane.live.rows.row_of[entry_id]]
-        title = row.text if len(row.text) <= 60 else row.text[:59] + "…"
+        title = row.text if len(row.text) <= 48 else row.text[:47] + "…"
         await preview.show(entry_id, messages, title, tools_expanded=app.transcript.tools_expanded,
                            thinking_collapsed=app.transcript.thinking_collapsed)
         if self._wanted_preview == entry_id and self.preview is preview:
