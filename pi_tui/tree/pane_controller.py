@@ -91,13 +91,14 @@ class TreePaneController:
             return
         columns = self._laid_out_for = self.app.size.width
         overlay = columns < OVERLAY_BELOW
-        room = columns - (12 if overlay else MIN_TRANSCRIPT)
+        room = columns * 2 // 3 if overlay else columns - MIN_TRANSCRIPT  # an overlay leaves a third in sight
         self.pane.set_class(overlay, "-overlay")
         self.pane.styles.width = max(min(self.width, room), min(MIN_WIDTH, columns))
 
     def resize(self, delta: int) -> None:
         """Widen or narrow the pane and remember the width in the settings (``treePaneWidth``)."""
-        room = self.app.size.width - (12 if self.app.size.width < OVERLAY_BELOW else MIN_TRANSCRIPT)
+        columns = self.app.size.width
+        room = columns * 2 // 3 if columns < OVERLAY_BELOW else columns - MIN_TRANSCRIPT
         self.width = max(MIN_WIDTH, min(self.width + delta, max(room, MIN_WIDTH), 200))
         self._laid_out_for = -1
         self.layout()
@@ -118,7 +119,9 @@ class TreePaneController:
         order = [app.editor, self.pane.list, transcript]
         focused = app.focused
         current = next((i for i, w in enumerate(order) if focused is w), -1)
-        order[(current + 1) % len(order)].focus()
+        # set_focus, not focus(): focus() lands after the queued keys, so a second F6 in the same
+        # burst would start again from the old place.
+        app.set_focus(order[(current + 1) % len(order)])
 
     def _shown_transcript(self) -> Any:
         if self.previewing:
@@ -141,7 +144,7 @@ class TreePaneController:
                 return True
             return False
         if printable and character and focused is self._shown_transcript():
-            self.app.editor.focus()
+            self.app.set_focus(self.app.editor)
             self.app.editor.insert(character)
             return True
         return False

@@ -156,6 +156,9 @@ class TreePane(Vertical):
         tree.go_to_row(tree.display_leaf())
         self._sync(full=False)
 
+    def on_resize(self) -> None:
+        self._update_status()  # the counter sits at the right edge
+
     def focus_list(self) -> None:
         self.list.focus()
 
@@ -252,8 +255,12 @@ class TreePane(Vertical):
         self._moved(full=True)
 
     def key_cancel(self) -> None:
-        if self.live.rows.query:
-            self.live.rows.set_query("")
+        tree = self.live.rows
+        if tree.query:
+            matched = bool(tree.visible)
+            tree.set_query("")
+            if not matched:  # nothing matched, so no row was selected: back to where the session is
+                tree.go_to_row(tree.display_leaf())
             self._moved(full=True)
         else:
             self.host.end_preview()

@@ -138,6 +138,11 @@ async def test_click_a_row_filters_and_search_take_the_trees_keys(session, provi
             "user: second question", "assistant: Second answer"]
         await pilot.press("escape")  # clears the search first
         assert pane.live.rows.query == ""
+        await pilot.press(*"zzz")  # no match, no selection: Esc goes back to the current leaf
+        assert pane.live.rows.visible == []
+        await pilot.press("escape")
+        assert pane.live.rows.current_id == session.session_manager.leaf_id
+        assert await wait_for(pilot, lambda: not app.tree_pane.previewing)
         assert app.editor.text == ""  # nothing typed in the pane reached the editor
 
 
