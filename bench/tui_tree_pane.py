@@ -33,6 +33,7 @@ async def run(entries: int, moves: int) -> None:
     from tui_tree import build_session
 
     from pi_tui.launch import create_app
+    from pi_tui.tree.branch_preview import PREVIEW_MESSAGES
 
     session = build_session(entries)
     # As ``pi`` does after loading a session (modes/startup.py): what start-up built lives as long
@@ -99,7 +100,7 @@ async def run(entries: int, moves: int) -> None:
         await pilot.pause()
         print(f"preview of a mid-tree point:  {(time.perf_counter() - t0) * 1000:7.1f} ms wall, "
               f"{(time.process_time() - c0) * 1000:.1f} ms CPU "
-              f"(path to entry {len(pane.live.rows.rows) // 2}: last 60 messages drawn)")
+              f"(path to entry {len(pane.live.rows.rows) // 2}: last {PREVIEW_MESSAGES} messages drawn)")
         app.tree_pane.end_preview()
 
         appended = []

@@ -17,8 +17,8 @@ from textual.widgets import Static
 
 from ..transcript.transcript import Transcript
 
-PREVIEW_MESSAGES = 60
-"""Newest messages of the previewed path that are drawn."""
+PREVIEW_MESSAGES = 24
+"""Newest messages of the previewed path that are drawn (two screenfuls or so; each costs a few ms to mount)."""
 
 
 class BranchPreview(Vertical):
