@@ -43,8 +43,14 @@ async def test_pane_opens_beside_the_transcript_and_closes_keeping_the_draft(ses
         assert pane.region.x > app.transcript.region.right - 1  # docked beside, not over, the conversation
         assert not pane.has_class("-overlay")
         await pilot.press("f6")  # to the transcript, then the editor
+        assert app.focused is app.transcript
         await pilot.press("f6")
         assert app.focused is app.editor
+        await pilot.click("#transcript", offset=(10, 2))  # a click focuses the transcript; typing there goes to the editor
+        assert app.focused is app.transcript
+        await pilot.press("h")
+        assert app.focused is app.editor and app.editor.text == "h"
+        await pilot.press("backspace")
         await pilot.press(*"half a thought")
         await pilot.press("alt+t")  # closes
         assert await wait_for(pilot, lambda: not app.query(TreePane))
