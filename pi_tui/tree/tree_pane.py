@@ -160,7 +160,7 @@ class TreePane(Vertical):
         self._update_status()  # the counter sits at the right edge
 
     def focus_list(self) -> None:
-        self.list.focus()
+        self.app.set_focus(self.list)  # at once: focus() would land after keys already queued
 
     # ------------------------------------------------------------------ keys
 
