@@ -83,7 +83,7 @@ class TreePaneController:
             await preview.remove()
         self.app.transcript.can_focus = False
         if had_focus or self.app.focused is None:
-            self.app.editor.focus()
+            self.app.set_focus(self.app.editor)
 
     def layout(self) -> None:
         """Dock or float the pane for the terminal's width, at the remembered width."""
@@ -113,7 +113,7 @@ class TreePaneController:
         """Editor → tree pane → transcript → editor (the pane only while open)."""
         app = self.app
         if not self.is_open:
-            app.editor.focus()
+            app.set_focus(app.editor)
             return
         transcript = self._shown_transcript()
         order = [app.editor, self.pane.list, transcript]
@@ -205,7 +205,7 @@ class TreePaneController:
             app.transcript.display = False
             preview.display = True
             if refocus:
-                self._shown_transcript().focus()
+                app.set_focus(self._shown_transcript())
 
     def _show_live(self) -> None:
         self._wanted_preview = None
@@ -214,7 +214,7 @@ class TreePaneController:
             self.preview.display = False
             self.app.transcript.display = True
             if refocus:
-                self.app.transcript.focus()
+                self.app.set_focus(self.app.transcript)
 
     def end_preview(self) -> None:
         """Back to the live conversation, the cursor on the current leaf."""
