@@ -183,6 +183,12 @@ async def test_fork_and_clone_from_the_selected_row(session, provider):
         second_answer = session.session_manager.leaf_id
         while pane.live.rows.current_id != users[1]:
             await pilot.press("up")
+        await pilot.press("L")  # label it, as in /tree
+        await pilot.pause()
+        await pilot.press(*"try again", "enter")
+        assert await wait_for(pilot, lambda: "[try again]" in screen_text(app))
+        assert session.session_manager.get_label(users[1]) == "try again"
+        assert pane.live.rebuilds == 1 and pane.live.rows.current_id == users[1]
         await pilot.press("F")  # fork before the second question: its text comes to the editor
         assert await wait_for(pilot, lambda: app.editor.text == "second question")
         texts = [pane.live.rows.rows[r].text for r in pane.live.rows.visible]
