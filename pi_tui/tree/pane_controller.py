@@ -137,6 +137,8 @@ class TreePaneController:
         transcript goes to the editor (nothing typed is lost)."""
         if self.pane is None:
             return False
+        # Textual calls Alt+T printable (its character is "t"); only unmodified keys are typing.
+        printable = printable and not any(mod in key for mod in ("alt+", "ctrl+", "super+"))
         focused = self.app.focused
         if focused is not None and self.pane in focused.ancestors_with_self:
             if self.pane.claims(key, printable):

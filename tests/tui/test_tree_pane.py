@@ -52,9 +52,12 @@ async def test_pane_opens_beside_the_transcript_and_closes_keeping_the_draft(ses
         assert app.focused is app.editor and app.editor.text == "h"
         await pilot.press("backspace")
         await pilot.press(*"half a thought")
+        await pilot.press("f6")  # to the pane: Alt+T there closes it too (it is not typing "t")
+        assert app.focused is pane.list
         await pilot.press("alt+t")  # closes
         assert await wait_for(pilot, lambda: not app.query(TreePane))
         assert app.editor.text == "half a thought" and app.focused is app.editor
+        assert pane.live.rows.query == ""
         await pilot.press("alt+t")  # opens again, the draft is still there
         assert await wait_for(pilot, lambda: app.tree_pane.is_open and app.focused is app.tree_pane.pane.list)
         assert app.editor.text == "half a thought"
