@@ -76,6 +76,7 @@ class TreePaneController:
         if not self.is_open:
             return
         self.end_preview()
+        self.app.workers.cancel_group(self.app, "tree-preview")  # a preview being drawn has nowhere to go
         pane, preview, self.pane, self.preview = self.pane, self.preview, None, None
         had_focus = pane.has_focus_within
         await pane.remove()
