@@ -71,8 +71,10 @@ class LiveTree:
             rows.folded = {rows.row_of[previous.rows[r].entry_id] for r in previous.folded
                            if previous.rows[r].entry_id in rows.row_of}
             rows.refresh_visible()
-            follow = cursor_id is None or previous.current_row == previous.display_leaf()
-            rows.go_to_row(rows.display_leaf() if follow else rows.row_of.get(cursor_id, 0))
+            if cursor_id is None or previous.current_row == previous.display_leaf():
+                rows.go_to_row(rows.display_leaf())  # it followed the leaf: it still does
+            else:
+                rows.go_to_row(rows.row_of.get(cursor_id, 0))
         self._manager, self._seen, self._leaf = manager, len(entries), manager.leaf_id
         self._first = entries[0] if entries else None
         return rows
