@@ -12,7 +12,19 @@ so an 80×24 terminal keeps a readable conversation (DESIGN.md: nothing is lost 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol, cast
+
+from ..host import PiHost
+
+if TYPE_CHECKING:
+    from textual.dom import DOMNode
+    from textual.geometry import Size
+    from textual.screen import Screen
+    from textual.timer import Timer, TimerCallback
+    from textual.widget import Widget
+    from textual.worker_manager import WorkerManager
+
+    from pi_runtime.frontend import SessionPort
 
 OVERLAY_BELOW = 100
 """Terminal width under which the pane is an overlay instead of a docked column."""
@@ -24,10 +36,26 @@ PREVIEW_DELAY = 0.12
 """Seconds the cursor rests on a row before its path is drawn (holding ↓ draws nothing in between)."""
 
 
+class PaneHost(PiHost, Protocol):
+    """What the pane needs of the app beyond ``PiHost``: its size, the focus, timers, workers."""
+
+    @property
+    def size(self) -> Size: ...
+    @property
+    def focused(self) -> Widget | None: ...
+    @property
+    def screen(self) -> Screen[object]: ...
+    @property
+    def workers(self) -> WorkerManager: ...
+    def set_focus(self, widget: Widget | None, scroll_visible: bool = True) -> None: ...
+    def set_timer(self, delay: float, callback: TimerCallback | None = None, *, name: str | None = None,
+                  pause: bool = False) -> Timer: ...
+
+
 class TreePaneController:
     """The tree pane of one app (see the module docstring)."""
 
-    def __init__(self, app: Any) -> None:
+    def __init__(self, app: PaneHost) -> None:
         self.app = app
         self.pane: Any = None
         self.preview: Any = None
@@ -38,6 +66,19 @@ class TreePaneController:
         """Terminal width the pane was last laid out for."""
 
     # ------------------------------------------------------------------ open / close
+
+    def _session(self) -> SessionPort:
+        session = self.app.session
+        assert session is not None  # the pane opens only once a session is attached
+        return session
+
+    def _workspace(self) -> Widget:
+        """The row the transcript sits in (``#workspace``): the pane and the preview go there too."""
+        from textual.widget import Widget
+
+        parent = self.app.transcript.parent
+        assert isinstance(parent, Widget)
+        return parent
 
     @property
     def is_open(self) -> bool:
@@ -60,11 +101,12 @@ class TreePaneController:
         from .live_tree import LiveTree
         from .tree_pane import TreePane
 
-        settings = typed_settings(app.session.settings)
+        session = app.session
+        settings = typed_settings(session.settings)
         self.width = settings.tree_pane_width or self.width
-        live = LiveTree(app.session, settings.tree_filter_mode)
+        live = LiveTree(session, settings.tree_filter_mode)
         self.pane = TreePane(live, self, id="tree-pane")
-        await app.transcript.parent.mount(self.pane)  # the preview is mounted when first shown
+        await self._workspace().mount(self.pane)  # the preview is mounted when first shown
         app.transcript.can_focus = True  # a third place for the focus to go (F6, a click)
         self._laid_out_for = -1
         # Every layout pass (a resize among them) publishes this; layout() acts only when the width changed.
@@ -76,7 +118,8 @@ class TreePaneController:
         if not self.is_open:
             return
         self.end_preview()
-        self.app.workers.cancel_group(self.app, "tree-preview")  # a preview being drawn has nowhere to go
+        # A preview being drawn has nowhere to go.
+        self.app.workers.cancel_group(cast("DOMNode", self.app), "tree-preview")
         pane, preview, self.pane, self.preview = self.pane, self.preview, None, None
         had_focus = pane.has_focus_within
         await pane.remove()
@@ -104,7 +147,7 @@ class TreePaneController:
         self._laid_out_for = -1
         self.layout()
         try:
-            self.app.session.settings.set("treePaneWidth", self.width)
+            self._session().settings.set("treePaneWidth", self.width)
         except Exception as exc:  # noqa: BLE001 - a read-only settings file: the width holds for this run
             self.app.notify(f"Could not save the tree pane width: {exc}", severity="warning", timeout=5)
 
@@ -196,9 +239,9 @@ class TreePaneController:
         if self.preview is None:
             self.preview = BranchPreview(app.cwd, id="tree-preview")
             self.preview.display = False
-            await app.transcript.parent.mount(self.preview, after=app.transcript)
+            await self._workspace().mount(self.preview, after=app.transcript)
         preview = self.preview
-        messages = app.session.branch_messages(entry_id, PREVIEW_MESSAGES)
+        messages = self._session().branch_messages(entry_id, PREVIEW_MESSAGES)
         row = self.pane.live.rows.rows[self.pane.live.rows.row_of[entry_id]]
         title = row.text if len(row.text) <= 48 else row.text[:47] + "…"
         await preview.show(entry_id, messages, title, tools_expanded=app.transcript.tools_expanded,
@@ -231,7 +274,7 @@ class TreePaneController:
     # ------------------------------------------------------------------ acting on the selected row
 
     def _idle_or_say(self, what: str) -> bool:
-        if self.app.session.is_streaming:
+        if self._session().is_streaming:
             self.app.notify(f"Wait for the agent to finish (or press Esc) before {what}", timeout=4)
             return False
         return True
@@ -260,7 +303,7 @@ class TreePaneController:
             self.app.run_worker(self._clone(entry_id), name="clone", group="kernel", exit_on_error=False)
 
     async def _clone(self, entry_id: str) -> None:
-        session = self.app.session
+        session = self._session()
         result = await session.clone(entry_id)
         if not result.cancelled:
             self.app.notify(f"Cloned into {session.session_file or 'a new in-memory session'}", timeout=4)
@@ -274,7 +317,7 @@ class TreePaneController:
             if value is None or self.pane is None:
                 return
             try:
-                self.app.session.set_label(entry_id, value.strip() or None)
+                self._session().set_label(entry_id, value.strip() or None)
             except Exception as exc:  # noqa: BLE001 - a read-only or locked session: say so, keep the pane
                 self.app.notify(f"Could not set the label: {exc}", severity="error", timeout=6)
                 return
