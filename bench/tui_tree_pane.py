@@ -8,7 +8,8 @@ branch every 250 turns), opens it in the real app (``create_app``, headless 160x
   key), and the handler plus repainting every visible line;
 - the preview of a point deep in the tree (path messages from the kernel + the preview drawn);
 - taking in one appended entry (``refresh_rows`` after a message is appended: ``LiveTree.sync``
-  and a repaint), what every batch of kernel events costs while the pane is open.
+  and a repaint), what every batch of kernel events costs while the pane is open;
+- opening it again after closing it (the rows are kept and catch up).
 
 Run: ``.venv/bin/python bench/tui_tree_pane.py [--entries 20000]``.
 """
@@ -114,6 +115,16 @@ async def run(entries: int, moves: int) -> None:
             appended.append((time.perf_counter() - t) * 1000)
         print(f"one appended entry (sync + repaint): {statistics.median(appended):7.2f} ms median, "
               f"{max(appended):.2f} max (outcomes: {', '.join(sorted(outcomes))}; flattenings: {pane.live.rebuilds})")
+
+        await app.tree_pane.close()
+        await pilot.pause()
+        sm.append_message({"role": "user", "content": "while the pane was closed", "timestamp": 1})
+        before = pane.live.rebuilds
+        t0 = time.perf_counter()
+        await app.tree_pane.open()
+        await pilot.pause()
+        print(f"open again (rows kept, one entry appended meanwhile): {(time.perf_counter() - t0) * 1000:7.1f} ms wall "
+              f"(flattenings: {app.tree_pane.pane.live.rebuilds - before})")
 
 
 def main() -> int:

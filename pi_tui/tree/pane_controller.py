@@ -59,6 +59,8 @@ class TreePaneController:
         self.app = app
         self.pane: Any = None
         self.preview: Any = None
+        self._live: Any = None
+        """The rows, kept when the pane closes: opening it again only takes in what was appended since."""
         self.width = DEFAULT_WIDTH
         self._preview_timer: Any = None
         self._wanted_preview: str | None = None
@@ -104,7 +106,12 @@ class TreePaneController:
         session = app.session
         settings = typed_settings(session.settings)
         self.width = settings.tree_pane_width or self.width
-        live = LiveTree(session, settings.tree_filter_mode)
+        live = self._live
+        if live is None or live.session is not session:
+            live = self._live = LiveTree(session, settings.tree_filter_mode)
+        else:
+            live.sync()
+            live.rows.go_to_row(live.rows.display_leaf())  # opening shows where the session is
         self.pane = TreePane(live, self, id="tree-pane")
         await self._workspace().mount(self.pane)  # the preview is mounted when first shown
         app.transcript.can_focus = True  # a third place for the focus to go (F6, a click)

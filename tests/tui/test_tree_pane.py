@@ -58,9 +58,15 @@ async def test_pane_opens_beside_the_transcript_and_closes_keeping_the_draft(ses
         assert await wait_for(pilot, lambda: not app.query(TreePane))
         assert app.editor.text == "half a thought" and app.focused is app.editor
         assert pane.live.rows.query == ""
+        provider.push(scripted_text("Third answer"))
+        await session.prompt("third question")  # while the pane is closed
         await pilot.press("alt+t")  # opens again, the draft is still there
         assert await wait_for(pilot, lambda: app.tree_pane.is_open and app.focused is app.tree_pane.pane.list)
         assert app.editor.text == "half a thought"
+        live = app.tree_pane.pane.live
+        assert live is pane.live and live.rebuilds == 1  # the rows were kept and caught up
+        assert "user: third question" in screen_text(app)
+        assert live.rows.current_id == session.session_manager.leaf_id
 
 
 async def test_rows_appear_while_a_turn_streams(session, provider):
