@@ -17,7 +17,7 @@ for pi's app and for a plain Textual app that writes every delta to ``Markdown.g
 - worst frame gap: the longest pause between screen updates while the answer streams;
 - process CPU seconds.
 
-Run: ``.venv/bin/python bench/tui_stream.py [--words 20000] [--chunk 16] [--delay 0.0004] [--burst 3]``
+Run: ``.venv/bin/python bench/tui_stream.py [--words 20000] [--chunk 16] [--delay 0.0004] [--burst 3] [--tree-pane]``
 (the defaults send ~2,000 chunks/s, the rate the issue asks for).
 Prints figures only.
 """
@@ -209,7 +209,7 @@ async def measure_echo(app, watch: ScreenWatch, samples: list[float]) -> None:
     samples.append((watch.echo_seen or time.perf_counter()) - start)
 
 
-async def run_pi(server: RemoteServer, reply: Reply) -> dict:
+async def run_pi(server: RemoteServer, reply: Reply, tree_pane: bool = False) -> dict:
     from pi_tui.launch import create_app
 
     session = make_session(server.url)
@@ -219,6 +219,9 @@ async def run_pi(server: RemoteServer, reply: Reply) -> dict:
     echo: list[float] = []
     async with app.run_test(size=(120, 40)):
         watch = ScreenWatch(app, LAST_WORD)
+        if tree_pane:  # the session tree docked beside the transcript, the editor focused
+            await app.tree_pane.open()
+            app.set_focus(app.editor)
         gc.freeze()
         await asyncio.sleep(0.2)
         t0 = time.perf_counter()
@@ -292,6 +295,7 @@ def main() -> None:
     parser.add_argument("--delay", type=float, default=0.0004)
     parser.add_argument("--burst", type=int, default=3, help="events sent between two pauses")
     parser.add_argument("--only", choices=("pi", "baseline"))
+    parser.add_argument("--tree-pane", action="store_true", help="pi's app with the tree pane open (/pane tree)")
     args = parser.parse_args()
     answer = long_answer(args.words)
     reply = sse_reply(answer, args.chunk, args.delay, args.burst)
@@ -303,7 +307,8 @@ def main() -> None:
             if args.only and not name.startswith(args.only[:4]):
                 continue
             cpu0 = time.process_time()
-            result = asyncio.run(runner(server, reply))
+            result = asyncio.run(runner(server, reply, args.tree_pane) if runner is run_pi and args.tree_pane
+                                 else runner(server, reply))
             report(name, result, send, time.process_time() - cpu0)
 
 

@@ -212,6 +212,8 @@ class Settings(SettingsModel):
     """What a double Escape does with an empty editor."""
     tree_filter_mode: Literal["default", "no-tools", "user-only", "labeled-only", "all"] = "default"
     """Initial filter of the /tree view."""
+    tree_pane_width: Annotated[int, Field(ge=24, le=200)] | None = None
+    """Columns of the docked session-tree pane (``/pane tree``); pi only, Pi keeps it as an unknown key."""
     default_project_trust: ProjectTrustDefault = "ask"
     """Trust decision when no flag or saved decision applies; global setting only."""
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual import events
 from textual.app import App, ComposeResult
+from textual.containers import Horizontal
 from textual.widgets import TextArea
 from textual.worker import Worker, WorkerState
 
@@ -43,6 +44,7 @@ from .theme.theme_service import ThemeService, theme_variable_defaults
 from .transcript.start_hints import StartHints
 from .transcript.transcript import Transcript
 from .transcript.welcome_panel import WelcomePanel
+from .tree.pane_controller import TreePaneController
 
 if TYPE_CHECKING:
     from pi_runtime.frontend import SessionPort
@@ -106,6 +108,8 @@ class PiApp(App[int], inherit_bindings=False):
         self.typeahead_partial = ""
         """Text typed after the last of those lines (it starts the editor)."""
         self._markdown_theme_pushed = False
+        self.tree_pane = TreePaneController(self)
+        """The live session tree beside the transcript (``/pane tree``)."""
         self.themes.load()
         self.theme = "dark"
 
@@ -148,6 +152,12 @@ class PiApp(App[int], inherit_bindings=False):
             self.run_worker(self._run_shortcut(self.extension_keys[event.key]), name="extension-shortcut",
                             group="extensions", exit_on_error=False)
             return
+        if (isinstance(event, events.Key) and len(self.screen_stack) == 1
+                and self.tree_pane.takes_key(event.key, event.character, event.is_printable)):
+            # The focused tree pane reads its keys (/tree's filters are main-view keys elsewhere).
+            event.stop()
+            event.prevent_default()
+            return
         await super().on_event(event)
 
     def _handle_exception(self, error: Exception) -> None:
@@ -178,7 +188,8 @@ class PiApp(App[int], inherit_bindings=False):
         self.footer_bar.branch = self.header_bar.branch
         self.chrome = SessionChrome(self.header_bar, self.footer_bar, self.queue_view, self.editor)
         yield self.header_bar
-        yield self.transcript
+        with Horizontal(id="workspace"):  # the transcript, and the tree pane beside it when open
+            yield self.transcript
         yield self.menu
         yield self.queue_view
         yield self.editor
@@ -329,6 +340,7 @@ class PiApp(App[int], inherit_bindings=False):
     async def on_kernel_events(self, message: KernelEvents) -> None:
         for event in message.bridge.drain():
             await self._apply_kernel_event(event)
+        self.tree_pane.sync()
         if self.extension_ui is not None:
             # Pi draws an extension's footer/header/widgets on every repaint, so they read the
             # session as it is now; Textual only redraws a widget that asks. Redraw them with pi's chrome.
@@ -340,7 +352,8 @@ class PiApp(App[int], inherit_bindings=False):
         assert session is not None  # the bridge exists only once a session is attached
         self.chrome.apply(event, session)
         match event:
-            case ev.SessionChangedEvent():
+            case ev.SessionChangedEvent(reason=reason):
+                self.tree_pane.session_changed(reason)
                 await self._show_start_help(session)
                 self._show_session_notices()  # e.g. lines skipped in the file switched to
             case ev.AgentStartEvent():
@@ -480,6 +493,12 @@ class PiApp(App[int], inherit_bindings=False):
          "home": t.scroll_home, "end": t.scroll_end}[where](animate=False)
         if where == "end":
             t.anchor()
+
+    async def action_toggle_tree_pane(self) -> None:
+        await self.tree_pane.toggle()
+
+    def action_focus_next_pane(self) -> None:
+        self.tree_pane.focus_next()
 
     def action_copy_last(self) -> None:
         from .commands.view_actions import copy_message

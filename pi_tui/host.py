@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from .sessions.session_chrome import SessionChrome
     from .theme.theme_service import ThemeService
     from .transcript.transcript import Transcript
+    from .tree.pane_controller import TreePaneController
 
 QueryType = TypeVar("QueryType", bound="Widget")
 
@@ -60,6 +61,8 @@ class PiHost(Protocol):
     chrome: SessionChrome
     extension_ui: AppExtensionUI | None
     extension_keys: dict[str, str]
+    tree_pane: TreePaneController
+    """The live session tree beside the transcript (``/pane tree``)."""
 
     # What the app itself does.
     async def reload_resources(self) -> None: ...

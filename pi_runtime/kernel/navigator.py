@@ -173,12 +173,14 @@ class TreeNavigator:
         await self._changed("fork")
         return ForkResult(text=text)
 
-    async def clone(self) -> SwitchResult:
-        """Duplicate the active branch into a new session file and switch to it."""
+    async def clone(self, entry_id: str | None = None) -> SwitchResult:
+        """Duplicate the active branch (or the path to ``entry_id``) into a new session file and switch to it."""
         self._require_idle()
-        leaf = self._record.manager.leaf_id
+        leaf = entry_id or self._record.manager.leaf_id
         if leaf is None:
             raise ValueError("Nothing to clone: the session is empty")
+        if self._record.manager.get_entry(leaf) is None:
+            raise KeyError(f"Entry {leaf} not found")
         if await self._gate.cancels("session_before_fork", entry_id=leaf, position="at"):
             return SwitchResult(cancelled=True)
         self._record.manager.create_branched_session(leaf)

@@ -404,6 +404,10 @@ class SessionManager(EntryAppends):
                                  f"context (entry {', '.join(fresh[:3])}{', …' if len(fresh) > 3 else ''})")
         return context
 
+    def context_at(self, entry_id: str | None) -> SessionContext:
+        """The model context of the path ending at ``entry_id`` (a preview; the leaf stays where it is)."""
+        return build_session_context(self._by_id, entry_id)
+
     # ------------------------------------------------------------------ moving in the tree
 
     def branch(self, entry_id: str) -> None:

@@ -151,6 +151,14 @@ async def _tree(app: PiHost, session: SessionPort, arg: str) -> None:
     open_tree(app)
 
 
+@command("pane", "Show or hide a pane beside the transcript (/pane tree)")
+async def _pane(app: PiHost, session: SessionPort, arg: str) -> None:
+    if arg.strip() not in ("", "tree"):
+        await app.transcript.add_notice(f"Unknown pane '{arg.strip()}' (panes: tree)", "error")
+        return
+    await app.tree_pane.toggle()
+
+
 @command("fork", "Create a new session from an earlier user message")
 async def _fork(app: PiHost, session: SessionPort, arg: str) -> None:
     from ..tree.fork_picker import open_fork_picker

@@ -26,7 +26,8 @@ SECTIONS = [
     ("Lists and pickers", "tui.select.", ()),
     ("Transcript", "tui.altScreen.", ()),
     ("Search (pi)", "pi.search", ()),
-    ("Session tree (/tree)", "app.tree.", ()),
+    ("Tree pane (pi: /pane tree)", "pi.pane.", ()),
+    ("Session tree (/tree and the tree pane)", "app.tree.", ()),
     ("Session picker (/resume)", "app.session.", ("app.session.new", "app.session.tree", "app.session.fork",
                                                   "app.session.resume")),
     ("Scoped models (/scoped-models)", "app.models.", ()),
@@ -79,6 +80,12 @@ DESCRIPTIONS = {
     "app.tree.editLabel": "Edit the label", "app.tree.toggleLabelTimestamp": "Show label times",
     "pi.search": "Search the transcript (/find)", "pi.search.next": "Next search match",
     "pi.search.previous": "Previous search match",
+    "app.pane.tree": "Tree pane beside the transcript (/pane tree)",
+    "pi.pane.focus": "Move the focus: editor → tree pane → transcript",
+    "pi.pane.wider": "Tree pane focused: widen it (remembered as treePaneWidth)",
+    "pi.pane.narrower": "Tree pane focused: narrow it",
+    "pi.pane.fork": "Tree pane: fork before the selected user message",
+    "pi.pane.clone": "Tree pane: clone the path up to the selected entry",
 }
 
 

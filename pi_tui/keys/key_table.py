@@ -44,6 +44,9 @@ APP_BINDINGS: list[BindingType] = [
     _b("pi.search.previous", "pi_cmd('search_prev')", "Previous match", "shift+f3"),
     _b("tui.altScreen.previousPrompt", "pi_cmd('select_prev')", "Previous message", "ctrl+shift+up"),
     _b("tui.altScreen.nextPrompt", "pi_cmd('select_next')", "Next message", "ctrl+shift+down"),
+    # The live session tree beside the transcript (pi_tui/tree/pane_controller.py).
+    _b("app.pane.tree", "toggle_tree_pane", "Tree pane", "alt+t"),
+    _b("pi.pane.focus", "focus_next_pane", "Next pane", "f6"),
 ]
 """The main view's bindings (priority bindings, so they work whatever has focus)."""
 

@@ -199,6 +199,12 @@ async def narrow(pilot: Any) -> None:
     await _conversation(pilot)
 
 
+async def tree_pane(pilot: Any) -> None:
+    from ..tree.pane_scene import tree_pane as prepare
+
+    await prepare(pilot, SCENE_PROVIDERS[pilot.app])
+
+
 SCENES = [
     Scene("idle", (120, 40), idle),
     Scene("streaming", (120, 40), streaming),
@@ -210,6 +216,7 @@ SCENES = [
     Scene("path_completion", (120, 40), path_completion),
     Scene("narrow", (80, 24), narrow),
     Scene("light", (120, 40), idle, theme="light"),
+    Scene("tree_pane", (120, 32), tree_pane),
 ]
 
 

@@ -22,26 +22,8 @@ def open_tree(app: Any) -> None:
         return
 
     def picked(entry_id: Any) -> None:
-        if not entry_id:
-            return
-        if entry_id == session.session_manager.leaf_id:
-            app.notify("Already at this entry", timeout=2)
-            return
-        from pi_runtime.frontend import typed_settings
-
-        from .summarize_prompt import SummarizePrompt
-
-        if typed_settings(session.settings).branch_summary.skip_prompt:  # no question, no summary
-            app.run_worker(_navigate(app, entry_id, False), name="navigate", group="kernel", exit_on_error=False)
-            return
-
-        def answered(summarize: Any) -> None:
-            if summarize is None:
-                return
-            app.run_worker(_navigate(app, entry_id, summarize), name="navigate", group="kernel",
-                           exit_on_error=False)
-
-        app.push_screen(SummarizePrompt(), answered)
+        if entry_id:
+            navigate_with_choice(app, entry_id)
 
     browser = TreeBrowser(session)
     try:
@@ -51,6 +33,32 @@ def open_tree(app: Any) -> None:
     except ValueError:
         pass  # an unknown mode keeps the default filter
     app.push_screen(browser, picked)
+
+
+def navigate_with_choice(app: Any, entry_id: str) -> None:
+    """Move to ``entry_id`` after asking "Summarize branch?" (unless the settings skip the question).
+
+    Used by ``/tree`` and the tree pane.
+    """
+    session = app.session
+    if entry_id == session.session_manager.leaf_id:
+        app.notify("Already at this entry", timeout=2)
+        return
+    from pi_runtime.frontend import typed_settings
+
+    from .summarize_prompt import SummarizePrompt
+
+    if typed_settings(session.settings).branch_summary.skip_prompt:  # no question, no summary
+        app.run_worker(_navigate(app, entry_id, False), name="navigate", group="kernel", exit_on_error=False)
+        return
+
+    def answered(summarize: Any) -> None:
+        if summarize is None:
+            return
+        app.run_worker(_navigate(app, entry_id, summarize), name="navigate", group="kernel",
+                       exit_on_error=False)
+
+    app.push_screen(SummarizePrompt(), answered)
 
 
 async def _navigate(app: Any, entry_id: str, summarize: bool | str) -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rich.style import Style
 from textual import events
 from textual.app import ComposeResult
 from textual.screen import ModalScreen
@@ -19,8 +18,9 @@ from textual.strip import Strip
 from textual.widgets import Static
 
 from ..dialogs.text_prompt import TextPrompt
-from ..dialogs.virtual_list import VirtualList, styled_strip
+from ..dialogs.virtual_list import VirtualList
 from .nav_keys import KeyTable, app_keymap
+from .row_painter import RowPainter
 from .tree_rows import TreeRows
 
 if TYPE_CHECKING:
@@ -42,10 +42,6 @@ _KEYS_BY_ID = {
 }
 # Pi pages the tree with left/right; home/end are extras.
 _FIXED_KEYS = {"left": "page_up", "right": "page_down", "home": "top", "end": "bottom"}
-
-_KIND_VAR = {"user": "pi-accent", "assistant": "pi-success", "error": "pi-error", "tool": "pi-dim",
-             "bash": "pi-bash-mode", "compaction": "pi-border-accent", "branch_summary": "pi-border-accent",
-             "custom_message": "pi-custom-message-label"}
 
 
 class TreeBrowser(ModalScreen[str | None]):
@@ -71,9 +67,9 @@ class TreeBrowser(ModalScreen[str | None]):
             manager = session.session_manager
             rows = TreeRows(manager.raw_entries(), manager.leaf_id)
         self.tree_rows = rows
-        self.show_label_times = False
+        self.painter = RowPainter()
+        """Draws the rows (the tree pane draws them the same way)."""
         self._leaf_row = rows.display_leaf()
-        self._styles: dict[str, Style] = {}
 
     def compose(self) -> ComposeResult:
         yield Static("Session tree", id="tree-title")
@@ -83,7 +79,7 @@ class TreeBrowser(ModalScreen[str | None]):
 
     def on_mount(self) -> None:
         self.keys = KeyTable(app_keymap(self.app), _KEYS_BY_ID, _FIXED_KEYS)
-        self._build_styles()
+        self.painter.set_colors(self.app.theme_variables)
         self.list = self.query_one(VirtualList)
         self._leaf_row = self.tree_rows.display_leaf()  # the filter may have changed since __init__
         self.list.set_rows(len(self.tree_rows.visible), self.tree_rows.cursor)
@@ -93,54 +89,12 @@ class TreeBrowser(ModalScreen[str | None]):
 
     # ------------------------------------------------------------------ drawing
 
-    def _build_styles(self) -> None:
-        v = self.app.theme_variables
-
-        def color(name: str, fallback: str) -> str:
-            return v.get(name) or fallback
-
-        text, muted = color("pi-text", "#d0d0d0"), color("pi-muted", "#808080")
-        self._styles = {
-            "base": Style(color=text),
-            "off": Style(color=muted),
-            "on": Style(color=text),
-            "guide": Style(color=color("pi-dim", "#606060")),
-            "label": Style(color=color("pi-warning", "#e0c060")),
-            "leaf": Style(color=color("pi-accent", "#60a0ff"), bold=True),
-            "fold": Style(color=color("pi-accent", "#60a0ff")),
-            "cursor": Style(bgcolor=color("pi-selected-bg", "#3a3a4a")),
-            **{kind: Style(color=color(var, text)) for kind, var in _KIND_VAR.items()},
-        }
+    @property
+    def show_label_times(self) -> bool:
+        return self.painter.show_label_times
 
     def _render_row(self, index: int, width: int, selected: bool) -> Strip:
-        tree, s = self.tree_rows, self._styles
-        row_index = tree.visible[index]
-        row = tree.rows[row_index]
-        base = s["on"] if row.on_path else s["off"]
-        kind_style = s.get(row.kind)
-        if kind_style is not None and not row.on_path:
-            kind_style = kind_style + Style(dim=True)
-        parts: list[tuple[str, Style]] = [("› " if selected else "  ", s["leaf"]), (row.guide, s["guide"])]
-        if row_index in tree.folded:
-            parts.append(("▸ ", s["fold"]))
-        head, sep, rest = row.text.partition(": ")
-        if sep and row.kind in ("user", "assistant", "error") and kind_style is not None:
-            parts += [(head + sep, kind_style + Style(bold=row.on_path)), (rest, base)]
-        else:
-            parts.append((row.text, kind_style if kind_style is not None and row.kind == "tool" else base))
-        label = tree.label_of(row_index)
-        if label is not None:
-            when = f" · {label.timestamp[:16].replace('T', ' ')}" if self.show_label_times and label.timestamp else ""
-            parts.append((f"  [{label.text}{when}]", s["label"]))
-        hidden = tree.hidden_below(row_index)
-        if hidden:
-            parts.append((f"  (+{hidden})", s["fold"]))
-        if row_index == self._leaf_row:
-            parts.append(("  ← current", s["leaf"]))
-        strip = styled_strip(parts, width, s["base"])
-        if selected:
-            strip = strip.apply_style(s["cursor"])
-        return strip
+        return self.painter.paint(self.tree_rows, index, width, selected, self._leaf_row)
 
     def _hints(self) -> str:
         return ("↑↓ move · ←→ page · ctrl+←/→ fold/jump · type to search · L label · T label times · "
@@ -226,7 +180,7 @@ class TreeBrowser(ModalScreen[str | None]):
             self._sync(full=True)
 
     def key_toggle_timestamps(self) -> None:
-        self.show_label_times = not self.show_label_times
+        self.painter.show_label_times = not self.painter.show_label_times
         self.list.refresh()
 
     def _filter(self, mode: str) -> None:

@@ -1,0 +1,83 @@
+"""One tree row as a strip of styled cells, in the ``/tree`` browser's look, for the tree pane.
+
+Same reading as the browser: ``› `` on the cursor, the guides, the role in its theme colour,
+labels in brackets, ``(+N)`` under a fold, ``← current`` on the leaf; rows off the active path
+are dimmed. Colours are read from the theme's ``pi-*`` variables when the theme changes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.segment import Segment
+from rich.style import Style
+from textual.strip import Strip
+
+from .tree_rows import TreeRows
+
+_KIND_VAR = {"user": "pi-accent", "assistant": "pi-success", "error": "pi-error", "tool": "pi-dim",
+             "bash": "pi-bash-mode", "compaction": "pi-border-accent", "branch_summary": "pi-border-accent",
+             "custom_message": "pi-custom-message-label"}
+
+
+class RowPainter:
+    """Draws rows of a ``TreeRows``; ``set_colors`` after a theme change."""
+
+    def __init__(self) -> None:
+        self.styles: dict[str, Style] = {}
+        self.show_label_times = False
+
+    def set_colors(self, variables: dict[str, Any]) -> None:
+        def color(name: str, fallback: str) -> str:
+            return variables.get(name) or fallback
+
+        text, muted = color("pi-text", "#d0d0d0"), color("pi-muted", "#808080")
+        self.styles = {
+            "base": Style(color=text),
+            "off": Style(color=muted),
+            "on": Style(color=text),
+            "guide": Style(color=color("pi-dim", "#606060")),
+            "label": Style(color=color("pi-warning", "#e0c060")),
+            "leaf": Style(color=color("pi-accent", "#60a0ff"), bold=True),
+            "fold": Style(color=color("pi-accent", "#60a0ff")),
+            "cursor": Style(bgcolor=color("pi-selected-bg", "#3a3a4a")),
+            **{kind: Style(color=color(var, text)) for kind, var in _KIND_VAR.items()},
+        }
+
+    def paint(self, tree: TreeRows, index: int, width: int, selected: bool, leaf_row: int) -> Strip:
+        """Visible row ``index`` of ``tree``, ``width`` cells wide."""
+        s = self.styles
+        row_index = tree.visible[index]
+        row = tree.rows[row_index]
+        base = s["on"] if row.on_path else s["off"]
+        kind_style = s.get(row.kind)
+        if kind_style is not None and not row.on_path:
+            kind_style = kind_style + Style(dim=True)
+        parts: list[tuple[str, Style]] = [("› " if selected else "  ", s["leaf"]), (row.guide, s["guide"])]
+        if row_index in tree.folded:
+            parts.append(("▸ ", s["fold"]))
+        head, sep, rest = row.text.partition(": ")
+        if sep and row.kind in ("user", "assistant", "error") and kind_style is not None:
+            parts += [(head + sep, kind_style + Style(bold=row.on_path)), (rest, base)]
+        else:
+            parts.append((row.text, kind_style if kind_style is not None and row.kind == "tool" else base))
+        # Labels, folds and the leaf marker stay in sight in a narrow pane: the text gives way.
+        tail: list[tuple[str, Style]] = []
+        label = tree.label_of(row_index)
+        if label is not None:
+            when = f" · {label.timestamp[:16].replace('T', ' ')}" if self.show_label_times and label.timestamp else ""
+            tail.append((f"  [{label.text}{when}]", s["label"]))
+        hidden = tree.hidden_below(row_index)
+        if hidden:
+            tail.append((f"  (+{hidden})", s["fold"]))
+        if row_index == leaf_row:
+            tail.append(("  ← current", s["leaf"]))
+        head_strip = Strip([Segment(text, style) for text, style in parts if text])
+        tail_strip = Strip([Segment(text, style) for text, style in tail])
+        room = width - tail_strip.cell_length
+        if head_strip.cell_length > room > 1:
+            head_strip = Strip.join([head_strip.crop(0, room - 1), Strip([Segment("…", base)])])
+        strip = Strip.join([head_strip, tail_strip])
+        strip = strip.crop(0, width) if strip.cell_length > width else strip
+        strip = strip.adjust_cell_length(width, s["base"])
+        return strip.apply_style(s["cursor"]) if selected else strip
