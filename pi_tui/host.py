@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from .keys.keymap import Keymap
     from .queue.queue_view import QueueView
     from .sessions.session_chrome import SessionChrome
+    from .sessions.workspace import Workspace
     from .theme.theme_service import ThemeService
     from .transcript.transcript import Transcript
 
@@ -60,11 +61,16 @@ class PiHost(Protocol):
     chrome: SessionChrome
     extension_ui: AppExtensionUI | None
     extension_keys: dict[str, str]
+    workspace: Workspace
+    """Every open session (tabs); the attributes above are the shown session's."""
+    bridge: Any
 
     # What the app itself does.
     async def reload_resources(self) -> None: ...
     def refresh_theme(self) -> None: ...
     async def action_quit(self) -> None: ...
+    def request_quit(self) -> None: ...
+    def refresh_session_tabs(self) -> None: ...
 
     # Textual's App calls the controllers make.
     @property
