@@ -202,3 +202,32 @@ async def test_the_tab_bar_fits_80_columns_and_survives_a_resize(provider, workd
         hold.release.set()
         provider.push(scripted_text("ok"))
         await app.session.wait_for_idle()
+
+
+async def test_a_background_question_waits_for_its_tab_and_is_signalled(provider, workdir, tmp_path):
+    ext = tmp_path / "asker.py"
+    ext.write_text(textwrap.dedent("""
+        def extension(pi):
+            async def ask(event, ctx):
+                await ctx.ui.confirm("Deploy now?", "the run ended")
+            pi.on("agent_end", ask)
+    """))
+    app, hold = await held_app(provider, workdir, extensions=[str(ext)])
+    async with app.run_test(size=(100, 30)) as pilot:
+        first = app.session
+        await type_and_send(pilot, "task")
+        assert await wait_for(pilot, lambda: hold.started.is_set())
+        await open_second(pilot)
+        provider.push(scripted_text("done"))
+        hold.release.set()
+        entry = app.workspace.sessions[0]
+        assert await wait_for(pilot, lambda: entry.questions == 1)
+        assert "1 session 1 · ? waiting for you" in screen_text(app)
+        assert any("session 1 asks: Deploy now?" in str(n.message) for n in app._notifications)
+        assert not isinstance(app.screen, ConfirmPrompt)  # not over the session shown
+        await pilot.press("alt+pageup")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, ConfirmPrompt))
+        assert app.session is first and "Deploy now?" in screen_text(app)
+        await pilot.press("y")
+        await first.wait_for_idle()
+        assert await wait_for(pilot, lambda: entry.questions == 0)
