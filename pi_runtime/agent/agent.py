@@ -235,9 +235,13 @@ class Agent:
         return self.state.is_streaming
 
     async def prompt(
-        self, input: str | Any | list[Any], images: list[ImageContent] | None = None
+        self, input: str | Any | list[Any], images: list[ImageContent] | None = None, *, aborted: bool = False
     ) -> list[Any]:
-        """Start a run with new input and wait for it to finish. Returns the messages it produced."""
+        """Start a run with new input and wait for it to finish. Returns the messages it produced.
+
+        ``aborted``: the host was told to abort before the run began (while ``before_agent_start``
+        hooks ran): the input is recorded and the turn ends aborted without a model request.
+        """
         if self.state.is_streaming:
             raise AgentBusyError("Agent is already processing a prompt. Use steer() or follow_up().")
         if isinstance(input, str):
@@ -249,7 +253,7 @@ class Agent:
             prompts = list(input)
         else:
             prompts = [input]
-        return await self._run(prompts, poll_steering_first=False)
+        return await self._run(prompts, poll_steering_first=False, aborted=aborted)
 
     async def continue_(self) -> list[Any]:
         """Continue from the existing transcript (e.g. after an error or a retry).
@@ -269,10 +273,12 @@ class Agent:
             return await self._run(batch, poll_steering_first=False)
         return await self._run([], poll_steering_first=True)
 
-    async def _run(self, prompts: list[Any], poll_steering_first: bool) -> list[Any]:
+    async def _run(self, prompts: list[Any], poll_steering_first: bool, aborted: bool = False) -> list[Any]:
         self.state.is_streaming = True
         self.state.error_message = None
         self._controller = AbortController()
+        if aborted:
+            self._controller.abort()
         loop = asyncio.get_running_loop()
         self._run_task = loop.create_future()
         try:

@@ -135,6 +135,9 @@ class AgentRun:
     async def _stream_response(self) -> AssistantMessage:
         agent = self.agent
         state = agent.state
+        if agent.signal is not None and agent.signal.aborted:
+            # Aborted before the request (the host's pre-run hooks, a context transform): none is sent.
+            return await self._fail_without_request("Request was aborted", stop_reason="aborted")
         source = state.messages
         messages: list[Any]
         if (isinstance(source, Transcript) and source.pending and agent.transform_context is None

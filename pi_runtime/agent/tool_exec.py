@@ -16,11 +16,11 @@ call made is resolved, not the path as it was when the batch arrived).
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from .. import deep_json
 from ..ai.types import AssistantMessage, TextContent, ToolCall, ToolResultMessage
 from ..records import record
 from .events import (
@@ -98,8 +98,23 @@ def format_validation_error(tool: AgentTool, exc: ValueError, args: Any) -> str:
         lines.append(f"  - {where}: {err.get('msg')}")
     lines.append("")
     lines.append("Received arguments:")
-    lines.append(json.dumps(args, indent=2, ensure_ascii=False, default=str))
+    lines.append(_shown_arguments(args))
     return "\n".join(lines)
+
+
+MAX_SHOWN_ARGUMENTS = 20_000
+"""Characters of refused arguments echoed back to the model (and so into the session file)."""
+
+
+def _shown_arguments(args: Any) -> str:
+    # Indented as Pi does, except past a modest depth: indentation grows with the square of
+    # the depth (3,000 levels became 18 MB of spaces in one tool result).
+    compact = deep_json.dumps(args, ensure_ascii=False, default=str)
+    if len(compact) > MAX_SHOWN_ARGUMENTS:
+        return f"{compact[:MAX_SHOWN_ARGUMENTS]}\n[... {len(compact) - MAX_SHOWN_ARGUMENTS} more characters]"
+    if compact.count("[") + compact.count("{") > 200:
+        return compact
+    return deep_json.dumps(args, indent=2, ensure_ascii=False, default=str)
 
 
 class ToolBatch:
@@ -168,6 +183,9 @@ class ToolBatch:
             params = tool.Params.model_validate(call.arguments)
         except ValueError as exc:  # both ValidationErrors are ValueErrors
             return _Outcome(call, _error(format_validation_error(tool, exc, call.arguments)), True)
+        except Exception as exc:  # noqa: BLE001 - an extension's validator raising TypeError & co. is the call's error
+            text = f'Validation failed for tool "{tool.name}": {type(exc).__name__}: {exc}'
+            return _Outcome(call, _error(text), True)
         hook = self.agent.before_tool_call
         if hook is not None:
             try:

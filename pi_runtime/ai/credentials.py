@@ -13,7 +13,9 @@ A command ends when its shell exits: a background job it started may keep the ou
 open, and is left running without being waited for. ``DEFAULT_COMMAND_TIMEOUT`` is Pi's.
 
 Messages never include a resolved value, a command's output or its standard error (which a
-failing secret manager may fill with the very secret); every resolved value, each
+failing secret manager may fill with the very secret), nor a command's arguments (``!echo
+sk-…``, ``!curl -u user:pass …``): only the program's name, since a failure message is kept
+in the session file; every resolved value, each
 environment variable it used and each command's output are remembered as secrets, so error
 texts built from server responses blank them (``redaction.py``).
 
@@ -220,13 +222,22 @@ def run_command(command: str, *, where: str = "value", timeout: float = DEFAULT_
             cached = _cache.setdefault(command, cached)
     value, problem = cached
     if problem is not None:
-        raise CredentialError(f"{where}: command `{_short(command)}` {problem}")
+        raise CredentialError(f"{where}: command `{_shown(command)}` {problem}")
     assert value is not None
     return value
 
 
-def _short(command: str) -> str:
-    return command if len(command) <= 80 else command[:77] + "..."
+def _shown(command: str) -> str:
+    """The program a command runs, without its arguments (which may hold the secret itself)."""
+    words = command.split(None, 1)
+    program = words[0] if words else ""
+    if not _PLAIN_PROGRAM.fullmatch(program):
+        return "…"  # an assignment (TOKEN=… cmd), a substitution, or quoting: nothing safe to show
+    name = os.path.basename(program)
+    return f"{name} …" if len(words) > 1 else name
+
+
+_PLAIN_PROGRAM = re.compile(r"[A-Za-z0-9_./+-]{1,64}")
 
 
 def _run(command: str, timeout: float) -> tuple[str | None, str | None]:

@@ -7,8 +7,9 @@ can be recovered it returns an empty dict.
 
 from __future__ import annotations
 
-import json
 from typing import Any
+
+from .. import deep_json
 
 
 def parse_partial(text: str) -> dict[str, Any]:
@@ -17,13 +18,13 @@ def parse_partial(text: str) -> dict[str, Any]:
     if not text:
         return {}
     try:
-        value = json.loads(text)
+        value = deep_json.loads(text)  # a model may nest arguments thousands deep
         return value if isinstance(value, dict) else {}
     except ValueError:
         pass
     for candidate in _completions(text):
         try:
-            value = json.loads(candidate)
+            value = deep_json.loads(candidate)
         except ValueError:
             continue
         return value if isinstance(value, dict) else {}

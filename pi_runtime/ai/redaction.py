@@ -5,6 +5,10 @@ HTML export, RPC events), and servers echo what they were sent: a key in a 401, 
 header in a 400. Every failed stream passes through ``AssistantMessageStream`` (``stream.py``),
 which blanks each secret here before anything downstream sees the message.
 
+A password written into a URL (``https://user:pass@host``, as a ``baseUrl`` or a proxy may
+hold) is masked wherever a URL appears in a message (``user:***@host``), and
+:func:`url_for_display` does the same for a URL shown on its own (RPC ``get_state``).
+
 The secrets are the request's key and header values plus every value pi resolved from
 configuration in this process: ``apiKey`` and header values from models.json, keys from
 auth.json, each environment variable a value interpolated and each command's output
@@ -14,12 +18,16 @@ are left alone: blanking "true" or "json" would garble messages and hides nothin
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Iterable
 
 MIN_LENGTH = 6
 """Shortest value treated as a secret (keys are matched from 4 characters)."""
 MASK = "[redacted]"
+
+_URL_PASSWORD = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^\s/?#@:]*):[^\s/?#@]*@")
+"""``scheme://user:password@``: the password part, up to the ``@`` that ends the userinfo."""
 
 _known: set[str] = set()
 _lock = threading.Lock()
@@ -53,6 +61,8 @@ def redact(text: str, secrets: Iterable[str | None] = ()) -> str:
     """
     if not text:
         return text
+    if "@" in text:
+        text = _URL_PASSWORD.sub(r"\1:***@", text)
     values = set(known())
     for value in secrets:
         if value and len(value) >= 4:
@@ -61,3 +71,8 @@ def redact(text: str, secrets: Iterable[str | None] = ()) -> str:
         if value in text:
             text = text.replace(value, MASK)
     return text
+
+
+def url_for_display(url: str) -> str:
+    """``url`` with the password of its userinfo (if any) replaced by ``***``."""
+    return _URL_PASSWORD.sub(r"\1:***@", url) if "@" in url else url

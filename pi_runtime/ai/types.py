@@ -279,6 +279,22 @@ class Model(WireModel):
         """``provider/id``, the form the CLI and settings use."""
         return f"{self.provider}/{self.id}"
 
+    def to_public_wire(self) -> dict[str, Any]:
+        """``to_wire()`` for front ends (RPC, JSON mode): no password from the base URL, no header values.
+
+        A ``baseUrl`` may carry ``user:password@`` and headers carry keys; a front end needs
+        neither to show or pick a model. ``to_wire()`` itself stays complete (models are
+        rebuilt from it).
+        """
+        from .redaction import MASK, url_for_display
+
+        data = self.to_wire()
+        if self.base_url:
+            data["baseUrl"] = url_for_display(self.base_url)
+        if self.headers:
+            data["headers"] = dict.fromkeys(self.headers, MASK)
+        return data
+
 
 @functools.cache
 def message_adapter() -> TypeAdapter[Any]:

@@ -7,10 +7,10 @@ continue. Thinking is left out; tool results are cut to 2,000 characters.
 
 from __future__ import annotations
 
-import json
 from dataclasses import field
 from typing import Any
 
+from .. import deep_json
 from ..records import record
 from .estimate import as_dict
 
@@ -40,7 +40,7 @@ def _truncate(text: str, limit: int = TOOL_RESULT_LIMIT) -> str:
 
 def _call(block: dict[str, Any]) -> str:
     args = block.get("arguments") or {}
-    rendered = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in args.items())
+    rendered = ", ".join(f"{k}={deep_json.dumps(v, ensure_ascii=False)}" for k, v in args.items())
     return f"{block.get('name', '?')}({rendered})"
 
 

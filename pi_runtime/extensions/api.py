@@ -23,7 +23,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from .calls import ExtensionCall
@@ -110,6 +110,19 @@ class ExtensionAPI:
         if self._runner.tools.attached:
             self._runner.tools.add(tool)
         return tool
+
+    def register_tools(self, tools: Iterable[Any]) -> None:
+        """Register several ``AgentTool`` instances at once (as :meth:`register_tool` each), with
+        one system-prompt rebuild after the last: what an MCP server's hundreds of tools need."""
+        from .tools import ExtensionTool
+
+        tools = list(tools)
+        for tool in tools:
+            if isinstance(tool, ExtensionTool):
+                tool.context_for = lambda call_id: self._runner.tool_context(self._ext, call_id)
+            self._ext.tools[tool.name] = tool
+        if self._runner.tools.attached:
+            self._runner.tools.add_many(tools)
 
     def register_command(
         self,

@@ -23,10 +23,10 @@ exception into an error response anyway). :func:`text_stream` covers the simples
 from __future__ import annotations
 
 import inspect
-import json
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
+from .. import deep_json
 from ..ai.builder import MessageBuilder
 from ..ai.events import AssistantMessageEvent
 from ..ai.types import AssistantMessage, Model
@@ -84,7 +84,7 @@ class StreamWriter:
         """A whole tool call (``arguments`` as a dict or a JSON string)."""
         events = self.end_block()
         index, started = self._builder.toolcall_start(str(call_id), str(name))
-        raw = arguments if isinstance(arguments, str) else json.dumps(arguments)
+        raw = arguments if isinstance(arguments, str) else deep_json.dumps(arguments)
         events += started + self._builder.toolcall_delta(index, raw) + self._builder.end_block(index)
         return events
 

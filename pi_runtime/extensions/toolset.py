@@ -53,18 +53,28 @@ class ToolSet:
 
     def add(self, tool: AgentTool) -> None:
         """Make a tool registered after binding available (and active unless ``default_active`` is False)."""
+        self.add_many([tool])
+
+    def add_many(self, tools: list[AgentTool]) -> None:
+        """:meth:`add` for several tools, with one system-prompt rebuild (an MCP server can bring
+        thousands: one rebuild per tool made registering them quadratic)."""
         port = self._port()
-        self.all[tool.name] = tool
-        tools = port.active_tools()
-        names = [t.name for t in tools]
-        if tool.name in names:
-            tools[names.index(tool.name)] = tool
-        elif getattr(tool, "default_active", True):
-            tools.append(tool)
-        else:
-            return
-        port.set_tools(tools)
-        port.refresh_system_prompt()
+        active = port.active_tools()
+        position = {t.name: i for i, t in enumerate(active)}
+        changed = False
+        for tool in tools:
+            self.all[tool.name] = tool
+            if tool.name in position:
+                active[position[tool.name]] = tool
+            elif getattr(tool, "default_active", True):
+                position[tool.name] = len(active)
+                active.append(tool)
+            else:
+                continue
+            changed = True
+        if changed:
+            port.set_tools(active)
+            port.refresh_system_prompt()
 
     def remove(self, tool: AgentTool, replacement: AgentTool | None = None) -> None:
         """Forget an extension's tool (a reload); a built-in it replaced comes back."""

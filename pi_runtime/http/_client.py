@@ -15,9 +15,9 @@ from weakref import WeakKeyDictionary
 
 import httpx2
 
+from ..text_safety import terminal_safe
 from . import Aborted, HTTPError, HTTPTimeout, Phase, ProtocolCut
 from ._tls import tls_context
-from .server_text import printable
 
 MAX_REDIRECTS = 5
 _REDIRECTS = (301, 302, 303, 307, 308)
@@ -42,7 +42,7 @@ def _check_proxy_variables() -> None:
                 raise HTTPError(f"{name}: socks5:// proxies need the optional 'socksio' package, which is "
                                 "not installed (pip install socksio), or use an http:// proxy") from None
             continue
-        raise HTTPError(f"{name}: only http://, https:// and socks5:// proxies are supported (got a {printable(scheme)}:// URL)")
+        raise HTTPError(f"{name}: only http://, https:// and socks5:// proxies are supported (got a {terminal_safe(scheme, multiline=True)}:// URL)")
 
 
 def _build() -> httpx2.AsyncClient:
@@ -97,13 +97,13 @@ def follow(url: httpx2.URL, status: int, location: str | None) -> httpx2.URL:
     try:
         new = url.join(location)
     except httpx2.InvalidURL as exc:
-        raise HTTPError(f"the server redirected ({status}) to an invalid address {printable(location)[:200]!r}") from exc
+        raise HTTPError(f"the server redirected ({status}) to an invalid address {terminal_safe(location, multiline=True)[:200]!r}") from exc
     same_server = _origin(new) == _origin(url)
     upgrade = url.scheme == "http" and new.scheme == "https" and new.host == url.host
     if status in (307, 308) and (same_server or upgrade):
         return new
     raise HTTPError(
-        f"the server redirected ({status}) to {printable(str(new))[:500]}; set the provider's baseUrl to that address"
+        f"the server redirected ({status}) to {terminal_safe(str(new), multiline=True)[:500]}; set the provider's baseUrl to that address"
     )
 
 
@@ -111,7 +111,7 @@ def translate(exc: Exception, url: httpx2.URL | str, phase: Phase) -> HTTPError:
     """httpx2's exception as pi's, with a message that names what failed."""
     where = url if isinstance(url, httpx2.URL) else None
     target = f"{where.host}:{where.port or (443 if where.scheme == 'https' else 80)}" if where else str(url)
-    text = printable(str(exc)) or type(exc).__name__
+    text = terminal_safe(str(exc), multiline=True) or type(exc).__name__
     if isinstance(exc, httpx2.ConnectTimeout):
         return HTTPTimeout(f"connect to {target} timed out", "connect")
     if isinstance(exc, httpx2.TimeoutException):
@@ -129,7 +129,7 @@ def translate(exc: Exception, url: httpx2.URL | str, phase: Phase) -> HTTPError:
     if isinstance(exc, httpx2.DecodingError):
         return HTTPError(f"the response body from {target} could not be decoded: {text}")
     if isinstance(exc, (httpx2.UnsupportedProtocol, httpx2.InvalidURL)):
-        return HTTPError(f"unsupported URL {printable(str(url))!r}: {text}")
+        return HTTPError(f"unsupported URL {terminal_safe(str(url), multiline=True)!r}: {text}")
     if isinstance(exc, httpx2.LocalProtocolError):
         return HTTPError(f"the request could not be sent: {text}")
     return HTTPError(f"{type(exc).__name__}: {text}")
@@ -159,7 +159,7 @@ async def open_response(
     try:
         target = httpx2.URL(url)
     except httpx2.InvalidURL as exc:
-        raise HTTPError(f"unsupported URL {printable(url)!r}: {exc}") from exc
+        raise HTTPError(f"unsupported URL {terminal_safe(url, multiline=True)!r}: {exc}") from exc
     for _hop in range(MAX_REDIRECTS + 1):
         try:
             request = client.build_request(method, target, headers=headers, content=content, timeout=limits)
@@ -176,7 +176,7 @@ async def open_response(
             return response
         await response.aclose()
         target = follow(target, response.status_code, response.headers.get("location"))
-    raise HTTPError(f"more than {MAX_REDIRECTS} redirects, the last to {printable(str(target))[:500]}")
+    raise HTTPError(f"more than {MAX_REDIRECTS} redirects, the last to {terminal_safe(str(target), multiline=True)[:500]}")
 
 
 async def read_body(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import reprlib
 from collections.abc import Callable
 from typing import Any
 
@@ -133,6 +134,10 @@ def fail(msg: str, kind: str, value: Any) -> Fail:
     return Fail([((), msg, kind, value)])
 
 
+_SHORT = reprlib.Repr()
+_SHORT.maxlevel, _SHORT.maxstring, _SHORT.maxother, _SHORT.maxlong = 3, 60, 60, 60
+
+
 class ValidationError(ValueError):
     """Input that does not match a model. ``errors()`` lists each problem as pydantic does:
     ``{"type", "loc", "msg", "input"}``, ``loc`` being the path of keys and list indexes."""
@@ -159,7 +164,7 @@ class ValidationError(ValueError):
         lines = [f"{count} validation error{'s' if count != 1 else ''} for {self.title}"]
         for loc, msg, kind, value in self._items:
             lines.append(".".join(str(p) for p in loc) or "(root)")
-            shown = repr(value)
+            shown = _SHORT.repr(value)  # bounded: an input may be huge or nested thousands deep
             if len(shown) > 60:
                 shown = shown[:57] + "..."
             lines.append(f"  {msg} [type={kind}, input_value={shown}, input_type={type(value).__name__}]")

@@ -136,7 +136,7 @@ class ModelChangedEvent:
     type: ClassVar[Literal["model_changed"]] = "model_changed"
 
     def to_wire(self) -> dict[str, Any]:
-        return {"type": self.type, "model": self.model.to_wire()}
+        return {"type": self.type, "model": self.model.to_public_wire()}
 
 
 @record(slots=True)

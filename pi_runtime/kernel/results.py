@@ -118,7 +118,7 @@ class CycleModelResult:
     is_scoped: bool
 
     def to_wire(self) -> dict[str, Any]:
-        return {"model": self.model.to_wire(), "thinkingLevel": self.thinking_level, "isScoped": self.is_scoped}
+        return {"model": self.model.to_public_wire(), "thinkingLevel": self.thinking_level, "isScoped": self.is_scoped}
 
 
 @record(frozen=True, slots=True)

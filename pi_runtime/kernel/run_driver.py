@@ -156,7 +156,9 @@ class RunDriver:
             else:
                 if not has_role(self._agent.state.messages, "system"):
                     prompts = [self._system_prompt.leading_message(), *prompts]
-                await self._agent.prompt(prompts)
+                # An abort while hooks ran (the first prompt waiting for MCP servers) or compaction ran
+                # found no agent run to cancel: the prompt is recorded, the turn ends aborted, no request.
+                await self._agent.prompt(prompts, aborted=self.aborting)
             await self._recovery.recover()
             # Messages queued after the loop last looked (during a retry wait or a
             # compaction) would otherwise sit in the queue until the next prompt.

@@ -67,7 +67,7 @@ def session_state(session: Any) -> dict[str, Any]:
         "pendingMessageCount": len(session.queued_messages()),
     }
     if session.model is not None:
-        state["model"] = session.model.to_wire()
+        state["model"] = session.model.to_public_wire()
     if session.session_name:
         state["sessionName"] = session.session_name
     return state

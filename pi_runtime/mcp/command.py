@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..records import record
+from ..text_safety import terminal_safe
 from . import global_path, has_config
 
 USAGE = "Usage: /mcp [reconnect <server> | login <server> | logout <server>]"
@@ -119,6 +120,6 @@ async def run(manager: Any, args: str, *, agent_dir: str | os.PathLike[str], wai
     except KeyError:
         return McpReply(f'No enabled MCP server "{name}"', ok=False)
     except McpConnectionError as exc:
-        return McpReply(f'MCP server "{name}" failed to connect: {exc}', ok=False)
+        return McpReply(terminal_safe(f'MCP server "{name}" failed to connect: {exc}', multiline=True), ok=False)
     count = len(connection.tools)
     return McpReply(f"Reconnected {name}: {count} tool{'' if count == 1 else 's'}")

@@ -36,6 +36,8 @@ EXPOSURES = ("codemode", "deferred", "direct", "hidden")
 DEFAULT_EXPOSURE = "codemode"
 _EXPOSURE_ALIASES = {"codemode-deferred": "codemode"}
 _OVERRIDE_KEYS = ("enabled", "exposure", "toolExposure")
+MAX_TIMEOUT = 86_400
+"""The longest per-request ``timeout`` accepted, in seconds (1e400 would read as infinity)."""
 _LOOPBACK = ("localhost", "127.0.0.1", "[::1]", "::1")
 
 Exposure = Literal["codemode", "deferred", "direct", "hidden"]
@@ -216,8 +218,11 @@ def validate_server(name: str, raw: Any) -> dict[str, Any] | str:
         problem = "enabled must be a boolean"
     elif description is not None and not isinstance(description, str):
         problem = "description must be a string"
-    elif timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0):
+    elif timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
+                                  or not timeout > 0):  # NaN is not > 0 either
         problem = "timeout must be a positive number of seconds"
+    elif timeout is not None and timeout > MAX_TIMEOUT:  # 1e400 reads as infinity
+        problem = f"timeout must be at most {MAX_TIMEOUT} seconds (a day)"
     if problem:
         return f'server "{name}": {problem}'
     kind, url, command = entry.get("type"), entry.get("url"), entry.get("command")
@@ -259,6 +264,27 @@ def is_override(entry: Mapping[str, Any]) -> bool:
 # ----------------------------------------------------------------------------- loading
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def parse_json(text: str) -> Any:
+    """An ``mcp.json`` text as JSON ({} when blank), strictly: no ``NaN``/``Infinity``.
+
+    Raises:
+        ValueError: Invalid JSON, a non-standard constant, or nesting too deep to read; the
+            message says where or what.
+    """
+    if not text.strip():
+        return {}
+    try:
+        return json.loads(text, parse_constant=_no_constant)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+    except RecursionError:
+        raise ValueError("invalid JSON: nested too deeply (arrays or objects inside each other)") from None
+
+
 def _read(path: Path) -> tuple[dict[str, Any] | None, str | None]:
     """The parsed file (None when missing) or the problem."""
     try:
@@ -268,9 +294,9 @@ def _read(path: Path) -> tuple[dict[str, Any] | None, str | None]:
     except (OSError, UnicodeDecodeError) as exc:
         return None, f"{path}: {exc}"
     try:
-        data = json.loads(text) if text.strip() else {}
-    except json.JSONDecodeError as exc:
-        return None, f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+        data = parse_json(text)
+    except ValueError as exc:
+        return None, f"{path}: {exc}"
     if not isinstance(data, dict) or not isinstance(data.get("mcpServers", {}), dict):
         return None, f'{path}: expected an object with an "mcpServers" object'
     return data, None
@@ -350,9 +376,9 @@ def _edit(path: Path, change: Callable[[dict[str, Any], dict[str, Any]], bool]) 
     except (OSError, UnicodeDecodeError) as exc:
         raise McpConfigError(str(exc)) from exc
     try:
-        data = json.loads(text) if text and text.strip() else {}
-    except json.JSONDecodeError as exc:
-        raise McpConfigError(f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from exc
+        data = parse_json(text or "")
+    except ValueError as exc:
+        raise McpConfigError(str(exc)) from exc
     if not isinstance(data, dict) or not isinstance(data.get("mcpServers", {}), dict):
         raise McpConfigError('expected an object with an "mcpServers" object')
     servers = data.setdefault("mcpServers", {})

@@ -125,6 +125,9 @@ class McpConnection:
         """Why the last connect failed or the connection dropped (with the stderr tail)."""
         self.tools: list[dict[str, Any]] = []
         """The server's tools in wire form (``name``, ``description``, ``inputSchema``, ``annotations``...)."""
+        self.skipped_tools: list[str] = []
+        """Malformed tool definitions of the last listing, skipped (what was wrong with each)."""
+        self._skipping: list[str] = []
         self.has_resources = False
         """Whether the server declared the resources capability."""
         self.instructions: str | None = None
@@ -257,7 +260,7 @@ class McpConnection:
         if process is not None:
             # Also stopped if the client fails before it takes the process over (a second stop is a no-op).
             stack.push_async_callback(parts["stop_process"], process)
-            return parts["stdio_transport"](process)
+            return parts["stdio_transport"](process, on_skipped_tools=self._skipped)
         config = self.entry.config
         headers = {k: resolve_value(v, f'MCP server "{self.name}" header "{k}"')
                    for k, v in (config.get("headers") or {}).items()}
@@ -313,6 +316,8 @@ class McpConnection:
 
     async def _list_tools(self, client: Any) -> list[dict[str, Any]]:
         tools: list[dict[str, Any]] = []
+        skipped: list[str] = []
+        self._skipping = skipped
         cursor = None
         for _ in range(100):  # a server whose cursor never ends cannot hang the connect
             page = await client.list_tools(cursor=cursor)
@@ -320,7 +325,12 @@ class McpConnection:
             cursor = page.next_cursor
             if not cursor:
                 break
+        self.skipped_tools = skipped
         return tools
+
+    def _skipped(self, problems: list[str]) -> None:
+        """The transport left malformed tool definitions out of a listing (see :mod:`.reader`)."""
+        self._skipping.extend(problems)
 
     def _stderr_tail(self) -> str:
         return self._stderr.tail() if self._stderr is not None else ""

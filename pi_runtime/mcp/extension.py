@@ -12,8 +12,9 @@ it whenever an ``mcp.json`` exists or an extension registers a server (``--no-mc
   servers at once; a removed server's tools are deactivated, then its connection closes. Handling
   this event is what makes this extension the one that connects registered servers; the runner
   adds it for them when no ``mcp.json`` exists, and leaves it out when an extension owns ``/mcp``;
-- each server's tools are registered as it connects (``pi.register_tool``), active unless their
-  exposure is ``hidden`` or ``--tools``/``--exclude-tools`` leave them out;
+- each server's tools are registered as it connects (``pi.register_tools``: one prompt rebuild
+  for them all), active unless their exposure is ``hidden`` or ``--tools``/``--exclude-tools``
+  leave them out;
 - ``before_agent_start`` (every prompt) waits for servers whose tools are declared, at most ten
   seconds, then reports configuration errors and failed connections once;
 - ``session_shutdown`` (quit, end of ``-p``, RPC EOF, a signal, ``/reload``) stops every server; a
@@ -63,8 +64,7 @@ def extension(pi: Any) -> None:
     state: dict[str, McpManager | None] = {"manager": None}
 
     def register(tools: list[Any]) -> None:
-        for tool in tools:
-            pi.register_tool(tool)
+        pi.register_tools(tools)
 
     def manager_for(ctx: Any) -> McpManager | None:
         """The manager, made on first need: at session start, or at the first registration when

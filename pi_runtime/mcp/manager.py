@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from ..text_safety import terminal_safe
 from .config import McpConfig, McpServerEntry, load_config, namespace
 from .connection import McpConnection, McpConnectionError
 from .resources import RESOURCE_TOOLS, ListResourcesTool, ListTemplatesTool, ReadResourceTool
@@ -273,7 +274,11 @@ class McpManager:
     # ------------------------------------------------------------------ tools
 
     def problems(self) -> list[str]:
-        """Configuration errors and failed connections not reported yet (each reported once)."""
+        """Configuration errors, failed connections and skipped tools not reported yet (each
+        once), one line each, with what servers supplied made :func:`terminal_safe`."""
+        return [terminal_safe(line) for line in self._problems()]
+
+    def _problems(self) -> list[str]:
         out: list[str] = []
         for error in self.config.errors:
             if error not in self._reported:
@@ -287,6 +292,13 @@ class McpManager:
             elif connection.state == "needs-auth" and connection.name not in self._reported:
                 self._reported.add(connection.name)
                 out.append(f'MCP server "{connection.name}" {connection.error}')
+            skipped = connection.skipped_tools
+            key = f"{connection.name}\0skipped\0{skipped}"
+            if skipped and key not in self._reported:
+                self._reported.add(key)
+                shown = "; ".join(skipped[:3]) + (f" and {len(skipped) - 3} more" if len(skipped) > 3 else "")
+                count = f"{len(skipped)} malformed tool definition{'s' if len(skipped) > 1 else ''}"
+                out.append(f'MCP server "{connection.name}": skipped {count}: {shown}')
         return out
 
     def tools(self) -> list[Any]:
@@ -329,7 +341,8 @@ class McpManager:
 
     def status(self) -> list[dict[str, Any]]:
         """One row per configured or registered server: name, scope, source, enabled, exposure,
-        transport, state, tools (agent names), error; servers that need attention first. A
+        transport, state, tools (the server's names), error; servers that need attention first.
+        What the server supplied (tool names, the error with its stderr) is :func:`terminal_safe`. A
         registration a ``mcp.json`` server overrides is a row of its own, state ``overridden``, last."""
         rows = []
         for entry in self.entries:
@@ -338,8 +351,8 @@ class McpManager:
                 "name": entry.name, "scope": entry.scope, "source": entry.source, "enabled": entry.enabled,
                 "exposure": entry.exposure, "transport": entry.describe_transport(),
                 "state": connection.state if connection is not None else "disabled",
-                "tools": [str(t.get("name")) for t in connection.tools] if connection is not None else [],
-                "error": connection.error if connection is not None else None,
+                "tools": [terminal_safe(str(t.get("name"))) for t in connection.tools] if connection is not None else [],
+                "error": terminal_safe(connection.error, multiline=True) if connection and connection.error else None,
                 "resources": bool(connection and connection.has_resources),
             }
             if entry.override:

@@ -15,14 +15,15 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import anyio
-import mcp_types
-from anyio.streams.text import TextReceiveStream
 from mcp.os.posix.utilities import terminate_posix_process_tree
 from mcp.shared.message import SessionMessage
+
+from .lines import LineSplitter
+from .reader import MessageReader
 
 log = logging.getLogger("pi.mcp")
 
@@ -52,39 +53,51 @@ async def stop_process(process: Any) -> None:
         await terminate_posix_process_tree(process, KILL_GRACE)
         if not await _wait_exit(process, KILL_GRACE):
             log.warning("MCP server process %d is still alive after SIGKILL", process.pid)
+        _close_pipes(process)
+
+
+def _close_pipes(process: Any) -> None:
+    # anyio's Process has no close, and its stdout's aclose only feeds EOF: a pipe that flow control
+    # paused (a server flooding stdout when pi stopped reading) stayed open until garbage collection,
+    # after the loop had closed ("RuntimeError: Event loop is closed" at exit). Closing asyncio's
+    # subprocess transport closes every pipe now (and kills a process still alive).
+    transport = getattr(getattr(process, "_process", None), "_transport", None)
+    if transport is not None:
+        transport.close()
 
 
 @contextlib.asynccontextmanager
-async def stdio_transport(process: Any) -> AsyncIterator[tuple[Any, Any]]:
+async def stdio_transport(process: Any, on_skipped_tools: Callable[[list[str]], None] | None = None,
+                          ) -> AsyncIterator[tuple[Any, Any]]:
     """Yield ``(read_stream, write_stream)`` over a started server (see :func:`spawn`) for the
-    SDK's client; leaving stops the server's process group."""
+    SDK's client; leaving stops the server's process group. Malformed tool definitions are left
+    out of ``tools/list`` answers and reported to ``on_skipped_tools`` (see :mod:`.reader`)."""
     stdin, stdout = process.stdin, process.stdout
     assert stdin is not None and stdout is not None  # open_process pipes both by default
     read_in, read_out = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_in, write_out = anyio.create_memory_object_stream[SessionMessage](0)
+    reader = MessageReader(on_skipped_tools)
 
     async def read_stdout() -> None:
-        buffer = ""
+        splitter = LineSplitter()
         async with read_in:
             try:
-                async for chunk in TextReceiveStream(stdout, errors="replace"):
-                    *lines, buffer = (buffer + chunk).split("\n")
-                    for line in lines:
-                        if not line.strip():
-                            continue
-                        try:
-                            item: SessionMessage | Exception = SessionMessage(
-                                mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False))
-                        except ValueError as exc:
-                            item = exc
-                        await read_in.send(item)
-            except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError):
+                while True:
+                    try:
+                        chunk = await stdout.receive()
+                    except anyio.EndOfStream:
+                        return
+                    for line in splitter.feed(chunk):
+                        for item in reader.items(line):
+                            await read_in.send(item)
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
                 pass  # the server or pi went away; the session sees the stream end
 
     async def write_stdin() -> None:
         async with write_out:
             try:
                 async for message in write_out:
+                    reader.sent(message.message)
                     text = message.message.model_dump_json(by_alias=True, exclude_unset=True)
                     await stdin.send((text + "\n").encode("utf-8"))
             except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):

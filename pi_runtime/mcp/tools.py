@@ -19,6 +19,7 @@ from ..agent.tool import AgentTool, ToolError, ToolResult
 from ..ai.abort import AbortSignal
 from ..ai.types import TextContent
 from ..jsonmodel import ConfigDict, JsonModel
+from ..text_safety import terminal_safe
 from .connection import McpConnection
 from .content import result_content
 
@@ -49,6 +50,17 @@ def input_schema(schema: Any) -> dict[str, Any]:
     out.setdefault("type", "object")
     out.setdefault("properties", {})
     return out
+
+
+def validation_summary(exc: Exception, shown: int = 3) -> str:
+    """The first problems of a pydantic ``ValidationError`` on one line each (else its first line)."""
+    errors = getattr(exc, "errors", None)
+    if not callable(errors):
+        return str(exc).split("\n", 1)[0]
+    problems = errors()
+    lines = [f"{'.'.join(str(p) for p in e.get('loc', ())) or 'result'}: {e.get('msg')}" for e in problems[:shown]]
+    more = f" (and {len(problems) - shown} more)" if len(problems) > shown else ""
+    return "; ".join(lines) + more
 
 
 async def cancellable(work: Any, signal: AbortSignal | None) -> Any:
@@ -89,7 +101,7 @@ class McpTool(AgentTool):
         annotations = definition.get("annotations") or {}
         title = definition.get("title") or annotations.get("title")
         self.name = name  # type: ignore[misc]
-        self.label = f"{server}/{tool}"  # type: ignore[misc]
+        self.label = terminal_safe(f"{server}/{tool}")  # type: ignore[misc]  # shown in tool blocks
         self.description = (  # type: ignore[misc]
             str(definition.get("description") or "").strip() or title or f"MCP tool {tool} from server {server}"
         )
@@ -122,7 +134,11 @@ class McpTool(AgentTool):
         async def call(client: Any) -> Any:
             return await client.call_tool(self.tool, arguments, progress_callback=progress)
 
-        result = await cancellable(self._connection.request(call), signal)
+        try:
+            result = await cancellable(self._connection.request(call), signal)
+        except ValueError as exc:  # pydantic's ValidationError: the result is not an MCP CallToolResult
+            raise ToolError(f'MCP server "{self.server}" sent a result for {self.tool} that is not valid MCP: '
+                            f"{validation_summary(exc)}") from None
         wire = result.model_dump(by_alias=True, exclude_none=True, mode="json")
         content, full_path = result_content(self.server, self.tool, wire, readable_resources=self._readable())
         if full_path:

@@ -21,6 +21,15 @@ def _last_assistant(session: Any) -> Any:
     return None
 
 
+def _run_crash(session: Any, last: Any) -> str | None:
+    """The error a run ended with when it was not the model's (the kernel records it on the agent)."""
+    agent = getattr(session, "agent", None)
+    error = getattr(getattr(agent, "state", None), "error_message", None)
+    if not error or (last is not None and last.error_message == error):
+        return None
+    return str(error)
+
+
 async def run_print(session: Any, prompts: list[PromptInput]) -> int:
     """Run ``prompts`` one after the other and report the final answer.
 
@@ -60,6 +69,11 @@ async def run_print(session: Any, prompts: list[PromptInput]) -> int:
         last = _last_assistant(session)
         if last is not None and last.stop_reason in ("error", "aborted"):
             break
+        crash = _run_crash(session, last)
+        if crash is not None:
+            # The run itself failed (not the model): without this, pi printed nothing and exited 0.
+            print(f"pi: {crash}", file=sys.stderr)
+            return 1
     last = _last_assistant(session)
     if last is None:
         if handled == len(prompts):

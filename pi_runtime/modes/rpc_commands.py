@@ -178,7 +178,7 @@ async def _set_model(s: Any, cmd: dict[str, Any]) -> Any:
     if model is None:
         raise CommandError(f"Model not found: {provider}/{model_id}")
     await s.set_model(model)
-    return model.to_wire()
+    return model.to_public_wire()
 
 
 @command("cycle_model")
@@ -191,7 +191,7 @@ async def _available_models(s: Any, cmd: dict[str, Any]) -> Any:
     models = s.model_registry.available() if s.model_registry else []
     if s.model is not None and all(m.ref != s.model.ref for m in models):
         models = [s.model, *models]
-    return {"models": [m.to_wire() for m in models]}
+    return {"models": [m.to_public_wire() for m in models]}
 
 
 @command("set_thinking_level")

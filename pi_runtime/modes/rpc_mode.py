@@ -28,51 +28,108 @@ SHUTDOWN_GRACE = 2.0
 """Seconds in-flight commands get to finish once shutdown has started."""
 
 
+MAX_LINE_BYTES = 128 * 1024 * 1024
+"""Longest command line accepted (``PI_RPC_MAX_LINE_BYTES`` overrides it).
+
+Pi sets no limit; without one, ``pi --mode rpc </dev/zero`` grew by 400 MB a second. The
+cap leaves room for a prompt carrying several large base64 images."""
+
+
+MAX_IN_FLIGHT = 1024
+"""Commands read but not yet answered; past this the reader waits (and the client's writes
+block), so a client that sends without reading the answers cannot grow pi without bound."""
+
+
+class LineTooLong:
+    """Stands in the line queue for a line over the cap (its bytes were dropped)."""
+
+    __slots__ = ("limit",)
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+
+    def error(self) -> str:
+        return (f"Failed to parse command: the line is longer than {self.limit:,} bytes; "
+                "it was discarded up to its end")
+
+
+def max_line_bytes() -> int:
+    """The line cap: ``PI_RPC_MAX_LINE_BYTES`` when it is a positive integer, else the default."""
+    raw = os.environ.get("PI_RPC_MAX_LINE_BYTES", "")
+    return int(raw) if raw.isdigit() and int(raw) > 0 else MAX_LINE_BYTES
+
+
 class LineSplitter:
     """LF framing in linear time: a long line is kept as chunks and joined once, at its LF.
 
     (Appending each chunk to one growing buffer and splitting it again copies the line once
-    per chunk: a 50 MB line took 20 s.)
+    per chunk: a 50 MB line took 20 s.) A line that grows past ``limit`` bytes yields one
+    :class:`LineTooLong` at once (so the client hears about it before the line ends, if ever)
+    and the rest of it is dropped as it arrives, up to the next LF: memory stays bounded.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, limit: int = MAX_LINE_BYTES) -> None:
         self._parts: list[bytes] = []
+        self._size = 0
+        self._limit = limit
+        self._discarding = False
 
-    def feed(self, chunk: bytes) -> list[bytes]:
+    def feed(self, chunk: bytes) -> list[bytes | LineTooLong]:
         """The lines completed by ``chunk`` (without LF, one trailing CR dropped)."""
-        lines: list[bytes] = []
+        lines: list[bytes | LineTooLong] = []
         start = 0
         while (end := chunk.find(b"\n", start)) != -1:
-            piece = chunk[start:end]
-            if self._parts:
-                self._parts.append(piece)
-                piece = b"".join(self._parts)
-                self._parts = []
-            lines.append(piece[:-1] if piece.endswith(b"\r") else piece)
+            if self._discarding:
+                self._discarding = False  # the LF ends the line being dropped
+            elif self._size + end - start > self._limit:
+                lines.append(LineTooLong(self._limit))
+                self._drop()
+            else:
+                piece = chunk[start:end]
+                if self._parts:
+                    self._parts.append(piece)
+                    piece = b"".join(self._parts)
+                    self._drop()
+                lines.append(piece[:-1] if piece.endswith(b"\r") else piece)
             start = end + 1
-        if start < len(chunk):
+        if start < len(chunk) and not self._discarding:
             self._parts.append(chunk[start:])
+            self._size += len(chunk) - start
+            if self._size > self._limit:
+                lines.append(LineTooLong(self._limit))
+                self._drop()
+                self._discarding = True
         return lines
+
+    def _drop(self) -> None:
+        self._parts = []
+        self._size = 0
 
     def rest(self) -> bytes | None:
         """What is left after the last LF (a last line without one), or None."""
         rest = b"".join(self._parts)
-        self._parts = []
+        self._drop()
         return rest or None
 
 
-def start_stdin_reader(loop: asyncio.AbstractEventLoop, fd: int = 0) -> asyncio.Queue[bytes | None]:
-    """Read ``fd`` in a thread and queue one ``bytes`` per LF-terminated line; None at EOF."""
-    queue: asyncio.Queue[bytes | None] = asyncio.Queue()
+def start_stdin_reader(
+    loop: asyncio.AbstractEventLoop, fd: int = 0, slots: threading.Semaphore | None = None,
+) -> asyncio.Queue[bytes | LineTooLong | None]:
+    """Read ``fd`` in a thread and queue one ``bytes`` per LF-terminated line; None at EOF.
 
-    def put(item: bytes | None) -> None:
+    Each queued line takes one of ``slots`` (the consumer gives it back once the line is
+    answered): when none is left the thread stops reading until one is.
+    """
+    queue: asyncio.Queue[bytes | LineTooLong | None] = asyncio.Queue()
+
+    def put(item: bytes | LineTooLong | None) -> None:
         try:
             loop.call_soon_threadsafe(queue.put_nowait, item)
         except RuntimeError:  # loop already closed
             pass
 
     def run() -> None:
-        splitter = LineSplitter()
+        splitter = LineSplitter(max_line_bytes())
         while True:
             try:
                 chunk = os.read(fd, 1 << 20)
@@ -85,6 +142,8 @@ def start_stdin_reader(loop: asyncio.AbstractEventLoop, fd: int = 0) -> asyncio.
                 put(None)
                 return
             for line in splitter.feed(chunk):
+                if slots is not None and isinstance(line, bytes):
+                    slots.acquire()
                 put(line)
 
     threading.Thread(target=run, name="pi-stdin", daemon=True).start()
@@ -169,7 +228,8 @@ async def run_rpc(session: Any, writer: JsonlWriter, shutdown: Shutdown, stdin_f
         The exit status: 0 after end of stdin, ``128 + signal`` after a signal.
     """
     loop = asyncio.get_running_loop()
-    lines = start_stdin_reader(loop, stdin_fd)
+    slots = threading.Semaphore(MAX_IN_FLIGHT)
+    lines = start_stdin_reader(loop, stdin_fd, slots)
     unsubscribe = session.subscribe(event_listener(writer))
     from .rpc_ui import RpcExtensionUI
 
@@ -191,11 +251,16 @@ async def run_rpc(session: Any, writer: JsonlWriter, shutdown: Shutdown, stdin_f
             if line is None:
                 shutdown.request(0)
                 break
+            if isinstance(line, LineTooLong):
+                await _send(writer, response("parse", None, error=line.error()))
+                continue
             if not line.strip():
+                slots.release()
                 continue
             task = asyncio.ensure_future(handle_line(session, writer, line, ui))
             tasks.add(task)
             task.add_done_callback(tasks.discard)
+            task.add_done_callback(lambda _task: slots.release())
     finally:
         stop.cancel()
         ui.cancel_all()

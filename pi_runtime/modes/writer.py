@@ -13,7 +13,6 @@ mode can stop its run instead of paying for model and tool calls nobody will see
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import select
 import signal
@@ -22,6 +21,8 @@ import threading
 from collections import deque
 from collections.abc import Callable
 from typing import Any
+
+from .. import deep_json
 
 HIGH_WATER = 1 << 20
 """Bytes queued before ``send`` waits for the reader."""
@@ -65,7 +66,7 @@ def watch_reader(fd: int, on_gone: Callable[[], None]) -> bool:
 def encode(record: Any) -> bytes:
     # ensure_ascii=False keeps U+2028/U+2029 raw: clients must split on LF only (as Pi says).
     # A lone surrogate (only possible inside a string) is written as its JSON escape.
-    text = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+    text = deep_json.dumps(record, ensure_ascii=False, separators=(",", ":"))  # tool arguments may nest thousands deep
     return text.encode("utf-8", "backslashreplace") + b"\n"
 
 

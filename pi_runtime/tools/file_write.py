@@ -8,13 +8,18 @@
 - Symlinks are resolved once, up front; the work then happens inside the resolved directory
   (through its descriptor), and a final component that is no longer the file that was
   checked is refused rather than followed.
-- An existing file keeps its inode properties. When the file can be reproduced exactly (one
-  link, no extended attributes or ACLs, an owner and group this process can set) the new
-  content goes to a sibling temporary file that gets the old mode, owner and group and is
-  renamed over it, so a crash or a full disk leaves the old content whole. Otherwise (hard
-  links, ACLs, someone else's file) it is written in place; the space it grows by is
-  reserved first, so a full disk fails before a byte changes.
-- A new file is created the same way as a replacement, with the usual umask-derived mode.
+- An existing file is written in place, as Pi does: overwritten and cut to its new length
+  on the same inode, so hard links, open handles, file watchers, mode, owner, ACLs and extended
+  attributes all still see one file. (Replacing it by a renamed copy, as pi once did, gives
+  watchers and other names a new or a stale file.) What that costs in durability is paid
+  back cheaply: the space the file grows by is reserved first, so a full disk fails before
+  a byte changes; and the old content (up to ``RESTORE_LIMIT``) is kept in memory and put
+  back if the write fails half way. Only a crash of the machine mid-write can leave a mix,
+  as with Pi. (pi's own session file has stronger rules; this is the user's file.)
+- A file being executed (``ETXTBSY``) cannot be opened for writing: it is replaced by a
+  renamed copy with its mode, owner and group instead.
+- A new file is created through a temporary sibling renamed into place (never seen half
+  written), with the usual umask-derived mode.
 """
 
 from __future__ import annotations
@@ -39,6 +44,8 @@ def _read_umask() -> int:
 
 
 _UMASK = _read_umask()
+RESTORE_LIMIT = 64 * 1024 * 1024
+"""Largest old content kept in memory to put back after a failed in-place write."""
 
 
 def write_file_content(path: str, data: bytes) -> None:
@@ -69,32 +76,17 @@ def write_file_content(path: str, data: bytes) -> None:
         if not stat_mod.S_ISREG(st.st_mode):
             raise NotRegularFileError(errno.EINVAL, f"{path} is {describe_kind(st.st_mode)}, not a regular file")
         if not os.access(name, os.W_OK, dir_fd=dir_fd):
+            if os.fstatvfs(dir_fd).f_flag & os.ST_RDONLY:
+                raise OSError(errno.EROFS, os.strerror(errno.EROFS))  # not a permission the user can change
             raise PermissionError(errno.EACCES, f"Permission denied: {path}")
-        if _reproducible_by_rename(st, dir_fd, name):
-            _replace(dir_fd, name, data, st)
-        else:
+        try:
             _write_in_place(dir_fd, name, data, st)
+        except OSError as exc:
+            if exc.errno != errno.ETXTBSY:
+                raise
+            _replace(dir_fd, name, data, st)  # a running program: nothing was written yet
     finally:
         os.close(dir_fd)
-
-
-def _reproducible_by_rename(st: os.stat_result, dir_fd: int, name: str) -> bool:
-    """Whether a renamed copy would be the same file to everyone but its inode number."""
-    if st.st_nlink > 1:
-        return False  # the other names would keep the old content
-    euid = os.geteuid()
-    if euid != 0:
-        if st.st_uid != euid:
-            return False
-        if st.st_gid != os.getegid() and st.st_gid not in os.getgroups():
-            return False
-    try:
-        # ACLs, capabilities, labels and user attributes would not come along.
-        names = os.listxattr(f"/proc/self/fd/{dir_fd}/{name}", follow_symlinks=False)
-    except OSError:
-        return True  # no extended attributes on this file system (or no /proc): nothing to lose
-    # An SELinux label is given again by the folder's policy; anything else would be lost.
-    return all(attr == "security.selinux" for attr in names)
 
 
 def _replace(dir_fd: int, name: str, data: bytes, old: os.stat_result | None) -> None:
@@ -128,8 +120,7 @@ def _replace(dir_fd: int, name: str, data: bytes, old: os.stat_result | None) ->
 
 
 def _write_in_place(dir_fd: int, name: str, data: bytes, old: os.stat_result) -> None:
-    # O_NONBLOCK: a FIFO swapped in since the check fails to open instead of blocking.
-    fd = os.open(name, os.O_WRONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dir_fd)
+    fd = _open_existing(dir_fd, name)
     try:
         now = os.fstat(fd)
         if (now.st_dev, now.st_ino) != (old.st_dev, old.st_ino) or not stat_mod.S_ISREG(now.st_mode):
@@ -143,11 +134,54 @@ def _write_in_place(dir_fd: int, name: str, data: bytes, old: os.stat_result) ->
                 if exc.errno not in (errno.EOPNOTSUPP, errno.ENOSYS, errno.EINVAL):
                     os.ftruncate(fd, now.st_size)  # a partial reservation must not grow the file
                     raise
-        _write_all(fd, data, positional=True)
-        os.ftruncate(fd, len(data))
-        os.fsync(fd)
+        previous = _old_content(fd, now.st_size)
+        try:
+            _write_all(fd, data, positional=True)
+            os.ftruncate(fd, len(data))
+            os.fsync(fd)
+        except OSError:
+            if previous is not None:
+                _put_back(fd, previous)
+            raise
     finally:
         os.close(fd)
+
+
+def _open_existing(dir_fd: int, name: str) -> int:
+    # O_NONBLOCK: a FIFO swapped in since the check fails to open instead of blocking. Read
+    # access too when allowed, to keep the old content for putting back.
+    flags = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    try:
+        return os.open(name, os.O_RDWR | flags, dir_fd=dir_fd)
+    except PermissionError:
+        return os.open(name, os.O_WRONLY | flags, dir_fd=dir_fd)  # a write-only file
+
+
+def _old_content(fd: int, size: int) -> bytes | None:
+    if size > RESTORE_LIMIT:
+        return None
+    try:
+        chunks = []
+        offset = 0
+        while offset < size:
+            chunk = os.pread(fd, size - offset, offset)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            offset += len(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return None  # opened write-only: nothing to keep
+
+
+def _put_back(fd: int, previous: bytes) -> None:
+    """Best effort after a failed write: the old bytes, at the old length."""
+    try:
+        _write_all(fd, previous, positional=True)
+        os.ftruncate(fd, len(previous))
+        os.fsync(fd)
+    except OSError:
+        pass  # the first error is the one to report
 
 
 def _write_all(fd: int, data: bytes, *, positional: bool = False) -> None:

@@ -2,7 +2,10 @@
 
 Runs inside the per-file mutation queue (an edit and a write of the same file never
 interleave). Only regular files are written: a FIFO, device or socket (or a symlink to one) is
-refused, and an existing file keeps its mode, owner and hard links (see ``file_write``).
+refused. An existing file is rewritten in place, as Pi does (same inode: hard links, open
+handles and file watchers see the new content; mode, owner and attributes stay), with the
+space it grows by reserved first and its old content put back if the write fails half way
+(see ``file_write`` for the trade-off against a renamed copy).
 """
 
 from __future__ import annotations

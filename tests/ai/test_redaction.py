@@ -76,3 +76,14 @@ async def test_parts_resolved_from_the_environment_are_blanked(
     message = await final(model, api_key=auth.api_key, headers=auth.headers)
     assert loopback.requests[0].headers["x-team"] == "Bearer team-tok-from-env-5150"
     assert message.error_message == "401 token [redacted] is not valid for this team"
+
+
+def test_a_password_in_a_url_is_masked_in_messages_and_for_display():
+    from pi_runtime.ai.redaction import redact, url_for_display
+
+    text = "Connection error: cannot reach https://gw-user:pa55-word@proxy.test:8443/v1 (refused)"
+    assert redact(text) == "Connection error: cannot reach https://gw-user:***@proxy.test:8443/v1 (refused)"
+    assert url_for_display("http://:only-pass@h/v1") == "http://:***@h/v1"
+    # Nothing to mask: no password, no scheme, or an @ later in the path.
+    for plain in ("http://host/v1", "https://user@host/v1", "mail me at a:b@c", "http://h/v1/@x:y"):
+        assert url_for_display(plain) == plain

@@ -12,6 +12,8 @@ from typing import Any
 
 from e2e_support import PI
 
+from pi_runtime import deep_json
+
 
 class RpcClient:
     def __init__(self, env: dict[str, str], *args: str) -> None:
@@ -33,7 +35,7 @@ class RpcClient:
             buffer += chunk
             *lines, buffer = buffer.split(b"\n")
             with self._new:
-                self.records.extend(json.loads(line) for line in lines if line)
+                self.records.extend(deep_json.loads(line) for line in lines if line)  # pi echoes ids of any depth
                 self._new.notify_all()
         with self._new:
             self._new.notify_all()

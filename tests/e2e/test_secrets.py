@@ -70,3 +70,42 @@ def test_a_key_command_that_leaves_a_job_holding_its_output_answers_at_once(loop
     assert result.stdout == "done\n"
     assert loopback.requests[0].headers["authorization"] == "Bearer loop-key"
     assert time.monotonic() - started < 8  # before: until the job ended (30 s here; for ever with no end)
+
+
+# ---------------------------------------------------------------- issue 26: URL passwords, key commands
+
+URL_PASSWORD = "url-pass-5151"
+
+
+def test_a_password_in_a_base_url_reaches_no_rpc_answer_or_event(loopback, env):
+    from rpc_client import RpcClient
+
+    host = loopback.url.removeprefix("http://")
+    configure(env, {"baseUrl": f"http://gw-user:{URL_PASSWORD}@{host}/v1"})
+    client = RpcClient(env)
+    try:
+        state = client.ok({"type": "get_state"})
+        assert state["model"]["baseUrl"] == f"http://gw-user:***@{host}/v1"
+        models = client.ok({"type": "get_available_models"})["models"]
+        assert models and all(URL_PASSWORD not in m["baseUrl"] for m in models)
+        chosen = client.ok({"type": "set_model", "provider": "loop", "modelId": "loop-reasoner"})
+        assert chosen["baseUrl"] == f"http://gw-user:***@{host}/v1"
+        client.ok({"type": "cycle_model"})
+        client.ok({"type": "get_state"})
+    finally:
+        assert client.close() == 0
+    everything = json.dumps(client.records)
+    assert URL_PASSWORD not in everything and "gw-user:***@" in everything
+
+
+def test_a_failing_key_command_keeps_its_arguments_out_of_stderr_and_the_session(loopback, env):
+    secret = "sk-inline-7373"
+    configure(env, {"apiKey": f"!printf {secret} >/dev/null; exit 3"})
+    result = run_pi(["-p", "hello", "--model", MODEL], env)
+    assert result.returncode == 1
+    assert "command `printf …` failed with exit status 3" in result.stderr
+    assert secret not in result.stderr and secret not in result.stdout
+    [saved] = session_files(env)  # the failure is kept in the session file, without the command's arguments
+    text = saved.read_text(encoding="utf-8")
+    assert "command `printf …` failed" in text and secret not in text
+    assert loopback.requests == []

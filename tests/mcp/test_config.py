@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -32,6 +33,9 @@ def write(path: Path, data: object) -> Path:
     ("a", {"command": "x", "args": "y"}, 'server "a": args must be an array of strings'),
     ("a", {"command": "x", "env": {"K": 1}}, 'server "a": env must map names to strings'),
     ("a", {"command": "x", "timeout": 0}, 'server "a": timeout must be a positive number of seconds'),
+    ("a", {"command": "x", "timeout": float("nan")}, 'server "a": timeout must be a positive number of seconds'),
+    ("a", {"command": "x", "timeout": float("inf")}, 'server "a": timeout must be at most 86400 seconds (a day)'),
+    ("a", {"command": "x", "timeout": 10**400}, 'server "a": timeout must be at most 86400 seconds (a day)'),
     ("a", {"command": "x", "enabled": "no"}, 'server "a": enabled must be a boolean'),
     ("a", {"command": "x", "exposure": "loud"},
      'server "a": exposure must be one of "codemode", "deferred", "direct", "hidden"'),
@@ -109,3 +113,29 @@ def test_edits_keep_other_content_and_indentation(tmp_path):
     assert remove_server(path, "b") is True
     assert remove_server(path, "b") is False
     assert remove_server(tmp_path / "missing.json", "a") is False
+
+
+@pytest.mark.parametrize(("text", "problem"), [
+    ("[" * 100_000 + "]" * 100_000, "invalid JSON: nested too deeply (arrays or objects inside each other)"),
+    ('{"mcpServers": {"a": {"command": "x", "timeout": NaN}}}', "NaN is not valid JSON"),
+    ('{"mcpServers": {"a": {"command": "x", "timeout": -Infinity}}}', "-Infinity is not valid JSON"),
+], ids=["deep", "nan", "minus-infinity"])
+def test_unreadable_files_are_one_clear_error_naming_the_file(tmp_path, text, problem):
+    agent = tmp_path / "agent"
+    agent.mkdir()
+    path = agent / "mcp.json"
+    path.write_text(text, encoding="utf-8")
+    config = load_config(agent, tmp_path, project_trusted=False)
+    assert (config.servers, config.errors) == ([], [f"{path}: {problem}"])
+    with pytest.raises(McpConfigError, match=re.escape(problem)):  # pi mcp add/remove leave such a file alone
+        add_server(path, "b", {"command": "y"})
+    assert path.read_text(encoding="utf-8") == text
+
+
+def test_a_timeout_of_1e400_in_the_file_is_refused(tmp_path):
+    agent = tmp_path / "agent"
+    agent.mkdir()
+    (agent / "mcp.json").write_text('{"mcpServers": {"a": {"command": "x", "timeout": 1e400}}}', encoding="utf-8")
+    config = load_config(agent, tmp_path, project_trusted=False)
+    assert config.servers == []
+    assert config.errors == [f'{agent / "mcp.json"}: server "a": timeout must be at most 86400 seconds (a day)']

@@ -174,3 +174,80 @@ def test_a_loop_that_ends_right_after_an_abort_reports_nothing(tmp_path, caplog)
     with caplog.at_level("ERROR"):
         assert asyncio.run(main()) == "Operation aborted"
     assert [r.getMessage() for r in caplog.records] == []
+
+
+# ---------------------------------------------------------------- in place (issue 26)
+
+
+async def test_write_keeps_the_inode_so_open_handles_and_links_see_the_new_content(tmp_path):
+    target = tmp_path / "watched.txt"
+    target.write_text("old content that is longer\n")
+    inode = target.stat().st_ino
+    with open(target) as held:  # a reader that opened the file before the write (an editor, tail -f)
+        await write(tmp_path, "watched.txt", "new\n")
+        assert held.read() == "new\n"
+    assert target.stat().st_ino == inode and target.read_text() == "new\n"
+    os.link(target, tmp_path / "second-name.txt")
+    await write(tmp_path, "second-name.txt", "through the other name\n")
+    assert target.read_text() == "through the other name\n" and target.stat().st_ino == inode
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["second-name.txt", "watched.txt"]  # no temp left
+
+
+async def test_write_into_a_running_program_replaces_it(tmp_path):
+    program = tmp_path / "sleeper"
+    program.write_bytes(Path("/bin/sleep").read_bytes())
+    program.chmod(0o755)
+    proc = await asyncio.create_subprocess_exec(str(program), "30")
+    try:
+        # Linux refuses to open a running executable for writing (ETXTBSY): a renamed copy instead.
+        await write(tmp_path, "sleeper", "#!/bin/sh\necho replaced\n")
+        assert program.read_text() == "#!/bin/sh\necho replaced\n"
+        assert stat.S_IMODE(program.stat().st_mode) == 0o755
+    finally:
+        proc.kill()
+        await proc.wait()
+
+
+@as_root
+async def test_a_read_only_file_system_gives_a_clear_error_and_keeps_the_file(tmp_path):
+    import subprocess
+
+    with small_tmpfs(tmp_path / "disk", "64k") as disk:
+        (disk / "f.txt").write_text("kept\n")
+        subprocess.run(["mount", "-o", "remount,ro", str(disk)], check=True)
+        with pytest.raises(ToolError, match=r"^Could not write f.txt: Read-only file system$"):
+            await write(disk, "f.txt", "lost?\n")
+        assert (disk / "f.txt").read_text() == "kept\n"
+
+
+@as_root
+def test_a_read_only_file_is_refused_for_a_normal_user(tmp_path):
+    import subprocess
+    import sys
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="pi-ro-"))
+    try:
+        (folder / "ro.txt").write_text("kept\n")
+        (folder / "ro.txt").chmod(0o444)
+        os.chown(folder, 65534, 65534)
+        os.chown(folder / "ro.txt", 65534, 65534)
+        script = (
+            "import asyncio, concurrent.futures.thread, os, sys\n"
+            "from pi_runtime.agent.tool import ToolError\n"
+            "from pi_runtime.tools import WriteTool\n"
+            "os.setgid(65534); os.setuid(65534)  # after the imports: the interpreter's files are root's\n"
+            "tool = WriteTool(sys.argv[1])\n"
+            "try:\n"
+            "    asyncio.run(tool.execute('c', tool.Params(path='ro.txt', content='changed'), None, None))\n"
+            "except ToolError as exc:\n"
+            "    print(exc)\n"
+        )
+        done = subprocess.run([sys.executable, "-c", script, str(folder)], capture_output=True, text=True, timeout=60,
+                              cwd=Path(__file__).resolve().parents[2])
+        assert done.stdout.strip() == "Permission denied: ro.txt", done.stderr
+        assert (folder / "ro.txt").read_text() == "kept\n"
+    finally:
+        import shutil
+
+        shutil.rmtree(folder)

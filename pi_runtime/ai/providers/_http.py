@@ -18,9 +18,9 @@ from typing import Any
 
 from ... import deep_json
 from ...http import Aborted, HTTPError, HTTPTimeout, ProtocolCut
-from ...http.server_text import printable
+from ...text_safety import terminal_safe
 from ..options import StreamOptions
-from ..sse import SSEDecoder
+from ..sse import SSEDecoder, SSEEventTooLarge
 
 _DONE = object()
 _LONGEST_RETRY_HINT = 86400.0
@@ -111,7 +111,7 @@ def server_delay_message(delay: float, cap: float, message: str) -> str:
 
 def _error_detail(body: bytes) -> str:
     """The message in an error body (JSON ``error.message`` and the like), safe to print."""
-    return printable(_message_in(body)).strip()
+    return terminal_safe(_message_in(body), multiline=True).strip()
 
 
 def _message_in(body: bytes) -> str:
@@ -252,8 +252,10 @@ async def post_sse(
             queue.put_nowait(ProviderError(f"Connection closed by the server mid-response: {exc}"))
         except HTTPError as exc:
             queue.put_nowait(ProviderError(f"Connection error: {exc}"))
+        except SSEEventTooLarge as exc:
+            queue.put_nowait(StreamFormatError(str(exc)))
         except Exception as exc:  # noqa: BLE001 - reported as the request's error, never raised past here
-            text = printable(str(exc))
+            text = terminal_safe(str(exc), multiline=True)
             queue.put_nowait(ProviderError(f"{type(exc).__name__}: {text}" if text else type(exc).__name__))
         finally:
             if response is not None:

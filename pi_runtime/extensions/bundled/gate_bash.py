@@ -82,6 +82,8 @@ class Invocation:
     """A here-document or here-string's text (None: not known), or False when there is none."""
     scope: Scope
     depth: int
+    stdin_file: Field | bool = False
+    """The file redirected to its input (``bash < x.sh``; None: not known), or False when there is none."""
 
 
 class BashChecker:
@@ -94,12 +96,19 @@ class BashChecker:
         deny: Extra risky patterns (regex, reason), searched in the whole text and in each command.
         allow: Patterns that exempt a command from the verb rules (searched in each command's text).
         defaults: Apply the built-in rules; when False only ``deny`` and protected paths count.
+        fresh_since: Script files changed at or after this time (``st_ctime``, which no
+            command can set back) are read and checked when run; older ones are trusted.
+        allow_outside: Moving files out of (or into) the working directory is fine.
     """
 
     def __init__(self, paths: PathPolicy, cwd: str, env: Mapping[str, str],
                  deny: Sequence[tuple[re.Pattern[str], str]] = (), allow: Sequence[re.Pattern[str]] = (),
-                 defaults: bool = True) -> None:
+                 defaults: bool = True, fresh_since: float = 0.0, allow_outside: bool = False) -> None:
         self.defaults = defaults
+        self.fresh_since = fresh_since
+        self.allow_outside = allow_outside
+        self.written: set[str] = set()
+        """Every path an earlier part of the command writes or deletes (a script it then runs is unseen)."""
         self.paths = paths
         self.cwd = cwd
         self.env = env
@@ -206,14 +215,17 @@ class BashChecker:
                 self.assign(scope, assignment.name, assignment.value, conditional)
             return
         stdin_text: Field | bool = False
+        stdin_file: Field | bool = False
         for redirect in command.redirects:
-            if redirect.heredoc is not None:
+            if redirect.op == "<" and redirect.fd in (None, 0) and redirect.target is not None:
+                stdin_file = self._single(redirect.target, scope)
+            elif redirect.heredoc is not None:
                 stdin_text = redirect.heredoc.body if not redirect.heredoc.nested and (
                     not redirect.heredoc.expands or "$" not in redirect.heredoc.body) else None
             elif redirect.op == "<<<" and redirect.target is not None:
                 stdin_text = self._single(redirect.target, scope)
         for argv in self._argvs(command.words, scope):
-            self.run(Invocation(argv, piped, stdin_text, scope, depth), command.words)
+            self.run(Invocation(argv, piped, stdin_text, scope, depth, stdin_file), command.words)
 
     def run(self, invocation: Invocation, words: Sequence[Word] = ()) -> None:
         """Check one command (also the inner command of a wrapper such as ``nohup``)."""
@@ -244,6 +256,7 @@ class BashChecker:
         if target in ("", "-"):
             return
         for path in self.candidates(target, scope):
+            self.written.add(path)
             if is_device(path):
                 self.flag(f"{verb} a device ({path})")
             hit = self.paths.protected(path, self.cwd)

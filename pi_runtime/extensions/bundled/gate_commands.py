@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from .gate_args import Rule, check_shell_code, run_inner, split_options
 from .gate_bash import Field, Invocation
 from .gate_runners import RUNNER_RULES, SHELLS, interpreter_language, run_interpreter, run_shell
+from .gate_scripts import run_program_file, run_script_file
 
 if TYPE_CHECKING:
     from .gate_bash import BashChecker
@@ -39,6 +40,8 @@ def check_invocation(checker: BashChecker, inv: Invocation) -> None:
         run_shell(checker, inv, args)
     elif (language := interpreter_language(name)) is not None:
         run_interpreter(checker, inv, args, language)
+    elif "/" in (inv.argv[0] or ""):
+        run_program_file(checker, inv)
 
 
 # ---------------------------------------------------------------------- deleting and writing
@@ -51,6 +54,9 @@ def _rm(checker: BashChecker, inv: Invocation, args: list[Field]) -> None:
     recursive = bool({"-r", "-R", "--recursive"} & set(flags))
     if recursive and {"-f", "--force"} & set(flags):
         checker.flag("recursive forced delete (rm -rf)")
+    elif recursive:
+        # Pi's own example gate stops every recursive delete: without -f only write-protected files are asked about.
+        checker.flag("recursive delete (rm -r)")
     if "--no-preserve-root" in flags:
         checker.flag("deletes with --no-preserve-root (rm)")
     for operand in operands:
@@ -218,10 +224,41 @@ def _shopt(checker: BashChecker, inv: Invocation, args: list[Field]) -> None:
 
 
 def _source(checker: BashChecker, inv: Invocation, args: list[Field]) -> None:
-    # A script file is not read (as for `bash file`), but one that only exists at run time
-    # (`source <(curl …)`) is code the gate cannot see at all.
+    # One that only exists at run time (`source <(curl …)`) is code the gate cannot see at all.
     if not args or args[0] is None:
         checker.flag("runs a script only known when it runs (source)")
+        return
+    run_script_file(checker, inv, args[0], "source")
+
+
+def _mv(checker: BashChecker, inv: Invocation, args: list[Field]) -> None:
+    """``mv`` writes its destination and removes its sources: both must stay in the working directory.
+
+    ``mv victim ..`` takes a file out of the project as surely as deleting it, which the
+    write tool (and so the gate) refuses outside the working directory.
+    """
+    _MV_PATHS(checker, inv, args)
+    if checker.allow_outside:
+        return
+    _, values, operands = split_options(args, "tS", ("--target-directory", "--suffix"))
+    root = os.path.realpath(checker.cwd)
+    for operand in [*operands, *(values[o] for o in ("-t", "--target-directory") if o in values)]:
+        if operand is None:
+            checker.flag("moves a file whose name is only known when it runs (mv)")
+            continue
+        for path in checker.candidates(operand, inv.scope):
+            real = os.path.realpath(path)
+            if real != root and not real.startswith(root.rstrip("/") + "/"):
+                checker.flag(f"moves files out of or into the working directory ({real})")
+            elif real == root:
+                checker.flag("moves the working directory itself (mv)")
+
+
+def _chown(checker: BashChecker, inv: Invocation, args: list[Field]) -> None:
+    _CHOWN_PATHS(checker, inv, args)
+    _, _, operands = split_options(args)
+    if operands and operands[0] is not None and "777" in operands[0]:
+        checker.flag("gives files to owner or group 777 (chown 777)")
 
 
 def _tar(checker: BashChecker, inv: Invocation, args: list[Field]) -> None:
@@ -261,6 +298,9 @@ def _output_files(with_value: str, long_with_value: Sequence[str], outputs: Sequ
     return rule
 
 
+_MV_PATHS = _writes_operands("tS", ("--target-directory", "--suffix"), target_options=("-t", "--target-directory"))
+_CHOWN_PATHS = _writes_operands(skip_first=True, verb="changes")
+
 RULES: dict[str, Rule] = {
     "rm": _rm,
     "rmdir": _writes_operands(verb="deletes"),
@@ -274,11 +314,11 @@ RULES: dict[str, Rule] = {
                            dest_only=True),
     "cp": _writes_operands("tS", ("--target-directory", "--suffix"), target_options=("-t", "--target-directory"),
                            dest_only=True),
-    "mv": _writes_operands("tS", ("--target-directory", "--suffix"), target_options=("-t", "--target-directory")),
+    "mv": _mv,
     "install": _writes_operands("tSmogC", ("--target-directory", "--suffix", "--mode", "--owner", "--group"),
                                 target_options=("-t", "--target-directory"), dest_only=True),
     "rsync": _writes_operands("eTf", ("--rsh", "--exclude", "--include", "--filter", "--temp-dir"), dest_only=True),
-    "chown": _writes_operands(skip_first=True, verb="changes"),
+    "chown": _chown,
     "chgrp": _writes_operands(skip_first=True, verb="changes"),
     "chmod": _chmod,
     "dd": _dd,

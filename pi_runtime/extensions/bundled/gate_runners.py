@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from .gate_args import Rule, check_inline_code, check_shell_code, is_option, run_inner, split_options
 from .gate_bash import Field, Invocation, Risky
+from .gate_scripts import run_script_file
 
 if TYPE_CHECKING:
     from .gate_bash import BashChecker
@@ -166,9 +167,11 @@ def run_shell(checker: BashChecker, inv: Invocation, args: list[Field]) -> None:
             return
         check_shell_code(checker, inv, operands[0] if operands else "", f"{name} -c")
     elif operands and not stdin_mode and operands[0] != "-":
-        return  # a script file: the gate checks commands, not the files they run
+        run_script_file(checker, inv, operands[0], name)
     elif inv.stdin_text is not False:
         check_shell_code(checker, inv, inv.stdin_text if isinstance(inv.stdin_text, str) else None, f"{name} <<")
+    elif inv.stdin_file is not False:
+        run_script_file(checker, inv, inv.stdin_file if isinstance(inv.stdin_file, str) else None, f"{name} <")
     elif inv.stdin_piped:
         checker.flag(f"pipes commands into a shell ({name}), so the gate cannot see them (e.g. curl | sh)")
 

@@ -4,13 +4,16 @@ Risky:
 - bash commands, parsed (not matched as text): every command of every list, pipeline,
   subshell, substitution and nested ``bash -c``/``eval``/``xargs``/``find -exec`` string is
   checked after quote removal, so ``"rm" -rf``, ``r\\m -rf`` and ``rm -r --force`` are the
-  same command. Risky are recursive forced deletes, ``find -delete``, ``git clean -f``,
+  same command. Risky are recursive deletes (with or without ``-f``, as in Pi's example
+  gate), moves out of the working directory (``mv victim ..``), ``find -delete``, ``git clean -f``,
   ``git reset --hard``, force pushes, ``sudo``, ``chmod 777``, disk tools, ``dd`` or a
   redirection to a device, shells fed from a pipe (``curl … | sh``, ``base64 -d | sh``),
   inline interpreter code that deletes or runs programs (``python -c "shutil.rmtree…"``),
   and any write or delete (redirection, ``cp``/``mv``/``tee``/``sed -i``…) of a protected
   path. A command name or a written path only known at run time, and text that does not
-  parse, are risky too (see ``gate_bash`` and ``gate_commands``);
+  parse, are risky too (see ``gate_bash`` and ``gate_commands``). A shell script file
+  changed since the session began (written by the agent, or downloaded: ``curl -o x.sh``
+  then ``sh x.sh``) is read and checked like the command line (``gate_scripts``);
 - ``write``/``edit`` outside the working directory or on a protected path.
 
 Protected: ``.env``, ``.env.*``, ``.git/``, the project's ``.pi/settings.json`` and
@@ -43,6 +46,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from typing import Any
 
 from ...paths import agent_dir
@@ -69,6 +73,8 @@ class Rules:
         timeout = config.get("confirmTimeoutSeconds", DEFAULT_CONFIRM_TIMEOUT)
         self.confirm_timeout = float(timeout) if isinstance(timeout, int | float) and timeout > 0 else (
             DEFAULT_CONFIRM_TIMEOUT)
+        self.fresh_since = 0.0
+        """Script files changed since then are read when run (the gate sets it to the session's start)."""
 
     def _paths(self) -> PathPolicy:
         # Read when checking: the agent dir and home are those of this moment.
@@ -78,7 +84,8 @@ class Rules:
         """Why this call is risky, or None when it is not."""
         if tool == "bash":
             command = str(args.get("command", ""))
-            checker = BashChecker(self._paths(), cwd, os.environ, self.deny, self.allow_bash, self.use_defaults)
+            checker = BashChecker(self._paths(), cwd, os.environ, self.deny, self.allow_bash, self.use_defaults,
+                                  self.fresh_since, self.allow_outside)
             return checker.check(command)
         if tool in WRITE_TOOLS and args.get("path"):
             return self.check_path(str(args["path"]), cwd)
@@ -98,9 +105,12 @@ class Rules:
 
 def extension(pi: Any) -> None:
     """Register the gate on ``tool_call``."""
+    # A little before now: a file's ctime and time.time() come from clocks of different grain.
+    started = time.time() - 2.0
 
     async def gate(event: Any, ctx: Any) -> dict[str, Any] | None:
         rules = Rules(pi.get_setting("permissionGate", {}))
+        rules.fresh_since = started
         why = rules.check(event.tool_name, event.input, ctx.cwd)
         if why is None:
             return None
