@@ -26,9 +26,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from tui_stream import RemoteServer, long_answer, make_session, sse_reply  # noqa: E402  (the bench folder)
-
-from textual import events  # noqa: E402
+from textual import events
+from tui_stream import RemoteServer, long_answer, make_session, sse_reply
 
 B_MARKER = "bravomarkerword"
 A_MARKER = "Section"
@@ -36,7 +35,13 @@ A_MARKER = "Section"
 
 def session_b(turns: int):
     """An idle session with ``turns`` finished prompts and markdown answers (scripted provider)."""
-    from pi_runtime.frontend import ScriptedProvider, SessionManager, SettingsManager, create_agent_session, scripted_text
+    from pi_runtime.frontend import (
+        ScriptedProvider,
+        SessionManager,
+        SettingsManager,
+        create_agent_session,
+        scripted_text,
+    )
 
     provider = ScriptedProvider("bench-b")
     for i in range(turns):

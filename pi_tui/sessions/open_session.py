@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from pi_runtime.frontend import events as ev
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from ..transcript.transcript import Transcript
 
 
-class TabState(str, Enum):
+class TabState(StrEnum):
     """What a session is doing, as its tab says it."""
 
     IDLE = "idle"
@@ -40,8 +40,8 @@ class Draft:
     cursor: tuple[int, int] = (0, 0)
     pastes: dict[str, str] = field(default_factory=dict)
     """Large pastes shown as markers in ``text`` (``paste.py``)."""
-    images: list[Any] = field(default_factory=list)
-    """Images attached to the draft (``AttachedImage``)."""
+    images: dict[str, Any] = field(default_factory=dict)
+    """Images attached to the draft (``AttachedImage`` by marker)."""
 
 
 @dataclass(eq=False)

@@ -40,9 +40,9 @@ class SessionTabs(Horizontal):
         entries = workspace.sessions
         self.set_class(len(entries) > 1, "-several")
         tabs = {tab.entry: tab for tab in self.query_children(SessionTab)}
-        for entry, tab in tabs.items():
+        for entry, gone in tabs.items():
             if entry not in entries:
-                tab.remove()
+                gone.remove()
         for entry in entries:
             tab = tabs.get(entry)
             if tab is None:

@@ -116,7 +116,7 @@ class Workspace:
         editor = app.editor
         if old is not None:
             old.draft = Draft(editor.text, editor.cursor_location, dict(getattr(editor, "pastes", {})),
-                              copy.copy(getattr(editor, "images", [])))
+                              copy.copy(getattr(editor, "images", {})))
             old.shown.clear()
             old.transcript.display = False
         self.active = entry
