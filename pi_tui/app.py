@@ -10,7 +10,6 @@ slash commands are declared once in ``commands.py``.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import time
 from collections.abc import Callable
@@ -37,6 +36,8 @@ from .keys.key_table import APP_BINDINGS, MAIN_VIEW_ACTIONS
 from .keys.keymap import Keymap, load_keymap
 from .queue.queue_view import QueueView
 from .sessions.session_chrome import SessionChrome, loaded_resources
+from .sessions.session_tabs import SessionTabs
+from .sessions.workspace import Workspace
 from .terminal import terminal_keys
 from .terminal.key_sequences import PASTE_END, PASTE_START, events_for, sequence_for
 from .terminal.terminal_input import TerminalInput, editor_key
@@ -110,6 +111,8 @@ class PiApp(App[int], inherit_bindings=False):
         self._markdown_theme_pushed = False
         self.tree_pane = TreePaneController(self)
         """The live session tree beside the transcript (``/pane tree``)."""
+        self.workspace = Workspace(self)
+        """The open sessions (tabs); ``session``, ``transcript`` and ``bridge`` are the shown one's."""
         self.themes.load()
         self.theme = "dark"
 
@@ -176,6 +179,7 @@ class PiApp(App[int], inherit_bindings=False):
 
     def compose(self) -> ComposeResult:
         self.header_bar = HeaderBar(version=self.version, cwd=self.cwd, id="header")
+        self.session_tabs = SessionTabs(id="session-tabs")
         self.transcript = Transcript(self.session, cwd=self.cwd, id="transcript")
         self.menu = CompletionMenu(id="completion")
         self.queue_view = QueueView(id="queue")
@@ -188,7 +192,8 @@ class PiApp(App[int], inherit_bindings=False):
         self.footer_bar.branch = self.header_bar.branch
         self.chrome = SessionChrome(self.header_bar, self.footer_bar, self.queue_view, self.editor)
         yield self.header_bar
-        with Horizontal(id="workspace"):  # the transcript, and the tree pane beside it when open
+        yield self.session_tabs
+        with Horizontal(id="workspace"):  # the transcripts (one per session), and the tree pane beside them when open
             yield self.transcript
         yield self.menu
         yield self.queue_view
@@ -274,6 +279,7 @@ class PiApp(App[int], inherit_bindings=False):
             self.themes.apply(str(settings_theme).split("/")[-1])
         self.bridge = Bridge(session, self)
         self.bridge.start()
+        self.workspace.adopt_first(session, self.bridge, self.transcript)
         self.chrome.show(session)
         self._show_session_notices()
         await self.transcript.load_messages(session.messages)
@@ -283,8 +289,12 @@ class PiApp(App[int], inherit_bindings=False):
 
     async def _start_session(self, session: SessionPort) -> None:
         from .extension_ui.extension_host import attach_extensions
+        from .sessions.tab_extensions import adopt_extension_ui
 
-        await attach_extensions(self, session)
+        ui = await attach_extensions(self, session)
+        entry = self.workspace.entry_for(session)
+        if entry is not None:
+            adopt_extension_ui(self.workspace, entry, ui)
         await self._show_start_help(session)
         if self.initial_prompt:
             text, self.initial_prompt = self.initial_prompt, None
@@ -338,6 +348,8 @@ class PiApp(App[int], inherit_bindings=False):
     # ------------------------------------------------------------------ kernel events
 
     async def on_kernel_events(self, message: KernelEvents) -> None:
+        if await self.workspace.route(message.bridge) is None:
+            return  # a background session's events: its transcript and tab took them
         for event in message.bridge.drain():
             await self._apply_kernel_event(event)
         self.tree_pane.sync()
@@ -367,6 +379,7 @@ class PiApp(App[int], inherit_bindings=False):
                 self._show_session_notices()  # a save that failed is said at once
             case _:
                 pass
+        self.workspace.note_shown(event)
 
     def model_ref(self) -> str:
         """``provider/id`` of the model in use ("" before there is one)."""
@@ -518,20 +531,43 @@ class PiApp(App[int], inherit_bindings=False):
             return False
         return super().check_action(action, parameters)
 
+    # ------------------------------------------------------------------ several sessions (sessions/)
+
+    def refresh_session_tabs(self) -> None:
+        """Redraw the tab bar from the workspace (a session opened, closed, changed state)."""
+        self.session_tabs.sync(self.workspace)
+
+    async def on_session_tabs_selected(self, message: SessionTabs.Selected) -> None:
+        await self.workspace.show(message.entry)
+
+    async def action_session_step(self, direction: int) -> None:
+        await self.workspace.step(direction)
+
+    async def action_session_open(self) -> None:
+        from .sessions.open_flows import open_command
+
+        await open_command(self, "new")
+
     # ------------------------------------------------------------------ leaving
+
+    def request_quit(self) -> None:
+        """Every way of quitting comes here: asks first when another open session still works."""
+        from .sessions.open_flows import request_quit
+
+        request_quit(self)
+
+    async def action_quit(self) -> None:
+        self.request_quit()
 
     async def on_unmount(self) -> None:
         self.themes.stop_watching()
-        if self.bridge is not None:
-            self.bridge.stop()
-        if self.session is not None:
-            # Quitting ends the session like every other mode does: the run is aborted and
-            # extensions get session_shutdown. A handler that hangs must not keep pi open.
-            try:
-                await asyncio.wait_for(self.session.dispose("quit"), DISPOSE_TIMEOUT_S)
-            except Exception:  # noqa: BLE001 - quitting goes on whatever the session says
-                pass
+        # Quitting ends every open session like every other mode does: runs are aborted and
+        # extensions get session_shutdown, once per session. A hung handler must not keep pi open.
+        if self.workspace.sessions:
+            await self.workspace.shut_down()
+        elif self.session is not None:
+            from .sessions.workspace import dispose_session
 
-
-DISPOSE_TIMEOUT_S = 3.0
-"""How long quitting waits for the session to shut down (extensions' ``session_shutdown``)."""
+            if self.bridge is not None:
+                self.bridge.stop()
+            await dispose_session(self.session)

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from .keys.keymap import Keymap
     from .queue.queue_view import QueueView
     from .sessions.session_chrome import SessionChrome
+    from .sessions.workspace import Workspace
     from .theme.theme_service import ThemeService
     from .transcript.transcript import Transcript
     from .tree.pane_controller import TreePaneController
@@ -63,11 +64,16 @@ class PiHost(Protocol):
     extension_keys: dict[str, str]
     tree_pane: TreePaneController
     """The live session tree beside the transcript (``/pane tree``)."""
+    workspace: Workspace
+    """Every open session (tabs); the attributes above are the shown session's."""
+    bridge: Any
 
     # What the app itself does.
     async def reload_resources(self) -> None: ...
     def refresh_theme(self) -> None: ...
     async def action_quit(self) -> None: ...
+    def request_quit(self) -> None: ...
+    def refresh_session_tabs(self) -> None: ...
 
     # Textual's App calls the controllers make.
     @property

@@ -14,6 +14,7 @@ from typing import Any
 def load_extensions(
     cwd: str, agent_dir: str, settings: Any, registry: Any, trusted: bool, paths: list[str], no_extensions: bool,
     *, mcp: bool = False, tools: Iterable[str] | str | None = None, exclude_tools: Iterable[str] = (),
+    keep_tool_filter: bool = False,
 ) -> Any:
     """Discover and load extensions; None when there are none (no runner, no overhead).
 
@@ -29,6 +30,8 @@ def load_extensions(
             registers an MCP server (unless the settings say ``-builtin:mcp``).
         tools: ``--tools``, whose ``mcp__…`` entries choose MCP tools.
         exclude_tools: ``--exclude-tools``, applied to MCP tools too.
+        keep_tool_filter: Leave the MCP tool filter the first session's command line set (a
+            second session of the same process, ``pi_runtime.sibling``, has no command line).
     """
     from ..packages import has_packages
     from .loader import discover_extensions
@@ -44,7 +47,8 @@ def load_extensions(
         from ..mcp.extension import set_tool_filter
         from ..mcp.manager import ToolFilter
 
-        set_tool_filter(ToolFilter(tools, list(exclude_tools)))
+        if not keep_tool_filter:
+            set_tool_filter(ToolFilter(tools, list(exclude_tools)))
         if "builtin:mcp" not in paths:
             paths.append("builtin:mcp")
         mcp = False  # loaded already: nothing to add on demand

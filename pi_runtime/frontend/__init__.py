@@ -30,6 +30,7 @@ _SOURCES: dict[str, tuple[str, ...]] = {
         "SessionStats", "SwitchResult", "UsageTotals",
     ),
     "pi_runtime.sdk": ("create_agent_session",),
+    "pi_runtime.sibling": ("Sibling", "open_sibling_session"),
     "pi_runtime.modes.startup": ("build_session", "save_trust_decision", "session_dir_for", "trust_question"),
     "pi_runtime.modes.inputs": ("initial_prompts",),
     "pi_runtime.ai.types": ("ImageContent", "Model", "Usage"),
@@ -171,6 +172,8 @@ if TYPE_CHECKING:
     from pi_runtime.modes.startup import trust_question as trust_question
     from pi_runtime.paths import agent_dir as agent_dir
     from pi_runtime.sdk import create_agent_session as create_agent_session
+    from pi_runtime.sibling import Sibling as Sibling
+    from pi_runtime.sibling import open_sibling_session as open_sibling_session
     from pi_runtime.session import SessionManager as SessionManager
     from pi_runtime.session.entries import parse_messages as parse_messages
     from pi_runtime.session.listing import (

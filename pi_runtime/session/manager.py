@@ -426,23 +426,49 @@ class SessionManager(EntryAppends):
         Labels of entries on the path come along. The new header's ``parentSession`` is this
         session's file. Returns the new file (None in memory).
         """
+        copied, labels = self._branch_copy(leaf_id)
+        parent = self._parent_reference()
+        self.close()
+        self.read_only = False
+        self._new_session(parent_session=parent)
+        self._adopt_branch(copied, labels)
+        return self.session_file
+
+    def branched_copy(self, leaf_id: str | None) -> SessionManager:
+        """A new session in the same folder holding the root→``leaf_id`` path (empty for None);
+        this session, its file and its lock are left as they are.
+
+        What a second session of the same process forks or clones into (``pi_runtime.sibling``);
+        ``create_branched_session`` is the same copy made in place.
+        """
+        copied, labels = self._branch_copy(leaf_id) if leaf_id is not None else ([], {})
+        parent = self._parent_reference()
+        if self.persist and self.session_dir is not None:
+            copy = SessionManager.create(self.cwd, self.session_dir, parent_session=parent, fsync=self.fsync)
+        else:
+            copy = SessionManager.in_memory(self.cwd)
+        copy._adopt_branch(copied, labels)
+        return copy
+
+    def _parent_reference(self) -> str | None:
+        """This session's file as a copy's ``parentSession`` (None until it is on disk)."""
+        return str(self.path) if self.persist and self.path is not None and self._flushed else None
+
+    def _branch_copy(self, leaf_id: str) -> tuple[builtins.list[Entry], dict[str, str]]:
         path = path_to(self._by_id, leaf_id)
         if not path:
             raise KeyError(f"Entry {leaf_id} not found")
         on_path = {e["id"] for e in path}
         labels = {t: lbl for t, lbl in self._labels.items() if t in on_path}
-        parent = str(self.path) if self.persist and self.path is not None and self._flushed else None
-        copied = [dict(e) for e in path if e.get("type") != "label"]
-        self.close()
-        self.read_only = False
-        self._new_session(parent_session=parent)
+        return [dict(e) for e in path if e.get("type") != "label"], labels
+
+    def _adopt_branch(self, copied: builtins.list[Entry], labels: dict[str, str]) -> None:
         self._set_entries(copied)
         for target, label in labels.items():
             self._entries.append({"type": "label", "id": new_entry_id(self._by_id), "parentId": self._leaf_id,
                                   "timestamp": iso_now(), "targetId": target, "label": label})
             self._index(self._entries[-1])
         self._flush_if_ready()
-        return self.session_file
 
     # ------------------------------------------------------------------ lifetime
 

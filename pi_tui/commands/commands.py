@@ -110,6 +110,20 @@ async def _resume(app: PiHost, session: SessionPort, arg: str) -> None:
     open_resume(app)
 
 
+@command("open", "Open a session in a new tab: /open [new|resume|fork|clone] (this one keeps running)")
+async def _open(app: PiHost, session: SessionPort, arg: str) -> None:
+    from ..sessions.open_flows import open_command
+
+    await open_command(app, arg)
+
+
+@command("close", "Close this tab's session (other tabs stay open)")
+async def _close(app: PiHost, session: SessionPort, arg: str) -> None:
+    from ..sessions.open_flows import close_command
+
+    await close_command(app)
+
+
 @command("name", "Set the session display name")
 async def _name(app: PiHost, session: SessionPort, arg: str) -> None:
     if not arg:

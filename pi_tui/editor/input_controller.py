@@ -189,7 +189,7 @@ class InputController:
             self._last_clear = time.monotonic()
             return
         if time.monotonic() - self._last_clear < DOUBLE_CLEAR_SECONDS:
-            app.exit(0)
+            app.request_quit()
             return
         self._last_clear = time.monotonic()
         app.notify("Press ctrl+c again to quit", timeout=2)
@@ -198,7 +198,7 @@ class InputController:
         """Ctrl+D: quit on an empty editor, else delete forward."""
         app = self._app
         if not app.editor.text:
-            app.exit(0)
+            app.request_quit()
         else:
             app.editor.action_delete_right()
 

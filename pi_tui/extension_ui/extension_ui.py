@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from rich.text import Text
@@ -34,8 +34,13 @@ class AppExtensionUI:
         """Widgets extensions mounted (by widget key; ``#header``/``#footer`` for replacements)."""
         self.footer_data: Any = None
         """The ``FooterData`` given to an extension's footer (``footer_data.py``)."""
+        self.before_dialog: Callable[[str], Awaitable[None]] | None = None
+        """Awaited before a dialog is shown, with its title: with several sessions open, a background
+        session's question waits until its tab is shown (``sessions/tab_extensions.py``)."""
 
     async def _ask(self, screen: Any, timeout: float | None, title: str | None = None) -> Any:
+        if self.before_dialog is not None:
+            await self.before_dialog(title or "")
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
 
         def done(result: Any) -> None:

@@ -30,6 +30,10 @@ APP_BINDINGS: list[BindingType] = [
     _b("app.message.copy", "copy_last", "Copy", "ctrl+x"),
     _b("app.message.dequeue", "dequeue", "Edit queued", "alt+up"),
     _b("app.session.new", "slash('/new')", "New session", "pi_disabled_key"),
+    # pi's tabs (sessions/): several sessions at once.
+    _b("app.session.open", "session_open", "Open a session in a new tab", "alt+n"),
+    _b("app.session.next", "session_step(1)", "Next session tab", "alt+pagedown"),
+    _b("app.session.previous", "session_step(-1)", "Previous session tab", "alt+pageup"),
     _b("tui.altScreen.pageUp", "scroll_transcript('page_up')", "Page up", "pageup"),
     _b("tui.altScreen.pageDown", "scroll_transcript('page_down')", "Page down", "pagedown"),
     _b("tui.altScreen.top", "scroll_transcript('home')", "Top", "ctrl+home"),

@@ -41,7 +41,7 @@ _SYMBOLS = {
 MAIN_VIEW_IDS = (
     "app.interrupt", "app.clear", "app.exit", "app.suspend", "app.editor.external",
     "app.clipboard.pasteImage", "app.session.new", "app.session.tree", "app.session.fork",
-    "app.session.resume", "app.model.select", "app.model.cycleForward", "app.model.cycleBackward",
+    "app.session.resume", "app.session.open", "app.session.next", "app.session.previous", "app.model.select", "app.model.cycleForward", "app.model.cycleBackward",
     "app.thinking.cycle", "app.thinking.toggle", "app.tools.expand", "app.message.copy",
     "app.message.followUp", "app.message.dequeue", "tui.altScreen.pageUp", "tui.altScreen.pageDown",
     "tui.altScreen.top", "tui.altScreen.bottom", "tui.altScreen.search", "tui.altScreen.previousPrompt",

@@ -267,10 +267,11 @@ def main(argv: list[str] | None = None) -> int:
     """Regenerate every screenshot: these app scenes, the command screens and /tree, /resume."""
     out, names = render_scenes(argv, SCENES, capture, __doc__)
     if not names:
-        from . import command_scenes, nav_scenes
+        from . import command_scenes, nav_scenes, session_scenes
 
         command_scenes.main(["--out", str(out)])
         nav_scenes.main(["--out", str(out)])
+        session_scenes.main(["--out", str(out)])
     return 0
 
 

@@ -22,9 +22,9 @@ from .transcript_nav import SELECTED, source_text
 MATCH, CURRENT = "search-match", "search-current"
 
 HIGHLIGHT_CSS = f"""
-#transcript > .{MATCH} {{ outline-left: thick $pi-warning 50%; }}
-#transcript > .{CURRENT} {{ outline-left: thick $pi-warning; tint: $pi-warning 12%; }}
-#transcript > .{SELECTED} {{ outline-left: thick $pi-accent; tint: $pi-accent 10%; }}
+Transcript > .{MATCH} {{ outline-left: thick $pi-warning 50%; }}
+Transcript > .{CURRENT} {{ outline-left: thick $pi-warning; tint: $pi-warning 12%; }}
+Transcript > .{SELECTED} {{ outline-left: thick $pi-accent; tint: $pi-accent 10%; }}
 """
 
 

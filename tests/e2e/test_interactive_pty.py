@@ -198,3 +198,29 @@ def test_an_extensions_set_title_reaches_the_terminal(terminal, tmp_path):
     assert "\x1b]2;π - titled]evil\x07".encode() in term.output  # the escape in the title is dropped
     term.type(b"\x04")
     assert term.exit_status() == 0
+
+
+def test_a_second_session_opens_in_a_tab_keeps_its_own_file_and_both_quit(terminal, env):
+    term = terminal("--demo")
+    assert term.wait_for("demo-model")
+    term.type(b"hello one\r")
+    assert term.wait_for("Youasked:helloone")
+    term.type(b"/open\r")  # a second session in a new tab; the first stays open
+    assert term.wait_for("2session2"), term.screen[-1500:]
+    mark = len(term.output)
+    term.type(b"hello two\r")
+    assert term.wait_for("Youasked:hellotwo")
+    assert "helloone" not in _ANSI.sub(b"", term.output[mark:]).decode("utf-8", "replace").replace(" ", "")
+    mark = len(term.output)
+    term.type(b"\x1b[5;3~")  # alt+pageUp: app.session.previous, back to the first
+    end = time.monotonic() + 15
+    while "Youasked:helloone" not in _ANSI.sub(b"", term.output[mark:]).decode("utf-8", "replace").replace(" ", ""):
+        assert time.monotonic() < end, term.screen[-1500:]
+        term.read(0.05)
+    time.sleep(0.3)
+    term.type(b"\x04")  # both idle: quits at once
+    assert term.exit_status() == 0, term.screen[-1500:]
+    files = list((Path(env["PI_CODING_AGENT_DIR"]) / "sessions").rglob("*.jsonl"))
+    texts = sorted(p.read_text() for p in files)
+    assert len(files) == 2 and "hello one" in texts[0] + texts[1]
+    assert sum("hello one" in t for t in texts) == 1 and sum("hello two" in t for t in texts) == 1

@@ -48,7 +48,8 @@ def test_default_keymap_has_every_documented_id():
         "app.tools.expand", "app.thinking.toggle", "app.thinking.cycle", "tui.input.submit", "tui.input.newLine",
     }
     keymap = load_keymap(None)
-    pi_own = {"app.pane.tree"}  # pi's addition in Pi's app namespace (issue 24's name for it)
+    pi_own = {"app.pane.tree", "app.session.open", "app.session.next", "app.session.previous"}  # pi's additions in Pi's app namespace
+    assert pi_own <= set(keymap.pi_keys)
     assert len([i for i in keymap.pi_keys if not i.startswith("pi.") and i not in pi_own]) == 90  # Pi's ids; pi.* are pi's own
     assert schema_ids <= set(keymap.pi_keys)
     assert keymap.keys("app.message.followUp") == ["alt+enter"]

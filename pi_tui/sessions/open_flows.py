@@ -1,0 +1,138 @@
+"""Opening and closing tabs: ``/open [new|resume|fork|clone]``, ``/close``, and quitting.
+
+Pi's ``/new``, ``/resume``, ``/fork`` and ``/clone`` replace the session shown, as in Pi; these
+open the result in a new tab instead, while the session shown keeps running. The new session
+is built beside the shown one by the kernel (``open_sibling_session``: its own file, lock and
+extension runner) in a worker thread, since building one imports its extensions.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..host import PiHost
+
+OPEN_KINDS = ("new", "resume", "fork", "clone")
+
+
+async def open_command(app: PiHost, arg: str) -> None:
+    """``/open`` and its argument: what to open in the new tab."""
+    kind = (arg.split() or ["new"])[0]
+    if kind not in OPEN_KINDS:
+        await app.transcript.add_notice(f"/open {kind}: expected one of {', '.join(OPEN_KINDS)}", "warning")
+        return
+    session = app.session
+    if session is None:
+        return
+    if kind == "resume":
+        _pick_to_resume(app)
+    elif kind == "fork":
+        _pick_to_fork(app)
+    elif kind == "clone" and session.session_manager.leaf_id is None:
+        app.notify("Nothing to clone yet: the session is empty", timeout=3)
+    else:
+        start_opening(app, kind)
+
+
+def start_opening(app: PiHost, kind: str, *, path: str | None = None, entry_id: str | None = None) -> None:
+    """Build the session in a thread, then show it in a new tab."""
+    source = app.session
+    if source is None:
+        return
+    from pi_runtime.frontend import open_sibling_session
+
+    def build() -> Any:
+        return open_sibling_session(source, kind, path=path, entry_id=entry_id)  # type: ignore[arg-type]
+
+    async def build_and_show() -> None:
+        import asyncio
+
+        try:
+            sibling = await asyncio.to_thread(build)
+        except Exception as exc:  # noqa: BLE001 - a locked file, a bad entry: said, nothing opened
+            app.notify(f"Could not open the session: {exc}", severity="error", timeout=8)
+            return
+        await app.workspace.open(sibling.session, editor_text=sibling.editor_text)
+
+    app.run_worker(build_and_show(), name="open-session", group="sessions", exit_on_error=False)
+
+
+def _pick_to_resume(app: PiHost) -> None:
+    from .session_picker import SessionPicker
+
+    session = app.session
+    assert session is not None
+    manager = session.session_manager
+    session_dir = manager.session_dir if getattr(manager, "persist", False) else None
+    picker = SessionPicker(app.cwd, session_dir=session_dir, current_path=session.session_file, session=session)
+
+    def picked(path: Any) -> None:
+        if not path:
+            return
+        for entry in app.workspace.sessions:
+            if entry.session.session_file and str(entry.session.session_file) == str(path):
+                app.call_later(app.workspace.show, entry)  # open already: its tab
+                return
+        start_opening(app, "resume", path=str(path))
+
+    app.push_screen(picker, picked)
+
+
+def _pick_to_fork(app: PiHost) -> None:
+    from ..tree.fork_picker import ForkPicker
+
+    session = app.session
+    assert session is not None
+    messages = session.get_fork_messages()
+    if not messages:
+        app.notify("No user messages to fork from yet", timeout=3)
+        return
+
+    def chosen(entry_id: Any) -> None:
+        if entry_id:
+            start_opening(app, "fork", entry_id=str(entry_id))
+
+    app.push_screen(ForkPicker(messages), chosen)
+
+
+async def close_command(app: PiHost) -> None:
+    """``/close``: end the shown session and show a neighbour (asks first if it is working)."""
+    workspace = app.workspace
+    entry = workspace.active
+    if entry is None or len(workspace.sessions) < 2:
+        await app.transcript.add_notice("This is the only open session (/quit ends pi)", "warning")
+        return
+    if not (entry.working or entry.session.is_streaming):
+        await workspace.close(entry)
+        return
+    from ..dialogs.text_prompt import ConfirmPrompt
+
+    def answered(yes: Any) -> None:
+        if yes and entry in workspace.sessions:
+            app.run_worker(workspace.close(entry), name="close-session", group="sessions", exit_on_error=False)
+
+    app.push_screen(ConfirmPrompt(f"Close {entry.name}?", "It is still working; its run will be stopped."), answered)
+
+
+def request_quit(app: PiHost) -> None:
+    """Quit, asking first when several sessions are open and one of them is still working.
+
+    With a single session pi quits at once, as Pi does (the run is aborted on the way out).
+    """
+    workspace = app.workspace
+    busy = workspace.busy
+    if len(workspace.sessions) < 2 or not busy:
+        app.exit(0)
+        return
+    from ..dialogs.text_prompt import ConfirmPrompt
+
+    names = ", ".join(entry.name for entry in busy)
+    detail = f"Still working: {names}. Quitting stops {'it' if len(busy) == 1 else 'them'}."
+
+    def answered(yes: Any) -> None:
+        if yes:
+            app.exit(0)
+
+    if not any(isinstance(screen, ConfirmPrompt) for screen in app.screen_stack):
+        app.push_screen(ConfirmPrompt(f"Quit pi with {len(workspace.sessions)} sessions open?", detail), answered)

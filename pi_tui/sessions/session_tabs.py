@@ -1,0 +1,55 @@
+"""``SessionTabs``: the bar of open sessions, above the transcript.
+
+Hidden while one session is open (the app then looks as it always did); with two or more it
+shows a tab per session (``SessionTab``), the shown one highlighted, and a background tab
+that finished, failed or asks something marked until it is shown. A click on a tab posts
+``Selected``; the app switches.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual.containers import Horizontal
+from textual.message import Message
+
+from .session_tab import SessionTab
+
+if TYPE_CHECKING:
+    from .open_session import OpenSession
+    from .workspace import Workspace
+
+
+class SessionTabs(Horizontal):
+    """One tab per open session (none shown for a single session)."""
+
+    DEFAULT_CSS = """
+    SessionTabs { height: 1; width: 1fr; background: $background; display: none; }
+    SessionTabs.-several { display: block; }
+    """
+
+    class Selected(Message):
+        """A tab was clicked: show its session."""
+
+        def __init__(self, entry: OpenSession) -> None:
+            super().__init__()
+            self.entry = entry
+
+    def sync(self, workspace: Workspace) -> None:
+        """Tabs for ``workspace.sessions`` in order, each saying what its session does now."""
+        entries = workspace.sessions
+        self.set_class(len(entries) > 1, "-several")
+        tabs = {tab.entry: tab for tab in self.query_children(SessionTab)}
+        for entry, gone in tabs.items():
+            if entry not in entries:
+                gone.remove()
+        for entry in entries:
+            tab = tabs.get(entry)
+            if tab is None:
+                tab = SessionTab(entry)
+                self.mount(tab)
+            tab.show_state(entry is workspace.active)
+
+    def on_session_tab_clicked(self, message: SessionTab.Clicked) -> None:
+        message.stop()
+        self.post_message(self.Selected(message.entry))

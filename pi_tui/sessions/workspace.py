@@ -1,0 +1,240 @@
+"""``Workspace``: the sessions open in one app, which one is shown, and where events go.
+
+Each open session has its own bridge and its own transcript widget. The transcripts are all
+mounted, one displayed: switching hides one and shows the other, so the other's blocks are
+not rebuilt (the bench, ``bench/tui_switch_sessions.py``, measures it), and a background
+transcript keeps its own bounded window (``transcript_window.py``) while its events arrive.
+The app's ``session``, ``transcript`` and ``bridge`` always name the shown session's, so the
+controllers that use them (input, commands, completion, the chrome) serve the shown one and
+need not know there are others. Events of a background session go to its transcript and its
+tab only, never to the header, footer or queue, which mirror the shown session.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import TYPE_CHECKING, Any
+
+from pi_runtime.frontend import events as ev
+
+from ..bridge import Bridge
+from ..transcript.transcript import Transcript
+from .open_session import Draft, OpenSession
+
+if TYPE_CHECKING:
+    from pi_runtime.frontend import SessionPort
+
+    from ..host import PiHost
+
+
+class Workspace:
+    """The open sessions of one app; the first is the one the app started with."""
+
+    def __init__(self, app: PiHost) -> None:
+        self._app = app
+        self.sessions: list[OpenSession] = []
+        """In tab order."""
+        self.active: OpenSession | None = None
+        """The session on screen."""
+        self._next_number = 1
+
+    # ------------------------------------------------------------------ lookup
+
+    def owner(self, bridge: Bridge) -> OpenSession | None:
+        """The open session whose events ``bridge`` carries (None once it was closed)."""
+        for entry in self.sessions:
+            if entry.bridge is bridge:
+                return entry
+        return None
+
+    def entry_for(self, session: Any) -> OpenSession | None:
+        for entry in self.sessions:
+            if entry.session is session:
+                return entry
+        return None
+
+    @property
+    def busy(self) -> list[OpenSession]:
+        """Sessions with a run (or compaction) in progress, or a question waiting."""
+        return [e for e in self.sessions if e.working or e.questions or e.session.is_streaming]
+
+    # ------------------------------------------------------------------ opening
+
+    def adopt_first(self, session: SessionPort, bridge: Bridge, transcript: Transcript) -> OpenSession:
+        """The session the app started with (or was given), already attached and shown."""
+        entry = self._entry(session, bridge, transcript)
+        entry.working = session.is_streaming
+        entry.shown.set()
+        self.sessions.append(entry)
+        self.active = entry
+        return entry
+
+    async def open(self, session: SessionPort, *, editor_text: str = "") -> OpenSession:
+        """Add ``session`` in a new tab and show it; its extensions start (in a worker)."""
+        app = self._app
+        number = self._next_number
+        shown = app.transcript
+        transcript = Transcript(session, cwd=session.cwd, id=f"transcript-{number}")
+        transcript.display = False
+        # The view settings the user chose apply to every session's transcript.
+        transcript.tools_expanded = shown.tools_expanded
+        transcript.thinking_collapsed = shown.thinking_collapsed
+        transcript.hidden_thinking_label = shown.hidden_thinking_label
+        transcript.scrollbar_mode = shown.scrollbar_mode
+        transcript.set_class(shown.has_class("-pad-0"), "-pad-0")
+        last = self.sessions[-1].transcript if self.sessions else shown
+        await app.mount(transcript, after=last)
+        bridge = Bridge(session, app)  # type: ignore[arg-type]  # the app is the message pump
+        entry = self._entry(session, bridge, transcript)
+        lines = editor_text.split("\n")
+        entry.draft = Draft(editor_text, (len(lines) - 1, len(lines[-1])))  # the cursor at the end
+        self.sessions.append(entry)
+        await transcript.load_messages(session.messages)
+        bridge.start()
+        await self.show(entry)
+        app.run_worker(self._start_extensions(entry), name="start-session", group="session", exit_on_error=False)
+        return entry
+
+    def _entry(self, session: SessionPort, bridge: Bridge, transcript: Transcript) -> OpenSession:
+        entry = OpenSession(self._next_number, session, bridge, transcript)
+        self._next_number += 1
+        return entry
+
+    async def _start_extensions(self, entry: OpenSession) -> None:
+        from .tab_extensions import start_tab_extensions
+
+        await start_tab_extensions(self._app, self, entry)
+
+    # ------------------------------------------------------------------ switching
+
+    async def show(self, entry: OpenSession) -> None:
+        """Put ``entry`` on screen: its transcript, its draft, its chrome; the rest stay as they are."""
+        app = self._app
+        old = self.active
+        if old is entry:
+            return
+        editor = app.editor
+        if old is not None:
+            old.draft = Draft(editor.text, editor.cursor_location, dict(getattr(editor, "pastes", {})),
+                              copy.copy(getattr(editor, "images", {})))
+            old.shown.clear()
+            old.transcript.display = False
+        self.active = entry
+        entry.transcript.display = True
+        app.session = entry.session
+        app.transcript = entry.transcript
+        app.bridge = entry.bridge
+        app.extension_ui = entry.extension_ui if entry.extension_ui is not None else app.extension_ui
+        app.chrome.show(entry.session)
+        app.footer_bar.set_working(entry.working or entry.session.is_streaming)
+        app.queue_view.set_queue(entry.session.steering_texts, entry.session.follow_up_texts)
+        draft = entry.draft
+        editor.load_text(draft.text)
+        if hasattr(editor, "pastes"):  # pi's editor (an extension's may have neither)
+            editor.pastes = dict(draft.pastes)
+            editor.images = copy.copy(draft.images)
+        editor.move_cursor(draft.cursor)
+        if app.menu.is_open:
+            app.menu.hide()
+        entry.unseen = None
+        entry.shown.set()
+        app.refresh_session_tabs()
+
+    async def step(self, direction: int) -> None:
+        """Show the next (1) or previous (-1) tab, wrapping around."""
+        if len(self.sessions) < 2 or self.active is None:
+            return
+        index = self.sessions.index(self.active)
+        await self.show(self.sessions[(index + direction) % len(self.sessions)])
+
+    # ------------------------------------------------------------------ events
+
+    async def route(self, bridge: Bridge) -> OpenSession | None:
+        """Apply a background session's waiting events; returns the shown session when ``bridge`` is
+        its (the app applies those itself), None otherwise."""
+        entry = self.owner(bridge)
+        if entry is None:
+            for _ in bridge.drain():  # a closed session's last events: nobody shows them
+                pass
+            return None
+        if entry is self.active:
+            return entry
+        for event in bridge.drain():
+            await entry.transcript.handle(event)
+            self._follow(entry, event, background=True)
+        return None
+
+    def note_shown(self, event: ev.SessionEvent) -> None:
+        """The shown session's event (the app applied it to the chrome): its tab follows it."""
+        if self.active is not None:
+            self._follow(self.active, event, background=False)
+
+    def _follow(self, entry: OpenSession, event: ev.SessionEvent, *, background: bool) -> None:
+        before = (entry.state, entry.session.session_name)
+        outcome = entry.note(event)
+        match event:
+            case ev.AgentStartEvent():
+                entry.transcript.set_streaming(True)
+            case ev.AgentSettledEvent():
+                entry.transcript.set_streaming(False)
+            case _:
+                pass
+        if background and outcome is not None:
+            entry.unseen = outcome
+            what = "failed" if outcome == "failed" else "finished"
+            self._app.notify(f"{entry.name}: {what}", severity="error" if outcome == "failed" else "information",
+                             timeout=4)
+        if (outcome is not None or before != (entry.state, entry.session.session_name)
+                or isinstance(event, (ev.MessageEndEvent, ev.ModelChangedEvent))):
+            self._app.refresh_session_tabs()  # state, name, cost or model changed (not per delta)
+
+    def asked(self, entry: OpenSession, title: str) -> None:
+        """An extension of ``entry`` asks something while the tab is in the background."""
+        entry.questions += 1
+        entry.unseen = "asks"
+        self._app.notify(f"{entry.name} asks: {title}" if title else f"{entry.name} is waiting for you",
+                         severity="warning", timeout=6)
+        self._app.refresh_session_tabs()
+
+    def answered(self, entry: OpenSession) -> None:
+        entry.questions = max(0, entry.questions - 1)
+        self._app.refresh_session_tabs()
+
+    # ------------------------------------------------------------------ closing
+
+    async def close(self, entry: OpenSession) -> None:
+        """Close ``entry``'s tab: its session ends (``session_shutdown``), its transcript goes.
+
+        The last open session is never closed here (quitting does that).
+        """
+        if len(self.sessions) < 2:
+            return
+        if entry is self.active:
+            index = self.sessions.index(entry)
+            await self.show(self.sessions[index + 1] if index + 1 < len(self.sessions) else self.sessions[index - 1])
+        self.sessions.remove(entry)
+        entry.bridge.stop()
+        await entry.transcript.remove()
+        self._app.refresh_session_tabs()
+        await dispose_session(entry.session)
+
+    async def shut_down(self) -> None:
+        """End every open session once (the app is quitting)."""
+        import asyncio
+
+        for entry in self.sessions:
+            entry.bridge.stop()
+        await asyncio.gather(*(dispose_session(entry.session) for entry in self.sessions))
+
+
+DISPOSE_TIMEOUT_S = 3.0
+"""How long ending a session waits for it (extensions' ``session_shutdown``); a hung handler must not keep pi open."""
+
+
+async def dispose_session(session: SessionPort) -> None:
+    import asyncio
+
+    try:
+        await asyncio.wait_for(session.dispose("quit"), DISPOSE_TIMEOUT_S)
+    except Exception:  # noqa: BLE001 - closing goes on whatever the session says
+        pass
