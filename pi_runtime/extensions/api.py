@@ -45,6 +45,14 @@ class ExtensionAPI:
         self._runner = runner
         self._ext = extension
 
+    if not TYPE_CHECKING:  # hidden from type checkers, which would accept any name otherwise
+
+        def __getattr__(self, name: str) -> Any:
+            # Only reached when normal lookup failed: suggest the Python spelling of Pi's name.
+            from .pi_names import missing_attribute
+
+            raise missing_attribute(self, name, "pi")
+
     def _call(self, work: Any, what: str) -> ExtensionCall[Any]:
         return ExtensionCall(work, what, self._runner.reporter_for(self._ext, what))
 
@@ -105,11 +113,15 @@ class ExtensionAPI:
         elif definition:
             raise ValueError("register_tool: pass a tool object or keywords, not both")
         if isinstance(tool, ExtensionTool):
-            tool.context_for = lambda call_id: self._runner.tool_context(self._ext, call_id)
+            self._bind_tool(tool)
         self._ext.tools[tool.name] = tool
         if self._runner.tools.attached:
             self._runner.tools.add(tool)
         return tool
+
+    def _bind_tool(self, tool: Any) -> None:
+        tool.context_for = lambda call_id: self._runner.tool_context(self._ext, call_id)
+        tool.report_failure = lambda event, error: self._runner.reporter.report(self._ext.path, event, error)
 
     def register_tools(self, tools: Iterable[Any]) -> None:
         """Register several ``AgentTool`` instances at once (as :meth:`register_tool` each), with
@@ -119,7 +131,7 @@ class ExtensionAPI:
         tools = list(tools)
         for tool in tools:
             if isinstance(tool, ExtensionTool):
-                tool.context_for = lambda call_id: self._runner.tool_context(self._ext, call_id)
+                self._bind_tool(tool)
             self._ext.tools[tool.name] = tool
         if self._runner.tools.attached:
             self._runner.tools.add_many(tools)
