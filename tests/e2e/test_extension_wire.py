@@ -124,3 +124,46 @@ def test_input_handler_results_of_the_wrong_shape_are_reported(env, tmp_path, lo
     assert error["event"] == "input" and "returned int 42" in error["error"]
     assert later_errors == []
     assert user_contents(env) == ["wrong shape", "no ctx: short handler"]
+
+
+LATE_TOOL_EXTENSION = textwrap.dedent(
+    """
+    from pi_runtime.agent.tool import ToolParams
+
+
+    def extension(pi):
+        async def late(call_id, params, signal, on_update, ctx):
+            return "late"
+
+        async def register(args, ctx):
+            pi.register_tool(name="late", description="Registered late", params=ToolParams, execute=late)
+
+        pi.register_command("register-late", register, description="Register a tool now")
+    """
+)
+
+
+def test_a_tool_registered_at_run_time_is_declared_by_a_system_message(env, tmp_path, loopback):
+    # Pi 1.6 opens the next run with {"role": "system", "content": "", "toolsAdded": [...]}:
+    # emitted (message_start/_end) and stored, so a reader replaying the file knows the tools.
+    ext = tmp_path / "late.py"
+    ext.write_text(LATE_TOOL_EXTENSION)
+    loopback.push(text_reply("one"), text_reply("two"))
+    client = RpcClient(env, "--model", MODEL, "-e", str(ext))
+    try:
+        client.ok({"type": "prompt", "message": "first"})
+        client.wait_event("agent_settled")
+        client.ok({"type": "prompt", "message": "/register-late"})
+        mark = client.mark()
+        client.ok({"type": "prompt", "message": "second"})
+        client.wait_event("agent_settled", since=mark)
+        ends = [r["message"] for r in client.events(mark) if r["type"] == "message_end"]
+    finally:
+        client.close()
+    assert [m["role"] for m in ends] == ["system", "user", "assistant"]
+    change = ends[0]
+    assert [t["name"] for t in change["toolsAdded"]] == ["late"] and "toolsRemoved" not in change
+    entries = [json.loads(line) for line in session_files(env)[0].read_text().splitlines()]
+    systems = [e["message"] for e in entries if e.get("type") == "message" and e["message"]["role"] == "system"]
+    assert len(systems) == 2 and systems[1]["toolsAdded"] == change["toolsAdded"]
+    assert "late" in [t["function"]["name"] for t in loopback.requests[1].json()["tools"]]
