@@ -30,6 +30,7 @@ from .calls import ExtensionCall
 from .events import EVENT_NAMES
 from .process import ExecResult, run_process
 from .registry import Command, Extension, Flag, Shortcut
+from .subscriptions import EventSubscriptions
 
 if TYPE_CHECKING:
     from .bus import EventBus
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
 FLAG_TYPES = ("boolean", "string")
 
 
-class ExtensionAPI:
+class ExtensionAPI(EventSubscriptions):
     """What one extension can register and do (``pi``)."""
 
     def __init__(self, runner: ExtensionRunner, extension: Extension) -> None:
@@ -68,15 +69,8 @@ class ExtensionAPI:
 
     # ------------------------------------------------------------------ events
 
-    def on(self, event: str, handler: Callable[..., Any]) -> Callable[[], None]:
-        """Handle ``event`` with ``handler(event, ctx)`` (sync or async).
-
-        Returns:
-            A function removing this registration.
-
-        Raises:
-            ValueError: Unknown event name (see ``pi_runtime.extensions.events.EVENT_NAMES``).
-        """
+    def _subscribe(self, event: str, handler: Callable[..., Any]) -> Callable[[], None]:
+        # pi.on (EventSubscriptions) holds the typed overloads; this is the registration.
         if event not in EVENT_NAMES:
             raise ValueError(f"unknown extension event {event!r}; known: {', '.join(sorted(EVENT_NAMES))}")
         if not callable(handler):
