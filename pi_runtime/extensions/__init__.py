@@ -136,10 +136,10 @@ def create_local_bash_operations(shell_path: str | None = None) -> Any:
 
 if TYPE_CHECKING:
     from ..agent.convert import convert_to_llm as convert_to_llm
-    from ..ai.providers._http import ProviderError as ProviderError
-    from ..ai.providers._http import post_sse as post_sse
     from ..ai.abort import AbortController as AbortController
     from ..ai.abort import AbortSignal as AbortSignal
+    from ..ai.providers._http import ProviderError as ProviderError
+    from ..ai.providers._http import post_sse as post_sse
     from ..compaction.serialize import serialize_conversation as serialize_conversation
     from ..tools import create_tools as create_tools
     from ..tools.mutation_queue import file_mutation_lock as file_mutation_lock
