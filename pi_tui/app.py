@@ -271,6 +271,11 @@ class PiApp(App[int], inherit_bindings=False):
         from pi_runtime.frontend import typed_settings
 
         self.themes.save_choice = lambda name: session.settings.set("theme", name)
+        resources = getattr(session, "resources", None)
+        if hasattr(resources, "theme_paths"):
+            # Packages' themes (and extensions' themePaths) are the session's to know.
+            self.themes.more_paths = resources.theme_paths
+            self.themes.load()
         self.apply_display_settings()
         if typed_settings(session.settings).hide_thinking_block:
             self.transcript.set_thinking_collapsed(True)

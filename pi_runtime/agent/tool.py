@@ -38,6 +38,8 @@ class ToolResult:
         out: dict[str, Any] = {"content": [c.to_wire() for c in self.content]}
         if self.details is not None:  # as Pi: a tool without details sends no details key
             out["details"] = self.details
+        if self.terminate:  # Pi's tool_execution_end carries the hint; a result without it has no key
+            out["terminate"] = True
         return out
 
 

@@ -13,7 +13,8 @@ Helpers extension authors reach for are re-exported here: output truncation
 (``truncate_head``, ``truncate_tail``, ``truncate_line``, ``format_size``, ``DEFAULT_MAX_BYTES``,
 ``DEFAULT_MAX_LINES``), the file mutation queue (``with_file_mutation_queue``), the agent dir
 (``get_agent_dir``, ``CONFIG_DIR_NAME``), the local shell backend for ``user_bash``
-(``create_local_bash_operations``) and ``AbortController``/``AbortSignal`` (to cancel a dialog). See ``docs/extensions.md``.
+(``create_local_bash_operations``) and ``AbortController``/``AbortSignal`` (to cancel a dialog). The
+public types for annotations are in :mod:`.types`. See ``docs/extensions.md``.
 """
 
 from __future__ import annotations
@@ -87,7 +88,7 @@ _HELPERS = {
     "DEFAULT_MAX_BYTES": "pi_runtime.tools.truncate", "DEFAULT_MAX_LINES": "pi_runtime.tools.truncate",
     "with_file_mutation_queue": "pi_runtime.tools.mutation_queue",
     # pi's own HTTP client for a provider's stream: timeouts, proxies, abort, secrets redacted.
-    "post_sse": "pi_runtime.ai.providers._http",
+    "post_sse": "pi_runtime.ai.providers._http", "ProviderError": "pi_runtime.ai.providers._http",
     "file_mutation_lock": "pi_runtime.tools.mutation_queue",
     # Pi's helpers for a summary of one's own (session_before_compact, session_before_tree).
     "serialize_conversation": "pi_runtime.compaction.serialize", "convert_to_llm": "pi_runtime.agent.convert",
@@ -137,6 +138,8 @@ if TYPE_CHECKING:
     from ..agent.convert import convert_to_llm as convert_to_llm
     from ..ai.abort import AbortController as AbortController
     from ..ai.abort import AbortSignal as AbortSignal
+    from ..ai.providers._http import ProviderError as ProviderError
+    from ..ai.providers._http import post_sse as post_sse
     from ..compaction.serialize import serialize_conversation as serialize_conversation
     from ..tools import create_tools as create_tools
     from ..tools.mutation_queue import file_mutation_lock as file_mutation_lock
@@ -155,8 +158,8 @@ __all__ = [
     "AbortController", "AbortSignal", "ExtensionAPI",
     "ExtensionCall", "ExtensionCommandContext", "ExtensionContext", "ExtensionEvent", "ExtensionEventT",
     "ExtensionRunner", "ExtensionSource", "ExtensionToolContext", "ExtensionUI", "GuardedUI", "HeadlessUI",
-    "LoadFailure", "StreamWriter", "TruncationResult", "convert_to_llm", "create_local_bash_operations", "create_tools",
+    "LoadFailure", "ProviderError", "StreamWriter", "TruncationResult", "convert_to_llm", "create_local_bash_operations", "create_tools",
     "discover_extensions", "file_mutation_lock", "format_size", "fuzzy_filter", "get_agent_dir", "is_tool_call_event_type",
-    "serialize_conversation", "text_stream", "truncate_head", "truncate_line", "truncate_tail",
+    "post_sse", "serialize_conversation", "text_stream", "truncate_head", "truncate_line", "truncate_tail",
     "with_file_mutation_queue",
 ]

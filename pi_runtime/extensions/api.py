@@ -30,6 +30,7 @@ from .calls import ExtensionCall
 from .events import EVENT_NAMES
 from .process import ExecResult, run_process
 from .registry import Command, Extension, Flag, Shortcut
+from .subscriptions import EventSubscriptions
 
 if TYPE_CHECKING:
     from .bus import EventBus
@@ -38,12 +39,20 @@ if TYPE_CHECKING:
 FLAG_TYPES = ("boolean", "string")
 
 
-class ExtensionAPI:
+class ExtensionAPI(EventSubscriptions):
     """What one extension can register and do (``pi``)."""
 
     def __init__(self, runner: ExtensionRunner, extension: Extension) -> None:
         self._runner = runner
         self._ext = extension
+
+    if not TYPE_CHECKING:  # hidden from type checkers, which would accept any name otherwise
+
+        def __getattr__(self, name: str) -> Any:
+            # Only reached when normal lookup failed: suggest the Python spelling of Pi's name.
+            from .pi_names import missing_attribute
+
+            raise missing_attribute(self, name, "pi")
 
     def _call(self, work: Any, what: str) -> ExtensionCall[Any]:
         return ExtensionCall(work, what, self._runner.reporter_for(self._ext, what))
@@ -60,15 +69,8 @@ class ExtensionAPI:
 
     # ------------------------------------------------------------------ events
 
-    def on(self, event: str, handler: Callable[..., Any]) -> Callable[[], None]:
-        """Handle ``event`` with ``handler(event, ctx)`` (sync or async).
-
-        Returns:
-            A function removing this registration.
-
-        Raises:
-            ValueError: Unknown event name (see ``pi_runtime.extensions.events.EVENT_NAMES``).
-        """
+    def _subscribe(self, event: str, handler: Callable[..., Any]) -> Callable[[], None]:
+        # pi.on (EventSubscriptions) holds the typed overloads; this is the registration.
         if event not in EVENT_NAMES:
             raise ValueError(f"unknown extension event {event!r}; known: {', '.join(sorted(EVENT_NAMES))}")
         if not callable(handler):
@@ -105,11 +107,15 @@ class ExtensionAPI:
         elif definition:
             raise ValueError("register_tool: pass a tool object or keywords, not both")
         if isinstance(tool, ExtensionTool):
-            tool.context_for = lambda call_id: self._runner.tool_context(self._ext, call_id)
+            self._bind_tool(tool)
         self._ext.tools[tool.name] = tool
         if self._runner.tools.attached:
             self._runner.tools.add(tool)
         return tool
+
+    def _bind_tool(self, tool: Any) -> None:
+        tool.context_for = lambda call_id: self._runner.tool_context(self._ext, call_id)
+        tool.report_failure = lambda event, error: self._runner.reporter.report(self._ext.path, event, error)
 
     def register_tools(self, tools: Iterable[Any]) -> None:
         """Register several ``AgentTool`` instances at once (as :meth:`register_tool` each), with
@@ -119,7 +125,7 @@ class ExtensionAPI:
         tools = list(tools)
         for tool in tools:
             if isinstance(tool, ExtensionTool):
-                tool.context_for = lambda call_id: self._runner.tool_context(self._ext, call_id)
+                self._bind_tool(tool)
             self._ext.tools[tool.name] = tool
         if self._runner.tools.attached:
             self._runner.tools.add_many(tools)

@@ -30,6 +30,14 @@ class ExtensionContext:
         self._runner = runner
         self._extension = extension
 
+    if not TYPE_CHECKING:  # hidden from type checkers, which would accept any name otherwise
+
+        def __getattr__(self, name: str) -> Any:
+            # Only reached when normal lookup failed: suggest the Python spelling of Pi's name.
+            from .pi_names import missing_attribute
+
+            raise missing_attribute(self, name, "ctx")
+
     @property
     def _session(self) -> Any:
         return self._runner.require_session()

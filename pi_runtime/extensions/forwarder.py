@@ -100,7 +100,8 @@ class SessionEvents:
                 self._dispatcher.settled()
         elif kind == "model_changed":
             previous, self._last_model = self._last_model, event.model
-            await self._dispatcher.emit("model_select", ModelSelectEvent(model=event.model, previous_model=previous))
+            await self._dispatcher.emit("model_select", ModelSelectEvent(model=event.model, previous_model=previous,
+                                                                                 source=event.source))
         elif kind == "thinking_level_changed":
             previous_level, self._last_level = self._last_level, event.level
             await self._dispatcher.emit("thinking_level_select",

@@ -103,11 +103,16 @@ class KernelHooks:
                 return None
             if outcome.failed:
                 continue
+            problem = input_result_problem(outcome.value)
+            if problem is not None:
+                # Kept going with the text so far, as for a handler that raised (documented).
+                await self._reporter.report(ext.path, "input", f"ResultShapeError: {problem}")
+                continue
             action = result_field(outcome.value, "action", "continue")
             if action == "handled":
                 return None
-            if action == "transform" and result_field(outcome.value, "text") is not None:
-                event.text = str(result_field(outcome.value, "text"))
+            if action == "transform":
+                event.text = result_field(outcome.value, "text")
         return event.text
 
     def expand_templates(self) -> bool:
@@ -262,3 +267,24 @@ def _text(message: Any) -> str:
     if isinstance(content, str):
         return content
     return "".join(getattr(b, "text", "") for b in content if getattr(b, "type", "") == "text")
+
+
+INPUT_ACTIONS = ("continue", "transform", "handled")
+
+
+def input_result_problem(value: Any) -> str | None:
+    """What is wrong with an ``input`` handler's result, or None when pi can use it.
+
+    Usable: None, or a dict (or object) whose ``action`` is ``continue`` (also when left out),
+    ``handled``, or ``transform`` with a string ``text``.
+    """
+    if value is None:
+        return None
+    if not isinstance(value, dict) and not hasattr(value, "action"):
+        return f"an input handler returned {type(value).__name__} {value!r:.60}; expected None or {{'action': ...}}"
+    action = result_field(value, "action", "continue")
+    if action not in INPUT_ACTIONS:
+        return f"an input handler returned action {action!r}; expected one of {', '.join(INPUT_ACTIONS)}"
+    if action == "transform" and not isinstance(result_field(value, "text"), str):
+        return "an input handler returned action 'transform' without a string 'text'"
+    return None

@@ -4,8 +4,9 @@ Pi's dynamic-resources example returns ``{"skillPaths": [...], "promptPaths": [.
 "themePaths": [...]}``. The paths of every handler are collected (relative ones against the
 extension's working directory), handed to the session's resource loader, which reads them
 like ``--skill`` paths, and the system prompt is rebuilt so the model sees the new skills.
+Theme paths are kept on the loader (``theme_paths()``) for the app, which draws themes.
 Each discovery replaces the previous one's paths, so a reloaded extension that stops
-returning a path drops it. ``themePaths`` are not loaded (see docs/extensions.md).
+returning a path drops it.
 """
 
 from __future__ import annotations
@@ -37,12 +38,15 @@ async def discover_resources(runner: ExtensionRunner, reason: str) -> None:
     event = ResourcesDiscoverEvent(cwd=runner.cwd, reason=reason)
     skills: list[Path] = []
     prompts: list[Path] = []
+    themes: list[Path] = []
     for ext, handler in runner.registry.handlers("resources_discover"):
         outcome = await runner.dispatcher.call(ext, handler, (event,), event="resources_discover", abortable=False)
         if outcome.failed or outcome.aborted or outcome.value is None:
             continue
         skills += _paths(outcome.value, "skill_paths", runner.cwd)
         prompts += _paths(outcome.value, "prompt_paths", runner.cwd)
+        themes += _paths(outcome.value, "theme_paths", runner.cwd)
+    loader.discovered_theme_paths = themes
     if skills == loader.discovered_skill_paths and prompts == loader.discovered_prompt_paths:
         return
     loader.discovered_skill_paths, loader.discovered_prompt_paths = skills, prompts

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from ..agent.tool import AgentTool, ToolError, ToolParams, ToolResult
@@ -163,6 +163,8 @@ class ExtensionTool(AgentTool):
         self._wants_ctx = positional_count(execute) >= 5
         self.context_for: Callable[[str], Any] | None = None
         """Builds the tool ``ctx`` for a call id (set by the runner when the tool is registered)."""
+        self.report_failure: Callable[[str, str], Awaitable[None]] | None = None
+        """Sends ``extension_error`` for a result of the wrong shape (set when the tool is registered)."""
 
     async def execute(self, call_id, params, signal, on_update) -> ToolResult:
         args: list[Any] = [call_id, params, signal, on_update]
@@ -177,4 +179,11 @@ class ExtensionTool(AgentTool):
                 value = await run_abortable(contained(value), signal)
             except EscapeAttempt as exc:
                 raise ToolError(str(exc)) from exc
-        return to_tool_result(value, self.name)
+        try:
+            return to_tool_result(value, self.name)
+        except TypeError as exc:
+            # The model sees the failure as the tool's result; the author needs it too, and
+            # only extension_error reaches the author (the model's reply may never mention it).
+            if self.report_failure is not None:
+                await self.report_failure(f"tool:{self.name}", f"TypeError: {exc}")
+            raise ToolError(str(exc)) from exc

@@ -19,7 +19,7 @@ import asyncio
 import logging
 import sys
 from collections.abc import Callable
-from typing import Any, Protocol, TextIO, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TextIO, runtime_checkable
 
 from .calls import ExtensionCall
 
@@ -197,6 +197,14 @@ class GuardedUI:
     def __init__(self, host: UIHost, owner: str = "(ui)") -> None:
         self._host = host
         self._owner = owner
+
+    if not TYPE_CHECKING:  # hidden from type checkers, which would accept any name otherwise
+
+        def __getattr__(self, name: str) -> Any:
+            # Only reached when normal lookup failed: suggest the Python spelling of Pi's name.
+            from .pi_names import missing_attribute
+
+            raise missing_attribute(self, name, "ctx.ui")
 
     @property
     def inner(self) -> Any:

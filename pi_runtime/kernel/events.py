@@ -133,6 +133,8 @@ class ThinkingLevelChangedEvent:
 @record(slots=True)
 class ModelChangedEvent:
     model: Any
+    source: str = "set"
+    """How the model was chosen: ``set`` (named) or ``cycle`` (next in the list), Pi's ``model_select.source``."""
     type: ClassVar[Literal["model_changed"]] = "model_changed"
 
     def to_wire(self) -> dict[str, Any]:

@@ -109,7 +109,9 @@ class InputRouter:
 
     @staticmethod
     def user_message(text: str, images: list[Any] | None = None) -> UserMessage:
-        if images:
+        # A list of images, even an empty one, means the sender gave content blocks: they are
+        # stored as blocks (one text block first), as Pi stores every user message.
+        if images is not None:
             blocks: list[Any] = [TextContent(text=text)]
             blocks += [i if isinstance(i, ImageContent) else ImageContent.model_validate(i) for i in images]
             return UserMessage(content=blocks)

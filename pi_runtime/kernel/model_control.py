@@ -49,12 +49,12 @@ class ModelControl:
     def available_levels(self, model: Model | None = None) -> list[str]:
         return available_thinking_levels(model or self._agent.state.model)
 
-    async def set_model(self, model: Model, *, persist_default: bool = False) -> None:
+    async def set_model(self, model: Model, *, persist_default: bool = False, source: str = "set") -> None:
         """Switch model (recorded as a model_change entry); the thinking level is re-clamped."""
         state = self._agent.state
         state.model = model
         self._record.manager.append_model_change(model.provider, model.id)
-        await self._emit(ModelChangedEvent(model))
+        await self._emit(ModelChangedEvent(model, source))
         clamped = clamp_thinking(state.thinking_level, model)
         if clamped != state.thinking_level:
             await self.set_thinking_level(clamped)
@@ -70,7 +70,7 @@ class ModelControl:
         current_ref = self._agent.state.model.ref
         current = next((i for i, m in enumerate(pool) if m.ref == current_ref), -1)
         target = pool[(current + direction) % len(pool)]
-        await self.set_model(target)
+        await self.set_model(target, source="cycle")
         if scoped:
             level = {m.ref: lv for m, lv in self.scoped_models}.get(target.ref)
             if level:

@@ -139,12 +139,16 @@ class TreeNavigator:
         return NavigateResult(editor_text=editor_text, summary_entry_id=summary_id)
 
     def fork_points(self) -> list[dict[str, str]]:
-        """User messages on the active branch that a fork can start from (``entryId``, ``text``)."""
+        """User messages a fork can start from (``entryId``, ``text``), in file order: those of the
+        whole tree, abandoned branches included, as Pi's ``getUserMessagesForForking`` (``/fork``
+        and RPC ``get_fork_messages``); a message without text is left out."""
         out = []
-        for entry in self._record.manager.get_branch():
+        for entry in self._record.manager.get_entries():
             message = getattr(entry, "message", None)
             if getattr(entry, "type", None) == "message" and getattr(message, "role", None) == "user":
-                out.append({"entryId": entry.id, "text": message_text(message)})
+                text = message_text(message)
+                if text:
+                    out.append({"entryId": entry.id, "text": text})
         return out
 
     async def fork(self, entry_id: str) -> ForkResult:

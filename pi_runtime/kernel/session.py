@@ -423,15 +423,15 @@ class AgentSession:
     # ------------------------------------------------------------------ compaction
 
     async def compact(self, instructions: str | None = None) -> CompactionResult:
-        """Compact now (``/compact``).
+        """Compact now (``/compact``, RPC ``compact``, ``ctx.compact()``); a running agent is
+        aborted first, as Pi's ``compact()`` does (its trigger-compact example compacts from a
+        ``turn_end`` handler, mid-run).
 
         Raises:
-            CompactionError: Busy, nothing to compact, the summary request failed, aborted or vetoed.
+            CompactionError: Nothing to compact, the summary request failed, aborted or vetoed.
         """
-        from .compactor import CompactionError
-
         if self.is_streaming:
-            raise CompactionError("Cannot compact while the agent is working")
+            await self.abort()
         async with self._driver.exclusive():
             result = await self._compactor.run("manual", instructions=instructions, raise_errors=True)
         assert result is not None  # raise_errors: every failure raised

@@ -42,3 +42,16 @@ class SystemPromptSource:
             sections=sections.wrapped() if sections is not None else None,
             tools_added=[t.to_tool().to_wire() for t in self._agent.state.tools] or None,
         )
+
+    def declare_changes(self, prompts: list[Any]) -> list[Any]:
+        """``prompts`` opened by a system message declaring the tools and prompt sections changed
+        since the transcript last declared them (Pi 1.6), or unchanged when nothing changed."""
+        from .tool_declarations import loadout_change_message
+
+        current = [t.to_tool().to_wire() for t in self._agent.state.tools]
+        sections = self.sections.wrapped() if self.sections is not None else None
+        change = loadout_change_message([*self._agent.state.messages, *prompts], current, sections)
+        if change is None:
+            return prompts
+        first_other = next((i for i, m in enumerate(prompts) if getattr(m, "role", None) != "system"), len(prompts))
+        return [*prompts[:first_other], change, *prompts[first_other:]]

@@ -171,6 +171,8 @@ class ResourceLoader:
         """Skill paths extensions returned from ``resources_discover`` (replaced at each discovery)."""
         self.discovered_prompt_paths: list[Path] = []
         """Prompt template paths from ``resources_discover``."""
+        self.discovered_theme_paths: list[Path] = []
+        """Theme files or folders from ``resources_discover`` (the app loads them)."""
         self.system_prompt_override = system_prompt
         self.append_system_prompt_override = append_system_prompt
         self.home = Path(home) if home is not None else Path.home()
@@ -234,6 +236,14 @@ class ResourceLoader:
         )
         self._resources = out
         return out
+
+    def theme_paths(self) -> list[Path]:
+        """Theme files and folders beyond the agent dir's and the project's ``themes/``: what the
+        configured packages offer, then what extensions returned from ``resources_discover``.
+        Themes are drawn by the app, so the runtime only says where they are."""
+        packages = self.packages
+        offered = packages.paths("themes") if packages is not None else []
+        return [*offered, *self.discovered_theme_paths]
 
     def _settings_paths(self, kind: Literal["skills", "prompts"]) -> list[Path]:
         if self.settings is None:

@@ -270,15 +270,16 @@ class AppExtensionUI:
         return AppTheme(self.app)
 
     def get_all_themes(self) -> list[dict[str, Any]]:
+        self.app.themes.load()  # themePaths from resources_discover may have come since
         return [{"name": name, "path": str(theme.source) if theme.source else None}
                 for name, theme in sorted(self.app.themes.themes.items())]
 
     def get_theme(self, name: str) -> Any:
-        return self.app.themes.themes.get(name)
+        return self.app.themes.themes.get(name) if self.app.themes.knows(name) else None
 
     def set_theme(self, theme: Any) -> dict[str, Any]:
         name = theme if isinstance(theme, str) else getattr(theme, "name", None)
-        if not name or name not in self.app.themes.themes:
+        if not name or not self.app.themes.knows(name):
             return {"success": False, "error": f"Unknown theme: {name}"}
         self.app.themes.apply(name)
         return {"success": True}

@@ -212,7 +212,8 @@ def load_theme_file(path: Path) -> PiTheme:
 
 
 def discover_themes(*folders: Path) -> tuple[dict[str, PiTheme], list[str]]:
-    """Every valid theme in the built-in folder and then ``folders`` (later ones win).
+    """Every valid theme in the built-in folder and then ``folders`` (later ones win); a
+    ``.json`` file among them is one theme (a package names its theme files one by one).
 
     Returns:
         (themes by name, one message per file that failed to load).
@@ -220,9 +221,13 @@ def discover_themes(*folders: Path) -> tuple[dict[str, PiTheme], list[str]]:
     themes: dict[str, PiTheme] = {}
     errors: list[str] = []
     for folder in (BUILTIN_DIR, *folders):
-        if not folder.is_dir():
+        if folder.is_file() and folder.suffix == ".json":
+            files = [folder]
+        elif folder.is_dir():
+            files = sorted(folder.glob("*.json"))
+        else:
             continue
-        for path in sorted(folder.glob("*.json")):
+        for path in files:
             try:
                 theme = load_theme_file(path)
             except ThemeError as exc:

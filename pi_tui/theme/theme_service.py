@@ -51,10 +51,13 @@ class ThemeService:
         self.watcher: ThemeWatcher | None = None
         self.save_choice: Callable[[str], None] | None = None
         """Persists a chosen theme (set once a session provides settings)."""
+        self.more_paths: Callable[[], list[Path]] = list
+        """Theme files and folders the session knows of: packages', extensions' ``themePaths``
+        (set once a session is attached; asked at every load)."""
 
     def load(self) -> None:
         """Read every theme file again and register the valid ones."""
-        self.themes, self.errors = discover_themes(*self.folders)
+        self.themes, self.errors = discover_themes(*self.more_paths(), *self.folders)
         for theme in self.themes.values():
             self._target.register_theme(theme.to_textual())
 
@@ -71,7 +74,7 @@ class ThemeService:
         """
         self.wanted = name
         target = self._target
-        if name not in self.themes:
+        if not self.knows(name):
             target.notify(f"Theme '{name}' not found or invalid; using dark", severity="warning", timeout=6)
             target.theme = "dark"
             return False
@@ -84,6 +87,13 @@ class ThemeService:
             except Exception:  # noqa: BLE001 - persisting is best effort; the theme is applied
                 pass
         return True
+
+    def knows(self, name: str) -> bool:
+        """Whether ``name`` is a theme, reading the files again first if it is not (yet): an
+        extension's ``resources_discover`` may have named more theme paths since the last load."""
+        if name not in self.themes:
+            self.load()
+        return name in self.themes
 
     def colors_applied(self) -> None:
         """The app pushed new colours to its widgets (cached renderings are stale)."""

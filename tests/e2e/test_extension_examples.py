@@ -6,7 +6,7 @@ import json
 import subprocess
 from pathlib import Path
 
-from e2e_support import MODEL, run_pi, text_reply, tool_reply
+from e2e_support import MODEL, chunk, run_pi, stalled_reply, text_reply, tool_reply, usage
 from rpc_client import RpcClient
 
 from pi_runtime.testing.loopback import Reply
@@ -219,3 +219,41 @@ def test_qna_snake_and_thinking_label_over_rpc(env, loopback):
         assert loopback.requests == []
     finally:
         assert client.close() == 0
+
+
+def test_trigger_compact_compacts_in_the_middle_of_a_run(env, loopback):
+    # Pi's trigger-compact: a turn_end handler calls ctx.compact() when the context crosses
+    # 100k tokens. Pi's compact() aborts the run first; refusing ("Cannot compact while the
+    # agent is working") would leave the example doing nothing.
+    settings_path = Path(env["PI_CODING_AGENT_DIR"]) / "settings.json"
+    settings = json.loads(settings_path.read_text())
+    settings["compaction"] = {"enabled": False, "keepRecentTokens": 1}  # only the extension compacts
+    settings_path.write_text(json.dumps(settings))
+    calls = {"turns": 0}
+
+    def respond(request):
+        body = request.json()
+        if "summar" in json.dumps(body.get("messages", [])[-1:]).lower():
+            return text_reply("## Goal\nSummary of the work so far")
+        calls["turns"] += 1
+        if calls["turns"] > 2:
+            return stalled_reply()  # the run must be aborted before it gets this far
+        prompt_tokens = 90_000 if calls["turns"] == 1 else 120_000
+        call = {"index": 0, "id": f"call_{calls['turns']}", "type": "function",
+                "function": {"name": "bash", "arguments": json.dumps({"command": "echo hi"})}}
+        return Reply.sse([chunk({"tool_calls": [call]}), chunk(finish="tool_calls"),
+                          usage(prompt=prompt_tokens, completion=10), "[DONE]"])
+
+    loopback.responder = respond
+    client = RpcClient(env, "--model", MODEL, "-e", example("trigger_compact.py"))
+    try:
+        client.ok({"type": "prompt", "message": "work"})
+        settled = client.wait_event("agent_settled")
+        end = client.wait_event("compaction_end", timeout=30)
+        errors = [r for r in client.events() if r["type"] == "extension_error"]
+    finally:
+        client.close()
+    assert settled["aborted"] is True
+    assert end["reason"] == "manual" and "Summary of the work so far" in end["result"]["summary"]
+    assert errors == []
+    assert calls["turns"] == 2 or calls["turns"] == 3  # a third request, if sent, was cut off by the abort

@@ -214,6 +214,17 @@ async def test_model_and_thinking_select(make_session, write_ext):
     select = mod.seen[0][1]
     assert select.model.id == "other-model" and select.previous_model.id == before.id
     assert mod.seen[1][1].level == "high"
+    assert select.source == "set"
+
+
+async def test_model_select_says_cycle_after_a_cycle(make_session, write_ext):
+    # Pi's model_select.source is "cycle" for Ctrl+P / RPC cycle_model, "set" for a named model.
+    path = recorder(write_ext, "model_select")
+    session = make_session(extensions=[path])
+    session.model_registry.add_model(session.provider.model("other-model"))
+    await session.cycle_model()
+    selects = [event for _, event in module_of(path).seen]
+    assert [(e.model.id, e.source) for e in selects] == [("other-model", "cycle")]
 
 
 async def test_session_gates_cancel_and_notify(make_session, write_ext):

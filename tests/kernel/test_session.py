@@ -256,6 +256,18 @@ async def test_navigate_with_summary_adds_branch_summary(make_session):
     assert chat(session)[-1].role == "branchSummary"
 
 
+async def test_fork_messages_include_abandoned_branches(make_session):
+    # Pi's /fork (and RPC get_fork_messages) lists the user messages of the whole tree.
+    session = make_session()
+    session.provider.push(scripted_text("a1"), scripted_text("a2"), scripted_text("a3"))
+    await session.prompt("q1")
+    await session.prompt("q2 abandoned")
+    first_assistant = [e for e in session.session_manager.get_branch() if e.type == "message"][-3]
+    await session.navigate_tree(first_assistant.id)
+    await session.prompt("q3 instead")
+    assert [f["text"] for f in session.get_fork_messages()] == ["q1", "q2 abandoned", "q3 instead"]
+
+
 async def test_fork_and_clone_write_new_files(make_session, tmp_path):
     session = make_session()
     session.provider.push(scripted_text("a1"), scripted_text("a2"))
