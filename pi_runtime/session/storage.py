@@ -21,7 +21,6 @@ original to ``<file>.v<N>.bak``.
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 import shutil
 from dataclasses import field
@@ -121,19 +120,13 @@ def parse_content(raw: bytes, source: str = "session file") -> LoadResult:
     return result
 
 
-_FAST_DECODE_BYTES = 8 << 20
-"""From this size pydantic-core's decoder (~35 % faster than json's) repays its ~18 ms import."""
-
-
 def _decode_all(blob: bytes) -> Any:
-    if len(blob) >= _FAST_DECODE_BYTES:
-        try:
-            from pydantic_core import from_json
-        except ImportError:
-            pass
-        else:
-            return from_json(blob)
-    return json.loads(blob)
+    # msgspec decodes a whole file of plain JSON two to three times faster than ``json``
+    # (and without pydantic-core's 18 ms import); what it refuses (NaN, a lone surrogate,
+    # nesting past the recursion limit) falls back to line-by-line ``json`` below.
+    import msgspec.json
+
+    return msgspec.json.decode(blob)
 
 
 def _parse_lines(lines: list[bytes], out: list[dict[str, Any]]) -> int:
