@@ -9,7 +9,7 @@ Unknown fields: msgspec drops them while decoding, so the session store keeps ev
 the dict it was read from and copies those (fork, clone, export): what Pi wrote and pi does
 not know reaches the file again unchanged. A struct made from a stored dict also keeps a
 reference to it (``attach_wire``), so its ``to_wire()`` gives the unknown keys back as well
-(``model_extra``); only unknown keys inside content blocks are not carried on a struct.
+(``model_extra``), nested ones included (taken from the same place in that dict when written).
 
 The few methods of pydantic's API the code base and extensions use on these types are here
 as a thin face (``to_wire``, ``model_dump``, ``model_copy``, ``model_validate``,
@@ -28,13 +28,20 @@ S = TypeVar("S", bound="WireStruct")
 _SCALARS = (str, int, float, bool)
 
 
-def wire_value(value: Any, exclude_none: bool = True) -> Any:
-    """A field's value as plain JSON data: structs become dicts, lists and dicts are copied."""
+def wire_value(value: Any, exclude_none: bool = True, raw: Any = None) -> Any:
+    """A field's value as plain JSON data: structs become dicts, lists and dicts are copied.
+
+    ``raw`` is the same value as it was decoded (when known): a nested struct takes the keys
+    it has no field for from it (Pi's ``usage.cost.totalFromProvider``).
+    """
     if isinstance(value, WireStruct):
-        return value.model_dump(by_alias=True, exclude_none=exclude_none)
+        return value.model_dump(by_alias=True, exclude_none=exclude_none, wire=raw)
     kind = type(value)
     if kind is list or kind is tuple:
-        return [wire_value(v, exclude_none) for v in value]
+        # The decoded list lines up with this one only while nothing was added or removed.
+        if type(raw) is not list or len(raw) != len(value):
+            return [wire_value(v, exclude_none) for v in value]
+        return [wire_value(v, exclude_none, r) for v, r in zip(value, raw)]
     if kind is dict:
         # Raw JSON (tool arguments, details): an explicit null in it is data, kept.
         return {k: wire_value(v, False) for k, v in value.items()}
@@ -53,8 +60,10 @@ class WireStruct(msgspec.Struct, rename="camel", kw_only=True, dict=True):
     @property
     def model_extra(self) -> dict[str, Any]:
         """The keys of the dict this struct was decoded from that it has no field for."""
-        data = self.__dict__.get("_wire")
-        if not data:
+        return self._extra(self.__dict__.get("_wire"))
+
+    def _extra(self, data: Any) -> dict[str, Any]:
+        if type(data) is not dict:
             return {}
         known = set(self.__struct_encode_fields__)
         known.add(self.__struct_config__.tag_field)
@@ -64,12 +73,17 @@ class WireStruct(msgspec.Struct, rename="camel", kw_only=True, dict=True):
         """The JSON-ready dict in Pi's shape (camelCase, fields set to None left out)."""
         return self.model_dump(by_alias=True, exclude_none=True)
 
-    def model_dump(self, *, by_alias: bool = False, exclude_none: bool = False, **_ignored: Any) -> dict[str, Any]:
-        """The fields as plain dicts and lists (``by_alias``: camelCase keys and the tag)."""
+    def model_dump(self, *, by_alias: bool = False, exclude_none: bool = False, wire: Any = None,
+                   **_ignored: Any) -> dict[str, Any]:
+        """The fields as plain dicts and lists (``by_alias``: camelCase keys, the tag, and the
+        unknown keys of the dict it was decoded from, ``wire`` for a nested struct)."""
         config = self.__struct_config__
         out: dict[str, Any] = {}
         if config.tag_field is not None and by_alias:
             out[config.tag_field] = config.tag
+        raw = self.__dict__.get("_wire", wire) if by_alias else None
+        if type(raw) is not dict:
+            raw = None
         keys = self.__struct_encode_fields__ if by_alias else self.__struct_fields__
         for name, key in zip(self.__struct_fields__, keys):
             value = getattr(self, name)
@@ -78,12 +92,12 @@ class WireStruct(msgspec.Struct, rename="camel", kw_only=True, dict=True):
                     continue
             elif type(value) not in _SCALARS:
                 try:
-                    value = wire_value(value, exclude_none)
+                    value = wire_value(value, exclude_none, raw.get(key) if raw is not None else None)
                 except RecursionError:
                     pass  # raw JSON nested thousands deep (tool arguments Pi wrote): kept as it is
             out[key] = value
-        if by_alias and "_wire" in self.__dict__:
-            for key, value in self.model_extra.items():
+        if raw is not None:
+            for key, value in self._extra(raw).items():
                 out[key] = wire_value(value, False)
         return out
 

@@ -60,6 +60,12 @@ def test_unknown_keys_of_a_stored_message_come_back_on_the_wire():
     wire = message.to_wire()
     assert wire["futureField"] == {"a": None}
     assert wire["content"] == [{"type": "toolCall", "id": "c1", "name": "read", "arguments": {"p": None}}]
+    # Nested ones too (Pi 1.6 writes usage.cost.totalFromProvider), and in content blocks.
+    stored["usage"] = {"input": 1, "cost": {"total": 0, "totalFromProvider": False}}
+    stored["content"][0]["blockField"] = 1
+    [message] = parse_message_list([stored])
+    wire = message.to_wire()
+    assert wire["usage"]["cost"]["totalFromProvider"] is False and wire["content"][0]["blockField"] == 1
     # A copy keeps them too; the copy is independent of the original.
     changed = message.model_copy(update={"stop_reason": "stop"}, deep=True)
     assert changed.to_wire()["futureField"] == {"a": None} and message.stop_reason == "toolUse"
