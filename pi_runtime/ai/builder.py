@@ -29,14 +29,14 @@ from .types import AssistantMessage, Model, TextContent, ThinkingContent, ToolCa
 def _append(block: object, field: str, delta: str) -> None:
     """``block.<field> += delta`` without copying the whole string each time.
 
-    Taking the string out of the model's ``__dict__`` leaves it with a single reference, so
-    CPython can grow it in place; ``block.text += delta`` copied the full text per delta
-    (quadratic over a long answer) and went through pydantic's ``__setattr__``.
+    Taking the string out of the struct (the field holds ``""`` meanwhile) leaves it with a
+    single reference, so CPython can grow it in place; ``block.text += delta`` copied the full
+    text per delta (quadratic over a long answer).
     """
-    fields = block.__dict__
-    value = fields.pop(field)
+    value = getattr(block, field)
+    setattr(block, field, "")
     value += delta
-    fields[field] = value
+    setattr(block, field, value)
 
 
 class MessageBuilder:

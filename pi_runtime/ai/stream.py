@@ -155,10 +155,10 @@ def with_objects(context: Context) -> Context:
     positions = [i for i, m in enumerate(context.messages) if isinstance(m, dict)]
     if not positions:
         return context
-    from .types import message_list_adapter
+    from .types import parse_message_list
 
     messages = list(context.messages)
-    for i, message in zip(positions, message_list_adapter().validate_python([messages[i] for i in positions])):
+    for i, message in zip(positions, parse_message_list([messages[i] for i in positions])):
         messages[i] = message
     return Context.model_construct(system_prompt=context.system_prompt, messages=messages, tools=context.tools)
 

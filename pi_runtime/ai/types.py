@@ -1,22 +1,25 @@
-"""Wire types shared by every layer: content blocks, messages, usage, models and contexts.
+"""Wire types shared by every layer: content blocks, messages, usage, tools and contexts.
 
-Field names are camelCase on the wire (Pi's JSON) and snake_case in Python. Unknown fields
-are kept (``extra="allow"``) so a message written by a newer Pi survives a round trip.
-Assignment is not validated: providers mutate one live message while streaming and that
-must stay cheap. The base is ``pi_runtime.jsonmodel`` (pydantic's API, without its import).
+The wire types are msgspec structs (``wire.WireStruct``): camelCase on the wire, snake_case
+in Python, tagged on ``type`` (content blocks) and ``role`` (messages), so a list of stored
+messages is validated in one ``msgspec.convert`` call. ``Model`` (read from models.json) stays
+a ``jsonmodel`` class: it keeps the unknown keys a provider reads (``thinkingLevelMap``).
 """
 
 from __future__ import annotations
 
-import functools
 import time
-from typing import Annotated, Any, Literal
+from typing import Any, ClassVar, Literal
 
-from ..jsonmodel import ConfigDict, Discriminator, Field, JsonModel, Tag, TypeAdapter, to_camel
+import msgspec
+from msgspec import field
+
+from ..jsonmodel import ConfigDict, Field, JsonModel, to_camel
+from .wire import WireStruct, attach_wire
 
 
 class WireModel(JsonModel):
-    """Base for everything that is serialised to Pi's JSON."""
+    """Base for the config-side types serialised to Pi's JSON (``Model``); unknown keys kept."""
 
     model_config = ConfigDict(alias_generator=to_camel, extra="allow")
 
@@ -33,47 +36,51 @@ def now_ms() -> int:
 # --------------------------------------------------------------------------- content blocks
 
 
-class TextContent(WireModel):
-    type: Literal["text"] = "text"
+class ContentBlock(WireStruct, tag_field="type", kw_only=True):
+    """A block of a message's content; ``type`` is the tag (``text``, ``image``, ...)."""
+
+    type: ClassVar[str]
+
+
+class TextContent(ContentBlock, tag="text", kw_only=True):
+    type: ClassVar[Literal["text"]] = "text"
     text: str = ""
     text_signature: str | None = None
     """Opaque provider metadata (OpenAI Responses message id)."""
 
 
-class ThinkingContent(WireModel):
-    type: Literal["thinking"] = "thinking"
+class ThinkingContent(ContentBlock, tag="thinking", kw_only=True):
+    type: ClassVar[Literal["thinking"]] = "thinking"
     thinking: str = ""
     thinking_signature: str | None = None
     """Opaque replay data (Anthropic signature, encrypted reasoning)."""
     redacted: bool | None = None
 
 
-class ImageContent(WireModel):
-    type: Literal["image"] = "image"
+class ImageContent(ContentBlock, tag="image", kw_only=True):
+    type: ClassVar[Literal["image"]] = "image"
     data: str
     """Base64-encoded image bytes."""
     mime_type: str
 
 
-class ToolCall(WireModel):
-    type: Literal["toolCall"] = "toolCall"
+class ToolCall(ContentBlock, tag="toolCall", kw_only=True):
+    type: ClassVar[Literal["toolCall"]] = "toolCall"
     id: str
     name: str
-    arguments: dict[str, Any] = Field(default_factory=dict)
+    arguments: dict[str, Any] = field(default_factory=dict)
     thought_signature: str | None = None
     namespace: str | None = None
 
 
-AssistantContent = Annotated[
-    TextContent | ThinkingContent | ToolCall, Field(discriminator="type")
-]
-UserContent = Annotated[TextContent | ImageContent, Field(discriminator="type")]
+AssistantContent = TextContent | ThinkingContent | ToolCall
+UserContent = TextContent | ImageContent
 
 
 # --------------------------------------------------------------------------- usage
 
 
-class Cost(WireModel):
+class Cost(WireStruct, kw_only=True):
     input: float = 0.0
     output: float = 0.0
     cache_read: float = 0.0
@@ -81,13 +88,13 @@ class Cost(WireModel):
     total: float = 0.0
 
 
-class Usage(WireModel):
+class Usage(WireStruct, kw_only=True):
     input: int = 0
     output: int = 0
     cache_read: int = 0
     cache_write: int = 0
     total_tokens: int = 0
-    cost: Cost = Field(default_factory=Cost)
+    cost: Cost = field(default_factory=Cost)
     reasoning: int | None = None
     """Reasoning tokens, when the server reports them; already part of ``output``."""
 
@@ -108,33 +115,39 @@ class Usage(WireModel):
 StopReason = Literal["pending", "stop", "length", "toolUse", "error", "aborted", "deferred"]
 
 
-class SystemMessage(WireModel):
-    role: Literal["system"] = "system"
+class MessageBase(WireStruct, tag_field="role", kw_only=True):
+    """A message the agent keeps; ``role`` is the tag."""
+
+    role: ClassVar[str]
+
+
+class SystemMessage(MessageBase, tag="system", kw_only=True):
+    role: ClassVar[Literal["system"]] = "system"
     content: str | list[TextContent] = ""
     sections: dict[str, str | None] | None = None
     tools_added: list[dict[str, Any]] | None = None
     tools_removed: list[dict[str, Any]] | None = None
-    timestamp: int = Field(default_factory=now_ms)
+    timestamp: int = field(default_factory=now_ms)
 
 
-class UserMessage(WireModel):
-    role: Literal["user"] = "user"
+class UserMessage(MessageBase, tag="user", kw_only=True):
+    role: ClassVar[Literal["user"]] = "user"
     content: str | list[UserContent]
-    timestamp: int = Field(default_factory=now_ms)
+    timestamp: int = field(default_factory=now_ms)
 
 
-class AssistantMessage(WireModel):
-    role: Literal["assistant"] = "assistant"
-    content: list[AssistantContent] = Field(default_factory=list)
+class AssistantMessage(MessageBase, tag="assistant", kw_only=True):
+    role: ClassVar[Literal["assistant"]] = "assistant"
+    content: list[AssistantContent] = field(default_factory=list)
     api: str = ""
     provider: str = ""
     model: str = ""
     response_model: str | None = None
     response_id: str | None = None
-    usage: Usage = Field(default_factory=Usage)
+    usage: Usage = field(default_factory=Usage)
     stop_reason: StopReason = "pending"
     error_message: str | None = None
-    timestamp: int = Field(default_factory=now_ms)
+    timestamp: int = field(default_factory=now_ms)
 
     def text(self) -> str:
         """All text blocks joined: what a user reads as the answer."""
@@ -144,18 +157,18 @@ class AssistantMessage(WireModel):
         return [b for b in self.content if isinstance(b, ToolCall)]
 
 
-class ToolResultMessage(WireModel):
-    role: Literal["toolResult"] = "toolResult"
+class ToolResultMessage(MessageBase, tag="toolResult", kw_only=True):
+    role: ClassVar[Literal["toolResult"]] = "toolResult"
     tool_call_id: str
     tool_name: str
-    content: list[UserContent] = Field(default_factory=list)
+    content: list[UserContent] = field(default_factory=list)
     details: Any = None
     is_error: bool = False
-    timestamp: int = Field(default_factory=now_ms)
+    timestamp: int = field(default_factory=now_ms)
 
 
-class BashExecutionMessage(WireModel):
-    role: Literal["bashExecution"] = "bashExecution"
+class BashExecutionMessage(MessageBase, tag="bashExecution", kw_only=True):
+    role: ClassVar[Literal["bashExecution"]] = "bashExecution"
     command: str
     output: str = ""
     exit_code: int | None = None
@@ -163,78 +176,140 @@ class BashExecutionMessage(WireModel):
     truncated: bool = False
     full_output_path: str | None = None
     exclude_from_context: bool | None = None
-    timestamp: int = Field(default_factory=now_ms)
+    timestamp: int = field(default_factory=now_ms)
 
 
-class CustomMessage(WireModel):
-    role: Literal["custom"] = "custom"
+class CustomMessage(MessageBase, tag="custom", kw_only=True):
+    role: ClassVar[Literal["custom"]] = "custom"
     custom_type: str
     content: str | list[UserContent] = ""
     display: bool = True
     details: Any = None
-    timestamp: int = Field(default_factory=now_ms)
+    timestamp: int = field(default_factory=now_ms)
 
 
-class BranchSummaryMessage(WireModel):
-    role: Literal["branchSummary"] = "branchSummary"
+class BranchSummaryMessage(MessageBase, tag="branchSummary", kw_only=True):
+    role: ClassVar[Literal["branchSummary"]] = "branchSummary"
     summary: str
     from_id: str | None = None
-    timestamp: int = Field(default_factory=now_ms)
+    timestamp: int = field(default_factory=now_ms)
 
 
-class CompactionSummaryMessage(WireModel):
-    role: Literal["compactionSummary"] = "compactionSummary"
+class CompactionSummaryMessage(MessageBase, tag="compactionSummary", kw_only=True):
+    role: ClassVar[Literal["compactionSummary"]] = "compactionSummary"
     summary: str
     tokens_before: int = 0
-    timestamp: int = Field(default_factory=now_ms)
+    timestamp: int = field(default_factory=now_ms)
 
 
-class UnknownMessage(WireModel):
-    """A role this version does not know (an extension's, or a newer Pi's): kept verbatim."""
+class UnknownMessage(msgspec.Struct):
+    """A role this version does not know (an extension's, or a newer Pi's), or a stored message
+    that does not validate (role ``unreadable``): ``data`` is the wire dict, kept verbatim."""
 
     role: str
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def to_wire(self) -> dict[str, Any]:
+        return dict(self.data)
+
+    def model_dump(self, **_ignored: Any) -> dict[str, Any]:
+        return dict(self.data)
+
+    def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False) -> UnknownMessage:
+        import copy
+
+        data = copy.deepcopy(self.data) if deep else dict(self.data)
+        return UnknownMessage(role=self.role, data={**data, **(update or {})})
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached when normal lookup failed: a key of the kept wire dict.
+        if not name.startswith("__"):
+            data = object.__getattribute__(self, "data")
+            if name in data:
+                return data[name]
+        raise AttributeError(f"'UnknownMessage' object has no attribute {name!r}")
 
 
-_KNOWN_ROLES = {
-    "system", "user", "assistant", "toolResult", "bashExecution",
-    "custom", "branchSummary", "compactionSummary",
-}
-
-
-def _message_tag(value: Any) -> str:
-    role = value.get("role") if isinstance(value, dict) else getattr(value, "role", None)
-    return role if role in _KNOWN_ROLES else "unknown"
-
-
-AgentMessage = Annotated[
-    Annotated[SystemMessage, Tag("system")] | Annotated[UserMessage, Tag("user")] | Annotated[AssistantMessage, Tag("assistant")] | Annotated[ToolResultMessage, Tag("toolResult")] | Annotated[BashExecutionMessage, Tag("bashExecution")] | Annotated[CustomMessage, Tag("custom")] | Annotated[BranchSummaryMessage, Tag("branchSummary")] | Annotated[CompactionSummaryMessage, Tag("compactionSummary")] | Annotated[UnknownMessage, Tag("unknown")],
-    Discriminator(_message_tag),
-]
+KnownMessage = (
+    SystemMessage | UserMessage | AssistantMessage | ToolResultMessage | BashExecutionMessage
+    | CustomMessage | BranchSummaryMessage | CompactionSummaryMessage
+)
+AgentMessage = KnownMessage | UnknownMessage
 """Every message the agent keeps; the LLM only ever sees user/assistant/toolResult."""
 
 Message = UserMessage | AssistantMessage | ToolResultMessage
 
+_MESSAGE_CLASSES: dict[str, type[MessageBase]] = {
+    cls.role: cls for cls in (SystemMessage, UserMessage, AssistantMessage, ToolResultMessage,
+                              BashExecutionMessage, CustomMessage, BranchSummaryMessage, CompactionSummaryMessage)
+}
 
-def parse_message(data: dict[str, Any]) -> Any:
-    """Validate one wire dict into the matching message class."""
-    return message_adapter().validate_python(data)
+
+def parse_message(data: Any) -> Any:
+    """One wire dict as its message class (``UnknownMessage`` for a role this version does not
+    know). Raises ``msgspec.ValidationError`` (a ``ValueError``) naming the field."""
+    if isinstance(data, MessageBase | UnknownMessage):
+        return data
+    role = data.get("role") if isinstance(data, dict) else None
+    cls = _MESSAGE_CLASSES.get(role) if isinstance(role, str) else None
+    if cls is None:
+        if not isinstance(data, dict):
+            raise msgspec.ValidationError(f"Expected `object`, got `{type(data).__name__}`")
+        return UnknownMessage(role=role if isinstance(role, str) else "unknown", data=dict(data))
+    return attach_wire(msgspec.convert(data, cls, strict=False), data)
+
+
+def parse_message_list(items: list[Any]) -> list[Any]:
+    """Many wire dicts at once: one msgspec call when every role is known (the norm).
+
+    Raises ``msgspec.ValidationError`` for the first message that does not validate.
+    """
+    known = _MESSAGE_CLASSES
+    if all(type(m) is dict and m.get("role") in known for m in items):
+        messages = msgspec.convert(items, list[KnownMessage], strict=False)
+        for message, data in zip(messages, items):
+            message.__dict__["_wire"] = data  # attach_wire, inlined: 20,000 calls on a resume
+        return messages
+    return [parse_message(m) for m in items]
 
 
 # --------------------------------------------------------------------------- tools and context
 
 
-class Tool(WireModel):
+def _empty_parameters() -> dict[str, Any]:
+    return {"type": "object", "properties": {}}
+
+
+class Tool(WireStruct, kw_only=True):
     """A tool as the model sees it: name, description and JSON-schema parameters."""
 
     name: str
     description: str = ""
-    parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
+    parameters: dict[str, Any] = field(default_factory=_empty_parameters)
 
 
-class Context(WireModel):
+class Context(WireStruct, kw_only=True):
     system_prompt: str | None = None
-    messages: list[AgentMessage] = Field(default_factory=list)
+    messages: list[Any] = field(default_factory=list)
+    """AgentMessages; a stored one may still be its wire dict (see ``agent/transcript.py``)."""
     tools: list[Tool] | None = None
+
+    @classmethod
+    def model_validate(cls, obj: Any) -> Context:
+        if isinstance(obj, Context):
+            return obj
+        if not isinstance(obj, dict):
+            raise msgspec.ValidationError(f"Expected `object`, got `{type(obj).__name__}`")
+        messages = obj.get("messages", [])
+        if not isinstance(messages, list):
+            raise msgspec.ValidationError("Expected `array` - at `$.messages`")
+        context = msgspec.convert({k: v for k, v in obj.items() if k != "messages"}, cls, strict=False)
+        for index, message in enumerate(messages):
+            try:
+                context.messages.append(parse_message(message))
+            except msgspec.ValidationError as exc:
+                raise msgspec.ValidationError(f"{exc} (in `$.messages[{index}]`)") from None
+        return context
 
 
 # --------------------------------------------------------------------------- models
@@ -294,15 +369,3 @@ class Model(WireModel):
         if self.headers:
             data["headers"] = dict.fromkeys(self.headers, MASK)
         return data
-
-
-@functools.cache
-def message_adapter() -> TypeAdapter[Any]:
-    """The validator for one AgentMessage, built on first use (start-up stays light)."""
-    return TypeAdapter(AgentMessage)
-
-
-@functools.cache
-def message_list_adapter() -> TypeAdapter[list[Any]]:
-    """The validator for a list of AgentMessages (batch validation is much faster)."""
-    return TypeAdapter(list[AgentMessage])

@@ -1,9 +1,9 @@
-"""Typed JSON models without pydantic: see ``model.py`` for why and what is supported."""
+"""Typed JSON models without pydantic, for config files and tool parameters: see ``model.py``.
 
-from .fields import ConfigDict, Discriminator, Field, FieldInfo, Tag, ValidationError, to_camel
-from .model import JsonModel, TypeAdapter
+The wire and session types (messages, entries) are msgspec structs (``pi_runtime.ai.wire``).
+"""
 
-__all__ = [
-    "ConfigDict", "Discriminator", "Field", "FieldInfo", "JsonModel", "Tag", "TypeAdapter",
-    "ValidationError", "to_camel",
-]
+from .fields import ConfigDict, Field, FieldInfo, ValidationError, to_camel
+from .model import JsonModel
+
+__all__ = ["ConfigDict", "Field", "FieldInfo", "JsonModel", "ValidationError", "to_camel"]

@@ -21,7 +21,6 @@ class FieldInfo:
         "default",
         "default_factory",
         "description",
-        "discriminator",
         "dump",
         "name",
         "validate",
@@ -33,7 +32,6 @@ class FieldInfo:
         default_factory: Callable[[], Any] | None = None,
         alias: str | None = None,
         description: str | None = None,
-        discriminator: str | None = None,
         constraints: dict[str, Any] | None = None,
     ) -> None:
         self.name = ""
@@ -41,7 +39,6 @@ class FieldInfo:
         self.default = default
         self.default_factory = default_factory
         self.description = description
-        self.discriminator = discriminator
         self.constraints = constraints or {}
         self.annotation: Any = None
         self.validate: Callable[[Any], Any] | None = None
@@ -60,7 +57,6 @@ def Field(
     default_factory: Callable[[], Any] | None = None,
     alias: str | None = None,
     description: str | None = None,
-    discriminator: str | None = None,
     ge: float | None = None,
     gt: float | None = None,
     le: float | None = None,
@@ -74,27 +70,9 @@ def Field(
     """
     bounds = {"ge": ge, "gt": gt, "le": le, "lt": lt, "min_length": min_length}
     return FieldInfo(
-        default, default_factory, alias, description, discriminator,
+        default, default_factory, alias, description,
         {k: v for k, v in bounds.items() if v is not None},
     )
-
-
-class Discriminator:
-    """``Annotated[A | B, Discriminator(fn)]``: ``fn(value)`` names the member's ``Tag``."""
-
-    __slots__ = ("function",)
-
-    def __init__(self, function: Callable[[Any], Any]) -> None:
-        self.function = function
-
-
-class Tag:
-    """``Annotated[A, Tag("a")]``: the name a ``Discriminator`` uses for this union member."""
-
-    __slots__ = ("tag",)
-
-    def __init__(self, tag: str) -> None:
-        self.tag = tag
 
 
 def ConfigDict(

@@ -1,14 +1,19 @@
 """``JsonModel``: a typed object read from JSON and written back to it.
 
+What it is for now: config files (settings.json, models.json) and tool parameters (an
+extension's ``ToolParams``), where a person reads the errors and the JSON schema is sent to
+the model. Its errors are pydantic's (``compaction.enabled: Input should be a valid
+boolean``), every problem of a file at once, and it keeps unknown keys a provider reads
+(``model_extra``); msgspec stops at the first problem and drops unknown keys. The wire and
+session types, where decoding speed matters, are msgspec structs (``pi_runtime.ai.wire``).
+
 Declared like a pydantic model (annotations, defaults, ``Field``, ``model_config``), with the
 subset of pydantic's API pi uses (``model_validate``, ``model_dump``, ``model_copy``,
 ``model_fields``, ``model_construct``, ``model_extra``, ``model_json_schema``). Importing it
-costs nothing: pydantic took ~70 ms to import and build its validators, more than the rest of
-a ``pi -p`` run. A class is compiled (type hints resolved, validators built) the first time it
-is used, so classes a run never touches cost nothing either.
+costs nothing: pydantic took ~70 ms to import and build its validators. A class is compiled
+(type hints resolved, validators built) the first time it is used.
 
-Fields live in the instance ``__dict__`` and assignment is not validated: the stream builder
-grows one live message in place and that must stay cheap. Unknown keys follow
+Fields live in the instance ``__dict__`` and assignment is not validated. Unknown keys follow
 ``model_config["extra"]``: kept in ``model_extra`` and written back (``allow``), dropped
 (``ignore``) or reported (``forbid``).
 """
@@ -19,7 +24,7 @@ import copy
 import inspect
 import typing
 from collections.abc import Callable, Iterator
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar
 
 from .fields import MISSING, ConfigDict, Fail, Field, FieldInfo, ValidationError, fail
 from .validators import compile_type, identity, with_constraints
@@ -82,7 +87,7 @@ def _declared(cls: type, name: str) -> FieldInfo:
             break
     if isinstance(value, FieldInfo):
         return FieldInfo(value.default, value.default_factory, value.alias, value.description,
-                         value.discriminator, dict(value.constraints))
+                         dict(value.constraints))
     return FieldInfo(value)
 
 
@@ -137,12 +142,6 @@ class JsonModel(metaclass=_ModelMeta):
             spec = _Spec(cls)
             cls._jm_cache = spec  # type: ignore[attr-defined]
         return spec
-
-    @classmethod
-    def _jm_field_default(cls, name: str) -> Any:
-        """The default of field ``name`` (a union member's tag), or None."""
-        info = cls._jm_spec().fields.get(name)
-        return None if info is None or info.default is MISSING else info.default
 
     @classmethod
     def _jm_from_input(cls, value: Any) -> Any:
@@ -358,21 +357,4 @@ class JsonModel(metaclass=_ModelMeta):
         return f"{type(self).__name__}({shown})"
 
 
-T = TypeVar("T")
-
-
-class TypeAdapter(Generic[T]):
-    """Validates values of any supported type (``list[AgentMessage]``, a tagged union)."""
-
-    def __init__(self, tp: Any) -> None:
-        self._validate = compile_type(tp, False)
-        self._title = getattr(tp, "__name__", None) or repr(tp)
-
-    def validate_python(self, value: Any) -> T:
-        try:
-            return self._validate(value)
-        except Fail as exc:
-            raise ValidationError(self._title, exc.items) from None
-
-
-__all__ = ["JsonModel", "TypeAdapter", "identity"]
+__all__ = ["JsonModel", "identity"]

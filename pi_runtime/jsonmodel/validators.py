@@ -14,7 +14,7 @@ import typing
 from collections.abc import Callable
 from typing import Any
 
-from .fields import Discriminator, Fail, FieldInfo, Tag, fail
+from .fields import Fail, FieldInfo, fail
 
 Validator = Callable[[Any], Any]
 
@@ -55,7 +55,7 @@ def _build(tp: Any, strict: bool) -> Validator:
     if origin is typing.Literal:
         return _literal(typing.get_args(tp))
     if origin is typing.Union or origin is types.UnionType:
-        return _union(typing.get_args(tp), strict, None)
+        return _union(typing.get_args(tp), strict)
     if origin is list or tp is list:
         args = typing.get_args(tp)
         return _list(compile_type(args[0], strict) if args else identity, strict)
@@ -262,38 +262,15 @@ def _dict(keys: Validator, values: Validator) -> Validator:
 
 def _annotated(tp: Any, strict: bool) -> Validator:
     inner, *metadata = typing.get_args(tp)
-    discriminator: Any = None
     constraints: dict[str, Any] = {}
     for meta in metadata:
-        if isinstance(meta, Discriminator):
-            discriminator = meta.function
-        elif isinstance(meta, FieldInfo):
-            discriminator = meta.discriminator or discriminator
+        if isinstance(meta, FieldInfo):
             constraints.update(meta.constraints)
-    if discriminator is not None:
-        base = _union(typing.get_args(inner), strict, discriminator)
-    else:
-        base = compile_type(inner, strict)
+    base = compile_type(inner, strict)
     return with_constraints(base, constraints) if constraints else base
 
 
-def _member_tag(member: Any, key: str | None) -> tuple[Any, list[Any]]:
-    """(the member type without ``Annotated``, its tags) for a discriminated union member."""
-    tags: list[Any] = []
-    if typing.get_origin(member) is typing.Annotated:
-        inner, *metadata = typing.get_args(member)
-        tags = [m.tag for m in metadata if isinstance(m, Tag)]
-        member = inner
-    if not tags and key is not None:
-        field = getattr(member, "_jm_field_default", lambda name: None)(key)
-        if field is not None:
-            tags = [field]
-    return member, tags
-
-
-def _union(members: tuple[Any, ...], strict: bool, discriminator: Any) -> Validator:
-    if discriminator is not None:
-        return _tagged_union(members, strict, discriminator)
+def _union(members: tuple[Any, ...], strict: bool) -> Validator:
     optional = type(None) in members
     # ``X | None`` is X that may be null: errors name only X's problems, as pydantic's do.
     members = tuple(m for m in members if m is not type(None))
@@ -320,50 +297,6 @@ def _union(members: tuple[Any, ...], strict: bool, discriminator: Any) -> Valida
         raise Fail(errors)
 
     return check
-
-
-def _tagged_union(members: tuple[Any, ...], strict: bool, discriminator: Any) -> Validator:
-    key = discriminator if isinstance(discriminator, str) else None
-    by_tag: dict[Any, Validator] = {}
-    classes: list[type] = []
-    for member in members:
-        inner, tags = _member_tag(member, key)
-        validator = compile_type(inner, strict)
-        for tag in tags:
-            by_tag.setdefault(tag, validator)
-        if isinstance(inner, type):
-            classes.append(inner)
-    expected = ", ".join(repr(t) for t in by_tag)
-    instances = tuple(classes)
-
-    def tag_of(value: Any) -> Any:
-        if key is None:
-            return discriminator(value)
-        if isinstance(value, dict):
-            return value.get(key, _NO_TAG)
-        return getattr(value, key, _NO_TAG)
-
-    def check(value: Any) -> Any:
-        if type(value) in instances:
-            return value
-        tag = tag_of(value)
-        try:
-            validator = by_tag[tag]
-        except (KeyError, TypeError):
-            if tag is _NO_TAG or (not isinstance(value, dict) and not hasattr(value, "__dict__")):
-                raise fail(f"Unable to extract tag using discriminator {key or 'function'!r}",
-                           "union_tag_not_found", value) from None
-            raise fail(f"Input tag {tag!r} found using {key or 'function'!r} does not match any of the "
-                       f"expected tags: {expected}", "union_tag_invalid", value) from None
-        try:
-            return validator(value)
-        except Fail as exc:
-            raise Fail([((str(tag), *loc), *rest) for loc, *rest in exc.items]) from None
-
-    return check
-
-
-_NO_TAG = object()
 
 
 def with_constraints(base: Validator, constraints: dict[str, Any]) -> Validator:

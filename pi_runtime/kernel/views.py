@@ -14,7 +14,10 @@ def tree_to_wire(nodes: list[Any]) -> list[dict[str, Any]]:
     stack: list[tuple[Any, list[dict[str, Any]]]] = [(n, out) for n in reversed(nodes)]
     while stack:
         node, into = stack.pop()
-        item: dict[str, Any] = {"entry": entry_to_wire(node.entry), "children": []}
+        raw = getattr(node, "raw", None)
+        # The stored dict when there is one: what Pi wrote and pi does not know goes out too.
+        entry = dict(raw) if raw is not None else entry_to_wire(node.entry)
+        item: dict[str, Any] = {"entry": entry, "children": []}
         if node.label:
             item["label"] = node.label
         into.append(item)

@@ -1,10 +1,11 @@
 """Typed views of the lines in a session file (Pi's session format, version 3).
 
 The store keeps every line as the JSON dict it was read from, so an entry type or field this
-version does not know is written back exactly as it came. These models (``pi_runtime.jsonmodel``) are the typed
-view callers get from ``SessionManager.get_entry()`` and friends: ``parse_entry`` turns a dict
-into the matching class (``UnknownEntry`` for types it does not know) and ``entry_to_wire``
-turns a model back into Pi's JSON shape.
+version does not know is written back exactly as it came (fork, clone and export copy those
+dicts). These msgspec structs (``ai.wire.WireStruct``, tagged on ``type``) are the typed view
+callers get from ``SessionManager.get_entry()`` and friends: ``parse_entry`` turns a dict into
+the matching class (``UnknownEntry``, holding the dict, for types it does not know or lines
+that do not validate) and ``entry_to_wire`` turns a struct back into Pi's JSON shape.
 """
 
 from __future__ import annotations
@@ -12,10 +13,13 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
-from ..ai.types import AgentMessage, UserContent, WireModel, message_list_adapter
-from ..jsonmodel import Field
+import msgspec
+from msgspec import field
+
+from ..ai.types import UnknownMessage, UserContent, parse_message, parse_message_list
+from ..ai.wire import WireStruct, attach_wire
 
 CURRENT_SESSION_VERSION = 3
 
@@ -42,10 +46,10 @@ REQUIRED_FIELDS: dict[str, tuple[str, ...]] = {
 """Fields the documented shape requires beyond ``type``/``id``/``parentId``/``timestamp``."""
 
 
-class SessionHeader(WireModel):
+class SessionHeader(WireStruct, tag_field="type", tag="session", kw_only=True):
     """First line of a session file; not part of the tree."""
 
-    type: Literal["session"] = "session"
+    type: ClassVar[Literal["session"]] = "session"
     version: int | str | None = None
     """Missing in version-1 files; kept as written (a file may say ``"3"``, which Pi reads as 3)."""
     id: str
@@ -55,8 +59,8 @@ class SessionHeader(WireModel):
     """Path of the session this one was forked or cloned from."""
 
 
-class SessionEntryBase(WireModel):
-    type: str
+class SessionEntryBase(WireStruct, tag_field="type", kw_only=True):
+    type: ClassVar[str]
     id: str
     parent_id: str | None = None
     """None for a root entry."""
@@ -64,34 +68,35 @@ class SessionEntryBase(WireModel):
     """ISO 8601 time the entry was written."""
 
 
-class MessageEntry(SessionEntryBase):
-    type: Literal["message"] = "message"
-    message: AgentMessage
+class MessageEntry(SessionEntryBase, tag="message", kw_only=True):
+    type: ClassVar[Literal["message"]] = "message"
+    message: Any
+    """An AgentMessage (``UnknownMessage`` for a role this version does not know)."""
 
 
-class ModelChangeEntry(SessionEntryBase):
-    type: Literal["model_change"] = "model_change"
+class ModelChangeEntry(SessionEntryBase, tag="model_change", kw_only=True):
+    type: ClassVar[Literal["model_change"]] = "model_change"
     provider: str
     model_id: str
 
 
-class ThinkingLevelChangeEntry(SessionEntryBase):
-    type: Literal["thinking_level_change"] = "thinking_level_change"
+class ThinkingLevelChangeEntry(SessionEntryBase, tag="thinking_level_change", kw_only=True):
+    type: ClassVar[Literal["thinking_level_change"]] = "thinking_level_change"
     thinking_level: str
 
 
-class UsageEntry(SessionEntryBase):
+class UsageEntry(SessionEntryBase, tag="usage", kw_only=True):
     """Usage not tied to an assistant message (cache warming); never in the context."""
 
-    type: Literal["usage"] = "usage"
+    type: ClassVar[Literal["usage"]] = "usage"
     kind: str
     provider: str | None = None
     model: str | None = None
-    usage: dict[str, Any] = Field(default_factory=dict)
+    usage: dict[str, Any] = field(default_factory=dict)
 
 
-class CompactionEntry(SessionEntryBase):
-    type: Literal["compaction"] = "compaction"
+class CompactionEntry(SessionEntryBase, tag="compaction", kw_only=True):
+    type: ClassVar[Literal["compaction"]] = "compaction"
     summary: str
     first_kept_entry_id: str
     """First entry kept verbatim; the entry's own id for a retain-none compaction."""
@@ -103,16 +108,16 @@ class CompactionEntry(SessionEntryBase):
     from_hook: bool | None = None
 
 
-class ContextEditEntry(SessionEntryBase):
+class ContextEditEntry(SessionEntryBase, tag="context_edit", kw_only=True):
     """Replaces (or with ``replacement=None`` omits) one earlier entry's content in the context."""
 
-    type: Literal["context_edit"] = "context_edit"
+    type: ClassVar[Literal["context_edit"]] = "context_edit"
     target_id: str
     replacement: str | list[dict[str, Any]] | None = None
 
 
-class BranchSummaryEntry(SessionEntryBase):
-    type: Literal["branch_summary"] = "branch_summary"
+class BranchSummaryEntry(SessionEntryBase, tag="branch_summary", kw_only=True):
+    type: ClassVar[Literal["branch_summary"]] = "branch_summary"
     from_id: str
     """The leaf whose abandoned path was summarised."""
     summary: str
@@ -121,52 +126,63 @@ class BranchSummaryEntry(SessionEntryBase):
     from_hook: bool | None = None
 
 
-class CustomEntry(SessionEntryBase):
+class CustomEntry(SessionEntryBase, tag="custom", kw_only=True):
     """Extension state; never in the model context."""
 
-    type: Literal["custom"] = "custom"
+    type: ClassVar[Literal["custom"]] = "custom"
     custom_type: str
     data: Any = None
 
 
-class CustomMessageEntry(SessionEntryBase):
+class CustomMessageEntry(SessionEntryBase, tag="custom_message", kw_only=True):
     """Extension message that is part of the model context."""
 
-    type: Literal["custom_message"] = "custom_message"
+    type: ClassVar[Literal["custom_message"]] = "custom_message"
     custom_type: str
     content: str | list[UserContent] = ""
     display: bool = True
     details: Any = None
 
 
-class LabelEntry(SessionEntryBase):
-    type: Literal["label"] = "label"
+class LabelEntry(SessionEntryBase, tag="label", kw_only=True):
+    type: ClassVar[Literal["label"]] = "label"
     target_id: str
     label: str | None = None
     """None (absent) clears the label."""
 
 
-class SessionInfoEntry(SessionEntryBase):
-    type: Literal["session_info"] = "session_info"
+class SessionInfoEntry(SessionEntryBase, tag="session_info", kw_only=True):
+    type: ClassVar[Literal["session_info"]] = "session_info"
     name: str | None = None
 
 
-class UnknownEntry(SessionEntryBase):
-    """An entry type this version does not know; kept and written back verbatim."""
+class UnknownEntry(msgspec.Struct, kw_only=True):
+    """An entry type this version does not know, or a line of a known type whose fields do not
+    validate (``problem`` says why): ``data`` is the line's dict, written back verbatim."""
+
+    type: str
+    id: str
+    parent_id: str | None = None
+    timestamp: str = ""
+    data: dict[str, Any] = field(default_factory=dict)
+    problem: str | None = None
+
+    def to_wire(self) -> dict[str, Any]:
+        return dict(self.data)
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached when normal lookup failed: a key of the kept line.
+        if not name.startswith("__"):
+            data = object.__getattribute__(self, "data")
+            if name in data:
+                return data[name]
+        raise AttributeError(f"'UnknownEntry' object has no attribute {name!r}")
 
 
 _CLASSES: dict[str, type[SessionEntryBase]] = {
-    "message": MessageEntry,
-    "model_change": ModelChangeEntry,
-    "thinking_level_change": ThinkingLevelChangeEntry,
-    "usage": UsageEntry,
-    "compaction": CompactionEntry,
-    "context_edit": ContextEditEntry,
-    "branch_summary": BranchSummaryEntry,
-    "custom": CustomEntry,
-    "custom_message": CustomMessageEntry,
-    "label": LabelEntry,
-    "session_info": SessionInfoEntry,
+    cls.type: cls for cls in (MessageEntry, ModelChangeEntry, ThinkingLevelChangeEntry, UsageEntry, CompactionEntry,
+                              ContextEditEntry, BranchSummaryEntry, CustomEntry, CustomMessageEntry, LabelEntry,
+                              SessionInfoEntry)
 }
 
 SessionEntry = (
@@ -177,7 +193,7 @@ SessionEntry = (
 
 
 def parse_entry(data: dict[str, Any]) -> SessionEntry:
-    """Validate one entry dict into its typed model.
+    """Validate one entry dict into its typed struct.
 
     Args:
         data: An entry as read from the file (camelCase keys).
@@ -187,23 +203,37 @@ def parse_entry(data: dict[str, Any]) -> SessionEntry:
         known type whose fields do not validate (it is still kept, never dropped).
     """
     kind = data.get("type")
-    cls = _CLASSES.get(kind, UnknownEntry) if isinstance(kind, str) else UnknownEntry
-    try:
-        return cls.model_validate(data)
-    except ValueError:
-        return UnknownEntry.model_validate(data)
+    cls = _CLASSES.get(kind) if isinstance(kind, str) else None
+    if cls is not None:
+        try:
+            entry = msgspec.convert(data, cls, strict=False)
+            if cls is MessageEntry:
+                entry.message = parse_message(entry.message)  # type: ignore[attr-defined]
+            return attach_wire(entry, data)
+        except msgspec.ValidationError as exc:
+            return _unknown(data, str(exc))
+    return _unknown(data, None)
+
+
+def _unknown(data: dict[str, Any], problem: str | None) -> UnknownEntry:
+    entry_id, parent, stamp = data.get("id"), data.get("parentId"), data.get("timestamp")
+    kind = data.get("type")
+    return UnknownEntry(type=kind if isinstance(kind, str) else "unknown",
+                        id=entry_id if isinstance(entry_id, str) else "",
+                        parent_id=parent if isinstance(parent, str) else None,
+                        timestamp=stamp if isinstance(stamp, str) else "", data=data, problem=problem)
 
 
 def parse_header(data: dict[str, Any]) -> SessionHeader:
     """Validate the header line."""
-    return SessionHeader.model_validate(data)
+    return attach_wire(msgspec.convert(data, SessionHeader, strict=False), data)
 
 
 # Fields whose explicit null carries meaning and must survive serialisation.
-_KEEP_NULL = {"parentId", "replacement"}
+_KEEP_NULL = ("parentId", "replacement")
 
 
-def entry_to_wire(entry: SessionEntryBase | SessionHeader) -> dict[str, Any]:
+def entry_to_wire(entry: SessionEntryBase | SessionHeader | UnknownEntry) -> dict[str, Any]:
     """A typed entry back to Pi's JSON dict (unset optionals left out, ``parentId`` kept).
 
     Args:
@@ -212,19 +242,12 @@ def entry_to_wire(entry: SessionEntryBase | SessionHeader) -> dict[str, Any]:
     Returns:
         The dict to write as one JSON line.
     """
-    data = entry.model_dump(by_alias=True, mode="json")
-    declared = {f.alias or name for name, f in type(entry).model_fields.items()}
-    out: dict[str, Any] = {}
-    for key, value in data.items():
-        # An unset optional is left out; an unknown field keeps even an explicit null.
-        if value is None and key in declared and key not in _KEEP_NULL:
-            continue
-        out[key] = value
-    if isinstance(entry, MessageEntry) and hasattr(entry.message, "to_wire"):
-        out["message"] = entry.message.to_wire()
-    if isinstance(entry, SessionHeader):
-        out.pop("parentId", None)
-    return out
+    if isinstance(entry, UnknownEntry):
+        return entry.to_wire()
+    data = entry.model_dump(by_alias=True, exclude_none=True)
+    # In field order, with the nulls that carry meaning put back where they belong.
+    order = ["type", *entry.__struct_encode_fields__, *entry.model_extra]
+    return {key: data.get(key) for key in order if key in data or key in _KEEP_NULL}
 
 
 def shape_problems(data: dict[str, Any]) -> list[str]:
@@ -274,27 +297,21 @@ def gc_paused() -> Iterator[None]:
 
 
 def parse_messages(items: list[dict[str, Any]]) -> list[Any]:
-    """Validate many message dicts in one call (much faster than one call each).
+    """Validate many message dicts in one msgspec call.
 
     A message that does not validate (a damaged or hand-edited file) becomes an
     ``UnknownMessage`` with role ``unreadable`` and the problem, in its place: the list keeps
     one object per dict, and no front end or provider is handed a half-typed message.
     """
-    from ..jsonmodel import ValidationError
-
     with gc_paused():
         try:
-            return message_list_adapter().validate_python(items)
-        except ValidationError:
+            return parse_message_list(items)
+        except msgspec.ValidationError:
             return [_one_message(item) for item in items]
 
 
-def _one_message(item: dict[str, Any]) -> Any:
-    from ..ai.types import UnknownMessage, parse_message
-    from ..jsonmodel import ValidationError
-
+def _one_message(item: Any) -> Any:
     try:
         return parse_message(item)
-    except ValidationError as exc:
-        problem = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()[:3])
-        return UnknownMessage.model_validate({"role": "unreadable", "problem": problem})
+    except msgspec.ValidationError as exc:
+        return UnknownMessage(role="unreadable", data={"role": "unreadable", "problem": str(exc)})

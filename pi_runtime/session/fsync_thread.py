@@ -11,6 +11,7 @@ raised by the next append or ``close`` (``take_error``), never lost.
 from __future__ import annotations
 
 import os
+import sys
 import threading
 
 
@@ -49,6 +50,14 @@ class Syncer:
 
     def close(self) -> None:
         """Wait for the last ``fsync`` and stop the thread (the descriptor stays open)."""
+        if sys.is_finalizing():
+            # A writer closed at interpreter exit: daemon threads no longer run, so waiting for
+            # ours would hang the exit. The fsync is done here instead.
+            try:
+                os.fsync(self._fd)
+            except OSError:
+                pass
+            return
         self.wait()
         with self._cond:
             self._closing = True

@@ -26,6 +26,7 @@ from .appends import EntryAppends
 from .context import SessionContext, build_session_context, path_to
 from .entries import CURRENT_SESSION_VERSION, SessionEntry, SessionHeader, parse_entry, parse_header
 from .paths import iso_now, new_entry_id, new_session_id, project_session_dir, session_file_name
+from .problems import left_out_notice
 from .tree import TreeNode, build_tree
 
 Entry = dict[str, Any]
@@ -400,8 +401,8 @@ class SessionManager(EntryAppends):
         fresh = [i for i in context.left_out if i not in self._reported_unreadable]
         if fresh:
             self._reported_unreadable.update(fresh)
-            self._notices.append(f"{self.path or 'session'}: {len(fresh)} malformed message(s) left out of the "
-                                 f"context (entry {', '.join(fresh[:3])}{', …' if len(fresh) > 3 else ''})")
+            lines = self.load_report if self.load_report and self._entries is self.load_report.entries else None
+            self._notices.append(left_out_notice(str(self.path or "session"), fresh, self._by_id, self._entries, lines))
         return context
 
     def context_at(self, entry_id: str | None) -> SessionContext:

@@ -16,6 +16,8 @@ class TreeNode:
     entry: SessionEntry
     children: list[TreeNode] = field(default_factory=list)
     label: str | None = None
+    raw: dict[str, Any] | None = field(default=None, repr=False)
+    """The entry's dict as stored (what Pi wrote, unknown fields included). Do not modify."""
 
 
 def build_tree(entries: list[dict[str, Any]], labels: dict[str, str]) -> list[TreeNode]:
@@ -32,7 +34,7 @@ def build_tree(entries: list[dict[str, Any]], labels: dict[str, str]) -> list[Tr
     for entry in entries:
         entry_id = entry.get("id")
         if isinstance(entry_id, str):
-            nodes[entry_id] = TreeNode(parse_entry(entry), label=labels.get(entry_id))
+            nodes[entry_id] = TreeNode(parse_entry(entry), label=labels.get(entry_id), raw=entry)
     roots: list[TreeNode] = []
     for entry in entries:
         node = nodes.get(entry.get("id"))  # type: ignore[arg-type]

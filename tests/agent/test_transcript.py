@@ -13,7 +13,7 @@ from pi_runtime.agent.transcript import Transcript, has_role
 from pi_runtime.ai.options import StreamOptions
 from pi_runtime.ai.providers.openai_completions import build_request
 from pi_runtime.ai.stream import with_objects
-from pi_runtime.ai.types import AssistantMessage, Context, Model, TextContent, UserMessage, message_list_adapter
+from pi_runtime.ai.types import AssistantMessage, Context, Model, TextContent, UserMessage, parse_message_list
 
 PNG = "iVBORw0KGgo="
 
@@ -80,7 +80,7 @@ def body(messages: list[Any], target: Model) -> str:
                                     {"cacheControlFormat": "anthropic"}])
 def test_a_request_from_wire_dicts_equals_the_request_from_validated_messages(compat: dict[str, Any]) -> None:
     stored = history()
-    objects = message_list_adapter().validate_python(stored)
+    objects = parse_message_list(stored)
     target = model(**compat)
     assert body(stored, target) == body(objects, target)
     # Mixed, as in a run: stored dicts, then new messages as objects.
@@ -106,7 +106,7 @@ def test_transcript_validates_only_when_something_needs_objects() -> None:
 
     def materialize(dicts: list[dict[str, Any]]) -> list[Any]:
         calls.append(len(dicts))
-        return message_list_adapter().validate_python(dicts)
+        return parse_message_list(dicts)
 
     stored = history()
     transcript = Transcript(stored, materialize)
@@ -129,7 +129,7 @@ def test_transcript_validates_only_when_something_needs_objects() -> None:
 
 
 def test_reversed_past_the_new_messages_gives_the_stored_ones_as_objects() -> None:
-    transcript = Transcript(history()[:2], lambda d: message_list_adapter().validate_python(d))
+    transcript = Transcript(history()[:2], lambda d: parse_message_list(d))
     transcript.append(UserMessage(content="new"))
     roles = [m.role for m in reversed(transcript)]
     assert roles == ["user", "user", "system"]

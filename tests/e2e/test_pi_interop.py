@@ -79,3 +79,62 @@ def test_pi_and_pi_share_one_session_file(tmp_path):
     assert texts == ["first, by Pi", "second, by pi", "third, by Pi again"]
     # One linear path: every entry's parent is the entry before it.
     assert [e["parentId"] for e in lines[2:]] == [e["id"] for e in lines[1:-1]]
+
+
+def test_what_pi_writes_survives_fork_and_clone_by_pi_unchanged(tmp_path):
+    # Pi writes a session (a tool call, its result, an answer); a newer Pi's extra entry type
+    # and fields are added to it. Forking it with our pi (``--fork``) and cloning a branch
+    # (``create_branched_session``) must copy every line as Pi wrote it, and Pi must go on
+    # with the copy.
+    from pi_runtime.session import SessionManager
+    from pi_runtime.testing.loopback import LoopbackServer
+
+    ours = shutil.which("pi") or str(Path(os.sys.executable).parent / "pi")
+    counter = [0]
+    agent, project = tmp_path / "agent", tmp_path / "project"
+    agent.mkdir()
+    project.mkdir()
+    with LoopbackServer(_tool_then_answer(counter)) as server:
+        (agent / "models.json").write_text(json.dumps({"providers": {"loop": {
+            "baseUrl": server.url + "/v1", "api": "openai-completions", "apiKey": "k",
+            "models": [{"id": "m1", "contextWindow": 100000, "maxTokens": 4000}]}}}))
+        env = {**os.environ, "PI_CODING_AGENT_DIR": str(agent)}
+
+        def run(binary, *args):
+            out = subprocess.run([binary, *args], cwd=project, env=env, capture_output=True, text=True, timeout=120)
+            assert out.returncode == 0, out.stderr
+            return out.stdout.strip()
+
+        run(PI_REFERENCE, "-p", "--model", "loop/m1", "written by Pi")
+        [original] = list((agent / "sessions").rglob("*.jsonl"))
+        lines = [json.loads(line) for line in original.read_text().splitlines()]
+        message_entry = next(e for e in lines if e.get("type") == "message" and e["message"]["role"] == "assistant")
+        message_entry["futureEntryField"] = {"kept": None}
+        message_entry["message"]["futureMessageField"] = [1, {"x": None}]
+        lines.append({"type": "future_kind", "id": "f0000001", "parentId": lines[-1]["id"],
+                      "timestamp": lines[-1]["timestamp"], "payload": {"deep": [None, True]}})
+        original.write_text("".join(json.dumps(line) + "\n" for line in lines))
+        by_id = {e["id"]: e for e in lines[1:]}
+
+        forks = agent / "forks"
+        run(ours, "--fork", str(original), "--session-dir", str(forks), "-p", "--model", "loop/m1", "forked by pi")
+        [forked] = list(forks.rglob("*.jsonl"))
+        copied = {e["id"]: e for e in map(json.loads, forked.read_text().splitlines()[1:])}
+        for entry_id, entry in by_id.items():
+            assert copied[entry_id] == entry
+
+        with SessionManager.open(original) as manager:
+            clone_path = manager.create_branched_session(message_entry["id"])
+        cloned = {e["id"]: e for e in map(json.loads, Path(clone_path).read_text().splitlines()[1:])}
+        assert cloned[message_entry["id"]] == message_entry
+        # Pi 1.6 writes usage.cost.totalFromProvider, which pi has no field for.
+        assert typed_round_trip(message_entry) == message_entry
+
+        assert run(PI_REFERENCE, "--session", str(forked), "-p", "--model", "loop/m1", "Pi again").startswith("answer")
+
+
+def typed_round_trip(entry):
+    """The entry through its typed view and back (what RPC and extensions hand out)."""
+    from pi_runtime.session.entries import entry_to_wire, parse_entry
+
+    return entry_to_wire(parse_entry(entry))

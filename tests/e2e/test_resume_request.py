@@ -12,7 +12,7 @@ from e2e_support import MODEL, error_reply, run_pi, text_reply
 from pi_runtime.agent.convert import convert_to_llm
 from pi_runtime.ai.options import StreamOptions
 from pi_runtime.ai.providers.openai_completions import build_request
-from pi_runtime.ai.types import Context, Model, message_list_adapter
+from pi_runtime.ai.types import Context, Model, parse_message_list
 
 PNG = "iVBORw0KGgo="
 
@@ -55,7 +55,7 @@ def expected_history(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The request's messages as the validated-objects path builds them (system prompt left out)."""
     model = Model.model_validate({"id": "loop-model", "api": "openai-completions", "provider": "loop",
                                   "baseUrl": "http://x/v1", "input": ["text", "image"]})
-    objects = message_list_adapter().validate_python(messages)
+    objects = parse_message_list(messages)
     context = Context.model_construct(system_prompt=None, messages=convert_to_llm(objects), tools=None)
     return build_request(model, context, StreamOptions())[0]["messages"]
 

@@ -43,6 +43,7 @@ def test_skipped_and_torn_lines_are_reported_once_on_resume(loopback, env, tmp_p
     assert first.returncode == 0, first.stderr
     [saved] = sorted(Path(env["PI_CODING_AGENT_DIR"], "sessions").rglob("*.jsonl"))
     torn = b'{"type":"message","id":"torn","parentId":null,"message":{"role":"us'
+    bad_line = len(saved.read_bytes().splitlines()) + 1
     with open(saved, "ab") as fh:
         fh.write(b"not json at all\n" + torn)
     again = run_pi(["-p", "more", "--model", MODEL, "--session", str(saved)], env)
@@ -50,7 +51,7 @@ def test_skipped_and_torn_lines_are_reported_once_on_resume(loopback, env, tmp_p
     assert again.stdout == "second\n"
     assert again.stderr.splitlines() == [
         f"pi: {saved}: last line is incomplete ({len(torn)} bytes), ignored",
-        f"pi: {saved}: skipped 1 malformed line(s)",
+        f"pi: {saved}: skipped 1 malformed line(s) (line {bad_line}: not a JSON object)",
     ]
     # The new entries start on a fresh line after the torn one, which stays confined to itself.
     tail = saved.read_bytes().split(torn + b"\n", 1)[1].splitlines()
@@ -157,7 +158,10 @@ def test_messages_of_the_wrong_shape_are_left_out_and_named_not_a_crash(loopback
     result = run_pi(["-p", "go on", "--model", MODEL, "--session", str(path)], env)
     assert result.returncode == 0, result.stderr
     assert result.stdout == "still here\n" and "Traceback" not in result.stderr
-    assert f"pi: {path}: 4 malformed message(s) left out of the context (entry h0, h1, h2, …)" in result.stderr
+    # Each named with its line, its entry and the field that is wrong.
+    assert (f"pi: {path}: 4 malformed message(s) left out of the context: "
+            "line 2 (entry h0): Expected `str | array`, got `int` - at `$.message.content`; ") in result.stderr
+    assert "; …" in result.stderr
     sent = json.dumps(loopback.requests[-1].json()["messages"])
     assert "rm" not in sent and '"ok"' not in sent
     assert path.read_bytes().startswith(before)

@@ -159,23 +159,22 @@ def test_read_only_open_migrates_in_memory_only(fixture_copy):
     assert not list(path.parent.glob("*.bak"))
 
 
-def test_a_file_past_the_fast_decoder_size_reads_like_a_small_one(tmp_path):
-    # Files from 8 MB are decoded by pydantic-core in one call, smaller ones by json: both
-    # must give the same entries, and a damaged line must fall back to line by line in both.
-    from pi_runtime.session import storage
-
+def test_a_big_file_with_one_damaged_line_reads_like_the_clean_one(tmp_path):
+    # The whole file is decoded in one call; a damaged line makes that call fail and the
+    # file is read line by line instead: the same entries, one line counted as malformed.
+    big = 8 << 20
     header = {"type": "session", "version": 3, "id": "big", "timestamp": "2025-01-01T00:00:00.000Z", "cwd": "/"}
     filler = "x" * 4000
     lines = [json.dumps(header)]
     parent = None
-    for i in range(storage._FAST_DECODE_BYTES // 4000 + 50):
+    for i in range(big // 4000 + 50):
         lines.append(json.dumps({"type": "custom", "id": f"{i:08x}", "parentId": parent,
                                  "timestamp": "2025-01-01T00:00:00.000Z", "customType": "t", "data": filler}))
         parent = f"{i:08x}"
     clean, damaged = tmp_path / "clean.jsonl", tmp_path / "damaged.jsonl"
     clean.write_text("\n".join(lines) + "\n")
     damaged.write_text("\n".join(lines[:10] + ['{"type": "custom", "id": "torn'] + lines[10:]) + "\n")
-    assert clean.stat().st_size > storage._FAST_DECODE_BYTES
+    assert clean.stat().st_size > big
     with SessionManager.open(clean) as a, SessionManager.open(damaged) as b:
         assert len(a.get_entries()) == len(lines) - 1 == len(b.get_entries())
         assert (a.load_report.malformed_lines, b.load_report.malformed_lines) == (0, 1)
