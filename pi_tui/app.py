@@ -32,6 +32,7 @@ from .completion_controller import CompletionController
 from .input_controller import InputController
 from .key_sequences import PASTE_END, PASTE_START, events_for, sequence_for
 from .keymap import Keymap, load_keymap
+from .queue.queue_pane import QueuePane
 from .session_chrome import SessionChrome, loaded_resources
 from .terminal_input import TerminalInput, editor_key
 from .theme_service import ThemeService, theme_variable_defaults
@@ -39,7 +40,6 @@ from .widgets.completion_menu import CompletionMenu
 from .widgets.footer_bar import FooterBar
 from .widgets.header_bar import HeaderBar
 from .widgets.prompt_editor import PromptEditor
-from .widgets.queue_view import QueueView
 from .widgets.start_hints import StartHints
 from .widgets.transcript import Transcript
 from .widgets.welcome_panel import WelcomePanel
@@ -77,6 +77,7 @@ class PiApp(App[int], inherit_bindings=False):
         _b("app.tools.expand", "toggle_tools", "Expand tools", "ctrl+o"),
         _b("app.message.copy", "copy_last", "Copy", "ctrl+x"),
         _b("app.message.dequeue", "dequeue", "Edit queued", "alt+up"),
+        _b("app.queue.focus", "focus_queue", "Queue", "alt+q"),
         _b("app.session.new", "slash('/new')", "New session", "pi_disabled_key"),
         _b("tui.altScreen.pageUp", "scroll_transcript('page_up')", "Page up", "pageup"),
         _b("tui.altScreen.pageDown", "scroll_transcript('page_down')", "Page down", "pagedown"),
@@ -202,7 +203,7 @@ class PiApp(App[int], inherit_bindings=False):
         self.header_bar = HeaderBar(version=self.version, cwd=self.cwd, id="header")
         self.transcript = Transcript(self.session, cwd=self.cwd, id="transcript")
         self.menu = CompletionMenu(id="completion")
-        self.queue_view = QueueView(id="queue")
+        self.queue_view = QueuePane(id="queue")
         self.editor = PromptEditor(id="editor")
         self.default_editor = self.editor
         """pi's own editor; ``editor`` is an extension's while one replaced it (``editor_swap.py``)."""
@@ -263,7 +264,8 @@ class PiApp(App[int], inherit_bindings=False):
         # Both editors: pi's, hidden behind an extension's, must have the keys when it comes back.
         self.editor.key_actions = actions
         self.default_editor.key_actions = dict(actions)
-        self.queue_view.hint_key = self.keymap.first_key("app.message.dequeue") or "alt+up"
+        self.queue_view.restore_key = self.keymap.first_key("app.message.dequeue") or "—"
+        self.queue_view.focus_key = self.keymap.first_key("app.queue.focus") or "—"
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         worker = event.worker
@@ -462,8 +464,18 @@ class PiApp(App[int], inherit_bindings=False):
     def action_exit_if_empty(self) -> None:
         self.input.exit_if_empty()
 
-    def action_dequeue(self) -> None:
-        self.input.dequeue()
+    async def action_dequeue(self) -> None:
+        await self.input.dequeue()
+
+    def action_focus_queue(self) -> None:
+        self.queue_view.take_focus()
+
+    async def on_queue_pane_editor_wanted(self, message: QueuePane.EditorWanted) -> None:
+        if message.text:
+            self.input.restore_to_editor([message.text])
+        self.editor.focus()
+        if message.notice:
+            await self.transcript.add_notice(message.notice, "warning")
 
     def action_external_editor(self) -> None:
         self.input.edit_externally()
@@ -531,6 +543,8 @@ class PiApp(App[int], inherit_bindings=False):
         # modal; a picker or dialog on top must get them (Esc cancels it, Ctrl+L filters).
         if action in _MAIN_VIEW_ACTIONS and len(self.screen_stack) > 1 and self.screen.is_modal:
             return False
+        if self.queue_view.takes_app_action(action):
+            return False  # Esc in the queue list goes back to the editor; it does not abort the run
         return super().check_action(action, parameters)
 
     # ------------------------------------------------------------------ leaving

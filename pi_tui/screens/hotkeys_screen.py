@@ -65,6 +65,7 @@ DESCRIPTIONS = {
     "app.message.copy": "Copy the selected (or last) message",
     "app.message.followUp": "Queue a follow-up message",
     "app.message.dequeue": "Bring queued messages back to the editor",
+    "app.queue.focus": "Move into the queued messages (edit, delete, reorder)",
     "tui.input.submit": "Send", "tui.input.newLine": "New line", "tui.input.tab": "Complete",
     "tui.input.copy": "Copy the selection",
     "tui.altScreen.search": "Search the transcript",
