@@ -11,7 +11,10 @@ NEW_LINE_KEYS = ("shift+enter", "ctrl+j")
 
 
 class QueueEditArea(TextArea):
-    """Edits the text of the queued message ``message_id`` (its original text is kept to compare)."""
+    """Edits the text of the queued message ``message_id`` (its original text is kept to compare).
+
+    One area serves every edit (``begin``), so it has the focus the moment an edit starts.
+    """
 
     class Finished(Message):
         """Enter (``text`` to save) or Esc (``text`` is None: cancelled)."""
@@ -21,13 +24,15 @@ class QueueEditArea(TextArea):
             self.area = area
             self.text = text
 
-    def __init__(self, message_id: str, text: str) -> None:
-        super().__init__(text, soft_wrap=True, show_line_numbers=False, classes="queue-edit",
-                         compact=True)
-        self.message_id = message_id
-        self.original = text
+    def __init__(self) -> None:
+        super().__init__("", soft_wrap=True, show_line_numbers=False, classes="queue-edit", compact=True)
+        self.message_id = ""
+        self.original = ""
 
-    def on_mount(self) -> None:
+    def begin(self, message_id: str, text: str) -> None:
+        """Edit ``text``, the text of queued message ``message_id``, with the cursor at its end."""
+        self.message_id, self.original = message_id, text
+        self.load_text(text)
         self.move_cursor(self.document.end)
 
     async def _on_key(self, event: events.Key) -> None:

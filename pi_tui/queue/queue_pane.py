@@ -21,14 +21,14 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual import events
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 
 from .queue_edit_area import QueueEditArea
 from .queue_order import step_target, surviving_selection, toggled_kind_target
-from .queue_row import QueueRow
+from .queue_row import QueueRow, kind_label
 
 if TYPE_CHECKING:
     from pi_runtime.frontend import QueuedMessage, SessionPort
@@ -51,7 +51,9 @@ class QueuePane(Vertical, can_focus=True):
     QueuePane #queue-rows { height: auto; max-height: 13; }
     QueuePane .queue-row { height: 1; }
     QueuePane:focus .queue-row.-selected { background: $pi-selected-bg; color: $pi-text; }
-    QueuePane .queue-edit { height: auto; max-height: 8; margin: 0 0 0 2; background: $pi-selected-bg; }
+    QueuePane .queue-editing { height: auto; }
+    QueuePane .queue-edit-label { width: 12; height: 1; }
+    QueuePane .queue-edit { width: 1fr; height: auto; max-height: 8; padding: 0; background: $pi-selected-bg; }
     QueuePane #queue-hint { height: 1; color: $pi-dim; }
     """
 
@@ -86,15 +88,22 @@ class QueuePane(Vertical, can_focus=True):
         """Keys named in the hint (from the keymap)."""
         self._rows: dict[str, QueueRow] = {}
         self._edit: QueueEditArea | None = None
+        """The text area while a message is edited (None otherwise)."""
+        # Built once and shown in place of the edited row: a text area mounted per edit would
+        # take the focus a frame late, and the keys typed right after Enter would be lost.
+        self._edit_area = QueueEditArea()
+        self._edit_label = Static("", classes="queue-edit-label")
+        self._edit_box = Horizontal(self._edit_label, self._edit_area, classes="queue-editing")
 
     def compose(self):
-        self._list = Vertical(id="queue-rows")
+        self._list = Vertical(self._edit_box, id="queue-rows")
         self._hint = Static("", markup=False, id="queue-hint")
         yield self._list
         yield self._hint
 
     def on_mount(self) -> None:
         self.display = False
+        self._edit_box.display = False
 
     # ------------------------------------------------------------------ what the kernel says
 
@@ -131,8 +140,8 @@ class QueuePane(Vertical, can_focus=True):
             self._place(row, previous)
             previous = row
             if self._edit is not None and self._edit.message_id == item.id:
-                self._place(self._edit, row)
-                previous = self._edit
+                self._place(self._edit_box, row)
+                previous = self._edit_box
         self._hint.update(self._hint_text())
 
     def _place(self, widget: Widget, after: Widget | None) -> None:
@@ -145,10 +154,15 @@ class QueuePane(Vertical, can_focus=True):
         if self._edit is not None:
             words = "enter save · shift+enter new line · esc cancel (the text is kept until you save)"
         elif self.has_focus_within:
-            words = "↑↓ select · enter/e edit · d delete · ctrl+↑↓ or K/J move · t steer⇄follow-up · esc back"
+            words = "↑↓ select · enter edit · d delete · K/J move · t steer⇄follow-up · esc back"
         else:
             words = f"{self.focus_key} to edit the queue · {self.restore_key} to take it all back into the editor"
         return Text(f"  {words}", style="italic")
+
+    @property
+    def editing(self) -> str | None:
+        """Id of the message being edited, if one is."""
+        return self._edit.message_id if self._edit is not None else None
 
     # ------------------------------------------------------------------ focus
 
@@ -211,8 +225,10 @@ class QueuePane(Vertical, can_focus=True):
         item = self._selected_item()
         if item is None:
             return
-        self._edit = QueueEditArea(item.id, item.text)
-        self._list.mount(self._edit)
+        self._edit = self._edit_area
+        self._edit.begin(item.id, item.text)
+        self._edit_label.update(kind_label(item, selected=True))
+        self._edit_box.display = True
         self._render_rows()
         self._edit.focus()
 
@@ -273,18 +289,19 @@ class QueuePane(Vertical, can_focus=True):
         self._close_edit()
         self.show_items(items)
 
+    def _drop_edit(self) -> None:
+        self._edit_box.display = False
+        self._edit = None
+
     def _close_edit(self) -> None:
-        edit, self._edit = self._edit, None
-        if edit is not None:
-            edit.remove()
+        self._drop_edit()
         self._render_rows()
         if self.items:
             self.focus()
 
     def _edit_lost(self, edit: QueueEditArea, fate: str) -> None:
         """The edited message left the queue (the agent took it): the typed text goes to the editor."""
-        self._edit = None
-        edit.remove()
+        self._drop_edit()
         changed = edit.text.strip() != edit.original.strip()
         if changed:
             notice = f"The queued message {_FATE_WORDS.get(fate, 'left the queue')}: your edit is back in the editor"

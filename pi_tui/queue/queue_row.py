@@ -40,6 +40,14 @@ class QueueRow(Static):
         self.post_message(self.Clicked(self.item.id))
 
 
+def kind_label(item: QueuedMessage, selected: bool) -> Text:
+    """``› follow-up `` (12 cells: the text of every row starts in the same column)."""
+    text = Text()
+    text.append("› " if selected else "  ", style="bold")
+    text.append(f"{KIND_LABELS.get(item.kind, item.kind):>9} ", style="bold")
+    return text
+
+
 def row_text(item: QueuedMessage, selected: bool) -> Text:
     """``› follow-up  first line of the text [+2 images]``."""
     stripped = item.text.strip()
@@ -47,9 +55,8 @@ def row_text(item: QueuedMessage, selected: bool) -> Text:
     more_lines = len(stripped.splitlines()) > 1
     if len(first) > MAX_PREVIEW:
         first, more_lines = first[:MAX_PREVIEW - 1], True
-    text = Text(no_wrap=True, overflow="ellipsis")
-    text.append("› " if selected else "  ", style="bold")
-    text.append(f"{KIND_LABELS.get(item.kind, item.kind):>9} ", style="bold")
+    text = kind_label(item, selected)
+    text.no_wrap, text.overflow = True, "ellipsis"
     text.append(first + ("…" if more_lines else ""))
     if item.images:
         text.append(f"  [+{item.images} image{'s' if item.images > 1 else ''}]", style="italic")

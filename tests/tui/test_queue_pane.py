@@ -132,7 +132,7 @@ async def test_edit_in_place_saves_with_enter_and_esc_cancels(provider, session,
         await pilot.press(*" in parser.py", "enter")
         assert queue_shape(session) == [("steer", "fix the bug in parser.py"), ("follow_up", "then the docs")]
         assert [item.id for item in session.queued_messages()] == ids  # edited in place: same ids
-        assert not app.query(QueueEditArea) and app.queue_view.has_focus
+        assert app.queue_view.editing is None and app.queue_view.has_focus
         assert "fix the bug in parser.py" in screen_text(app)
 
         # e edits too; Esc cancels (and does not abort the run); keys like d and Ctrl+Up type/move the cursor.
@@ -171,7 +171,7 @@ async def test_message_delivered_while_its_edit_is_open_returns_the_text_to_the_
         await pilot.press("alt+q", "enter", *" but not for writes")
         # The tool ends: the agent takes the steer while its edit is open.
         hold.release.set()
-        assert await wait_for(pilot, lambda: not app.query(QueueEditArea), 10)
+        assert await wait_for(pilot, lambda: app.queue_view.editing is None, 10)
         assert app.focused is app.editor
         assert app.editor.text == "use the cache but not for writes\n\ndraft in the editor"
         notices = [str(n.render()) for n in app.query(Notice)]
