@@ -152,7 +152,7 @@ class QueuePane(Vertical, can_focus=True):
 
     def _hint_text(self) -> Text:
         if self._edit is not None:
-            words = "enter save · shift+enter new line · esc cancel (the text is kept until you save)"
+            words = "enter save · shift+enter new line · esc cancel"
         elif self.has_focus_within:
             words = "↑↓ select · enter edit · d delete · K/J move · t steer⇄follow-up · esc back"
         else:
