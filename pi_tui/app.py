@@ -77,7 +77,7 @@ class PiApp(App[int], inherit_bindings=False):
         _b("app.tools.expand", "toggle_tools", "Expand tools", "ctrl+o"),
         _b("app.message.copy", "copy_last", "Copy", "ctrl+x"),
         _b("app.message.dequeue", "dequeue", "Edit queued", "alt+up"),
-        _b("app.queue.focus", "focus_queue", "Queue", "alt+q"),
+        _b("pi.queue.focus", "focus_queue", "Queue", "alt+q"),
         _b("app.session.new", "slash('/new')", "New session", "pi_disabled_key"),
         _b("tui.altScreen.pageUp", "scroll_transcript('page_up')", "Page up", "pageup"),
         _b("tui.altScreen.pageDown", "scroll_transcript('page_down')", "Page down", "pagedown"),
@@ -265,7 +265,7 @@ class PiApp(App[int], inherit_bindings=False):
         self.editor.key_actions = actions
         self.default_editor.key_actions = dict(actions)
         self.queue_view.restore_key = self.keymap.first_key("app.message.dequeue") or "—"
-        self.queue_view.focus_key = self.keymap.first_key("app.queue.focus") or "—"
+        self.queue_view.focus_key = self.keymap.first_key("pi.queue.focus") or "—"
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         worker = event.worker

@@ -43,9 +43,9 @@ MAIN_VIEW_IDS = (
     "app.clipboard.pasteImage", "app.session.new", "app.session.tree", "app.session.fork",
     "app.session.resume", "app.model.select", "app.model.cycleForward", "app.model.cycleBackward",
     "app.thinking.cycle", "app.thinking.toggle", "app.tools.expand", "app.message.copy",
-    "app.message.followUp", "app.message.dequeue", "app.queue.focus", "tui.altScreen.pageUp", "tui.altScreen.pageDown",
+    "app.message.followUp", "app.message.dequeue", "tui.altScreen.pageUp", "tui.altScreen.pageDown",
     "tui.altScreen.top", "tui.altScreen.bottom", "tui.altScreen.search", "tui.altScreen.previousPrompt",
-    "tui.altScreen.nextPrompt", "pi.search", "pi.search.next", "pi.search.previous",
+    "tui.altScreen.nextPrompt", "pi.search", "pi.search.next", "pi.search.previous", "pi.queue.focus",
 )
 """Ids bound at once in the main view (before the editor sees a key): a key used by two of them
 is a conflict, and an editor key one of them uses never reaches the editor."""

@@ -1,7 +1,7 @@
 """``QueuePane``: the queued steering and follow-up messages above the editor, as a list to edit.
 
 While the agent works, each message the user queued is a row (steers first, then follow-ups:
-the order they will be delivered in). ``app.queue.focus`` or a click moves into the list; there
+the order they will be delivered in). ``pi.queue.focus`` or a click moves into the list; there
 Up/Down select, Enter or ``e`` edits the selected message in place, Delete or ``d`` deletes it,
 Ctrl+Up/Down or ``K``/``J`` move it, ``t`` turns a steer into a follow-up and back, Esc goes
 back to the editor.
@@ -167,7 +167,7 @@ class QueuePane(Vertical, can_focus=True):
     # ------------------------------------------------------------------ focus
 
     def take_focus(self) -> bool:
-        """Move into the list (``app.queue.focus``); False when nothing is queued."""
+        """Move into the list (``pi.queue.focus``); False when nothing is queued."""
         if not self.items:
             return False
         if self.selected is None:

@@ -195,7 +195,7 @@ async def test_alt_up_restores_all_and_says_how_many(provider, session, workdir)
 
 
 async def test_queue_focus_key_is_listed_and_remappable(provider, workdir, agent_dir):
-    (agent_dir / "keybindings.json").write_text(json.dumps({"app.queue.focus": "alt+w"}), encoding="utf-8")
+    (agent_dir / "keybindings.json").write_text(json.dumps({"pi.queue.focus": "alt+w"}), encoding="utf-8")
     session, hold, app = held(provider, workdir, agent_dir=agent_dir)
     async with app.run_test(size=(120, 40)) as pilot:
         await start_and_queue(pilot, session, hold, steers=["only one"])
@@ -207,7 +207,13 @@ async def test_queue_focus_key_is_listed_and_remappable(provider, workdir, agent
         await pilot.press("escape")
         app.editor.insert("/hotkeys")
         await pilot.press("enter")
-        assert await wait_for(pilot, lambda: "app.queue.focus" in screen_text(app), 5)
+        assert await wait_for(pilot, lambda: "Keyboard shortcuts" in screen_text(app), 5)
+        for _ in range(10):  # pi's own ids are listed after Pi's: page down to them
+            if "pi.queue.focus" in screen_text(app):
+                break
+            await pilot.press("pagedown")
+        assert "pi.queue.focus" in screen_text(app)
+        assert "alt+w *" in screen_text(app)  # set in keybindings.json
         assert "Move into the queued messages" in screen_text(app)
         await pilot.press("escape")
         hold.release.set()
