@@ -34,7 +34,7 @@ from .footer.footer_bar import FooterBar
 from .footer.header_bar import HeaderBar
 from .keys.key_table import APP_BINDINGS, MAIN_VIEW_ACTIONS
 from .keys.keymap import Keymap, load_keymap
-from .queue.queue_view import QueueView
+from .queue.queue_pane import QueuePane
 from .sessions.session_chrome import SessionChrome, loaded_resources
 from .sessions.session_tabs import SessionTabs
 from .sessions.workspace import Workspace
@@ -182,7 +182,7 @@ class PiApp(App[int], inherit_bindings=False):
         self.session_tabs = SessionTabs(id="session-tabs")
         self.transcript = Transcript(self.session, cwd=self.cwd, id="transcript")
         self.menu = CompletionMenu(id="completion")
-        self.queue_view = QueueView(id="queue")
+        self.queue_view = QueuePane(id="queue")
         self.editor = PromptEditor(id="editor")
         self.default_editor = self.editor
         """pi's own editor; ``editor`` is an extension's while one replaced it (``editor_swap.py``)."""
@@ -245,7 +245,8 @@ class PiApp(App[int], inherit_bindings=False):
         # Both editors: pi's, hidden behind an extension's, must have the keys when it comes back.
         self.editor.key_actions = actions
         self.default_editor.key_actions = dict(actions)
-        self.queue_view.hint_key = self.keymap.first_key("app.message.dequeue") or "alt+up"
+        self.queue_view.restore_key = self.keymap.first_key("app.message.dequeue") or "—"
+        self.queue_view.focus_key = self.keymap.first_key("pi.queue.focus") or "—"
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         worker = event.worker
@@ -271,10 +272,10 @@ class PiApp(App[int], inherit_bindings=False):
         from pi_runtime.frontend import typed_settings
 
         self.themes.save_choice = lambda name: session.settings.set("theme", name)
-        resources = getattr(session, "resources", None)
-        if hasattr(resources, "theme_paths"):
+        theme_paths = getattr(getattr(session, "resources", None), "theme_paths", None)
+        if theme_paths is not None:
             # Packages' themes (and extensions' themePaths) are the session's to know.
-            self.themes.more_paths = resources.theme_paths
+            self.themes.more_paths = theme_paths
             self.themes.load()
         self.apply_display_settings()
         if typed_settings(session.settings).hide_thinking_block:
@@ -459,8 +460,18 @@ class PiApp(App[int], inherit_bindings=False):
     def action_exit_if_empty(self) -> None:
         self.input.exit_if_empty()
 
-    def action_dequeue(self) -> None:
-        self.input.dequeue()
+    async def action_dequeue(self) -> None:
+        await self.input.dequeue()
+
+    def action_focus_queue(self) -> None:
+        self.queue_view.take_focus()
+
+    async def on_queue_pane_editor_wanted(self, message: QueuePane.EditorWanted) -> None:
+        if message.text:
+            self.input.restore_to_editor([message.text])
+        self.editor.focus()
+        if message.notice:
+            await self.transcript.add_notice(message.notice, "warning")
 
     def action_external_editor(self) -> None:
         self.input.edit_externally()
@@ -534,6 +545,8 @@ class PiApp(App[int], inherit_bindings=False):
         # modal; a picker or dialog on top must get them (Esc cancels it, Ctrl+L filters).
         if action in MAIN_VIEW_ACTIONS and len(self.screen_stack) > 1 and self.screen.is_modal:
             return False
+        if self.queue_view.takes_app_action(action):
+            return False  # Esc in the queue list goes back to the editor; it does not abort the run
         return super().check_action(action, parameters)
 
     # ------------------------------------------------------------------ several sessions (sessions/)

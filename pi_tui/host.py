@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from .extension_ui.extension_ui import AppExtensionUI
     from .footer.footer_bar import FooterBar
     from .keys.keymap import Keymap
-    from .queue.queue_view import QueueView
+    from .queue.queue_pane import QueuePane
     from .sessions.session_chrome import SessionChrome
     from .sessions.workspace import Workspace
     from .theme.theme_service import ThemeService
@@ -57,7 +57,7 @@ class PiHost(Protocol):
     """The editor in use: pi's own, or an extension's while it replaced it (``editor_swap.py``)."""
     default_editor: PromptEditor
     menu: CompletionMenu
-    queue_view: QueueView
+    queue_view: QueuePane
     footer_bar: FooterBar
     chrome: SessionChrome
     extension_ui: AppExtensionUI | None

@@ -66,7 +66,9 @@ class WireStruct(msgspec.Struct, rename="camel", kw_only=True, dict=True):
         if type(data) is not dict:
             return {}
         known = set(self.__struct_encode_fields__)
-        known.add(self.__struct_config__.tag_field)
+        tag_field = self.__struct_config__.tag_field
+        if tag_field is not None:
+            known.add(tag_field)
         return {k: v for k, v in data.items() if k not in known}
 
     def to_wire(self) -> dict[str, Any]:

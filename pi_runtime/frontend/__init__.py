@@ -172,8 +172,6 @@ if TYPE_CHECKING:
     from pi_runtime.modes.startup import trust_question as trust_question
     from pi_runtime.paths import agent_dir as agent_dir
     from pi_runtime.sdk import create_agent_session as create_agent_session
-    from pi_runtime.sibling import Sibling as Sibling
-    from pi_runtime.sibling import open_sibling_session as open_sibling_session
     from pi_runtime.session import SessionManager as SessionManager
     from pi_runtime.session.entries import parse_messages as parse_messages
     from pi_runtime.session.listing import (
@@ -187,4 +185,6 @@ if TYPE_CHECKING:
     from pi_runtime.session.tail import read_branch_tail as read_branch_tail
     from pi_runtime.settings import SettingsManager as SettingsManager
     from pi_runtime.settings import read_json_object as read_json_object
+    from pi_runtime.sibling import Sibling as Sibling
+    from pi_runtime.sibling import open_sibling_session as open_sibling_session
     from pi_runtime.tools.read import detect_image_mime as detect_image_mime

@@ -123,8 +123,8 @@ class InputController:
 
     # ------------------------------------------------------------------ queue and abort
 
-    def dequeue(self) -> None:
-        """Bring queued steering/follow-up messages back into the editor."""
+    async def dequeue(self) -> None:
+        """Bring queued steering/follow-up messages back into the editor, and say how many (as Pi does)."""
         session = self._app.session
         if session is None:
             texts = self.pending_texts
@@ -132,15 +132,19 @@ class InputController:
         else:
             steering, follow_up = session.clear_queue()
             texts = steering + follow_up
-        self._restore_to_editor(texts)
+        self.restore_to_editor(texts)
+        count = len(texts)
+        await self._app.transcript.add_notice(
+            f"Restored {count} queued message{'s' if count > 1 else ''} to editor" if count
+            else "No queued messages to restore")
 
-    def _restore_to_editor(self, texts: list[str]) -> None:
+    def restore_to_editor(self, texts: list[str]) -> None:
+        """Put ``texts`` before the editor's draft (a blank line between each)."""
         if not texts:
             return
         editor = self._app.editor
         current = editor.text
         editor.set_text("\n\n".join(texts + ([current] if current.strip() else [])))
-        self._app.queue_view.set_queue([], [])
 
     def interrupt(self) -> None:
         """Esc: close the menu, the search bar or a selection; else abort the run (queued messages
@@ -160,7 +164,7 @@ class InputController:
         session.abort_bash()
         if session.is_streaming or session.is_compacting:
             steering, follow_up = session.clear_queue()
-            self._restore_to_editor(steering + follow_up)
+            self.restore_to_editor(steering + follow_up)
             app.run_worker(session.abort(), name="abort", group="kernel", exit_on_error=False)
         else:
             self._double_escape(session)

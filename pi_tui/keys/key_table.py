@@ -29,6 +29,7 @@ APP_BINDINGS: list[BindingType] = [
     _b("app.tools.expand", "toggle_tools", "Expand tools", "ctrl+o"),
     _b("app.message.copy", "copy_last", "Copy", "ctrl+x"),
     _b("app.message.dequeue", "dequeue", "Edit queued", "alt+up"),
+    _b("pi.queue.focus", "focus_queue", "Queue", "alt+q"),
     _b("app.session.new", "slash('/new')", "New session", "pi_disabled_key"),
     # pi's tabs (sessions/): several sessions at once.
     _b("app.session.open", "session_open", "Open a session in a new tab", "alt+n"),

@@ -46,6 +46,7 @@ MAIN_VIEW_IDS = (
     "app.message.followUp", "app.message.dequeue", "tui.altScreen.pageUp", "tui.altScreen.pageDown",
     "tui.altScreen.top", "tui.altScreen.bottom", "tui.altScreen.search", "tui.altScreen.previousPrompt",
     "tui.altScreen.nextPrompt", "pi.search", "pi.search.next", "pi.search.previous", "app.pane.tree", "pi.pane.focus",
+    "pi.queue.focus",
 )
 """Ids bound at once in the main view (before the editor sees a key): a key used by two of them
 is a conflict, and an editor key one of them uses never reaches the editor."""

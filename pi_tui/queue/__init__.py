@@ -1,1 +1,1 @@
-"""The queued steering and follow-up messages shown while the agent runs."""
+"""The queue pane: the user's queued steering and follow-up messages, as a list to edit while the agent works."""

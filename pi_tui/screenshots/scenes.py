@@ -183,6 +183,16 @@ async def queue(pilot: Any) -> None:
     await _until(pilot, lambda: pilot.app.queue_view.display)
 
 
+async def queue_edit(pilot: Any) -> None:
+    """The queue pane with the second queued message being edited in place."""
+    await queue(pilot)
+    pilot.app.editor.insert("Also update the README")
+    await pilot.press("alt+enter")
+    await _until(pilot, lambda: len(pilot.app.queue_view.items) == 3)
+    await pilot.press("alt+q", "down", "e", *" (step_3 first)")
+    await pilot.pause(0.1)
+
+
 async def completion(pilot: Any) -> None:
     await pilot.press("/")
     await pilot.pause(0.2)
@@ -212,6 +222,7 @@ SCENES = [
     Scene("tool_error", (120, 40), tool_error),
     Scene("diff", (120, 40), diff),
     Scene("queue", (120, 40), queue),
+    Scene("queue_edit", (120, 40), queue_edit),
     Scene("completion", (120, 40), completion),
     Scene("path_completion", (120, 40), path_completion),
     Scene("narrow", (80, 24), narrow),

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from ..editor.prompt_editor import PromptEditor
     from ..footer.footer_bar import FooterBar
     from ..footer.header_bar import HeaderBar
-    from ..queue.queue_view import QueueView
+    from ..queue.queue_pane import QueuePane
 
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
 
@@ -30,7 +30,7 @@ THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
 class SessionChrome:
     """Keeps the header, footer, queue view and editor border in step with one session."""
 
-    def __init__(self, header: HeaderBar, footer: FooterBar, queue: QueueView, editor: PromptEditor) -> None:
+    def __init__(self, header: HeaderBar, footer: FooterBar, queue: QueuePane, editor: PromptEditor) -> None:
         self._header, self._footer, self._queue, self._editor = header, footer, queue, editor
         self._providers = 0
         """Providers with credentials, counted when the session or its model changes (not per answer)."""
@@ -46,13 +46,14 @@ class SessionChrome:
         self.refresh_model(session)
         self.refresh_stats(session)
         self._footer.set_session_name(session.session_name)
+        self._queue.attach(session)
 
     def apply(self, event: ev.SessionEvent, session: SessionPort) -> None:
         """Update what ``event`` changes."""
         footer = self._footer
         match event:
-            case ev.QueueUpdateEvent(steering=steering, follow_up=follow_up):
-                self._queue.set_queue(steering, follow_up)
+            case ev.QueueUpdateEvent(items=items):
+                self._queue.show_items(items)
             case ev.AgentStartEvent():
                 footer.set_working(True)
             case ev.AgentSettledEvent():

@@ -125,9 +125,8 @@ class Workspace:
         app.transcript = entry.transcript
         app.bridge = entry.bridge
         app.extension_ui = entry.extension_ui if entry.extension_ui is not None else app.extension_ui
-        app.chrome.show(entry.session)
+        app.chrome.show(entry.session)  # the header, footer and queue pane show this session now
         app.footer_bar.set_working(entry.working or entry.session.is_streaming)
-        app.queue_view.set_queue(entry.session.steering_texts, entry.session.follow_up_texts)
         draft = entry.draft
         editor.load_text(draft.text)
         if hasattr(editor, "pastes"):  # pi's editor (an extension's may have neither)
