@@ -158,6 +158,10 @@ def _headless(args: CliArgs, mode: str) -> int:
 
 
 def _headless_run(args: CliArgs, mode: str) -> int:
+    if mode != "rpc" and (args.messages or args.files or not _stdin_is_terminal()):
+        from .http import prepare_in_background
+
+        prepare_in_background()  # a request is all but certain: set it up while the session opens
     from .modes.inputs import initial_prompts, read_piped_stdin
     from .modes.startup import build_session
 
@@ -177,6 +181,13 @@ def _headless_run(args: CliArgs, mode: str) -> int:
     if mode != "rpc" and prompts:
         session.check_ready()  # no credentials: say so before anything is written
     return final_status(session, asyncio.run(_run_mode(session, mode, prompts)))
+
+
+def _stdin_is_terminal() -> bool:
+    try:
+        return sys.stdin is None or sys.stdin.isatty()
+    except (OSError, ValueError):
+        return True
 
 
 async def _run_mode(session: Any, mode: str, prompts: list[Any]) -> int:

@@ -57,6 +57,35 @@ class Aborted(Exception):
     """The request was cancelled through its abort signal."""
 
 
+def prepare_in_background() -> None:
+    """Import the httpx2 side and build the trust store on a worker thread, now.
+
+    For a run that is sure to send a request (``-p "..."``): the import (a tenth of a second)
+    and the CA bundle load then overlap with opening the session and building the request,
+    instead of following them. Harmless when it loses the race: imports are locked per
+    module and the trust store is built once. Failures are left for the request to report.
+    """
+    if _CLIENT_MODULE in sys.modules:
+        return
+    import threading
+
+    def prepare() -> None:
+        try:
+            # The trust store first: loading the CA bundle runs without the GIL, beside the
+            # main thread; the imports below take turns with it.
+            from ._tls import tls_context
+
+            tls_context()
+            import importlib
+
+            importlib.import_module(_CLIENT_MODULE)
+            import httpcore2  # noqa: F401 - what the first AsyncClient imports
+        except Exception:  # noqa: BLE001, S110 - the request itself reports what is wrong
+            pass
+
+    threading.Thread(target=prepare, name="pi-http-prepare", daemon=True).start()
+
+
 async def load_client() -> ModuleType:
     """The httpx2 side (``_client``), imported in a worker thread the first time.
 
@@ -64,7 +93,8 @@ async def load_client() -> ModuleType:
     it would freeze the app's screen just as the first prompt is sent.
     """
     module = sys.modules.get(_CLIENT_MODULE)
-    if module is None:
+    # Still being imported by ``prepare_in_background``'s thread: import_module waits for it.
+    if module is None or getattr(module.__spec__, "_initializing", False):
         import asyncio
         import importlib
 
