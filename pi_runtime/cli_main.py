@@ -171,7 +171,15 @@ def _headless_run(args: CliArgs, mode: str) -> int:
         return _fail("no prompt given (pass a message, @file or pipe text on stdin)")
     from .modes.session_notices import final_status, print_startup_notices
 
-    session = build_session(args)
+    import gc
+
+    from .session.entries import gc_paused
+
+    with gc_paused():  # tens of thousands of entries of a long session are built here
+        session = build_session(args)
+    # A one-shot run keeps what it loaded (modules, the session) to the end: the collector
+    # need not rescan it at every collection (that doubled the time to build the request).
+    gc.freeze()
     print_startup_notices(session)  # bad config values, lines skipped in the session file
     # After the build: an extension's boolean flag may give back the word the parser took as its value.
     prompts = initial_prompts(args.messages, args.files, stdin_text, cwd)

@@ -57,29 +57,40 @@ class Aborted(Exception):
     """The request was cancelled through its abort signal."""
 
 
-def prepare_in_background() -> None:
-    """Import the httpx2 side and build the trust store on a worker thread, now.
+_preparing: set[str] = set()
 
-    For a run that is sure to send a request (``-p "..."``): the import (a tenth of a second)
-    and the CA bundle load then overlap with opening the session and building the request,
-    instead of following them. Harmless when it loses the race: imports are locked per
-    module and the trust store is built once. Failures are left for the request to report.
+
+def prepare_in_background(*, trust_store: bool = False) -> None:
+    """Import the httpx2 side (and load the TLS trust store) on a worker thread, now.
+
+    For a run that is sure to send a request (``-p "..."``, a request about to be built): the
+    import (a tenth of a second) and the CA bundle load (which runs without the GIL) then
+    overlap with opening the session and building the request body, instead of following
+    them. Harmless when it loses the race: imports are locked per module and the trust store
+    is loaded once. Failures are left for the request to report.
     """
-    if _CLIENT_MODULE in sys.modules:
+    work = [] if _CLIENT_MODULE in sys.modules or "client" in _preparing else ["client"]
+    if trust_store and "trust" not in _preparing:
+        from . import _tls
+
+        if not _tls._loaded:
+            work.append("trust")
+    if not work:
         return
+    _preparing.update(work)
     import threading
 
     def prepare() -> None:
         try:
-            # The trust store first: loading the CA bundle runs without the GIL, beside the
-            # main thread; the imports below take turns with it.
-            from ._tls import tls_context
+            if "trust" in work:
+                from ._tls import tls_context
 
-            tls_context()
-            import importlib
+                tls_context()
+            if "client" in work:
+                import importlib
 
-            importlib.import_module(_CLIENT_MODULE)
-            import httpcore2  # noqa: F401 - what the first AsyncClient imports
+                importlib.import_module(_CLIENT_MODULE)
+                import httpcore2  # noqa: F401 - what the first AsyncClient imports
         except Exception:  # noqa: BLE001, S110 - the request itself reports what is wrong
             pass
 
@@ -112,7 +123,9 @@ def shared_client() -> httpx2.AsyncClient:
         HTTPError: A proxy variable holds a URL that cannot be used.
     """
     from ._client import shared_client as shared
+    from ._tls import tls_context
 
+    tls_context()  # the caller may go anywhere: the trust store must be in place
     return shared()
 
 
