@@ -169,10 +169,9 @@ def _headless_run(args: CliArgs, mode: str) -> int:
     cwd = os.getcwd()
     if mode == "print" and not (args.messages or args.files or stdin_text is not None or args.extension_flags):
         return _fail("no prompt given (pass a message, @file or pipe text on stdin)")
-    from .modes.session_notices import final_status, print_startup_notices
-
     import gc
 
+    from .modes.session_notices import final_status, print_startup_notices
     from .session.entries import gc_paused
 
     with gc_paused():  # tens of thousands of entries of a long session are built here

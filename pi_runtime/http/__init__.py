@@ -91,7 +91,7 @@ def prepare_in_background(*, trust_store: bool = False) -> None:
 
                 importlib.import_module(_CLIENT_MODULE)
                 import httpcore2  # noqa: F401 - what the first AsyncClient imports
-        except Exception:  # noqa: BLE001, S110 - the request itself reports what is wrong
+        except Exception:  # noqa: BLE001 - the request itself reports what is wrong
             pass
 
     threading.Thread(target=prepare, name="pi-http-prepare", daemon=True).start()

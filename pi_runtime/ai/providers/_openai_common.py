@@ -231,6 +231,7 @@ def convert_messages(
             if pending_images:
                 flush_images()
             content = message.get("content")
+            converted: dict[str, Any] | None
             if role == "user":
                 if type(content) is str:
                     converted = {"role": "user", "content": content}
