@@ -78,7 +78,9 @@ class PiApp(App[int], inherit_bindings=False):
             cwd: shown in header and footer (default: the session's or the process's).
             watch_themes: reload edited theme files live (default: on unless ``static``).
         """
-        super().__init__()
+        # ANSI colours pass through as they are: the terminal's default background ($pi-bg) is
+        # drawn as "default", not converted into the theme's truecolor grey.
+        super().__init__(ansi_color=True)
         from pi_runtime.frontend import __version__
         from pi_runtime.frontend import agent_dir as default_agent_dir
 
