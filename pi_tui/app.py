@@ -174,6 +174,22 @@ class PiApp(App[int], inherit_bindings=False):
             return
         await super().on_event(event)
 
+    def export_screenshot(self, *, title: str | None = None, simplify: bool = False) -> str:
+        """Textual's SVG screenshot, in a terminal whose background is the theme's page colour
+        (pi draws on the terminal's own background; see ``theme/screenshot_terminal.py``)."""
+        import io
+
+        from rich.console import Console
+
+        from .theme.screenshot_terminal import screenshot_terminal
+
+        width, height = self.size
+        console = Console(width=width, height=height, file=io.StringIO(), force_terminal=True,
+                          color_system="truecolor", record=True, legacy_windows=False, safe_box=False)
+        console.print(self.screen._compositor.render_update(full=True, screen_stack=self._background_screens,
+                                                            simplify=simplify))
+        return console.export_svg(title=title or self.title, theme=screenshot_terminal(self))
+
     def _handle_exception(self, error: Exception) -> None:
         # Textual's hook for an exception in any widget (it ends the app). An extension's own
         # widget breaking is the extension's failure, not pi's: reported, widget removed.
