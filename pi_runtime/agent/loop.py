@@ -6,8 +6,10 @@ delivered after the current turn's tool calls and before the next model call; fo
 only when the agent would otherwise stop.
 
 Stop conditions: an assistant message that ended in ``error`` or ``aborted`` (its tool
-calls are not run); an abort during tool execution; a batch whose every result asked to
-terminate; a turn with no tool calls and nothing queued.
+calls are not run); a batch whose every result asked to terminate; a turn with no tool
+calls and nothing queued. An abort during tool execution is not a stop of its own: as in
+Pi, the loop goes on to the next turn (taking any steering), whose model call ends at once
+as an empty ``aborted`` assistant message, so the session records the same entries as Pi's.
 """
 
 from __future__ import annotations
@@ -34,6 +36,9 @@ from .transcript import Transcript
 
 if TYPE_CHECKING:
     from .agent import Agent
+
+
+ABORTED_BEFORE_REQUEST = "This operation was aborted"
 
 
 class AgentRun:
@@ -81,7 +86,7 @@ class AgentRun:
                     results, terminate = await batch.run(calls)
                     self.produced.extend(results)
                 await self.emit(TurnEndEvent(assistant, results))
-                if self.agent.signal is not None and self.agent.signal.aborted:
+                if self.agent.ending_after_turn:
                     return await self._end()
                 more_tool_calls = bool(calls) and not terminate
                 pending = self.agent._take_steering()
@@ -136,8 +141,9 @@ class AgentRun:
         agent = self.agent
         state = agent.state
         if agent.signal is not None and agent.signal.aborted:
-            # Aborted before the request (the host's pre-run hooks, a context transform): none is sent.
-            return await self._fail_without_request("Request was aborted", stop_reason="aborted")
+            # Aborted before the request (mid-tool, the host's pre-run hooks, a context transform):
+            # none is sent. Pi's message here is the one its fetch rejects an aborted signal with.
+            return await self._fail_without_request(ABORTED_BEFORE_REQUEST, stop_reason="aborted")
         source = state.messages
         messages: list[Any]
         if (isinstance(source, Transcript) and source.pending and agent.transform_context is None
