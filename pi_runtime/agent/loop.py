@@ -15,6 +15,7 @@ as an empty ``aborted`` assistant message, so the session records the same entri
 from __future__ import annotations
 
 import inspect
+import time
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..ai.options import StreamOptions
@@ -128,7 +129,8 @@ class AgentRun:
                                     stop_reason: Literal["error", "aborted"] = "error") -> AssistantMessage:
         model = self.agent.state.model
         message = AssistantMessage(
-            api=model.api, provider=model.provider, model=model.id, stop_reason=stop_reason, error_message=error
+            api=model.api, provider=model.provider, model=model.id, stop_reason=stop_reason, error_message=error,
+            duration_ms=0, thinking_level=self._requested_level(),
         )
         await self.emit(MessageStartEvent(message))
         self.agent.state.error_message = error
@@ -137,7 +139,12 @@ class AgentRun:
         await self.emit(MessageEndEvent(message))
         return message
 
+    def _requested_level(self) -> str:
+        state = self.agent.state
+        return (state.thinking_level if state.model.reasoning else None) or "off"
+
     async def _stream_response(self) -> AssistantMessage:
+        started = time.monotonic()
         agent = self.agent
         state = agent.state
         if agent.signal is not None and agent.signal.aborted:
@@ -200,6 +207,11 @@ class AgentRun:
                     await self.emit(MessageStartEvent(partial))
                 await self.emit(MessageUpdateEvent(partial, event))
         final = await stream.result()
+        # Pi records on every answer how long the call took and the thinking level it asked for.
+        if final.duration_ms is None:
+            final.duration_ms = round((time.monotonic() - started) * 1000)
+        if final.thinking_level is None:
+            final.thinking_level = options.reasoning or "off"
         if partial is None:
             await self.emit(MessageStartEvent(final))
         state.streaming_message = None

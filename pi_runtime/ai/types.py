@@ -159,6 +159,10 @@ class AssistantMessage(MessageBase, tag="assistant", kw_only=True):
     stop_reason: StopReason = "pending"
     error_message: str | None = None
     timestamp: int = field(default_factory=now_ms)
+    duration_ms: int | None = None
+    """How long the model call took, set by the agent loop (Pi's ``durationMs``)."""
+    thinking_level: str | None = None
+    """The thinking level the call asked for ("off" when none), set by the agent loop."""
 
     def text(self) -> str:
         """All text blocks joined: what a user reads as the answer."""
@@ -175,6 +179,8 @@ class ToolResultMessage(MessageBase, tag="toolResult", kw_only=True):
     content: list[UserContent] = field(default_factory=list)
     details: Any = None
     is_error: bool = False
+    duration_ms: int | None = None
+    """How long the tool ran (Pi's ``durationMs``); none when it never ran (unknown, blocked)."""
     timestamp: int = field(default_factory=now_ms)
 
 

@@ -45,10 +45,14 @@ def test_abort_during_a_tool_appends_an_empty_aborted_assistant_entry(env, loopb
     assert result["message"]["content"] == [{"type": "text", "text": "Command aborted"}]
     assert closing["parentId"] == result["id"]
     aborted = closing["message"]
-    assert {k: aborted[k] for k in ("content", "api", "provider", "model", "stopReason", "errorMessage")} == {
+    assert set(aborted) == {"role", "content", "api", "provider", "model", "usage", "stopReason", "errorMessage",
+                            "timestamp", "durationMs", "thinkingLevel"}  # Pi's fields, no more, no fewer
+    assert {k: aborted[k] for k in ("content", "api", "provider", "model", "stopReason", "errorMessage",
+                                    "durationMs", "thinkingLevel")} == {
         "content": [], "api": "openai-completions", "provider": "loop", "model": "loop-model",
-        "stopReason": "aborted", "errorMessage": "This operation was aborted",
+        "stopReason": "aborted", "errorMessage": "This operation was aborted", "durationMs": 0, "thinkingLevel": "off",
     }
+    assert isinstance(result["message"]["durationMs"], int)  # how long the tool ran before the abort
     assert aborted["usage"] == {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0,
                                 "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}}
     assert len(loopback.requests) == 1  # the closing turn sends nothing
