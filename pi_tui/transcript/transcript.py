@@ -165,7 +165,7 @@ class Transcript(VerticalScroll, can_focus=False):
                 box.set_partial(event.partial_result)
             case ev.ToolExecutionEndEvent(tool_call_id=call_id, tool_name=name, result=result):
                 box = await self._tool_box(call_id, name, None)
-                box.set_result(result.content, result.details, event.is_error)
+                box.set_result(result.content, result.details, event.is_error, event.duration_ms)
             case ev.AutoRetryStartEvent():
                 text = (f"Retrying in {event.delay_ms / 1000:.0f} s ({event.attempt}/{event.max_attempts})… "
                         f"{event.error_message}")
