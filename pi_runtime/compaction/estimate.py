@@ -107,10 +107,10 @@ def current_system_message(messages: list[dict[str, Any]]) -> dict[str, Any] | N
                 sections[name] = value
         for tool in m.get("toolsRemoved") or ():
             if isinstance(tool, dict):
-                tools.pop(tool.get("name"), None)
+                tools.pop(str(tool.get("name")), None)
         for tool in m.get("toolsAdded") or ():
             if isinstance(tool, dict):
-                tools[tool.get("name")] = tool
+                tools[str(tool.get("name"))] = tool
     if not seen:
         return None
     replayed: dict[str, Any] = {"role": "system", "content": "\n\n".join(texts)}

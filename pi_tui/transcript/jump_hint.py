@@ -12,6 +12,7 @@ from typing import Any
 
 from textual import events
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import Static
 
 LABEL = "↓ Jump to latest message"
@@ -59,7 +60,8 @@ class JumpToLatest(Static):
         label = f" {LABEL}{' · ' + self.key if self.key else ''} "
         self.update(label)
         width = min(len(label), transcript.region.width)
-        origin = self.parent.content_region if self.parent is not None else transcript.region
+        parent = self.parent
+        origin = parent.content_region if isinstance(parent, Widget) else transcript.region
         self.styles.offset = (transcript.region.x - origin.x + (transcript.region.width - width) // 2,
                               transcript.region.bottom - 1 - origin.y)
         self.display = True

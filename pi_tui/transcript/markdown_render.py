@@ -81,7 +81,7 @@ def _build_class() -> type:
         @classmethod
         def create(cls, markdown: Any, token: Any) -> Any:
             block = super().create(markdown, token)
-            block.fence_info = (token.info or "").partition(" ")[0] if token.type == "fence" else ""
+            block.fence_info = (token.info or "").partition(" ")[0] if token.type == "fence" else ""  # type: ignore[attr-defined]
             return block
 
         def __rich_console__(self, console: Any, options: Any) -> Any:
