@@ -35,6 +35,31 @@ def run(x):
 
 > Tip: a single `sum(range(12))` gives the same result.
 """
+MARKDOWN_ANSWER = """## Plan
+
+The pipeline is linear, so the change is small:
+
+1. Read `src/steps.py`
+2. Replace the additions with a lookup table
+3. Run the tests
+
+### The new table
+
+```python
+STEPS = {i: (lambda x, i=i: x + i) for i in range(1, 12)}
+```
+
+---
+
+- keeps every `step_N` name
+- no global state
+
+> The old functions stay until the callers move.
+
+| step | before | after |
+|------|--------|-------|
+| 3    | x + 3  | x * 3 |
+"""
 
 
 @dataclass
@@ -214,6 +239,16 @@ async def path_completion(pilot: Any) -> None:
     await pilot.pause(0.1)
 
 
+async def markdown(pilot: Any) -> None:
+    """A long answer as Pi lays it out: fences with their language, numbered lists, a rule."""
+    from pi_runtime.frontend import scripted_text
+
+    SCENE_PROVIDERS[pilot.app].push(scripted_text(MARKDOWN_ANSWER, usage=_usage()))
+    await _send(pilot, "How would you simplify the steps?")
+    await pilot.app.session.wait_for_idle()
+    await pilot.pause(0.2)
+
+
 async def narrow(pilot: Any) -> None:
     await _conversation(pilot)
 
@@ -230,6 +265,7 @@ SCENES = [
     Scene("tool_running", (120, 40), tool_running),
     Scene("tool_error", (120, 40), tool_error),
     Scene("diff", (120, 40), diff),
+    Scene("markdown", (120, 40), markdown),
     Scene("queue", (120, 40), queue),
     Scene("queue_edit", (120, 40), queue_edit),
     Scene("completion", (120, 40), completion),
