@@ -87,6 +87,14 @@ SCENE_PROVIDERS: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary
 """The scripted provider behind each scene's app (the scene pushes its replies)."""
 
 
+def pin_own_docs(session: Any) -> None:
+    """Name pi's docs at an installed copy's fixed paths in the system prompt: the context figure
+    the footer estimates from it then does not depend on where the checkout is."""
+    resources = session.resources.resources
+    if resources.own_docs is not None:
+        resources.own_docs = type(resources.own_docs).installed_under("/usr")
+
+
 def make_app(scene: Scene, agent_dir: str | None = None) -> tuple[Any, Any]:
     """A fresh session + app for ``scene`` (returns (app, provider))."""
     from pi_runtime.frontend import ScriptedProvider, SessionManager, SettingsManager, create_agent_session
@@ -100,6 +108,7 @@ def make_app(scene: Scene, agent_dir: str | None = None) -> tuple[Any, Any]:
         session_manager=SessionManager.in_memory(),
         settings=SettingsManager.in_memory({"compaction": {"enabled": False}}),
     )
+    pin_own_docs(session)
     app = create_app(session, static=True, agent_dir=agent_dir)
     SCENE_PROVIDERS[app] = provider
     if scene.theme != "dark":

@@ -188,8 +188,12 @@ def format_tokens(count: int) -> str:
 
 
 def format_cost(cost: float) -> str:
-    """Pi's dollars: always three decimals (``$0.005``, ``$12.340``)."""
-    return f"${cost:.3f}"
+    """Pi's dollars: always three decimals (``$0.005``, ``$12.340``), rounded as JavaScript's
+    ``toFixed(3)`` does: from the float's exact value, a tie going up (``$0.0625`` → ``$0.063``,
+    where Python's own formatting rounds a tie to even and would print ``$0.062``)."""
+    from decimal import ROUND_HALF_UP, Decimal
+
+    return "$" + str(Decimal(cost).quantize(Decimal("0.001"), rounding=ROUND_HALF_UP))
 
 
 def format_tool_duration(ms: float) -> str:
