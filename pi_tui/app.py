@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 from textual import events
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal
+from textual.driver import Driver
+from textual.drivers.linux_driver import LinuxDriver
 from textual.widgets import TextArea
 from textual.worker import Worker, WorkerState
 
@@ -38,10 +40,11 @@ from .queue.queue_pane import QueuePane
 from .sessions.session_chrome import SessionChrome, loaded_resources
 from .sessions.session_tabs import SessionTabs
 from .sessions.workspace import Workspace
-from .terminal import terminal_keys
+from .terminal import extended_keys, terminal_keys
 from .terminal.key_sequences import PASTE_END, PASTE_START, events_for, sequence_for
 from .terminal.terminal_input import TerminalInput, editor_key
 from .theme.theme_service import ThemeService, theme_variable_defaults
+from .transcript.jump_hint import EndOutOfSight, JumpToLatest
 from .transcript.start_hints import StartHints
 from .transcript.transcript import Transcript
 from .transcript.welcome_panel import WelcomePanel
@@ -53,6 +56,7 @@ if TYPE_CHECKING:
     from .extension_ui.extension_ui import AppExtensionUI
 
 terminal_keys.install()
+extended_keys.install()
 
 
 class PiApp(App[int], inherit_bindings=False):
@@ -75,7 +79,9 @@ class PiApp(App[int], inherit_bindings=False):
             cwd: shown in header and footer (default: the session's or the process's).
             watch_themes: reload edited theme files live (default: on unless ``static``).
         """
-        super().__init__()
+        # ANSI colours pass through as they are: the terminal's default background ($pi-bg) is
+        # drawn as "default", not converted into the theme's truecolor grey.
+        super().__init__(ansi_color=True)
         from pi_runtime.frontend import __version__
         from pi_runtime.frontend import agent_dir as default_agent_dir
 
@@ -109,6 +115,7 @@ class PiApp(App[int], inherit_bindings=False):
         self.typeahead_partial = ""
         """Text typed after the last of those lines (it starts the editor)."""
         self._markdown_theme_pushed = False
+        self._tmux_checked = False
         self.tree_pane = TreePaneController(self)
         """The live session tree beside the transcript (``/pane tree``)."""
         self.workspace = Workspace(self)
@@ -117,6 +124,11 @@ class PiApp(App[int], inherit_bindings=False):
         self.theme = "dark"
 
     # ------------------------------------------------------------------ setup
+
+    def get_driver_class(self) -> type[Driver]:
+        driver_class = super().get_driver_class()
+        # Pi's modifyOtherKeys request (Shift+Enter under tmux), on the ordinary Linux driver only.
+        return extended_keys.ExtendedKeysDriver if driver_class is LinuxDriver else driver_class
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, (events.Key, events.Paste)):
@@ -163,6 +175,22 @@ class PiApp(App[int], inherit_bindings=False):
             return
         await super().on_event(event)
 
+    def export_screenshot(self, *, title: str | None = None, simplify: bool = False) -> str:
+        """Textual's SVG screenshot, in a terminal whose background is the theme's page colour
+        (pi draws on the terminal's own background; see ``theme/screenshot_terminal.py``)."""
+        import io
+
+        from rich.console import Console
+
+        from .theme.screenshot_terminal import screenshot_terminal
+
+        width, height = self.size
+        console = Console(width=width, height=height, file=io.StringIO(), force_terminal=True,
+                          color_system="truecolor", record=True, legacy_windows=False, safe_box=False)
+        console.print(self.screen._compositor.render_update(full=True, screen_stack=self._background_screens,
+                                                            simplify=simplify))
+        return console.export_svg(title=title or self.title, theme=screenshot_terminal(self))
+
     def _handle_exception(self, error: Exception) -> None:
         # Textual's hook for an exception in any widget (it ends the app). An extension's own
         # widget breaking is the extension's failure, not pi's: reported, widget removed.
@@ -193,8 +221,10 @@ class PiApp(App[int], inherit_bindings=False):
         self.chrome = SessionChrome(self.header_bar, self.footer_bar, self.queue_view, self.editor)
         yield self.header_bar
         yield self.session_tabs
+        self.jump_hint = JumpToLatest(id="jump-to-latest")
         with Horizontal(id="workspace"):  # the transcripts (one per session), and the tree pane beside them when open
             yield self.transcript
+            yield self.jump_hint
         yield self.menu
         yield self.queue_view
         yield self.editor
@@ -206,6 +236,7 @@ class PiApp(App[int], inherit_bindings=False):
         self.terminal_passthrough = TerminalPassthrough(self)
         self.begin_capture_print(self, stdout=True, stderr=False)
         self.set_keymap(self.keymap.textual_keymap())
+        self.jump_hint.key = self.keymap.first_key("tui.altScreen.bottom")
         self._apply_editor_keys()
         self.theme_changed_signal.subscribe(self, lambda _theme: self._push_colors())
         self._push_colors()
@@ -223,6 +254,10 @@ class PiApp(App[int], inherit_bindings=False):
             self.input.show_starting()
             self.run_worker(self.session_factory, thread=True, name="build-session", group="startup",
                             exit_on_error=False)
+
+    def on_end_out_of_sight(self, message: EndOutOfSight) -> None:
+        if message.transcript is self.transcript:  # not a hidden tab's, nor the tree's preview
+            self.jump_hint.place(message.transcript)
 
     def on_print(self, event: events.Print) -> None:
         """Captured stdout: an extension's OSC escapes (notifications) go on to the terminal."""
@@ -302,11 +337,23 @@ class PiApp(App[int], inherit_bindings=False):
         if entry is not None:
             adopt_extension_ui(self.workspace, entry, ui)
         await self._show_start_help(session)
+        await self._warn_about_tmux_keys()
         if self.initial_prompt:
             text, self.initial_prompt = self.initial_prompt, None
             await self.input.send(text)
         await self.input.session_attached()
         self.transcript.warm_up()
+
+    async def _warn_about_tmux_keys(self) -> None:
+        """Pi's start-up warning when tmux would drop Shift+Enter (asked once, off the loop)."""
+        if self.static or self._tmux_checked:
+            return
+        self._tmux_checked = True
+        import asyncio
+
+        warning = await asyncio.to_thread(extended_keys.tmux_warning)
+        if warning:
+            await self.transcript.add_notice(warning, "warning")
 
     def apply_display_settings(self) -> None:
         """Padding, menu height, scrollbar and folded thinking from the settings (start, /settings)."""

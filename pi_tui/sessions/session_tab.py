@@ -9,6 +9,7 @@ from textual import events
 from textual.message import Message
 from textual.widgets import Static
 
+from ..transcript.render import format_cost
 from .open_session import TabState
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ def tab_label(entry: OpenSession) -> str:
         cost = entry.session.usage_totals().cost
     except Exception:  # noqa: BLE001 - a tab must draw whatever the ledger says
         cost = 0.0
-    return f"{entry.number} {entry.name} · {STATE_MARKS[state]} {word} · {model.id if model else '-'} · ${cost:.3f}"
+    return f"{entry.number} {entry.name} · {STATE_MARKS[state]} {word} · {model.id if model else '-'} · {format_cost(cost)}"
 
 
 class SessionTab(Static):
@@ -37,7 +38,7 @@ class SessionTab(Static):
     DEFAULT_CSS = """
     SessionTab {
         width: 1fr; max-width: 56; height: 1; padding: 0 1;
-        color: $pi-muted; background: $background;
+        color: $pi-muted; background: $pi-bg;
         text-wrap: nowrap; text-overflow: ellipsis;
     }
     SessionTab:hover { color: $pi-text; }
