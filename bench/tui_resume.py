@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import fcntl
+import json
 import os
 import pty
 import select
@@ -142,6 +143,11 @@ class Terminal:
                 return int(line.split()[1]) / 1024
         return float("nan")
 
+    def cpu_seconds(self) -> float:
+        """User + system CPU time of the process so far (steadier than wall time on a busy machine)."""
+        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def close(self) -> None:
         os.kill(self.pid, signal.SIGTERM)
         try:
@@ -164,11 +170,40 @@ def ms(values: list[float]) -> str:
             f" max {max(values) * 1000:.0f} ms")
 
 
+def resume_in_pi(reference: Path, session_file: Path, work: Path, last: int) -> None:
+    """The same session opened by the real Pi: until its last message is on screen.
+
+    Pi asks what to do when the session's cwd does not exist, so it opens a copy whose header
+    names the bench's folder. It runs offline with no model configured (its footer says so).
+    """
+    lines = session_file.read_text(encoding="utf-8").split("\n", 1)
+    header = json.loads(lines[0])
+    header["cwd"] = str(work)
+    copy = work / "pi-session.jsonl"
+    copy.write_text(json.dumps(header) + "\n" + lines[1], encoding="utf-8")
+    node = reference.parent.parent / "node" / "bin"  # npm's node package beside Pi, when installed so
+    path = f"{node}{os.pathsep}{os.environ.get('PATH', '')}" if node.is_dir() else os.environ.get("PATH", "")
+    env = dict(os.environ, TERM="xterm-256color", PATH=path, PI_CODING_AGENT_DIR=str(work / "pi-agent"),
+               PI_OFFLINE="1", PI_SKIP_VERSION_CHECK="1")
+    term = Terminal([str(reference), "--session", str(copy)], env, work)
+    try:
+        paint = term.wait_for(f"Done {last}.".encode())
+        cpu = term.cpu_seconds()
+        time.sleep(1.0)
+        while term.read(0.2):
+            pass
+        print(f"Pi 1.6: last message on screen after {_took(paint)} ({cpu:.2f} s CPU); RSS {term.rss_mb():.0f} MB")
+    finally:
+        term.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--messages", type=int, default=10_000)
     parser.add_argument("--pages", type=int, default=300, help="PageUp/PageDown presses per direction")
     parser.add_argument("--skip-baseline", action="store_true")
+    parser.add_argument("--reference", default=os.environ.get("PI_REFERENCE", "/opt/piref/node_modules/.bin/pi"),
+                        help="the real Pi's pi executable (its side is skipped when missing)")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="pi-resume-"))
     session_file = work / "session.jsonl"
@@ -186,12 +221,13 @@ def main() -> None:
             print("pi: the last message never appeared")
             return
         ready = term.wait_for(b"anthropic/claude-sonnet-4-5")  # the header's model: the session is attached
+        ready_cpu = term.cpu_seconds()
         time.sleep(1.0)  # let the window finish mounting and settle
         while term.read(0.2):
             pass
         rss_painted = term.rss_mb()
         print(f"pi: last message on screen after {paint:.2f}s (read from the end of the file);"
-              f" session built and attached after {_took(ready)}; RSS {rss_painted:.0f} MB")
+              f" session built and attached after {_took(ready)} ({ready_cpu:.2f} s CPU); RSS {rss_painted:.0f} MB")
 
         term.drain()
         ups = [term.press(PAGE_UP)[0] for _ in range(args.pages)]
@@ -207,6 +243,11 @@ def main() -> None:
     finally:
         term.close()
 
+    reference = Path(args.reference)
+    if reference.exists():
+        resume_in_pi(reference, session_file, work, last)
+    else:
+        print(f"reference Pi not found at {reference}: pi only")
     if args.skip_baseline:
         return
     script = work / "plain_markdown.py"

@@ -73,3 +73,19 @@ def dumps(data: Any, **kwargs: Any) -> str:
         return json.dumps(data, **kwargs)
     except RecursionError:
         return _with_deep_stack(lambda: json.dumps(data, **kwargs))
+
+
+def encode(data: Any) -> bytes:
+    """Compact UTF-8 JSON bytes (non-ASCII kept), as ``dumps(..., separators=(",", ":"),
+    ensure_ascii=False).encode()`` gives, at any depth.
+
+    msgspec writes a 20,000-message request body several times faster than ``json``; what it
+    refuses (nesting past its limit, a key that is not a string or number, an integer past 64
+    bits, a lone surrogate) goes the ``json`` way, which accepts or rejects it as before.
+    """
+    import msgspec.json
+
+    try:
+        return msgspec.json.encode(data)
+    except (TypeError, ValueError, OverflowError, RecursionError, msgspec.EncodeError):
+        return dumps(data, separators=(",", ":"), ensure_ascii=False).encode()

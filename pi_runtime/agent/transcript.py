@@ -17,6 +17,7 @@ The stored dicts are the session file's own and are never modified.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, MutableSequence
+from operator import methodcaller
 from typing import Any, overload
 
 Materialize = Callable[[list[dict[str, Any]]], list[Any]]
@@ -132,10 +133,14 @@ class Transcript(MutableSequence[Any]):
         return f"<Transcript {len(self)} messages, {state}>"
 
 
+_ROLE_OF = methodcaller("get", "role")
+
+
 def has_role(messages: Iterable[Any], role: str) -> bool:
     """Whether any message has ``role``, reading a pending Transcript's dicts as they are."""
     if isinstance(messages, Transcript) and messages.pending:
-        return any(m.get("role") == role for m in messages.stored_dicts()) or any(
+        # ``in`` over a C-level map: a resumed session has tens of thousands of stored dicts.
+        return role in map(_ROLE_OF, messages.stored_dicts()) or any(
             getattr(m, "role", None) == role for m in messages.added()
         )
     return any(getattr(m, "role", None) == role for m in messages)

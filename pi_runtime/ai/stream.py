@@ -147,6 +147,10 @@ def stream(
         return AssistantMessageStream(model, _unknown_api(model))
     if fn not in _takes_wire:
         context = with_objects(context)
+    if getattr(model, "base_url", "").startswith("https:"):
+        from ..http import prepare_in_background
+
+        prepare_in_background(trust_store=True)  # loads the CA bundle while the request body is built
     return AssistantMessageStream(model, fn(model, context, opts), request_secrets(model, opts))
 
 

@@ -54,9 +54,15 @@ def prepare_messages(messages: list, model: Model) -> list:
             )
         pending.clear()
 
+    same_as_model = (model.provider, model.id, model.api)
     for message in messages:
-        if isinstance(message, dict):
-            _prepare_wire(message, model, out, pending, dropped_calls, answer_pending)
+        if type(message) is dict:
+            if message.get("role") == "user":  # half of any history: inlined
+                if pending:
+                    answer_pending()
+                out.append(message)
+            else:
+                _prepare_wire(message, same_as_model, out, pending, dropped_calls, answer_pending)
             continue
         role = getattr(message, "role", None)
         if role == "assistant":
@@ -105,36 +111,43 @@ def prepare_messages(messages: list, model: Model) -> list:
 
 
 def _prepare_wire(
-    message: dict[str, Any], model: Model, out: list[Any], pending: dict[str, Any],
+    message: dict[str, Any], same_as_model: tuple[str, str, str], out: list[Any], pending: dict[str, Any],
     dropped_calls: set[str], answer_pending: Callable[[], None],
 ) -> None:
-    """``prepare_messages`` for one wire dict; the pending calls are kept as their dicts' ids."""
+    """``prepare_messages`` for one wire dict; the pending calls are kept as their dicts' ids.
+    ``same_as_model``: the target model's (provider, id, api)."""
     role = message.get("role")
     if role == "assistant":
-        answer_pending()
+        if pending:
+            answer_pending()
         blocks = message.get("content") or []
         if message.get("stopReason") in ("error", "aborted"):
             dropped_calls.update(b.get("id") for b in blocks if b.get("type") == "toolCall")
             return
-        same = (message.get("provider"), message.get("model"), message.get("api")) == (model.provider, model.id, model.api)
+        if (message.get("provider"), message.get("model"), message.get("api")) == same_as_model:
+            # The usual case: every block stays as it is; only the tool calls are noted.
+            for block in blocks:
+                if block.get("type") == "toolCall":
+                    pending[block.get("id")] = _WireCall(block.get("id") or "", block.get("name") or "")
+            if blocks:
+                out.append(message)
+            return
+        # From another model: its thinking becomes text, its signatures go.
         content: list[dict[str, Any]] = []
         changed = False
         for block in blocks:
             kind = block.get("type")
             if kind == "thinking":
-                if same:
-                    content.append(block)
-                    continue
                 changed = True
                 if (block.get("thinking") or "").strip() and not block.get("redacted"):
                     content.append({"type": "text", "text": block["thinking"]})
             elif kind == "toolCall":
                 pending[block.get("id")] = _WireCall(block.get("id") or "", block.get("name") or "")
-                if not same and block.get("thoughtSignature"):
+                if block.get("thoughtSignature"):
                     block = {k: v for k, v in block.items() if k != "thoughtSignature"}
                     changed = True
                 content.append(block)
-            elif kind == "text" and not same and block.get("textSignature"):
+            elif kind == "text" and block.get("textSignature"):
                 content.append({k: v for k, v in block.items() if k != "textSignature"})
                 changed = True
             else:
@@ -149,7 +162,8 @@ def _prepare_wire(
             pending.pop(call_id)
             out.append(message)
     elif role == "user":
-        answer_pending()
+        if pending:
+            answer_pending()
         out.append(message)
 
 

@@ -62,6 +62,46 @@ class Aborted(Exception):
     """The request was cancelled through its abort signal."""
 
 
+_preparing: set[str] = set()
+
+
+def prepare_in_background(*, trust_store: bool = False) -> None:
+    """Import the httpx2 side (and load the TLS trust store) on a worker thread, now.
+
+    For a run that is sure to send a request (``-p "..."``, a request about to be built): the
+    import (a tenth of a second) and the CA bundle load (which runs without the GIL) then
+    overlap with opening the session and building the request body, instead of following
+    them. Harmless when it loses the race: imports are locked per module and the trust store
+    is loaded once. Failures are left for the request to report.
+    """
+    work = [] if _CLIENT_MODULE in sys.modules or "client" in _preparing else ["client"]
+    if trust_store and "trust" not in _preparing:
+        from . import _tls
+
+        if not _tls._loaded:
+            work.append("trust")
+    if not work:
+        return
+    _preparing.update(work)
+    import threading
+
+    def prepare() -> None:
+        try:
+            if "trust" in work:
+                from ._tls import tls_context
+
+                tls_context()
+            if "client" in work:
+                import importlib
+
+                importlib.import_module(_CLIENT_MODULE)
+                import httpcore2  # noqa: F401 - what the first AsyncClient imports
+        except Exception:  # noqa: BLE001 - the request itself reports what is wrong
+            pass
+
+    threading.Thread(target=prepare, name="pi-http-prepare", daemon=True).start()
+
+
 async def load_client() -> ModuleType:
     """The httpx2 side (``_client``), imported in a worker thread the first time.
 
@@ -69,7 +109,8 @@ async def load_client() -> ModuleType:
     it would freeze the app's screen just as the first prompt is sent.
     """
     module = sys.modules.get(_CLIENT_MODULE)
-    if module is None:
+    # Still being imported by ``prepare_in_background``'s thread: import_module waits for it.
+    if module is None or getattr(module.__spec__, "_initializing", False):
         import asyncio
         import importlib
 
@@ -87,7 +128,9 @@ def shared_client() -> httpx2.AsyncClient:
         HTTPError: A proxy variable holds a URL that cannot be used.
     """
     from ._client import shared_client as shared
+    from ._tls import tls_context
 
+    tls_context()  # the caller may go anywhere: the trust store must be in place
     return shared()
 
 

@@ -17,7 +17,7 @@ import httpx2
 
 from ..text_safety import terminal_safe
 from . import Aborted, HTTPError, HTTPTimeout, MalformedResponse, Phase, ProtocolCut
-from ._tls import tls_context
+from ._tls import client_context, tls_context
 
 MAX_REDIRECTS = 5
 _REDIRECTS = (301, 302, 303, 307, 308)
@@ -45,11 +45,15 @@ def _check_proxy_variables() -> None:
         raise HTTPError(f"{name}: only http://, https:// and socks5:// proxies are supported (got a {terminal_safe(scheme, multiline=True)}:// URL)")
 
 
+def _proxy_configured() -> bool:
+    return any(os.environ.get(name) for name in _PROXY_VARIABLES)
+
+
 def _build() -> httpx2.AsyncClient:
     _check_proxy_variables()
     try:
         return httpx2.AsyncClient(
-            verify=tls_context(),
+            verify=client_context(),  # its trust store is loaded before the first TLS connection
             trust_env=True,  # proxies and NO_PROXY from the environment
             follow_redirects=False,  # see follow() for which redirects pi takes
             timeout=httpx2.Timeout(None),  # phases are timed per request (open_response, read_body)
@@ -161,6 +165,8 @@ async def open_response(
     except httpx2.InvalidURL as exc:
         raise HTTPError(f"unsupported URL {terminal_safe(url, multiline=True)!r}: {exc}") from exc
     for _hop in range(MAX_REDIRECTS + 1):
+        if target.scheme != "http" or _proxy_configured():
+            tls_context()  # TLS ahead (to the server or to a proxy): load the trust store first
         try:
             request = client.build_request(method, target, headers=headers, content=content, timeout=limits)
             async with asyncio.timeout(head_timeout):

@@ -49,9 +49,64 @@ class UsageLedger:
             self._sums, self._cost, self._hit_rate = [0, 0, 0, 0], 0.0, None
             self.counts = dict.fromkeys(self.counts, 0)
         entries = manager.raw_entries()
-        for entry in entries[self._seen:]:
-            self._add_entry(entry)
+        self._add_entries(entries[self._seen:])
         self._seen = len(entries)
+
+    def _add_entries(self, entries: list[dict[str, Any]]) -> None:
+        """``_add_entry`` for each entry, with the common shapes read flat (a session just opened
+        has 20,000 of them): user, assistant and tool-result messages whose usage, if any, holds
+        plain integers. Any other entry goes through ``_add_entry``, in its place."""
+        s_in, s_out, s_read, s_write = self._sums
+        cost, hit_rate = self._cost, self._hit_rate
+        tally = {"user": 0, "assistant": 0, "toolResult": 0}
+        calls = 0
+        message: Any
+        prompt: Any
+        output: Any
+        read: Any
+        write: Any
+        for entry in entries:
+            message = entry.get("message") if entry.get("type") == "message" else None
+            role = message.get("role") if type(message) is dict else None
+            usage = message.get("usage") if role == "assistant" or role == "toolResult" else None
+            if type(usage) is not dict:
+                if usage is not None:
+                    role = None  # not an object: the general way below
+            else:
+                prompt, output = usage.get("input"), usage.get("output")
+                read, write = usage.get("cacheRead"), usage.get("cacheWrite")
+                total = usage.get("cost")
+                total = total.get("total") if type(total) is dict else None
+                if not (type(prompt) is int and type(output) is int and type(read) is int and type(write) is int
+                        and (total is None or type(total) is float or type(total) is int)):
+                    role = None  # an odd figure: the general way below
+            if role not in tally:
+                # The general way, with the running figures handed over and back (the cost is
+                # a float sum and the hit rate the latest: both depend on the order).
+                self._sums, self._cost, self._hit_rate = [s_in, s_out, s_read, s_write], cost, hit_rate
+                self._add_entry(entry)
+                (s_in, s_out, s_read, s_write), cost, hit_rate = self._sums, self._cost, self._hit_rate
+                continue
+            tally[role] += 1
+            if usage is not None:
+                s_in += prompt
+                s_out += output
+                s_read += read
+                s_write += write
+                if total is not None:
+                    cost += float(total)
+                if role == "assistant":
+                    hit_rate = read / (prompt + read + write) * 100 if prompt + read + write > 0 else None
+            if role == "assistant":
+                for block in message.get("content") or ():
+                    if isinstance(block, dict) and block.get("type") == "toolCall":
+                        calls += 1
+        self._sums, self._cost, self._hit_rate = [s_in, s_out, s_read, s_write], cost, hit_rate
+        counts = self.counts
+        for role, count in tally.items():
+            counts[role] += count
+        counts["messages"] += sum(tally.values())
+        counts["toolCalls"] += calls
 
     def _add_entry(self, entry: dict[str, Any]) -> None:
         kind = entry.get("type")

@@ -158,6 +158,11 @@ def select_entries(path: list[Entry]) -> tuple[list[Entry], Entry | None]:
         if path[i].get("type") == "compaction":
             compaction_index = i
             break
+    return _select_from(path, compaction_index)
+
+
+def _select_from(path: list[Entry], compaction_index: int) -> tuple[list[Entry], Entry | None]:
+    """``select_entries`` once the index of the latest compaction (-1: none) is known."""
     if compaction_index < 0:
         return path, None
     compaction = path[compaction_index]
@@ -247,20 +252,33 @@ def build_session_context(by_id: dict[str, Entry], leaf_id: str | None) -> Sessi
     path = path_to(by_id, leaf_id)
     context = SessionContext()
     edits: dict[str, Entry] = {}
-    # One pass for the settings in force and the context edits; these are rare entries.
-    for entry in path:
+    model_change: Entry | None = None
+    model_change_index = compaction_index = -1
+    # One pass for the settings in force, the context edits and the latest compaction; these
+    # are rare entries, the messages (nearly all of a long path) are only stepped over.
+    for index, entry in enumerate(path):
         kind = entry.get("type")
         if kind == "message":
-            message = entry.get("message")
-            if type(message) is dict and message.get("role") == "assistant" and message.get("model"):
-                context.model = {"provider": message.get("provider", ""), "modelId": message["model"]}
-        elif kind == "thinking_level_change" and isinstance(entry.get("thinkingLevel"), str):
+            continue
+        if kind == "thinking_level_change" and isinstance(entry.get("thinkingLevel"), str):
             context.thinking_level = entry["thinkingLevel"]
         elif kind == "model_change":
-            context.model = {"provider": entry.get("provider", ""), "modelId": entry.get("modelId", "")}
+            model_change, model_change_index = entry, index
         elif kind == "context_edit" and isinstance(entry.get("targetId"), str):
             edits[entry["targetId"]] = entry
-    selected, compaction = select_entries(path)
+        elif kind == "compaction":
+            compaction_index = index
+    # The model in force: the latest assistant message after the latest model change, else that change.
+    for index in range(len(path) - 1, model_change_index, -1):
+        entry = path[index]
+        message = entry.get("message") if entry.get("type") == "message" else None
+        if type(message) is dict and message.get("role") == "assistant" and message.get("model"):
+            context.model = {"provider": message.get("provider", ""), "modelId": message["model"]}
+            break
+    else:
+        if model_change is not None:
+            context.model = {"provider": model_change.get("provider", ""), "modelId": model_change.get("modelId", "")}
+    selected, compaction = _select_from(path, compaction_index)
     dicts: list[dict[str, Any]] = []
     ids: list[str] = []
     if compaction is not None:

@@ -89,13 +89,21 @@ def parse_content(raw: bytes, source: str = "session file") -> LoadResult:
     Raises:
         NotASessionFileError: When the file has content but no session header first.
     """
-    lines = raw.split(b"\n")
-    tail = lines.pop()  # b"" when the file ends with a newline
+    end = raw.rfind(b"\n") + 1
+    tail = raw[end:]  # b"" when the file ends with a newline
     result = LoadResult(header=None, entries=[], missing_newline=bool(tail.strip()))
     entries = result.entries
     bad: list[int] = []
+    line_count = raw.count(b"\n", 0, end)
     with gc_paused():
-        numbers = _parse_lines(lines, entries, bad)
+        decoded = _decode_whole_lines(raw, end, line_count)
+        if decoded is not None:
+            result.entries = entries = decoded
+            numbers = None
+        else:
+            lines = raw[:end].split(b"\n")
+            lines.pop()  # the b"" after the last newline
+            numbers = _parse_lines(lines, entries, bad)
     malformed = len(bad)
     if result.missing_newline:
         try:
@@ -105,7 +113,7 @@ def parse_content(raw: bytes, source: str = "session file") -> LoadResult:
         if type(obj) is dict:
             entries.append(obj)
             if numbers is not None:
-                numbers.append(len(lines) + 1)
+                numbers.append(line_count + 1)
         else:
             result.torn_tail = True
             malformed += 1
@@ -126,6 +134,29 @@ def parse_content(raw: bytes, source: str = "session file") -> LoadResult:
     result.header = entries.pop(0)
     result.entry_lines = numbers[1:] if numbers is not None else None
     return result
+
+
+def _decode_whole_lines(raw: bytes, end: int, line_count: int) -> list[dict[str, Any]] | None:
+    """Every line before ``end`` decoded in one msgspec call, when each is one JSON object (the
+    norm); None when any line is blank, damaged or nested too deep (then ``_parse_lines``
+    reads line by line and reports what it skips)."""
+    import msgspec.json
+
+    if line_count == 0:
+        return None
+    # The lines as one JSON array: newlines only occur between entries (inside a string they
+    # are escaped), so each becomes a comma. A blank line gives ",,", two objects on one line
+    # lack their comma: the decoder refuses both, as ``json.loads`` would refuse the line.
+    blob = bytearray(b"[")
+    blob += memoryview(raw)[: end - 1]
+    blob += b"]"
+    try:
+        decoded = msgspec.json.decode(blob.replace(b"\n", b","))
+    except (ValueError, RecursionError):
+        return None
+    if len(decoded) != line_count or not all(type(obj) is dict for obj in decoded):
+        return None
+    return decoded
 
 
 def _decode_all(blob: bytes) -> Any:

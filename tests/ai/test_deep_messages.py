@@ -26,3 +26,11 @@ def test_a_deep_message_goes_back_to_the_same_json():
 
 def test_a_deep_tool_call_is_measured_for_the_context():
     assert estimate_message_tokens(call(deep_json.loads(DEEP))) == -(-(len("bash") + len(DEEP)) // 4)
+
+
+def test_request_bodies_encode_like_json_dumps_at_any_depth():
+    # msgspec writes the body; what it refuses (past its depth, a 70-bit integer, a key that is
+    # not a string) comes out as json.dumps writes it, and the deep arguments survive.
+    for value in ({"messages": [call(deep_json.loads(DEEP))]}, {"n": 2**70}, {True: 1, 3: "é"}):
+        assert deep_json.encode(value) == deep_json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
+    assert deep_json.encode({"t": "é\n"}) == '{"t":"é\\n"}'.encode()

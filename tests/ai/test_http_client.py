@@ -82,6 +82,23 @@ async def test_node_extra_ca_certs_is_trusted_too(tmp_path, monkeypatch, fresh_t
         assert await events(f"https://localhost:{server.port}/") == [(None, "ok")]
 
 
+@needs_openssl
+async def test_plain_http_skips_loading_the_trust_store_and_tls_after_it_still_verifies(tmp_path, monkeypatch, fresh_trust_store):
+    # A local model server over http never pays for the CA bundle; the same client then goes
+    # to an https server and verifies it (the bundle is loaded into the client's context first).
+    cert, server_ctx = make_cert(tmp_path)
+    monkeypatch.setenv("SSL_CERT_FILE", str(cert))
+    monkeypatch.delenv("NODE_EXTRA_CA_CERTS", raising=False)
+    for name in ("https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    async with RawServer([OK]) as plain:
+        assert await events(plain.url) == [(None, "ok")]
+    assert not _tls._loaded
+    async with RawServer([OK], tls=server_ctx) as server:
+        assert await events(f"https://localhost:{server.port}/") == [(None, "ok")]
+    assert _tls._loaded
+
+
 async def test_keep_alive_reuses_the_connection():
     async with RawServer([OK], [OK], [OK]) as server:
         for _ in range(3):

@@ -76,6 +76,21 @@ def test_malformed_lines_are_skipped_and_counted(tmp_path):
     m.close()
 
 
+def test_lines_named_in_warnings_count_blank_and_whitespace_lines(tmp_path):
+    # A whitespace-only line (skipped silently) and a line of two objects (malformed, as in
+    # Pi) must not shift the line numbers reported for the damage after them.
+    path = make_session(tmp_path)
+    lines = path.read_text().splitlines()
+    lines.insert(2, "   ")
+    lines.insert(3, '{"type":"custom","id":"x1","parentId":null} {"type":"custom"}')
+    path.write_text("\n".join(lines) + "\n")
+    m = SessionManager.open(path)
+    assert m.load_report.malformed_lines == 1
+    assert any("line 4:" in w for w in m.load_report.warnings), m.load_report.warnings
+    assert len(m.raw_entries()) == 4
+    m.close()
+
+
 WRITER = """
     import sys
     from pi_runtime.ai.types import UserMessage, AssistantMessage, TextContent

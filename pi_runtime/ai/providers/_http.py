@@ -204,7 +204,7 @@ async def post_sse(
     if options.on_payload is not None:
         body = await options.on_payload(body)
     # Any depth: a resumed session may hold tool arguments nested thousands deep (as Pi writes them).
-    payload = deep_json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
+    payload = deep_json.encode(body)
     on_response = options.on_response
     on_event = options.on_stream_event
 

@@ -225,8 +225,26 @@ def convert_messages(
 
     for message in prepare_messages(context.messages, model):
         # A stored message may come as its wire dict (ACCEPTS_WIRE_MESSAGES): read as such.
-        wire = isinstance(message, dict)
+        wire = type(message) is dict
         role = message["role"] if wire else message.role
+        if wire and role != "toolResult":  # the bulk of a resumed session: read straight from the dict
+            if pending_images:
+                flush_images()
+            content = message.get("content")
+            converted: dict[str, Any] | None
+            if role == "user":
+                if type(content) is str:
+                    converted = {"role": "user", "content": content}
+                else:
+                    converted = _user_message(_blocks(content, wire), images_ok)
+                if converted is not None:
+                    before_user()
+                    out.append(converted)
+            elif role == "assistant":
+                converted = _wire_assistant_message(content, compat, reasoning_on)
+                if converted is not None:
+                    out.append(converted)
+            continue
         if role != "toolResult":
             flush_images()
         if role == "user":
@@ -320,6 +338,24 @@ def _user_message(content: str | list[_Block], images_ok: bool) -> dict[str, Any
         elif block.type == "image" and images_ok:
             parts.append({"type": "image_url", "image_url": {"url": f"data:{block.mime_type};base64,{block.data}"}})
     return {"role": "user", "content": parts} if parts else None
+
+
+def _wire_assistant_message(content: Any, compat: dict[str, Any], reasoning_on: bool) -> dict[str, Any] | None:
+    """``_assistant_message`` for a wire dict's content; text-only content (most of a long
+    history) is read without making a ``_Block`` per block."""
+    texts: list[str] = []
+    for block in content or ():
+        if block.get("type") != "text":
+            return _assistant_message(_blocks(content, True), compat, reasoning_on)
+        text = block.get("text") or ""
+        if text.strip():
+            texts.append(text)
+    if not texts:
+        return None
+    entry: dict[str, Any] = {"role": "assistant", "content": "".join(texts)}
+    if reasoning_on and compat.get("requiresReasoningContentOnAssistantMessages"):
+        entry["reasoning_content"] = ""
+    return entry
 
 
 def _assistant_message(blocks: list[_Block], compat: dict[str, Any], reasoning_on: bool) -> dict[str, Any] | None:

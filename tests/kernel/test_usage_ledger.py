@@ -1,0 +1,48 @@
+"""UsageLedger totals over a session file: the common message shapes and the odd ones alike."""
+
+from __future__ import annotations
+
+import json
+
+from pi_runtime.kernel.usage_ledger import UsageLedger
+from pi_runtime.session.manager import SessionManager
+
+
+def usage(i, o, r, w, total):
+    return {"input": i, "output": o, "cacheRead": r, "cacheWrite": w, "cost": {"total": total}}
+
+
+def write(path, messages, extra=()):
+    lines = [{"type": "session", "version": 3, "id": "s1", "timestamp": "2025-01-01T00:00:00.000Z", "cwd": "/p"}]
+    parent = None
+    for n, message in enumerate(messages):
+        lines.append({"type": "message", "id": f"m{n}", "parentId": parent,
+                      "timestamp": "2025-01-01T00:00:00.000Z", "message": message})
+        parent = f"m{n}"
+    lines.extend(extra)
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+
+
+def test_totals_count_plain_and_odd_usage_alike(tmp_path):
+    call = {"type": "toolCall", "id": "c", "name": "bash", "arguments": {}}
+    messages = [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [call, call], "usage": usage(10, 5, 30, 0, 0.25)},
+        {"role": "toolResult", "toolCallId": "c", "content": []},
+        # Odd figures, as a hand-edited file may hold: a float, a bool, a string usage.
+        {"role": "assistant", "content": [], "usage": usage(2.9, True, 0, 1, 1)},
+        {"role": "toolResult", "toolCallId": "c", "content": [], "usage": "x"},
+        {"role": "system", "content": "s"},
+        {"role": "assistant", "content": [{"type": "text", "text": "ok"}], "usage": usage(20, 1, 60, 20, 0.5)},
+    ] * 40  # past the point where the ledger reads entries in bulk
+    extra = [{"type": "compaction", "id": "k", "parentId": None, "summary": "s", "usage": usage(7, 1, 0, 0, 0.125)}]
+    path = tmp_path / "s.jsonl"
+    write(path, messages, extra)
+    manager = SessionManager.open(path, read_only=True)
+    ledger = UsageLedger(lambda: manager)
+    totals = ledger.totals()
+    assert (totals.input, totals.output, totals.cache_read, totals.cache_write) == (
+        40 * (10 + 2 + 20) + 7, 40 * (5 + 1) + 1, 40 * (30 + 60), 40 * (1 + 20))
+    assert abs(totals.cost - (40 * (0.25 + 1 + 0.5) + 0.125)) < 1e-9
+    assert totals.latest_cache_hit_rate == 60 / (20 + 60 + 20) * 100
+    assert ledger.counts == {"user": 40, "assistant": 120, "toolResult": 80, "toolCalls": 80, "messages": 240}
