@@ -98,7 +98,8 @@ class UsageLedger:
                 if role == "assistant":
                     hit_rate = read / (prompt + read + write) * 100 if prompt + read + write > 0 else None
             if role == "assistant":
-                for block in message.get("content") or ():
+                content = message.get("content")
+                for block in content if type(content) is list else ():
                     if isinstance(block, dict) and block.get("type") == "toolCall":
                         calls += 1
         self._sums, self._cost, self._hit_rate = [s_in, s_out, s_read, s_write], cost, hit_rate
@@ -111,7 +112,9 @@ class UsageLedger:
     def _add_entry(self, entry: dict[str, Any]) -> None:
         kind = entry.get("type")
         if kind == "message":
-            message = entry.get("message") or {}
+            message = entry.get("message")
+            if not isinstance(message, dict):
+                return  # not a message pi can read (a foreign or hand-edited line): nothing to count
             role = message.get("role")
             if role == "system":
                 return
@@ -119,9 +122,9 @@ class UsageLedger:
             if role in ("user", "assistant", "toolResult"):
                 self.counts[role] += 1
             if role == "assistant":
-                content = message.get("content") or []
+                content = message.get("content")
                 self.counts["toolCalls"] += sum(
-                    1 for b in content if isinstance(b, dict) and b.get("type") == "toolCall"
+                    1 for b in (content if isinstance(content, list) else ()) if isinstance(b, dict) and b.get("type") == "toolCall"
                 )
             if role in ("assistant", "toolResult"):
                 self._add_usage(message.get("usage"))

@@ -46,3 +46,21 @@ def test_totals_count_plain_and_odd_usage_alike(tmp_path):
     assert abs(totals.cost - (40 * (0.25 + 1 + 0.5) + 0.125)) < 1e-9
     assert totals.latest_cache_hit_rate == 60 / (20 + 60 + 20) * 100
     assert ledger.counts == {"user": 40, "assistant": 120, "toolResult": 80, "toolCalls": 80, "messages": 240}
+
+
+def test_entries_whose_message_or_content_is_not_an_object_are_left_out(tmp_path):
+    # A hand-edited or foreign file: a message that is a string, an assistant whose content is a
+    # number. The footer's totals skip them instead of failing the whole app.
+    messages = [
+        {"role": "user", "content": "hi"},
+        "just a string",
+        {"role": "assistant", "content": 5, "usage": usage(1, 1, 0, 0, 0.5)},
+        {"role": "assistant", "content": [], "usage": usage(2, 2, 0, 0, 0.25)},
+    ] * 40
+    path = tmp_path / "s.jsonl"
+    write(path, messages)
+    manager = SessionManager.open(path, read_only=True)
+    ledger = UsageLedger(lambda: manager)
+    totals = ledger.totals()
+    assert (totals.input, totals.output) == (40 * 3, 40 * 3)
+    assert ledger.counts["assistant"] == 80 and ledger.counts["toolCalls"] == 0
