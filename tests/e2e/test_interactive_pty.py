@@ -46,10 +46,12 @@ class Terminal:
     def screen(self) -> str:
         return _ANSI.sub(b"", self.output).decode("utf-8", "replace")
 
-    def wait_for(self, text: str, timeout: float = 30) -> bool:
+    def wait_for(self, *texts: str, timeout: float = 30) -> bool:
+        """True as soon as any of ``texts`` (spaces removed) is on the screen; False after ``timeout``."""
         end = time.monotonic() + timeout
         while time.monotonic() < end:
-            if text in self.screen.replace(" ", ""):
+            screen = self.screen.replace(" ", "")
+            if any(text in screen for text in texts):
                 return True
             self.read(0.05)
         return False
