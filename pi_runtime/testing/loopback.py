@@ -119,7 +119,9 @@ class LoopbackServer:
         return self
 
     def stop(self) -> None:
-        if self._loop is not None and self._stop is not None:
+        """Close the server and cut every connection (a reply still waiting is cancelled); a
+        second call does nothing."""
+        if self._loop is not None and self._stop is not None and not self._loop.is_closed():
             self._loop.call_soon_threadsafe(self._stop.set)
         if self._thread is not None:
             self._thread.join(10)

@@ -274,6 +274,12 @@ class McpOAuthServer:
         """Make the server refuse every access token issued so far (refresh tokens still work)."""
         self.forget_file.touch()
 
+    def clear_events(self) -> None:
+        """Start the event log afresh and drop a pending revocation: a server shared by several
+        tests then shows each test only what it did (every test signs in with its own client)."""
+        self.events_file.write_text("", encoding="utf-8")
+        self.forget_file.unlink(missing_ok=True)
+
     def events(self) -> list[str]:
         """What happened so far, in order (``register <name>``, ``authorization_code``, ...)."""
         try:

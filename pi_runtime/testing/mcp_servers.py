@@ -21,9 +21,12 @@ import shutil
 import socket
 import sys
 import threading
-import time
 from pathlib import Path
 from typing import Any
+
+from pi_runtime.testing.waiting import wait_until
+
+__all__ = ["HttpMcpServer", "processes_with_env", "server_executable", "wait_until"]
 
 
 def server_executable(name: str) -> str | None:
@@ -47,16 +50,6 @@ def processes_with_env(key: str, value: str) -> list[int]:
         if needle in environ.split(b"\0") and "State:\tZ" not in status:
             found.append(int(entry))
     return found
-
-
-def wait_until(check: Any, timeout: float = 10.0) -> bool:
-    """Poll ``check()`` until it is true or ``timeout`` seconds passed; returns its last value."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.05)
-    return bool(check())
 
 
 class HttpMcpServer:

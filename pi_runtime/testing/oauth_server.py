@@ -52,6 +52,10 @@ class OAuthTokenServer:
         return self
 
     def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    def stop(self) -> None:
+        """Stop serving; a token answer still waiting out ``delay`` is cut off at once."""
         self._server.stop()
 
     def _respond(self, request: RecordedRequest) -> Reply:

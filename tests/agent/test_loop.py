@@ -19,6 +19,7 @@ from pi_runtime.ai.providers.scripted import (
     scripted_text,
     scripted_tool_call,
 )
+from pi_runtime.testing.waiting import eventually
 
 _names = itertools.count()
 
@@ -266,7 +267,8 @@ async def test_abort_during_streaming_keeps_partial_and_stops():
     events = record(agent)
 
     async def abort_soon():
-        await asyncio.sleep(0.1)
+        streamed = lambda: agent.state.streaming_message is not None and agent.state.streaming_message.text()
+        assert await eventually(streamed)  # part of the answer is in
         agent.abort()
 
     await asyncio.gather(agent.prompt("go"), abort_soon())
@@ -414,7 +416,7 @@ async def test_prompt_while_streaming_is_refused_and_continue_retries():
     p = provider().push(ScriptedResponse([ScriptedText("slow")], delay=0.05), scripted_error("503 overloaded"), scripted_text("recovered"))
     agent = Agent(p.model())
     task = asyncio.ensure_future(agent.prompt("one"))
-    await asyncio.sleep(0.01)
+    assert await eventually(lambda: agent.is_streaming)
     with pytest.raises(AgentBusyError):
         await agent.prompt("two")
     await task

@@ -10,6 +10,8 @@ from pathlib import Path
 from e2e_support import MODEL, run_pi, text_reply, tool_reply
 from rpc_client import RpcClient
 
+from pi_runtime.testing.waiting import wait_until
+
 
 def write(tmp_path: Path, name: str, source: str) -> str:
     path = tmp_path / name
@@ -144,9 +146,12 @@ def test_sys_exit_while_loading_is_a_load_failure(env, loopback, tmp_path):
 
 HANGS = """
     import asyncio
+    import os
+    from pathlib import Path
 
     def extension(pi):
         async def hang(event, ctx):
+            Path(os.environ["PI_TEST_PROJECT"], "hanging").touch()  # for the test to wait on
             await asyncio.Event().wait()
         pi.on("tool_call", hang)
 """
@@ -159,7 +164,7 @@ def test_rpc_abort_wins_over_a_handler_that_never_returns(env, loopback, tmp_pat
     try:
         client.ok({"type": "prompt", "message": "go"})
         client.wait_event("tool_execution_start")
-        time.sleep(0.2)
+        assert wait_until(lambda: Path(env["PI_TEST_PROJECT"], "hanging").exists()), "the handler never ran"
         begun = time.monotonic()
         client.ok({"type": "abort"}, timeout=10)
         settled = client.wait_event("agent_settled", timeout=10)

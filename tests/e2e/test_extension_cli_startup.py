@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import json
 import textwrap
-import time
 from pathlib import Path
 
 from e2e_support import run_pi, session_files, text_reply
-from test_interactive_pty import Terminal
+from test_interactive_pty import Terminal, answers_saved
+
+from pi_runtime.testing.waiting import wait_until
 
 ALTERNATE_SCREEN = b"\x1b[?1049h"
 """What the full-screen app writes first: its absence means pi never painted."""
@@ -139,7 +140,7 @@ def test_interactive_flags_reach_the_extension_which_loads_once(env, tmp_path):
     try:
         assert term.wait_for("Youasked:sayhi[plan=Truetarget=prod]"), term.screen[-2000:]
         assert ALTERNATE_SCREEN in term.output
-        time.sleep(0.3)
+        assert wait_until(lambda: answers_saved(env) == 1)  # the run has settled
         term.type(b"\x04")
         assert term.exit_status() == 0
     finally:

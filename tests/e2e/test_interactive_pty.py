@@ -17,6 +17,7 @@ import pytest
 from e2e_support import PI
 
 from pi_runtime.modes.typeahead import Typeahead
+from pi_runtime.testing.waiting import wait_until
 
 _ANSI = re.compile(rb"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[=>78]|\x1b\][^\x07]*\x07")
 
@@ -46,10 +47,12 @@ class Terminal:
     def screen(self) -> str:
         return _ANSI.sub(b"", self.output).decode("utf-8", "replace")
 
-    def wait_for(self, text: str, timeout: float = 30) -> bool:
+    def wait_for(self, *texts: str, timeout: float = 30) -> bool:
+        """True as soon as any of ``texts`` (spaces removed) is on the screen; False after ``timeout``."""
         end = time.monotonic() + timeout
         while time.monotonic() < end:
-            if text in self.screen.replace(" ", ""):
+            screen = self.screen.replace(" ", "")
+            if any(text in screen for text in texts):
                 return True
             self.read(0.05)
         return False
@@ -70,6 +73,15 @@ class Terminal:
         except (ProcessLookupError, ChildProcessError):
             pass
         os.close(self.fd)
+
+
+def answers_saved(env: dict[str, str]) -> int:
+    """How many session files hold a finished answer (pi saves it when the run settles)."""
+    count = 0
+    for path in (Path(env["PI_CODING_AGENT_DIR"]) / "sessions").rglob("*.jsonl"):
+        entries = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        count += any(e.get("type") == "message" and e["message"].get("role") == "assistant" for e in entries)
+    return count
 
 
 @pytest.fixture
@@ -122,7 +134,7 @@ def test_quitting_leaves_the_conversation_and_the_resume_command_on_the_normal_s
     assert term.wait_for("demo-model")
     term.type(b"hello there\r")
     assert term.wait_for("forrealanswers")  # the end of the demo's answer
-    time.sleep(0.3)
+    assert wait_until(lambda: answers_saved(env) == 1)  # the run has settled: Ctrl+D quits, not aborts
     term.type(b"\x04")
     assert term.exit_status() == 0
     after = _ANSI.sub(b"", term.output.rsplit(b"\x1b[?1049l", 1)[-1]).decode("utf-8", "replace")
@@ -137,7 +149,6 @@ def test_quitting_leaves_the_conversation_and_the_resume_command_on_the_normal_s
 def test_quitting_before_any_answer_offers_no_session_to_resume(terminal, env):
     term = terminal("--demo")
     assert term.wait_for("escapeinterrupt")  # the start help: the session is attached
-    time.sleep(0.2)
     term.type(b"\x04")
     assert term.exit_status() == 0
     after = _ANSI.sub(b"", term.output.rsplit(b"\x1b[?1049l", 1)[-1]).decode("utf-8", "replace")
@@ -218,7 +229,7 @@ def test_a_second_session_opens_in_a_tab_keeps_its_own_file_and_both_quit(termin
     while "Youasked:helloone" not in _ANSI.sub(b"", term.output[mark:]).decode("utf-8", "replace").replace(" ", ""):
         assert time.monotonic() < end, term.screen[-1500:]
         term.read(0.05)
-    time.sleep(0.3)
+    assert wait_until(lambda: answers_saved(env) == 2)  # both runs have settled
     term.type(b"\x04")  # both idle: quits at once
     assert term.exit_status() == 0, term.screen[-1500:]
     files = list((Path(env["PI_CODING_AGENT_DIR"]) / "sessions").rglob("*.jsonl"))

@@ -19,12 +19,21 @@ from e2e_support import MODEL, PI, run_pi, text_reply, tool_reply
 
 from pi_runtime.testing.mcp_oauth_server import McpOAuthServer
 from pi_runtime.testing.oauth_browser import redirect_target, write_browser
+from pi_runtime.testing.waiting import wait_until
+
+
+@pytest.fixture(scope="module")
+def shared_oauth_server(tmp_path_factory):
+    """One server for the module's tests that need no special options: starting one takes a second
+    or more. Each test signs in with a fresh agent dir, so it registers its own client."""
+    with McpOAuthServer(tmp_path_factory.mktemp("oauth-mcp")) as server:
+        yield server
 
 
 @pytest.fixture
-def oauth_server(tmp_path):
-    with McpOAuthServer(tmp_path) as server:
-        yield server
+def oauth_server(shared_oauth_server):
+    shared_oauth_server.clear_events()
+    return shared_oauth_server
 
 
 def configure(env: dict[str, str], url: str, **extra: object) -> dict[str, str]:
@@ -99,8 +108,9 @@ def test_an_expired_access_token_is_refreshed(loopback, env, tmp_path):
     with McpOAuthServer(tmp_path, expires_in=2) as server:
         env = configure(env, server.url)
         assert run_pi(["mcp", "login", "notes"], env, timeout=60).returncode == 0
-        first = json.loads(auth_file(env).read_text())[f"notes@{server.url}"]["tokens"]
-        time.sleep(2.5)
+        stored = json.loads(auth_file(env).read_text())[f"notes@{server.url}"]
+        first = stored["tokens"]
+        assert wait_until(lambda: time.time() > stored["expiresAt"], timeout=10)  # pi knows it has expired
         loopback.push(tool_reply("mcp__notes__whoami", {}), text_reply("Still you."))
         result = run_pi(["-p", "who?", "--model", MODEL], env, timeout=60)
         assert result.returncode == 0, result.stderr

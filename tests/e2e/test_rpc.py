@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import fcntl
 import importlib.util
 import json
 import signal
+import termios
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from e2e_support import MODEL, error_reply, stalled_reply, text_reply, tool_reply
 from rpc_client import RpcClient
+
+from pi_runtime.testing.waiting import wait_until
 
 
 @pytest.fixture
@@ -346,6 +351,25 @@ def test_signals_exit_with_128_plus_signal_and_keep_the_session(rpc, loopback, s
     assert roles[:2] == ["user", "assistant"]
 
 
+def unread_bytes(fd: int) -> int:
+    """How many bytes wait in the pipe ``fd`` for its reader."""
+    return int.from_bytes(fcntl.ioctl(fd, termios.FIONREAD, b"\0" * 4), "little")
+
+
+def stalled_pipe(fd: int, samples: int = 3) -> Callable[[], bool]:
+    """A check for :func:`wait_until`: the pipe holds more than half its size and the writer has
+    added nothing for ``samples`` polls in a row (how full "full" is depends on the writes' sizes)."""
+    half = fcntl.fcntl(fd, fcntl.F_GETPIPE_SZ) // 2
+    seen: list[int] = []
+
+    def check() -> bool:
+        seen.append(unread_bytes(fd))
+        last = seen[-samples:]
+        return len(last) == samples and last[0] > half and len(set(last)) == 1
+
+    return check
+
+
 def test_a_client_that_stops_reading_loses_no_events(loopback, env):
     import subprocess
 
@@ -359,7 +383,8 @@ def test_a_client_that_stops_reading_loses_no_events(loopback, env):
         proc.stdin.write(b'{"id":"p","type":"prompt","message":"long answer please"}\n'
                          b'{"id":"s","type":"get_state"}\n')
         proc.stdin.flush()
-        time.sleep(1.5)  # not reading: pi must wait for us, not drop
+        # Not reading: pi fills the pipe to us and must then wait for us, not drop.
+        assert wait_until(stalled_pipe(proc.stdout.fileno()), timeout=20, interval=0.1), "pi never filled the pipe"
         lines = []
         while not lines or b'"agent_settled"' not in lines[-1]:
             line = proc.stdout.readline()

@@ -172,7 +172,9 @@ def test_the_app_opens_a_session_with_messages_of_the_wrong_shape(env):
 
     term = Terminal(["--model", MODEL, "--session", str(_hostile_session(env))], env)
     try:
-        assert term.wait_for("afinequestion") or term.wait_for("0.0%/"), term.screen[-2000:]  # the footer
+        assert term.wait_for("afinequestion", "0.0%/"), term.screen[-2000:]  # the footer
+        # Still a fixed wait: without it, about one run in ten printed a Traceback on quitting
+        # (Ctrl+D just after the first frame) - to be found and fixed in pi, not hidden here longer.
         time.sleep(0.5)
         term.type(b"\x04")
         assert term.exit_status() == 0, term.screen[-2000:]

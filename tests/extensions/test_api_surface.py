@@ -12,6 +12,7 @@ import pytest
 from pi_runtime.ai.providers.scripted import scripted_text, scripted_tool_call
 from pi_runtime.extensions import EVENTS, ExtensionEvent, HeadlessUI
 from pi_runtime.extensions.events import ToolCallEvent, TurnStartEvent
+from pi_runtime.testing.waiting import eventually
 
 from .conftest import AnsweringUI, errors, module_of
 
@@ -151,8 +152,7 @@ async def test_async_calls_run_without_await_and_cannot_be_misread(make_session,
     session.model_registry.add_model(session.provider.model("thinker", reasoning=True))
     await session.set_model(session.model_registry.find(session.provider.name, "thinker"))
     await session.prompt("/run")
-    for _ in range(50):
-        await asyncio.sleep(0.01)
+    await eventually(lambda: session.thinking_level == "high" and session.session_name == "named without await")
     assert session.thinking_level == "high" and session.session_name == "named without await"
     session.provider.push(scripted_tool_call("ls", {"path": "."}), scripted_text("ok"))
     await session.prompt("go")
@@ -171,8 +171,7 @@ async def test_a_dialog_answer_dropped_unread_is_reported(make_session, write_ex
     """)
     session = make_session(extensions=[path])
     await session.prompt("/run")
-    await asyncio.sleep(0.05)
-    assert any("was not awaited" in e["error"] for e in errors(session))
+    assert await eventually(lambda: any("was not awaited" in e["error"] for e in errors(session)))
 
 
 async def test_dialog_closes_on_abort_signal_and_timeout_is_seconds(make_session, write_ext):

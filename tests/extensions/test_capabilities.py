@@ -6,6 +6,7 @@ import asyncio
 
 from pi_runtime.ai.providers.scripted import scripted_text, scripted_tool_call
 from pi_runtime.extensions import ExtensionAPI, HeadlessUI
+from pi_runtime.testing.waiting import eventually
 
 from .conftest import AnsweringUI, errors, module_of
 
@@ -306,7 +307,7 @@ async def test_dialog_timeout_and_broken_ui_resolve_to_defaults(make_session, wr
     session = make_session(extensions=[path])
     session.extension_runner.set_ui(SlowBrokenUI(), mode="rpc")
     await session.prompt("/ask")
-    await asyncio.sleep(0.01)
+    await eventually(lambda: len(module_of(path).got) == 2)
     assert module_of(path).got == [False, None]
     assert [e["event"] for e in errors(session)] == ["ui"]
 

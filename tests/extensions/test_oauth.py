@@ -205,6 +205,7 @@ async def test_aborting_or_ending_the_session_aborts_a_refresh_in_flight(make_se
     assert last.stop_reason == "aborted" and "/login" not in (last.error_message or "")
     assert llm.requests == []
     assert stored(agent_dir) == data  # nothing half-refreshed was saved
+    auth_server.stop()  # the extension's request thread still waits for the answer: cut it, not wait 5 s
 
 
 async def test_refresh_token_gets_a_signal_and_an_abort_stops_only_the_wait(tmp_path):

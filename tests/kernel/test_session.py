@@ -17,6 +17,7 @@ from pi_runtime.ai.providers.scripted import (
 )
 from pi_runtime.kernel.errors import PromptError
 from pi_runtime.session.manager import SessionManager
+from pi_runtime.testing.waiting import eventually
 
 from .conftest import chat, record, types
 
@@ -98,7 +99,7 @@ async def test_follow_up_runs_after_the_agent_would_stop(make_session):
     session = make_session()
     session.provider.push(ScriptedResponse([ScriptedText("first " * 20)], delay=0.005), scripted_text("second"))
     run = asyncio.ensure_future(session.prompt("one"))
-    await asyncio.sleep(0.02)
+    assert await eventually(lambda: session.is_streaming)
     await session.follow_up("two")
     await run
     assert [m.role for m in chat(session)] == ["user", "assistant", "user", "assistant"]
@@ -171,7 +172,7 @@ async def test_abort_during_stream(make_session):
     session.provider.push(ScriptedResponse([ScriptedText("word " * 200)], delay=0.01))
     events = record(session)
     run = asyncio.ensure_future(session.prompt("talk"))
-    await asyncio.sleep(0.05)
+    assert await eventually(lambda: any(e.type == "message_update" and e.message.text() for e in events))  # mid-stream
     await session.abort()
     await run
     assert chat(session)[-1].stop_reason == "aborted"
