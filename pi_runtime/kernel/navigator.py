@@ -179,6 +179,11 @@ class TreeNavigator:
         await self._changed("fork")
         return ForkResult(text=text)
 
+    async def branch_allowed(self, entry_id: str | None, position: str) -> bool:
+        """Whether extensions let a fork (``position="before"`` a user message) or a clone
+        (``"at"`` an entry) go ahead: ``session_before_fork``, as ``fork``/``clone`` ask it."""
+        return not await self._gate.cancels("session_before_fork", entry_id=entry_id, position=position)
+
     async def clone(self, entry_id: str | None = None) -> SwitchResult:
         """Duplicate the active branch (or the path to ``entry_id``) into a new session file and switch to it."""
         self._require_idle()

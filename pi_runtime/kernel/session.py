@@ -498,6 +498,15 @@ class AgentSession:
         """Start a fresh session; ``setup(session_manager)`` (sync or async) may fill it before it is loaded."""
         return await self._navigator.new_session(parent_session, setup=setup)
 
+    async def sibling_allowed(self, kind: str, entry_id: str | None = None) -> bool:
+        """Whether extensions let a fork or clone into a new session beside this one go ahead
+        (``session_before_fork``, asked as ``/fork`` and ``/clone`` ask it); other kinds always may."""
+        if kind == "fork":
+            return await self._navigator.branch_allowed(entry_id, "before")
+        if kind == "clone":
+            return await self._navigator.branch_allowed(self.session_manager.leaf_id, "at")
+        return True
+
     async def switch_session(self, path: str) -> SwitchResult:
         return await self._navigator.switch(path)
 

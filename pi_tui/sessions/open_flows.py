@@ -48,6 +48,9 @@ def start_opening(app: PiHost, kind: str, *, path: str | None = None, entry_id: 
     async def build_and_show() -> None:
         import asyncio
 
+        if not await source.sibling_allowed(kind, entry_id):
+            app.notify(f"An extension cancelled the {kind}", severity="warning", timeout=5)
+            return
         try:
             sibling = await asyncio.to_thread(build)
         except Exception as exc:  # noqa: BLE001 - a locked file, a bad entry: said, nothing opened

@@ -128,3 +128,22 @@ async def test_the_mcp_tool_filter_of_the_command_line_survives_a_second_session
         second.session_manager.close()
     finally:
         mcp_extension.set_tool_filter(ToolFilter())
+
+
+async def test_an_extension_may_cancel_a_fork_or_clone_into_a_new_session(make_session, tmp_path):
+    # /open fork and /open clone ask session_before_fork first, as /fork and /clone do.
+    ext = tmp_path / "no_forks.py"
+    ext.write_text(textwrap.dedent("""
+        def extension(pi):
+            def before_fork(event, ctx):
+                return {"cancel": event.position == "before"}
+            pi.on("session_before_fork", before_fork)
+    """))
+    first = make_session(extensions=[str(ext)])
+    await first.extension_runner.start()
+    first.provider.push(scripted_text("one"))
+    await first.prompt("question")
+    user = first.get_fork_messages()[0]["entryId"]
+    assert await first.sibling_allowed("fork", user) is False
+    assert await first.sibling_allowed("clone") is True
+    assert await first.sibling_allowed("new") is True
