@@ -289,6 +289,32 @@ class QueuePane(Vertical, can_focus=True):
         self._close_edit()
         self.show_items(items)
 
+    def leave_session(self) -> str | None:
+        """Another tab is about to be shown: an open edit is saved into this session's queue, as
+        Enter would save it (the next session's queue has messages of its own, even the same ids).
+
+        Returns:
+            The edited text when it could not be saved (the message left the queue meanwhile): it
+            belongs in this session's draft. None otherwise (an empty or unchanged edit is dropped).
+        """
+        from pi_runtime.frontend import QueueEditError
+
+        edit, session = self._edit, self.session
+        if edit is None or session is None:
+            return None
+        had_focus = edit.has_focus
+        self._drop_edit()
+        if had_focus:
+            self.app.set_focus(self)  # the list, until the next session's queue says where focus goes
+        text = edit.text
+        if not text.strip() or text == edit.original:
+            return None
+        try:
+            session.edit_queued(edit.message_id, text)
+        except QueueEditError:
+            return text
+        return None
+
     def _drop_edit(self) -> None:
         self._edit_box.display = False
         self._edit = None
