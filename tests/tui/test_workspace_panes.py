@@ -116,3 +116,30 @@ async def test_esc_in_the_tree_pane_never_aborts_the_run(provider, workdir):
         assert app.focused is app.editor
         await pilot.press("escape")  # Esc in the editor keeps its meaning
         assert await wait_for(pilot, lambda: not session.is_streaming)
+
+
+async def test_typing_right_after_esc_in_the_queue_list_goes_to_the_editor(provider, workdir):
+    """Esc then typing at once, in one burst: every key lands in the editor, none in the list
+    (``e`` there would start an edit, ``d`` delete a message)."""
+    session, hold, app = held(provider, workdir)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await start_and_queue(pilot, session, hold, steers=["steer A"])
+        burst(app, "alt+q", "d", "t")  # straight into the list: the keys are the list's
+        assert await wait_for(pilot, lambda: queue_shape(session) == [])
+        assert await wait_for(pilot, lambda: app.editor.text == "t"), (app.editor.text, app.focused)  # the list emptied: back to the editor
+        app.editor.load_text("steer A")
+        await pilot.press("enter")
+        assert await wait_for(pilot, lambda: queue_shape(session) == [("steer", "steer A")])
+        burst(app, "alt+q", "e", *"t2", "enter", "escape", *"/settings deleted")
+        assert await wait_for(pilot, lambda: app.editor.text == "/settings deleted"), (app.editor.text, queue_shape(session), app.focused)
+        assert app.queue_view.editing is None and queue_shape(session) == [("steer", "steer At2")]
+        hold.release.set()
+
+
+def burst(app, *keys: str) -> None:
+    """Keys as a terminal sends them when typed fast: all queued before the first is handled."""
+    from textual import events
+
+    for key in keys:
+        character = key if len(key) == 1 else "\r" if key == "enter" else None
+        app.post_message(events.Key(key, character))
