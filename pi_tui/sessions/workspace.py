@@ -130,7 +130,8 @@ class Workspace:
         app.extension_ui = entry.extension_ui if entry.extension_ui is not None else app.extension_ui
         app.chrome.show(entry.session)  # the header, footer and queue pane show this session now
         app.tree_pane.shown_session_changed()
-        app.footer_bar.set_working(entry.working or entry.session.is_streaming)
+        busy = entry.working or entry.session.is_streaming
+        app.footer_bar.set_working(busy, since=entry.working_since if busy else None)
         draft = entry.draft
         editor.load_text(draft.text)
         if hasattr(editor, "pastes"):  # pi's editor (an extension's may have neither)

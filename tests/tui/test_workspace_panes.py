@@ -4,6 +4,8 @@ are the combinations a user meets once several sessions are open)."""
 
 from __future__ import annotations
 
+import time
+
 from pi_runtime.ai.providers.scripted import scripted_text
 from pi_tui.launch import create_app
 from pi_tui.queue.queue_row import QueueRow
@@ -143,3 +145,19 @@ def burst(app, *keys: str) -> None:
     for key in keys:
         character = key if len(key) == 1 else "\r" if key == "enter" else None
         app.post_message(events.Key(key, character))
+
+
+async def test_the_footers_working_time_is_the_shown_sessions(provider, workdir):
+    """Switching to a tab that has been working a while shows how long it has been working, not
+    the time since the switch (nor the other tab's)."""
+    app, hold = await held_app(provider, workdir)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_and_send(pilot, "first task")
+        assert await wait_for(pilot, lambda: hold.started.is_set())
+        await open_second(pilot)
+        assert not app.footer_bar.working  # the second tab is idle
+        switched_at = time.monotonic()
+        await pilot.press("alt+pageup")
+        assert await wait_for(pilot, lambda: app.workspace.active.number == 1)
+        assert app.footer_bar.working and app.footer_bar._started < switched_at  # counted from the run's start
+        hold.release.set()
