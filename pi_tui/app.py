@@ -42,6 +42,7 @@ from .terminal import terminal_keys
 from .terminal.key_sequences import PASTE_END, PASTE_START, events_for, sequence_for
 from .terminal.terminal_input import TerminalInput, editor_key
 from .theme.theme_service import ThemeService, theme_variable_defaults
+from .transcript.jump_hint import EndOutOfSight, JumpToLatest
 from .transcript.start_hints import StartHints
 from .transcript.transcript import Transcript
 from .transcript.welcome_panel import WelcomePanel
@@ -194,8 +195,10 @@ class PiApp(App[int], inherit_bindings=False):
         self.chrome = SessionChrome(self.header_bar, self.footer_bar, self.queue_view, self.editor)
         yield self.header_bar
         yield self.session_tabs
+        self.jump_hint = JumpToLatest(id="jump-to-latest")
         with Horizontal(id="workspace"):  # the transcripts (one per session), and the tree pane beside them when open
             yield self.transcript
+            yield self.jump_hint
         yield self.menu
         yield self.queue_view
         yield self.editor
@@ -207,6 +210,7 @@ class PiApp(App[int], inherit_bindings=False):
         self.terminal_passthrough = TerminalPassthrough(self)
         self.begin_capture_print(self, stdout=True, stderr=False)
         self.set_keymap(self.keymap.textual_keymap())
+        self.jump_hint.key = self.keymap.first_key("tui.altScreen.bottom")
         self._apply_editor_keys()
         self.theme_changed_signal.subscribe(self, lambda _theme: self._push_colors())
         self._push_colors()
@@ -224,6 +228,10 @@ class PiApp(App[int], inherit_bindings=False):
             self.input.show_starting()
             self.run_worker(self.session_factory, thread=True, name="build-session", group="startup",
                             exit_on_error=False)
+
+    def on_end_out_of_sight(self, message: EndOutOfSight) -> None:
+        if message.transcript is self.transcript:  # not a hidden tab's, nor the tree's preview
+            self.jump_hint.place(message.transcript)
 
     def on_print(self, event: events.Print) -> None:
         """Captured stdout: an extension's OSC escapes (notifications) go on to the terminal."""

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from .sessions.session_chrome import SessionChrome
     from .sessions.workspace import Workspace
     from .theme.theme_service import ThemeService
+    from .transcript.jump_hint import JumpToLatest
     from .transcript.transcript import Transcript
     from .tree.pane_controller import TreePaneController
 
@@ -53,6 +54,8 @@ class PiHost(Protocol):
 
     # The main view's parts.
     transcript: Transcript
+    jump_hint: JumpToLatest
+    """"Jump to latest message" over the shown transcript while it is scrolled up."""
     editor: PromptEditor
     """The editor in use: pi's own, or an extension's while it replaced it (``editor_swap.py``)."""
     default_editor: PromptEditor

@@ -277,6 +277,7 @@ class Agent:
         self.state.is_streaming = True
         self.state.error_message = None
         self._controller = AbortController()
+        self.ending_after_turn = False
         if aborted:
             self._controller.abort()
         loop = asyncio.get_running_loop()
@@ -289,6 +290,15 @@ class Agent:
             self.state.pending_tool_calls.clear()
             if not self._run_task.done():
                 self._run_task.set_result(None)
+
+    ending_after_turn = False
+    """Set by :meth:`end_after_turn`; the loop reads it after each ``turn_end``."""
+
+    def end_after_turn(self) -> None:
+        """End the run cleanly once the current turn has ended (Pi's ``finishTurn`` → ``end``):
+        no further model call, and unlike :meth:`abort` nothing is cut off or recorded as aborted.
+        Meant for a ``turn_end`` listener (the per-prompt budget)."""
+        self.ending_after_turn = True
 
     def abort(self, reason: str | None = None) -> None:
         """Cancel the current run: the stream ends as aborted, running tools get the signal."""

@@ -6,13 +6,16 @@ delivered after the current turn's tool calls and before the next model call; fo
 only when the agent would otherwise stop.
 
 Stop conditions: an assistant message that ended in ``error`` or ``aborted`` (its tool
-calls are not run); an abort during tool execution; a batch whose every result asked to
-terminate; a turn with no tool calls and nothing queued.
+calls are not run); a batch whose every result asked to terminate; a turn with no tool
+calls and nothing queued. An abort during tool execution is not a stop of its own: as in
+Pi, the loop goes on to the next turn (taking any steering), whose model call ends at once
+as an empty ``aborted`` assistant message, so the session records the same entries as Pi's.
 """
 
 from __future__ import annotations
 
 import inspect
+import time
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..ai.options import StreamOptions
@@ -34,6 +37,9 @@ from .transcript import Transcript
 
 if TYPE_CHECKING:
     from .agent import Agent
+
+
+ABORTED_BEFORE_REQUEST = "This operation was aborted"
 
 
 class AgentRun:
@@ -81,7 +87,7 @@ class AgentRun:
                     results, terminate = await batch.run(calls)
                     self.produced.extend(results)
                 await self.emit(TurnEndEvent(assistant, results))
-                if self.agent.signal is not None and self.agent.signal.aborted:
+                if self.agent.ending_after_turn:
                     return await self._end()
                 more_tool_calls = bool(calls) and not terminate
                 pending = self.agent._take_steering()
@@ -123,7 +129,8 @@ class AgentRun:
                                     stop_reason: Literal["error", "aborted"] = "error") -> AssistantMessage:
         model = self.agent.state.model
         message = AssistantMessage(
-            api=model.api, provider=model.provider, model=model.id, stop_reason=stop_reason, error_message=error
+            api=model.api, provider=model.provider, model=model.id, stop_reason=stop_reason, error_message=error,
+            duration_ms=0, thinking_level=self._requested_level(),
         )
         await self.emit(MessageStartEvent(message))
         self.agent.state.error_message = error
@@ -132,12 +139,18 @@ class AgentRun:
         await self.emit(MessageEndEvent(message))
         return message
 
+    def _requested_level(self) -> str:
+        state = self.agent.state
+        return (state.thinking_level if state.model.reasoning else None) or "off"
+
     async def _stream_response(self) -> AssistantMessage:
+        started = time.monotonic()
         agent = self.agent
         state = agent.state
         if agent.signal is not None and agent.signal.aborted:
-            # Aborted before the request (the host's pre-run hooks, a context transform): none is sent.
-            return await self._fail_without_request("Request was aborted", stop_reason="aborted")
+            # Aborted before the request (mid-tool, the host's pre-run hooks, a context transform):
+            # none is sent. Pi's message here is the one its fetch rejects an aborted signal with.
+            return await self._fail_without_request(ABORTED_BEFORE_REQUEST, stop_reason="aborted")
         source = state.messages
         messages: list[Any]
         if (isinstance(source, Transcript) and source.pending and agent.transform_context is None
@@ -194,6 +207,11 @@ class AgentRun:
                     await self.emit(MessageStartEvent(partial))
                 await self.emit(MessageUpdateEvent(partial, event))
         final = await stream.result()
+        # Pi records on every answer how long the call took and the thinking level it asked for.
+        if final.duration_ms is None:
+            final.duration_ms = round((time.monotonic() - started) * 1000)
+        if final.thinking_level is None:
+            final.thinking_level = options.reasoning or "off"
         if partial is None:
             await self.emit(MessageStartEvent(final))
         state.streaming_message = None

@@ -251,6 +251,7 @@ class ToolBatch:
             content=outcome.result.content,
             details=outcome.result.details,
             is_error=outcome.is_error,
+            duration_ms=None if outcome.duration_ms is None else round(outcome.duration_ms),
         )
         await self.emit(
             ToolExecutionEndEvent(

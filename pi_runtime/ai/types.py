@@ -99,13 +99,24 @@ class Usage(WireStruct, kw_only=True):
     """Reasoning tokens, when the server reports them; already part of ``output``."""
 
     def compute_cost(self, model: Model) -> None:
-        """Fill ``cost`` from the model's per-million-token prices and update ``total_tokens``."""
-        prices = model.cost
+        """Fill ``cost`` from the model's per-million-token prices and update ``total_tokens``.
+
+        As Pi's ``calculateCost``: a request whose whole input (fresh, cached and written)
+        exceeds a pricing tier's threshold is priced at that tier for every token (the highest
+        such tier wins), and each price is divided before it multiplies, so the floats, and so
+        the footer's rounding, come out as Pi's.
+        """
+        prices: ModelCost | CostTier = model.cost
+        prompt = self.input + self.cache_read + self.cache_write
+        threshold = -1.0
+        for tier in model.cost.tiers or ():
+            if prompt > tier.input_tokens_above > threshold:
+                prices, threshold = tier, tier.input_tokens_above
         c = self.cost
-        c.input = self.input * prices.input / 1_000_000
-        c.output = self.output * prices.output / 1_000_000
-        c.cache_read = self.cache_read * prices.cache_read / 1_000_000
-        c.cache_write = self.cache_write * prices.cache_write / 1_000_000
+        c.input = (prices.input / 1_000_000) * self.input
+        c.output = (prices.output / 1_000_000) * self.output
+        c.cache_read = (prices.cache_read / 1_000_000) * self.cache_read
+        c.cache_write = (prices.cache_write * self.cache_write) / 1_000_000
         c.total = c.input + c.output + c.cache_read + c.cache_write
         self.total_tokens = self.input + self.output + self.cache_read + self.cache_write
 
@@ -148,6 +159,10 @@ class AssistantMessage(MessageBase, tag="assistant", kw_only=True):
     stop_reason: StopReason = "pending"
     error_message: str | None = None
     timestamp: int = field(default_factory=now_ms)
+    duration_ms: int | None = None
+    """How long the model call took, set by the agent loop (Pi's ``durationMs``)."""
+    thinking_level: str | None = None
+    """The thinking level the call asked for ("off" when none), set by the agent loop."""
 
     def text(self) -> str:
         """All text blocks joined: what a user reads as the answer."""
@@ -164,6 +179,8 @@ class ToolResultMessage(MessageBase, tag="toolResult", kw_only=True):
     content: list[UserContent] = field(default_factory=list)
     details: Any = None
     is_error: bool = False
+    duration_ms: int | None = None
+    """How long the tool ran (Pi's ``durationMs``); none when it never ran (unknown, blocked)."""
     timestamp: int = field(default_factory=now_ms)
 
 
@@ -322,6 +339,16 @@ ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
 THINKING_LEVELS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high", "xhigh")
 
 
+class CostTier(WireModel):
+    """Prices for a request whose input exceeds ``input_tokens_above`` (models.json ``cost.tiers``)."""
+
+    input_tokens_above: float = 0.0
+    input: float = 0.0
+    output: float = 0.0
+    cache_read: float = 0.0
+    cache_write: float = 0.0
+
+
 class ModelCost(WireModel):
     """Prices in dollars per million tokens."""
 
@@ -329,6 +356,8 @@ class ModelCost(WireModel):
     output: float = 0.0
     cache_read: float = 0.0
     cache_write: float = 0.0
+    tiers: list[CostTier] | None = None
+    """Request-wide long-context prices: the highest threshold the request's input exceeds applies."""
 
 
 _TEXT_ONLY: list[Literal["text", "image"]] = ["text"]

@@ -1,7 +1,8 @@
 """Summarise the branch a user leaves when moving elsewhere in the session tree (``/tree``).
 
 The entries summarised run from the old leaf back to (not including) the deepest entry it
-shares with the target. When they do not all fit the token budget the newest are kept: what
+shares with the selected target, as in Pi: selecting an earlier message of the current path
+summarises what came after it. When they do not all fit the token budget the newest are kept: what
 happened last on a branch matters most. File lists accumulate, including those of branch
 summaries nested in the abandoned branch.
 """
@@ -89,7 +90,8 @@ async def summarize_branch(session_manager: Any, old_leaf_id: str, target_id: st
         session_manager: The ``SessionManager`` (not modified; the caller appends the entry,
             e.g. with ``branch_with_summary``).
         old_leaf_id: The leaf being left.
-        target_id: The entry navigated to.
+        target_id: The entry selected in the tree (for a user message, not the parent the leaf
+            moves to): as in Pi, it is shared with the old path when on it, so it is not summarised.
         model: Model that writes the summary.
         api_key: Credential.
         headers: Extra request headers.
@@ -111,7 +113,8 @@ async def summarize_branch(session_manager: Any, old_leaf_id: str, target_id: st
     if not messages:
         return None
     text, usage = await summarize(serialize_conversation(messages), prompts.BRANCH, model,
-                                  instructions=instructions, api_key=api_key, headers=headers, signal=signal)
+                                  instructions=instructions, api_key=api_key, headers=headers, signal=signal,
+                                  label="Branch summarization")
     summary = prompts.BRANCH_PREAMBLE + text
     files = file_ops.render()
     if files:

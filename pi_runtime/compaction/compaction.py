@@ -47,7 +47,8 @@ def _max_tokens(model: Model, prompt_chars: int) -> int:
 
 async def summarize(transcript: str, instruction: str, model: Model, *, previous_summary: str | None = None,
                     instructions: str | None = None, api_key: str | None = None,
-                    headers: dict[str, str] | None = None, signal: AbortSignal | None = None) -> tuple[str, dict[str, Any]]:
+                    headers: dict[str, str] | None = None, signal: AbortSignal | None = None,
+                    label: str = "Summarization") -> tuple[str, dict[str, Any]]:
     """One summary request: no tools, the summariser system prompt, the transcript.
 
     Args:
@@ -59,12 +60,15 @@ async def summarize(transcript: str, instruction: str, model: Model, *, previous
         api_key: Credential for the request.
         headers: Extra request headers.
         signal: Abort signal.
+        label: What the summary is, for the error messages (Pi's wording).
 
     Returns:
         (summary text, usage wire dict).
 
     Raises:
-        CompactionError: The request ended in an error, was aborted, or returned no text.
+        CompactionError: The request ended in an error, was aborted, called a tool (none was
+            offered: such a reply is not a summary, even with text beside the call), or
+            returned no text.
     """
     text = f"<conversation>\n{transcript}\n</conversation>\n\n"
     if previous_summary:
@@ -78,6 +82,8 @@ async def summarize(transcript: str, instruction: str, model: Model, *, previous
         aborted = response.stop_reason == "aborted"
         raise CompactionError(response.error_message or ("Summary aborted" if aborted else "Summary failed"),
                               aborted=aborted)
+    if response.tool_calls():
+        raise CompactionError(f"{label} attempted to call a tool")
     summary = response.text().strip()
     if not summary:
         raise CompactionError("The model returned an empty summary")

@@ -4,7 +4,12 @@ The context size is the provider-reported usage of the last valid assistant mess
 chars/4 estimate of everything after it (an image counts as 4,800 characters). Usage reported
 before the latest compaction describes a context that no longer exists, so it is ignored:
 that includes the kept messages after the summary, which are older than the compaction.
-Without a usable report everything is estimated.
+
+Without a usable report (a llama.cpp server sends none) everything is estimated, as Pi does:
+the system prompt and the tool declarations as the request carries them (the system messages
+replayed into one: text, current sections, current tools as JSON), plus every other message.
+Leaving out the prompt and the tools under-counts a fresh session by two thirds, and
+auto-compaction then starts late on exactly the small local models that need it.
 """
 
 from __future__ import annotations
@@ -39,10 +44,15 @@ def _content_chars(content: Any) -> int:
         elif kind == "thinking":
             chars += len(block.get("thinking", ""))
         elif kind == "toolCall":
-            chars += len(block.get("name", "")) + len(deep_json.dumps(block.get("arguments", {})))
+            chars += len(block.get("name", "")) + len(_compact_json(block.get("arguments", {})))
         elif kind == "image":
             chars += IMAGE_CHARS
     return chars
+
+
+def _compact_json(value: Any) -> str:
+    """JSON as Pi measures it (``JSON.stringify``: no spaces, characters not escaped)."""
+    return deep_json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 def estimate_message_tokens(message: Any) -> int:
@@ -62,9 +72,53 @@ def estimate_message_tokens(message: Any) -> int:
         chars = 0 if m.get("excludeFromContext") else len(m.get("command", "")) + len(m.get("output", ""))
     else:
         chars = _content_chars(m.get("content"))
-        if role == "system" and isinstance(m.get("sections"), dict):
-            chars += sum(len(v) for v in m["sections"].values() if isinstance(v, str))
+        if role == "system":
+            if isinstance(m.get("sections"), dict):
+                chars += sum(len(v) for v in m["sections"].values() if isinstance(v, str))
+            if m.get("toolsAdded"):
+                # The declarations travel with every request (the request's ``tools``).
+                chars += len(_compact_json(m["toolsAdded"]))
     return -(-chars // CHARS_PER_TOKEN)
+
+
+def current_system_message(messages: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The system messages replayed into the one the model currently has (None when there are none).
+
+    Texts are joined, sections patched by name (``None`` removes one), tools added and
+    removed by name, as Pi's ``getCurrentSystemMessage`` does.
+    """
+    texts: list[str] = []
+    sections: dict[str, str] = {}
+    tools: dict[str, Any] = {}
+    seen = False
+    for m in messages:
+        if m.get("role") != "system":
+            continue
+        seen = True
+        content = m.get("content")
+        text = content if isinstance(content, str) else "".join(
+            b.get("text", "") for b in content or () if isinstance(b, dict) and b.get("type") == "text")
+        if text:
+            texts.append(text)
+        for name, value in (m.get("sections") or {}).items():
+            if value is None:
+                sections.pop(name, None)
+            elif isinstance(value, str):
+                sections[name] = value
+        for tool in m.get("toolsRemoved") or ():
+            if isinstance(tool, dict):
+                tools.pop(str(tool.get("name")), None)
+        for tool in m.get("toolsAdded") or ():
+            if isinstance(tool, dict):
+                tools[str(tool.get("name"))] = tool
+    if not seen:
+        return None
+    replayed: dict[str, Any] = {"role": "system", "content": "\n\n".join(texts)}
+    if sections:
+        replayed["sections"] = sections
+    if tools:
+        replayed["toolsAdded"] = list(tools.values())
+    return replayed
 
 
 def usage_tokens(usage: Any) -> int:
@@ -110,7 +164,12 @@ def estimate_context(messages: list[Any]) -> ContextEstimate:
                 and usage_tokens(m.get("usage")) > 0 and (m.get("timestamp") or 0) > compacted_at:
             index = i
             break
-    reported = usage_tokens(dicts[index].get("usage")) if index >= 0 else 0
+    if index < 0:
+        system = current_system_message(dicts)
+        estimated = estimate_message_tokens(system) if system is not None else 0
+        estimated += sum(estimate_message_tokens(m) for m in dicts if m.get("role") != "system")
+        return ContextEstimate(estimated, 0, estimated, -1)
+    reported = usage_tokens(dicts[index].get("usage"))
     trailing = sum(estimate_message_tokens(m) for m in dicts[index + 1 :])
     return ContextEstimate(reported + trailing, reported, trailing, index)
 

@@ -37,7 +37,6 @@ _CRITICAL = """
 - [Exact names, paths, values, error messages and other data needed to continue, or "(none)"]"""
 
 COMPACTION_FORMAT = _SECTIONS + _CRITICAL
-BRANCH_FORMAT = _SECTIONS
 
 SUMMARIZE = (
     "The transcript above is the beginning of a coding session whose context is being compacted. "
@@ -62,11 +61,36 @@ TURN_PREFIX = (
     "## Context for Suffix\n- [What is needed to understand the kept part]\n\nBe concise."
 )
 
+# The branch summary follows Pi's branch prompt section for section (the model sees the same
+# request in both), in our own words: a goal "on this branch", constraints with an explicit
+# "(none)", the Done / In Progress / Blocked split, decisions with a reason, numbered next steps.
+BRANCH_FORMAT = """## Goal
+[What the user set out to do on this branch]
+
+## Constraints & Preferences
+- [Constraints, preferences or requirements the user gave]
+- [Or "(none)" when there were none]
+
+## Progress
+### Done
+- [x] [Finished tasks and changes]
+
+### In Progress
+- [ ] [Work begun but not finished]
+
+### Blocked
+- [Anything stopping progress, if there is]
+
+## Key Decisions
+- **[Decision]**: [Short reason]
+
+## Next Steps
+1. [What to do next to carry the work on]"""
+
 BRANCH = (
-    "The transcript above is a branch of the conversation the user has now left to work "
-    "elsewhere in the session. Summarise what happened on it so the work can draw on it later. "
-    "Use this format:\n\n" + BRANCH_FORMAT + "\n\nBe concise. Keep exact file paths, function names "
-    "and error messages."
+    "Write a structured summary of this branch of the conversation, to give context when the user "
+    "comes back to it later.\n\nFollow this format exactly:\n\n" + BRANCH_FORMAT + "\n\nKeep every "
+    "section short. Keep file paths, function names and error messages exactly as they appear."
 )
 
 BRANCH_PREAMBLE = "The user explored a different branch of this conversation before returning here.\nSummary of that exploration:\n\n"

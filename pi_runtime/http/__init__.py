@@ -49,6 +49,11 @@ class HTTPTimeout(HTTPError):
         self.seconds = seconds
 
 
+class MalformedResponse(HTTPError):
+    """The server answered with something that is not valid HTTP (a bad chunk size, conflicting
+    lengths, a body that does not decode). Unlike a cut connection, asking again is no cure."""
+
+
 class ProtocolCut(HTTPError):
     """The server closed the connection before the body was complete."""
 

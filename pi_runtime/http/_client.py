@@ -16,7 +16,7 @@ from weakref import WeakKeyDictionary
 import httpx2
 
 from ..text_safety import terminal_safe
-from . import Aborted, HTTPError, HTTPTimeout, Phase, ProtocolCut
+from . import Aborted, HTTPError, HTTPTimeout, MalformedResponse, Phase, ProtocolCut
 from ._tls import tls_context
 
 MAX_REDIRECTS = 5
@@ -123,11 +123,11 @@ def translate(exc: Exception, url: httpx2.URL | str, phase: Phase) -> HTTPError:
     if isinstance(exc, httpx2.RemoteProtocolError):
         if "peer closed" in text or "incomplete" in text or "without sending" in text:
             return ProtocolCut(text)
-        return HTTPError(f"malformed response from {target}: {text}")
+        return MalformedResponse(f"malformed response from {target}: {text}")
     if isinstance(exc, (httpx2.ReadError, httpx2.WriteError)):
         return ProtocolCut(text) if phase == "body" else HTTPError(f"{target}: {text}")
     if isinstance(exc, httpx2.DecodingError):
-        return HTTPError(f"the response body from {target} could not be decoded: {text}")
+        return MalformedResponse(f"the response body from {target} could not be decoded: {text}")
     if isinstance(exc, (httpx2.UnsupportedProtocol, httpx2.InvalidURL)):
         return HTTPError(f"unsupported URL {terminal_safe(str(url), multiline=True)!r}: {text}")
     if isinstance(exc, httpx2.LocalProtocolError):

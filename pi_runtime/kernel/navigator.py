@@ -103,7 +103,9 @@ class TreeNavigator:
 
         instructions = summarize if isinstance(summarize, str) else None
         leaving = old_leaf is not None and old_leaf != target
-        entries, ancestor = collect_branch_entries(sm, old_leaf, target) if leaving and old_leaf else ([], None)
+        # As in Pi, what is left behind is measured from the selected entry, not the new leaf:
+        # choosing a user message on the current path summarises what came after it, not it.
+        entries, ancestor = collect_branch_entries(sm, old_leaf, entry_id) if leaving and old_leaf else ([], None)
         preparation = TreePreparation(
             target_id=entry_id, old_leaf_id=old_leaf, common_ancestor_id=ancestor,
             entries_to_summarize=[sm.get_entry(e["id"]) or e for e in entries],
@@ -122,7 +124,7 @@ class TreeNavigator:
                     text, details, usage = supplied_summary(decision.supplied)
                     summary_id = sm.branch_with_summary(target, text, details=details, from_hook=True, usage=usage)
                 else:
-                    result = await self._compactor.summarize_branch(old_leaf, target, instructions, controller)
+                    result = await self._compactor.summarize_branch(old_leaf, entry_id, instructions, controller)
                     if result is not None:
                         summary_id = sm.branch_with_summary(
                             target, result["summary"], details=result.get("details"), usage=result.get("usage")

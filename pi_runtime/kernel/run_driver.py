@@ -113,9 +113,9 @@ class RunDriver:
             return
         hit = self._meter.add_turn(message)
         if hit is not None:
-            # The loop sees the abort before its next model call, so nothing is cut off mid-stream.
+            # The loop ends at this turn boundary, so nothing is cut off mid-stream.
             self._budget_stop = hit[1]
-            self._agent.abort("budget")
+            self._agent.end_after_turn()
             await self._emit(BudgetExceededEvent(limit=hit[0], message=hit[1]))
 
     # ------------------------------------------------------------------ runs

@@ -20,6 +20,7 @@ from pi_runtime.paths import PROJECT_DIR_NAME
 from pi_runtime.paths import agent_dir as default_agent_dir
 from pi_runtime.resources.context_files import ContextFile, load_context_files
 from pi_runtime.resources.diagnostics import ResourceDiagnostic
+from pi_runtime.resources.own_docs import OwnDocs, find_own_docs
 from pi_runtime.resources.prompt_templates import (
     PromptTemplate,
     expand_prompt_template,
@@ -76,6 +77,8 @@ class Resources:
     """APPEND_SYSTEM.md or ``--append-system-prompt``."""
     warnings: list[ResourceDiagnostic] = field(default_factory=list)
     """Problems found while loading."""
+    own_docs: OwnDocs | None = field(default_factory=find_own_docs)
+    """pi's own README, docs and examples, named in the prompt's ``docs`` section."""
 
     def system_prompt_sections(
         self,
@@ -106,6 +109,7 @@ class Resources:
             today=today,
             include_date=include_date,
             extra_sections=extra_sections,
+            own_docs=self.own_docs,
         )
 
     def expand_input(self, text: str) -> str:

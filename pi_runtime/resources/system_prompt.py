@@ -1,12 +1,12 @@
 """The system prompt, built from named sections.
 
 Sections, in order: ``preamble`` (who the assistant is), ``tools`` (one line per active tool),
-``rules`` (working guidelines), ``addendum`` (APPEND_SYSTEM.md / ``--append-system-prompt``),
+``rules`` (working guidelines), ``docs`` (where pi's own documentation is), ``addendum`` (APPEND_SYSTEM.md / ``--append-system-prompt``),
 ``project_context`` (context files), ``skills``, ``cwd``, ``date``, then any extra sections
 (e.g. from extensions). As in Pi, ``preamble`` is plain text and every other section is wrapped
 in a tag of its own name, so a later change to one section can be told to the model by name.
 
-A ``SYSTEM.md`` (or ``--system-prompt``) replaces the default preamble, tools and rules; the
+A ``SYSTEM.md`` (or ``--system-prompt``) replaces the default preamble, tools, rules and docs; the
 addendum, project context, skills and cwd are still added after it.
 
 Front ends list :meth:`SystemPromptSections.names` to show what was loaded; extensions call
@@ -22,6 +22,7 @@ from dataclasses import field
 from pathlib import Path
 
 from pi_runtime.resources.context_files import ContextFile
+from pi_runtime.resources.own_docs import OwnDocs, render_docs_section
 from pi_runtime.resources.skills import Skill, format_skills_for_prompt
 
 from ..records import record
@@ -169,6 +170,7 @@ def build_system_prompt_sections(
     today: _dt.date | None = None,
     include_date: bool = True,
     extra_sections: Mapping[str, str] | None = None,
+    own_docs: OwnDocs | None = None,
 ) -> SystemPromptSections:
     """Assemble the sections for one session.
 
@@ -184,6 +186,8 @@ def build_system_prompt_sections(
         today: Date to show; today's date when None.
         include_date: Add the ``date`` section.
         extra_sections: More sections appended in order (name -> text).
+        own_docs: Where pi's README, docs and examples are (``find_own_docs()``), named in a
+            ``docs`` section after the rules so the agent can explain pi; None: no section.
 
     Returns:
         The sections; render them with :func:`build_system_prompt`.
@@ -203,6 +207,8 @@ def build_system_prompt_sections(
         result.set("preamble", DEFAULT_PREAMBLE)
         result.set("tools", render_tools(tool_names, descriptions))
         result.set("rules", build_rules(tool_names, guidelines))
+        if own_docs is not None:
+            result.set("docs", render_docs_section(own_docs))
     if append_prompt and append_prompt.strip():
         result.set("addendum", append_prompt.strip())
     project = render_project_context(context_files)

@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from .scenes import SCENE_PROVIDERS, Scene, _project, render_scenes
+from .scenes import SCENE_PROVIDERS, Scene, _project, pin_own_docs, render_scenes
 
 SUMMARY = """## Goal
 Make `src/steps.py` faster without changing results.
@@ -65,6 +65,7 @@ def make_app(scene: Scene, agent_dir: str | None = None) -> tuple[Any, Any]:
         settings=SettingsManager.in_memory({"compaction": {"enabled": False, "keepRecentTokens": 50}}),
         mcp=with_mcp, extensions=extensions,
     )
+    pin_own_docs(session)
     app = create_app(session, static=True, agent_dir=agent_dir)
     SCENE_PROVIDERS[app] = provider
     return app, provider

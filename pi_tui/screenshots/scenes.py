@@ -35,6 +35,31 @@ def run(x):
 
 > Tip: a single `sum(range(12))` gives the same result.
 """
+MARKDOWN_ANSWER = """## Plan
+
+The pipeline is linear, so the change is small:
+
+1. Read `src/steps.py`
+2. Replace the additions with a lookup table
+3. Run the tests
+
+### The new table
+
+```python
+STEPS = {i: (lambda x, i=i: x + i) for i in range(1, 12)}
+```
+
+---
+
+- keeps every `step_N` name
+- no global state
+
+> The old functions stay until the callers move.
+
+| step | before | after |
+|------|--------|-------|
+| 3    | x + 3  | x * 3 |
+"""
 
 
 @dataclass
@@ -62,6 +87,14 @@ SCENE_PROVIDERS: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary
 """The scripted provider behind each scene's app (the scene pushes its replies)."""
 
 
+def pin_own_docs(session: Any) -> None:
+    """Name pi's docs at an installed copy's fixed paths in the system prompt: the context figure
+    the footer estimates from it then does not depend on where the checkout is."""
+    resources = session.resources.resources
+    if resources.own_docs is not None:
+        resources.own_docs = type(resources.own_docs).installed_under("/usr")
+
+
 def make_app(scene: Scene, agent_dir: str | None = None) -> tuple[Any, Any]:
     """A fresh session + app for ``scene`` (returns (app, provider))."""
     from pi_runtime.frontend import ScriptedProvider, SessionManager, SettingsManager, create_agent_session
@@ -75,6 +108,7 @@ def make_app(scene: Scene, agent_dir: str | None = None) -> tuple[Any, Any]:
         session_manager=SessionManager.in_memory(),
         settings=SettingsManager.in_memory({"compaction": {"enabled": False}}),
     )
+    pin_own_docs(session)
     app = create_app(session, static=True, agent_dir=agent_dir)
     SCENE_PROVIDERS[app] = provider
     if scene.theme != "dark":
@@ -205,6 +239,16 @@ async def path_completion(pilot: Any) -> None:
     await pilot.pause(0.1)
 
 
+async def markdown(pilot: Any) -> None:
+    """A long answer as Pi lays it out: fences with their language, numbered lists, a rule."""
+    from pi_runtime.frontend import scripted_text
+
+    SCENE_PROVIDERS[pilot.app].push(scripted_text(MARKDOWN_ANSWER, usage=_usage()))
+    await _send(pilot, "How would you simplify the steps?")
+    await pilot.app.session.wait_for_idle()
+    await pilot.pause(0.2)
+
+
 async def narrow(pilot: Any) -> None:
     await _conversation(pilot)
 
@@ -221,6 +265,7 @@ SCENES = [
     Scene("tool_running", (120, 40), tool_running),
     Scene("tool_error", (120, 40), tool_error),
     Scene("diff", (120, 40), diff),
+    Scene("markdown", (120, 40), markdown),
     Scene("queue", (120, 40), queue),
     Scene("queue_edit", (120, 40), queue_edit),
     Scene("completion", (120, 40), completion),

@@ -9,6 +9,7 @@ from textual import events
 from textual.message import Message
 from textual.widgets import Static
 
+from ..transcript.render import format_cost
 from .open_session import TabState
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ def tab_label(entry: OpenSession) -> str:
         cost = entry.session.usage_totals().cost
     except Exception:  # noqa: BLE001 - a tab must draw whatever the ledger says
         cost = 0.0
-    return f"{entry.number} {entry.name} · {STATE_MARKS[state]} {word} · {model.id if model else '-'} · ${cost:.3f}"
+    return f"{entry.number} {entry.name} · {STATE_MARKS[state]} {word} · {model.id if model else '-'} · {format_cost(cost)}"
 
 
 class SessionTab(Static):

@@ -126,6 +126,7 @@ class Workspace:
         entry.transcript.display = True
         app.session = entry.session
         app.transcript = entry.transcript
+        app.jump_hint.place(entry.transcript)  # this tab's own scroll position decides
         app.bridge = entry.bridge
         app.extension_ui = entry.extension_ui if entry.extension_ui is not None else app.extension_ui
         app.chrome.show(entry.session)  # the header, footer and queue pane show this session now

@@ -41,11 +41,26 @@ def _build_class() -> type:
     from markdown_it import MarkdownIt
     from pygments.lexers import get_lexer_by_name
     from pygments.util import ClassNotFound
-    from rich.markdown import CodeBlock, Heading, Markdown
+    from rich import box
+    from rich.markdown import BlockQuote, CodeBlock, Heading, HorizontalRule, ListItem, Markdown, TableElement
+    from rich.segment import Segment
+    from rich.style import Style
     from rich.syntax import Syntax
+    from rich.table import Table
+    from rich.text import Text
 
-    class _LeftHeading(Heading):
+    class _PiHeading(Heading):
+        """Pi's headings: the text alone for levels 1 and 2, ``### `` kept from level 3 on."""
+
         LEVEL_ALIGN: ClassVar[dict[str, str]] = {f"h{i}": "left" for i in range(1, 7)}  # type: ignore[assignment]
+
+        def __rich_console__(self, console: Any, options: Any) -> Any:
+            text = self.text.copy()
+            level = int(self.tag[1:])
+            if level >= 3:
+                text = Text("#" * level + " ", style=self.style_name) + text
+            text.justify = "left"
+            yield text
 
     @lru_cache(maxsize=64)
     def lexer_for(name: str) -> Any:
@@ -59,14 +74,89 @@ def _build_class() -> type:
     syntax_theme = lru_cache(maxsize=8)(Syntax.get_theme)
 
     class _CodeBlock(CodeBlock):
+        """As Pi draws a fence: the ```` ```lang ```` and ```` ``` ```` lines kept, the code indented
+        two columns on the terminal's own background, no padding rows (a padded block took three
+        blank rows on each side)."""
+
+        @classmethod
+        def create(cls, markdown: Any, token: Any) -> Any:
+            block = super().create(markdown, token)
+            block.fence_info = (token.info or "").partition(" ")[0] if token.type == "fence" else ""  # type: ignore[attr-defined]
+            return block
+
         def __rich_console__(self, console: Any, options: Any) -> Any:
-            code = str(self.text).rstrip()
-            yield Syntax(code, lexer_for(self.lexer_name), theme=syntax_theme(self.theme), word_wrap=True, padding=1)
+            code = str(self.text).rstrip("\n")
+            border = console.get_style("markdown.code_block_border", default="none")
+            yield Text("```" + getattr(self, "fence_info", ""), style=border)
+            syntax = Syntax(code, lexer_for(self.lexer_name), theme=syntax_theme(self.theme), word_wrap=True)
+            indent = Segment("  ")
+            for line in console.render_lines(syntax, options.update(width=max(1, options.max_width - 2)), pad=False):
+                yield indent
+                for segment in line:
+                    # The token colours only: the block sits on the transcript's background.
+                    style = segment.style
+                    yield Segment(segment.text, style and Style(color=style.color, bold=style.bold,
+                                                                 italic=style.italic, underline=style.underline))
+                yield Segment.line()
+            yield Text("```", style=border)
+
+    class _PiListItem(ListItem):
+        """``- item`` and ``1. item`` at the left edge, as Pi lists them."""
+
+        def render_bullet(self, console: Any, options: Any) -> Any:
+            yield from self._with_marker(console, options, "- ", console.get_style("markdown.item.bullet", default="none"))
+
+        def render_number(self, console: Any, options: Any, number: int, last_number: int) -> Any:
+            marker = f"{number}. ".ljust(len(str(last_number)) + 2)
+            yield from self._with_marker(console, options, marker, console.get_style("markdown.item.number", default="none"))
+
+        def _with_marker(self, console: Any, options: Any, marker: str, style: Any) -> Any:
+            lines = console.render_lines(self.elements, options.update(width=max(1, options.max_width - len(marker))),
+                                         style=self.style)
+            padding = Segment(" " * len(marker))
+            for index, line in enumerate(lines):
+                yield Segment(marker, style) if index == 0 else padding
+                yield from line
+                yield Segment.line()
+
+    class _PiBlockQuote(BlockQuote):
+        """``│ `` before each quoted line (Rich draws ``▌``)."""
+
+        def __rich_console__(self, console: Any, options: Any) -> Any:
+            lines = console.render_lines(self.elements, options.update(width=max(1, options.max_width - 2)),
+                                         style=self.style)
+            border = Segment("│ ", console.get_style("markdown.block_quote_border", default="none"))
+            for line in lines:
+                yield border
+                yield from line
+                yield Segment.line()
+
+    class _PiRule(HorizontalRule):
+        """A line of ``─`` at most 80 columns wide (Rich draws dashes across the whole width)."""
+
+        def __rich_console__(self, console: Any, options: Any) -> Any:
+            yield Text("─" * min(options.max_width, 80), style=console.get_style("markdown.hr", default="none"))
+
+    class _PiTable(TableElement):
+        """A boxed grid with a rule under the header and between rows, as Pi draws tables."""
+
+        def __rich_console__(self, console: Any, options: Any) -> Any:
+            table = Table(box=box.SQUARE, show_lines=True, style="markdown.table.border",
+                          header_style="bold")
+            if self.header is not None and self.header.row is not None:
+                for column in self.header.row.cells:
+                    table.add_column(column.content.copy())
+            if self.body is not None:
+                for row in self.body.rows:
+                    table.add_row(*(cell.content for cell in row.cells))
+            yield table
 
     parser = MarkdownIt().enable("strikethrough").enable("table")
 
     class _PiMarkdown(Markdown):
-        elements = {**Markdown.elements, "heading_open": _LeftHeading, "fence": _CodeBlock, "code_block": _CodeBlock}
+        elements = {**Markdown.elements, "heading_open": _PiHeading, "fence": _CodeBlock, "code_block": _CodeBlock,
+                    "list_item_open": _PiListItem, "blockquote_open": _PiBlockQuote, "hr": _PiRule,
+                    "table_open": _PiTable}
 
         def __init__(self, markup: str, code_theme: str) -> None:
             # Rich builds a new MarkdownIt parser per document (~1 ms); one shared parser will do.
@@ -125,15 +215,18 @@ def markdown_theme(v: dict[str, str]) -> Theme:
         "markdown.h1": f"bold underline {heading}",
         "markdown.h2": f"bold {heading}",
         "markdown.h3": f"bold {heading}",
-        "markdown.h4": f"italic {heading}",
-        "markdown.h5": f"italic {heading}",
-        "markdown.h6": f"italic {heading}",
+        "markdown.h4": f"bold {heading}",
+        "markdown.h5": f"bold {heading}",
+        "markdown.h6": f"bold {heading}",
         "markdown.code": f"{v.get('pi-md-code', 'cyan')}",
         "markdown.code_block": f"{v.get('pi-md-code-block', '')}".strip() or "none",
         "markdown.link": v.get("pi-md-link", "blue"),
         "markdown.link_url": v.get("pi-md-link-url", "blue"),
-        "markdown.block_quote": v.get("pi-md-quote", "magenta"),
+        "markdown.block_quote": f"italic {v.get('pi-md-quote', 'magenta')}",
+        "markdown.block_quote_border": v.get("pi-md-quote-border", "") or "none",
+        "markdown.code_block_border": v.get("pi-md-code-block-border", "") or "none",
         "markdown.hr": v.get("pi-md-hr", "dim"),
+        "markdown.table.border": "none",  # Pi draws the grid in the text colour
         "markdown.item.bullet": f"bold {v.get('pi-md-list-bullet', 'yellow')}",
         "markdown.item.number": f"bold {v.get('pi-md-list-bullet', 'yellow')}",
     })

@@ -9,14 +9,20 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from typing import Any
 
 from rich.text import Text
 
 DIFF_PREVIEW_LINES = 12
 """Diff lines shown while a tool box is collapsed."""
-OUTPUT_PREVIEW_LINES = 6
-"""Output lines shown while a tool box is collapsed."""
+OUTPUT_PREVIEW_LINES = 5
+"""Output lines (the last ones) shown while a tool box is collapsed: Pi's bash preview."""
+WRITE_PREVIEW_LINES = 10
+"""Lines of a written file (the first ones) shown while collapsed, as Pi shows them."""
+MIN_LINES_SAVED = 3
+"""Collapse only when it saves at least this many rows (the hint line costs one): folding a
+7-line output into a 5-line tail and a hint saves one row and hides two lines for nothing."""
 
 
 def short_path(path: str, cwd: str | None = None) -> str:
@@ -82,20 +88,59 @@ def result_text(content: Any) -> str:
     return "\n".join(parts)
 
 
+def _hunk_starts(header: str) -> tuple[int, int] | None:
+    match = _HUNK.match(header)
+    return (int(match.group(1)), int(match.group(2))) if match else None
+
+
+_HUNK = re.compile(r"@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
+
+
+def numbered_diff(diff: str) -> list[str]:
+    """A unified diff as Pi shows an edit: ``-12 old``, ``+12 new``, `` 13 context``, with the
+    number in a gutter of even width (the old file's for removed and context lines, the new
+    file's for added ones) and ``...`` between hunks.
+
+    A diff already in that form (Pi writes it so into the session file) is returned as it is.
+    """
+    raw = [ln for ln in diff.splitlines() if not ln.startswith(("--- ", "+++ ", "\\ "))]
+    if not any(_hunk_starts(ln) for ln in raw):
+        return raw
+    rows: list[tuple[str, int | None, str]] = []
+    old = new = 0
+    for line in raw:
+        starts = _hunk_starts(line)
+        if starts is not None:
+            if rows:
+                rows.append((" ", None, "..."))
+            old, new = starts
+        elif line.startswith("+"):
+            rows.append(("+", new, line[1:]))
+            new += 1
+        elif line.startswith("-"):
+            rows.append(("-", old, line[1:]))
+            old += 1
+        else:
+            rows.append((" ", old, line[1:]))
+            old, new = old + 1, new + 1
+    width = max((len(str(n)) for _, n, _ in rows if n is not None), default=1)
+    return [f"{sign}{'' if n is None else n:>{width}} {body}" for sign, n, body in rows]
+
+
 def diff_text(diff: str, colors: dict[str, str], *, limit: int | None = None) -> tuple[Text, int]:
-    """Colour a unified diff with the theme's ``added``/``removed``/``context``/``hunk`` colours.
+    """Colour an edit's diff (see ``numbered_diff``) with the theme's ``added``/``removed``/``context`` colours.
 
     Returns:
         (the text, how many lines were left out by ``limit``).
     """
-    lines = [ln for ln in diff.splitlines() if not ln.startswith(("--- ", "+++ "))]
+    lines = numbered_diff(diff)
     hidden = 0
     if limit is not None:
         # Collapsed: start one context line before the first change, not at the hunk's top.
         first = next((i for i, ln in enumerate(lines) if ln[:1] in "+-" and ln), 0)
-        if first > 2:
-            hidden = first - 2
-            lines = lines[:1] + lines[first - 1:]
+        if first > 1:
+            hidden = first - 1
+            lines = lines[first - 1:]
     if limit is not None and len(lines) > limit:
         hidden += len(lines) - limit
         lines = lines[:limit]
@@ -107,19 +152,26 @@ def diff_text(diff: str, colors: dict[str, str], *, limit: int | None = None) ->
             text.append(line, style=colors.get("added", "green"))
         elif line.startswith("-"):
             text.append(line, style=colors.get("removed", "red"))
-        elif line.startswith("@@"):
-            text.append(line, style=colors.get("hunk", "cyan"))
         else:
             text.append(line, style=colors.get("context", ""))
     return text, hidden
 
 
 def tail_lines(text: str, limit: int | None) -> tuple[str, int]:
-    """The last ``limit`` lines of ``text`` and how many were dropped."""
+    """The last ``limit`` lines of ``text`` and how many were dropped (none when dropping them
+    would save fewer than ``MIN_LINES_SAVED`` rows)."""
     lines = text.rstrip("\n").splitlines()
-    if limit is None or len(lines) <= limit:
+    if limit is None or len(lines) - limit - 1 < MIN_LINES_SAVED:
         return "\n".join(lines), 0
     return "\n".join(lines[-limit:]), len(lines) - limit
+
+
+def head_lines(text: str, limit: int | None) -> tuple[str, int]:
+    """The first ``limit`` lines of ``text`` and how many were dropped (as ``tail_lines``)."""
+    lines = text.rstrip("\n").splitlines()
+    if limit is None or len(lines) - limit - 1 < MIN_LINES_SAVED:
+        return "\n".join(lines), 0
+    return "\n".join(lines[:limit]), len(lines) - limit
 
 
 def format_tokens(count: int) -> str:
@@ -136,8 +188,23 @@ def format_tokens(count: int) -> str:
 
 
 def format_cost(cost: float) -> str:
-    """Pi's dollars: always three decimals (``$0.005``, ``$12.340``)."""
-    return f"${cost:.3f}"
+    """Pi's dollars: always three decimals (``$0.005``, ``$12.340``), rounded as JavaScript's
+    ``toFixed(3)`` does: from the float's exact value, a tie going up (``$0.0625`` → ``$0.063``,
+    where Python's own formatting rounds a tie to even and would print ``$0.062``)."""
+    from decimal import ROUND_HALF_UP, Decimal
+
+    return "$" + str(Decimal(cost).quantize(Decimal("0.001"), rounding=ROUND_HALF_UP))
+
+
+def format_tool_duration(ms: float) -> str:
+    """Pi's tool timing: ``4.2s`` below a minute, then ``1m 30s`` and ``2h 3m 4s``."""
+    seconds = ms / 1000
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    minutes, rest = divmod(int(seconds), 60)
+    if minutes < 60:
+        return f"{minutes}m {rest}s"
+    return f"{minutes // 60}h {minutes % 60}m {rest}s"
 
 
 def format_duration(seconds: float) -> str:

@@ -13,6 +13,7 @@ node costs Textual time on each mount and layout pass.
 from __future__ import annotations
 
 import re
+import time
 from types import SimpleNamespace
 from typing import Any
 
@@ -21,7 +22,17 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from .render import DIFF_PREVIEW_LINES, OUTPUT_PREVIEW_LINES, diff_text, result_text, tail_lines, tool_title
+from .render import (
+    DIFF_PREVIEW_LINES,
+    OUTPUT_PREVIEW_LINES,
+    WRITE_PREVIEW_LINES,
+    diff_text,
+    format_tool_duration,
+    head_lines,
+    result_text,
+    tail_lines,
+    tool_title,
+)
 
 _ID_SAFE = re.compile(r"[^A-Za-z0-9_-]")
 
@@ -61,6 +72,9 @@ class ToolBox(Widget):
         """An extension's renderer for this tool (``render_call`` / ``render_result``), or None."""
         self.result: Any = None
         """The final result (content, details, is_error) for an extension's ``render_result``."""
+        self.duration_ms: float | None = None
+        """How long the tool ran (from the kernel's ``tool_execution_end``), shown as Pi's "Took 0.2s"."""
+        self._started: float | None = None
         self.set_reactive(ToolBox.expanded, expanded)
 
     def on_mount(self) -> None:
@@ -87,6 +101,7 @@ class ToolBox(Widget):
 
     def set_running(self) -> None:
         self.state = "running"
+        self._started = time.monotonic()
         self.refresh(layout=True)
 
     def set_partial(self, result: Any) -> None:
@@ -94,8 +109,11 @@ class ToolBox(Widget):
         self.output = result_text(getattr(result, "content", None))
         self.refresh(layout=True)
 
-    def set_result(self, content: Any, details: Any, is_error: bool) -> None:
-        """The final result."""
+    def set_result(self, content: Any, details: Any, is_error: bool, duration_ms: float | None = None) -> None:
+        """The final result; ``duration_ms`` is the tool's run time when known (measured here otherwise)."""
+        if duration_ms is None and self._started is not None:
+            duration_ms = (time.monotonic() - self._started) * 1000
+        self.duration_ms = duration_ms
         self.state = "error" if is_error else "success"
         self.output = result_text(content)
         self.result = SimpleNamespace(content=content, details=details, is_error=is_error, isError=is_error)
@@ -147,19 +165,40 @@ class ToolBox(Widget):
         title = self._title()
         title.stylize(variables.get("pi-tool-title", ""))
         parts: list[RenderableType] = [custom_title or title]
-        hidden = 0
+        dim = f"italic {variables.get('pi-dim', '')}"
+        output_color = variables.get("pi-error" if self.state == "error" else "pi-tool-output", "")
+        limit = not self.expanded
         if self.diff:
-            text, hidden = diff_text(self.diff, self._diff_colors(), limit=None if self.expanded else DIFF_PREVIEW_LINES)
+            text, hidden = diff_text(self.diff, self._diff_colors(), limit=DIFF_PREVIEW_LINES if limit else None)
             parts.append(text)
-        elif self.tool_name in ("read", "write") and self.state == "success" and not self.expanded:
+            if hidden:
+                parts.append(Text(f"… ({_more(hidden)}, ctrl+o to expand)", style=dim))
+        elif self.tool_name == "write" and self.state != "error":
+            # What was written, from the call's arguments (as they stream): the result only says "ok".
+            content = self.args.get("content")
+            if isinstance(content, str) and content:
+                shown, hidden = head_lines(content.expandtabs(3), WRITE_PREVIEW_LINES if limit else None)
+                parts.append(Text(shown, style=variables.get("pi-tool-output", "")))
+                if hidden:
+                    total = hidden + WRITE_PREVIEW_LINES
+                    parts.append(Text(f"… ({_more(hidden)}, {total} total, ctrl+o to expand)", style=dim))
+        elif self.tool_name == "read" and self.state == "success" and limit:
             # File contents are long and the title says what happened; show them on Ctrl+O only.
             hidden = len(self.output.splitlines())
+            if hidden:
+                parts.append(Text(f"… ({hidden} line{'s' if hidden != 1 else ''}, ctrl+o to expand)", style=dim))
         else:
-            shown, hidden = tail_lines(self.output, None if self.expanded else OUTPUT_PREVIEW_LINES)
+            shown, hidden = tail_lines(self.output, OUTPUT_PREVIEW_LINES if limit else None)
+            if hidden:
+                # The tail is what is shown: the hidden lines are above it.
+                parts.append(Text(f"… ({hidden} earlier line{'s' if hidden != 1 else ''}, ctrl+o to expand)",
+                                  style=dim))
             if shown:
-                color = variables.get("pi-error" if self.state == "error" else "pi-tool-output", "")
-                parts.append(Text(shown, style=color))
-        if hidden:
-            more = f"… {hidden} more line{'s' if hidden != 1 else ''} (ctrl+o to expand)"
-            parts.append(Text(more, style=f"italic {variables.get('pi-dim', '')}"))
+                parts.append(Text(shown, style=output_color))
+        if self.tool_name == "bash" and self.duration_ms is not None and self.state in ("success", "error"):
+            parts.append(Text(f"Took {format_tool_duration(self.duration_ms)}", style=variables.get("pi-dim", "")))
         return Group(*parts)
+
+
+def _more(count: int) -> str:
+    return f"{count} more line{'s' if count != 1 else ''}"

@@ -22,6 +22,7 @@ from ..extension_ui.extension_render import (
     tool_renderer_lookup,
 )
 from .history import user_text
+from .jump_hint import EndOutOfSight, scrolled_away
 from .message_panel import MessagePanel
 from .notice import Notice
 from .start_hints import StartHints
@@ -61,9 +62,15 @@ class Transcript(VerticalScroll, can_focus=False):
         self._streaming = False
         self.scrollbar_mode = "auto"
         """``fullscreenScrollbar``: hidden while following a stream (auto), always, or never (hidden)."""
+        self._away = False
+        """Scrolled away from the end (the app shows "Jump to latest message" then)."""
 
     def on_mount(self) -> None:
         self.anchor()
+
+    def on_resize(self) -> None:
+        if self._away:
+            self.post_message(EndOutOfSight(self))  # the label moves with the bottom row
 
     def warm_up(self) -> None:
         """Load the Markdown stack before the first answer needs it, in a thread. The app calls
@@ -137,6 +144,10 @@ class Transcript(VerticalScroll, can_focus=False):
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
         self._sync_scrollbar()
+        away = scrolled_away(self)
+        if away != self._away:
+            self._away = away
+            self.post_message(EndOutOfSight(self))
         self.window.check_window(new)
 
     async def _add(self, widget: Widget) -> Widget:
@@ -165,7 +176,7 @@ class Transcript(VerticalScroll, can_focus=False):
                 box.set_partial(event.partial_result)
             case ev.ToolExecutionEndEvent(tool_call_id=call_id, tool_name=name, result=result):
                 box = await self._tool_box(call_id, name, None)
-                box.set_result(result.content, result.details, event.is_error)
+                box.set_result(result.content, result.details, event.is_error, event.duration_ms)
             case ev.AutoRetryStartEvent():
                 text = (f"Retrying in {event.delay_ms / 1000:.0f} s ({event.attempt}/{event.max_attempts})… "
                         f"{event.error_message}")

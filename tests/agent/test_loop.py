@@ -289,8 +289,11 @@ async def test_abort_during_tool_kills_the_tool_and_ends_the_run():
 
     await asyncio.wait_for(asyncio.gather(agent.prompt("go"), abort_when_running()), 2)
     assert log == ["start long", "aborted long"]
-    result = agent.state.messages[-1]
+    result, closing = agent.state.messages[-2:]
     assert result.role == "toolResult" and result.is_error
+    # As in Pi, the run ends with an empty aborted assistant message that made no request.
+    assert closing.role == "assistant" and closing.stop_reason == "aborted" and closing.content == []
+    assert closing.error_message == "This operation was aborted"
     assert len(p.requests) == 1  # no further model call after the abort
 
 

@@ -29,6 +29,22 @@ def reply(text: str, total: int, stop: str = "stop") -> AssistantMessage:
     return AssistantMessage(content=[TextContent(text=text)], usage=Usage(total_tokens=total), stop_reason=stop)
 
 
+def test_estimate_without_usage_counts_the_replayed_prompt_and_tools_once():
+    tool = {"name": "read", "description": "d" * 35, "parameters": {"type": "object"}}
+    changed = {**tool, "description": "e" * 75}
+    messages = [
+        {"role": "system", "content": "p" * 400, "sections": {"a": "s" * 40}, "toolsAdded": [tool]},
+        {"role": "user", "content": "x" * 40},
+        reply("ok", 0),  # a server that reports no usage (llama.cpp)
+        # A later change re-declares the tool: the request carries only the new declaration.
+        {"role": "system", "content": "", "toolsRemoved": [{"name": "read"}], "toolsAdded": [changed]},
+    ]
+    est = estimate_context(messages)
+    tools_chars = len('[{"name":"read","description":"' + "e" * 75 + '","parameters":{"type":"object"}}]')
+    assert est.last_usage_index == -1
+    assert est.tokens == -(-(400 + 40 + tools_chars) // 4) + 10 + 1
+
+
 def test_estimate_uses_last_valid_usage_plus_chars_after():
     messages = [UserMessage(content="x" * 400), reply("ok", 1000), UserMessage(content="y" * 41),
                 reply("broken", 99_999, stop="error"), UserMessage(content=[ImageContent(data="AA", mime_type="image/png")])]

@@ -256,6 +256,49 @@ async def test_navigate_with_summary_adds_branch_summary(make_session):
     assert chat(session)[-1].role == "branchSummary"
 
 
+async def test_branch_summary_starts_after_the_selected_user_message(make_session):
+    # Pi measures the abandoned part from the selected entry: picking q2 on the current path
+    # summarises its answer, not q2 itself (q2 goes back to the editor, not into the summary).
+    session = make_session()
+    session.provider.push(scripted_text("a1"), scripted_text("a2 went with plan B"), scripted_text("## Goal\nB"))
+    await session.prompt("q1")
+    await session.prompt("q2 about plan B")
+    second_user = [e for e in session.session_manager.get_branch()
+                   if e.type == "message" and e.message.role == "user"][1]
+    result = await session.navigate_tree(second_user.id, summarize=True)
+    assert result.editor_text == "q2 about plan B"
+    context, options = session.provider.requests[-1]
+    prompt = context.messages[0].content[0].text
+    assert "a2 went with plan B" in prompt and "q2 about plan B" not in prompt
+    assert not context.tools
+    # Pi's branch format: the goal on this branch, then the same sections in the same order.
+    sections = [line for line in prompt.splitlines() if line.startswith("#")]
+    assert sections == ["## Goal", "## Constraints & Preferences", "## Progress", "### Done", "### In Progress",
+                        "### Blocked", "## Key Decisions", "## Next Steps"]
+    assert "on this branch" in prompt and '"(none)"' in prompt
+    entry = session.session_manager.get_entry(result.summary_entry_id)
+    assert entry.parent_id == second_user.parent_id
+
+
+async def test_branch_summary_refuses_a_reply_that_calls_a_tool(make_session):
+    from pi_runtime.compaction.compaction import CompactionError
+
+    session = make_session()
+    session.provider.push(scripted_text("a1"), scripted_text("a2"),
+                          scripted_tool_call("read", {"path": "x"}),
+                          scripted_tool_call("read", {"path": "x"}, text="## Goal\nsome text beside the call"))
+    await session.prompt("q1")
+    await session.prompt("q2")
+    first_answer = [e for e in session.session_manager.get_branch() if e.type == "message"][2]
+    leaf = session.session_manager.leaf_id
+    before = open(session.session_file, encoding="utf-8").read()
+    for _ in range(2):  # only a call, then text beside a call: neither is a summary (Pi refuses both)
+        with pytest.raises(CompactionError, match="Branch summarization attempted to call a tool"):
+            await session.navigate_tree(first_answer.id, summarize=True)
+        assert session.session_manager.leaf_id == leaf
+        assert open(session.session_file, encoding="utf-8").read() == before
+
+
 async def test_fork_messages_include_abandoned_branches(make_session):
     # Pi's /fork (and RPC get_fork_messages) lists the user messages of the whole tree.
     session = make_session()

@@ -68,13 +68,13 @@ async def test_edit_tool_call_shows_coloured_diff_and_expands(provider, workdir,
         assert box.state == "success", box.output
         assert box.diff and "+changed 5" in box.diff
         text = screen_text(app)
-        assert "edit app.py" in text and "+changed 5" in text
+        assert "edit app.py" in text and "+ 5 changed 5" in text  # numbered as Pi numbers them
         assert "changed 10" not in text  # collapsed to a few lines
         assert "ctrl+o to expand" in text
         await pilot.press("ctrl+o")
         await pilot.pause()
         assert box.expanded
-        assert "+changed 10" in screen_text(app)
+        assert "+10 changed 10" in screen_text(app)
         assert "changed 10" in target.read_text()
 
 

@@ -10,14 +10,13 @@ from __future__ import annotations
 import asyncio
 import json
 
-from pi_tui.transcript.notice import Notice
-
 from pi_runtime.agent.tool import AgentTool, ToolResult
 from pi_runtime.ai.providers.scripted import scripted_text, scripted_tool_call
 from pi_runtime.ai.types import TextContent
 from pi_tui.launch import create_app
 from pi_tui.queue.queue_edit_area import QueueEditArea
 from pi_tui.queue.queue_row import QueueRow
+from pi_tui.transcript.notice import Notice
 
 from .conftest import make_session, screen_text, settle, wait_for
 

@@ -17,7 +17,7 @@ from collections.abc import AsyncGenerator
 from typing import Any
 
 from ... import deep_json
-from ...http import Aborted, HTTPError, HTTPTimeout, ProtocolCut
+from ...http import Aborted, HTTPError, HTTPTimeout, MalformedResponse, ProtocolCut
 from ...text_safety import terminal_safe
 from ..options import StreamOptions
 from ..sse import SSEDecoder, SSEEventTooLarge
@@ -250,6 +250,10 @@ async def post_sse(
             queue.put_nowait(ProviderError(_timeout_message(exc)))
         except ProtocolCut as exc:
             queue.put_nowait(ProviderError(f"Connection closed by the server mid-response: {exc}"))
+        except MalformedResponse as exc:
+            # Worded so the retry logic leaves it alone, as Pi does: the same server will
+            # send the same broken answer again.
+            queue.put_nowait(ProviderError(f"Invalid HTTP response: {exc}"))
         except HTTPError as exc:
             queue.put_nowait(ProviderError(f"Connection error: {exc}"))
         except SSEEventTooLarge as exc:

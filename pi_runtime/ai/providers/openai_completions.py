@@ -231,19 +231,32 @@ def build_request(model: Model, context: Context, options: StreamOptions) -> tup
 
 
 def apply_usage(builder: MessageBuilder, usage: dict[str, Any]) -> None:
-    """Map Chat Completions usage onto ours; cached and cache-write tokens leave ``input``."""
+    """Map Chat Completions usage onto ours; cached and cache-write tokens leave ``input``.
+
+    Cache hits are where each server puts them, first found wins as in Pi (a reported 0
+    counts): ``prompt_tokens_details.cached_tokens`` (OpenAI, OpenRouter, llama.cpp),
+    ``prompt_cache_hit_tokens`` (DeepSeek), top-level ``cached_tokens`` (Kimi).
+    """
     details = usage.get("prompt_tokens_details") or {}
-    cached = usage_int(details, "cached_tokens") or usage_int(usage, "prompt_cache_hit_tokens")
+    cached = _first_count((details, "cached_tokens"), (usage, "prompt_cache_hit_tokens"), (usage, "cached_tokens"))
     written = usage_int(details, "cache_write_tokens", "cache_creation_tokens")
     target = builder.message.usage
     target.input = max(0, usage_int(usage, "prompt_tokens") - cached - written)
     target.output = usage_int(usage, "completion_tokens")
     target.cache_read = cached
     target.cache_write = written
-    reasoning = usage_int(usage.get("completion_tokens_details"), "reasoning_tokens")
-    if reasoning:
-        target.reasoning = reasoning  # already part of output (message-types.md)
+    reasoning = (usage_int(usage.get("completion_tokens_details"), "reasoning_tokens")
+                 or usage_int(usage, "reasoning_tokens"))
+    target.reasoning = reasoning  # already part of output (message-types.md); Pi records a 0 too
     target.total_tokens = target.input + target.output + cached + written
+
+
+def _first_count(*places: tuple[Any, str]) -> int:
+    """The first of ``(dict, key)`` places that holds a count (a 0 included), else 0."""
+    for where, key in places:
+        if isinstance(where, dict) and where.get(key) is not None:
+            return usage_int(where, key)
+    return 0
 
 
 async def stream(model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:

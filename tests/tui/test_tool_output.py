@@ -1,0 +1,85 @@
+"""What a collapsed tool box tells the reader, as Pi shows it: what was written, the tail of
+bash output with the hidden lines counted above it and the run time, numbered diffs."""
+
+from __future__ import annotations
+
+from pi_runtime.ai.providers.scripted import scripted_text, scripted_tool_call
+from pi_tui.launch import create_app
+from pi_tui.transcript.render import numbered_diff
+from pi_tui.transcript.tool_box import ToolBox
+
+from .conftest import make_session, screen_text, settle
+
+
+async def _run_tool(provider, workdir, name, args, call_id):
+    provider.push(scripted_tool_call(name, args, id=call_id), scripted_text("Done."))
+    session = make_session(provider, workdir)
+    return session, create_app(session, static=True)
+
+
+async def test_collapsed_write_shows_what_was_written(provider, workdir):
+    session, app = await _run_tool(provider, workdir, "write",
+                                   {"path": "notes.txt", "content": "alpha\nbeta\ngamma\n"}, "call_w")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.press(*"write it", "enter")
+        await settle(pilot, session)
+        assert app.query_one("#tool-call_w", ToolBox).state == "success"
+        lines = screen_text(app).splitlines()
+        at = next(i for i, line in enumerate(lines) if "write notes.txt" in line)
+        assert [line.strip() for line in lines[at + 1:at + 4]] == ["alpha", "beta", "gamma"]
+        assert "more line" not in screen_text(app)
+
+
+async def test_long_write_shows_its_head_and_the_total(provider, workdir):
+    content = "".join(f"row {i}\n" for i in range(1, 31))
+    session, app = await _run_tool(provider, workdir, "write", {"path": "big.txt", "content": content}, "call_w")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.press(*"write it", "enter")
+        await settle(pilot, session)
+        text = screen_text(app)
+        assert "row 10" in text and "row 11" not in text
+        assert "… (20 more lines, 30 total, ctrl+o to expand)" in text
+
+
+async def test_bash_tail_counts_earlier_lines_above_it_and_says_how_long_it_took(provider, workdir):
+    session, app = await _run_tool(provider, workdir, "bash", {"command": "seq 1 30"}, "call_b")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.press(*"run it", "enter")
+        await settle(pilot, session)
+        box = app.query_one("#tool-call_b", ToolBox)
+        assert box.duration_ms is not None
+        lines = [line.strip() for line in screen_text(app).splitlines()]
+        at = lines.index("$ seq 1 30")
+        assert lines[at + 1] == "… (25 earlier lines, ctrl+o to expand)"
+        assert lines[at + 2:at + 7] == ["26", "27", "28", "29", "30"]
+        assert lines[at + 7].startswith("Took ") and lines[at + 7].endswith("s")
+
+
+async def test_short_bash_output_is_not_folded_to_save_one_line(provider, workdir):
+    session, app = await _run_tool(provider, workdir, "bash", {"command": "seq 1 7"}, "call_b")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.press(*"run it", "enter")
+        await settle(pilot, session)
+        lines = [line.strip() for line in screen_text(app).splitlines()]
+        at = lines.index("$ seq 1 7")
+        assert lines[at + 1:at + 8] == [str(i) for i in range(1, 8)]
+        assert "earlier line" not in screen_text(app)
+
+
+async def test_edit_diff_has_a_line_number_gutter(provider, workdir):
+    (workdir / "notes.txt").write_text("alpha\nbeta\ngamma\n", encoding="utf-8")
+    session, app = await _run_tool(provider, workdir, "edit", {
+        "path": "notes.txt", "edits": [{"oldText": "beta", "newText": "BETA\nextra"}]}, "call_e")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.press(*"edit it", "enter")
+        await settle(pilot, session)
+        lines = [line.strip() for line in screen_text(app).splitlines()]
+        at = lines.index("edit notes.txt")
+        assert lines[at + 1:at + 6] == ["1 alpha", "-2 beta", "+2 BETA", "+3 extra", "3 gamma"]
+
+
+def test_numbered_diff_separates_hunks_and_keeps_pi_diffs_as_they_are():
+    unified = "--- a\n+++ b\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n@@ -20,2 +20,2 @@\n x\n-y\n+Y"
+    assert numbered_diff(unified) == ["  1 a", "- 2 b", "+ 2 B", "    ...", " 20 x", "-21 y", "+21 Y"]
+    pi_format = " 1 alpha\n-2 beta\n+2 BETA"
+    assert numbered_diff(pi_format) == pi_format.splitlines()
