@@ -92,9 +92,9 @@ class TreePane(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static("Session tree", id="tree-pane-title")
-        yield Static("", id="tree-pane-status")
+        yield Static("", id="tree-pane-status", markup=False)  # the search is typed text, not markup
         yield VirtualList(self._paint, id="tree-pane-list")
-        yield Static("", id="tree-pane-hints")
+        yield Static("", id="tree-pane-hints", markup=False)
 
     def on_mount(self) -> None:
         self.keys = KeyTable(app_keymap(self.app), KEYS_BY_ID, FIXED_KEYS)

@@ -161,3 +161,39 @@ async def test_the_footers_working_time_is_the_shown_sessions(provider, workdir)
         assert await wait_for(pilot, lambda: app.workspace.active.number == 1)
         assert app.footer_bar.working and app.footer_bar._started < switched_at  # counted from the run's start
         hold.release.set()
+
+
+async def test_a_preview_names_rows_with_brackets_as_they_are(session, provider):
+    """The preview banner shows the row's text verbatim: ``[system]`` or a message with brackets is
+    not taken as markup (a ``[/x]`` in a message must not break the app)."""
+    provider.push(scripted_text("noted"), scripted_text("done"))
+    await session.prompt("fix [/x] and [bold]this[/bold]")
+    await session.prompt("second")
+    app = create_app(session, static=True)
+    async with app.run_test(size=(120, 32)) as pilot:
+        await settle(pilot, session)
+        pane = await open_pane(pilot)
+        await pilot.press("home")  # the system message
+        assert await wait_for(pilot, lambda: app.tree_pane.previewing)
+        assert "PREVIEW of [system]" in screen_text(app)
+        await pilot.press("down")  # the message with brackets
+        assert await wait_for(pilot, lambda: "PREVIEW of user: fix [/x] and [bold]this[/bold]" in screen_text(app))
+        await pilot.press(*"[/x]")  # searched for, as typed
+        assert await wait_for(pilot, lambda: "search: [/x]" in screen_text(app))
+        assert pane.is_mounted and pane.live.rows.query == "[/x]"
+
+
+async def test_searching_for_brackets_in_tree_and_resume_shows_them(session, provider):
+    """``/tree`` and ``/resume`` show the search as typed: ``[/x]`` is text, not broken markup."""
+    provider.push(scripted_text("noted"))
+    await session.prompt("fix [/x] now")
+    app = create_app(session, static=True)
+    async with app.run_test(size=(120, 32)) as pilot:
+        await settle(pilot, session)
+        for command in ("/tree", "/resume"):
+            await type_and_send(pilot, command)
+            assert await wait_for(pilot, lambda: len(app.screen_stack) > 1)
+            await pilot.press(*"[/x]")
+            assert await wait_for(pilot, lambda: "search: [/x]" in screen_text(app))
+            await pilot.press("escape", "escape")
+            assert await wait_for(pilot, lambda: len(app.screen_stack) == 1)
