@@ -60,8 +60,8 @@ class RowPainter:
         if sep and row.kind in ("user", "assistant", "error") and kind_style is not None:
             parts += [(head + sep, kind_style + Style(bold=row.on_path)), (rest, base)]
         else:
-            dim_text = kind_style is not None and row.kind in ("tool", "system")  # dim as in Pi's tree
-            parts.append((row.text, kind_style if dim_text else base))
+            dimmed = row.kind in ("tool", "system")  # dim as in Pi's tree
+            parts.append((row.text, kind_style if kind_style is not None and dimmed else base))
         # Labels, folds and the leaf marker stay in sight in a narrow pane: the text gives way.
         tail: list[tuple[str, Style]] = []
         label = tree.label_of(row_index)
