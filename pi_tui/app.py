@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 from textual import events
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal
+from textual.driver import Driver
+from textual.drivers.linux_driver import LinuxDriver
 from textual.widgets import TextArea
 from textual.worker import Worker, WorkerState
 
@@ -38,7 +40,7 @@ from .queue.queue_pane import QueuePane
 from .sessions.session_chrome import SessionChrome, loaded_resources
 from .sessions.session_tabs import SessionTabs
 from .sessions.workspace import Workspace
-from .terminal import terminal_keys
+from .terminal import extended_keys, terminal_keys
 from .terminal.key_sequences import PASTE_END, PASTE_START, events_for, sequence_for
 from .terminal.terminal_input import TerminalInput, editor_key
 from .theme.theme_service import ThemeService, theme_variable_defaults
@@ -54,6 +56,7 @@ if TYPE_CHECKING:
     from .extension_ui.extension_ui import AppExtensionUI
 
 terminal_keys.install()
+extended_keys.install()
 
 
 class PiApp(App[int], inherit_bindings=False):
@@ -76,7 +79,9 @@ class PiApp(App[int], inherit_bindings=False):
             cwd: shown in header and footer (default: the session's or the process's).
             watch_themes: reload edited theme files live (default: on unless ``static``).
         """
-        super().__init__()
+        # ANSI colours pass through as they are: the terminal's default background ($pi-bg) is
+        # drawn as "default", not converted into the theme's truecolor grey.
+        super().__init__(ansi_color=True)
         from pi_runtime.frontend import __version__
         from pi_runtime.frontend import agent_dir as default_agent_dir
 
@@ -110,6 +115,7 @@ class PiApp(App[int], inherit_bindings=False):
         self.typeahead_partial = ""
         """Text typed after the last of those lines (it starts the editor)."""
         self._markdown_theme_pushed = False
+        self._tmux_checked = False
         self.tree_pane = TreePaneController(self)
         """The live session tree beside the transcript (``/pane tree``)."""
         self.workspace = Workspace(self)
@@ -118,6 +124,11 @@ class PiApp(App[int], inherit_bindings=False):
         self.theme = "dark"
 
     # ------------------------------------------------------------------ setup
+
+    def get_driver_class(self) -> type[Driver]:
+        driver_class = super().get_driver_class()
+        # Pi's modifyOtherKeys request (Shift+Enter under tmux), on the ordinary Linux driver only.
+        return extended_keys.ExtendedKeysDriver if driver_class is LinuxDriver else driver_class
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, (events.Key, events.Paste)):
@@ -163,6 +174,22 @@ class PiApp(App[int], inherit_bindings=False):
             event.prevent_default()
             return
         await super().on_event(event)
+
+    def export_screenshot(self, *, title: str | None = None, simplify: bool = False) -> str:
+        """Textual's SVG screenshot, in a terminal whose background is the theme's page colour
+        (pi draws on the terminal's own background; see ``theme/screenshot_terminal.py``)."""
+        import io
+
+        from rich.console import Console
+
+        from .theme.screenshot_terminal import screenshot_terminal
+
+        width, height = self.size
+        console = Console(width=width, height=height, file=io.StringIO(), force_terminal=True,
+                          color_system="truecolor", record=True, legacy_windows=False, safe_box=False)
+        console.print(self.screen._compositor.render_update(full=True, screen_stack=self._background_screens,
+                                                            simplify=simplify))
+        return console.export_svg(title=title or self.title, theme=screenshot_terminal(self))
 
     def _handle_exception(self, error: Exception) -> None:
         # Textual's hook for an exception in any widget (it ends the app). An extension's own
@@ -311,11 +338,23 @@ class PiApp(App[int], inherit_bindings=False):
         if entry is not None:
             adopt_extension_ui(self.workspace, entry, ui)
         await self._show_start_help(session)
+        await self._warn_about_tmux_keys()
         if self.initial_prompt:
             text, self.initial_prompt = self.initial_prompt, None
             await self.input.send(text)
         await self.input.session_attached()
         self.transcript.warm_up()
+
+    async def _warn_about_tmux_keys(self) -> None:
+        """Pi's start-up warning when tmux would drop Shift+Enter (asked once, off the loop)."""
+        if self.static or self._tmux_checked:
+            return
+        self._tmux_checked = True
+        import asyncio
+
+        warning = await asyncio.to_thread(extended_keys.tmux_warning)
+        if warning:
+            await self.transcript.add_notice(warning, "warning")
 
     def apply_display_settings(self) -> None:
         """Padding, menu height, scrollbar and folded thinking from the settings (start, /settings)."""

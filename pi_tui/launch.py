@@ -219,6 +219,7 @@ def run_interactive(args: Any, typeahead: Any = None, preloaded: Any = None) -> 
 
 def _print_exit_output(app: PiApp) -> None:
     """The conversation and the resume command, on the normal screen the app has gone back to."""
+    import shutil
     import sys
 
     from .transcript.exit_output import exit_output
@@ -230,7 +231,10 @@ def _print_exit_output(app: PiApp) -> None:
         from pi_runtime.frontend import typed_settings
 
         mode = typed_settings(session.settings).fullscreen_exit_output
-        text = exit_output(session, mode, cwd=app.cwd)
+        # Wrapped one column short of the width: a line exactly as wide as the terminal leaves
+        # some terminals' cursor past the edge, and the next line would start a blank one.
+        width = shutil.get_terminal_size((80, 24)).columns - 1
+        text = exit_output(session, mode, cwd=app.cwd, width=width, color=sys.stdout.isatty())
     except Exception:  # noqa: BLE001 - a failure here must not turn a clean exit into a traceback
         return
     if text:

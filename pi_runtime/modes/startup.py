@@ -108,7 +108,7 @@ def _find_session(ref: str, cwd: str, session_dir: str | None, *, new_file_ok: b
     With ``new_file_ok`` (``--session``) a path to no file is where a new session goes, as in
     Pi; ``--fork`` needs a session to copy.
     """
-    from ..session.listing import session_files
+    from ..session.listing import header_id, session_files
     from ..session.manager import SessionManager
     from ..session.paths import session_id_from_file_name
 
@@ -121,8 +121,11 @@ def _find_session(ref: str, cwd: str, session_dir: str | None, *, new_file_ok: b
         return path
     if session_dir is not None:
         needle = ref.lower()
-        hits = [f for f in session_files(Path(session_dir))
-                if (session_id_from_file_name(f.name) or "").lower().startswith(needle)]
+        files = session_files(Path(session_dir))
+        hits = [f for f in files if (session_id_from_file_name(f.name) or "").lower().startswith(needle)]
+        if not hits:
+            # A file named by the user (``--session /dir/x.jsonl``) carries its id only in its header.
+            hits = [f for f in files if (header_id(f) or "").lower().startswith(needle)]
         if hits:
             return max(hits, key=lambda p: p.stat().st_mtime)
     found = SessionManager.find(ref, cwd)

@@ -293,7 +293,7 @@ def find_session_file(
         for directory in group:
             for file in session_files(directory):
                 sid = session_id_from_file_name(file.name)
-                if sid and sid.lower().startswith(needle) and _header_id(file) == sid:
+                if sid and sid.lower().startswith(needle) and header_id(file) == sid:
                     matches.append(file)
         if matches:
             exact = [m for m in matches if session_id_from_file_name(m.name).lower() == needle]  # type: ignore[union-attr]
@@ -302,7 +302,8 @@ def find_session_file(
     return None
 
 
-def _header_id(path: Path) -> str | None:
+def header_id(path: Path) -> str | None:
+    """The session id in a file's header line (None when it is not a session file)."""
     try:
         with open(path, "rb") as fh:
             first = fh.readline(1 << 20)
@@ -316,5 +317,5 @@ def _header_id(path: Path) -> str | None:
 
 def newest_session_in(directory: Path) -> Path | None:
     """The newest valid session file in a folder by modification time, or None."""
-    candidates = [p for p in session_files(directory) if _header_id(p)]
+    candidates = [p for p in session_files(directory) if header_id(p)]
     return max(candidates, key=lambda p: p.stat().st_mtime) if candidates else None

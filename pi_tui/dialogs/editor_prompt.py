@@ -16,7 +16,7 @@ class EditorPrompt(ModalScreen[str | None]):
 
     DEFAULT_CSS = DIALOG_CSS + """
     EditorPrompt { align: center middle; background: $background 60%; }
-    EditorPrompt TextArea { height: 16; border: tall $pi-border-muted; background: $background; }
+    EditorPrompt TextArea { height: 16; border: tall $pi-border-muted; background: $pi-bg; }
     """
     BINDINGS = [
         Binding("ctrl+s", "save", "Save", priority=True),

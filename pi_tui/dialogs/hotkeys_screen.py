@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -101,12 +102,12 @@ def section_of(action_id: str) -> str:
     return "Other"
 
 
-def hotkey_table(keymap: Any) -> Table:
-    """A Rich table of every id in ``keymap`` by section: keys, description, id."""
-    table = Table(box=None, show_header=True, header_style="bold", expand=True, padding=(0, 1))
-    table.add_column("Keys", ratio=2, no_wrap=True)
-    table.add_column("Action", ratio=4)
-    table.add_column("Id", ratio=3, style="dim", no_wrap=True, overflow="ellipsis")
+def hotkey_table(keymap: Any) -> Group:
+    """Every id in ``keymap`` by section: keys, description, id.
+
+    The keys and id columns are as wide as their longest entry in every section (so sections
+    line up and nothing is cut off); the description takes the rest of the width and wraps.
+    """
     by_section: dict[str, list[tuple[Text, Text, str]]] = {}
     for action_id, keys in keymap.pi_keys.items():
         # A key the main view takes first (ctrl+f: search) does nothing in the editor: say so.
@@ -119,22 +120,28 @@ def hotkey_table(keymap: Any) -> Table:
         for key, owner in shadowed.items():
             description.append(f" ({key} is taken by: {describe(owner)})", style="dim")
         by_section.setdefault(section_of(action_id), []).append((shown, description, action_id))
+    all_rows = [row for rows in by_section.values() for row in rows]
+    keys_width = max([len("Keys"), *(row[0].cell_len for row in all_rows)])
+    id_width = max([len("Id"), *(len(row[2]) for row in all_rows)])
+    parts: list[Any] = []
     for title in [s[0] for s in SECTIONS] + ["Other"]:
         rows = by_section.get(title)
         if not rows:
             continue
-        table.add_row(Text(title, style="bold underline"), "", "")
+        table = Table(box=None, show_header=not parts, header_style="bold", expand=True, padding=(0, 1))
+        table.add_column("Keys", width=keys_width, no_wrap=True)
+        table.add_column("Action", ratio=1)
+        table.add_column("Id", width=id_width, style="dim", no_wrap=True)
         for row in rows:
             table.add_row(*row)
-        table.add_row("", "", "")
-    return table
+        parts += [Text(" " + title, style="bold underline"), table, Text("")]
+    return Group(*parts)
 
 
 class HotkeysScreen(ModalScreen[None]):
     """Scrollable list of bindings; Esc or q closes."""
 
     DEFAULT_CSS = PICKER_CSS.replace("PickList", "HotkeysScreen") + """
-    HotkeysScreen > #picker { height: 90%; max-width: 120; }
     HotkeysScreen VerticalScroll { height: 1fr; }
     """
     BINDINGS = [Binding("escape,q", "dismiss(None)", "Close", id="tui.select.cancel")]

@@ -27,15 +27,15 @@ PickList > #picker {
     height: auto;
     max-height: 90%;
     border: round $pi-border-accent;
-    background: $background;
+    background: $pi-bg;
     padding: 0 1;
 }
 PickList .picker-title { color: $pi-accent; text-style: bold; }
 PickList .picker-hint { color: $pi-dim; }
 PickList .picker-detail { color: $pi-muted; }
-PickList Input { border: tall $pi-border-muted; background: $background; color: $pi-text; }
+PickList Input { border: tall $pi-border-muted; background: $pi-bg; color: $pi-text; }
 PickList Input:focus { border: tall $pi-border-accent; }
-PickList OptionList { height: auto; max-height: 24; border: none; background: $background; color: $pi-text; }
+PickList OptionList { height: auto; max-height: 24; border: none; background: $pi-bg; color: $pi-text; }
 PickList OptionList:focus { border: none; background-tint: transparent; }
 PickList OptionList > .option-list--option-highlighted,
 PickList OptionList:focus > .option-list--option-highlighted { background: $pi-selected-bg; color: $pi-text; }

@@ -15,13 +15,13 @@ TextPrompt, ConfirmPrompt, SummarizePrompt { align: center middle; background: $
     max-width: 80;
     height: auto;
     border: round $pi-border-accent;
-    background: $background;
+    background: $pi-bg;
     padding: 0 1;
 }
 .nav-dialog .dialog-title { color: $pi-accent; text-style: bold; }
 .nav-dialog .dialog-hint { color: $pi-dim; }
 .nav-dialog .dialog-error { color: $pi-error; }
-.nav-dialog Input { border: tall $pi-border-muted; background: $background; color: $pi-text; }
+.nav-dialog Input { border: tall $pi-border-muted; background: $pi-bg; color: $pi-text; }
 .nav-dialog Input:focus { border: tall $pi-border-accent; }
 """
 

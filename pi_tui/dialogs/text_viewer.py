@@ -39,7 +39,7 @@ class TextViewer(ModalScreen[None]):
     DEFAULT_CSS = PICKER_CSS.replace("PickList", "TextViewer") + """
     TextViewer > #picker { height: 90%; }
     TextViewer VerticalScroll { height: 1fr; }
-    TextViewer Markdown { background: $background; padding: 0; margin: 0; }
+    TextViewer Markdown { background: $pi-bg; padding: 0; margin: 0; }
     """
     BINDINGS = [Binding("escape,q", "dismiss(None)", "Close", id="tui.select.cancel")]
 

@@ -147,27 +147,37 @@ class InputController:
         editor.set_text("\n\n".join(texts + ([current] if current.strip() else [])))
 
     def interrupt(self) -> None:
-        """Esc: close the menu, the search bar or a selection; else abort the run (queued messages
-        return to the editor); on an idle, empty editor twice, ``doubleEscapeAction``."""
+        """Esc: while the agent works, always abort the run (queued messages return to the editor),
+        closing the menu, the search bar and a selection on the way; when idle, close the first of
+        those, else on an empty editor twice, ``doubleEscapeAction``.
+
+        Abort comes first because text put back in the editor (Alt+Up, the abort's own restore)
+        can open the completion menu by itself (an ``@file`` at its end): an Esc that only closed
+        that menu left a run the user wanted stopped going on to its end.
+        """
         from ..commands.view_actions import close_search
         from ..transcript.transcript_nav import clear_selection
 
         app = self._app
+        session = app.session
+        if session is not None and (session.is_streaming or session.is_compacting):
+            app.menu.hide()
+            close_search(app)
+            clear_selection(app.transcript)
+            session.abort_bash()
+            steering, follow_up = session.clear_queue()
+            self.restore_to_editor(steering + follow_up)
+            app.run_worker(session.abort(), name="abort", group="kernel", exit_on_error=False)
+            return
         if app.menu.is_open:
             app.menu.hide()
             return
-        session = app.session
         if session is None:
             return
         if close_search(app) or clear_selection(app.transcript):
             return
         session.abort_bash()
-        if session.is_streaming or session.is_compacting:
-            steering, follow_up = session.clear_queue()
-            self.restore_to_editor(steering + follow_up)
-            app.run_worker(session.abort(), name="abort", group="kernel", exit_on_error=False)
-        else:
-            self._double_escape(session)
+        self._double_escape(session)
 
     def _double_escape(self, session: SessionPort) -> None:
         if self._app.editor.text.strip():

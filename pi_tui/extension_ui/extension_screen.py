@@ -24,7 +24,7 @@ class ExtensionScreen(ModalScreen[Any]):
 
     DEFAULT_CSS = """
     ExtensionScreen { align: center middle; background: $background 60%; }
-    ExtensionScreen > #extension-host { width: 100%; height: 100%; background: $background; }
+    ExtensionScreen > #extension-host { width: 100%; height: 100%; background: $pi-bg; }
     ExtensionScreen.-overlay > #extension-host {
         width: auto; height: auto; max-width: 90%; max-height: 90%;
         border: round $pi-border-accent; padding: 0 1;

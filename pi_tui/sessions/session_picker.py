@@ -43,11 +43,11 @@ class SessionPicker(ModalScreen[str | None]):
     """Returns the chosen session file's path, or None."""
 
     DEFAULT_CSS = """
-    SessionPicker { background: $background; }
+    SessionPicker { background: $pi-bg; }
     SessionPicker #picker-title { height: 1; padding: 0 1; color: $pi-accent; text-style: bold; }
     SessionPicker #picker-status { height: 1; padding: 0 1; color: $pi-muted; }
     SessionPicker #picker-search { height: 1; padding: 0 1; color: $pi-text; }
-    SessionPicker #picker-rows { height: 1fr; background: $background; }
+    SessionPicker #picker-rows { height: 1fr; background: $pi-bg; }
     SessionPicker #picker-message { height: auto; padding: 0 1; color: $pi-warning; }
     SessionPicker #picker-message.error { color: $pi-error; }
     SessionPicker #picker-hints { height: auto; padding: 0 1; color: $pi-dim; }

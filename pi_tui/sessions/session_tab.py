@@ -38,7 +38,7 @@ class SessionTab(Static):
     DEFAULT_CSS = """
     SessionTab {
         width: 1fr; max-width: 56; height: 1; padding: 0 1;
-        color: $pi-muted; background: $background;
+        color: $pi-muted; background: $pi-bg;
         text-wrap: nowrap; text-overflow: ellipsis;
     }
     SessionTab:hover { color: $pi-text; }

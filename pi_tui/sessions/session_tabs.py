@@ -24,7 +24,7 @@ class SessionTabs(Horizontal):
     """One tab per open session (none shown for a single session)."""
 
     DEFAULT_CSS = """
-    SessionTabs { height: 1; width: 1fr; background: $background; display: none; }
+    SessionTabs { height: 1; width: 1fr; background: $pi-bg; display: none; }
     SessionTabs.-several { display: block; }
     """
 

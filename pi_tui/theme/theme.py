@@ -93,6 +93,10 @@ class PiTheme:
             "scrollbar-background": self.background,
             "scrollbar-corner-color": self.background,
             "input-selection-background": c["selectedBg"] + " 80%",
+            # The screen's own background is the terminal's, as in Pi: a light or custom terminal
+            # background shows through instead of a slab of the theme's grey (the theme's
+            # ``background`` stays for the HTML export and colours computed from it).
+            "pi-bg": "ansi_default",
         })
         return Theme(
             name=self.name,

@@ -172,11 +172,12 @@ def _build_class() -> type:
     return _PiMarkdown
 
 
-def markdown_renderable(text: str) -> Markdown:
+def markdown_renderable(text: str, code_theme_name: str | None = None) -> Markdown:
     """Rich Markdown for ``text`` with left-aligned headings and the current code theme.
 
     Args:
         text: Markdown source.
+        code_theme_name: Pygments theme for its code blocks (default: the app's, ``code_theme()``).
 
     Returns:
         A ``rich.markdown.Markdown`` (a subclass whose headings are left-aligned).
@@ -184,7 +185,7 @@ def markdown_renderable(text: str) -> Markdown:
     global _markdown_class
     if _markdown_class is None:
         _markdown_class = _build_class()
-    markdown: Any = _markdown_class(text, CODE_THEME["name"])
+    markdown: Any = _markdown_class(text, code_theme_name or CODE_THEME["name"])
     return markdown
 
 

@@ -40,8 +40,8 @@ class SearchBar(Horizontal):
 
     SCOPED_CSS = False
     DEFAULT_CSS = HIGHLIGHT_CSS + """
-    SearchBar { height: 3; padding: 0 1; background: $background; }
-    SearchBar > Input { width: 1fr; border: round $pi-warning; background: $background; color: $pi-text; }
+    SearchBar { height: 3; padding: 0 1; background: $pi-bg; }
+    SearchBar > Input { width: 1fr; border: round $pi-warning; background: $pi-bg; color: $pi-text; }
     SearchBar > Input:focus { border: round $pi-warning; }
     SearchBar > #search-count { width: auto; min-width: 28; padding: 1 1 0 1; color: $pi-muted; }
     """

@@ -38,7 +38,7 @@ class BranchPreview(Vertical):
         height: 1fr;
         padding: 0 1;
         scrollbar-size-vertical: 1;
-        scrollbar-background: $background;
+        scrollbar-background: $pi-bg;
     }
     """
 

@@ -23,7 +23,7 @@ class SummarizePrompt(ModalScreen[bool | str | None]):
     """Three choices; the third asks for instructions in an input line."""
 
     DEFAULT_CSS = DIALOG_CSS + """
-    SummarizePrompt OptionList { height: auto; border: none; background: $background; }
+    SummarizePrompt OptionList { height: auto; border: none; background: $pi-bg; }
     SummarizePrompt OptionList > .option-list--option-highlighted { background: $pi-selected-bg; color: $pi-text; }
     SummarizePrompt #summary-instructions { display: none; }
     SummarizePrompt.custom #summary-instructions { display: block; }

@@ -48,10 +48,10 @@ class TreeBrowser(ModalScreen[str | None]):
     """Returns the chosen entry id, or None when closed with Esc."""
 
     DEFAULT_CSS = """
-    TreeBrowser { background: $background; }
+    TreeBrowser { background: $pi-bg; }
     TreeBrowser #tree-title { height: 1; padding: 0 1; color: $pi-accent; text-style: bold; }
     TreeBrowser #tree-status { height: 1; padding: 0 1; color: $pi-muted; }
-    TreeBrowser #tree-list { height: 1fr; padding: 0 0; background: $background; }
+    TreeBrowser #tree-list { height: 1fr; padding: 0 0; background: $pi-bg; }
     TreeBrowser #tree-hints { height: auto; padding: 0 1; color: $pi-dim; }
     """
 

@@ -73,13 +73,13 @@ class TreePane(Vertical):
         dock: right;
         height: 1fr;
         border-left: vkey $pi-border-muted;
-        background: $background;
+        background: $pi-bg;
     }
     TreePane:focus-within { border-left: vkey $pi-border-accent; }
     TreePane.-overlay { layer: overlay; border-left: outer $pi-border-accent; }
     TreePane #tree-pane-title { height: 1; padding: 0 1; color: $pi-accent; text-style: bold; }
     TreePane #tree-pane-status { height: 1; padding: 0 1; color: $pi-muted; }
-    TreePane #tree-pane-list { height: 1fr; background: $background; }
+    TreePane #tree-pane-list { height: 1fr; background: $pi-bg; }
     TreePane #tree-pane-hints { height: auto; padding: 0 1; color: $pi-dim; }
     """
 

@@ -46,3 +46,48 @@ def test_escape_sequences_in_the_conversation_never_reach_the_terminal():
     text = exit_output(session, "transcript")
     assert "\x1b" not in text and "\x00" not in text and "\x07" not in text
     assert "aRED done\tok" in text
+
+
+def _answer(text: str) -> list[dict]:
+    return [{"role": "user", "content": "explain", "timestamp": 1},
+            {"role": "assistant", "timestamp": 2, "stopReason": "stop", "api": "x", "provider": "p", "model": "m",
+             "usage": {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2,
+                       "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}},
+             "content": [{"type": "text", "text": text}]}]
+
+
+def test_lines_are_wrapped_by_words_at_the_terminal_width():
+    words = "the refactoring of the terminal module is described in words long enough to wrap " * 3
+    messages = parse_messages(_answer(words) + [{"role": "user", "content": words, "timestamp": 3}])
+    text = transcript_text(messages, width=50)
+    lines = text.splitlines()
+    assert max(len(line) for line in lines) <= 50
+    vocabulary = set(words.split()) | {">", "explain"}
+    for line in lines:
+        assert set(line.split()) <= vocabulary, f"a word was cut: {line!r}"
+    prompt_lines = [line for line in lines if line.startswith(">")]
+    assert len(prompt_lines) > 1  # the prompt's wrapped lines keep its "> " mark
+
+
+def test_answers_are_rendered_markdown_not_their_source():
+    source = "Plan:\n\n1. Read\n2. **Change**\n\n| Key | Action |\n|-----|--------|\n| Esc | abort |\n"
+    text = transcript_text(parse_messages(_answer(source)), width=60)
+    assert "**" not in text and "|-----|" not in text and "| Esc |" not in text
+    assert "Change" in text and "Esc" in text and "abort" in text
+    assert "\n\n\n" not in text  # one blank line between blocks, not Rich's three
+    coloured = transcript_text(parse_messages(_answer(source)), width=60, color=True)
+    assert "\x1b[1m" in coloured or "\x1b[1;" in coloured  # bold is a style on a terminal
+
+
+def test_a_session_opened_by_path_resumes_with_pis_session_dir(tmp_path):
+    from types import SimpleNamespace
+
+    from pi_tui.transcript.exit_output import exit_output
+
+    folder = tmp_path / "my sessions"
+    folder.mkdir()
+    session_file = folder / "x.jsonl"
+    session_file.write_text("{}\n")
+    session = SimpleNamespace(messages=[], session_file=str(session_file), session_id="0199-abc", cwd=str(tmp_path))
+    text = exit_output(session, "resume-hint")
+    assert text == f"To resume this session:\npi --session-dir '{folder}' --session 0199-abc\n"

@@ -51,3 +51,24 @@ async def test_ctrl_f_does_what_hotkeys_says(session, agent_dir):
         assert app.editor.cursor_location == (0, 1)  # cursor right, no search bar
         await type_command(pilot, "/hotkeys")
         assert "ctrl+f is taken by" not in str(app.screen.query_one("#hotkeys-table").render())
+
+
+async def test_hotkeys_uses_the_width_and_cuts_no_key_or_id(session, agent_dir):
+    from .conftest import screen_text
+
+    app = create_app(session, static=True, agent_dir=str(agent_dir))
+    async with app.run_test(size=(120, 60)) as pilot:
+        await type_command(pilot, "/hotkeys")
+        box = app.screen.query_one("#picker")
+        assert box.size.width >= 114  # the terminal's width, not a 90-column box
+        text = screen_text(app)
+        scroll = app.screen.query_one("#hotkeys-scroll")
+        while scroll.scroll_y < scroll.max_scroll_y:  # the rest of the list, page by page
+            await pilot.press("pagedown")
+            await pilot.pause()
+            text += screen_text(app)
+        for action_id, keys in app.keymap.pi_keys.items():
+            assert action_id in text, f"{action_id} is cut off"
+            live = [k for k in keys if k not in app.keymap.shadowed_keys(action_id)]
+            if live:
+                assert ", ".join(live) in text, f"the keys of {action_id} are cut off"

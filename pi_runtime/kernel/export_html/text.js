@@ -60,7 +60,26 @@
     return html.replace(/\u0000(\d+)\u0000/g, (_, i) => "<code>" + codes[Number(i)] + "</code>");
   }
 
-  /** A small Markdown subset: fences, headings, lists, quotes, rules, paragraphs, inline marks. */
+  const TABLE_RULE = /^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$/;
+  const LIST_ITEM = /^\s*([-*+]|\d+[.)])\s+(.*)$/;
+
+  /** A GFM table row's cells (outer pipes optional, `\|` is a pipe inside a cell). */
+  function cells(line) {
+    const row = line.trim().replace(/^\|/, "").replace(/(^|[^\\])\|$/, "$1");
+    return row.split(/(?<!\\)\|/).map((c) => c.trim().replace(/\\\|/g, "|"));
+  }
+
+  function table(header, rule, rows) {
+    const align = cells(rule).map((c) => (/^:-+:$/.test(c) ? "center" : /-:$/.test(c) ? "right" : /^:-/.test(c) ? "left" : ""));
+    const cell = (tag, text, i) =>
+      "<" + tag + (align[i] ? ' style="text-align:' + align[i] + '"' : "") + ">" + inline(text || "") + "</" + tag + ">";
+    const head = cells(header);
+    const body = rows.map((r) => "<tr>" + head.map((_, i) => cell("td", cells(r)[i], i)).join("") + "</tr>").join("");
+    return '<table class="md-table"><thead><tr>' + head.map((h, i) => cell("th", h, i)).join("") + "</tr></thead>" +
+      (body ? "<tbody>" + body + "</tbody>" : "") + "</table>";
+  }
+
+  /** A small Markdown subset: fences, headings, lists, tables, quotes, rules, paragraphs, inline marks. */
   function markdown(source) {
     const lines = String(source || "").replace(/\r\n?/g, "\n").split("\n");
     const out = [];
@@ -71,8 +90,14 @@
       paragraph = [];
     };
     const endList = () => {
-      if (list) out.push("<" + list.tag + ">" + list.items.map((i) => "<li>" + inline(i) + "</li>").join("") + "</" + list.tag + ">");
+      // An ordered list keeps its numbers: one that goes on after a code block starts at 2, not 1.
+      const start = list && list.tag === "ol" && list.start !== 1 ? ' start="' + list.start + '"' : "";
+      if (list) out.push("<" + list.tag + start + ">" + list.items.map((i) => "<li>" + inline(i) + "</li>").join("") + "</" + list.tag + ">");
       list = null;
+    };
+    const nextLine = (i) => {
+      while (i < lines.length && !lines[i].trim()) i++;
+      return i < lines.length ? lines[i] : "";
     };
     for (let i = 0; i < lines.length; i++) {
       const line = lines[i];
@@ -87,7 +112,17 @@
         out.push('<pre class="code">' + lang + "<code>" + esc(body.join("\n")) + "</code></pre>");
       } else if (!line.trim()) {
         endParagraph();
+        // A blank line between items is a loose list, still one list.
+        const next = nextLine(i + 1).match(LIST_ITEM);
+        if (!(list && next && (/\d/.test(next[1]) ? "ol" : "ul") === list.tag)) endList();
+      } else if (line.includes("|") && i + 1 < lines.length && TABLE_RULE.test(lines[i + 1]) && lines[i + 1].includes("-")) {
+        endParagraph();
         endList();
+        const rows = [];
+        let j = i + 2;
+        for (; j < lines.length && lines[j].trim() && lines[j].includes("|"); j++) rows.push(lines[j]);
+        out.push(table(line, lines[i + 1], rows));
+        i = j - 1;
       } else if ((m = line.match(/^(#{1,6})\s+(.*)$/))) {
         endParagraph();
         endList();
@@ -103,12 +138,12 @@
         for (; i < lines.length && /^\s*>/.test(lines[i]); i++) quoted.push(lines[i].replace(/^\s*>\s?/, ""));
         i--;
         out.push("<blockquote>" + quoted.map(inline).join("<br>") + "</blockquote>");
-      } else if ((m = line.match(/^\s*([-*+]|\d+[.)])\s+(.*)$/))) {
+      } else if ((m = line.match(LIST_ITEM))) {
         endParagraph();
         const tag = /\d/.test(m[1]) ? "ol" : "ul";
         if (!list || list.tag !== tag) {
           endList();
-          list = { tag: tag, items: [] };
+          list = { tag: tag, items: [], start: tag === "ol" ? parseInt(m[1], 10) : 1 };
         }
         list.items.push(m[2]);
       } else if (list && /^\s{2,}\S/.test(line)) {
