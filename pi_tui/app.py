@@ -216,6 +216,7 @@ class PiApp(App[int], inherit_bindings=False):
         """pi's own editor; ``editor`` is an extension's while one replaced it (``editor_swap.py``)."""
         self.footer_bar = FooterBar(cwd=self.cwd, static=self.static, id="footer")
         self.editor.menu = self.menu
+        self.queue_view.return_focus = lambda: self.set_focus(self.editor)
         self.menu.refresh_for_text = lambda: self.completion.update()
         self.footer_bar.branch = self.header_bar.branch
         self.chrome = SessionChrome(self.header_bar, self.footer_bar, self.queue_view, self.editor)

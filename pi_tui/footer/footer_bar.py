@@ -106,8 +106,11 @@ class FooterBar(Static):
                                                 pause=not self.working or self.static)
         self._render_footer()
 
-    def set_working(self, working: bool, status: str = "") -> None:
-        if working and not self.working:
+    def set_working(self, working: bool, status: str = "", *, since: float | None = None) -> None:
+        """``since``: when the work began (``time.monotonic()``), for a session shown mid-run."""
+        if since is not None:
+            self._started = since
+        elif working and not self.working:
             self._started = time.monotonic()
         self.working, self.status = working, status
         if self._timer is not None and not self.static:

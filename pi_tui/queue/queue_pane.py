@@ -26,7 +26,7 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 
-from .queue_edit_area import QueueEditArea
+from .queue_edit_area import QueueEditArea, hand_to_focus
 from .queue_order import step_target, surviving_selection, toggled_kind_target
 from .queue_row import QueueRow, kind_label
 
@@ -76,6 +76,8 @@ class QueuePane(Vertical, can_focus=True):
             self.text = text
             self.notice = notice
 
+    # (LIST_KEYS, below the class, is built from these.)
+
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.session: SessionPort | None = None
@@ -86,12 +88,15 @@ class QueuePane(Vertical, can_focus=True):
         self.focus_key = "alt+q"
         self.restore_key = "alt+up"
         """Keys named in the hint (from the keymap)."""
+        self.return_focus: Callable[[], None] = lambda: None
+        """Puts the focus in the main editor at once (the app sets it): ``focus()`` and messages land
+        after the keys already typed, and those must reach the editor, not the list."""
         self._rows: dict[str, QueueRow] = {}
         self._edit: QueueEditArea | None = None
         """The text area while a message is edited (None otherwise)."""
         # Built once and shown in place of the edited row: a text area mounted per edit would
         # take the focus a frame late, and the keys typed right after Enter would be lost.
-        self._edit_area = QueueEditArea()
+        self._edit_area = QueueEditArea(self._edit_finished)
         self._edit_label = Static("", classes="queue-edit-label")
         self._edit_box = Horizontal(self._edit_label, self._edit_area, classes="queue-editing")
 
@@ -123,7 +128,7 @@ class QueuePane(Vertical, can_focus=True):
         had_focus = self.has_focus_within
         self.display = bool(self.items)
         if had_focus and not self.items:
-            self.post_message(self.EditorWanted())
+            self._want_editor()
 
     def _render_rows(self) -> None:
         for message_id in [i for i in self._rows if all(item.id != i for item in self.items)]:
@@ -172,7 +177,7 @@ class QueuePane(Vertical, can_focus=True):
             return False
         if self.selected is None:
             self.selected = self.items[0].id
-        self.focus()
+        self.app.set_focus(self)
         return True
 
     def takes_app_action(self, action: str) -> bool:
@@ -193,10 +198,26 @@ class QueuePane(Vertical, can_focus=True):
     def on_descendant_blur(self) -> None:
         self._render_rows()
 
+    async def _on_key(self, event: events.Key) -> None:
+        from_edit = any(seen is event for seen in self._edit_area.keys_seen)  # bubbling up: not the list's
+        if not from_edit and hand_to_focus(self, event):
+            return
+        focused = self.app.focused
+        action = LIST_KEYS.get(event.key) if focused is self else None
+        if action is not None and self.check_action(action.split("(")[0], ()):
+            # Acted on here and now, not when the key has bubbled up to the app's binding check:
+            # by then the next keys of the burst were already handed to the list, whatever this
+            # one does with the focus (Esc, deleting the last message, Enter starting an edit).
+            event.stop()
+            event.prevent_default()
+            await self.run_action(action)
+            return
+        await super()._on_key(event)
+
     def on_queue_row_clicked(self, message: QueueRow.Clicked) -> None:
         if self._edit is None:
             self.selected = message.message_id
-            self.focus()
+            self.app.set_focus(self)
             self._render_rows()
 
     def on_click(self, event: events.Click) -> None:
@@ -219,7 +240,7 @@ class QueuePane(Vertical, can_focus=True):
         self._render_rows()
 
     def action_leave(self) -> None:
-        self.post_message(self.EditorWanted())
+        self._want_editor()
 
     def action_edit(self) -> None:
         item = self._selected_item()
@@ -230,7 +251,7 @@ class QueuePane(Vertical, can_focus=True):
         self._edit_label.update(kind_label(item, selected=True))
         self._edit_box.display = True
         self._render_rows()
-        self._edit.focus()
+        self.app.set_focus(self._edit)
 
     def action_delete(self) -> None:
         item = self._selected_item()
@@ -264,12 +285,11 @@ class QueuePane(Vertical, can_focus=True):
 
     # ------------------------------------------------------------------ editing
 
-    def on_queue_edit_area_finished(self, message: QueueEditArea.Finished) -> None:
-        message.stop()
-        edit = message.area
+    def _edit_finished(self, edit: QueueEditArea, text: str | None) -> None:
+        """Enter in the edit (``text`` to save) or Esc (None)."""
         if edit is not self._edit:
             return
-        if message.text is None:
+        if text is None:
             self._close_edit()
             return
         from pi_runtime.frontend import QueueEditError
@@ -278,8 +298,8 @@ class QueuePane(Vertical, can_focus=True):
         if session is None:
             return
         try:
-            if message.text.strip():
-                items = session.edit_queued(edit.message_id, message.text)
+            if text.strip():
+                items = session.edit_queued(edit.message_id, text)
             else:
                 items = session.remove_queued(edit.message_id)  # saving nothing deletes the message
         except QueueEditError as exc:
@@ -289,6 +309,37 @@ class QueuePane(Vertical, can_focus=True):
         self._close_edit()
         self.show_items(items)
 
+    def leave_session(self) -> str | None:
+        """Another tab is about to be shown: an open edit is saved into this session's queue, as
+        Enter would save it (the next session's queue has messages of its own, even the same ids).
+
+        Returns:
+            The edited text when it could not be saved (the message left the queue meanwhile): it
+            belongs in this session's draft. None otherwise (an empty or unchanged edit is dropped).
+        """
+        from pi_runtime.frontend import QueueEditError
+
+        edit, session = self._edit, self.session
+        if edit is None or session is None:
+            return None
+        had_focus = edit.has_focus
+        self._drop_edit()
+        if had_focus:
+            self.app.set_focus(self)  # the list, until the next session's queue says where focus goes
+        text = edit.text
+        if not text.strip() or text == edit.original:
+            return None
+        try:
+            session.edit_queued(edit.message_id, text)
+        except QueueEditError:
+            return text
+        return None
+
+    def _want_editor(self, text: str | None = None, notice: str | None = None) -> None:
+        """Back to the main editor: the focus now, the text and notice through ``EditorWanted``."""
+        self.return_focus()
+        self.post_message(self.EditorWanted(text, notice))
+
     def _drop_edit(self) -> None:
         self._edit_box.display = False
         self._edit = None
@@ -297,7 +348,7 @@ class QueuePane(Vertical, can_focus=True):
         self._drop_edit()
         self._render_rows()
         if self.items:
-            self.focus()
+            self.app.set_focus(self)
 
     def _edit_lost(self, edit: QueueEditArea, fate: str) -> None:
         """The edited message left the queue (the agent took it): the typed text goes to the editor."""
@@ -307,4 +358,9 @@ class QueuePane(Vertical, can_focus=True):
             notice = f"The queued message {_FATE_WORDS.get(fate, 'left the queue')}: your edit is back in the editor"
         else:
             notice = f"The queued message {_FATE_WORDS.get(fate, 'left the queue')} while you edited it"
-        self.post_message(self.EditorWanted(edit.text if changed else None, notice))
+        self._want_editor(edit.text if changed else None, notice)
+
+
+LIST_KEYS = {key.strip(): binding.action for binding in QueuePane.BINDINGS if isinstance(binding, Binding)
+             for key in binding.key.split(",")}
+"""Key -> action of the list (its ``BINDINGS``), run by ``QueuePane._on_key`` as each key comes."""

@@ -10,6 +10,7 @@ for you, failed) without reading widgets; the tab bar draws from it.
 from __future__ import annotations
 
 import asyncio
+import time
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
@@ -55,6 +56,8 @@ class OpenSession:
     transcript: Transcript
     draft: Draft = field(default_factory=Draft)
     working: bool = False
+    working_since: float | None = None
+    """``time.monotonic()`` when the current run began (the footer counts from it when the tab is shown)."""
     failed: bool = False
     """The last run ended with an error (until the next one starts)."""
     questions: int = 0
@@ -83,6 +86,8 @@ class OpenSession:
         """Follow ``event``; returns what a background tab should signal (``done``/``failed``), if anything."""
         match event:
             case ev.AgentStartEvent() | ev.CompactionStartEvent():
+                if not self.working:
+                    self.working_since = time.monotonic()
                 self.working, self.failed = True, False
             case ev.MessageEndEvent(message=message) if getattr(message, "role", None) == "assistant":
                 self.failed = getattr(message, "stop_reason", None) == "error"

@@ -92,10 +92,10 @@ class SessionPicker(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         yield Static("Resume a session", id="picker-title")
-        yield Static("", id="picker-status")
-        yield Static("", id="picker-search")
+        yield Static("", id="picker-status", markup=False)
+        yield Static("", id="picker-search", markup=False)  # the search is typed text, not markup
         yield VirtualList(self._render_row, id="picker-rows")
-        yield Static("", id="picker-message")
+        yield Static("", id="picker-message", markup=False)
         yield Static("", id="picker-hints")
 
     def on_mount(self) -> None:

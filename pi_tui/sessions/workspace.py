@@ -115,6 +115,9 @@ class Workspace:
             return
         editor = app.editor
         if old is not None:
+            unsaved = app.queue_view.leave_session()  # a queued message being edited is saved first
+            if unsaved is not None:  # it left the queue meanwhile: the edit is kept at the top of the draft
+                editor.load_text("\n\n".join([unsaved] + ([editor.text] if editor.text.strip() else [])))
             old.draft = Draft(editor.text, editor.cursor_location, dict(getattr(editor, "pastes", {})),
                               copy.copy(getattr(editor, "images", {})))
             old.shown.clear()
@@ -127,7 +130,9 @@ class Workspace:
         app.bridge = entry.bridge
         app.extension_ui = entry.extension_ui if entry.extension_ui is not None else app.extension_ui
         app.chrome.show(entry.session)  # the header, footer and queue pane show this session now
-        app.footer_bar.set_working(entry.working or entry.session.is_streaming)
+        app.tree_pane.shown_session_changed()
+        busy = entry.working or entry.session.is_streaming
+        app.footer_bar.set_working(busy, since=entry.working_since if busy else None)
         draft = entry.draft
         editor.load_text(draft.text)
         if hasattr(editor, "pastes"):  # pi's editor (an extension's may have neither)
@@ -213,6 +218,7 @@ class Workspace:
             index = self.sessions.index(entry)
             await self.show(self.sessions[index + 1] if index + 1 < len(self.sessions) else self.sessions[index - 1])
         self.sessions.remove(entry)
+        self._app.tree_pane.session_closed(entry.session)
         entry.bridge.stop()
         await entry.transcript.remove()
         self._app.refresh_session_tabs()

@@ -95,7 +95,7 @@ def _message(message: Any) -> tuple[str, str]:
     if role == "compactionSummary":
         return "compaction", "compaction: " + one_line(str(message.get("summary", "")))
     if role == "system":
-        return "system", "system prompt"
+        return "system", "[system]"  # as Pi's tree names a system message
     return "other", f"{role or 'message'}"
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
@@ -55,8 +56,9 @@ class BranchPreview(Vertical):
                    thinking_collapsed: bool = False) -> None:
         """Draw the path to ``entry_id`` (``messages``: its newest messages) under a banner naming it."""
         self.entry_id = entry_id
+        # A Text, not markup: the row's text is the user's ("[system]", "fix [/x]") and shown as it is.
         self.query_one("#tree-preview-banner", Static).update(
-            f"PREVIEW of {title} · enter: continue here · esc: back to live")
+            Text(f"PREVIEW of {title} · enter: continue here · esc: back to live"))
         transcript = self.query_one(Transcript)
         transcript.tools_expanded = tools_expanded
         transcript.thinking_collapsed = thinking_collapsed

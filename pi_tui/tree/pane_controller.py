@@ -59,8 +59,9 @@ class TreePaneController:
         self.app = app
         self.pane: Any = None
         self.preview: Any = None
-        self._live: Any = None
-        """The rows, kept when the pane closes: opening it again only takes in what was appended since."""
+        self._lives: dict[int, Any] = {}
+        """Each open session's rows (``LiveTree``, by the session's ``id()``), kept while the pane is
+        closed or another tab is shown: coming back only takes in what was appended since."""
         self.width = DEFAULT_WIDTH
         self._preview_timer: Any = None
         self._wanted_preview: str | None = None
@@ -100,19 +101,11 @@ class TreePaneController:
             return
         from pi_runtime.frontend import typed_settings
 
-        from .live_tree import LiveTree
         from .tree_pane import TreePane
 
         session = app.session
-        settings = typed_settings(session.settings)
-        self.width = settings.tree_pane_width or self.width
-        live = self._live
-        if live is None or live.session is not session:
-            live = self._live = LiveTree(session, settings.tree_filter_mode)
-        else:
-            live.sync()
-            live.rows.go_to_row(live.rows.display_leaf())  # opening shows where the session is
-        self.pane = TreePane(live, self, id="tree-pane")
+        self.width = typed_settings(session.settings).tree_pane_width or self.width
+        self.pane = TreePane(self._live_for(session), self, id="tree-pane")
         await self._workspace().mount(self.pane)  # the preview is mounted when first shown
         app.transcript.can_focus = True  # a third place for the focus to go (F6, a click)
         self._laid_out_for = -1
@@ -120,6 +113,43 @@ class TreePaneController:
         app.screen.screen_layout_refresh_signal.subscribe(self.pane, lambda _screen: self.layout())
         self.layout()
         self.pane.focus_list()
+
+    def _live_for(self, session: SessionPort) -> Any:
+        """``session``'s rows: built the first time, else caught up, the cursor where the session is."""
+        from pi_runtime.frontend import typed_settings
+
+        from .live_tree import LiveTree
+
+        live = self._lives.get(id(session))
+        if live is None or live.session is not session:
+            live = self._lives[id(session)] = LiveTree(session, typed_settings(session.settings).tree_filter_mode)
+        else:
+            live.sync()
+            live.rows.go_to_row(live.rows.display_leaf())
+        return live
+
+    def shown_session_changed(self) -> None:
+        """Another tab is on screen: the pane shows its tree, and the last tab's preview ends
+        (it was of the other session's tree, drawn where the other transcript was)."""
+        self._cancel_preview()
+        app = self.app
+        if self.pane is None:
+            return
+        for entry in app.workspace.sessions:
+            entry.transcript.can_focus = entry.transcript is app.transcript  # F6 and clicks reach the shown one
+        self.pane.use(self._live_for(self._session()))
+
+    def session_closed(self, session: SessionPort) -> None:
+        """A tab closed: its rows go with it."""
+        self._lives.pop(id(session), None)
+
+    def _cancel_preview(self) -> None:
+        """No preview any more (none drawn, none waiting to be): the live transcript is shown."""
+        if self._preview_timer is not None:
+            self._preview_timer.stop()
+            self._preview_timer = None
+        self.app.workers.cancel_group(cast("DOMNode", self.app), "tree-preview")
+        self._show_live()
 
     async def close(self) -> None:
         if not self.is_open:
@@ -173,6 +203,10 @@ class TreePaneController:
         # set_focus, not focus(): focus() lands after the queued keys, so a second F6 in the same
         # burst would start again from the old place.
         app.set_focus(order[(current + 1) % len(order)])
+
+    def leave_pane(self) -> None:
+        """Esc with nothing left to end in the pane: the editor takes the keys again."""
+        self.app.set_focus(self.app.editor)
 
     def _shown_transcript(self) -> Any:
         if self.previewing:

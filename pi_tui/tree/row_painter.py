@@ -15,7 +15,7 @@ from textual.strip import Strip
 
 from .tree_rows import TreeRows
 
-_KIND_VAR = {"user": "pi-accent", "assistant": "pi-success", "error": "pi-error", "tool": "pi-dim",
+_KIND_VAR = {"user": "pi-accent", "assistant": "pi-success", "error": "pi-error", "tool": "pi-dim", "system": "pi-dim",
              "bash": "pi-bash-mode", "compaction": "pi-border-accent", "branch_summary": "pi-border-accent",
              "custom_message": "pi-custom-message-label"}
 
@@ -60,7 +60,8 @@ class RowPainter:
         if sep and row.kind in ("user", "assistant", "error") and kind_style is not None:
             parts += [(head + sep, kind_style + Style(bold=row.on_path)), (rest, base)]
         else:
-            parts.append((row.text, kind_style if kind_style is not None and row.kind == "tool" else base))
+            dimmed = row.kind in ("tool", "system")  # dim as in Pi's tree
+            parts.append((row.text, kind_style if kind_style is not None and dimmed else base))
         # Labels, folds and the leaf marker stay in sight in a narrow pane: the text gives way.
         tail: list[tuple[str, Style]] = []
         label = tree.label_of(row_index)

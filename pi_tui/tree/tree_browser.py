@@ -73,7 +73,7 @@ class TreeBrowser(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         yield Static("Session tree", id="tree-title")
-        yield Static("", id="tree-status")
+        yield Static("", id="tree-status", markup=False)  # the search is typed text, not markup
         yield VirtualList(self._render_row, id="tree-list")
         yield Static("", id="tree-hints")
 

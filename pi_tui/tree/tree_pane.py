@@ -7,8 +7,9 @@ costs the same per event as a short one. What a key means for the session (previ
 fork, clone, width) goes to the host, which owns the transcript and the kernel calls.
 
 Keys arrive through ``claims()``/``take_key()`` before the app's own bindings: the tree's
-Ctrl+T/Ctrl+L/Ctrl+O filters are main-view keys elsewhere. Esc is taken only while there is a
-search or a preview to end; otherwise it keeps its meaning (abort).
+Ctrl+T/Ctrl+L/Ctrl+O filters are main-view keys elsewhere. Esc ends a search, then a preview,
+then goes back to the editor, as in the queue pane: it never aborts the run from here (a user
+tapping Esc to leave a preview must not stop the agent).
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ class TreePaneHost(Protocol):
     def previewing(self) -> bool: ...
     def selection_moved(self, entry_id: str | None) -> None: ...
     def end_preview(self) -> None: ...
+    def leave_pane(self) -> None: ...
     def choose(self, entry_id: str) -> None: ...
     def fork(self, entry_id: str) -> None: ...
     def clone(self, entry_id: str) -> None: ...
@@ -90,9 +92,9 @@ class TreePane(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static("Session tree", id="tree-pane-title")
-        yield Static("", id="tree-pane-status")
+        yield Static("", id="tree-pane-status", markup=False)  # the search is typed text, not markup
         yield VirtualList(self._paint, id="tree-pane-list")
-        yield Static("", id="tree-pane-hints")
+        yield Static("", id="tree-pane-hints", markup=False)
 
     def on_mount(self) -> None:
         self.keys = KeyTable(app_keymap(self.app), KEYS_BY_ID, FIXED_KEYS)
@@ -147,6 +149,11 @@ class TreePane(Vertical):
                 self.host.selection_moved(self.live.rows.current_id)
         return outcome
 
+    def use(self, live: LiveTree) -> None:
+        """Show another session's rows (the tab shown changed)."""
+        self.live = live
+        self._sync(full=True)
+
     def redraw(self) -> None:
         """Repaint after the rows were replaced (``LiveTree.reset``)."""
         self._sync(full=True)
@@ -169,8 +176,6 @@ class TreePane(Vertical):
         if key in NEVER_CLAIMED:
             return False
         method = self.keys.method_for(key)
-        if method == "cancel":
-            return bool(self.live.rows.query) or self.host.previewing
         return method is not None or key == "backspace" or printable
 
     def take_key(self, key: str, character: str | None) -> None:
@@ -262,8 +267,10 @@ class TreePane(Vertical):
             if not matched:  # nothing matched, so no row was selected: back to where the session is
                 tree.go_to_row(tree.display_leaf())
             self._moved(full=True)
-        else:
+        elif self.host.previewing:
             self.host.end_preview()
+        else:
+            self.host.leave_pane()  # back to the editor; Esc there aborts (twice Esc here must not)
 
     def _with_selection(self, action: Any) -> None:
         entry_id = self.live.rows.current_id

@@ -198,7 +198,7 @@ class TreeRows:
         elif mode == "all":
             ok = True
         else:
-            ok = kind not in SETTINGS_KINDS and kind != "system"
+            ok = kind not in SETTINGS_KINDS
             if ok and mode == "no-tools":
                 ok = kind != "tool"
         if ok and self.query:

@@ -116,7 +116,7 @@ async def test_enter_moves_there_after_the_summary_question(session, provider):
     async with app.run_test(size=(120, 32)) as pilot:
         await settle(pilot, session)
         pane = await open_pane(pilot)
-        await pilot.press("home")
+        await pilot.press("home", "down")  # below the system message (the first row, as in Pi)
         assert pane.live.rows.current_id == users[0]
         await pilot.press("enter")
         assert await wait_for(pilot, lambda: isinstance(app.screen, SummarizePrompt))
@@ -205,11 +205,11 @@ async def test_fork_and_clone_from_the_selected_row(session, provider):
                               [pane.live.rows.rows[r].text for r in pane.live.rows.visible])
         assert "user: first question" in texts
         assert session.session_manager.get_entry(second_answer) is None  # another session now
-        await pilot.press("home", "C")  # clone the path up to the first question into a new session
+        await pilot.press("home", "down", "C")  # clone the path up to the first question into a new session
         assert await wait_for(pilot, lambda: [m.role for m in session.messages if m.role != "system"] == ["user"])
         assert session.messages[-1].content == "first question"
         assert await wait_for(pilot, lambda: [pane.live.rows.rows[r].text for r in pane.live.rows.visible]
-                              == ["user: first question"])
+                              == ["[system]", "user: first question"])
 
 
 async def test_hotkeys_lists_the_pane_keys(session, provider):

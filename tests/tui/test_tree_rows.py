@@ -244,3 +244,19 @@ def test_threaded_order_nests_forks_and_survives_a_cycle(tmp_path):
     x, y = info("x", 5, "y"), info("y", 6, "x")  # parents pointing at each other
     order, _ = threaded([x, y])
     assert sorted(s.path.stem for s in order) == ["x", "y"]
+
+
+def test_system_messages_are_rows_as_in_pi():
+    """Pi 1.6's tree lists the system messages (prompt and tool changes) as ``[system]`` in the
+    default view; only settings entries (model, thinking level, labels...) are hidden there."""
+    sm = SessionManager.in_memory("/tmp")
+    sm.append_model_change("p", "m")
+    sm.append_message({"role": "system", "content": "", "sections": {"preamble": "You are..."}, "timestamp": 1})
+    user(sm, "q1")
+    assistant(sm, "a1")
+    tree = TreeRows(sm.raw_entries(), sm.leaf_id)
+    assert lines(tree) == ["[system]", "user: q1", "assistant: a1"]
+    tree.set_filter("no-tools")
+    assert lines(tree) == ["[system]", "user: q1", "assistant: a1"]
+    tree.set_filter("user-only")
+    assert lines(tree) == ["user: q1"]
