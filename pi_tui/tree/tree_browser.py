@@ -20,6 +20,7 @@ from textual.widgets import Static
 from ..dialogs.text_prompt import TextPrompt
 from ..dialogs.virtual_list import VirtualList
 from .nav_keys import KeyTable, app_keymap
+from .row_keys import TreeRowKeys
 from .row_painter import RowPainter
 from .tree_rows import TreeRows
 
@@ -44,7 +45,7 @@ _KEYS_BY_ID = {
 _FIXED_KEYS = {"left": "page_up", "right": "page_down", "home": "top", "end": "bottom"}
 
 
-class TreeBrowser(ModalScreen[str | None]):
+class TreeBrowser(TreeRowKeys, ModalScreen[str | None]):
     """Returns the chosen entry id, or None when closed with Esc."""
 
     DEFAULT_CSS = """
@@ -142,73 +143,16 @@ class TreeBrowser(ModalScreen[str | None]):
         if result is not None:
             await result
 
-    def key_up(self) -> None:
-        self.tree_rows.move(-1)
-        self._sync(full=False)
-
-    def key_down(self) -> None:
-        self.tree_rows.move(1)
-        self._sync(full=False)
-
-    def key_page_up(self) -> None:
-        self.tree_rows.move(-self.list.page_size)
-        self._sync(full=False)
-
-    def key_page_down(self) -> None:
-        self.tree_rows.move(self.list.page_size)
-        self._sync(full=False)
-
-    def key_top(self) -> None:
-        self.tree_rows.move(-len(self.tree_rows.visible))
-        self._sync(full=False)
-
-    def key_bottom(self) -> None:
-        self.tree_rows.move(len(self.tree_rows.visible))
-        self._sync(full=False)
-
-    def key_fold_or_up(self) -> None:
-        self.tree_rows.fold_or_up()
-        self._sync(full=True)
-
-    def key_unfold_or_down(self) -> None:
-        self.tree_rows.unfold_or_down()
-        self._sync(full=True)
-
     def key_erase(self) -> None:
         if self.tree_rows.query:
             self.tree_rows.set_query(self.tree_rows.query[:-1])
             self._sync(full=True)
 
-    def key_toggle_timestamps(self) -> None:
-        self.painter.show_label_times = not self.painter.show_label_times
-        self.list.refresh()
+    def _rows(self) -> TreeRows:
+        return self.tree_rows
 
-    def _filter(self, mode: str) -> None:
-        self.tree_rows.toggle_filter(mode)
-        self._sync(full=True)
-
-    def key_filter_default(self) -> None:
-        self._filter("default")
-
-    def key_filter_no_tools(self) -> None:
-        self._filter("no-tools")
-
-    def key_filter_user_only(self) -> None:
-        self._filter("user-only")
-
-    def key_filter_labeled_only(self) -> None:
-        self._filter("labeled-only")
-
-    def key_filter_all(self) -> None:
-        self._filter("all")
-
-    def key_cycle_forward(self) -> None:
-        self.tree_rows.cycle_filter(1)
-        self._sync(full=True)
-
-    def key_cycle_backward(self) -> None:
-        self.tree_rows.cycle_filter(-1)
-        self._sync(full=True)
+    def _after_move(self, *, full: bool) -> None:
+        self._sync(full=full)
 
     def key_select(self) -> None:
         entry_id = self.tree_rows.current_id

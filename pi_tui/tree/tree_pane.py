@@ -14,7 +14,7 @@ tapping Esc to leave a preview must not stop the agent).
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -24,7 +24,11 @@ from textual.widgets import Static
 from ..dialogs.virtual_list import VirtualList
 from .live_tree import LiveTree
 from .nav_keys import KeyTable, app_keymap
+from .row_keys import TreeRowKeys
 from .row_painter import RowPainter
+
+if TYPE_CHECKING:
+    from .tree_rows import TreeRows
 
 FILTER_NAMES = {"default": "default", "no-tools": "no tool results", "user-only": "user messages",
                 "labeled-only": "labeled", "all": "all entries"}
@@ -65,7 +69,7 @@ class TreePaneHost(Protocol):
     def resize(self, delta: int) -> None: ...
 
 
-class TreePane(Vertical):
+class TreePane(TreeRowKeys, Vertical):
     """The live tree; the list inside takes the focus."""
 
     DEFAULT_CSS = """
@@ -196,68 +200,11 @@ class TreePane(Vertical):
         self._sync(full=full)
         self.host.selection_moved(self.live.rows.current_id)
 
-    def key_up(self) -> None:
-        self.live.rows.move(-1)
-        self._moved(full=False)
+    def _rows(self) -> TreeRows:
+        return self.live.rows
 
-    def key_down(self) -> None:
-        self.live.rows.move(1)
-        self._moved(full=False)
-
-    def key_page_up(self) -> None:
-        self.live.rows.move(-self.list.page_size)
-        self._moved(full=False)
-
-    def key_page_down(self) -> None:
-        self.live.rows.move(self.list.page_size)
-        self._moved(full=False)
-
-    def key_top(self) -> None:
-        self.live.rows.move(-len(self.live.rows.visible))
-        self._moved(full=False)
-
-    def key_bottom(self) -> None:
-        self.live.rows.move(len(self.live.rows.visible))
-        self._moved(full=False)
-
-    def key_fold_or_up(self) -> None:
-        self.live.rows.fold_or_up()
-        self._moved(full=True)
-
-    def key_unfold_or_down(self) -> None:
-        self.live.rows.unfold_or_down()
-        self._moved(full=True)
-
-    def key_toggle_timestamps(self) -> None:
-        self.painter.show_label_times = not self.painter.show_label_times
-        self.list.refresh()
-
-    def _filter(self, mode: str) -> None:
-        self.live.rows.toggle_filter(mode)
-        self._moved(full=True)
-
-    def key_filter_default(self) -> None:
-        self._filter("default")
-
-    def key_filter_no_tools(self) -> None:
-        self._filter("no-tools")
-
-    def key_filter_user_only(self) -> None:
-        self._filter("user-only")
-
-    def key_filter_labeled_only(self) -> None:
-        self._filter("labeled-only")
-
-    def key_filter_all(self) -> None:
-        self._filter("all")
-
-    def key_cycle_forward(self) -> None:
-        self.live.rows.cycle_filter(1)
-        self._moved(full=True)
-
-    def key_cycle_backward(self) -> None:
-        self.live.rows.cycle_filter(-1)
-        self._moved(full=True)
+    def _after_move(self, *, full: bool) -> None:
+        self._moved(full=full)
 
     def key_cancel(self) -> None:
         tree = self.live.rows
