@@ -14,6 +14,26 @@ if TYPE_CHECKING:
     from .tree_rows import TreeRows
 
 
+FILTER_NAMES = {"default": "default", "no-tools": "no tool results", "user-only": "user messages",
+                "labeled-only": "labeled", "all": "all entries"}
+
+TREE_KEYS_BY_ID = {
+    "tui.select.up": "up", "tui.select.down": "down",
+    "tui.select.pageUp": "page_up", "tui.select.pageDown": "page_down",
+    "tui.select.confirm": "select", "tui.select.cancel": "cancel",
+    "app.tree.foldOrUp": "fold_or_up", "app.tree.unfoldOrDown": "unfold_or_down",
+    "app.tree.editLabel": "edit_label", "app.tree.toggleLabelTimestamp": "toggle_timestamps",
+    "app.tree.filter.default": "filter_default", "app.tree.filter.noTools": "filter_no_tools",
+    "app.tree.filter.userOnly": "filter_user_only", "app.tree.filter.labeledOnly": "filter_labeled_only",
+    "app.tree.filter.all": "filter_all", "app.tree.filter.cycleForward": "cycle_forward",
+    "app.tree.filter.cycleBackward": "cycle_backward",
+}
+"""Pi's key ids for the tree, and the method (``key_<name>``) each runs."""
+
+TREE_FIXED_KEYS = {"left": "page_up", "right": "page_down", "home": "top", "end": "bottom"}
+"""Pi pages the tree with left/right; home/end are extras."""
+
+
 class TreeRowKeys:
     """Mixed into a tree view; it supplies ``_rows()``, ``_after_move()``, ``list`` and ``painter``."""
 

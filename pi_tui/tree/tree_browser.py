@@ -20,29 +20,13 @@ from textual.widgets import Static
 from ..dialogs.text_prompt import TextPrompt
 from ..dialogs.virtual_list import VirtualList
 from .nav_keys import KeyTable, app_keymap
-from .row_keys import TreeRowKeys
+from .row_keys import FILTER_NAMES, TREE_FIXED_KEYS, TREE_KEYS_BY_ID, TreeRowKeys
 from .row_painter import RowPainter
 from .tree_rows import TreeRows
 
 if TYPE_CHECKING:
     from pi_runtime.frontend import SessionPort
 
-FILTER_NAMES = {"default": "default", "no-tools": "no tool results", "user-only": "user messages",
-                "labeled-only": "labeled", "all": "all entries"}
-
-_KEYS_BY_ID = {
-    "tui.select.up": "up", "tui.select.down": "down",
-    "tui.select.pageUp": "page_up", "tui.select.pageDown": "page_down",
-    "tui.select.confirm": "select", "tui.select.cancel": "cancel",
-    "app.tree.foldOrUp": "fold_or_up", "app.tree.unfoldOrDown": "unfold_or_down",
-    "app.tree.editLabel": "edit_label", "app.tree.toggleLabelTimestamp": "toggle_timestamps",
-    "app.tree.filter.default": "filter_default", "app.tree.filter.noTools": "filter_no_tools",
-    "app.tree.filter.userOnly": "filter_user_only", "app.tree.filter.labeledOnly": "filter_labeled_only",
-    "app.tree.filter.all": "filter_all", "app.tree.filter.cycleForward": "cycle_forward",
-    "app.tree.filter.cycleBackward": "cycle_backward",
-}
-# Pi pages the tree with left/right; home/end are extras.
-_FIXED_KEYS = {"left": "page_up", "right": "page_down", "home": "top", "end": "bottom"}
 
 
 class TreeBrowser(TreeRowKeys, ModalScreen[str | None]):
@@ -79,7 +63,7 @@ class TreeBrowser(TreeRowKeys, ModalScreen[str | None]):
         yield Static("", id="tree-hints")
 
     def on_mount(self) -> None:
-        self.keys = KeyTable(app_keymap(self.app), _KEYS_BY_ID, _FIXED_KEYS)
+        self.keys = KeyTable(app_keymap(self.app), TREE_KEYS_BY_ID, TREE_FIXED_KEYS)
         self.painter.set_colors(self.app.theme_variables)
         self.list = self.query_one(VirtualList)
         self._leaf_row = self.tree_rows.display_leaf()  # the filter may have changed since __init__

@@ -24,31 +24,18 @@ from textual.widgets import Static
 from ..dialogs.virtual_list import VirtualList
 from .live_tree import LiveTree
 from .nav_keys import KeyTable, app_keymap
-from .row_keys import TreeRowKeys
+from .row_keys import FILTER_NAMES, TREE_FIXED_KEYS, TREE_KEYS_BY_ID, TreeRowKeys
 from .row_painter import RowPainter
 
 if TYPE_CHECKING:
     from .tree_rows import TreeRows
 
-FILTER_NAMES = {"default": "default", "no-tools": "no tool results", "user-only": "user messages",
-                "labeled-only": "labeled", "all": "all entries"}
-
 KEYS_BY_ID = {
-    "tui.select.up": "up", "tui.select.down": "down",
-    "tui.select.pageUp": "page_up", "tui.select.pageDown": "page_down",
-    "tui.select.confirm": "select", "tui.select.cancel": "cancel",
-    "app.tree.foldOrUp": "fold_or_up", "app.tree.unfoldOrDown": "unfold_or_down",
-    "app.tree.editLabel": "edit_label", "app.tree.toggleLabelTimestamp": "toggle_timestamps",
-    "app.tree.filter.default": "filter_default", "app.tree.filter.noTools": "filter_no_tools",
-    "app.tree.filter.userOnly": "filter_user_only", "app.tree.filter.labeledOnly": "filter_labeled_only",
-    "app.tree.filter.all": "filter_all", "app.tree.filter.cycleForward": "cycle_forward",
-    "app.tree.filter.cycleBackward": "cycle_backward",
+    **TREE_KEYS_BY_ID,
     "pi.pane.fork": "fork", "pi.pane.clone": "clone",
     "pi.pane.wider": "wider", "pi.pane.narrower": "narrower",
 }
 """Pi's ids (as in the ``/tree`` browser) plus pi's own for what only the pane does."""
-
-FIXED_KEYS = {"left": "page_up", "right": "page_down", "home": "top", "end": "bottom"}
 
 NEVER_CLAIMED = frozenset({"ctrl+c"})
 """Keys the pane leaves to the app even when its table has them (Ctrl+C clears / quits)."""
@@ -101,7 +88,7 @@ class TreePane(TreeRowKeys, Vertical):
         yield Static("", id="tree-pane-hints", markup=False)
 
     def on_mount(self) -> None:
-        self.keys = KeyTable(app_keymap(self.app), KEYS_BY_ID, FIXED_KEYS)
+        self.keys = KeyTable(app_keymap(self.app), KEYS_BY_ID, TREE_FIXED_KEYS)
         self.list = self.query_one(VirtualList)
         self.painter.set_colors(self.app.theme_variables)
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._recolor())

@@ -15,6 +15,8 @@ from pathlib import Path
 
 from e2e_support import PI, assert_one_line_error, run_pi
 
+from pi_runtime.testing.waiting import wait_until
+
 NEGATIVE_CHUNK = (b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
                   b"-6\r\ndata: x\r\n")
 
@@ -99,10 +101,7 @@ def terminate_mid_request(server: ThreadedServer, env: dict[str, str]) -> int:
     proc = subprocess.Popen([PI, "-p", "hi"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, env=env, cwd=env["PI_TEST_PROJECT"])
     try:
-        deadline = time.monotonic() + 20
-        while not server.requests and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert server.requests, "pi never sent its request"
+        assert wait_until(lambda: server.requests, timeout=20), "pi never sent its request"
         proc.send_signal(signal.SIGTERM)
         return proc.wait(timeout=5)
     finally:

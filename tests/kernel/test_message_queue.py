@@ -14,6 +14,7 @@ from pi_runtime.agent.tool import AgentTool, ToolResult
 from pi_runtime.ai.providers.scripted import scripted_text, scripted_tool_call
 from pi_runtime.ai.types import CustomMessage, ImageContent, TextContent
 from pi_runtime.frontend import QueuedMessage, QueueEditError
+from pi_runtime.testing.waiting import eventually
 
 from .conftest import record
 
@@ -57,13 +58,6 @@ def user_texts(context) -> list[str]:
     return out
 
 
-async def until(condition, timeout: float = 5.0) -> None:
-    """Wait (yielding to the loop) until ``condition()`` holds."""
-    async with asyncio.timeout(timeout):
-        while not condition():
-            await asyncio.sleep(0.001)
-
-
 def shape(queue: list[QueuedMessage]) -> list[tuple[str, str, str]]:
     return [(q.id, q.kind, q.text) for q in queue]
 
@@ -100,7 +94,7 @@ async def test_queued_messages_are_listed_edited_removed_moved_and_delivered_in_
     def last_update():
         return [e for e in events if e.type == "queue_update"][-1]
 
-    await until(lambda: [q.id for q in last_update().items] == [d, b, c])
+    assert await eventually(lambda: [q.id for q in last_update().items] == [d, b, c])
     assert last_update().to_wire() == {"type": "queue_update", "steering": ["follow D"],
                                        "followUp": ["steer B, edited", "follow C"]}
 
