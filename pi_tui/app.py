@@ -291,7 +291,7 @@ class PiApp(App[int], inherit_bindings=False):
                 self.footer_bar.set_working(False)
                 self.call_later(self.attach_session, worker.result)
             elif event.state == WorkerState.ERROR:
-                from pi_runtime.frontend import UsageError
+                from pi_runtime.frontend.app_support import UsageError
 
                 # A command-line mistake found only now (an extension flag, once the trust
                 # question let project extensions load) is still a usage error: exit 2.

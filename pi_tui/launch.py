@@ -105,7 +105,7 @@ class _CommandLineApp(PiApp):
         self.push_screen(TrustPrompt(folder), answered)
         trusted, save_for = await answer
         if save_for is not None:
-            from pi_runtime.frontend import save_trust_decision
+            from pi_runtime.frontend.app_support import save_trust_decision
 
             try:
                 save_trust_decision(save_for, trusted)
@@ -141,7 +141,7 @@ def _session_factory(args: Any, first_frame: threading.Event | None = None,
         if first_frame is not None:
             first_frame.wait(FIRST_FRAME_WAIT)
         try:
-            from pi_runtime.frontend import build_session, trust_question
+            from pi_runtime.frontend.app_support import build_session, trust_question
         except ImportError:  # the CLI helper's start-up module is not there yet
             return _fallback_session(args)
         if ask_trust is not None:
@@ -167,7 +167,8 @@ def _fallback_session(args: Any) -> Any:
 
 def _pick_session(args: Any) -> str | None:
     """``pi -r``: the session picker on its own, before the app; the chosen file (or None)."""
-    from pi_runtime.frontend import SettingsManager, agent_dir, session_dir_for
+    from pi_runtime.frontend import SettingsManager, agent_dir
+    from pi_runtime.frontend.app_support import session_dir_for
 
     from .sessions.session_picker import SessionPicker
     from .tree.nav_host import NavHostApp
@@ -248,7 +249,7 @@ def _initial_prompt(args: Any) -> str | None:
     if not messages and not files:
         return None
     try:
-        from pi_runtime.frontend import initial_prompts
+        from pi_runtime.frontend.app_support import initial_prompts
 
         prompts = initial_prompts(messages, files, None, os.getcwd())
         return prompts[0].text if prompts else None

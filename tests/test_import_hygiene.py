@@ -128,7 +128,7 @@ def test_the_public_face_loads_lazily_and_its_events_are_light():
     loaded = run_python(
         """
         import sys
-        import pi_runtime.frontend
+        import pi_runtime.frontend, pi_runtime.frontend.app_support
         from pi_runtime.frontend import events
         assert events.AgentStartEvent.type == "agent_start"
         print(",".join(sorted(m for m in sys.modules if m.split(".")[0] in ("pydantic", "httpx", "httpx2"))))

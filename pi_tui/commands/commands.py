@@ -309,7 +309,7 @@ async def _trust(app: PiHost, session: SessionPort, arg: str) -> None:
         if save_for is None:
             app.notify("Nothing saved (this session only)", timeout=3)
             return
-        from pi_runtime.frontend import save_trust_decision
+        from pi_runtime.frontend.app_support import save_trust_decision
 
         try:
             save_trust_decision(save_for, trusted)

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 
 async def use_local_model(app: PiHost, session: SessionPort, arg: str) -> None:
-    from pi_runtime.frontend import add_to_models_json, probe_local_servers
+    from pi_runtime.frontend.app_support import add_to_models_json, probe_local_servers
 
     from ..dialogs.pick_list import PickItem, PickList
 

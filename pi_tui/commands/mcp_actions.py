@@ -30,7 +30,7 @@ async def _notify(app: Any, text: str, kind: str = "info") -> None:
 
 def start_sign_in(app: Any, manager: Any, name: str) -> str | None:
     """Open the sign-in dialog for ``name``; returns why not, if it cannot."""
-    from pi_runtime.frontend import find_oauth_server
+    from pi_runtime.frontend.app_support import find_oauth_server
 
     from ..dialogs.mcp_login import McpLoginScreen
 
@@ -47,7 +47,7 @@ def start_sign_in(app: Any, manager: Any, name: str) -> str | None:
 
 async def sign_out(manager: Any, name: str) -> tuple[bool, str]:
     """Delete ``name``'s credentials and reconnect it (``pi_runtime.mcp.accounts``)."""
-    from pi_runtime.frontend import sign_out_and_reconnect
+    from pi_runtime.frontend.app_support import sign_out_and_reconnect
 
     result: tuple[bool, str] = await sign_out_and_reconnect(manager, name)
     return result

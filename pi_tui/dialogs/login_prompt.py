@@ -121,7 +121,7 @@ def open_login(app: Any, arg: str) -> None:
 
 
 def _ask_key(app: Any, auth: Any, provider: str) -> None:
-    from pi_runtime.frontend import env_var_names
+    from pi_runtime.frontend.app_support import env_var_names
 
     registry = app.session.model_registry
     if provider in oauth_logins(registry):

@@ -59,7 +59,7 @@ class McpLoginScreen(ModalScreen[None]):
         self._worker = self.run_worker(self._flow(), name="mcp-login", exit_on_error=False)
 
     async def _flow(self) -> None:
-        from pi_runtime.frontend import McpAuthFileError, McpSignInError, mcp_sign_in
+        from pi_runtime.frontend.app_support import McpAuthFileError, McpSignInError, mcp_sign_in
 
         entry = self.manager.connections[self.server].entry
         try:

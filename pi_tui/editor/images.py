@@ -88,7 +88,7 @@ def load_image(path: str) -> AttachedImage | str:
 def _mime(head: bytes) -> str | None:
     # The read tool's check, so pi has one list of image types; imported here, not at the top,
     # because this module loads with the app and the tools must not slow its first frame.
-    from pi_runtime.frontend import detect_image_mime
+    from pi_runtime.frontend.app_support import detect_image_mime
 
     return detect_image_mime(head)
 

@@ -162,7 +162,7 @@ def load_keymap(user_path: Path | None = None) -> Keymap:
 
 
 def _apply_user(keymap: Keymap, path: Path) -> None:
-    from pi_runtime.frontend import read_config_text
+    from pi_runtime.frontend.app_support import read_config_text
 
     try:
         data = json.loads(read_config_text(path))  # refuses FIFOs, devices and huge files

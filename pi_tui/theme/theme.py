@@ -200,7 +200,7 @@ def load_theme_file(path: Path) -> PiTheme:
     Raises:
         ThemeError: unreadable, not JSON, or invalid.
     """
-    from pi_runtime.frontend import ConfigFileError, read_config_text
+    from pi_runtime.frontend.app_support import ConfigFileError, read_config_text
 
     try:
         data = json.loads(read_config_text(path))  # refuses FIFOs, devices and huge files

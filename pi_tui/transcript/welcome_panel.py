@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from pi_runtime.frontend import ENV_KEYS
+from pi_runtime.frontend.app_support import ENV_KEYS
 
 MODELS_JSON_SNIPPET = """{
   "providers": {
@@ -37,7 +37,7 @@ class WelcomePanel(Static):
             self.run_worker(self._probe(), name="probe-local-servers", exit_on_error=False)
 
     async def _probe(self) -> None:
-        from pi_runtime.frontend import probe_local_servers
+        from pi_runtime.frontend.app_support import probe_local_servers
 
         self.found = await probe_local_servers()
         if self.found:

@@ -33,14 +33,15 @@ def preview_file(args: Any, agent_dir: Path, cwd: str) -> Path | None:
     for settings in (agent_dir / "settings.json", Path(cwd) / ".pi" / "settings.json"):
         if read_json_object(settings).get("sessionDir"):
             return None
-    from pi_runtime.frontend import newest_session_in, project_session_dir
+    from pi_runtime.frontend import project_session_dir
+    from pi_runtime.frontend.app_support import newest_session_in
 
     return newest_session_in(project_session_dir(cwd))
 
 
 def read_preview(path: Path) -> list[Any] | None:
     """The last messages of ``path``'s current branch, validated (None: no safe preview)."""
-    from pi_runtime.frontend import parse_messages, read_branch_tail
+    from pi_runtime.frontend.app_support import parse_messages, read_branch_tail
 
     found = read_branch_tail(path, PREVIEW_MESSAGES)
     if not found:
@@ -53,7 +54,7 @@ def read_preview(path: Path) -> list[Any] | None:
 
 def read_json_object(path: Path) -> dict[str, Any]:
     """A JSON file's top-level object ({} when missing, unreadable or not an object)."""
-    from pi_runtime.frontend import read_config_text
+    from pi_runtime.frontend.app_support import read_config_text
 
     try:
         data = json.loads(read_config_text(path))  # a FIFO or device is refused, never waited on

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pi_runtime.frontend import parse_messages
+from pi_runtime.frontend.app_support import parse_messages
 from pi_tui.transcript.exit_output import MAX_MESSAGES, TOOL_LINES, transcript_text
 
 

@@ -1,0 +1,46 @@
+"""Helpers only pi's own app uses: not a stable API (names here change with the app).
+
+The app may import nothing of the runtime but :mod:`pi_runtime.frontend` and its submodules;
+what it needs beyond the public face lives here, so the face stays what a front end, an SDK
+user or an extension's host is told to use:
+
+- the command line's path to a session (``build_session`` and its ``UsageError``, the project
+  trust question, the session folder, the prompts given as arguments);
+- what the app shows before the kernel is loaded (the newest session's tail, config files);
+- its flows for local model servers, provider API keys, images pasted into the editor and MCP
+  sign-in and sign-out.
+
+Names are loaded on first use, like the face's; the imports below are the one list of names.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ._lazy import LazyExports
+
+if TYPE_CHECKING:
+    from pi_runtime.ai.env_keys import ENV_KEYS as ENV_KEYS
+    from pi_runtime.ai.env_keys import env_var_names as env_var_names
+    from pi_runtime.cli_args import UsageError as UsageError
+    from pi_runtime.config_files import ConfigFileError as ConfigFileError
+    from pi_runtime.config_files import read_config_text as read_config_text
+    from pi_runtime.local_servers import add_to_models_json as add_to_models_json
+    from pi_runtime.local_servers import probe_local_servers as probe_local_servers
+    from pi_runtime.mcp.accounts import find_oauth_server as find_oauth_server
+    from pi_runtime.mcp.accounts import sign_out_and_reconnect as sign_out_and_reconnect
+    from pi_runtime.mcp.oauth import McpSignInError as McpSignInError
+    from pi_runtime.mcp.oauth_login import mcp_sign_in as mcp_sign_in
+    from pi_runtime.mcp.oauth_store import McpAuthFileError as McpAuthFileError
+    from pi_runtime.modes.inputs import initial_prompts as initial_prompts
+    from pi_runtime.modes.startup import build_session as build_session
+    from pi_runtime.modes.startup import save_trust_decision as save_trust_decision
+    from pi_runtime.modes.startup import session_dir_for as session_dir_for
+    from pi_runtime.modes.startup import trust_question as trust_question
+    from pi_runtime.session.entries import parse_messages as parse_messages
+    from pi_runtime.session.listing import newest_session_in as newest_session_in
+    from pi_runtime.session.tail import read_branch_tail as read_branch_tail
+    from pi_runtime.tools.read import detect_image_mime as detect_image_mime
+
+else:  # hidden from mypy, so a name not listed above is an error there rather than Any
+    __getattr__, __dir__ = LazyExports(__name__).hooks()
