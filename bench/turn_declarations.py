@@ -7,7 +7,9 @@ prompt of ``--turns`` tool-call turns on the scripted provider (instant replies,
 on an empty folder), twice: the first run also validates the stored messages, the second shows
 the steady state. Halfway through the second run a tool is added (what an extension's
 ``register_tool`` does), so one declaration is actually written. Prints the wall time per turn
-of each run and how many system messages the transcript holds at the end.
+of each run, the time each declaration check took, what one full replay of the transcript costs
+(what every check would cost without the running record) and how many system messages the
+transcript holds at the end.
 
 Usage: python bench/turn_declarations.py [--messages N] [--turns T]
 """
@@ -31,6 +33,7 @@ async def main(messages: int, turns: int) -> None:
 
     from pi_runtime.agent.tool import FunctionTool, ToolParams, ToolResult
     from pi_runtime.ai.providers.scripted import ScriptedProvider, scripted_text, scripted_tool_call
+    from pi_runtime.kernel.tool_declarations import DeclaredLoadout
     from pi_runtime.sdk import create_agent_session
     from pi_runtime.session.manager import SessionManager
     from pi_runtime.settings import SettingsManager
@@ -61,6 +64,20 @@ async def main(messages: int, turns: int) -> None:
             session.agent.state.tools = [*tools, FunctionTool("late", "Registered mid-run", ToolParams, late)]
             session.refresh_system_prompt()
 
+    declare = session.agent.declare_loadout
+    spent = [0.0, 0]
+    each: list[float] = []
+
+    def timed_declare(pending: list) -> list:
+        started = time.perf_counter()
+        try:
+            return declare(pending) if declare is not None else pending
+        finally:
+            each.append(time.perf_counter() - started)
+            spent[0] += each[-1]
+            spent[1] += 1
+
+    session.agent.declare_loadout = timed_declare
     for run, label in ((1, "first run (validates the stored part)"), (2, "second run (steady state)")):
         for _ in range(turns):
             provider.push(scripted_tool_call("ls", {"path": "."}))
@@ -72,6 +89,14 @@ async def main(messages: int, turns: int) -> None:
         await session.wait_for_idle()
         wall = time.perf_counter() - started
         print(f"{label:40s} {wall * 1000 / (turns + 1):7.2f} ms/turn over {turns + 1} turns")
+    each.sort()
+    print(f"declaration checks                       {spent[1]}: median {each[len(each) // 2] * 1e6:.0f} µs,"
+          f" max {each[-1] * 1000:.2f} ms, total {spent[0] * 1000:.1f} ms")
+    replay = DeclaredLoadout()
+    started = time.perf_counter()
+    replay.read(session.agent.state.messages)
+    print(f"one full replay of the transcript        {(time.perf_counter() - started) * 1000:.2f} ms"
+          f" ({len(session.agent.state.messages)} messages; what each check would cost without the record)")
     systems = sum(1 for m in session.agent.state.messages if getattr(m, "role", None) == "system")
     print(f"system messages in the transcript        {systems}")
     session.session_manager.close()
