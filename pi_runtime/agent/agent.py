@@ -15,6 +15,9 @@ Hooks (all optional; each documents its contract):
   together (models.json headers) and wins when set. An exception from either ends the
   turn with an error message, never out of the loop.
 - ``before_tool_call`` / ``after_tool_call``: see ``tool_exec``.
+- ``declare_loadout(pending) -> messages``: called before every model request with the
+  messages about to go in (the prompts, steering, follow-ups; often none); returns them with
+  any message to add first (the kernel's declaration of changed tools, as Pi 1.6). Must not raise.
 """
 
 from __future__ import annotations
@@ -95,6 +98,8 @@ class Agent:
         self.checks_each_call: Callable[[], bool] | None = None
         """True while ``before_tool_call`` gates calls on the state they run in (a permission
         gate): a batch then runs one call at a time, each checked just before it runs."""
+        self.declare_loadout: Callable[[list[Any]], list[Any]] | None = None
+        """See the module docstring: lets the kernel add a system message before a request."""
         self.block_images: Callable[[], bool] | None = None
         """True when images must not reach the model (``images.blockImages``), asked at each request."""
         self.steering_mode: QueueMode = steering_mode

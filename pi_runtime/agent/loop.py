@@ -62,7 +62,7 @@ class AgentRun:
     async def run(self, prompts: list[Any], poll_steering_first: bool = False) -> list[Any]:
         await self.emit(AgentStartEvent())
         await self.emit(TurnStartEvent())
-        for message in prompts:
+        for message in self._declared(prompts):
             await self._add_message(message)
         pending = self.agent._take_steering() if poll_steering_first else []
         first_turn = True
@@ -72,7 +72,8 @@ class AgentRun:
                 if not first_turn:
                     await self.emit(TurnStartEvent())
                 first_turn = False
-                for message in pending:
+                # Before every request, as Pi: a tool registered during the last turn is declared now.
+                for message in self._declared(pending):
                     await self._add_message(message)
                 pending = []
                 assistant = await self._stream_response()
@@ -96,6 +97,10 @@ class AgentRun:
                 break
             pending = follow_ups
         return await self._end()
+
+    def _declared(self, pending: list[Any]) -> list[Any]:
+        declare = self.agent.declare_loadout
+        return pending if declare is None else declare(pending)
 
     async def _end(self) -> list[Any]:
         await self.emit(AgentEndEvent(list(self.produced)))

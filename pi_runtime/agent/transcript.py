@@ -144,3 +144,21 @@ def has_role(messages: Iterable[Any], role: str) -> bool:
             getattr(m, "role", None) == role for m in messages.added()
         )
     return any(getattr(m, "role", None) == role for m in messages)
+
+
+def message_at(messages: Any, index: int) -> Any:
+    """``messages[index]`` (0 ≤ index < len), as a pending Transcript holds it: a stored message
+    as its wire dict, without validating the stored part."""
+    if isinstance(messages, Transcript) and messages.pending:
+        stored = messages.stored_dicts()
+        return stored[index] if index < len(stored) else messages.added()[index - len(stored)]
+    return messages[index]
+
+
+def messages_from(messages: Any, start: int) -> list[Any]:
+    """``messages[start:]``, as a pending Transcript holds them: stored messages as wire dicts,
+    without validating the stored part."""
+    if isinstance(messages, Transcript) and messages.pending:
+        stored = messages.stored_dicts()
+        return [*stored[start:], *messages.added()[max(0, start - len(stored)):]]
+    return list(messages[start:])

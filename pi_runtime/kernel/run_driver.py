@@ -156,8 +156,7 @@ class RunDriver:
             else:
                 if not has_role(self._agent.state.messages, "system"):
                     prompts = [self._system_prompt.leading_message(), *prompts]
-                else:
-                    prompts = self._system_prompt.declare_changes(prompts)
+                # Otherwise the agent loop declares what changed, before this request and each later one.
                 # An abort while hooks ran (the first prompt waiting for MCP servers) or compaction ran
                 # found no agent run to cancel: the prompt is recorded, the turn ends aborted, no request.
                 await self._agent.prompt(prompts, aborted=self.aborting)

@@ -113,6 +113,7 @@ class AgentSession:
         self._system_prompt = SystemPromptSource(
             agent, (lambda: system_prompt_builder(self)) if system_prompt_builder is not None else None
         )
+        agent.declare_loadout = self._system_prompt.declare_changes
         self._compactor = Compactor(
             agent=agent, record=self._record, ledger=self.ledger, emit=self._outbox.emit, gate=self._gate,
             settings=lambda: typed_settings(self.settings), request_auth=self._request_auth,

@@ -1,4 +1,5 @@
-"""``SystemPromptSource``: rebuilds the agent's system prompt when tools or resources change."""
+"""``SystemPromptSource``: rebuilds the agent's system prompt when tools or resources change, and
+declares the changes in the transcript before each model request (Pi 1.6)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..agent.agent import Agent
+from .tool_declarations import DeclaredLoadout
 
 
 class SystemPromptSource:
@@ -22,8 +24,12 @@ class SystemPromptSource:
         self._build = build
         self.sections: Any = None
         """The sections of the last build (Pi 1.6 records them in the leading system message)."""
+        self._declared = DeclaredLoadout()
+        self._wire_tools: dict[int, tuple[Any, dict[str, Any]]] = {}
 
     def refresh(self) -> None:
+        """Rebuild the prompt (each run starts with one; so does every change of the tools)."""
+        self._wire_tools = {}  # declarations are built again from the tools as they are now
         if self._build is None:
             return
         built = self._build()
@@ -40,18 +46,31 @@ class SystemPromptSource:
         return SystemMessage(
             content="" if sections is not None else self._agent.state.system_prompt,
             sections=sections.wrapped() if sections is not None else None,
-            tools_added=[t.to_tool().to_wire() for t in self._agent.state.tools] or None,
+            tools_added=self._tool_declarations() or None,
         )
 
-    def declare_changes(self, prompts: list[Any]) -> list[Any]:
-        """``prompts`` opened by a system message declaring the tools and prompt sections changed
-        since the transcript last declared them (Pi 1.6), or unchanged when nothing changed."""
-        from .tool_declarations import loadout_change_message
-
-        current = [t.to_tool().to_wire() for t in self._agent.state.tools]
+    def declare_changes(self, pending: list[Any]) -> list[Any]:
+        """``pending`` (the messages about to go in before a model request) with a system message
+        declaring the tools and prompt sections changed since the transcript last declared them
+        put before the first that is not a system message (Pi 1.6), or unchanged when nothing
+        changed. The agent loop calls it before every request."""
+        self._declared.read(self._agent.state.messages)
         sections = self.sections.wrapped() if self.sections is not None else None
-        change = loadout_change_message([*self._agent.state.messages, *prompts], current, sections)
+        change = self._declared.change(self._tool_declarations(), sections, pending)
         if change is None:
-            return prompts
-        first_other = next((i for i, m in enumerate(prompts) if getattr(m, "role", None) != "system"), len(prompts))
-        return [*prompts[:first_other], change, *prompts[first_other:]]
+            return pending
+        first_other = next((i for i, m in enumerate(pending) if getattr(m, "role", None) != "system"), len(pending))
+        return [*pending[:first_other], change, *pending[first_other:]]
+
+    def _tool_declarations(self) -> list[dict[str, Any]]:
+        """The executable tools' declarations, each built once per tool object between refreshes."""
+        cache: dict[int, tuple[Any, dict[str, Any]]] = {}
+        out = []
+        for tool in self._agent.state.tools:
+            known = self._wire_tools.get(id(tool))
+            if known is None or known[0] is not tool:
+                known = (tool, tool.to_tool().to_wire())
+            cache[id(tool)] = known  # holding the tool keeps its id from being reused
+            out.append(known[1])
+        self._wire_tools = cache
+        return out
