@@ -7,7 +7,8 @@ reader of Pi's files or an RPC client depends on: field names, value types and t
 carry meaning (types, roles, stop reasons, tool result text), with ids, times and temp paths out.
 
 Used by ``test_pi_interop.py`` (when ``PI_REFERENCE`` names Pi) and as a script that prints the
-differences: ``PI_REFERENCE=... python tests/e2e/pi_side_by_side.py [scenario ...]``.
+differences: ``PI_REFERENCE=... python tests/e2e/pi_side_by_side.py [scenario ...]`` (the runs' files go
+to ``PI_SIDE_OUT``, a temp folder by default).
 """
 
 from __future__ import annotations
@@ -393,16 +394,16 @@ def _main(names: list[str]) -> None:
 
     reference = os.environ["PI_REFERENCE"]
     ours = str(Path(sys.executable).parent / "pi")
+    out = Path(os.environ.get("PI_SIDE_OUT") or tempfile.mkdtemp(prefix="pi-side-"))
+    out.mkdir(parents=True, exist_ok=True)
+    print(f"session files and stdout of each run: {out}")
     for name in names or list(SCENARIOS):
         scenario = SCENARIOS[name]
         runs = {}
         for who, binary in (("Pi", reference), ("pi", ours)):
-            tmp = Path(tempfile.mkdtemp(prefix=f"side-{name}-{who}-"))
-            runs[who] = run(binary, scenario, tmp)
-            runs[who].stdout  # noqa: B018 - kept for inspection in a debugger
-            (Path("/tmp/cmp") / f"{name}.{who}.session.jsonl").write_text(
-                "".join(json.dumps(e) + "\n" for e in runs[who].entries))
-            (Path("/tmp/cmp") / f"{name}.{who}.stdout.jsonl").write_text(runs[who].stdout)
+            runs[who] = run(binary, scenario, Path(tempfile.mkdtemp(prefix=f"side-{name}-{who}-")))
+            (out / f"{name}.{who}.session.jsonl").write_text("".join(json.dumps(e) + "\n" for e in runs[who].entries))
+            (out / f"{name}.{who}.stdout.jsonl").write_text(runs[who].stdout)
         print(f"== {name}: exit Pi {runs['Pi'].returncode} pi {runs['pi'].returncode}")
         for line in differences(session_shape(runs["Pi"]), session_shape(runs["pi"])):
             print("  session", line)
