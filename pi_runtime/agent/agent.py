@@ -250,10 +250,8 @@ class Agent:
         if self.state.is_streaming:
             raise AgentBusyError("Agent is already processing a prompt. Use steer() or follow_up().")
         if isinstance(input, str):
-            content: Any = input
-            if images:
-                content = [TextContent(text=input), *images]
-            prompts = [UserMessage(content=content)]
+            # Blocks even for plain text: Pi's normalizePromptInput stores every prompt so.
+            prompts = [UserMessage(content=[TextContent(text=input), *(images or ())])]
         elif isinstance(input, list):
             prompts = list(input)
         else:
@@ -325,5 +323,5 @@ class Agent:
 
 def _as_message(message: Any) -> Any:
     if isinstance(message, str):
-        return UserMessage(content=message)
+        return UserMessage(content=[TextContent(text=message)])
     return message

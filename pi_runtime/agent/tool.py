@@ -1,8 +1,10 @@
 """What a tool is: a parameter model (``JsonModel`` or pydantic), an ``execute`` coroutine and a result.
 
 ``execute`` raises on failure (any exception); the agent loop turns that into a
-``toolResult`` with ``isError: true`` whose text is the exception message. ``content`` goes
-to the model; ``details`` is for front ends (diffs, truncation info) and never sent.
+``toolResult`` with ``isError: true`` whose text is the exception message. A tool may also
+return a result marked ``is_error`` (Pi's ``isError: true``): its content and details stay as
+the tool made them (bash's exit code line). ``content`` goes to the model; ``details`` is for
+front ends (diffs, truncation info) and never sent.
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ class ToolResult:
     details: Any = None
     terminate: bool = False
     """Runtime-only hint: stop after this batch when every result in it terminates."""
+    is_error: bool = False
+    """The tool failed but made its own result (Pi's ``isError``): recorded as an error result."""
 
     @classmethod
     def text(cls, text: str, details: Any = None) -> ToolResult:
@@ -40,6 +44,8 @@ class ToolResult:
             out["details"] = self.details
         if self.terminate:  # Pi's tool_execution_end carries the hint; a result without it has no key
             out["terminate"] = True
+        if self.is_error:  # likewise Pi's isError of a result a tool returned failed
+            out["isError"] = True
         return out
 
 

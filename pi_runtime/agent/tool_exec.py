@@ -212,7 +212,7 @@ class ToolBatch:
             result = await tool.execute(call.id, params, self.signal, on_update)
             if not isinstance(result, ToolResult):
                 raise TypeError(f"tool {tool.name} returned {type(result).__name__}, not ToolResult")
-            is_error = False
+            is_error = result.is_error
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 - a tool failure is a result, not a crash

@@ -46,6 +46,8 @@ class MessageBuilder:
             api=model.api, provider=model.provider, model=model.id, stop_reason="pending"
         )
         self.started = False
+        self.usage_seen = False
+        """Whether the provider reported usage (``usage_updated``)."""
         self._open: dict[int, str] = {}
         """Open block index -> kind (text, thinking, toolCall)."""
         self._tool_json: dict[int, list[str]] = {}
@@ -55,10 +57,24 @@ class MessageBuilder:
     # ------------------------------------------------------------------ lifecycle
 
     def start(self) -> list[AssistantMessageEvent]:
+        """The ``start`` event, once: call it when the server accepted the request (Pi sends none
+        for a request that failed before that, and the agent loop starts the message at its end)."""
         if self.started:
             return []
         self.started = True
         return [StartEvent(self.message)]
+
+    def usage_updated(self) -> None:
+        """Price the usage a provider just wrote into ``message.usage`` (Pi's ``calculateCost``
+        on each usage report): the cost follows the stream, and a message that never got usage
+        keeps no ``totalFromProvider``, as Pi's."""
+        self.usage_seen = True
+        self.message.usage.compute_cost(self.model)
+
+    def set_raw_stop_reason(self, raw: str | None) -> None:
+        """Keep the provider's own stop reason (``rawStopReason``) when it sent one."""
+        if raw:
+            self.message.raw_stop_reason = raw
 
     def finish(self, stop_reason: str | None = None) -> list[AssistantMessageEvent]:
         """Close open blocks and end with ``done``. Stop reason defaults from the content."""
@@ -67,18 +83,17 @@ class MessageBuilder:
         if stop_reason is None or (stop_reason == "stop" and msg.tool_calls()):
             stop_reason = "toolUse" if msg.tool_calls() else "stop"
         msg.stop_reason = stop_reason  # type: ignore[assignment]
-        msg.usage.compute_cost(self.model)
         events.append(DoneEvent(stop_reason, msg))
         return events
 
     def fail(self, error_message: str, aborted: bool = False) -> list[AssistantMessageEvent]:
-        """End with ``error``; partial content is kept (open blocks are closed)."""
-        events = self.start() + self.close_all()
+        """End with ``error``; partial content is kept (open blocks are closed). No ``start`` is
+        sent for a request that never got that far."""
+        events = self.close_all()
         msg = self.message
         reason = "aborted" if aborted else "error"
         msg.stop_reason = reason  # type: ignore[assignment]
         msg.error_message = error_message
-        msg.usage.compute_cost(self.model)
         events.append(ErrorEvent(reason, msg))
         return events
 

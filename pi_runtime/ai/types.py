@@ -86,25 +86,33 @@ class Cost(WireStruct, kw_only=True):
     cache_read: float = 0.0
     cache_write: float = 0.0
     total: float = 0.0
+    total_from_provider: bool | None = None
+    """False once ``total`` was computed from the model's prices, True when it is what the provider
+    billed (OpenRouter's reported cost); unset until usage arrived, as in Pi."""
 
 
 class Usage(WireStruct, kw_only=True):
+    # Field order is the key order Pi writes (``reasoning`` before ``totalTokens``).
     input: int = 0
     output: int = 0
     cache_read: int = 0
     cache_write: int = 0
-    total_tokens: int = 0
-    cost: Cost = field(default_factory=Cost)
     reasoning: int | None = None
     """Reasoning tokens, when the server reports them; already part of ``output``."""
+    total_tokens: int = 0
+    cost: Cost = field(default_factory=Cost)
+    cache_write_1h: int | None = field(default=None, name="cacheWrite1h")
+    """Of ``cache_write``, the tokens written with a one-hour lifetime (Anthropic), priced at twice
+    the input price (Pi's ``cacheWrite1h``)."""
 
     def compute_cost(self, model: Model) -> None:
-        """Fill ``cost`` from the model's per-million-token prices and update ``total_tokens``.
+        """Fill ``cost`` from the model's per-million-token prices (``total_tokens`` is the provider's).
 
         As Pi's ``calculateCost``: a request whose whole input (fresh, cached and written)
         exceeds a pricing tier's threshold is priced at that tier for every token (the highest
-        such tier wins), and each price is divided before it multiplies, so the floats, and so
-        the footer's rounding, come out as Pi's.
+        such tier wins), one-hour cache writes cost twice the input price, and each price is
+        divided before it multiplies, so the floats, and so the footer's rounding, come out as
+        Pi's. ``cost.total_from_provider`` becomes False (the total is ours, not billed).
         """
         prices: ModelCost | CostTier = model.cost
         prompt = self.input + self.cache_read + self.cache_write
@@ -113,12 +121,13 @@ class Usage(WireStruct, kw_only=True):
             if prompt > tier.input_tokens_above > threshold:
                 prices, threshold = tier, tier.input_tokens_above
         c = self.cost
+        long_write = self.cache_write_1h or 0
         c.input = (prices.input / 1_000_000) * self.input
         c.output = (prices.output / 1_000_000) * self.output
         c.cache_read = (prices.cache_read / 1_000_000) * self.cache_read
-        c.cache_write = (prices.cache_write * self.cache_write) / 1_000_000
+        c.cache_write = (prices.cache_write * (self.cache_write - long_write) + prices.input * 2 * long_write) / 1_000_000
         c.total = c.input + c.output + c.cache_read + c.cache_write
-        self.total_tokens = self.input + self.output + self.cache_read + self.cache_write
+        c.total_from_provider = False
 
 
 # --------------------------------------------------------------------------- messages
@@ -136,9 +145,9 @@ class SystemMessage(MessageBase, tag="system", kw_only=True):
     role: ClassVar[Literal["system"]] = "system"
     content: str | list[TextContent] = ""
     sections: dict[str, str | None] | None = None
+    timestamp: int = field(default_factory=now_ms)
     tools_added: list[dict[str, Any]] | None = None
     tools_removed: list[dict[str, Any]] | None = None
-    timestamp: int = field(default_factory=now_ms)
 
 
 class UserMessage(MessageBase, tag="user", kw_only=True):
@@ -148,17 +157,21 @@ class UserMessage(MessageBase, tag="user", kw_only=True):
 
 
 class AssistantMessage(MessageBase, tag="assistant", kw_only=True):
+    # Field order is the key order Pi writes: what the stream learns comes after ``timestamp``.
     role: ClassVar[Literal["assistant"]] = "assistant"
     content: list[AssistantContent] = field(default_factory=list)
     api: str = ""
     provider: str = ""
     model: str = ""
-    response_model: str | None = None
-    response_id: str | None = None
     usage: Usage = field(default_factory=Usage)
     stop_reason: StopReason = "pending"
-    error_message: str | None = None
     timestamp: int = field(default_factory=now_ms)
+    response_id: str | None = None
+    response_model: str | None = None
+    raw_stop_reason: str | None = None
+    """The provider's own word for why it stopped (``finish_reason``, ``stop_reason``,
+    ``finishReason``, the response's status), as Pi records it."""
+    error_message: str | None = None
     duration_ms: int | None = None
     """How long the model call took, set by the agent loop (Pi's ``durationMs``)."""
     thinking_level: str | None = None

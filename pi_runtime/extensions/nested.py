@@ -102,7 +102,7 @@ class NestedCalls:
             started = time.monotonic()
             try:
                 result = await tool.execute(call_id, params, signal, updated)
-                outcome = NestedToolResult(list(result.content), result.details, False)
+                outcome = NestedToolResult(list(result.content), result.details, result.is_error)
             except Exception as exc:  # noqa: BLE001 - a failing nested tool is a result for its caller
                 outcome = NestedToolResult(_text(str(exc) or type(exc).__name__), getattr(exc, "details", None), True)
             duration = (time.monotonic() - started) * 1000

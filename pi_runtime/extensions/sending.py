@@ -93,16 +93,15 @@ def send_custom_message(actions: SessionActions, held: ExtensionMessages, messag
 
 
 def user_message_parts(content: Any) -> tuple[str, list[Any] | None]:
-    """Text and images of what ``send_user_message`` was given: a string gives no image list,
-    blocks give one (maybe empty)."""
+    """Text and images of what ``send_user_message`` was given (no image list for a string; the
+    message is stored as blocks either way, as Pi stores every user message)."""
     from ..ai.types import ImageContent
     from .tools import content_blocks
 
     if isinstance(content, str):
         return content, None
     blocks = content_blocks(content)
-    # Pi joins the text blocks with a newline and keeps the blocks form: an empty image list
-    # (not None) tells the kernel to store one text block rather than a string.
+    # Pi joins the text blocks with a newline.
     text = "\n".join(getattr(b, "text", "") for b in blocks if getattr(b, "type", "") == "text")
     return text, [b for b in blocks if isinstance(b, ImageContent)]
 

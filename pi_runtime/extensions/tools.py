@@ -28,21 +28,14 @@ if TYPE_CHECKING:
     from .registry import Extension
 
 
-class ToolCallError(ToolError):
-    """A tool failure that keeps the ``details`` the tool returned with ``isError``."""
-
-    def __init__(self, message: str, details: Any = None) -> None:
-        super().__init__(message)
-        self.details = details
-
-
 def to_tool_result(value: Any, tool_name: str) -> ToolResult:
     """Turn what an extension's ``execute`` returned into a ``ToolResult``.
 
     ``details`` are made JSON (``json_values.py``): they are stored in the session file.
 
+    A dict with ``isError`` gives an error result with its content and details as they are (Pi).
+
     Raises:
-        ToolCallError: The value says ``isError`` (its details are kept on the exception).
         TypeError: The value has no usable shape.
     """
     if isinstance(value, ToolResult):
@@ -54,8 +47,7 @@ def to_tool_result(value: Any, tool_name: str) -> ToolResult:
         content = content_blocks(result_field(value, "content", ""))
         result = ToolResult(content=content, details=json_value(result_field(value, "details")))
         result.terminate = bool(result_field(value, "terminate", False))
-        if result_field(value, "is_error", False):
-            raise ToolCallError("".join(getattr(b, "text", "") for b in content) or "Tool failed", result.details)
+        result.is_error = bool(result_field(value, "is_error", False))
         return result
     raise TypeError(f"tool {tool_name} returned {type(value).__name__}; expected ToolResult, str or dict")
 

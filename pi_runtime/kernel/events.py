@@ -108,7 +108,13 @@ class EntryAppendedEvent:
     type: ClassVar[Literal["entry_appended"]] = "entry_appended"
 
     def to_wire(self) -> dict[str, Any]:
-        entry = self.entry.to_wire() if hasattr(self.entry, "to_wire") else self.entry
+        # As the line in the file: the nulls that mean something (parentId, replacement) kept.
+        from ..session.entries import SessionEntryBase, entry_to_wire
+
+        if isinstance(self.entry, SessionEntryBase):
+            entry = entry_to_wire(self.entry)
+        else:
+            entry = self.entry.to_wire() if hasattr(self.entry, "to_wire") else self.entry
         return {"type": self.type, "entry": entry}
 
 

@@ -60,7 +60,20 @@ class InputRouter:
 
     def _on_queue_taken(self, kind: str, messages: list[Any]) -> None:
         self.queue.mark_sent(messages)
-        self._outbox.emit_soon(self.queue_event())
+        self._taken_unannounced = True
+
+    _taken_unannounced = False
+
+    def announce_taken(self) -> QueueUpdateEvent | None:
+        """The ``queue_update`` owed since the agent took queued messages, once.
+
+        Pi announces the shorter queue when the taken message's ``message_start`` comes (after the
+        new turn's ``turn_start``), so the kernel asks here before passing that event on.
+        """
+        if not self._taken_unannounced:
+            return None
+        self._taken_unannounced = False
+        return self.queue_event()
 
     @property
     def steering_texts(self) -> list[str]:
@@ -109,13 +122,10 @@ class InputRouter:
 
     @staticmethod
     def user_message(text: str, images: list[Any] | None = None) -> UserMessage:
-        # A list of images, even an empty one, means the sender gave content blocks: they are
-        # stored as blocks (one text block first), as Pi stores every user message.
-        if images is not None:
-            blocks: list[Any] = [TextContent(text=text)]
-            blocks += [i if isinstance(i, ImageContent) else ImageContent.model_validate(i) for i in images]
-            return UserMessage(content=blocks)
-        return UserMessage(content=text)
+        # Pi stores every user message as blocks: one text block, then the images.
+        blocks: list[Any] = [TextContent(text=text)]
+        blocks += [i if isinstance(i, ImageContent) else ImageContent.model_validate(i) for i in images or ()]
+        return UserMessage(content=blocks)
 
     # ------------------------------------------------------------------ routing
 

@@ -73,10 +73,8 @@ def _text(message: Any) -> str:
     return "".join(getattr(b, "text", "") for b in content if getattr(b, "type", "") == "text")
 
 
-def _user_message(text: str, images: list[ImageContent], as_blocks: bool) -> UserMessage:
-    if images or as_blocks:
-        return UserMessage(content=[TextContent(text=text), *images])
-    return UserMessage(content=text)
+def _user_message(text: str, images: list[ImageContent]) -> UserMessage:
+    return UserMessage(content=[TextContent(text=text), *images])  # blocks, as Pi stores every user message
 
 
 class MessageQueue:
@@ -170,7 +168,7 @@ class MessageQueue:
             QueueEditError: The message is not queued any more (sent, removed) or never was.
         """
         old = self._message(message_id)
-        new = _user_message(text, _images(old), as_blocks=not isinstance(getattr(old, "content", ""), str))
+        new = _user_message(text, _images(old))
         self._agent.replace_queued(old, new)
         self._queued[message_id] = new
         return self.items()

@@ -47,16 +47,22 @@ class SessionRecord:
         self._agent.state.messages.append(message)
         self.persist(message)
 
-    def omit_from_context(self, message: Any) -> None:
-        """Drop a failed attempt from what the model sees next; the file keeps it."""
+    def omit_from_context(self, message: Any) -> Any:
+        """Drop a failed attempt from what the model sees next; the file keeps it.
+
+        Returns:
+            The ``context_edit`` entry written (None when the message was never stored).
+        """
         entry_id = self._entry_ids.get(id(message))
+        edit = None
         if entry_id is not None:
-            self.manager.append_context_edit(entry_id, None)
+            edit = self.manager.get_entry(self.manager.append_context_edit(entry_id, None))
         messages = self._agent.state.messages
         for i in range(len(messages) - 1, -1, -1):
             if messages[i] is message:
                 del messages[i]
                 break
+        return edit
 
     def ensure_history_start(self) -> None:
         """Like Pi, a session's history starts with the model and thinking level in force."""

@@ -18,7 +18,7 @@ from typing import Any
 from ..agent.agent import Agent
 from ..ai.abort import AbortController, sleep_or_abort
 from .compactor import Compactor
-from .events import AutoRetryEndEvent, AutoRetryStartEvent, CompactionEndEvent
+from .events import AutoRetryEndEvent, AutoRetryStartEvent, CompactionEndEvent, EntryAppendedEvent
 from .record import SessionRecord
 from .retry import RetryPolicy
 
@@ -107,7 +107,7 @@ class Recovery:
                     return
             else:
                 self._overflow_tried = True
-                self._record.omit_from_context(last)
+                await self._omit(last)
                 result = await self._compactor.run("overflow", will_retry=True)
                 if result is None or self._aborting():
                     return
@@ -136,8 +136,14 @@ class Recovery:
             await self._emit(AutoRetryEndEvent(success=False, attempt=self._attempt, final_error="Retry cancelled"))
             self._attempt = 0
             return False
-        self._record.omit_from_context(last)
+        await self._omit(last)
         return True
+
+    async def _omit(self, failed: Any) -> None:
+        """Take the failed attempt out of the context and announce the ``context_edit`` (Pi)."""
+        edit = self._record.omit_from_context(failed)
+        if edit is not None:
+            await self._emit(EntryAppendedEvent(edit))
 
     async def _finish(self, last: Any) -> None:
         if self._attempt > 0:

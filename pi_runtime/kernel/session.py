@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..agent.agent import Agent, QueueKind
-from ..agent.events import AgentEndEvent, MessageEndEvent, TurnEndEvent
+from ..agent.events import AgentEndEvent, MessageEndEvent, MessageStartEvent, TurnEndEvent
 from ..agent.listeners import Listener
 from ..ai.types import Model
 from ..settings_model import Settings
@@ -170,6 +170,10 @@ class AgentSession:
         return self._outbox.subscribe(listener)
 
     async def _on_agent_event(self, event: Any) -> None:
+        if isinstance(event, (MessageStartEvent, AgentEndEvent)):
+            update = self._input.announce_taken()
+            if update is not None:
+                await self._outbox.emit(update)
         if isinstance(event, MessageEndEvent):
             self._record.persist(event.message)
             self.ledger.observe_answer(event.message)

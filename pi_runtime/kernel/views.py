@@ -56,7 +56,9 @@ def last_assistant_text(messages: list[Any]) -> str | None:
 def session_state(session: Any) -> dict[str, Any]:
     """Pi's RPC ``get_state`` data for ``session``."""
     agent = session.agent
-    state: dict[str, Any] = {
+    # Pi's key order: the model first, the session name after the session id.
+    state: dict[str, Any] = {"model": session.model.to_public_wire()} if session.model is not None else {}
+    state.update({
         "thinkingLevel": session.thinking_level,
         "isStreaming": session.is_streaming,
         "isCompacting": session.is_compacting,
@@ -64,15 +66,16 @@ def session_state(session: Any) -> dict[str, Any]:
         "followUpMode": agent.follow_up_mode,
         "sessionFile": session.session_file,
         "sessionId": session.session_id,
-        "autoCompactionEnabled": session.auto_compaction_enabled,
-        "messageCount": sum(1 for m in agent.state.messages if getattr(m, "role", None) != "system"),
-        # What the queue shows (Pi counts the user's queued messages; extensions' are not listed).
-        "pendingMessageCount": len(session.queued_messages()),
-    }
-    if session.model is not None:
-        state["model"] = session.model.to_public_wire()
+    })
     if session.session_name:
         state["sessionName"] = session.session_name
+    state.update({
+        "autoCompactionEnabled": session.auto_compaction_enabled,
+        # Every message get_messages returns, the system message included (Pi's messages.length).
+        "messageCount": len(agent.state.messages),
+        # What the queue shows (Pi counts the user's queued messages; extensions' are not listed).
+        "pendingMessageCount": len(session.queued_messages()),
+    })
     return state
 
 

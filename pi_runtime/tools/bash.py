@@ -1,11 +1,12 @@
 """The ``bash`` tool: run a shell command in the working directory and report its output.
 
 Output (stdout and stderr merged) streams to ``on_update`` while the command runs, at most
-every ``update_interval`` seconds. The model gets the last 2,000 lines / 50 KB; when that
-cuts anything, the full output is in a temp file named in the result. A non-zero exit,
-abort or timeout raises ``ToolError`` whose message carries the output, so the model sees
-an error result with everything it needs, ending in Pi's wording ("Command exited with
-code N", "Command aborted", "Command timed out after N seconds").
+every ``update_interval`` seconds (an empty update first, as Pi sends). The model gets the
+output as the command wrote it (a final newline kept), or, past 2,000 lines / 50 KB, the
+last whole lines and a note naming the temp file holding everything. A non-zero exit is an
+error result the tool returns (its details kept, as Pi's ``isError``); abort, timeout and a
+missing exit code raise ``ToolError``. Either way the text ends in Pi's wording ("Command
+exited with code N", "Command aborted", "Command timed out after N seconds").
 """
 
 from __future__ import annotations
@@ -134,23 +135,29 @@ class BashTool(AgentTool):
             else:
                 pending = loop.call_later(wait, emit)
 
+        if on_update is not None:
+            on_update(ToolResult(content=[]))  # the command started (Pi's first, empty update)
         try:
             outcome = await self.shell_ops.exec(
                 ctx.command, ctx.cwd, on_data=on_data, signal=signal,
                 timeout=params.timeout, env=ctx.env,
             )
         finally:
-            if pending is not None:
+            if pending is not None:  # output not shown yet: one last update with it, as Pi sends
                 pending.cancel()
+                emit()
             collector.close()
         return self._finish(collector, outcome, params.timeout)
 
     @staticmethod
     def _partial(collector: OutputCollector) -> ToolResult:
         tail = collector.tail()
-        details: dict[str, Any] = {"fullOutputPath": collector.full_output_path}
+        details: dict[str, Any] = {}
         if tail.truncated:
             details["truncation"] = tail.to_dict()
+            collector.ensure_file()  # as Pi: cut output is saved as soon as an update shows it cut
+        if collector.full_output_path:
+            details["fullOutputPath"] = collector.full_output_path
         return ToolResult(content=[TextContent(text=tail.content)], details=details)
 
     @staticmethod
@@ -179,8 +186,11 @@ class BashTool(AgentTool):
                 )
         elif outcome.exit_code is None:
             failure = "Command terminated without an exit code"
+            text = text or "(no output)"  # as Pi: only an abort or timeout says nothing of the output
         elif outcome.exit_code != 0:
-            failure = f"Command exited with code {outcome.exit_code}"
+            # Pi returns this one (the command ran): an error result with the output and details.
+            text = f"{text or '(no output)'}\n\nCommand exited with code {outcome.exit_code}"
+            return ToolResult(content=[TextContent(text=text)], details=details, is_error=True)
 
         if failure is None:
             return ToolResult(content=[TextContent(text=text or "(no output)")], details=details)

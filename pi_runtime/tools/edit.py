@@ -1,8 +1,8 @@
 """The ``edit`` tool: targeted text replacements in one file.
 
 All ``edits[].oldText`` are matched against the original content (see ``edit_match``);
-the file keeps its BOM and line endings; the result's details carry a unified diff and the
-first changed line. Pi's older single ``{oldText, newText}`` form, a lone edit object and a
+the file keeps its BOM and line endings; the result's details carry Pi's display diff, a
+unified patch and the first changed line (see ``edit_diff``). Pi's older single ``{oldText, newText}`` form, a lone edit object and a
 JSON-string ``edits`` are folded into ``edits`` before validation. Runs inside the per-file
 mutation queue so parallel edits of one file never lose each other's changes. Files over
 ``MAX_EDIT_BYTES`` are refused from their size, before anything is read; the file is read
@@ -17,7 +17,7 @@ from typing import Any
 from ..agent.tool import ToolError, ToolParams, ToolResult
 from ..ai.abort import AbortSignal
 from ..jsonmodel import ConfigDict, Field, JsonModel
-from .edit_diff import unified_edit_diff
+from .edit_diff import edit_diff
 from .edit_match import apply_edits
 from .file_mutation import FileMutationTool, checkpoint
 from .file_write import NotRegularFileError
@@ -140,7 +140,7 @@ class EditTool(FileMutationTool):
         pairs = [(e.old_text, e.new_text) for e in params.edits]
         new_content, reps = apply_edits(content, pairs, params.path)
         checkpoint(signal)
-        diff, first_line = unified_edit_diff(content, new_content, reps, params.path)
+        diffs = edit_diff(content, new_content, reps, params.path)
         data = (bom + new_content).encode("utf-8")
         checkpoint(signal)  # the last one: a write that starts is finished
         try:
@@ -155,7 +155,7 @@ class EditTool(FileMutationTool):
             message = f"Successfully replaced text in {params.path}."
         else:
             message = f"Successfully replaced {len(reps)} blocks in {params.path}."
-        details = {"diff": diff, "firstChangedLine": first_line}
+        details = {"diff": diffs.diff, "patch": diffs.patch, "firstChangedLine": diffs.first_changed_line}
         if any(r.fuzzy for r in reps):
             details["fuzzyMatch"] = True
         return ToolResult.text(message, details)

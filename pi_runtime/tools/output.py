@@ -37,6 +37,7 @@ class OutputCollector:
         self._last_done_line = 0
         self._prefix = temp_prefix
         self._file: Any = None
+        self._closed = False
         self.full_output_path: str | None = None
 
     def add(self, chunk: bytes) -> None:
@@ -108,15 +109,21 @@ class OutputCollector:
             The file's path.
         """
         if self.full_output_path is None:
-            # Nothing was dropped yet: the buffer still holds every byte.
+            # Nothing was dropped yet: the buffer still holds every byte. While the command
+            # runs, the file stays open and gets the rest of the output too.
             fd, self.full_output_path = tempfile.mkstemp(prefix=self._prefix, suffix=".log")
-            with os.fdopen(fd, "wb") as fh:
-                for chunk in self._chunks:
-                    fh.write(chunk)
+            fh = os.fdopen(fd, "wb")
+            for chunk in self._chunks:
+                fh.write(chunk)
+            if self._closed:
+                fh.close()
+            else:
+                self._file = fh
         return self.full_output_path
 
     def close(self) -> None:
         """Flush and close the temp file (it stays on disk for the model to read)."""
+        self._closed = True
         if self._file is not None:
             self._file.close()
             self._file = None

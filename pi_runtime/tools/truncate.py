@@ -3,7 +3,9 @@
 Two limits apply and whichever is hit first wins. ``truncate_head`` keeps the beginning
 (file reads, search results) and never returns a partial line; ``truncate_tail`` keeps the
 end (command output) and only cuts a line when the last line alone is over the byte limit.
-A single trailing newline is treated as a terminator, not as an extra empty line.
+A single trailing newline is treated as a terminator, not as an extra empty line; text that
+fits both limits comes back unchanged (its final newline kept), text that is cut is whole lines
+joined by newlines, as Pi's ``truncateHead``/``truncateTail`` give them.
 """
 
 from __future__ import annotations
@@ -99,10 +101,10 @@ def truncate_head(
     lines = _split_lines(content)
     total_bytes = _utf8_len(content)
     total_lines = len(lines)
-    body = "\n".join(lines)
-    if total_lines <= max_lines and _utf8_len(body) <= max_bytes:
-        return TruncationResult(body, False, None, total_lines, total_bytes, total_lines,
-                                _utf8_len(body), max_lines=max_lines, max_bytes=max_bytes)
+    if total_lines <= max_lines and total_bytes <= max_bytes:
+        # As Pi: what fits is returned as it came, a final newline included.
+        return TruncationResult(content, False, None, total_lines, total_bytes, total_lines,
+                                total_bytes, max_lines=max_lines, max_bytes=max_bytes)
     if _utf8_len(lines[0]) > max_bytes:
         return TruncationResult("", True, "bytes", total_lines, total_bytes, 0, 0,
                                 first_line_exceeds_limit=True, max_lines=max_lines, max_bytes=max_bytes)
@@ -149,10 +151,10 @@ def truncate_tail(
     lines = _split_lines(content)
     total_bytes = _utf8_len(content)
     total_lines = len(lines)
-    body = "\n".join(lines)
-    if total_lines <= max_lines and _utf8_len(body) <= max_bytes:
-        return TruncationResult(body, False, None, total_lines, total_bytes, total_lines,
-                                _utf8_len(body), max_lines=max_lines, max_bytes=max_bytes)
+    if total_lines <= max_lines and total_bytes <= max_bytes:
+        # As Pi: what fits is returned as it came, a final newline included.
+        return TruncationResult(content, False, None, total_lines, total_bytes, total_lines,
+                                total_bytes, max_lines=max_lines, max_bytes=max_bytes)
     kept: list[str] = []
     used = 0
     by: Literal["lines", "bytes"] = "lines"

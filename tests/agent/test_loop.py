@@ -19,6 +19,7 @@ from pi_runtime.ai.providers.scripted import (
     scripted_text,
     scripted_tool_call,
 )
+from pi_runtime.ai.types import TextContent
 from pi_runtime.testing.waiting import eventually
 
 _names = itertools.count()
@@ -219,9 +220,9 @@ async def test_steering_is_delivered_after_tool_calls_before_next_model_call():
     assert log == ["start t", "end t"]
     roles = [m.role for m in agent.state.messages]
     assert roles == ["user", "assistant", "toolResult", "user", "assistant"]
-    assert agent.state.messages[3].content == "change of plan"
+    assert agent.state.messages[3].content == [TextContent(text="change of plan")]
     second_request = p.requests[1][0].messages
-    assert second_request[-1].role == "user" and second_request[-1].content == "change of plan"
+    assert second_request[-1].role == "user" and second_request[-1].content == [TextContent(text="change of plan")]
     # Delivered inside the second turn, after its turn_start.
     idx = events.index("turn_end")
     assert events[idx + 1 : idx + 4] == ["turn_start", "message_start:user", "message_end:user"]
@@ -239,7 +240,7 @@ async def test_follow_up_waits_until_the_agent_would_stop():
     roles = [m.role for m in agent.state.messages]
     # The follow-up was not taken after the tool turn, only once the agent had answered.
     assert roles == ["user", "assistant", "toolResult", "assistant", "user", "assistant"]
-    assert agent.state.messages[4].content == "and then this"
+    assert agent.state.messages[4].content == [TextContent(text="and then this")]
     assert len(p.requests) == 3
 
 
@@ -249,7 +250,7 @@ async def test_queue_modes_one_at_a_time_and_all():
     agent.follow_up("f1")
     agent.follow_up("f2")
     await agent.prompt("start")
-    assert [m.content for m in agent.state.messages if m.role == "user"] == ["start", "f1", "f2"]
+    assert [m.content[0].text for m in agent.state.messages if m.role == "user"] == ["start", "f1", "f2"]
     assert len(p.requests) == 3
 
     p2 = provider().push(scripted_text("a"), scripted_text("b"))
@@ -258,7 +259,7 @@ async def test_queue_modes_one_at_a_time_and_all():
     agent2.follow_up("f2")
     await agent2.prompt("start")
     assert len(p2.requests) == 2
-    assert [m.content for m in p2.requests[1][0].messages if m.role == "user"] == ["start", "f1", "f2"]
+    assert [m.content[0].text for m in p2.requests[1][0].messages if m.role == "user"] == ["start", "f1", "f2"]
 
 
 async def test_abort_during_streaming_keeps_partial_and_stops():
@@ -426,7 +427,7 @@ async def test_prompt_while_streaming_is_refused_and_continue_retries():
     agent.state.messages.pop()
     await agent.continue_()
     assert agent.state.messages[-1].text() == "recovered"
-    assert [m.content for m in p.requests[2][0].messages if m.role == "user"] == ["one", "three"]
+    assert [m.content[0].text for m in p.requests[2][0].messages if m.role == "user"] == ["one", "three"]
 
 
 async def test_convert_to_llm_turns_coding_roles_into_user_text():
@@ -446,4 +447,4 @@ async def test_convert_to_llm_turns_coding_roles_into_user_text():
     assert [m.role for m in sent] == ["user", "user", "user"]
     assert "<summary>\nEarlier we fixed X.\n</summary>" in sent[0].content[0].text
     assert sent[1].content[0].text == "Ran `ls`\n```\na.txt\n```"
-    assert sent[2].content == "next"
+    assert sent[2].content == [TextContent(text="next")]

@@ -53,7 +53,7 @@ def test_print_mode_tool_call_with_a_background_job_returns_and_exits_cleanly(lo
         assert "Event loop is closed" not in result.stderr and "Traceback" not in result.stderr
         assert _alive(pid)  # left alone, as Pi does
         tool_result = loopback.requests[1].json()["messages"][-1]
-        assert tool_result["role"] == "tool" and tool_result["content"] == "started"
+        assert tool_result["role"] == "tool" and tool_result["content"] == "started\n"
         [saved] = session_files(env)
         assert all(json.loads(line) for line in saved.read_text().splitlines())
     finally:
@@ -67,7 +67,7 @@ def test_rpc_user_bash_with_a_setsid_job_answers(env, tmp_path):
     try:
         command = f"setsid sh -c 'echo $$ > {pid_file}; exec sleep 60' & echo started"
         data = client.ok({"id": "b1", "type": "bash", "command": command}, timeout=30)
-        assert data == {"output": "started", "exitCode": 0, "cancelled": False, "truncated": False}
+        assert data == {"output": "started\n", "exitCode": 0, "cancelled": False, "truncated": False}
         pid = _wait_for_pid(pid_file)
         assert _alive(pid)
         assert client.close() == 0

@@ -65,7 +65,7 @@ PROVIDER = """
     from pi_runtime.extensions import text_stream
 
     async def reply(model, context, options):
-        return f"{model.id} says: " + context.messages[-1].content
+        return f"{model.id} says: " + context.messages[-1].content[0].text  # blocks, as Pi stores them
 
     async def extension(pi):
         await asyncio.sleep(0)  # an async factory: finished before --model is resolved

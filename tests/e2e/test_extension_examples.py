@@ -83,7 +83,7 @@ def test_preset_from_the_command_line(env, loopback):
     body = loopback.requests[0].json()
     assert body["messages"][0]["content"].rstrip().endswith("REVIEW ONLY: never change files.")
     assert [t["function"]["name"] for t in body["tools"]] == ["read", "grep"]
-    assert body["messages"][-1]["content"] == "check main.py"
+    assert body["messages"][-1]["content"] == [{"type": "text", "text": "check main.py"}]
 
 
 def test_todo_tool_in_print_mode(env, loopback):
@@ -97,7 +97,8 @@ def test_input_transform_in_print_mode(env, loopback):
     loopback.push(text_reply("A language."))
     result = run_pi(["-p", "--model", MODEL, "-e", example("input_transform.py"), "?quick What is Python?"], env)
     assert result.returncode == 0 and result.stdout.strip() == "A language."
-    assert loopback.requests[0].json()["messages"][-1]["content"] == "Respond briefly in 1-2 sentences: What is Python?"
+    assert loopback.requests[0].json()["messages"][-1]["content"] == [
+        {"type": "text", "text": "Respond briefly in 1-2 sentences: What is Python?"}]
 
 
 def test_auto_commit_on_exit_in_print_mode(env, loopback):
@@ -191,7 +192,7 @@ def test_prompt_customizer_and_dynamic_resources_in_print_mode(env, loopback):
     system = body["messages"][0]["content"]
     assert "<tool_guidance>\n- Use `read` for file contents" in system
     assert "- Available skills: dynamic-resources." in system and "<name>dynamic-resources</name>" in system
-    assert body["messages"][-1]["content"].startswith("List the top-level folders of this repository")
+    assert body["messages"][-1]["content"][0]["text"].startswith("List the top-level folders of this repository")
 
 
 def test_prompt_customizer_and_dynamic_resources_in_rpc_mode(env, loopback):

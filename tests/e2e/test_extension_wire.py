@@ -123,7 +123,7 @@ def test_input_handler_results_of_the_wrong_shape_are_reported(env, tmp_path, lo
         client.close()
     assert error["event"] == "input" and "returned int 42" in error["error"]
     assert later_errors == []
-    assert user_contents(env) == ["wrong shape", "no ctx: short handler"]
+    assert user_contents(env) == [[{"type": "text", "text": t}] for t in ("wrong shape", "no ctx: short handler")]
 
 
 LATE_TOOL_EXTENSION = textwrap.dedent(

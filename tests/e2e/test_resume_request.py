@@ -75,7 +75,7 @@ def test_a_resumed_session_sends_what_validated_messages_would_and_retries_alike
     first, second = (r.json()["messages"] for r in loopback.requests)
     assert first == second  # the failed attempt was taken out of the context before the retry
     sent = [m for m in first if m["role"] not in ("system", "developer")]
-    want = [*expected_history(stored), {"role": "user", "content": "next question"}]
+    want = [*expected_history(stored), {"role": "user", "content": [{"type": "text", "text": "next question"}]}]
     assert sent == want
     # The file still holds everything, the new turn appended after the stored messages.
     roles = [json.loads(line).get("message", {}).get("role") for line in session.read_text().splitlines()[1:]]

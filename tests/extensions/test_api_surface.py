@@ -257,7 +257,7 @@ async def test_send_user_message_expands_templates_only_when_asked(make_session,
     await session.wait_for_idle()
     await session.prompt("/command")  # runs /plain as a command, which sends the plain text
     await session.wait_for_idle()
-    sent = [r[0].messages[-1].content for r in session.provider.requests]
+    sent = [r[0].messages[-1].content[0].text for r in session.provider.requests]
     assert sent == ["/greet Ada", "Say hello to Bob", "/greet Ada"]
 
 

@@ -79,7 +79,7 @@ async def test_register_provider_with_stream_function(make_session, write_ext):
         from pi_runtime.extensions import text_stream
 
         async def reply(model, context, options):
-            return f"echo from {model.id}: " + context.messages[-1].content
+            return f"echo from {model.id}: " + context.messages[-1].content[0].text  # Pi's blocks
 
         def extension(pi):
             pi.register_provider("echo-corp", models=[{"id": "echo-1", "contextWindow": 8000}], stream=text_stream(reply))

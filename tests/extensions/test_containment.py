@@ -76,7 +76,7 @@ async def test_exits_while_loading_are_load_failures(make_session, write_ext, wh
     session = make_session(extensions=[bad, good])
     session.provider.push(scripted_text("fine"))
     await session.prompt("hi")
-    assert session.provider.requests[0][0].messages[-1].content == "hi!"
+    assert session.provider.requests[0][0].messages[-1].content[0].text == "hi!"
     [error] = errors(session)
     assert error["event"] == "load" and error["extensionPath"] == bad
 
@@ -222,5 +222,5 @@ async def test_suspending_handlers_keep_asyncio_semantics(make_session, write_ex
     session = make_session(extensions=[path])
     session.provider.push(scripted_text("ok"))
     await session.prompt("go")
-    assert session.provider.requests[0][0].messages[-1].content == "go deep"
+    assert session.provider.requests[0][0].messages[-1].content[0].text == "go deep"
     assert module_of(path).seen == ["timed out inside"] and errors(session) == []

@@ -59,7 +59,7 @@ async def test_input_transform_and_handled(make_session, write_ext):
     session.provider.push(scripted_text("ok"))
     await session.prompt("?q why")
     sent = session.provider.requests[0][0].messages[-1]
-    assert sent.content == "Briefly: why!"  # transforms chain across handlers
+    assert sent.content[0].text == "Briefly: why!"  # transforms chain across handlers
 
 
 async def test_command_runs_immediately_while_streaming(make_session, write_ext):

@@ -131,7 +131,7 @@ async def test_input_transform(make_session):
     assert await session.prompt("ping") == "handled"
     session.provider.push(scripted_text("brief"))
     await session.prompt("?quick What is Python?")
-    assert session.provider.requests[0][0].messages[-1].content == "Respond briefly in 1-2 sentences: What is Python?"
+    assert session.provider.requests[0][0].messages[-1].content[0].text == "Respond briefly in 1-2 sentences: What is Python?"
     assert session.extension_runner.ui.inner.notifications[0] == ("info", "pong")
 
 
@@ -193,7 +193,7 @@ async def test_custom_provider_speaks_the_messages_api(make_session, write_ext, 
         request = server.requests[0]
         assert request.path == "/v1/messages" and request.headers["x-api-key"] == "sk-ant-test"
         body = request.json()
-        assert body["model"] == "claude-sonnet-4-5" and body["messages"][-1]["content"] == "hi"
+        assert body["model"] == "claude-sonnet-4-5" and body["messages"][-1]["content"][0]["text"] == "hi"
         assert session.messages[-1].usage.input == 12 and session.messages[-1].usage.output == 7
 
 
@@ -373,7 +373,7 @@ async def test_dynamic_resources_adds_a_skill_and_a_template_and_reload_keeps_th
     session.provider.push(scripted_text("ok"), scripted_text("ok"))
     await session.prompt("/dynamic")
     request = session.provider.requests[0][0]
-    assert request.messages[-1].content == "List the top-level folders of this repository and say how to build and test it."
+    assert request.messages[-1].content[0].text == "List the top-level folders of this repository and say how to build and test it."
     assert "<name>dynamic-resources</name>" in request.system_prompt
     await session.extension_runner.reload()
     await session.prompt("/skill:dynamic-resources")

@@ -73,7 +73,7 @@ async def test_failing_extensions_do_not_take_pi_down(make_session, write_ext, t
     session = make_session(extensions=[syntax, importing, factory, nofunc, good, str(package), str(tmp_path / "gone.py")])
     session.provider.push(scripted_text("fine"))
     await session.prompt("hello")
-    assert session.provider.requests[0][0].messages[-1].content == "HELLO?"
+    assert session.provider.requests[0][0].messages[-1].content[0].text == "HELLO?"
     reported = {e["extensionPath"].rsplit("/", 1)[-1]: e for e in errors(session)}
     assert set(reported) == {"syntax.py", "importing.py", "factory.py", "nofunc.py", "gone.py"}
     assert all(e["event"] == "load" for e in reported.values())

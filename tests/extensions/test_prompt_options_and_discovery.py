@@ -64,7 +64,7 @@ async def test_resources_discover_paths_load_relative_paths_and_a_failing_handle
     session = make_session(extensions=[path])
     session.provider.push(scripted_text("ok"))
     await session.prompt("/hi Ada")
-    assert session.provider.requests[0][0].messages[-1].content == "Say hi to Ada"
+    assert session.provider.requests[0][0].messages[-1].content[0].text == "Say hi to Ada"
     warnings = [w.message for w in session.resources.resources.warnings]
     assert "skill path does not exist" in warnings
     assert [e["event"] for e in errors(session)] == ["resources_discover"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pi_runtime.ai.providers.scripted import ScriptedProvider, scripted_error, scripted_text
-from pi_runtime.ai.types import Usage
+from pi_runtime.ai.types import TextContent, Usage
 from pi_runtime.kernel.errors import CompactionError
 from pi_runtime.kernel.recovery import OVERFLOW_FAILED
 
@@ -102,7 +102,7 @@ async def test_overflow_compacts_and_retries_once(make_session):
     assert wire[1]["willRetry"] is True and wire[1]["result"]["summary"] == "Summary after overflow."
     assert session.get_last_assistant_text() == "Recovered answer."
     retry_request = session.provider.requests[-1][0].messages
-    assert retry_request[-1].role == "user" and retry_request[-1].content == "one more"
+    assert retry_request[-1].role == "user" and retry_request[-1].content == [TextContent(text="one more")]
     assert not any(getattr(m, "stop_reason", None) == "error" for m in retry_request)
     assert [e.will_retry for e in events if e.type == "agent_end"] == [True, False]
 

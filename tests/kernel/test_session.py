@@ -15,6 +15,7 @@ from pi_runtime.ai.providers.scripted import (
     scripted_text,
     scripted_tool_call,
 )
+from pi_runtime.ai.types import TextContent
 from pi_runtime.kernel.errors import PromptError
 from pi_runtime.session.manager import SessionManager
 from pi_runtime.testing.waiting import eventually
@@ -90,7 +91,7 @@ async def test_busy_prompt_needs_a_streaming_behaviour_and_steer_is_delivered(ma
     await run
     second = session.provider.requests[1][0].messages
     assert [m.role for m in second] == ["user", "assistant", "toolResult", "user"]
-    assert second[-1].content == "use python instead"
+    assert second[-1].content == [TextContent(text="use python instead")]
     # The queue emptied once the steer was delivered.
     assert [e for e in events if e.type == "queue_update"][-1].steering == []
 
@@ -190,8 +191,8 @@ async def test_prompt_template_and_skill_expand_before_sending(make_session, age
     await session.prompt("/review main.py")
     await session.prompt("/skill:greet Bob")
     first = session.provider.requests[0][0].messages[-1].content
-    second = session.provider.requests[1][0].messages[-1].content
-    assert first == "Review main.py carefully."
+    second = session.provider.requests[1][0].messages[-1].content[0].text
+    assert first == [TextContent(text="Review main.py carefully.")]
     assert "Say hello warmly." in second and "Bob" in second
 
 
@@ -202,7 +203,7 @@ async def test_skill_commands_can_be_turned_off(make_session, agent_dir):
     session = make_session(settings={"enableSkillCommands": False})
     session.provider.push(scripted_text("ok"))
     await session.prompt("/skill:greet Bob")
-    assert session.provider.requests[0][0].messages[-1].content == "/skill:greet Bob"  # sent as typed
+    assert session.provider.requests[0][0].messages[-1].content == [TextContent(text="/skill:greet Bob")]  # sent as typed
 
 
 async def test_a_per_model_thinking_level_is_the_start_up_level_of_that_model(make_session):
@@ -241,7 +242,7 @@ async def test_navigate_tree_branches_and_user_message_returns_to_editor(make_se
     while node["entry"].get("message", {}).get("role") != "assistant":
         node = node["children"][0]
     assert len(node["children"]) == 2  # two branches from the first answer
-    assert session.provider.requests[-1][0].messages[-1].content == "question two, differently"
+    assert session.provider.requests[-1][0].messages[-1].content == [TextContent(text="question two, differently")]
 
 
 async def test_navigate_with_summary_adds_branch_summary(make_session):
@@ -326,7 +327,7 @@ async def test_fork_and_clone_write_new_files(make_session, tmp_path):
     assert [m.role for m in chat(session)] == ["user", "assistant"]
     header, entries = file_entries(session.session_file)
     assert header["parentSession"] == original
-    assert [e["message"]["content"] for e in entries if e["type"] == "message" and e["message"]["role"] == "user"] == ["q1"]
+    assert [e["message"]["content"] for e in entries if e["type"] == "message" and e["message"]["role"] == "user"] == [[{"type": "text", "text": "q1"}]]
 
     forked = session.session_file
     await session.clone()
@@ -348,14 +349,15 @@ async def test_new_and_switch_session(make_session):
     assert second != first
     await session.switch_session(first)
     assert session.session_file == first
-    assert chat(session)[0].content == "first session"
+    assert chat(session)[0].content == [TextContent(text="first session")]
 
 
 async def test_user_bash_is_recorded_and_reaches_next_prompt(make_session):
     session = make_session()
     events = record(session)
     result = await session.execute_bash("echo from-shell; exit 3")
-    assert result.to_wire() == {"output": "from-shell", "exitCode": 3, "cancelled": False, "truncated": False}
+    # The output as the shell wrote it, final newline included (Pi keeps it when nothing was cut).
+    assert result.to_wire() == {"output": "from-shell\n", "exitCode": 3, "cancelled": False, "truncated": False}
     assert any(e.type == "bash_execution_update" and "from-shell" in e.delta for e in events)
     excluded = await session.execute_bash("echo secret", exclude_from_context=True)
     assert excluded.exit_code == 0
@@ -377,7 +379,8 @@ async def test_session_stats_and_state(make_session):
     assert stats.tool_calls == 1 and stats.tool_results == 1 and stats.total_messages == 4
     assert stats.usage.input > 0 and stats.usage.cost > 0
     state = session.get_state()
-    assert state["sessionName"] == "my work" and state["messageCount"] == 4
+    # Pi's messageCount is every message get_messages gives, the system message included.
+    assert state["sessionName"] == "my work" and state["messageCount"] == 5 == len(session.get_messages())
     assert state["model"]["provider"] == session.provider.name and state["isStreaming"] is False
     entries = session.get_entries()
     later = session.get_entries(since=entries["entries"][1]["id"])

@@ -40,8 +40,8 @@ async def test_a_new_sibling_runs_while_the_first_is_held_mid_turn(make_session)
     assert first.get_last_assistant_text() == "first done"
     first_users = [e for e in file_entries(first.session_file) if e.get("message", {}).get("role") == "user"]
     second_users = [e for e in file_entries(second.session_file) if e.get("message", {}).get("role") == "user"]
-    assert [e["message"]["content"] for e in first_users] == ["start"]
-    assert [e["message"]["content"] for e in second_users] == ["hello"]
+    assert [e["message"]["content"] for e in first_users] == [[{"type": "text", "text": "start"}]]
+    assert [e["message"]["content"] for e in second_users] == [[{"type": "text", "text": "hello"}]]
     second.session_manager.close()
 
 

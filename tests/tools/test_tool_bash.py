@@ -11,6 +11,7 @@ import pytest
 
 from pi_runtime.agent.tool import ToolError
 from pi_runtime.ai.abort import AbortController
+from pi_runtime.testing.waiting import eventually
 from pi_runtime.tools import BashTool, LocalShellOperations
 from pi_runtime.tools.shell import group_alive
 
@@ -34,7 +35,7 @@ def pid_alive(pid: int) -> bool:
 
 async def test_success_output_and_cwd(tmp_path):
     result = await run(make(tmp_path), "pwd; echo err >&2")
-    assert result.content[0].text == f"{tmp_path}\nerr"
+    assert result.content[0].text == f"{tmp_path}\nerr\n"  # as written, final newline kept (Pi)
     assert result.details is None
 
 
@@ -43,16 +44,24 @@ async def test_no_output():
     assert result.content[0].text == "(no output)"
 
 
-async def test_nonzero_exit_is_an_error_with_output(tmp_path):
-    with pytest.raises(ToolError) as info:
-        await run(make(tmp_path), "echo partial; exit 7")
-    assert str(info.value) == "partial\n\nCommand exited with code 7"
-    assert info.value.exit_code == 7
+async def test_nonzero_exit_is_an_error_result_with_output(tmp_path):
+    # As Pi: the command ran, so the tool returns its result marked as an error (no exception).
+    result = await run(make(tmp_path), "echo partial; exit 7")
+    assert result.is_error
+    assert result.content[0].text == "partial\n\n\nCommand exited with code 7"
+    assert result.details is None
+    assert result.to_wire() == {"content": [{"type": "text", "text": "partial\n\n\nCommand exited with code 7"}],
+                                "isError": True}
+
+
+async def test_nonzero_exit_without_output(tmp_path):
+    result = await run(make(tmp_path), "exit 3")
+    assert result.is_error and result.content[0].text == "(no output)\n\nCommand exited with code 3"
 
 
 async def test_signal_death_reports_128_plus_signal(tmp_path):
-    with pytest.raises(ToolError, match="Command exited with code 137"):
-        await run(make(tmp_path), "kill -KILL $$")
+    result = await run(make(tmp_path), "kill -KILL $$")
+    assert result.is_error and result.content[0].text.endswith("Command exited with code 137")
 
 
 async def test_env_is_inherited_plus_extra(tmp_path, monkeypatch):
@@ -61,13 +70,13 @@ async def test_env_is_inherited_plus_extra(tmp_path, monkeypatch):
     tool = make(tmp_path, env=lambda: {"PI_SESSION_ID": next(values)})
     first = await run(tool, 'echo "$PI_TEST_INHERITED $PI_SESSION_ID"')
     second = await run(tool, 'echo "$PI_SESSION_ID"')
-    assert first.content[0].text == "yes s1"
-    assert second.content[0].text == "s2"  # read again when each command starts
+    assert first.content[0].text == "yes s1\n"
+    assert second.content[0].text == "s2\n"  # read again when each command starts
 
 
 async def test_command_prefix(tmp_path):
     tool = make(tmp_path, command_prefix="greet() { echo hello-$1; }")
-    assert (await run(tool, "greet pi")).content[0].text == "hello-pi"
+    assert (await run(tool, "greet pi")).content[0].text == "hello-pi\n"
 
 
 async def test_missing_cwd_reported(tmp_path):
@@ -77,11 +86,14 @@ async def test_missing_cwd_reported(tmp_path):
 
 
 async def test_on_update_streams_partial_output(tmp_path):
-    updates: list[str] = []
+    updates: list = []
     tool = make(tmp_path)
-    result = await run(tool, "echo first; sleep 0.4; echo second", on_update=lambda r: updates.append(r.content[0].text))
-    assert updates and updates[0] == "first"  # seen before the command finished
-    assert result.content[0].text == "first\nsecond"
+    result = await run(tool, "echo first; sleep 0.4; echo second", on_update=updates.append)
+    # As Pi: an empty update when the command starts, then the output so far (details without
+    # keys that have no value).
+    assert updates[0].to_wire() == {"content": []}
+    assert updates[1].to_wire() == {"content": [{"type": "text", "text": "first\n"}], "details": {}}
+    assert result.content[0].text == "first\nsecond\n"
 
 
 async def test_20mb_output_bounded_and_saved(tmp_path):
@@ -126,7 +138,7 @@ async def _spawn_and_stop(tmp_path, *, timeout=None, abort=False):
 
     def on_update(partial):
         # Abort only once the command is known to be running (no sleeps guessing when).
-        if abort and "started" in partial.content[0].text:
+        if abort and partial.content and "started" in partial.content[0].text:
             controller.abort()
 
     with pytest.raises(ToolError) as info:
@@ -136,13 +148,13 @@ async def _spawn_and_stop(tmp_path, *, timeout=None, abort=False):
 
 async def test_timeout_kills_process_group_and_grandchildren(tmp_path):
     message, grandchild = await _spawn_and_stop(tmp_path, timeout=1.5)
-    assert message == "started\n\nCommand timed out after 1.5 seconds"
+    assert message == "started\n\n\nCommand timed out after 1.5 seconds"
     assert not pid_alive(grandchild)
 
 
 async def test_abort_kills_whole_tree(tmp_path):
     message, grandchild = await _spawn_and_stop(tmp_path, abort=True)
-    assert message == "started\n\nCommand aborted"
+    assert message == "started\n\n\nCommand aborted"
     assert not pid_alive(grandchild)
 
 
@@ -160,7 +172,7 @@ async def test_output_that_keeps_coming_after_the_shell_exits_is_collected(tmp_p
     # Each chunk re-arms the grace (a generous one here: the test machine may be busy).
     tool = BashTool(str(tmp_path), shell_ops=LocalShellOperations(kill_grace=1.0, exit_grace=1.0))
     result = await run(tool, "(for i in 1 2 3; do sleep 0.1; echo late$i; done) & echo early")
-    assert result.content[0].text == "early\nlate1\nlate2\nlate3"
+    assert result.content[0].text == "early\nlate1\nlate2\nlate3\n"
 
 
 def _kill(pid: int) -> None:
@@ -178,7 +190,7 @@ async def test_a_background_job_holding_the_output_open_does_not_hold_the_result
     command = launch.format(job=job) + f" while [ ! -s {marker} ]; do sleep 0.01; done; echo started"
     # Guard only (the hang this test is about would otherwise stop the suite): not a speed check.
     result = await asyncio.wait_for(run(make(tmp_path), command), 30)
-    assert result.content[0].text == "started"
+    assert result.content[0].text == "started\n"
     pid = int(marker.read_text())
     try:
         assert pid_alive(pid)  # left alone
@@ -191,16 +203,14 @@ async def test_a_job_left_running_can_still_write_after_the_result(tmp_path):
     done = tmp_path / "done"
     command = f"(sleep 0.5; echo late; echo survived > {done}) & echo early"
     result = await asyncio.wait_for(run(make(tmp_path), command), 30)
-    assert result.content[0].text == "early"
-    for _ in range(500):
-        if done.exists():
-            break
-        await asyncio.sleep(0.02)
-    assert done.read_text() == "survived\n"
+    assert result.content[0].text == "early\n"
+    # The file appears before the shell writes to it: wait for its content, not its existence.
+    assert await eventually(lambda: done.exists() and done.read_text() == "survived\n")
 
 
 async def test_timeout_still_stops_a_background_writer_after_the_shell_exited(tmp_path):
-    tool = make(tmp_path)
+    # A generous exit grace: on a busy machine the writer's 20 ms ticks can stall past the default.
+    tool = BashTool(str(tmp_path), shell_ops=LocalShellOperations(kill_grace=1.0, exit_grace=0.5))
     with pytest.raises(ToolError) as info:
         await run(tool, "(while true; do echo tick; sleep 0.02; done) & echo started; exit 3", timeout=1)
     message = str(info.value)
@@ -228,3 +238,25 @@ async def test_timeout_validation():
         BashTool.Params(command="x", timeout=0)
     with pytest.raises(ValueError):
         BashTool.Params(command="x", timeout=10**9)
+
+
+async def test_output_held_back_by_the_throttle_is_sent_before_the_result(tmp_path):
+    # As Pi: the last partial update shows all the output, even when it came inside the interval.
+    updates: list = []
+    tool = make(tmp_path, update_interval=30)
+    result = await run(tool, "echo a; sleep 0.1; echo b", on_update=updates.append)
+    texts = [u.content[0].text if u.content else None for u in updates]
+    assert texts == [None, "a\n", "a\nb\n"]
+    assert result.content[0].text == "a\nb\n"
+
+
+async def test_partial_output_cut_by_lines_names_the_file_that_keeps_all_of_it(tmp_path):
+    updates: list = []
+    result = await run(make(tmp_path, update_interval=30), "seq 1 2500", on_update=updates.append)
+    last = updates[-1].details
+    assert last["truncation"]["truncatedBy"] == "lines" and last["truncation"]["totalLines"] == 2500
+    path = result.details["fullOutputPath"]
+    assert last["fullOutputPath"] == path  # the same file, saved as soon as an update showed the cut
+    with open(path) as fh:
+        assert fh.read() == "".join(f"{i}\n" for i in range(1, 2501))
+    os.unlink(path)

@@ -24,7 +24,9 @@ async def test_crlf_and_bom_round_trip(tmp_path):
     data = (tmp_path / "win.txt").read_bytes()
     assert data == "\ufeffline one\r\nsecond\r\nthird\r\nfourth\r\n".encode()
     assert result.details["firstChangedLine"] == 2
-    assert "-line two\n-line three\n+second\n+third\n+fourth\n" in result.details["diff"]
+    # Pi's two diffs: the display form (numbered lines) and a unified patch; no CR in either.
+    assert result.details["diff"] == " 1 line one\n-2 line two\n-3 line three\n+2 second\n+3 third\n+4 fourth"
+    assert "@@ -1,3 +1,4 @@\n line one\n-line two\n-line three\n+second\n+third\n+fourth\n" in result.details["patch"]
 
 
 async def test_mixed_line_endings_untouched_lines_keep_theirs(tmp_path):
@@ -140,10 +142,16 @@ async def test_diff_of_distant_edits_in_large_file(tmp_path):
     result = await edit(EditTool(str(tmp_path)), path="big.txt",
                         edits=[{"oldText": "row 10\n", "newText": "ten\n"},
                                {"oldText": "row 4990\n", "newText": "A\nB\n"}])
-    diff = result.details["diff"]
-    assert "@@ -7,7 +7,7 @@" in diff
-    assert "@@ -4987,7 +4987,8 @@" in diff
-    assert diff.count("\n ") == 12  # only 3 context lines on each side of each change
+    patch = result.details["patch"]
+    assert patch.startswith("--- big.txt\n+++ big.txt\n@@ -6,9 +6,9 @@\n")
+    assert "@@ -4986,9 +4986,10 @@" in patch
+    assert patch.count("\n ") == 16  # only 4 context lines on each side of each change
+    # The display diff numbers lines in a gutter as wide as the file's line count; "..." skips.
+    assert result.details["diff"].split("\n") == [
+        "      ...", "    6 row 6", "    7 row 7", "    8 row 8", "    9 row 9", "-  10 row 10", "+  10 ten",
+        "   11 row 11", "   12 row 12", "   13 row 13", "   14 row 14", "      ...", " 4986 row 4986",
+        " 4987 row 4987", " 4988 row 4988", " 4989 row 4989", "-4990 row 4990", "+4990 A", "+4991 B",
+        " 4991 row 4991", " 4992 row 4992", " 4993 row 4993", " 4994 row 4994", "      ..."]
     assert result.details["firstChangedLine"] == 10
 
 

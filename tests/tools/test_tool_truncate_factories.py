@@ -31,7 +31,10 @@ def test_truncate_head_lines_and_bytes():
     by_bytes = truncate_head("aaaa\nbbbb\ncccc", max_bytes=9)
     assert (by_bytes.content, by_bytes.truncated_by, by_bytes.output_bytes) == ("aaaa\nbbbb", "bytes", 9)
     whole = truncate_head("é\n")
-    assert not whole.truncated and whole.content == "é" and whole.total_bytes == 3
+    # What fits comes back unchanged, final newline included (Pi's truncateHead).
+    assert not whole.truncated and whole.content == "é\n" and whole.total_bytes == whole.output_bytes == 3
+    tail = truncate_tail("a\nb\n")
+    assert not tail.truncated and tail.content == "a\nb\n" and tail.total_lines == 2
 
 
 def test_truncate_head_first_line_too_long():
@@ -90,4 +93,4 @@ async def test_factory_passes_bash_options(tmp_path):
         bash_env={"PI_MODEL": "m1"}, shell_command_prefix="export GREETING=hi", shell_path="/bin/sh",
     ))
     result = await bash.execute("c", bash.Params(command='echo "$GREETING $PI_MODEL"'), None, None)
-    assert result.content[0].text == "hi m1"
+    assert result.content[0].text == "hi m1\n"

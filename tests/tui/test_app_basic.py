@@ -66,7 +66,7 @@ async def test_edit_tool_call_shows_coloured_diff_and_expands(provider, workdir,
         await settle(pilot, session)
         box = app.query_one("#tool-call_edit", ToolBox)
         assert box.state == "success", box.output
-        assert box.diff and "+changed 5" in box.diff
+        assert box.diff and "+ 5 changed 5" in box.diff  # Pi's display diff, as the edit tool records it
         text = screen_text(app)
         assert "edit app.py" in text and "+ 5 changed 5" in text  # numbered as Pi numbers them
         assert "changed 10" not in text  # collapsed to a few lines

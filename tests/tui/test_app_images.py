@@ -9,6 +9,7 @@ import pytest
 from textual import events
 
 from pi_runtime.ai.providers.scripted import scripted_text
+from pi_runtime.ai.types import TextContent
 from pi_tui.launch import create_app
 
 from .conftest import screen_text, settle
@@ -61,7 +62,7 @@ async def test_a_deleted_marker_drops_its_image_and_text_files_paste_as_text(pro
         assert app.editor.text == f"never mind the picture {not_image}"
         await pilot.press("enter")
         await settle(pilot, session)
-        assert sent_user_content(provider) == f"never mind the picture {not_image}"
+        assert sent_user_content(provider) == [TextContent(text=f"never mind the picture {not_image}")]
 
 
 async def test_ctrl_v_attaches_a_clipboard_image(provider, session, only_fake_tools):

@@ -35,7 +35,7 @@ async def test_fork_picker_creates_a_session_with_the_history_before_the_message
         await pilot.pause(0.3)
         assert app.editor.text == "second question"
         assert session.session_file != old_file
-        users = [m.content for m in session.messages if getattr(m, "role", "") == "user"]
+        users = [m.content[0].text for m in session.messages if getattr(m, "role", "") == "user"]
         assert users == ["first question"]
     header = json.loads(Path(session.session_file).read_text().splitlines()[0])
     assert header["parentSession"] == old_file
@@ -172,7 +172,7 @@ async def test_double_escape_opens_the_tree_and_navigation_puts_text_back(provid
         await pilot.press("enter")  # "No summary"
         await settle(pilot, session, 0.2)
         assert app.editor.text == "beta"
-        users = [m.content for m in session.messages if getattr(m, "role", "") == "user"]
+        users = [m.content[0].text for m in session.messages if getattr(m, "role", "") == "user"]
         assert users == ["alpha"]
         assert "answer 2" not in screen_text(app)
 

@@ -232,7 +232,7 @@ async def test_an_extension_editor_replaces_pis_and_still_submits(provider, work
         provider.push(scripted_text("sure"))
         await pilot.press("enter")  # the normal submit path: a prompt, answered
         assert await wait_for(pilot, lambda: "sure" in screen_text(app))
-        assert [m.content for m in session.messages if m.role == "user"][-1] == "help"
+        assert [m.content for m in session.messages if m.role == "user"][-1][0].text == "help"
         await pilot.press(*"draft")
         session.extension_runner.ui.set_editor_component(None)  # what ctx.ui does, without a command
         assert await wait_for(pilot, lambda: app.editor is default and not app.query("VimEditor"))

@@ -207,7 +207,7 @@ async def test_fork_and_clone_from_the_selected_row(session, provider):
         assert session.session_manager.get_entry(second_answer) is None  # another session now
         await pilot.press("home", "down", "C")  # clone the path up to the first question into a new session
         assert await wait_for(pilot, lambda: [m.role for m in session.messages if m.role != "system"] == ["user"])
-        assert session.messages[-1].content == "first question"
+        assert session.messages[-1].content[0].text == "first question"
         assert await wait_for(pilot, lambda: [pane.live.rows.rows[r].text for r in pane.live.rows.visible]
                               == ["[system]", "user: first question"])
 

@@ -23,12 +23,22 @@ from ..options import StreamOptions
 from ..sse import SSEDecoder, SSEEventTooLarge
 
 _DONE = object()
+_OPENED = object()
+
+
+class _Opened(tuple):
+    """A pair of its own class, so it is never a cached constant equal to a real event."""
+
+
+OPENED: tuple[str | None, str] = _Opened(("", ""))
+"""What ``post_sse(..., announce_open=True)`` yields first, once the server accepted the request
+(status below 400): the moment a provider sends ``start``, as Pi's do. Compared by identity."""
 _LONGEST_RETRY_HINT = 86400.0
 """A server's retry hint is read as at most a day (``retry-after-ms: 1e300`` is not a message to print)."""
 _ERROR_BODY_LIMIT = 1 << 20
 """Bytes of an error body kept: enough for any real message, bounded for a hostile one."""
 
-__all__ = ["Aborted", "ProviderError", "StreamFormatError", "failure_events", "keyed_request", "post_sse"]
+__all__ = ["OPENED", "Aborted", "ProviderError", "StreamFormatError", "failure_events", "keyed_request", "post_sse"]
 
 
 class ProviderError(Exception):
@@ -186,8 +196,13 @@ async def post_sse(
     headers: dict[str, str],
     body: dict[str, Any],
     options: StreamOptions,
+    *,
+    announce_open: bool = False,
 ) -> AsyncGenerator[tuple[str | None, str], None]:
     """POST ``body`` and yield SSE ``(event, data)`` pairs.
+
+    ``announce_open``: yield ``OPENED`` (test with ``is``) as soon as the response status says
+    the request was accepted, before any event.
 
     Raises:
         ProviderError: HTTP error status, connection failure, timeout.
@@ -231,6 +246,7 @@ async def post_sse(
                 detail = f"{response.status_code} {_error_detail(bytes(raw[:_ERROR_BODY_LIMIT]))}".strip()
                 queue.put_nowait(ProviderError(detail, response.status_code, _retry_after(response.headers)))
                 return
+            queue.put_nowait(_OPENED)
             decoder = SSEDecoder()
 
             def relay(chunk: bytes) -> None:
@@ -278,6 +294,10 @@ async def post_sse(
             item = await queue.get()
             if item is _DONE:
                 return
+            if item is _OPENED:
+                if announce_open:
+                    yield OPENED
+                continue
             if isinstance(item, Exception):
                 raise item
             for event in item:

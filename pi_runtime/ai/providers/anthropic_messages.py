@@ -18,6 +18,7 @@ from typing import Any
 from ..builder import MessageBuilder
 from ..events import AssistantMessageEvent
 from ..options import StreamOptions
+from ..reported_cost import apply_reported_cost, is_openrouter
 from ..transform import prepare_messages
 from ..types import (
     AssistantMessage,
@@ -292,7 +293,7 @@ class _StreamParser:
             message = payload.get("message") or {}
             b.message.response_id = message.get("id") or b.message.response_id
             b.message.response_model = message.get("model") or b.message.response_model
-            self._usage(message.get("usage"))
+            self._usage(message.get("usage"), initial=True)
             return b.start()
         if kind == "content_block_start":
             return self._block_start(payload.get("index", 0), payload.get("content_block") or {})
@@ -303,6 +304,7 @@ class _StreamParser:
             return b.end_block(index) if index is not None else []
         if kind == "message_delta":
             self.stop_reason = (payload.get("delta") or {}).get("stop_reason") or self.stop_reason
+            b.set_raw_stop_reason(self.stop_reason)
             self._usage(payload.get("usage"))
             return []
         if kind == "message_stop":
@@ -314,9 +316,12 @@ class _StreamParser:
             return b.fail(text)
         return []  # ping and event types this version does not use
 
-    def _usage(self, usage: dict[str, Any] | None) -> None:
-        if not usage:
+    def _usage(self, usage: dict[str, Any] | None, initial: bool = False) -> None:
+        """Usage from ``message_start`` (``initial``: missing counts are 0) or ``message_delta``
+        (only the counts it carries), priced at once, as Pi does."""
+        if not usage and not initial:
             return
+        usage = usage or {}
         u = self.builder.message.usage
         fields = (
             ("input_tokens", "input"),
@@ -328,6 +333,20 @@ class _StreamParser:
             value = usage.get(wire)
             if isinstance(value, int):
                 setattr(u, attr, value)
+            elif initial:
+                setattr(u, attr, 0)
+        one_hour = (usage.get("cache_creation") or {}).get("ephemeral_1h_input_tokens")
+        if isinstance(one_hour, int):
+            u.cache_write_1h = one_hour
+        elif initial:
+            u.cache_write_1h = 0
+        thinking = (usage.get("output_tokens_details") or {}).get("thinking_tokens")
+        if isinstance(thinking, int):
+            u.reasoning = thinking  # part of output
+        u.total_tokens = u.input + u.output + u.cache_read + u.cache_write
+        self.builder.usage_updated()
+        if not initial and is_openrouter(self.builder.model):
+            apply_reported_cost(u, usage)
 
     def _block_start(self, index: int, block: dict[str, Any]) -> list[AssistantMessageEvent]:
         b = self.builder

@@ -264,6 +264,7 @@ class _StreamParser:
             events += self._part(part)
         if candidate.get("finishReason"):
             self.finish_reason = candidate["finishReason"]
+            self.builder.set_raw_stop_reason(str(self.finish_reason))
             self.finish_message = candidate.get("finishMessage")
         return events
 
@@ -275,7 +276,11 @@ class _StreamParser:
         # promptTokenCount includes the cached tokens; Pi counts them apart.
         u.input = max(0, (usage.get("promptTokenCount") or 0) - cached)
         u.cache_read = cached
-        u.output = (usage.get("candidatesTokenCount") or 0) + (usage.get("thoughtsTokenCount") or 0)
+        thoughts = usage.get("thoughtsTokenCount") or 0
+        u.output = (usage.get("candidatesTokenCount") or 0) + thoughts
+        u.reasoning = thoughts  # part of output
+        u.total_tokens = usage.get("totalTokenCount") or 0
+        self.builder.usage_updated()
 
     def _part(self, part: dict[str, Any]) -> list[AssistantMessageEvent]:
         b = self.builder

@@ -16,8 +16,9 @@ from typing import Any
 from ..builder import MessageBuilder
 from ..events import AssistantMessageEvent
 from ..options import StreamOptions
+from ..reported_cost import apply_reported_cost, is_openrouter
 from ..types import Context, Model
-from ._http import failure_events, post_sse
+from ._http import OPENED, failure_events, post_sse
 from ._openai_common import (
     REASONING_FIELDS,
     MissingApiKey,
@@ -235,7 +236,8 @@ def apply_usage(builder: MessageBuilder, usage: dict[str, Any]) -> None:
 
     Cache hits are where each server puts them, first found wins as in Pi (a reported 0
     counts): ``prompt_tokens_details.cached_tokens`` (OpenAI, OpenRouter, llama.cpp),
-    ``prompt_cache_hit_tokens`` (DeepSeek), top-level ``cached_tokens`` (Kimi).
+    ``prompt_cache_hit_tokens`` (DeepSeek), top-level ``cached_tokens`` (Kimi). The usage is
+    priced at once; OpenRouter's billed cost replaces the computed total when it reports one.
     """
     details = usage.get("prompt_tokens_details") or {}
     cached = _first_count((details, "cached_tokens"), (usage, "prompt_cache_hit_tokens"), (usage, "cached_tokens"))
@@ -249,6 +251,9 @@ def apply_usage(builder: MessageBuilder, usage: dict[str, Any]) -> None:
                  or usage_int(usage, "reasoning_tokens"))
     target.reasoning = reasoning  # already part of output (message-types.md); Pi records a 0 too
     target.total_tokens = target.input + target.output + cached + written
+    builder.usage_updated()
+    if is_openrouter(builder.model):
+        apply_reported_cost(target, usage)
 
 
 def _first_count(*places: tuple[Any, str]) -> int:
@@ -278,9 +283,13 @@ async def stream(model: Model, context: Context, options: StreamOptions) -> Asyn
     saw_done = False
     loads = _DECODE
     try:
-        for event in builder.start():
-            yield event
-        async for _name, data in post_sse(endpoint(model, "chat/completions"), headers, body, options):
+        async for item in post_sse(endpoint(model, "chat/completions"), headers, body, options,
+                                   announce_open=True):
+            if item is OPENED:  # the server accepted the request: Pi's ``start``
+                for event in builder.start():
+                    yield event
+                continue
+            data = item[1]
             if data == "[DONE]":
                 saw_done = True
                 break
@@ -349,6 +358,7 @@ async def stream(model: Model, context: Context, options: StreamOptions) -> Asyn
             reason = choice.get("finish_reason")
             if reason:
                 finish = reason
+                builder.set_raw_stop_reason(reason if isinstance(reason, str) else None)
     except Exception as exc:  # noqa: BLE001 - ProviderError, Aborted, anything unexpected
         for event in failure_events(builder, exc, options):
             yield event

@@ -32,7 +32,7 @@ from ..types import (
     ToolResultMessage,
     UserMessage,
 )
-from ._http import failure_events, post_sse
+from ._http import OPENED, failure_events, post_sse
 from ._openai_common import (
     MissingApiKey,
     endpoint,
@@ -196,16 +196,18 @@ def _json_object(text: str | None) -> dict[str, Any] | None:
 
 
 def apply_usage(builder: MessageBuilder, usage: dict[str, Any]) -> None:
-    """Responses usage onto ours: cached input tokens are counted as cache reads only."""
-    cached = usage_int(usage.get("input_tokens_details"), "cached_tokens")
+    """Responses usage onto ours: cached and cache-write input tokens leave ``input`` (as Pi)."""
+    details = usage.get("input_tokens_details")
+    cached = usage_int(details, "cached_tokens")
+    written = usage_int(details, "cache_write_tokens")
     target = builder.message.usage
-    target.input = max(0, usage_int(usage, "input_tokens") - cached)
+    target.input = max(0, usage_int(usage, "input_tokens") - cached - written)
     target.cache_read = cached
+    target.cache_write = written
     target.output = usage_int(usage, "output_tokens")
-    reasoning = usage_int(usage.get("output_tokens_details"), "reasoning_tokens")
-    if reasoning:
-        target.reasoning = reasoning  # already part of output
-    target.total_tokens = target.input + target.output + cached
+    target.reasoning = usage_int(usage.get("output_tokens_details"), "reasoning_tokens")  # part of output
+    target.total_tokens = usage_int(usage, "total_tokens")  # the server's count, as Pi keeps it
+    builder.usage_updated()
 
 
 class _Translator:
@@ -315,8 +317,12 @@ class _Translator:
         if response.get("usage"):
             apply_usage(b, response["usage"])
         status = response.get("status") or "completed"
+        reason = (response.get("incomplete_details") or {}).get("reason")
+        raw = response.get("status")
+        # Pi: "incomplete.max_output_tokens" and the like; a failed response gives its status alone.
+        combine = raw and raw != "failed" and isinstance(reason, str)
+        b.set_raw_stop_reason(f"{raw}.{reason}" if combine else raw)
         if status == "incomplete":
-            reason = (response.get("incomplete_details") or {}).get("reason")
             if reason == "content_filter":
                 self.done = b.fail("The provider's content filter stopped the response (incomplete: content_filter)")
             else:
@@ -344,9 +350,12 @@ async def stream(model: Model, context: Context, options: StreamOptions) -> Asyn
     headers = request_headers(model, options, api_key, _session_headers(model, compat, options))
     translator = _Translator(builder)
     try:
-        for event in builder.start():
-            yield event
-        async for name, data in post_sse(endpoint(model, "responses"), headers, body, options):
+        async for item in post_sse(endpoint(model, "responses"), headers, body, options, announce_open=True):
+            if item is OPENED:  # the server accepted the request: Pi's ``start``
+                for event in builder.start():
+                    yield event
+                continue
+            name, data = item
             if data == "[DONE]":
                 break
             try:

@@ -227,7 +227,10 @@ async def stream(
             yield e
         return
     usage = script.usage or Usage(input=_estimate_input(context), output=max(1, output_chars // 4))
-    builder.message.usage = usage.model_copy(deep=True)
+    builder.message.usage = usage = usage.model_copy(deep=True)
+    if not usage.total_tokens:
+        usage.total_tokens = usage.input + usage.output + usage.cache_read + usage.cache_write
+    builder.usage_updated()
     if script.error:
         for e in builder.fail(script.error):
             yield e
