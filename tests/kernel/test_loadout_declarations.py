@@ -60,7 +60,7 @@ async def test_the_declaration_goes_before_a_steering_message_of_the_same_turn(m
     await session.wait_for_idle()
     roles = [m.role for m in session.messages]
     assert roles == ["system", "user", "assistant", "toolResult", "system", "user", "assistant"]
-    assert session.messages[5].content == "and also this"
+    assert session.messages[5].content[0].text == "and also this"
 
 
 async def test_nothing_is_declared_when_nothing_changed(make_session):
