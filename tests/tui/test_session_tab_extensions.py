@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import textwrap
 
-from pi_runtime.ai.providers.scripted import scripted_text
+from pi_runtime.ai.providers.scripted import scripted_text, scripted_tool_call
 from pi_tui.editor.prompt_editor import PromptEditor
 from pi_tui.launch import create_app
 
@@ -125,8 +125,6 @@ async def test_a_footer_and_widget_of_a_tab_go_and_come_back_with_it(provider, w
 
 async def test_a_background_tabs_update_shows_when_it_is_shown_again(provider, workdir, agent_dir):
     hold = HoldTool()
-    from pi_runtime.ai.providers.scripted import scripted_tool_call
-
     first, app = tabs_app(provider, workdir, agent_dir, custom_tools=[hold])
     provider.push(scripted_tool_call("hold", {}))
     async with app.run_test(size=(100, 30)) as pilot:
@@ -140,7 +138,7 @@ async def test_a_background_tabs_update_shows_when_it_is_shown_again(provider, w
         entry = app.workspace.sessions[0]
         assert await wait_for(pilot, lambda: entry.unseen == "done")
         await first.wait_for_idle()
-        await pilot.pause()
+        assert await wait_for(pilot, lambda: entry.extension_ui.statuses.get("runs") == "runs-1")
         # Tab 1's extension updated its status, widget and editor text while tab 2 is shown:
         assert shows_none(app, "runs-1", "finished-while-away", "written by the extension")
         assert app.editor.text == "my own draft"
