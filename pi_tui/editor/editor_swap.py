@@ -65,18 +65,18 @@ def build_hidden_editor(app: PiHost, factory: Callable[..., Any], theme: Any) ->
 
 def change_editor(app: PiHost, new: PromptEditor) -> None:
     """Show ``new`` (pi's or a session's extension editor) instead of the editor in use, which
-    stays mounted, hidden, with its state. The text is the caller's: a tab switch loads the
-    shown session's draft next."""
+    stays mounted, hidden, with its state. The rest is the caller's (a tab switch): the shown
+    session's draft goes into it next, and ``chrome.show`` gives it that session's thinking border."""
     current = app.editor
     if new is current:
         return
     had_focus = current.has_focus
-    _take_over(app, current, new)
+    _take_over(app, current, new, same_session=False)
     if had_focus:
         new.focus()
 
 
-def _take_over(app: PiHost, current: PromptEditor, new: PromptEditor) -> None:
+def _take_over(app: PiHost, current: PromptEditor, new: PromptEditor, *, same_session: bool = True) -> None:
     """``new`` becomes ``app.editor`` with ``current``'s settings; ``current`` is hidden."""
     new.menu = current.menu
     new.key_actions = dict(current.key_actions)
@@ -84,11 +84,10 @@ def _take_over(app: PiHost, current: PromptEditor, new: PromptEditor) -> None:
     new.prompt_history, new.pastes, new.images = current.prompt_history, current.pastes, current.images
     new.styles.padding = current.styles.padding
     new.cursor_blink = current.cursor_blink  # static snapshots turn it off
-    for name in [name for name in new.classes if name.startswith("thinking-")]:
-        new.remove_class(name)
-    for name in current.classes:
-        if name.startswith("thinking-"):
-            new.add_class(name)
+    if same_session:  # the thinking level's border colour
+        for name in current.classes:
+            if name.startswith("thinking-"):
+                new.add_class(name)
     if new.is_attached:
         new.display = True
     else:
