@@ -46,6 +46,8 @@ TABS = textwrap.dedent(
             runs["count"] += 1
             ctx.ui.set_status("runs", f"runs-{runs['count']}")
             ctx.ui.set_widget("after", ["finished-while-away"])
+            ctx.ui.set_widget("late", lambda tui, theme: Static("late-panel"))
+            ctx.ui.set_editor_component(lambda tui, theme, keys: ModalEditor(tui, theme, keys))
             ctx.ui.set_editor_text("written by the extension")
 
         pi.register_command("mark", mark)
@@ -139,16 +141,17 @@ async def test_a_background_tabs_update_shows_when_it_is_shown_again(provider, w
         assert await wait_for(pilot, lambda: entry.unseen == "done")
         await first.wait_for_idle()
         assert await wait_for(pilot, lambda: entry.extension_ui.statuses.get("runs") == "runs-1")
-        # Tab 1's extension updated its status, widget and editor text while tab 2 is shown:
-        assert shows_none(app, "runs-1", "finished-while-away", "written by the extension")
-        assert app.editor.text == "my own draft"
+        # Tab 1's extension updated its status, widgets, editor and its text while tab 2 is shown:
+        assert shows_none(app, "runs-1", "finished-while-away", "late-panel", "written by the extension")
+        assert app.editor is app.default_editor and app.editor.text == "my own draft"
 
         await pilot.press("alt+pageup")
-        assert await wait_for(pilot, lambda: shows(app, "runs-1", "finished-while-away"))
+        assert await wait_for(pilot, lambda: shows(app, "runs-1", "finished-while-away", "late-panel"))
+        assert type(app.editor).__name__ == "ModalEditor" and app.editor.display
         assert app.editor.text == "written by the extension"
         await pilot.press("alt+pagedown")
-        assert await wait_for(pilot, lambda: shows_none(app, "runs-1", "finished-while-away"))
-        assert app.editor.text == "my own draft"
+        assert await wait_for(pilot, lambda: shows_none(app, "runs-1", "finished-while-away", "late-panel"))
+        assert app.editor is app.default_editor and app.editor.text == "my own draft"
 
 
 async def test_an_editor_set_in_tab_two_does_not_replace_tab_ones(provider, workdir, agent_dir):
@@ -179,3 +182,11 @@ async def test_an_editor_set_in_tab_two_does_not_replace_tab_ones(provider, work
         await pilot.press("alt+pageup")
         assert await wait_for(pilot, lambda: app.editor is pis)
         assert pis.text == "draft one"
+
+        # A tab opened from the one with the modal editor starts with pi's editor.
+        await pilot.press("alt+pagedown")
+        assert await wait_for(pilot, lambda: app.editor is modal)
+        modal.clear()
+        await type_and_send(pilot, "/open")
+        assert await wait_for(pilot, lambda: len(app.workspace.sessions) == 3 and app.workspace.active.number == 3)
+        assert app.editor is pis and pis.display and not modal.display and pis.text == ""
