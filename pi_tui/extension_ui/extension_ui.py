@@ -171,10 +171,7 @@ class AppExtensionUI:
         self.parts.hide()
         if self.areas is not None:
             self.areas.draw({}, {})
-        if self.look:
-            self.app.footer_bar.set_working_look(**{name: WORKING_LOOK_DEFAULTS[name] for name in self.look})
-        if self.title is not None:
-            self._write_title(f"π - {os.path.basename(str(self.app.cwd))}")  # what Pi's title is
+        self._pis_look_back()
         self.app.terminal_input = TerminalInput(report=self.terminal_input.report)
         self.app.completion.providers = None
 
@@ -196,6 +193,13 @@ class AppExtensionUI:
         """The session closed: its widgets go."""
         self.put_away()
         self.parts.discard()
+
+    def _pis_look_back(self) -> None:
+        """pi's own working indicator and terminal title where this session's extensions changed them."""
+        if self.look:
+            self.app.footer_bar.set_working_look(**{name: WORKING_LOOK_DEFAULTS[name] for name in self.look})
+        if self.title is not None:
+            self._write_title(f"π - {os.path.basename(str(self.app.cwd))}")  # Pi's title when none is set
 
     def _transcript(self) -> Any:
         return self.place.transcript if self.place is not None else self.app.transcript
@@ -256,14 +260,28 @@ class AppExtensionUI:
                 completion.providers = on_screen
 
     def session_switching(self) -> None:
-        """Before a switched-to session's ``session_start``: pi's editor and completion again, no
-        listeners (handlers that set them up at start do it once more, not twice)."""
+        """Before ``session_start`` of a session switched to (new, resume, fork) or of reloaded
+        extensions: what the extensions set goes, as Pi's ``resetExtensionUI`` does — statuses,
+        widgets, header, footer, editor, completion providers, terminal listeners, the working
+        look, the title and the hidden-thinking label — so handlers that set them up at start do it
+        once more, not twice, and a reloaded extension does not find its old instance's widgets."""
         self.terminal_input.clear()
         self.providers = None
         if self.shown:
             self.app.completion.providers = None
         if self.editor_factory is not None:
             self.set_editor_component(None)
+        for key in list(self.components):
+            self.parts.drop(key)
+        self.footer_data = None
+        self.statuses.clear()
+        self.widgets.clear()
+        if self.shown:
+            self._pis_look_back()
+        self.look, self.title = {}, None
+        if self._transcript().hidden_thinking_label is not None:
+            self._transcript().set_hidden_thinking_label(None)
+        self._refresh()
 
     def on_terminal_input(self, handler: Callable[[str], Any]) -> Callable[[], None]:
         """See ``terminal_input.py``: keys reach ``handler`` first; returns the unsubscriber."""

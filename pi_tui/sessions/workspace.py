@@ -80,7 +80,6 @@ class Workspace:
         # The view settings the user chose apply to every session's transcript.
         transcript.tools_expanded = shown.tools_expanded
         transcript.thinking_collapsed = shown.thinking_collapsed
-        transcript.hidden_thinking_label = shown.hidden_thinking_label
         transcript.scrollbar_mode = shown.scrollbar_mode
         transcript.set_class(shown.has_class("-pad-0"), "-pad-0")
         last = self.sessions[-1].transcript if self.sessions else shown

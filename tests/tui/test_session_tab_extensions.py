@@ -38,6 +38,8 @@ TABS = textwrap.dedent(
         async def look(args, ctx):
             ctx.ui.set_footer(lambda tui, theme: Static(f"== footer-{args} ==", id=f"footer-{args}"))
             ctx.ui.set_widget("panel", lambda tui, theme: Static(f"panel-{args}"))
+            ctx.ui.set_working_message(f"busy-{args}")
+            ctx.ui.set_title(f"title-{args}")
 
         async def modal(args, ctx):
             ctx.ui.set_editor_component(lambda tui, theme, keys: ModalEditor(tui, theme, keys))
@@ -112,12 +114,15 @@ async def test_a_footer_and_widget_of_a_tab_go_and_come_back_with_it(provider, w
         await type_command(pilot, "/look two")
         assert await wait_for(pilot, lambda: shows(app, "== footer-two ==", "panel-two"))
         assert not app.footer_bar.display
+        assert app.title == "title-two" and app.footer_bar.working_message == "busy-two"
 
         await pilot.press("alt+pageup")
         assert await wait_for(pilot, lambda: shows_none(app, "footer-two", "panel-two"))
         assert app.footer_bar.display  # pi's footer for the tab that did not replace it
+        assert app.title == "π - project" and app.footer_bar.working_message is None  # pi's own
         await pilot.press("alt+pagedown")
         assert await wait_for(pilot, lambda: shows(app, "== footer-two ==", "panel-two"))
+        assert app.title == "title-two" and app.footer_bar.working_message == "busy-two"
         footer = app.query_one("#footer-two")
         await type_and_send(pilot, "/close")
         assert await wait_for(pilot, lambda: len(app.workspace.sessions) == 1)
@@ -190,3 +195,24 @@ async def test_an_editor_set_in_tab_two_does_not_replace_tab_ones(provider, work
         await type_and_send(pilot, "/open")
         assert await wait_for(pilot, lambda: len(app.workspace.sessions) == 3 and app.workspace.active.number == 3)
         assert app.editor is pis and pis.display and not modal.display and pis.text == ""
+
+
+async def test_reload_in_one_tab_clears_what_its_old_extensions_set_and_leaves_the_other_tab_alone(
+        provider, workdir, agent_dir):
+    _, app = tabs_app(provider, workdir, agent_dir)
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert await wait_for(pilot, lambda: app.extension_ui is not None)
+        await type_command(pilot, "/mark one")
+        await second_started(pilot)
+        await type_command(pilot, "/mark two")
+        await type_command(pilot, "/look two")
+        await type_command(pilot, "/modal")
+        assert await wait_for(pilot, lambda: shows(app, "above-two", "== footer-two ==", "panel-two")
+                              and type(app.editor).__name__ == "ModalEditor")
+        await type_command(pilot, "/reload")
+        # As Pi: the reloaded extensions start from pi's own UI (their old instance's parts are gone).
+        assert await wait_for(pilot, lambda: "Reloaded 1 extension" in screen_text(app))
+        assert shows_none(app, "status-two", "above-two", "below-two", "footer-two", "panel-two")
+        assert app.editor is app.default_editor and app.footer_bar.display and not app.query("ModalEditor")
+        await pilot.press("alt+pageup")
+        assert await wait_for(pilot, lambda: shows(app, "status-one", "above-one", "below-one"))
