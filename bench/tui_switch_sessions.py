@@ -11,7 +11,12 @@ serialised to terminal bytes, as the real driver does, and searched for the mark
 - to B (idle, shown from its mounted-but-hidden transcript): its last answer's marker word;
 - to A (streaming): a word of A's streamed answer.
 
-Run: ``.venv/bin/python bench/tui_switch_sessions.py [--switches 20] [--turns 100]``. Prints figures only.
+With ``--extensions`` both sessions load an extension that gives each its own statuses, widget
+lines above and below the editor, a widget of its own and, in B, an editor of its own: a switch
+then also puts one session's extension UI away and brings the other's back.
+
+Run: ``.venv/bin/python bench/tui_switch_sessions.py [--switches 20] [--turns 100] [--extensions]``.
+Prints figures only.
 """
 
 from __future__ import annotations
@@ -21,19 +26,57 @@ import asyncio
 import gc
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from textual import events
-from tui_stream import RemoteServer, long_answer, make_session, sse_reply
+from tui_stream import RemoteServer, bench_model, long_answer, make_session, sse_reply
 
 B_MARKER = "bravomarkerword"
 A_MARKER = "Section"
 
 
-def session_b(turns: int):
+EXTENSION = """
+from textual.widgets import Static
+from pi_tui.extension_ui.custom_editor import CustomEditor
+
+def extension(pi):
+    async def look(tag, ctx):
+        for key in ("git", "ci", "env"):
+            ctx.ui.set_status(key, f"{key}: {tag}")
+        ctx.ui.set_widget("above", [f"above {tag} {n}" for n in range(3)])
+        ctx.ui.set_widget("below", [f"below {tag}"], placement="belowEditor")
+        ctx.ui.set_widget("panel", lambda tui, theme: Static(f"panel {tag}"))
+        if tag == "B":
+            ctx.ui.set_editor_component(lambda tui, theme, keys: CustomEditor(tui, theme, keys))
+    pi.register_command("look", look)
+"""
+
+
+def extension_file() -> str:
+    """The extension both sessions load with ``--extensions``."""
+    path = Path(tempfile.mkdtemp(prefix="pi-bench-switch-")) / "tab_look.py"
+    path.write_text(EXTENSION, encoding="utf-8")
+    return str(path)
+
+
+def session_a(url: str, extensions: list[str]):
+    """The streaming session (``tui_stream.make_session``, with ``extensions``)."""
+    if not extensions:
+        return make_session(url)
+    from pi_runtime.frontend import SessionManager, SettingsManager, create_agent_session
+
+    session = create_agent_session(model=bench_model(url), session_manager=SessionManager.in_memory(),
+                                   settings=SettingsManager.in_memory({"compaction": {"enabled": False}}),
+                                   no_tools=True, extensions=extensions)
+    session.model_registry.set_runtime_api_key("bench-local", "local")
+    return session
+
+
+def session_b(turns: int, extensions: list[str] | None = None):
     """An idle session with ``turns`` finished prompts and markdown answers (scripted provider)."""
     from pi_runtime.frontend import (
         ScriptedProvider,
@@ -49,7 +92,7 @@ def session_b(turns: int):
                                     f"```python\nprint({i})\n```\n{B_MARKER if i == turns - 1 else ''}\n"))
     session = create_agent_session(model=provider.model(), session_manager=SessionManager.in_memory(),
                                    settings=SettingsManager.in_memory({"compaction": {"enabled": False}}),
-                                   no_tools=True)
+                                   no_tools=True, extensions=extensions or [])
     return session
 
 
@@ -82,13 +125,34 @@ async def switch(app, watch: FrameWatch, key: str, marker: str) -> float:
     return (watch.seen or time.perf_counter()) - start
 
 
+def time_extension_switches(samples: list[float]) -> None:
+    """Note how long each switch spends putting one session's extension UI away and the other's back."""
+    from pi_tui.sessions import workspace
+
+    show = getattr(workspace, "show_extension_ui", None)
+    if show is None:  # an older checkout (compared with ``PYTHONPATH=<checkout>``): nothing to time
+        return
+
+    def timed(app, ui) -> None:
+        start = time.perf_counter()
+        show(app, ui)
+        samples.append(time.perf_counter() - start)
+
+    workspace.show_extension_ui = timed
+
+
 async def run(args) -> None:
     from pi_tui.launch import create_app
 
+    ui_switches: list[float] = []
+    if args.extensions:
+        time_extension_switches(ui_switches)
+
     answer = long_answer(args.words)
     with RemoteServer() as server:
-        a = make_session(server.url)
-        b = session_b(args.turns)
+        extensions = [extension_file()] if args.extensions else []
+        a = session_a(server.url, extensions)
+        b = session_b(args.turns, extensions)
         for i in range(args.turns):
             await b.prompt(f"question {i}")
         app = create_app(a, static=True)
@@ -98,6 +162,15 @@ async def run(args) -> None:
             await asyncio.sleep(0.2)
             await app.workspace.open(b)
             await asyncio.sleep(0.3)
+            if args.extensions:
+                # Each session's extension sets its own look, as a user's /look would.
+                for entry, tag in zip(app.workspace.sessions, "AB", strict=True):
+                    for _ in range(500):  # its extensions have their UI (B's start in a worker)
+                        if entry.extension_ui is not None and entry.session.extension_runner.ui is not None:
+                            break
+                        await asyncio.sleep(0.02)
+                    await entry.session.prompt(f"/look {tag}")
+                    assert entry.extension_ui.statuses.get("env") == f"env: {tag}", entry.extension_ui.statuses
             await app.workspace.show(app.workspace.sessions[0])
             watch = FrameWatch(app)
             server.push(sse_reply(answer, args.chunk, args.delay, args.burst))
@@ -114,8 +187,12 @@ async def run(args) -> None:
             await a.abort()
             gc.unfreeze()
         # Every pair of switches starts only while A still streams (the loop checks first).
-        print(f"B: {args.turns} turns ({len(b.messages)} messages); switches made while A streamed: {len(to_b)} pairs")
-        for name, samples in (("to the idle session (B)", to_b), ("to the streaming session (A)", to_a)):
+        print(f"B: {args.turns} turns ({len(b.messages)} messages); switches made while A streamed: {len(to_b)} pairs"
+              + ("; each session with its own extension UI (statuses, widgets, B's editor)" if args.extensions else ""))
+        named = [("to the idle session (B)", to_b), ("to the streaming session (A)", to_a)]
+        if ui_switches:
+            named.append(("of which extension UI", ui_switches))
+        for name, samples in named:
             ms = [s * 1000 for s in samples]
             if ms:
                 print(f"switch {name:<30} p50 {statistics.median(ms):6.1f} ms  max {max(ms):6.1f} ms  (n={len(ms)})")
@@ -129,6 +206,7 @@ def main() -> None:
     parser.add_argument("--chunk", type=int, default=16)
     parser.add_argument("--delay", type=float, default=0.0004)
     parser.add_argument("--burst", type=int, default=3)
+    parser.add_argument("--extensions", action="store_true", help="both sessions with an extension UI of their own")
     asyncio.run(run(parser.parse_args()))
 
 

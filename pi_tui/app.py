@@ -53,6 +53,7 @@ from .tree.pane_controller import TreePaneController
 if TYPE_CHECKING:
     from pi_runtime.frontend import SessionPort
 
+    from .extension_ui.extension_area import ExtensionAreas
     from .extension_ui.extension_ui import AppExtensionUI
 
 terminal_keys.install()
@@ -107,7 +108,9 @@ class PiApp(App[int], inherit_bindings=False):
         """Extensions' ``ctx.ui.on_terminal_input`` listeners (they see keys before anything else)."""
         """Textual key -> the key (Pi's syntax) an extension registered a shortcut for."""
         self.extension_ui: AppExtensionUI | None = None
-        """Extensions' ``ctx.ui`` once a session with extensions is attached."""
+        """The shown session's extensions' ``ctx.ui`` (each open session has its own)."""
+        self.extension_areas: ExtensionAreas | None = None
+        """Where extensions' statuses and widget lines are drawn (mounted with the first ``ctx.ui``)."""
         self.initial_prompt: str | None = None
         """Sent once the session is attached (``pi "message"``)."""
         self.typeahead_lines: list[str] = []
@@ -330,13 +333,11 @@ class PiApp(App[int], inherit_bindings=False):
         self.run_worker(self._start_session(session), name="start-session", group="session", exit_on_error=False)
 
     async def _start_session(self, session: SessionPort) -> None:
-        from .extension_ui.extension_host import attach_extensions
-        from .sessions.tab_extensions import adopt_extension_ui
+        from .sessions.tab_extensions import start_tab_extensions
 
-        ui = await attach_extensions(self, session)
         entry = self.workspace.entry_for(session)
         if entry is not None:
-            adopt_extension_ui(self.workspace, entry, ui)
+            await start_tab_extensions(self, self.workspace, entry)
         await self._show_start_help(session)
         await self._warn_about_tmux_keys()
         if self.initial_prompt:

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
     from .editor.completion_menu import CompletionMenu
     from .editor.prompt_editor import PromptEditor
+    from .extension_ui.extension_area import ExtensionAreas
     from .extension_ui.extension_ui import AppExtensionUI
     from .footer.footer_bar import FooterBar
     from .keys.keymap import Keymap
@@ -64,6 +65,8 @@ class PiHost(Protocol):
     footer_bar: FooterBar
     chrome: SessionChrome
     extension_ui: AppExtensionUI | None
+    """The shown session's extensions' ``ctx.ui``."""
+    extension_areas: ExtensionAreas | None
     extension_keys: dict[str, str]
     tree_pane: TreePaneController
     """The live session tree beside the transcript (``/pane tree``)."""

@@ -303,6 +303,7 @@ class ExtensionRunner:
         if self._started and not self._shut_down:
             await self.dispatcher.emit("session_shutdown", SessionShutdownEvent(reason="reload"), abortable=False,
                                        timeout=SHUTDOWN_TIMEOUT)
+        self._ui_host.session_switching()  # as on a switch (Pi resets the extension UI on reload too)
         old = list(self.extensions)
         for ext in old:
             self.providers.unregister_owner(ext.path)

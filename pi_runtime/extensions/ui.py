@@ -174,9 +174,9 @@ class UIHost:
             self._report(owner, event, error)
 
     def session_switching(self) -> None:
-        """The session is being switched (new, resume, fork): the front end drops the editor,
-        autocomplete providers and terminal input listeners extensions installed, as Pi does,
-        before the ``session_start`` handlers install them again."""
+        """The session is being switched (new, resume, fork) or its extensions reloaded: the front
+        end drops what extensions set up (statuses, widgets, editor, autocomplete providers,
+        terminal input listeners…), as Pi does, before the ``session_start`` handlers set it up again."""
         method = getattr(self.inner, "session_switching", None)
         if method is None:
             return

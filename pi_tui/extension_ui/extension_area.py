@@ -60,3 +60,34 @@ class ExtensionArea(Static):
         text.rstrip()  # in place
         self.display = bool(text.plain.strip())
         self.update(text)
+
+
+class ExtensionAreas:
+    """The app's three extension areas, mounted once and shared by every open session's
+    extensions: the shown session's ``AppExtensionUI`` draws in them (``draw``); a session put in
+    the background keeps its statuses and widgets to itself until its tab is shown again."""
+
+    def __init__(self) -> None:
+        self.above = ExtensionArea("aboveEditor", id="ext-above")
+        self.below = ExtensionArea("belowEditor", id="ext-below")
+        self.status = ExtensionArea("footer", id="ext-status")
+        """Statuses: the last line, under pi's footer (Pi)."""
+
+    def mount_in(self, app: Any) -> Any:
+        """Mount the areas around pi's editor and under its footer; returns the awaitable.
+
+        Textual places the widgets at once (later mounts may name them as neighbours at once);
+        awaiting waits for their ``on_mount``."""
+        mounts = [app.mount(self.above, before=app.default_editor), app.mount(self.below, after=app.default_editor),
+                  app.mount(self.status, after=app.footer_bar)]
+
+        async def mounted() -> None:
+            for mount in mounts:
+                await mount
+
+        return mounted()
+
+    def draw(self, widgets: dict[str, tuple[list[Any], str]], statuses: dict[str, Any]) -> None:
+        """Show these widget lines and statuses (nothing: the areas hide)."""
+        for area in (self.above, self.below, self.status):
+            area.show(widgets, statuses)

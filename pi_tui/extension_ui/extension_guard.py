@@ -33,21 +33,31 @@ def _frame_objects(error: BaseException) -> list[Any]:
     return list(reversed(found))
 
 
-def _extension_roots(app: PiHost) -> list[tuple[Widget, str]]:
-    """Widgets extensions own, each with what to do with it: ``screen`` or a component key."""
+Root = tuple[Widget, str, Any, Any]
+"""A widget extensions own, what to do with it (``screen`` or a component key), the ``ctx.ui`` it
+belongs to and the runner of the session whose extensions made it."""
+
+
+def _extension_roots(app: PiHost) -> list[Root]:
+    """Every widget extensions own: a background tab's are mounted too, hidden."""
     from .extension_screen import ExtensionScreen
 
-    roots: list[tuple[Widget, str]] = [(screen, "screen") for screen in app.screen_stack
-                                       if isinstance(screen, ExtensionScreen)]
-    ui = getattr(app, "extension_ui", None)
-    if ui is not None:
-        roots.extend((widget, key) for key, widget in ui.components.items())
+    def runner_of(session: Any) -> Any:
+        return getattr(session, "extension_runner", None)
+
+    roots: list[Root] = [(screen, "screen", app.extension_ui, runner_of(app.session))
+                         for screen in app.screen_stack if isinstance(screen, ExtensionScreen)]
+    owners = [(entry.extension_ui, runner_of(entry.session)) for entry in app.workspace.sessions]
+    if not any(ui is app.extension_ui for ui, _ in owners):
+        owners.append((app.extension_ui, runner_of(app.session)))
+    for ui, runner in owners:
+        if ui is not None:
+            roots.extend((widget, key, ui, runner) for key, widget in ui.components.items())
     return roots
 
 
-def _extension_path(app: PiHost, error: BaseException) -> str:
+def _extension_path(runner: Any, error: BaseException) -> str:
     """The extension whose file the traceback passes through ("(ui)" when none does)."""
-    runner = getattr(getattr(app, "session", None), "extension_runner", None)
     paths = [ext.path for ext in getattr(runner, "extensions", [])]
     tb = error.__traceback__
     while tb is not None:
@@ -74,22 +84,21 @@ def contain_extension_error(app: PiHost, error: BaseException) -> bool:
     roots = _extension_roots(app)
     if not roots:
         return False
-    culprit: tuple[Widget, str] | None = None
+    culprit: Root | None = None
     for owner in _frame_objects(error):
         if not isinstance(owner, Widget):
             continue
-        culprit = next(((root, key) for root, key in roots if root in owner.ancestors_with_self), None)
+        culprit = next((root for root in roots if root[0] in owner.ancestors_with_self), None)
         if culprit is not None:
             break
     if culprit is None:
         return False
-    root, key = culprit
+    root, key, ui, runner = culprit
     text = _describe(error)
-    runner = getattr(getattr(app, "session", None), "extension_runner", None)
     if runner is not None:
-        runner.reporter.report_soon(_extension_path(app, error), "ui", text)
+        runner.reporter.report_soon(_extension_path(runner, error), "ui", text)
     if key == "screen":
         root.finish(None)  # type: ignore[attr-defined]  # as the extension's done(None) would
     else:
-        app.extension_ui.drop_component(key)  # type: ignore[union-attr]
+        ui.drop_component(key)
     return True

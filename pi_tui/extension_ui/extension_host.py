@@ -1,51 +1,47 @@
 """Connects a session's extensions to the app: dialogs, notifications, statuses, widgets.
 
-Called once a session is attached. Extension commands reach the slash menu through the
-command registry; extension failures arrive as ``extension_error`` events, which the
-transcript shows inline like any other notice.
+Each open session's extensions get their own ``AppExtensionUI`` (``sessions/tab_extensions.py``
+starts them); the app's extension areas are mounted once and drawn by the shown session's,
+which ``show_extension_ui`` changes when another tab is shown. Extension commands reach the
+slash menu through the command registry; extension failures arrive as ``extension_error``
+events, which the transcript shows inline like any other notice.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .extension_area import ExtensionArea
+from .extension_area import ExtensionAreas
 from .extension_ui import AppExtensionUI
 
 if TYPE_CHECKING:
     from pi_runtime.frontend import SessionPort
 
     from ..host import PiHost
+    from .tab_place import TabPlace
 
 
-async def attach_extensions(app: PiHost, session: SessionPort) -> AppExtensionUI | None:
-    """Give the session's extensions the app's UI and start them (no-op without any)."""
-    runner = session.extension_runner
-    if runner is None:
-        return None
-    ui = AppExtensionUI(app)
+async def new_extension_ui(app: PiHost, place: TabPlace | None = None) -> AppExtensionUI:
+    """A ``ctx.ui`` for one session's extensions, off screen until ``show_extension_ui``."""
+    areas = app.extension_areas
+    if areas is None:
+        # Set before awaiting: the areas are in place at once, a second session need not mount its own.
+        areas = app.extension_areas = ExtensionAreas()
+        await areas.mount_in(app)
+    return AppExtensionUI(app, areas, place)
+
+
+def show_extension_ui(app: PiHost, ui: AppExtensionUI | None) -> None:
+    """Put ``ui``'s statuses, widgets, editor and look on screen (None: pi's own), the previous
+    session's away (kept for when its tab is shown again)."""
+    old = app.extension_ui
+    if old is ui:
+        return
+    if old is not None:
+        old.put_away()
     app.extension_ui = ui
-    above, below = ExtensionArea("aboveEditor", id="ext-above"), ExtensionArea("belowEditor", id="ext-below")
-    status = ExtensionArea("footer", id="ext-status")  # statuses: the last line, under pi's footer (Pi)
-    await app.mount(above, before=app.editor)
-    await app.mount(below, after=app.editor)
-    await app.mount(status, after=app.footer_bar)
-
-    def changed(_: AppExtensionUI) -> None:
-        # Statuses are part of pi's footer: an extension's footer shows them itself, if it
-        # wants (footer_data.get_extension_statuses()), as in Pi.
-        statuses = {} if "#footer" in ui.components else ui.statuses
-        for area in (above, below, status):
-            area.show(ui.widgets, statuses)
-
-    ui.on_change = changed
-    runner.set_ui(ui, "tui")
-    # ctx.shutdown(): quit as /quit does (the runner calls this once the agent is idle).
-    runner.on_shutdown_request = lambda: app.call_later(app.action_quit)
-    runner.reload_handler = lambda: reload_as_the_command(app, session)
-    await runner.start()
-    bind_shortcuts(app, session)
-    return ui
+    if ui is not None:
+        ui.bring_back()
 
 
 def bind_shortcuts(app: PiHost, session: SessionPort) -> None:

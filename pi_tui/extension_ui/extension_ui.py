@@ -4,17 +4,35 @@ Dialogs are modal screens pushed on the app; the extension's coroutine waits on 
 that the screen's dismiss callback resolves. Timeouts and failures are applied by the
 runtime's ``GuardedUI`` around this object, so a dialog nobody answers resolves to its
 default there.
+
+With several sessions open (tabs) each session's extensions have an ``AppExtensionUI`` of their
+own, and what they set is theirs: statuses and widget lines, their widgets, header, footer and
+editor (``screen_parts.py``), the working indicator's look, the terminal title, terminal input
+listeners and completion providers. Only the shown session's are on screen: ``put_away`` takes
+them off when its tab goes to the background, keeping them, and ``bring_back`` draws them again
+(``extension_host.show_extension_ui``). A change made meanwhile is stored and drawn on return;
+the editor text and the transcript a background session's extensions reach are its tab's
+(``TabPlace``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import math
+import os
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from rich.text import Text
+
+from ..terminal.terminal_input import TerminalInput
+from .screen_parts import ScreenParts
+from .tab_place import DraftLike, TabPlace, paste_into_draft, set_draft_text
+
+WORKING_LOOK_DEFAULTS: dict[str, object] = {"working_message": None, "working_visible": True,
+                                            "spinner_frames": None, "spinner_interval": None}
+"""pi's own working indicator (``FooterBar.set_working_look``), put back when a session's look leaves."""
 
 
 class AppExtensionUI:
@@ -22,16 +40,30 @@ class AppExtensionUI:
     accepts_styled_text = True
     """Statuses and widget lines keep ``ctx.ui.theme``'s colours (Rich text) here."""
 
-    def __init__(self, app: Any) -> None:
+    def __init__(self, app: Any, areas: Any = None, place: TabPlace | None = None) -> None:
+        """
+        Args:
+            app: The app.
+            areas: The app's ``ExtensionAreas`` (statuses and widget lines are drawn there).
+            place: The session's tab (None: the editor and transcript on screen are always its).
+        """
         self.app = app
+        self.areas = areas
+        self.place = place
         self.statuses: dict[str, str] = {}
         self.widgets: dict[str, tuple[list[str], str]] = {}
-        self.on_change: Callable[[AppExtensionUI], None] | None = None
-        """Called when statuses or widgets change (the app redraws its extension areas)."""
+        self.parts = ScreenParts(app, areas)
+        """The widgets the extensions mounted (components, their editor)."""
         self.editor_factory: Callable[..., Any] | None = None
         """The factory of the extension editor in use (``get_editor_component``)."""
-        self.components: dict[str, Any] = {}
-        """Widgets extensions mounted (by widget key; ``#header``/``#footer`` for replacements)."""
+        self.look: dict[str, object] = {}
+        """What the extensions changed of the working indicator (``FooterBar.set_working_look``)."""
+        self.title: str | None = None
+        """The terminal title the extensions set."""
+        self.terminal_input = TerminalInput(report=app.terminal_input.report)
+        """Their ``on_terminal_input`` listeners (``app.terminal_input`` while shown)."""
+        self.providers: Any = None
+        """Their completion providers (``app.completion.providers`` while shown)."""
         self.footer_data: Any = None
         """The ``FooterData`` given to an extension's footer (``footer_data.py``)."""
         self.before_dialog: Callable[[str], Awaitable[None]] | None = None
@@ -115,8 +147,66 @@ class AppExtensionUI:
         self._refresh()
 
     def _refresh(self) -> None:
-        if self.on_change is not None:
-            self.on_change(self)
+        # Statuses are part of pi's footer: an extension's footer shows them itself, if it
+        # wants (footer_data.get_extension_statuses()), as in Pi.
+        if self.shown and self.areas is not None:
+            self.areas.draw(self.widgets, {} if "#footer" in self.components else self.statuses)
+
+    # ------------------------------------------------------------------ on screen or put away
+
+    @property
+    def shown(self) -> bool:
+        """Whether this session's tab is the one shown (what it sets is drawn at once)."""
+        return self.parts.shown
+
+    @property
+    def components(self) -> dict[str, Any]:
+        """Widgets extensions mounted (by widget key; ``#header``/``#footer`` for replacements)."""
+        return self.parts.components
+
+    def put_away(self) -> None:
+        """Off the screen, kept: the session's tab goes to the background and pi's own look is back."""
+        if not self.shown:
+            return
+        self.parts.hide()
+        if self.areas is not None:
+            self.areas.draw({}, {})
+        self._pis_look_back()
+        self.app.terminal_input = TerminalInput(report=self.terminal_input.report)
+        self.app.completion.providers = None
+
+    def bring_back(self) -> None:
+        """On the screen again as it was left, with what changed meanwhile."""
+        if self.shown:
+            return
+        self.parts.show()
+        self._refresh()
+        if self.look:
+            self.app.footer_bar.set_working_look(**self.look)
+        if self.title is not None:
+            self._write_title(self.title)
+        self.app.terminal_input = self.terminal_input
+        self.app.completion.providers = self.providers
+        self.parts.refresh()
+
+    def discard(self) -> None:
+        """The session closed: its widgets go."""
+        self.put_away()
+        self.parts.discard()
+
+    def _pis_look_back(self) -> None:
+        """pi's own working indicator and terminal title where this session's extensions changed them."""
+        if self.look:
+            self.app.footer_bar.set_working_look(**{name: WORKING_LOOK_DEFAULTS[name] for name in self.look})
+        if self.title is not None:
+            self._write_title(f"π - {os.path.basename(str(self.app.cwd))}")  # Pi's title when none is set
+
+    def _transcript(self) -> Any:
+        return self.place.transcript if self.place is not None else self.app.transcript
+
+    def _draft(self) -> DraftLike | None:
+        """The tab's draft while it is in the background (None: the editor on screen is this session's)."""
+        return None if self.shown or self.place is None else self.place.draft
 
     # ------------------------------------------------------------------ the display layer
 
@@ -144,21 +234,14 @@ class AppExtensionUI:
 
     def set_widget_component(self, key: str, factory: Any, *, placement: str = "aboveEditor") -> None:
         """A widget of the extension's own (``factory(tui, theme)``) above or below the editor."""
-        host = self.app.query_one("#ext-above" if placement != "belowEditor" else "#ext-below")
-        old = self.components.pop(key, None)
-        if old is not None:
-            old.remove()
         if factory is None:
+            self.parts.drop(key)
             return
-        widget = factory(self.app, self.theme)
-        self.components[key] = widget
-        self.app.mount(widget, before=host) if placement != "belowEditor" else self.app.mount(widget, after=host)
+        self.parts.put(key, factory(self.app, self.theme), placement)
 
     def set_editor_component(self, factory: Callable[..., Any] | None) -> None:
         """Replace the editor with ``factory(tui, theme, keybindings)``'s ``CustomEditor`` (None: pi's)."""
-        from ..editor.editor_swap import swap_editor
-
-        swap_editor(self.app, factory, self.theme)
+        self.parts.set_editor(factory, self.theme)
         self.editor_factory = factory
 
     def get_editor_component(self) -> Callable[..., Any] | None:
@@ -166,23 +249,52 @@ class AppExtensionUI:
 
     def add_autocomplete_provider(self, factory: Callable[[Any], Any]) -> None:
         """``factory(current)``'s provider goes on top of the completion (``extension_completion.py``)."""
-        self.app.completion.add_provider(factory)
+        completion = self.app.completion
+        on_screen = completion.providers
+        completion.providers = self.providers  # a background session's stack is built aside
+        try:
+            completion.add_provider(factory)
+            self.providers = completion.providers
+        finally:
+            if not self.shown:
+                completion.providers = on_screen
 
     def session_switching(self) -> None:
-        """Before a switched-to session's ``session_start``: pi's editor and completion again, no
-        listeners (handlers that set them up at start do it once more, not twice)."""
-        self.app.terminal_input.clear()
-        self.app.completion.providers = None
+        """Before ``session_start`` of a session switched to (new, resume, fork) or of reloaded
+        extensions: what the extensions set goes, as Pi's ``resetExtensionUI`` does — statuses,
+        widgets, header, footer, editor, completion providers, terminal listeners, the working
+        look, the title and the hidden-thinking label — so handlers that set them up at start do it
+        once more, not twice, and a reloaded extension does not find its old instance's widgets."""
+        self.terminal_input.clear()
+        self.providers = None
+        if self.shown:
+            self.app.completion.providers = None
         if self.editor_factory is not None:
             self.set_editor_component(None)
+        for key in list(self.components):
+            self.parts.drop(key)
+        self.footer_data = None
+        self.statuses.clear()
+        self.widgets.clear()
+        if self.shown:
+            self._pis_look_back()
+        self.look, self.title = {}, None
+        if self._transcript().hidden_thinking_label is not None:
+            self._transcript().set_hidden_thinking_label(None)
+        self._refresh()
 
     def on_terminal_input(self, handler: Callable[[str], Any]) -> Callable[[], None]:
         """See ``terminal_input.py``: keys reach ``handler`` first; returns the unsubscriber."""
-        return self.app.terminal_input.add(handler)
+        return self.terminal_input.add(handler)
 
     def set_title(self, title: str) -> None:
         """The terminal's window title (OSC 2), as Pi's ``setTitle``; Textual's ``App.title`` is only
         read by its Header widget, which pi does not show."""
+        self.title = title
+        if self.shown:
+            self._write_title(title)
+
+    def _write_title(self, title: str) -> None:
         self.app.title = title
         driver = getattr(self.app, "_driver", None)
         if driver is not None and not self.app.is_headless:
@@ -191,76 +303,78 @@ class AppExtensionUI:
             driver.flush()
 
     def set_editor_text(self, text: str) -> None:
-        self.app.editor.set_text(text)
+        draft = self._draft()
+        if draft is None:
+            self.app.editor.set_text(text)
+        else:
+            set_draft_text(draft, text)
 
     def get_editor_text(self) -> str:
-        return str(self.app.editor.text)
+        draft = self._draft()
+        return str(self.app.editor.text if draft is None else draft.text)
 
     def paste_to_editor(self, text: str) -> None:
-        self.app.editor.paste_text(text)
+        draft = self._draft()
+        if draft is None:
+            self.app.editor.paste_text(text)
+        else:
+            paste_into_draft(draft, text)
+
+    def _set_look(self, **changes: object) -> None:
+        self.look.update(changes)
+        if self.shown:
+            self.app.footer_bar.set_working_look(**changes)
 
     def set_working_message(self, message: str | None = None) -> None:
-        self.app.footer_bar.set_working_look(working_message=message)
+        self._set_look(working_message=message)
 
     def set_working_visible(self, visible: bool) -> None:
-        self.app.footer_bar.set_working_look(working_visible=visible)
+        self._set_look(working_visible=visible)
 
     def set_working_indicator(self, frames: list[str] | None = None, interval_ms: int | None = None) -> None:
         from .extension_area import as_extension_text
 
-        self.app.footer_bar.set_working_look(
+        self._set_look(
             spinner_frames=[as_extension_text(frame) for frame in frames] if frames is not None else None,
             spinner_interval=interval_ms / 1000 if interval_ms and interval_ms > 0 else None)
 
     def set_hidden_thinking_label(self, label: str | None = None) -> None:
-        self.app.transcript.set_hidden_thinking_label(None if label is None else str(label))
+        self._transcript().set_hidden_thinking_label(None if label is None else str(label))
 
     def set_tools_expanded(self, expanded: bool) -> None:
-        self.app.transcript.set_tools_expanded(expanded)
+        self._transcript().set_tools_expanded(expanded)
 
     def get_tools_expanded(self) -> bool:
-        return bool(self.app.transcript.tools_expanded)
+        return bool(self._transcript().tools_expanded)
 
     def set_header(self, factory: Any) -> None:
         """Replace the header line with the extension's widget (None brings pi's back)."""
-        self._replace("header", self.app.header_bar, factory)
+        self._replace("header", factory)
 
     def set_footer(self, factory: Any) -> None:
         """Replace the footer with the extension's widget (None brings pi's back)."""
-        self._replace("footer", self.app.footer_bar, factory)
+        self._replace("footer", factory)
 
     def refresh_components(self) -> None:
         """Redraw the footer, header and widgets extensions mounted (the session changed)."""
-        for widget in self.components.values():
-            if widget.is_attached:
-                widget.refresh()
+        self.parts.refresh()
 
     def drop_component(self, key: str) -> None:
         """Take away a component that broke (``extension_guard.py``); pi's header or footer returns."""
-        originals = {"#header": self.app.header_bar, "#footer": self.app.footer_bar}
-        widget = self.components.pop(key, None)
-        if widget is not None and widget.is_attached:
-            widget.remove()
-        if key in originals:
-            originals[key].display = True
+        self.parts.drop(key)
         self._refresh()
 
-    def _replace(self, key: str, original: Any, factory: Any) -> None:
-        old = self.components.pop(f"#{key}", None)
-        if old is not None:
-            old.remove()
-        original.display = factory is None
-        if factory is not None:
+    def _replace(self, key: str, factory: Any) -> None:
+        if factory is None:
+            self.parts.drop(f"#{key}")
+        else:
             from ..footer.footer_data import FooterData, takes_footer_data
 
             extra: tuple[Any, ...] = ()
             if key == "footer" and takes_footer_data(factory):  # Pi's (tui, theme, footerData)
-
                 self.footer_data = FooterData(str(self.app.cwd), self.statuses)
                 extra = (self.footer_data,)
-            widget = factory(self.app, self.theme, *extra)
-            self.components[f"#{key}"] = widget
-            self.app.mount(widget, after=original)
+            self.parts.put(f"#{key}", factory(self.app, self.theme, *extra))
         self._refresh()  # statuses leave with pi's footer and come back with it
 
     @property

@@ -2,15 +2,46 @@
 
 Run ``python -m pi_tui.screenshots.session_scenes [--out screenshots] [names...]``. The first
 session has a finished conversation and is shown; the second was opened with ``/open``, is
-still streaming an answer in the background and keeps a draft in its editor.
+still streaming an answer in the background and keeps a draft in its editor. In
+``two_sessions_extensions`` an extension (in the agent dir, so each tab loads it) set a status
+and a widget in each tab, different ones: the second tab's are on screen, the first's kept.
 """
 
 from __future__ import annotations
 
 import os
+import tempfile
+from pathlib import Path
 from typing import Any
 
-from .scenes import SCENE_PROVIDERS, Scene, _conversation, _send, _until, _usage, make_app, render_scenes
+from . import scenes
+from .scenes import SCENE_PROVIDERS, Scene, _conversation, _send, _until, _usage, render_scenes
+
+EXTENSION = """
+def extension(pi):
+    async def env(args, ctx):
+        colour = "success" if args == "staging" else "warning"
+        ctx.ui.set_status("env", ctx.ui.theme.fg("accent", f"env: {args}"))
+        ctx.ui.set_widget("target", [ctx.ui.theme.fg(colour, f"deploys go to {args}")])
+    pi.register_command("env", env, description="Where this session deploys")
+"""
+
+
+def make_app(scene: Scene, agent_dir: str | None = None) -> tuple[Any, Any]:
+    """``scenes.make_app``, with the extension in the agent dir for the scenes that show one."""
+    agent_dir = agent_dir or tempfile.mkdtemp(prefix="pi-screens-agent-")
+    if scene.name.endswith("_extensions"):
+        folder = Path(agent_dir) / "extensions"
+        folder.mkdir(exist_ok=True)
+        (folder / "deploy_env.py").write_text(EXTENSION, encoding="utf-8")
+    return scenes.make_app(scene, agent_dir)
+
+
+async def _command(pilot: Any, text: str) -> None:
+    pilot.app.editor.set_text(text)
+    await pilot.pause()
+    pilot.app.menu.hide()  # the slash menu would take the Enter
+    await pilot.press("enter")
 
 
 async def two_sessions(pilot: Any) -> None:
@@ -29,9 +60,23 @@ async def two_sessions(pilot: Any) -> None:
     await _until(pilot, lambda: app.workspace.active.number == 1)
 
 
+async def two_sessions_extensions(pilot: Any) -> None:
+    app = pilot.app
+    await _until(pilot, lambda: app.extension_ui is not None)
+    await _command(pilot, "/env staging")
+    await _until(pilot, lambda: "env" in app.extension_ui.statuses)
+    await _send(pilot, "/open")
+    await _until(pilot, lambda: len(app.workspace.sessions) == 2 and app.workspace.active.number == 2
+                 and app.extension_ui is not None and app.extension_ui is app.workspace.active.extension_ui)
+    await _conversation(pilot)
+    await _command(pilot, "/env production")  # the second tab's own: the first's "staging" is kept aside
+    await _until(pilot, lambda: "env" in app.extension_ui.statuses)
+
+
 SCENES = [
     Scene("two_sessions", (120, 40), two_sessions),
     Scene("two_sessions_narrow", (80, 24), two_sessions),
+    Scene("two_sessions_extensions", (100, 30), two_sessions_extensions),
 ]
 
 

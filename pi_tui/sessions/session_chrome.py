@@ -82,8 +82,13 @@ class SessionChrome:
         model, level = session.model, session.thinking_level
         self._header.set_model(model.ref if model is not None else "")
         self._footer.set_model(model.id if model else "", level, bool(model and model.reasoning))
-        for name in THINKING_LEVELS:
-            self._editor.set_class(name == level, f"thinking-{name}")
+        # One restyle at most (each class added or removed on its own restyles the editor again).
+        editor = self._editor
+        wanted = {name for name in editor.classes if not name.startswith("thinking-")}
+        if level in THINKING_LEVELS:
+            wanted.add(f"thinking-{level}")
+        if wanted != set(editor.classes):
+            editor.set_classes(wanted)
 
     def refresh_resources(self, session: SessionPort) -> None:
         resources = getattr(session.resources, "resources", None)

@@ -1,11 +1,14 @@
-"""The extensions of a session opened in another tab, and the questions of background tabs.
+"""Each tab's extensions: their own ``ctx.ui``, on screen while the tab is shown, and the
+questions of background tabs.
 
-The first session's extensions are started by ``extension_host.attach_extensions`` and draw
-in the app's extension areas. A session opened later gets its own ``AppExtensionUI`` (dialogs,
-notifications, shortcuts, the editor text) without areas of its own: its statuses and widgets
-are kept but not drawn. Every session's dialogs (an extension's ``ctx.ui.select``, a tool
-approval) wait while their tab is in the background: the tab says "waiting for you", a
-notification says who asks, and the dialog opens when the user shows that tab.
+Every open session's extensions get an ``AppExtensionUI`` of their own, the first session's
+included. The shown tab's statuses, widgets, header, footer, editor, working look and title
+are on screen; switching tabs puts the previous tab's away (kept) and brings the shown one's
+back (``extension_host.show_extension_ui``, called by ``Workspace.show``). An extension of a
+background tab that sets a status or a widget changes what its tab will show. Every session's
+dialogs (an extension's ``ctx.ui.select``, a tool approval) wait while their tab is in the
+background: the tab says "waiting for you", a notification says who asks, and the dialog opens
+when the user shows that tab.
 """
 
 from __future__ import annotations
@@ -13,8 +16,12 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from ..extension_ui.extension_host import bind_shortcuts, reload_as_the_command
-from ..extension_ui.extension_ui import AppExtensionUI
+from ..extension_ui.extension_host import (
+    bind_shortcuts,
+    new_extension_ui,
+    reload_as_the_command,
+    show_extension_ui,
+)
 
 if TYPE_CHECKING:
     from ..host import PiHost
@@ -37,25 +44,19 @@ def dialog_gate(workspace: Workspace, entry: OpenSession) -> Callable[[str], Awa
     return wait_until_shown
 
 
-def adopt_extension_ui(workspace: Workspace, entry: OpenSession, ui: AppExtensionUI | None) -> None:
-    """``ui`` (from ``attach_extensions``) serves ``entry``: its dialogs wait for the tab."""
-    if ui is None:
-        return
-    entry.extension_ui = ui
-    ui.before_dialog = dialog_gate(workspace, entry)
-
-
 async def start_tab_extensions(app: PiHost, workspace: Workspace, entry: OpenSession) -> None:
-    """Give a later tab's extensions their UI and start them (``session_start``)."""
+    """Give a tab's extensions their UI and start them (``session_start``); no-op without any."""
     session = entry.session
     runner = session.extension_runner
     if runner is None:
         return
-    ui = AppExtensionUI(app)
-    adopt_extension_ui(workspace, entry, ui)
+    ui = await new_extension_ui(app, entry)
+    ui.before_dialog = dialog_gate(workspace, entry)
+    entry.extension_ui = ui  # from now on, showing the tab shows what its extensions set
     if entry is workspace.active:
-        app.extension_ui = ui
+        show_extension_ui(app, ui)
     runner.set_ui(ui, "tui")
+    # ctx.shutdown(): quit as /quit does (the runner calls this once the agent is idle).
     runner.on_shutdown_request = lambda: app.call_later(app.request_quit)
     runner.reload_handler = lambda: reload_as_the_command(app, session)
     await runner.start()

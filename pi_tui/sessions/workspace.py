@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from pi_runtime.frontend import events as ev
 
 from ..bridge import Bridge
+from ..extension_ui.extension_host import show_extension_ui
 from ..transcript.transcript import Transcript
 from .open_session import Draft, OpenSession
 
@@ -79,7 +80,6 @@ class Workspace:
         # The view settings the user chose apply to every session's transcript.
         transcript.tools_expanded = shown.tools_expanded
         transcript.thinking_collapsed = shown.thinking_collapsed
-        transcript.hidden_thinking_label = shown.hidden_thinking_label
         transcript.scrollbar_mode = shown.scrollbar_mode
         transcript.set_class(shown.has_class("-pad-0"), "-pad-0")
         last = self.sessions[-1].transcript if self.sessions else shown
@@ -128,7 +128,10 @@ class Workspace:
         app.transcript = entry.transcript
         app.jump_hint.place(entry.transcript)  # this tab's own scroll position decides
         app.bridge = entry.bridge
-        app.extension_ui = entry.extension_ui if entry.extension_ui is not None else app.extension_ui
+        # The old tab's extension statuses, widgets and editor go (kept), this one's come back;
+        # the editor may change here, so the draft goes into ``app.editor`` as it is after this.
+        show_extension_ui(app, entry.extension_ui)
+        editor = app.editor
         app.chrome.show(entry.session)  # the header, footer and queue pane show this session now
         app.tree_pane.shown_session_changed()
         busy = entry.working or entry.session.is_streaming
@@ -182,6 +185,9 @@ class Workspace:
                 entry.transcript.set_streaming(True)
             case ev.AgentSettledEvent():
                 entry.transcript.set_streaming(False)
+                ui = entry.extension_ui
+                if background and ui is not None and ui.footer_data is not None:
+                    ui.footer_data.check_branch()  # the shown one's is checked by the app
             case _:
                 pass
         if background and outcome is not None:
@@ -218,6 +224,8 @@ class Workspace:
             index = self.sessions.index(entry)
             await self.show(self.sessions[index + 1] if index + 1 < len(self.sessions) else self.sessions[index - 1])
         self.sessions.remove(entry)
+        if entry.extension_ui is not None:
+            entry.extension_ui.discard()  # its widgets and editor were kept hidden for its tab
         self._app.tree_pane.session_closed(entry.session)
         entry.bridge.stop()
         await entry.transcript.remove()

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from pi_tui.screenshots.scenes import make_app
-from pi_tui.screenshots.session_scenes import SCENES
+from pi_tui.screenshots.session_scenes import SCENES, make_app
 
 
 @pytest.mark.parametrize("scene", SCENES, ids=[s.name for s in SCENES])
