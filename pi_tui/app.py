@@ -110,6 +110,9 @@ class PiApp(App[int], inherit_bindings=False):
         """Extensions' ``ctx.ui`` once a session with extensions is attached."""
         self.initial_prompt: str | None = None
         """Sent once the session is attached (``pi "message"``)."""
+        self.command_line: Any = None
+        """The ``pi`` command line (``CliArgs``) the first session was built from, as given: a
+        session resumed from another folder is built from it again there (None: the defaults)."""
         self.typeahead_lines: list[str] = []
         """Lines typed (with Enter) while pi started, before the app read the terminal."""
         self.typeahead_partial = ""

@@ -20,7 +20,7 @@ _SOURCES: dict[str, tuple[str, ...]] = {
     "pi_runtime": ("__version__",),
     "pi_runtime.paths": ("agent_dir",),
     "pi_runtime.config_files": ("ConfigFileError", "read_config_text"),
-    "pi_runtime.cli_args": ("UsageError",),
+    "pi_runtime.cli_args": ("CliArgs", "UsageError"),
     "pi_runtime.frontend.session": ("SessionPort",),
     "pi_runtime.kernel.session": ("AgentSession", "typed_settings"),
     "pi_runtime.kernel.errors": ("PromptError", "CompactionError", "SessionBusyError"),
@@ -33,6 +33,9 @@ _SOURCES: dict[str, tuple[str, ...]] = {
     "pi_runtime.sibling": ("Sibling", "open_sibling_session"),
     "pi_runtime.modes.startup": ("build_session", "save_trust_decision", "session_dir_for", "trust_question"),
     "pi_runtime.modes.inputs": ("initial_prompts",),
+    "pi_runtime.modes.resume_folder": (
+        "ResumeFolder", "build_resumed_session", "fork_into", "missing_folder_choices", "where_to_resume",
+    ),
     "pi_runtime.ai.types": ("ImageContent", "Model", "Usage"),
     "pi_runtime.ai.models": ("ModelRegistry",),
     "pi_runtime.ai.env_keys": ("ENV_KEYS", "env_var_names"),
@@ -166,6 +169,11 @@ if TYPE_CHECKING:
     from pi_runtime.mcp.oauth_store import McpAuthFileError as McpAuthFileError
     from pi_runtime.mcp.oauth_store import McpAuthStore as McpAuthStore
     from pi_runtime.modes.inputs import initial_prompts as initial_prompts
+    from pi_runtime.modes.resume_folder import ResumeFolder as ResumeFolder
+    from pi_runtime.modes.resume_folder import build_resumed_session as build_resumed_session
+    from pi_runtime.modes.resume_folder import fork_into as fork_into
+    from pi_runtime.modes.resume_folder import missing_folder_choices as missing_folder_choices
+    from pi_runtime.modes.resume_folder import where_to_resume as where_to_resume
     from pi_runtime.modes.startup import build_session as build_session
     from pi_runtime.modes.startup import save_trust_decision as save_trust_decision
     from pi_runtime.modes.startup import session_dir_for as session_dir_for

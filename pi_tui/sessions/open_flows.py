@@ -77,7 +77,9 @@ def _pick_to_resume(app: PiHost) -> None:
             if entry.session.session_file and str(entry.session.session_file) == str(path):
                 app.call_later(app.workspace.show, entry)  # open already: its tab
                 return
-        start_opening(app, "resume", path=str(path))
+        from .resume_flows import resume_picked
+
+        resume_picked(app, str(path), new_tab=True)  # in its own folder when that is another one
 
     app.push_screen(picker, picked)
 
