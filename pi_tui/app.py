@@ -515,7 +515,8 @@ class PiApp(App[int], inherit_bindings=False):
         await self.input.dequeue()
 
     def action_focus_queue(self) -> None:
-        self.queue_view.take_focus()
+        if not self.queue_view.take_focus():  # said, as Alt+Up says "No queued messages to restore"
+            self.notify("No queued messages to edit", timeout=3)
 
     async def on_queue_pane_editor_wanted(self, message: QueuePane.EditorWanted) -> None:
         if message.text:

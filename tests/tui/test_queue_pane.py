@@ -235,3 +235,12 @@ async def test_a_row_too_long_for_the_pane_ends_in_an_ellipsis_and_the_hint_name
         await pilot.press("escape", "escape")
         hold.release.set()
         await settle(pilot, session)
+
+
+async def test_the_queue_key_with_nothing_queued_says_so(session):
+    app = create_app(session, static=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, session)
+        await pilot.press("alt+q")
+        assert await wait_for(pilot, lambda: any("No queued messages to edit" in str(n.message) for n in app._notifications))
+        assert app.focused is app.editor
