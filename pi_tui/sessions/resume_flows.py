@@ -39,7 +39,14 @@ class MissingFolderPrompt(PickList):
 
 def resume_picked(app: PiHost, path: str, *, new_tab: bool) -> None:
     """Resume the session file ``path`` the picker returned (in a worker): in place of the shown
-    session (``/resume``), or in a new tab (``/open resume``)."""
+    session (``/resume``), or in a new tab (``/open resume``). A file another tab has open is
+    that tab's (its session holds the file's lock): that tab is shown."""
+    for entry in app.workspace.sessions:
+        if entry.session.session_file and str(entry.session.session_file) == str(path):
+            if entry is not app.workspace.active:
+                app.call_later(app.workspace.show, entry)
+                app.notify(f"Already open: {entry.name}", timeout=3)
+            return
     app.run_worker(_resume(app, path, new_tab), name="resume-session", group="sessions", exit_on_error=False)
 
 

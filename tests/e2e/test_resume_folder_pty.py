@@ -52,14 +52,19 @@ def start_in(folder: Path, env: dict[str, str]) -> Terminal:
     return term
 
 
-def pick_from_all_folders(term: Terminal, command: bytes, folder: Path) -> None:
-    """Run ``command`` (``/resume`` or ``/open resume``) and pick the session recorded in ``folder``."""
-    term.type(command)
-    assert term.wait_for("Resumeasession"), term.screen[-2000:]
+def pick_from_all_folders(term: Terminal, command: bytes, folder: Path, search: str = "remember") -> None:
+    """Run ``command`` (``/resume`` or ``/open resume``) and pick the session recorded in ``folder``
+    (the only one whose first message has ``search`` in it)."""
     mark = term.mark()
-    term.type(TAB)  # this folder has no session yet: all folders
+    term.type(command)
+    assert term.wait_for("Resumeasession", since=mark), term.screen[-2000:]
+    mark = term.mark()
+    term.type(TAB)  # all folders
     assert term.wait_for("allfolders", since=mark), term.screen[-2000:]
     assert term.wait_for(str(folder), since=mark), term.screen[-2000:]  # the row names its folder
+    mark = term.mark()
+    term.type(search.encode())
+    assert term.wait_for("1/1", since=mark), term.screen[-2000:]  # only that session is left
     term.type(b"\r")
 
 
@@ -103,6 +108,10 @@ def test_open_resume_runs_it_in_its_folder_in_a_new_tab_beside_this_one(folders,
         term.type(b"\x1b[5;3~")  # Alt+PageUp: back to the first tab, which still runs in B
         assert term.wait_for(str(b), since=mark), term.screen[-2000:]  # its footer names B
         assert os.path.realpath(ask_for_pwd(term, loopback)) == os.path.realpath(b)
+        # /resume of the session the second tab has open shows that tab (its file is locked there).
+        pick_from_all_folders(term, b"/resume\r", a)
+        assert term.wait_for("Alreadyopen:session2"), term.screen[-2000:]
+        assert "Couldnotresume" not in term.screen.replace(" ", "")
     finally:
         term.close()
 
