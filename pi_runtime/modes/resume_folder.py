@@ -43,10 +43,9 @@ def where_to_resume(path: str | os.PathLike[str], current: str) -> ResumeFolder:
         path: A session file.
         current: The working directory of the session open now.
     """
-    from ..session.listing import read_session_info
+    from ..session.listing import header_cwd
 
-    info = read_session_info(Path(path))
-    recorded = info.cwd if info is not None else ""
+    recorded = header_cwd(Path(path))
     if not recorded or _same_folder(recorded, current):
         return ResumeFolder("here", current)
     if not os.path.isdir(recorded):

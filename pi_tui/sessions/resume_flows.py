@@ -87,7 +87,10 @@ def _fork_here(session: Any, path: str) -> str:
 def _session_id(path: str) -> str:
     from pi_runtime.frontend import read_session_info
 
-    info = read_session_info(Path(path))
+    try:
+        info = read_session_info(Path(path))
+    except Exception:  # noqa: BLE001 - a notice's detail: the file name will do
+        info = None
     return info.id if info is not None else Path(path).stem
 
 

@@ -145,3 +145,35 @@ def test_a_folder_with_its_own_settings_asks_for_trust_before_its_session_opens(
         assert os.path.realpath(ask_for_pwd(term, loopback)) == os.path.realpath(a)
     finally:
         term.close()
+
+
+def project_extension_that_leaves_a_mark(folder: Path, mark: Path) -> None:
+    (folder / ".pi" / "extensions").mkdir(parents=True)
+    (folder / ".pi" / "extensions" / "mark.py").write_text(
+        f"import pathlib\n\ndef extension(pi):\n    pathlib.Path({str(mark)!r}).write_text('loaded')\n", encoding="utf-8")
+
+
+def test_session_flag_from_another_folder_takes_that_folders_trust_not_the_launch_folders(folders, env, loopback,
+                                                                                         tmp_path):
+    """``pi --session <A's file>`` started in B (which has no project resources, so it needs no
+    trust) ran A's project extension without A ever being trusted; Pi 1.6 does not load it."""
+    a, b = folders
+    mark = tmp_path / "extension-ran"
+    project_extension_that_leaves_a_mark(a, mark)
+    [recorded] = list(Path(env["PI_CODING_AGENT_DIR"], "sessions").rglob("*.jsonl"))
+    loopback.push(text_reply("Still here."))
+    done = run_pi(["--model", MODEL, "-p", "--session", str(recorded), "go on"], {**env, "PI_TEST_PROJECT": str(b)})
+    assert done.returncode == 0, done.stderr
+    assert not mark.exists()  # headless: A's trust is an open question, taken as "no"
+
+    term = Terminal(["--model", MODEL, "--session", str(recorded)], {**env, "PI_TEST_PROJECT": str(b)})
+    try:
+        assert term.wait_for("Trustprojectfolder?"), term.screen[-2000:]  # asked about A, where it runs
+        assert term.wait_for(str(a).replace(" ", "")), term.screen[-2000:]
+        assert not mark.exists()
+        term.type(b"\x1b")  # not trusted, this time only
+        assert term.wait_for("Thisprojectisnottrusted"), term.screen[-2000:]
+        assert os.path.realpath(ask_for_pwd(term, loopback)) == os.path.realpath(a)
+        assert not mark.exists()
+    finally:
+        term.close()
