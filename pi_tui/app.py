@@ -113,6 +113,9 @@ class PiApp(App[int], inherit_bindings=False):
         """Where extensions' statuses and widget lines are drawn (mounted with the first ``ctx.ui``)."""
         self.initial_prompt: str | None = None
         """Sent once the session is attached (``pi "message"``)."""
+        self.command_line: Any = None
+        """The ``pi`` command line (``CliArgs``) the first session was built from, as given: a
+        session resumed from another folder is built from it again there (None: the defaults)."""
         self.typeahead_lines: list[str] = []
         """Lines typed (with Enter) while pi started, before the app read the terminal."""
         self.typeahead_partial = ""
@@ -513,7 +516,8 @@ class PiApp(App[int], inherit_bindings=False):
         await self.input.dequeue()
 
     def action_focus_queue(self) -> None:
-        self.queue_view.take_focus()
+        if not self.queue_view.take_focus():  # said, as Alt+Up says "No queued messages to restore"
+            self.notify("No queued messages to edit", timeout=3)
 
     async def on_queue_pane_editor_wanted(self, message: QueuePane.EditorWanted) -> None:
         if message.text:

@@ -49,6 +49,8 @@ class PiHost(Protocol):
     session: SessionPort | None
     agent_dir: Path
     cwd: str
+    command_line: Any
+    """The ``pi`` command line (``CliArgs``) the first session was built from; None: the defaults."""
     keymap: Keymap
     themes: ThemeService
     theme: str

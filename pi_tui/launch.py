@@ -10,7 +10,7 @@ attached and reports the real one.
 
 from __future__ import annotations
 
-import asyncio
+import copy
 import gc
 import os
 import threading
@@ -94,26 +94,9 @@ class _CommandLineApp(PiApp):
 
     async def ask_project_trust(self, folder: str) -> bool:
         """Pi's trust question (the build thread waits for it); saves the decision when asked to."""
-        from .dialogs.trust_prompt import NOT_TRUSTED, TrustPrompt
+        from .dialogs.trust_prompt import ask_project_trust
 
-        answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-
-        def answered(value: Any) -> None:
-            if not answer.done():
-                answer.set_result(value)
-
-        self.push_screen(TrustPrompt(folder), answered)
-        trusted, save_for = await answer
-        if save_for is not None:
-            from pi_runtime.frontend.app_support import save_trust_decision
-
-            try:
-                save_trust_decision(save_for, trusted)
-            except Exception as exc:  # noqa: BLE001 - the decision still holds for this session
-                self.notify(f"Trust decision not saved: {exc}", severity="warning", timeout=8)
-        if not trusted:
-            self.call_later(self.transcript.add_notice, NOT_TRUSTED, "warning")
-        return bool(trusted)
+        return await ask_project_trust(self, folder)
 
     def _read_preview(self) -> None:
         """The end of the resumed conversation, shown while the session is still being built."""
@@ -199,6 +182,8 @@ def run_interactive(args: Any, typeahead: Any = None, preloaded: Any = None) -> 
 
     first_frame = threading.Event()
     app = _CommandLineApp(hint=model_hint(args, agent_dir(), os.getcwd()), first_frame=first_frame, args=args)
+    # Kept as given: the build below writes the first folder's trust answer into ``args``.
+    app.command_line = copy.deepcopy(args)
     def ask_trust(folder: str) -> bool:  # on the build thread: waits for the answer on the app's loop
         return bool(app.call_from_thread(app.ask_project_trust, folder))  # type: ignore[arg-type]  # see above
 

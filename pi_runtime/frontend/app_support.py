@@ -22,6 +22,7 @@ from ._lazy import LazyExports
 if TYPE_CHECKING:
     from pi_runtime.ai.env_keys import ENV_KEYS as ENV_KEYS
     from pi_runtime.ai.env_keys import env_var_names as env_var_names
+    from pi_runtime.cli_args import CliArgs as CliArgs
     from pi_runtime.cli_args import UsageError as UsageError
     from pi_runtime.config_files import ConfigFileError as ConfigFileError
     from pi_runtime.config_files import read_config_text as read_config_text
@@ -33,6 +34,11 @@ if TYPE_CHECKING:
     from pi_runtime.mcp.oauth_login import mcp_sign_in as mcp_sign_in
     from pi_runtime.mcp.oauth_store import McpAuthFileError as McpAuthFileError
     from pi_runtime.modes.inputs import initial_prompts as initial_prompts
+    from pi_runtime.modes.resume_folder import ResumeFolder as ResumeFolder
+    from pi_runtime.modes.resume_folder import build_resumed_session as build_resumed_session
+    from pi_runtime.modes.resume_folder import fork_into as fork_into
+    from pi_runtime.modes.resume_folder import missing_folder_choices as missing_folder_choices
+    from pi_runtime.modes.resume_folder import where_to_resume as where_to_resume
     from pi_runtime.modes.startup import build_session as build_session
     from pi_runtime.modes.startup import save_trust_decision as save_trust_decision
     from pi_runtime.modes.startup import session_dir_for as session_dir_for

@@ -225,6 +225,12 @@ class TreeNavigator:
         await self._changed("new")
         return SwitchResult()
 
+    async def switch_allowed(self, path: str) -> bool:
+        """Whether extensions let this session give way to the file ``path`` (``session_before_switch``,
+        reason ``resume``, as ``switch`` asks it), when a front end opens that file in a session of
+        its own instead (a session of another folder runs in a session built for that folder)."""
+        return not await self._gate.cancels("session_before_switch", reason="resume", target_session_file=str(path))
+
     async def switch(self, path: str) -> SwitchResult:
         """Open another session file and continue it."""
         if await self._gate.cancels("session_before_switch", reason="resume", target_session_file=str(path)):

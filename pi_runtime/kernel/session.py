@@ -515,6 +515,12 @@ class AgentSession:
     async def switch_session(self, path: str) -> SwitchResult:
         return await self._navigator.switch(path)
 
+    async def switch_allowed(self, path: str) -> bool:
+        """Whether extensions let ``/resume`` replace this session with the file ``path`` when the
+        front end builds that file a session of its own (it runs in another folder): Pi asks
+        ``session_before_switch`` (reason ``resume``) before it does the same."""
+        return await self._navigator.switch_allowed(path)
+
     async def set_session_name(self, name: str) -> None:
         self._record.manager.append_session_info(name)
         await self._outbox.emit(SessionInfoChangedEvent(name.strip() or None))

@@ -70,6 +70,9 @@ def trust_question(args: CliArgs, cwd: str | None = None) -> str | None:
     cwd = cwd or os.getcwd()
     agent_dir = default_agent_dir()
     settings = SettingsManager.create(cwd, agent_dir, project_trusted=False)
+    folder = _resumed_folder(args, cwd, settings)
+    if folder != cwd:  # ``--session`` of another folder's session: it runs (and is trusted or not) there
+        cwd, settings = folder, SettingsManager.create(folder, agent_dir, project_trusted=False)
     default = settings.global_settings.default_project_trust
     decision = resolve_project_trust(cwd, store=TrustStore(agent_dir), override=args.approve, default_trust=default)
     return cwd if decision.needs_prompt else None
@@ -169,6 +172,20 @@ def open_session_manager(args: CliArgs, cwd: str, settings: Any) -> Any:
     return SessionManager.create(cwd, directory)
 
 
+def _resumed_folder(args: CliArgs, cwd: str, settings: Any) -> str:
+    """The folder a ``--session`` file runs in: the one it recorded when that exists, else ``cwd``."""
+    if not args.session or args.fork or args.no_session:
+        return cwd
+    from ..session.listing import header_cwd
+
+    try:
+        path = _find_session(args.session, cwd, session_dir_for(args, settings, cwd), new_file_ok=True)
+    except StartupError:
+        return cwd  # the build says so
+    recorded = header_cwd(Path(path))
+    return recorded if recorded and recorded != cwd and os.path.isdir(recorded) else cwd
+
+
 def _session_cwd(manager: Any, cwd: str) -> str:
     """Resume a session in its own working directory when that still exists (as Pi does)."""
     recorded = (getattr(manager, "header", None) or {}).get("cwd")
@@ -246,8 +263,18 @@ def _build_with_manager(args: CliArgs, cwd: str, agent_dir: Path, settings: Any,
                         manager: Any, preloaded: LoadedExtensions | None) -> AgentSession:
     from ..resources.loader import ResourceLoader
     from ..sdk import create_agent_session
+    from ..settings import SettingsManager
 
-    cwd = _session_cwd(manager, cwd)
+    session_cwd = _session_cwd(manager, cwd)
+    if session_cwd != cwd:
+        # A session of another folder runs there: that folder's settings and trust decision
+        # apply, never the launch folder's (its project extensions must not load on the
+        # strength of a folder that has none).
+        cwd = session_cwd
+        settings = SettingsManager.create(cwd, agent_dir, project_trusted=False)
+        trusted = _trust(args, cwd, agent_dir, settings)
+        if trusted:
+            settings.set_project_trusted(True)
     # Extensions load before models are resolved (their providers can be chosen with --model)
     # and before their flags are checked (as Pi).
     if preloaded is not None and preloaded.cwd == cwd:

@@ -61,7 +61,9 @@ def _text_of(message: dict[str, Any]) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return " ".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+        # A damaged file's ``"text": 7`` is left out, not a failure of the whole listing.
+        return " ".join(text for b in content
+                        if isinstance(b, dict) and b.get("type") == "text" and isinstance(text := b.get("text"), str))
     return ""
 
 
@@ -302,8 +304,8 @@ def find_session_file(
     return None
 
 
-def header_id(path: Path) -> str | None:
-    """The session id in a file's header line (None when it is not a session file)."""
+def _header(path: Path) -> dict[str, Any] | None:
+    """A session file's header line alone (None when it is not a session file)."""
     try:
         with open(path, "rb") as fh:
             first = fh.readline(1 << 20)
@@ -311,8 +313,22 @@ def header_id(path: Path) -> str | None:
     except (OSError, ValueError, RecursionError):
         return None
     if type(header) is dict and header.get("type") == "session" and isinstance(header.get("id"), str):
-        return header["id"]
+        return header
     return None
+
+
+def header_id(path: Path) -> str | None:
+    """The session id in a file's header line (None when it is not a session file)."""
+    header = _header(path)
+    return header["id"] if header is not None else None
+
+
+def header_cwd(path: Path) -> str:
+    """The working directory a session file's header records ("" when none or not a session file);
+    only the first line is read, so a damaged message further down does not matter."""
+    header = _header(path)
+    cwd = header.get("cwd") if header is not None else None
+    return cwd if isinstance(cwd, str) else ""
 
 
 def newest_session_in(directory: Path) -> Path | None:

@@ -24,8 +24,9 @@ from typing import Any
 
 from ..records import record
 
-Piece = bytes | float
-"""Bytes to send as one chunk, or a pause in seconds."""
+Piece = bytes | float | threading.Event
+"""Bytes to send as one chunk, a pause in seconds, or a gate: the reply waits there until the
+test sets the event (a stream that goes on exactly when the test says, no fixed sleep)."""
 
 
 def sse_bytes(data: Any, event: str | None = None) -> bytes:
@@ -52,11 +53,16 @@ class Reply:
         *,
         event_names: list[str | None] | None = None,
         delay: float = 0.0,
+        gate_at: int | None = None,
+        gate: threading.Event | None = None,
         **kwargs: Any,
     ) -> Reply:
-        """An SSE reply, one chunk per event (``delay`` seconds between chunks)."""
+        """An SSE reply, one chunk per event (``delay`` seconds between chunks); with ``gate``, the
+        events from index ``gate_at`` on wait until the test sets it."""
         pieces: list[Piece] = []
         for i, data in enumerate(events):
+            if gate is not None and i == gate_at:
+                pieces.append(gate)
             if delay and i:
                 pieces.append(delay)
             name = event_names[i] if event_names else None
@@ -213,6 +219,13 @@ class LoopbackServer:
         head.append("transfer-encoding: chunked")
         writer.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1"))
         for piece in reply.pieces:
+            if isinstance(piece, threading.Event):
+                await writer.drain()
+                # Polled: it is set from the test's thread, and a thread blocked in wait() could not
+                # be cancelled when the server stops.
+                while not piece.is_set():  # noqa: ASYNC110 - a threading.Event, see above
+                    await asyncio.sleep(0.01)
+                continue
             if isinstance(piece, (int, float)):
                 await writer.drain()
                 await asyncio.sleep(piece)

@@ -7,12 +7,16 @@ folder to save that decision for (None: this session only). Esc is "do not trust
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
 from .pick_list import PickItem, PickList
+
+if TYPE_CHECKING:
+    from ..host import PiHost
 
 NOT_TRUSTED = ("This project is not trusted. Project .pi resources and packages are ignored. "
                "Use /trust to save a trust decision, then restart pi.")
@@ -45,3 +49,27 @@ class TrustPrompt(PickList):
     async def action_dismiss(self, result: Any = None) -> None:
         # Esc (the cancel binding dismisses with None) means "not trusted, this session only".
         await super().action_dismiss(result if result is not None else (False, None))
+
+
+async def ask_project_trust(app: PiHost, folder: str, *, say_untrusted: bool = True) -> bool:
+    """Ask whether to trust ``folder`` (at start-up, or before a session of that folder is opened);
+    saves the decision when the user asks to and, with ``say_untrusted``, says in the transcript
+    shown when it is not trusted (``NOT_TRUSTED``)."""
+    answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+
+    def answered(value: Any) -> None:
+        if not answer.done():
+            answer.set_result(value)
+
+    app.push_screen(TrustPrompt(folder), answered)
+    trusted, save_for = await answer
+    if save_for is not None:
+        from pi_runtime.frontend.app_support import save_trust_decision
+
+        try:
+            save_trust_decision(save_for, trusted)
+        except Exception as exc:  # noqa: BLE001 - the decision still holds for this session
+            app.notify(f"Trust decision not saved: {exc}", severity="warning", timeout=8)
+    if not trusted and say_untrusted:
+        app.call_later(app.transcript.add_notice, NOT_TRUSTED, "warning")
+    return bool(trusted)

@@ -89,6 +89,12 @@ class FooterBar(Static):
         self.model, self.thinking, self.reasoning = model, thinking, reasoning
         self._render_footer()
 
+    def set_cwd(self, cwd: str, branch: str | None) -> None:
+        """The folder (and its git branch) of the session shown."""
+        if (cwd, branch) != (self.cwd, self.branch):
+            self.cwd, self.branch = cwd, branch
+            self._render_footer()
+
     def set_session_name(self, name: str | None) -> None:
         self.session_name = name
         self._render_footer()

@@ -56,6 +56,12 @@ class HeaderBar(Static):
         self.model = model
         self._show()
 
+    def set_cwd(self, cwd: str) -> None:
+        """The folder of the session shown (a session resumed from another project runs there)."""
+        if cwd != self.cwd:
+            self.cwd, self.branch = cwd, git_branch(cwd)
+            self._show()
+
     def set_loaded(self, loaded: list[tuple[str, list[str]]], warnings: list[str]) -> None:
         self.loaded, self.warnings = loaded, warnings
         self._show()

@@ -49,7 +49,7 @@ class QueuePane(Vertical, can_focus=True):
     DEFAULT_CSS = """
     QueuePane { height: auto; max-height: 16; }
     QueuePane #queue-rows { height: auto; max-height: 13; }
-    QueuePane .queue-row { height: 1; }
+    QueuePane .queue-row { height: 1; text-wrap: nowrap; text-overflow: ellipsis; }
     QueuePane:focus .queue-row.-selected { background: $pi-selected-bg; color: $pi-text; }
     QueuePane .queue-editing { height: auto; }
     QueuePane .queue-edit-label { width: 12; height: 1; }
@@ -157,7 +157,8 @@ class QueuePane(Vertical, can_focus=True):
 
     def _hint_text(self) -> Text:
         if self._edit is not None:
-            words = "enter save · shift+enter new line · esc cancel"
+            # Ctrl+J too: tmux without extended keys sends Shift+Enter as a plain Enter (which saves).
+            words = "enter save · shift+enter/ctrl+j new line · esc cancel"
         elif self.has_focus_within:
             words = "↑↓ select · enter edit · d delete · K/J move · t steer⇄follow-up · esc back"
         else:

@@ -71,13 +71,11 @@ def _pick_to_resume(app: PiHost) -> None:
     picker = SessionPicker(app.cwd, session_dir=session_dir, current_path=session.session_file, session=session)
 
     def picked(path: Any) -> None:
-        if not path:
-            return
-        for entry in app.workspace.sessions:
-            if entry.session.session_file and str(entry.session.session_file) == str(path):
-                app.call_later(app.workspace.show, entry)  # open already: its tab
-                return
-        start_opening(app, "resume", path=str(path))
+        if path:
+            from .resume_flows import resume_picked
+
+            # In its own folder when that is another one; a file open in a tab shows that tab.
+            resume_picked(app, str(path), new_tab=True)
 
     app.push_screen(picker, picked)
 

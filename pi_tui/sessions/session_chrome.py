@@ -41,6 +41,9 @@ class SessionChrome:
 
     def show(self, session: SessionPort) -> None:
         """Everything from scratch (a session was attached)."""
+        if session.cwd:
+            self._header.set_cwd(session.cwd)
+            self._footer.set_cwd(session.cwd, self._header.branch)
         self.refresh_resources(session)
         self._providers = provider_count(session)
         self.refresh_model(session)

@@ -125,6 +125,7 @@ class Workspace:
         self.active = entry
         entry.transcript.display = True
         app.session = entry.session
+        app.cwd = entry.session.cwd or app.cwd  # each session runs in its own folder (a resumed one's may differ)
         app.transcript = entry.transcript
         app.jump_hint.place(entry.transcript)  # this tab's own scroll position decides
         app.bridge = entry.bridge
@@ -213,8 +214,20 @@ class Workspace:
 
     # ------------------------------------------------------------------ closing
 
-    async def close(self, entry: OpenSession) -> None:
-        """Close ``entry``'s tab: its session ends (``session_shutdown``), its transcript goes.
+    async def replace(self, entry: OpenSession, session: SessionPort) -> OpenSession:
+        """Show ``session`` in ``entry``'s tab instead of its session, which ends (``session_shutdown``,
+        reason ``resume``): ``/resume`` of a session that runs in another folder, which gets a
+        session of its own rather than a switched file. The tab keeps its place and number."""
+        fresh = await self.open(session)
+        self.sessions.remove(fresh)
+        self.sessions.insert(self.sessions.index(entry), fresh)
+        fresh.number = entry.number
+        await self.close(entry, reason="resume")
+        return fresh
+
+    async def close(self, entry: OpenSession, *, reason: str = "quit") -> None:
+        """Close ``entry``'s tab: its session ends (``session_shutdown`` with ``reason``), its
+        transcript goes.
 
         The last open session is never closed here (quitting does that).
         """
@@ -230,7 +243,7 @@ class Workspace:
         entry.bridge.stop()
         await entry.transcript.remove()
         self._app.refresh_session_tabs()
-        await dispose_session(entry.session)
+        await dispose_session(entry.session, reason)
 
     async def shut_down(self) -> None:
         """End every open session once (the app is quitting)."""
@@ -245,10 +258,10 @@ DISPOSE_TIMEOUT_S = 3.0
 """How long ending a session waits for it (extensions' ``session_shutdown``); a hung handler must not keep pi open."""
 
 
-async def dispose_session(session: SessionPort) -> None:
+async def dispose_session(session: SessionPort, reason: str = "quit") -> None:
     import asyncio
 
     try:
-        await asyncio.wait_for(session.dispose("quit"), DISPOSE_TIMEOUT_S)
+        await asyncio.wait_for(session.dispose(reason), DISPOSE_TIMEOUT_S)
     except Exception:  # noqa: BLE001 - closing goes on whatever the session says
         pass

@@ -71,7 +71,7 @@ def _assistant(message: dict[str, Any]) -> tuple[str, str]:
     return "assistant", "assistant: " + " ".join(parts)
 
 
-def _message(message: Any) -> tuple[str, str]:
+def _message(message: Any, call: dict[str, Any] | None = None) -> tuple[str, str]:
     if not isinstance(message, dict):
         return "other", "message"
     role = message.get("role")
@@ -82,7 +82,8 @@ def _message(message: Any) -> tuple[str, str]:
     if role == "toolResult":
         mark = "✗" if message.get("isError") else "✓"
         body = one_line(content_text(message.get("content")), 100)
-        return "tool", f"{message.get('toolName', 'tool')} {mark} {body}".rstrip()
+        name = tool_call_summary(call) if call is not None else message.get("toolName", "tool")
+        return "tool", f"{name} {mark} {body}".rstrip()
     if role == "bashExecution":
         code = message.get("exitCode")
         suffix = f"  (exit {code})" if isinstance(code, int) and code != 0 else ""
@@ -121,11 +122,35 @@ def kind_of(entry: dict[str, Any]) -> str:
     return role
 
 
-def describe(entry: dict[str, Any]) -> tuple[str, str]:
+_ORDINARY_STOPS = (None, "", "stop", "toolUse")
+
+
+def textless_answer(entry: dict[str, Any]) -> bool:
+    """An assistant message without any text that ended normally: only tool calls (or thinking,
+    or nothing). Pi's tree leaves these out unless one is the current leaf; the tool results
+    below name the calls. One that ended in an error, an abort or the length limit is kept."""
+    message = entry.get("message")
+    if entry.get("type") != "message" or not isinstance(message, dict) or message.get("role") != "assistant":
+        return False
+    if message.get("stopReason") not in _ORDINARY_STOPS:
+        return False
+    content = message.get("content")
+    if isinstance(content, str):
+        return not content.strip()
+    if not isinstance(content, list):
+        return True
+    return not any(isinstance(block, dict) and block.get("type") == "text" and str(block.get("text") or "").strip()
+                   for block in content)
+
+
+def describe(entry: dict[str, Any], call: dict[str, Any] | None = None) -> tuple[str, str]:
     """The kind and one-line text of an entry.
 
     Args:
         entry: A session entry in its JSON shape.
+        call: For a tool result, the ``toolCall`` block it answers when known: the row names the
+            call (``read(notes.md) ✓ …``), as Pi's tree does, since the answer that made the call
+            is usually left out of the tree.
 
     Returns:
         ``(kind, text)``; kind is one of user, assistant, error, tool, bash, custom_message,
@@ -134,7 +159,7 @@ def describe(entry: dict[str, Any]) -> tuple[str, str]:
     """
     kind = entry.get("type")
     if kind == "message":
-        return _message(entry.get("message"))
+        return _message(entry.get("message"), call)
     if kind == "compaction":
         tokens = entry.get("tokensBefore")
         size = f"{tokens / 1000:.1f}k tokens" if isinstance(tokens, (int, float)) else "?"

@@ -18,8 +18,7 @@ import gc
 from bisect import insort
 from typing import Any
 
-from ..transcript.entry_summary import kind_of
-from .tree_rows import MAX_GUIDE_LEVELS, Row, TreeRows
+from .tree_rows import MAX_GUIDE_LEVELS, TreeRows, new_row
 
 _CONNECTORS = ("├─ ", "└─ ")
 
@@ -144,7 +143,7 @@ class LiveTree:
         anchor = tree.current_row
         if pos < len(rows):
             self._shift_from(pos)
-        rows.insert(pos, Row(entry, entry_id, parent, kind_of(entry), guide, pos + 1, 0))
+        rows.insert(pos, new_row(entry, rows, parent, guide, pos + 1, 0))
         tree.row_of[entry_id] = pos
         hidden = False
         ancestor = parent
@@ -192,8 +191,12 @@ class LiveTree:
         while row >= 0 and row != common:
             rows[row].on_path = False
             row = rows[row].parent
-        tree.leaf_row = new
+        old, tree.leaf_row = tree.leaf_row, new
         self._leaf = leaf_id
+        # A tool-call-only answer is shown only while it is the leaf.
+        for changed in (old, new):
+            if changed >= 0 and rows[changed].textless:
+                tree.recheck(changed)
         if follow:
             tree.go_to_row(tree.display_leaf())
 

@@ -4,7 +4,8 @@
 how) to summarise the branch being left, then ``AgentSession.navigate_tree`` runs in a
 worker (a summary calls the model; Esc aborts it). The kernel emits ``session_changed``,
 which rebuilds the transcript; a chosen user message comes back into the editor.
-``/resume``: the session picker returns a file, ``switch_session`` opens it.
+``/resume``: the session picker returns a file, ``sessions.resume_flows`` opens it (in its own
+folder, as Pi does, when that is another one).
 """
 
 from __future__ import annotations
@@ -91,12 +92,8 @@ def open_resume(app: Any) -> None:
 
     def picked(path: Any) -> None:
         if path and path != session.session_file:
-            app.run_worker(_switch(app, path), name="switch-session", group="kernel", exit_on_error=False)
+            from ..sessions.resume_flows import resume_picked
+
+            resume_picked(app, str(path), new_tab=False)  # in its own folder when that is another one
 
     app.push_screen(picker, picked)
-
-
-async def _switch(app: Any, path: str) -> None:
-    result = await app.session.switch_session(path)
-    if not result.cancelled:
-        app.notify(f"Resumed {app.session.session_name or path}", timeout=3)

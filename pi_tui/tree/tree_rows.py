@@ -10,12 +10,12 @@ where an entry has several children do its children get ``├─`` / ``└─`` 
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left, bisect_right, insort
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from ..transcript.entry_summary import SETTINGS_KINDS, describe, kind_of
+from ..transcript.entry_summary import SETTINGS_KINDS, describe, kind_of, textless_answer
 
 FILTERS = ("default", "no-tools", "user-only", "labeled-only", "all")
 """Filter modes in cycle order (Ctrl+O forward, Shift+Ctrl+O back)."""
@@ -40,14 +40,46 @@ class Row:
     children: int
     on_path: bool = False
     """On the active path (root → current leaf)."""
+    textless: bool = False
+    """An assistant message with no text (only tool calls): shown only while it is the leaf, as
+    in Pi's tree (``textless_answer``)."""
+    above: Row | None = field(default=None, repr=False, compare=False)
+    """For a tool result, the row above it: the call it answers is found from there when the
+    text is first built (most rows are never drawn, so it is not looked up before)."""
     _text: str | None = None
 
     @property
     def text(self) -> str:
         """One-line summary, built on first use (most rows of a long session are never drawn)."""
         if self._text is None:
-            self._text = describe(self.entry)[1]
+            self._text = describe(self.entry, _answered_call(self) if self.above is not None else None)[1]
         return self._text
+
+
+def new_row(entry: dict[str, Any], rows: list[Row], parent: int, guide: str, end: int, children: int) -> Row:
+    """The row of ``entry`` under row ``parent`` of ``rows`` (its kind and whether Pi's tree hides
+    it are worked out once)."""
+    kind = kind_of(entry)
+    if kind == "assistant":
+        return Row(entry, entry["id"], parent, kind, guide, end, children, textless=textless_answer(entry))
+    return Row(entry, entry["id"], parent, kind, guide, end, children,
+               above=rows[parent] if kind == "tool" and parent >= 0 else None)
+
+
+def _answered_call(row: Row) -> dict[str, Any] | None:
+    """The ``toolCall`` block the tool result of ``row`` answers: in the assistant message above
+    it (past the results of that message's other calls)."""
+    call_id = row.entry["message"].get("toolCallId")
+    owner = row.above
+    while owner is not None and owner.kind == "tool":
+        owner = owner.above
+    if not call_id or owner is None or owner.kind != "assistant":
+        return None
+    content = owner.entry["message"].get("content")
+    for block in content if isinstance(content, list) else ():
+        if isinstance(block, dict) and block.get("type") == "toolCall" and block.get("id") == call_id:
+            return block
+    return None
 
 
 @dataclass(slots=True)
@@ -143,7 +175,7 @@ class TreeRows:
                 continue
             index = len(rows)
             children = kids.get(entry["id"], ())
-            rows.append(Row(entry, entry["id"], parent, kind_of(entry), gutter + connector, index + 1, len(children)))
+            rows.append(new_row(entry, rows, parent, gutter + connector, index + 1, len(children)))
             row_of[entry["id"]] = index
             stack.append((None, index, "", ""))
             if not children:
@@ -191,6 +223,8 @@ class TreeRows:
         mode, kind = self.filter, r.kind
         if kind == "usage":  # Pi never shows usage entries in the tree
             return False
+        if r.textless and row != self.leaf_row:  # in every mode, as Pi; the leaf stays in sight
+            return False
         if mode == "user-only":
             ok = kind == "user"
         elif mode == "labeled-only":
@@ -224,6 +258,25 @@ class TreeRows:
             self.go_to_row(anchor)
         else:
             self.cursor = 0
+
+    def recheck(self, row: int) -> None:
+        """Show or hide one row after something its visibility depends on changed (the leaf
+        moved to or from it), keeping the cursor on the row it was on."""
+        if row < 0:
+            return
+        ancestor, folded = self.rows[row].parent, False
+        while self.folded and ancestor >= 0 and not folded:  # (a deep session's walk only under a fold)
+            folded = ancestor in self.folded
+            ancestor = self.rows[ancestor].parent
+        wanted = not folded and self.passes(row)
+        if wanted == self.is_visible(row):
+            return
+        anchor = self.current_row
+        if wanted:
+            insort(self.visible, row)
+        else:
+            self.visible.pop(bisect_left(self.visible, row))
+        self.go_to_row(anchor)
 
     def go_to_row(self, row: int) -> None:
         """Put the cursor on ``row`` or, when hidden, the nearest visible row before it."""

@@ -47,11 +47,16 @@ class Terminal:
     def screen(self) -> str:
         return _ANSI.sub(b"", self.output).decode("utf-8", "replace")
 
-    def wait_for(self, *texts: str, timeout: float = 30) -> bool:
-        """True as soon as any of ``texts`` (spaces removed) is on the screen; False after ``timeout``."""
+    def mark(self) -> int:
+        """Where the output is now: ``wait_for(..., since=mark)`` looks only at what came after."""
+        return len(self.output)
+
+    def wait_for(self, *texts: str, timeout: float = 30, since: int = 0) -> bool:
+        """True as soon as any of ``texts`` (spaces removed) is on the screen (printed after byte
+        ``since``); False after ``timeout``."""
         end = time.monotonic() + timeout
         while time.monotonic() < end:
-            screen = self.screen.replace(" ", "")
+            screen = _ANSI.sub(b"", self.output[since:]).decode("utf-8", "replace").replace(" ", "")
             if any(text in screen for text in texts):
                 return True
             self.read(0.05)

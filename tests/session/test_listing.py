@@ -42,3 +42,15 @@ def test_non_session_files_are_not_listed(tmp_path):
     (folder / "junk.jsonl").write_text('{"not":"a session"}\n')
     (folder / "empty.jsonl").write_text("")
     assert SessionManager.list("/p", folder) == []
+
+
+def test_a_text_block_whose_text_is_not_a_string_is_listed_without_it(tmp_path):
+    """A hand-edited or damaged file (``"text": 7``) failed the whole listing with a TypeError
+    (the /resume picker and ``pi --session`` of that file)."""
+    path = tmp_path / "odd.jsonl"
+    lines = [{"type": "session", "version": 3, "id": "odd", "timestamp": "2025-01-01T00:00:00.000Z", "cwd": "/p"},
+             {"type": "message", "id": "m1", "parentId": None, "timestamp": "2025-01-01T00:00:01.000Z",
+              "message": {"role": "user", "content": [{"type": "text", "text": 7}, {"type": "text", "text": "hi"}]}}]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    info = read_session_info(path)
+    assert info is not None and info.id == "odd" and info.first_message == "hi"

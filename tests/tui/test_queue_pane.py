@@ -218,3 +218,29 @@ async def test_queue_focus_key_is_listed_and_remappable(provider, workdir, agent
         await pilot.press("escape")
         hold.release.set()
         await settle(pilot, session)
+
+
+async def test_a_row_too_long_for_the_pane_ends_in_an_ellipsis_and_the_hint_names_ctrl_j(provider, session, workdir):
+    """A message cut at the pane's edge says so (…); tmux without extended keys sends Shift+Enter as
+    Enter, so the edit hint names Ctrl+J as well (found trying the pane in tmux)."""
+    session, hold, app = held(provider, workdir)
+    long = "a very long steering message that goes on and on past the width of this narrow terminal window"
+    async with app.run_test(size=(80, 24)) as pilot:
+        await start_and_queue(pilot, session, hold, steers=[long])
+        [line] = [line for line in screen_text(app).splitlines() if "a very long steering" in line]
+        assert line.rstrip().endswith("…")
+        await pilot.press("alt+q", "e")
+        assert await wait_for(pilot, lambda: isinstance(app.focused, QueueEditArea))
+        assert "shift+enter/ctrl+j new line" in screen_text(app)
+        await pilot.press("escape", "escape")
+        hold.release.set()
+        await settle(pilot, session)
+
+
+async def test_the_queue_key_with_nothing_queued_says_so(session):
+    app = create_app(session, static=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, session)
+        await pilot.press("alt+q")
+        assert await wait_for(pilot, lambda: any("No queued messages to edit" in str(n.message) for n in app._notifications))
+        assert app.focused is app.editor

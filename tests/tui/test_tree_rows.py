@@ -62,8 +62,7 @@ def test_guides_only_where_an_entry_has_several_children(branched):
         "user: q1",
         "assistant: a1",
         "├─ user: q2",
-        "│  assistant: → bash(ls)",
-        "│  bash ✓ file.txt",
+        "│  bash(ls) ✓ file.txt",  # the answer that only called the tool is left out, as in Pi
         "│  assistant: a3",
         "└─ user: q2b",
         "   assistant: a2b",
@@ -71,7 +70,7 @@ def test_guides_only_where_an_entry_has_several_children(branched):
     # The leaf is the label entry (hidden): the nearest visible ancestor is marked and selected.
     assert tree.rows[tree.display_leaf()].entry_id == ids["a2b"]
     assert tree.current_id == ids["a2b"]
-    assert tree.counter() == "8/8"
+    assert tree.counter() == "7/7"
     on_path = [tree.rows[r].text for r in tree.visible if tree.rows[r].on_path]
     assert on_path == ["user: q1", "assistant: a1", "user: q2b", "assistant: a2b"]
     assert tree.labels[ids["q2b"]].text == "retry" and tree.labels[ids["q2b"]].timestamp
@@ -84,12 +83,13 @@ def test_filters(branched):
     assert [tree.rows[r].text for r in tree.visible] == ["user: q1", "user: q2", "user: q2b"]
     assert tree.current_id == ids["q2b"]  # the cursor falls back to the nearest earlier visible row
     tree.set_filter("no-tools")
-    assert "bash ✓ file.txt" not in [tree.rows[r].text for r in tree.visible] and len(tree.visible) == 7
+    assert "bash(ls) ✓ file.txt" not in [tree.rows[r].text for r in tree.visible] and len(tree.visible) == 6
     tree.set_filter("labeled-only")
     assert [tree.rows[r].entry_id for r in tree.visible] == [ids["q2b"]]
     tree.set_filter("all")
     texts = [tree.rows[r].text for r in tree.visible]
-    assert texts[0] == "[model: p/m]" and texts[-1].startswith("[label ") and len(texts) == 10
+    assert texts[0] == "[model: p/m]" and texts[-1].startswith("[label ") and len(texts) == 9
+    assert "assistant: → bash(ls)" not in texts  # not even in "all", as in Pi
     tree.toggle_filter("all")  # choosing the active filter again goes back to default
     assert tree.filter == "default"
     tree.cycle_filter(-1)
@@ -106,7 +106,7 @@ def test_search_matches_text_and_labels(branched):
     tree.set_query("retry")
     assert [tree.rows[r].entry_id for r in tree.visible] == [ids["q2b"]]
     tree.set_query("")
-    assert len(tree.visible) == 8
+    assert len(tree.visible) == 7
 
 
 def test_while_searching_only_the_current_entry_itself_is_marked(branched):
@@ -126,14 +126,14 @@ def test_fold_and_segment_jumps(branched):
     sm, ids = branched
     tree = TreeRows(sm.raw_entries(), sm.leaf_id)
     tree.move(-len(tree.visible))
-    tree.move(3)  # "│  assistant: → bash(ls)", inside the first branch
+    tree.move(3)  # "│  bash(ls) ✓ file.txt", inside the first branch
     tree.fold_or_up()  # not a segment start: jump to it
     assert tree.rows[tree.current_row].text == "user: q2"
     tree.fold_or_up()  # a segment start: fold it
     assert lines(tree)[2:4] == ["├─ user: q2", "└─ user: q2b"]
     assert tree.hidden_below(tree.current_row) == 3
     tree.unfold_or_down()
-    assert len(tree.visible) == 8 and tree.rows[tree.current_row].text == "user: q2"
+    assert len(tree.visible) == 7 and tree.rows[tree.current_row].text == "user: q2"
     tree.unfold_or_down()  # to the end of the segment (a leaf)
     assert tree.rows[tree.current_row].text == "assistant: a3"
     tree.unfold_or_down()  # to the next segment start
