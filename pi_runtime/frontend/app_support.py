@@ -34,7 +34,6 @@ if TYPE_CHECKING:
     from pi_runtime.mcp.oauth_login import mcp_sign_in as mcp_sign_in
     from pi_runtime.mcp.oauth_store import McpAuthFileError as McpAuthFileError
     from pi_runtime.modes.inputs import initial_prompts as initial_prompts
-    from pi_runtime.modes.resume_folder import ResumeFolder as ResumeFolder
     from pi_runtime.modes.resume_folder import build_resumed_session as build_resumed_session
     from pi_runtime.modes.resume_folder import fork_into as fork_into
     from pi_runtime.modes.resume_folder import missing_folder_choices as missing_folder_choices
