@@ -160,7 +160,11 @@ def create_agent_session(
     typed = typed_settings(settings)
     options = ToolOptions(bash_env=bash_env, shell_path=typed.shell_path or None,
                           auto_resize_images=lambda: typed_settings(settings).images.auto_resize)
-    available = {t.name: t for t in create_all_tools(cwd, options)}
+    own_tools = create_all_tools(cwd, options)
+    # Pi lists a tool in the prompt's <tools> section when it is one of its own or gives a
+    # prompt_snippet: an extension's, an SDK caller's or an MCP server's tool without one is left out.
+    own_ids = {id(t) for t in own_tools}
+    available = {t.name: t for t in own_tools}
     for tool in custom_tools:
         available[tool.name] = tool
     defaults = typed.default_tools
@@ -208,12 +212,18 @@ def create_agent_session(
 
     def build_prompt(session: AgentSession) -> Any:
         resources = resource_loader.resources
-        descriptions = {t.name: (t.description or t.name).split("\n")[0] for t in session.agent.state.tools}
+        active = session.agent.state.tools
+        descriptions = {}
+        for tool in active:
+            snippet = getattr(tool, "prompt_snippet", None)
+            if snippet:
+                descriptions[tool.name] = snippet
+            elif id(tool) in own_ids:
+                descriptions[tool.name] = (tool.description or tool.name).split("\n")[0]
         ext = getattr(session, "extension_runner", None)
         if ext is None:
             return resources.system_prompt_sections(descriptions)
-        descriptions.update(ext.prompt_snippets(list(descriptions)))
-        return resources.system_prompt_sections(descriptions, guidelines=ext.prompt_guidelines(list(descriptions)))
+        return resources.system_prompt_sections(descriptions, guidelines=ext.prompt_guidelines([t.name for t in active]))
 
     session = AgentSession(
         agent=agent,

@@ -455,8 +455,6 @@ class ExtensionRunner:
     def prompt_guidelines(self, active: list[str]) -> list[str]:
         return self.tools.prompt_guidelines(active)
 
-    def prompt_snippets(self, active: list[str]) -> dict[str, str]:
-        return self.tools.prompt_snippets(active)
 
     def active_tool_names(self) -> list[str]:
         return self.tools.active_names()

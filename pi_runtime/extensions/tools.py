@@ -138,7 +138,7 @@ class ExtensionTool(AgentTool):
         self.execution_mode = execution_mode  # type: ignore[misc,assignment]
         self.extension = extension
         self.prompt_snippet = prompt_snippet
-        """One line for the ``tools`` section of the system prompt (the description's first line otherwise)."""
+        """One line for the ``tools`` section of the system prompt; without it the tool is not listed there (Pi)."""
         self.prompt_guidelines = list(prompt_guidelines or [])
         """Rules added to the ``rules`` section while the tool is active."""
         self.default_active = default_active

@@ -95,12 +95,3 @@ class ToolSet:
         for name in active:
             out.extend(getattr(self.all.get(name), "prompt_guidelines", None) or [])
         return out
-
-    def prompt_snippets(self, active: list[str]) -> dict[str, str]:
-        """One-line ``prompt_snippet`` of active extension tools that set one."""
-        out = {}
-        for name in active:
-            snippet = getattr(self.all.get(name), "prompt_snippet", None)
-            if snippet:
-                out[name] = snippet
-        return out

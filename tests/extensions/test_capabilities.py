@@ -48,6 +48,8 @@ async def test_register_tool_with_pydantic_params(make_session, write_ext):
 
     runner.set_active_tools(["read", "rude", "unknown"])
     assert runner.active_tool_names() == ["read", "rude"]
+    # As in Pi, a tool without a prompt_snippet is offered to the model but not listed in <tools>.
+    assert "- read: " in session.system_prompt and "- rude" not in session.system_prompt
     session.provider.push(scripted_tool_call("rude", {"name": "Bob"}), scripted_text("ok"))
     await session.prompt("be rude")
     failed = [m for m in session.messages if getattr(m, "role", None) == "toolResult"][-1]
