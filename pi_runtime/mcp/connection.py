@@ -396,6 +396,22 @@ class McpConnection:
                 raise
         raise McpConnectionError(f'MCP server "{self.name}": request failed')  # pragma: no cover - loop returns or raises
 
+    async def reopen(self) -> Any:
+        """Drop the connection and open a new one (credentials or config are read afresh).
+
+        A connect already under way (the session's start-up one) is let finish and then dropped:
+        joining it instead would return a client opened with what was true before the call, such as
+        the credentials ``/mcp logout`` has just deleted.
+
+        Raises:
+            McpConnectionError: The server cannot be reached.
+        """
+        opening = self._opening
+        if opening is not None and not opening.done():
+            await asyncio.wait([opening])  # its outcome does not matter: it is dropped next
+        await self._drop_client()
+        return await self.client()
+
     async def _drop_client(self) -> None:
         task, stop = self._task, self._stop
         self._task = self._stop = None
