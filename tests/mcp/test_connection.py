@@ -97,3 +97,24 @@ async def test_a_reconnect_during_the_start_up_connect_opens_a_new_connection(tm
         assert len(starts.read_text().split()) == 2  # a second server: the reconnect opened its own
     finally:
         await manager.close()
+
+
+async def test_closing_during_a_connect_stops_the_server_without_waiting_for_the_handshake(tmp_path):
+    """pi's shutdown gives the MCP servers a few seconds: a connect still under way (a slow server,
+    the SDK still loading) is cut short and its process group stopped, not waited for."""
+    marker = uuid.uuid4().hex
+    server = Path(__file__).parent / "servers" / "hostile_server.py"
+    starts = tmp_path / "starts"
+    entry = McpServerEntry("slow", {
+        "command": sys.executable, "args": [str(server), "--gate", str(tmp_path / "never"), "--starts-file", str(starts)],
+        "env": {MARKER: marker}, "timeout": 60}, "test", "global")
+    connection = McpConnection(entry, str(tmp_path))
+    connecting = asyncio.ensure_future(connection.client())
+    assert await eventually(starts.exists), "the server never started"
+    closing = asyncio.ensure_future(connection.close())
+    # The handshake never ends on its own (the gate stays shut, the request timeout is a minute).
+    assert await eventually(closing.done, timeout=20), "close() waited for the connect"
+    with pytest.raises(McpConnectionError, match="shut down"):
+        await connecting
+    assert wait_until(lambda: not processes_with_env(MARKER, marker), 10)
+    assert connection.state == "closed"
