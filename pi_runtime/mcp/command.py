@@ -84,22 +84,25 @@ def status_text(manager: Any) -> str:
     return "\n".join(lines) if lines else "No MCP servers configured."
 
 
-async def run(manager: Any, args: str, *, agent_dir: str | os.PathLike[str], wait: float,
+async def run(manager: Any, args: str, *, agent_dir: str | os.PathLike[str],
               show: Callable[[str], None] | None = None) -> McpReply:
     """Answer ``/mcp <args>`` for ``manager``'s servers (None: no servers configured).
+
+    The status waits until every server's connect attempt has ended (connected, failed or needing
+    sign-in), as Pi's does and as ``pi mcp list`` does: each attempt is bounded by the server's own
+    timeout, and a status taken under a shorter cap said "connecting" on a busy machine.
 
     Args:
         manager: The session's ``McpManager``, or None.
         args: What followed ``/mcp``.
         agent_dir: Named in the "no servers" answer.
-        wait: Seconds the status waits for servers still connecting.
         show: Where a sign-in's progress lines go (the authorization URL) before it answers.
     """
     words = args.split()
     if manager is None:
         return McpReply(no_servers_text(agent_dir), ok=not words)
     if not words:
-        await manager.wait_connected(wait)
+        await manager.wait_connected()
         return McpReply(status_text(manager))
     action, names = words[0], words[1:]
     if action not in ("reconnect", "login", "logout") or len(names) != 1:

@@ -174,8 +174,16 @@ class McpConnection:
             return self._client
         if self._opening is None or self._opening.done():
             self._opening = asyncio.ensure_future(self._open())
-        # Shielded: one caller giving up (an aborted tool call) must not cancel the connect others wait for.
-        return await asyncio.shield(self._opening)
+        opening = self._opening
+        try:
+            # Shielded: one caller giving up (an aborted tool call) must not cancel the connect others wait for.
+            return await asyncio.shield(opening)
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if self._closed and opening.cancelled() and (task is None or not task.cancelling()):
+                # close() stopped the connect: for this caller that is a closed server, not its own cancel.
+                raise McpConnectionError(f'MCP server "{self.name}" is shut down') from None
+            raise
 
     async def _open(self) -> Any:
         self.state = "connecting"
@@ -229,6 +237,7 @@ class McpConnection:
             client = await ready
         except BaseException:
             stop.set()
+            task.cancel()  # a handshake still under way (close() cancelled us) is not waited for
             with contextlib.suppress(BaseException):
                 await task
             raise
@@ -396,6 +405,22 @@ class McpConnection:
                 raise
         raise McpConnectionError(f'MCP server "{self.name}": request failed')  # pragma: no cover - loop returns or raises
 
+    async def reopen(self) -> Any:
+        """Drop the connection and open a new one (credentials or config are read afresh).
+
+        A connect already under way (the session's start-up one) is let finish and then dropped:
+        joining it instead would return a client opened with what was true before the call, such as
+        the credentials ``/mcp logout`` has just deleted.
+
+        Raises:
+            McpConnectionError: The server cannot be reached.
+        """
+        opening = self._opening
+        if opening is not None and not opening.done():
+            await asyncio.wait([opening])  # its outcome does not matter: it is dropped next
+        await self._drop_client()
+        return await self.client()
+
     async def _drop_client(self) -> None:
         task, stop = self._task, self._stop
         self._task = self._stop = None
@@ -412,14 +437,19 @@ class McpConnection:
                 await task
 
     async def close(self) -> None:
-        """Disconnect and stop the server (waits until its process is gone)."""
+        """Disconnect and stop the server (waits until its process is gone).
+
+        A connect still under way is cancelled, not waited for: it may be importing the SDK or in
+        the middle of a slow handshake, and pi's shutdown gives this only a few seconds; cancelled,
+        it stops the server's process group itself (see :meth:`_connect_once`).
+        """
         self._closed = True
         self.state = "closed"
         self._changed()
         opening = self._opening
         if opening is not None and not opening.done():
-            with contextlib.suppress(BaseException):
-                await opening
+            opening.cancel()
+            await asyncio.wait([opening])
         task, stop = self._task, self._stop
         self._client = self._task = self._stop = None
         if stop is not None:

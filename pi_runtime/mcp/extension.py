@@ -32,7 +32,7 @@ import weakref
 from typing import Any
 
 from ..modes.output_guard import real_stdout
-from .manager import FIRST_PROMPT_WAIT, McpManager, ToolFilter
+from .manager import McpManager, ToolFilter
 
 EXTENSION_PATH = "builtin:mcp"
 _SWITCHES = frozenset({"new", "resume", "fork"})
@@ -126,8 +126,7 @@ def extension(pi: Any) -> None:
             else:
                 ctx.ui.notify(line, "info")
 
-        reply = await command.run(state["manager"], args or "", agent_dir=ctx.agent_dir, wait=FIRST_PROMPT_WAIT,
-                                  show=show)
+        reply = await command.run(state["manager"], args or "", agent_dir=ctx.agent_dir, show=show)
         if ctx.mode == "print":
             # Print mode's answer goes to stdout, as the model's would; a failure to stderr.
             stream = real_stdout() if reply.ok else sys.stderr

@@ -267,8 +267,7 @@ class McpManager:
             McpConnectionError: It cannot be reached.
         """
         connection = self.connections[name]
-        await connection._drop_client()
-        await connection.client()
+        await connection.reopen()
         return connection
 
     # ------------------------------------------------------------------ tools

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from e2e_support import MODEL, PI, run_pi, text_reply, tool_reply
+from rpc_client import RpcClient
 
 from pi_runtime.testing.mcp_oauth_server import McpOAuthServer
 from pi_runtime.testing.oauth_browser import redirect_target, write_browser
@@ -290,9 +291,14 @@ def test_slash_mcp_login_and_logout_in_print_and_rpc_mode(env, oauth_server):
     status = run_pi(["-p", "/mcp", "--model", MODEL], env, timeout=60)
     assert status.stdout.startswith("notes: connected"), status.stdout
 
-    rpc = subprocess.run([PI, "--mode", "rpc", "--model", MODEL], input=json.dumps(
-        {"type": "prompt", "id": "1", "message": "/mcp logout notes"}) + "\n", capture_output=True, text=True,
-        env=env, cwd=env["PI_TEST_PROJECT"], timeout=60)
-    notes = [json.loads(line) for line in rpc.stdout.splitlines() if '"notify"' in line]
-    assert any(n["message"].startswith('Signed out of MCP server "notes"') for n in notes), rpc.stdout
+    # Closing stdin ends an RPC session and cuts short what is still running (rpc.md "Shutdown"),
+    # so the client waits for the command's outcome before it closes.
+    client = RpcClient(env, "--model", MODEL)
+    try:
+        client.send({"type": "prompt", "id": "1", "message": "/mcp logout notes"})
+        client.wait(lambda r: r.get("method") == "notify"
+                    and r.get("message", "").startswith('Signed out of MCP server "notes"'), timeout=60)
+        assert client.close(timeout=60) == 0
+    finally:
+        client.kill()
     assert json.loads(auth_file(env).read_text()) == {}

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+import time
 
 import pytest
 
@@ -172,6 +174,29 @@ async def test_checkpoints_restore_files_after_navigating_back(make_session, rep
     assert "refs/pi-checkpoints/" in git(repo, "for-each-ref", "refs/pi-checkpoints")
     entries = [e for e in session.session_manager.get_entries() if e.type == "custom"]
     assert {e.custom_type for e in entries} == {"git-checkpoint"} and len(entries) >= 3
+    assert errors(session) == []
+
+
+async def test_checkpoint_keeps_a_same_size_edit_made_in_the_second_of_the_last_git_add(make_session, repo):
+    """The user edits a tracked file in place within the second of their last ``git add`` (same
+    size, same inode): git's index holds a "racily clean" entry that only the index file's own
+    mtime marks as untrustworthy. The checkpoint must still hold the edit, not the committed text."""
+    git(repo, "config", "core.trustctime", "false")  # ctime cannot be set from user space: let git ignore it
+    app = repo / "app.py"
+    then = int(time.time()) - 60  # the second of the last ``git add``, the edit and the index write
+    os.utime(app, (then, then))
+    git(repo, "update-index", "--refresh")  # the index records that mtime for app.py
+    with open(app, "r+") as fh:  # in place: git sees the same inode and size
+        fh.write("version = 2\n")
+    os.utime(app, (then, then))
+    os.utime(repo / ".git" / "index", (then, then))
+    session = make_session(extensions=["builtin:git-checkpoint"], persist=True)
+    session.extension_runner.set_ui(AnsweringUI(confirm=True), mode="tui")
+    session.provider.push(scripted_tool_call("write", {"path": "app.py", "content": "version = 3\n"}), scripted_text("ok"))
+    await session.prompt("edit")
+    [first] = [m["entryId"] for m in session.get_fork_messages()]
+    await session.navigate_tree(first)
+    assert app.read_text() == "version = 2\n"  # the user's edit, not the commit's "version = 1"
     assert errors(session) == []
 
 

@@ -56,8 +56,13 @@ class Git:
         os.close(fd)
         try:
             real = os.path.join(self.git_dir, "index")
-            if os.path.exists(real):  # keeps git's stat cache: unchanged files are not re-read
-                await asyncio.to_thread(shutil.copyfile, real, index)
+            if os.path.exists(real):
+                # The copy keeps git's stat cache (unchanged files are not re-read) and must keep the
+                # index's mtime too: git re-reads a "racily clean" file (changed in the same second
+                # the index was written, same size) only when its mtime is not older than the index
+                # file's. A fresh mtime on the copy would make git trust the stale entry and commit
+                # the old content (a same-size edit made within a second of ``git add`` was lost).
+                await asyncio.to_thread(shutil.copy2, real, index)
             else:
                 os.unlink(index)
             return await work(index)

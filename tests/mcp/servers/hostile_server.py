@@ -9,6 +9,8 @@ Options (command-line flags):
   --hostile-names     give tool ``tool_0`` a name/description with control characters (RTL override,
                       newline, an ANSI escape)
   --pid-file PATH     write the server's pid there once it runs
+  --starts-file PATH  append the server's pid there, one line per start
+  --gate PATH         answer ``initialize`` only once PATH exists (a start the test holds open)
 
 Every tool ``tool_<i>`` answers ``ok <i>``. These tools send something the SDK cannot parse:
   ``huge``            one text block of ``size`` MB (argument, default 100)
@@ -94,10 +96,15 @@ def main() -> None:
     parser.add_argument("--malformed", action="store_true")
     parser.add_argument("--hostile-names", action="store_true")
     parser.add_argument("--pid-file")
+    parser.add_argument("--starts-file")
+    parser.add_argument("--gate")
     args = parser.parse_args()
     if args.pid_file:
         with open(args.pid_file, "w", encoding="utf-8") as handle:
             handle.write(str(os.getpid()))
+    if args.starts_file:
+        with open(args.starts_file, "a", encoding="utf-8") as handle:
+            handle.write(f"{os.getpid()}\n")
     out = sys.stdout.buffer
     for line in sys.stdin.buffer:
         if not line.strip():
@@ -108,6 +115,8 @@ def main() -> None:
             continue  # a notification (initialized, cancelled)
         if method == "initialize":
             time.sleep(args.start_delay)
+            while args.gate and not os.path.exists(args.gate):
+                time.sleep(0.01)  # the server's own wait for the test to let it finish starting
             result = {"protocolVersion": message["params"]["protocolVersion"],
                       "capabilities": {"tools": {}}, "serverInfo": {"name": "hostile", "version": "1"}}
             send(out, {"jsonrpc": "2.0", "id": request_id, "result": result})
