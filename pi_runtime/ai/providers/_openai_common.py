@@ -351,10 +351,10 @@ def _wire_assistant_message(content: Any, compat: dict[str, Any], reasoning_on: 
         text = content[0].get("text") or ""
         if not text.strip():
             return None
-        entry = {"role": "assistant", "content": text}
+        single: dict[str, Any] = {"role": "assistant", "content": text}
         if reasoning_on and compat.get("requiresReasoningContentOnAssistantMessages"):
-            entry["reasoning_content"] = ""
-        return entry
+            single["reasoning_content"] = ""
+        return single
     texts: list[str] = []
     for block in content or ():
         if block.get("type") != "text":
