@@ -9,11 +9,13 @@ peak RSS and ours as a fraction of Pi's median wall time are shown):
   --session (20k) -p     open a generated 20,000-message session file and answer
   -c -p (20k msgs)       the same through --continue (newest session of the folder)
 
-Our package's bytecode is compiled first (``compileall``): an installed pi has it, and with
-``PYTHONDONTWRITEBYTECODE`` set every run would compile the sources again (~0.1 s).
+Our package's bytecode is compiled first (``compileall``) and the compiled dataclass methods
+written (``python -m pi_runtime.dataclass_code_cache``): an installed pi has them after its first
+run, and with ``PYTHONDONTWRITEBYTECODE`` set every run would compile the sources again (~0.1 s).
 
 Pi is looked up as ``$PI_REAL_BIN``, else the npm global ``@earendil-works/pi-coding-agent``
-(needs Node >= 22.19). Peak RSS is the child's own ``ru_maxrss`` from ``os.wait4``.
+(needs Node >= 22.19). Peak RSS is the command's own ``ru_maxrss`` (``os.wait4`` in a small
+launcher: spawned from the bench itself, a command's peak read at least as the bench's RSS).
 
 Run: ``.venv/bin/python bench/cli_bench.py [--runs N]`` (with ``PI_REAL_BIN`` pointing at Pi's
 ``pi`` and Node on ``PATH``). Prints a table; asserts nothing.
@@ -22,6 +24,7 @@ Run: ``.venv/bin/python bench/cli_bench.py [--runs N]`` (with ``PI_REAL_BIN`` po
 from __future__ import annotations
 
 import argparse
+import ast
 import compileall
 import json
 import os
@@ -30,7 +33,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -83,19 +85,45 @@ def write_session(path: Path, cwd: str, count: int) -> None:
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
+# Started by a small Python (``-S``) that forks and execs the command: Linux gives a process the
+# peak RSS of the image it was exec'ed from, and spawned straight from this bench (which keeps
+# every request the loopback server received, 100 MB and more by the 20k cases) the command's
+# peak would read as the bench's own. Figures come back on a pipe: wall, status, rusage.
+_LAUNCHER = """
+import os, sys, time
+fd = int(sys.argv[1])
+start = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    os.close(fd)
+    try:
+        os.execvp(sys.argv[2], sys.argv[2:])
+    finally:
+        os._exit(127)
+_, status, ru = os.wait4(pid, 0)
+wall = time.perf_counter() - start
+os.write(fd, repr((wall, ru.ru_maxrss, ru.ru_utime + ru.ru_stime)).encode())
+os.close(fd)
+sys.exit(os.waitstatus_to_exitcode(status) % 256)
+"""
+
+
 def measure(cmd: list[str], env: dict[str, str], cwd: str) -> tuple[float, int, int, float]:
     """(wall seconds, peak RSS in MB, exit status, CPU seconds: user + system, all threads) of one run."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, rusage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
+    read_end, write_end = os.pipe()
+    proc = subprocess.Popen([sys.executable, "-S", "-c", _LAUNCHER, str(write_end), *cmd], env=env, cwd=cwd,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            pass_fds=(write_end,))
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as figures:
+        report = figures.read()
+    proc.wait()
     if proc.returncode != 0 and proc.stderr is not None:
         sys.stderr.write(f"  ({' '.join(cmd[-3:])}: exit {proc.returncode}: {proc.stderr.read().decode()[:200]})\n")
     if proc.stderr is not None:
         proc.stderr.close()
-    return wall, rusage.ru_maxrss // 1024, proc.returncode, rusage.ru_utime + rusage.ru_stime
+    wall, maxrss_kb, cpu = ast.literal_eval(report.decode()) if report else (0.0, 0, 0.0)
+    return wall, maxrss_kb // 1024, proc.returncode, cpu
 
 
 def real_pi() -> list[str] | None:
@@ -120,6 +148,9 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     runs = parser.parse_args().runs
     compileall.compile_dir(str(Path(__file__).resolve().parents[1] / "pi_runtime"), quiet=1)
+    # Likewise the compiled dataclass methods (pi_runtime/dataclass_code_cache.py), which a run
+    # writes itself unless PYTHONDONTWRITEBYTECODE is set.
+    subprocess.run([sys.executable, "-m", "pi_runtime.dataclass_code_cache"], capture_output=True)
     ours = [str(Path(sys.executable).parent / "pi")]
     theirs = real_pi()
     with tempfile.TemporaryDirectory() as tmp, LoopbackServer(responder) as server:

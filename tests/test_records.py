@@ -82,3 +82,20 @@ def test_frozen_slots_fields_and_replace():
 
 def test_a_method_the_class_defines_wins():
     assert repr(Shouty("hi")) == "HI"
+
+
+def test_an_undocumented_record_reads_the_docstring_dataclass_gives():
+    @dataclasses.dataclass
+    class Plain:
+        x: int
+        tags: list[str] = dataclasses.field(default_factory=list)
+
+    @record(slots=True)
+    class Plain2:
+        x: int
+        tags: list[str] = dataclasses.field(default_factory=list)
+
+    assert Plain2.__doc__ == Plain.__doc__.replace("Plain", "Plain2")
+    assert Plain2.__doc__ == "Plain2(x: 'int', tags: 'list[str]' = <factory>)"  # this module's annotations are strings
+    assert Plain2(1).__doc__ == Plain2.__doc__
+    assert Key.__doc__ == "Key(provider: 'str', model: 'str', note: 'str' = '')"

@@ -178,3 +178,23 @@ def test_a_big_file_with_one_damaged_line_reads_like_the_clean_one(tmp_path):
     with SessionManager.open(clean) as a, SessionManager.open(damaged) as b:
         assert len(a.get_entries()) == len(lines) - 1 == len(b.get_entries())
         assert (a.load_report.malformed_lines, b.load_report.malformed_lines) == (0, 1)
+
+
+def test_two_objects_on_one_line_are_one_bad_line_even_beside_a_blank_line(tmp_path):
+    # The fast path decodes the file in one call that splits at newlines; it would read the two
+    # objects of one line as two entries, and a blank line elsewhere would make the counts agree.
+    header = {"type": "session", "version": 3, "id": "s", "timestamp": "2025-01-01T00:00:00.000Z", "cwd": "/"}
+    first = {"type": "custom", "id": "a0000001", "parentId": None, "timestamp": "2025-01-01T00:00:00.000Z",
+             "customType": "t"}
+    glued = {"type": "custom", "id": "a0000002", "parentId": "a0000001", "timestamp": "2025-01-01T00:00:00.000Z",
+             "customType": "t"}
+    last = {"type": "custom", "id": "a0000003", "parentId": "a0000001", "timestamp": "2025-01-01T00:00:00.000Z",
+            "customType": "t"}
+    path = tmp_path / "glued.jsonl"
+    path.write_text(json.dumps(header) + "\n" + json.dumps(first) + "\n"
+                    + json.dumps(glued) + json.dumps(glued) + "\n\n" + json.dumps(last) + "\n")
+    with SessionManager.open(path) as m:
+        assert [e.id for e in m.get_entries()] == ["a0000001", "a0000003"]
+        assert m.load_report.malformed_lines == 1
+        assert m.load_report.entry_lines == [2, 5]
+        assert any("line 3" in notice for notice in m.take_notices())

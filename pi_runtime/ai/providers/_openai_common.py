@@ -223,6 +223,8 @@ def convert_messages(
                 {"type": "text", "text": "Attached image(s) from tool result:"}, *pending_images]})
             pending_images.clear()
 
+    bridge_after_tool = bool(compat.get("requiresAssistantAfterToolResult"))
+    add = out.append
     for message in prepare_messages(context.messages, model):
         # A stored message may come as its wire dict (ACCEPTS_WIRE_MESSAGES): read as such.
         wire = type(message) is dict
@@ -238,12 +240,13 @@ def convert_messages(
                 else:
                     converted = _user_message(_blocks(content, wire), images_ok)
                 if converted is not None:
-                    before_user()
-                    out.append(converted)
+                    if bridge_after_tool:
+                        before_user()
+                    add(converted)
             elif role == "assistant":
                 converted = _wire_assistant_message(content, compat, reasoning_on)
                 if converted is not None:
-                    out.append(converted)
+                    add(converted)
             continue
         if role != "toolResult":
             flush_images()
@@ -343,6 +346,15 @@ def _user_message(content: str | list[_Block], images_ok: bool) -> dict[str, Any
 def _wire_assistant_message(content: Any, compat: dict[str, Any], reasoning_on: bool) -> dict[str, Any] | None:
     """``_assistant_message`` for a wire dict's content; text-only content (most of a long
     history) is read without making a ``_Block`` per block."""
+    if type(content) is list and len(content) == 1 and content[0].get("type") == "text":
+        # One text block, the commonest answer: its text is the content as it is.
+        text = content[0].get("text") or ""
+        if not text.strip():
+            return None
+        single: dict[str, Any] = {"role": "assistant", "content": text}
+        if reasoning_on and compat.get("requiresReasoningContentOnAssistantMessages"):
+            single["reasoning_content"] = ""
+        return single
     texts: list[str] = []
     for block in content or ():
         if block.get("type") != "text":
