@@ -9,9 +9,8 @@ peak RSS and ours as a fraction of Pi's median wall time are shown):
   --session (20k) -p     open a generated 20,000-message session file and answer
   -c -p (20k msgs)       the same through --continue (newest session of the folder)
 
-Our package's bytecode is compiled first (``compileall``) and the compiled dataclass methods
-written (``python -m pi_runtime.dataclass_code_cache``): an installed pi has them after its first
-run, and with ``PYTHONDONTWRITEBYTECODE`` set every run would compile the sources again (~0.1 s).
+Our package's bytecode is compiled first (``compileall``): an installed pi has it, and with
+``PYTHONDONTWRITEBYTECODE`` set every run would compile the sources again (~0.1 s).
 
 Pi is looked up as ``$PI_REAL_BIN``, else the npm global ``@earendil-works/pi-coding-agent``
 (needs Node >= 22.19). Peak RSS is the command's own ``ru_maxrss`` (``os.wait4`` in a small
@@ -148,9 +147,6 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     runs = parser.parse_args().runs
     compileall.compile_dir(str(Path(__file__).resolve().parents[1] / "pi_runtime"), quiet=1)
-    # Likewise the compiled dataclass methods (pi_runtime/dataclass_code_cache.py), which a run
-    # writes itself unless PYTHONDONTWRITEBYTECODE is set.
-    subprocess.run([sys.executable, "-m", "pi_runtime.dataclass_code_cache"], capture_output=True)
     ours = [str(Path(sys.executable).parent / "pi")]
     theirs = real_pi()
     with tempfile.TemporaryDirectory() as tmp, LoopbackServer(responder) as server:

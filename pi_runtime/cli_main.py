@@ -119,9 +119,6 @@ def _reader_gone() -> int:
 
 def _interactive(args: CliArgs) -> int:
     collector_on()
-    from .dataclass_code_cache import use_file
-
-    use_file("app")  # the app's dataclass methods are kept apart from those of headless runs
     # The one place the runtime reaches the UI package: by name, at run time, only for the
     # interactive mode (DESIGN.md: the launcher imports pi_tui lazily; headless never does).
     import importlib
