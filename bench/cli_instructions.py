@@ -6,8 +6,8 @@ vary). Use it to compare two trees; ``cli_bench.py`` gives the times beside Pi's
 
 Cases: ``--version``, ``-p "say hi"`` (no session), ``--session`` 20k ``-p``, ``-c -p`` on 20k
 messages, all against the same loopback server as ``cli_bench.py``. Each runs once under
-``valgrind --tool=callgrind`` (~15-40 s each). The bytecode and the dataclass methods are
-compiled first, as ``cli_bench.py`` does.
+``valgrind --tool=callgrind`` (~15-40 s each). The bytecode is compiled first, as
+``cli_bench.py`` does.
 
 Run: ``.venv/bin/python bench/cli_instructions.py [--tree PATH]`` (``--tree``: a checkout whose
 ``pi_runtime`` is measured instead, put first on ``PYTHONPATH``). Needs valgrind. Asserts nothing.
@@ -66,7 +66,6 @@ def main() -> None:
         env.update(PI_CODING_AGENT_DIR=str(agent), PI_OFFLINE="1", PI_SKIP_VERSION_CHECK="1", HOME=tmp)
         if tree:
             env["PYTHONPATH"] = os.pathsep.join([str(root), *filter(None, [env.get("PYTHONPATH")])])
-        subprocess.run([sys.executable, "-m", "pi_runtime.dataclass_code_cache"], env=env, capture_output=True)
         from pi_runtime.session.paths import encode_cwd
 
         big = agent / "sessions" / encode_cwd(str(project)) / "2025-01-01T00-00-00-000Z_bench-20k.jsonl"

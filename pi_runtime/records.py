@@ -18,10 +18,6 @@ import reprlib
 from collections.abc import Callable
 from typing import Any, TypeVar, dataclass_transform, overload
 
-from .dataclass_code_cache import install
-
-install()  # the methods dataclasses generates come compiled from the last run
-
 _T = TypeVar("_T", bound=type)
 
 
