@@ -109,15 +109,18 @@ def main() -> int:
         term.drain(0.3)
         first: list[float] = []
         still: list[float] = []
+        cpu_per_key: list[float] = []
         for _ in range(args.presses):
-            sent = time.perf_counter()
+            sent, before = time.perf_counter(), term.cpu_seconds()
             os.write(term.fd, UP)
             if not term.read(2.0):
                 continue
             first.append((time.perf_counter() - sent) * 1000)
             still.append(until_still(term, sent, 0.05, 1.0) * 1000)
+            cpu_per_key.append((term.cpu_seconds() - before) * 1000)
         print(f"↑ in the pane: first update p50 {statistics.median(first):.1f} ms, max {max(first):.1f} ms; "
-              f"still again p50 {statistics.median(still):.1f} ms, max {max(still):.1f} ms (goal < 30 ms per key)")
+              f"still again p50 {statistics.median(still):.1f} ms, max {max(still):.1f} ms (goal < 30 ms per key); "
+              f"CPU per key p50 {statistics.median(cpu_per_key):.0f} ms, max {max(cpu_per_key):.0f} ms")
         print(f"load average {os.getloadavg()[0]:.2f}")
     finally:
         term.close()
