@@ -149,7 +149,6 @@ class TreeRows:
     # ------------------------------------------------------------------ building
 
     def _flatten(self, entries: list[dict[str, Any]]) -> None:
-        # 20,000 entries are flattened each time a pane or /tree opens: the loops are kept lean.
         by_id: dict[str, dict[str, Any]] = {}
         for entry in entries:
             entry_id = entry.get("id")
@@ -160,45 +159,35 @@ class TreeRows:
             parent = entry.get("parentId")
             if not isinstance(parent, str) or parent not in by_id or parent == entry_id:
                 parent = None  # a root, or an orphan of a damaged file
-            group = kids.get(parent)
-            if group is None:
-                kids[parent] = [entry]
-            else:
-                group.append(entry)
+            kids.setdefault(parent, []).append(entry)
         for group in kids.values():
             if len(group) > 1:
                 group.sort(key=lambda e: str(e.get("timestamp", "")))
-        rows, row_of, children_of = self.rows, self.row_of, kids.get
-        add = rows.append
-        # Stack items: (entry, parent row, gutter, connector), pushed only where the tree branches;
-        # a chain of single children (most of a session) is walked in the inner loop.
+        rows, row_of = self.rows, self.row_of
+        # Stack items: (entry, parent row, gutter, connector) or (None, row to close, "", "").
         roots = kids.get(None, [])
         stack: list[tuple[Any, int, str, str]] = []
         self._push_children(stack, roots, -1, "", len(roots) > 1)
         while stack:
             entry, parent, gutter, connector = stack.pop()
-            guide = gutter + connector
+            if entry is None:
+                rows[parent].end = len(rows)
+                continue
+            index = len(rows)
+            children = kids.get(entry["id"], ())
+            rows.append(new_row(entry, rows, parent, gutter + connector, index + 1, len(children)))
+            row_of[entry["id"]] = index
+            stack.append((None, index, "", ""))
+            if not children:
+                continue
             # Children sit under this row's text: its gutter plus a bar when siblings follow it.
             cont = gutter + ("│  " if connector == "├─ " else "   " if connector else "")
             if len(cont) > 3 * MAX_GUIDE_LEVELS:
                 cont = gutter
-            while True:
-                index = len(rows)
-                entry_id = entry["id"]
-                children = children_of(entry_id)
-                count = len(children) if children else 0
-                add(new_row(entry, rows, parent, guide, index + 1, count))
-                row_of[entry_id] = index
-                if count != 1:
-                    if count:
-                        self._push_children(stack, children, index, cont, True)  # type: ignore[arg-type]
-                    break
-                entry, parent, guide = children[0], index, cont  # type: ignore[index]  # the chain goes on
-        # A subtree's rows follow its root's: its end is the furthest end among its rows.
-        for index in range(len(rows) - 1, 0, -1):
-            row = rows[index]
-            if row.parent >= 0 and row.end > rows[row.parent].end:
-                rows[row.parent].end = row.end
+            if len(children) > 1:
+                self._push_children(stack, children, index, cont, True)
+            else:
+                stack.append((children[0], index, cont, ""))
 
     @staticmethod
     def _push_children(stack: list[tuple[Any, int, str, str]], children: list[dict[str, Any]], parent: int,
