@@ -150,8 +150,14 @@ class Terminal:
 
     def close(self) -> None:
         os.kill(self.pid, signal.SIGTERM)
+        deadline = time.perf_counter() + 3.0
         try:
-            os.waitpid(self.pid, 0)
+            while os.waitpid(self.pid, os.WNOHANG) == (0, 0):
+                if time.perf_counter() > deadline:  # Pi's node process may not end on SIGTERM
+                    os.kill(self.pid, signal.SIGKILL)
+                    os.waitpid(self.pid, 0)
+                    break
+                self.read(0.05)  # keep its output drained: a full pty would block its exit
         except ChildProcessError:
             pass
         os.close(self.fd)

@@ -2,8 +2,8 @@
 screenshots. Both build the same ``PiApp``.
 
 ``run_interactive`` paints first and builds the session afterwards, in a worker thread
-that waits for the first frame (so the import-heavy build does not compete with it for the
-GIL). The footer shows a provisional model id from ``model_hint`` (``--demo``, an explicit
+that waits for the first frame, and for the resumed conversation's preview when there is one
+(so the import-heavy build does not compete with them for the GIL). The footer shows a provisional model id from ``model_hint`` (``--demo``, an explicit
 ``--model provider/id``, or the global ``defaultModel`` setting) until the session is
 attached and reports the real one.
 """
@@ -87,8 +87,11 @@ class _CommandLineApp(PiApp):
     def on_mount(self) -> None:
         if self._hint:
             self.footer_bar.set_model(self._hint, "", False)
-        self.call_after_refresh(self._first_frame.set)
-        if self._args is not None:
+        if self._args is None:
+            self.call_after_refresh(self._first_frame.set)
+        else:
+            # The build waits for the preview's frame too: both need the interpreter, and the
+            # last messages on screen are what the user looks at first.
             self.call_after_refresh(self.run_worker, self._read_preview, thread=True, name="preview",
                                     group="startup", exit_on_error=False)
 
@@ -104,14 +107,19 @@ class _CommandLineApp(PiApp):
             path = preview_file(self._args, self.agent_dir, self.cwd)
             messages = read_preview(path) if path is not None else None
         except Exception:  # noqa: BLE001 - a preview is a nicety; the session shows the truth
+            messages = None
+        if not messages:
+            self._first_frame.set()
             return
-        if messages:
-            # mypy cannot solve Textual's return type variable for a coroutine callback.
-            self.call_from_thread(self._show_preview, messages)  # type: ignore[arg-type]
+        # mypy cannot solve Textual's return type variable for a coroutine callback.
+        self.call_from_thread(self._show_preview, messages)  # type: ignore[arg-type]
 
     async def _show_preview(self, messages: list[Any]) -> None:
-        if self.session is None:
-            await self.transcript.show_preview(messages)
+        try:
+            if self.session is None:
+                await self.transcript.show_preview(messages)
+        finally:
+            self.call_after_refresh(self._first_frame.set)
 
 
 def _session_factory(args: Any, first_frame: threading.Event | None = None,

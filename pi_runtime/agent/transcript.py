@@ -11,6 +11,10 @@ a run takes every time avoid that: the request is built from the dicts (``agent/
 negative indexes reach the new messages first, ``len`` and ``has_role`` read the dicts, and
 ``wire_view`` gives dicts to the context estimate.
 
+A front end shows a window of a long history (the last screenful of 20,000 messages): with
+``materialize_one``, an index or a short slice into the stored part validates only the
+messages it reaches, and the objects made so are the ones a later full validation keeps.
+
 The stored dicts are the session file's own and are never modified.
 """
 
@@ -20,8 +24,14 @@ from collections.abc import Callable, Iterable, Iterator, MutableSequence
 from operator import methodcaller
 from typing import Any, overload
 
-Materialize = Callable[[list[dict[str, Any]]], list[Any]]
-"""Validates the stored dicts into message objects (in order, one per dict)."""
+Materialize = Callable[..., list[Any]]
+"""Validates the stored dicts into message objects (in order, one per dict). With
+``materialize_one`` it is called as ``materialize(stored, known)``: ``known`` maps indexes to the
+objects already made one by one, which the returned list must hold at those indexes."""
+MaterializeOne = Callable[[int], Any]
+"""Validates the stored message at one index."""
+WINDOW_LIMIT = 1_000
+"""Longest slice of the stored part validated message by message (past it, all at once)."""
 
 
 class Transcript(MutableSequence[Any]):
@@ -32,11 +42,22 @@ class Transcript(MutableSequence[Any]):
         materialize: Validates ``stored`` (called at most once).
     """
 
-    __slots__ = ("_items", "_materialize", "_stored", "_tail")
+    __slots__ = ("_items", "_known", "_materialize", "_one", "_stored", "_tail")
 
-    def __init__(self, stored: list[dict[str, Any]], materialize: Materialize) -> None:
+    def __init__(self, stored: list[dict[str, Any]], materialize: Materialize,
+                 materialize_one: MaterializeOne | None = None) -> None:
+        """
+        Args:
+            stored: The messages read from the session file, as wire dicts, oldest first.
+            materialize: Validates ``stored`` (called at most once).
+            materialize_one: Validates one stored message (a window's reads); None: any read
+                of the stored part validates all of it.
+        """
         self._stored = stored
-        self._materialize = materialize
+        self._materialize: Materialize | None = materialize
+        self._one = materialize_one
+        self._known: dict[int, Any] = {}
+        """Stored messages validated one by one, by index (while pending)."""
         self._tail: list[Any] = []
         self._items: list[Any] | None = None
 
@@ -58,9 +79,20 @@ class Transcript(MutableSequence[Any]):
     def objects(self) -> list[Any]:
         """Every message as an object (validates the stored part the first time)."""
         if self._items is None:
-            self._items = [*self._materialize(self._stored), *self._tail]
-            self._tail = []
+            assert self._materialize is not None
+            stored = self._materialize(self._stored, self._known) if self._one else self._materialize(self._stored)
+            self._items = [*stored, *self._tail]
+            # What validating needed (the file's context, the windowed objects) is not needed again.
+            self._tail, self._known, self._materialize, self._one = [], {}, None, None
         return self._items
+
+    def _stored_one(self, position: int) -> Any:
+        """The stored message at ``position`` as an object, validated alone (see ``materialize_one``)."""
+        known = self._known.get(position)
+        if known is None:
+            assert self._one is not None
+            known = self._known[position] = self._one(position)
+        return known
 
     def wire_view(self) -> list[dict[str, Any]]:
         """Every message as a wire dict, without validating the stored part."""
@@ -87,6 +119,12 @@ class Transcript(MutableSequence[Any]):
             position = index + len(self) if index < 0 else index
             if stored <= position < stored + len(self._tail):
                 return self._tail[position - stored]
+            if self._one is not None and 0 <= position < stored:
+                return self._stored_one(position)
+        elif self._items is None and self._one is not None and isinstance(index, slice):
+            window = range(*index.indices(len(self)))
+            if len(window) <= WINDOW_LIMIT:
+                return [self[i] for i in window]
         return self.objects()[index]
 
     def __setitem__(self, index: Any, value: Any) -> None:

@@ -11,6 +11,7 @@ from typing import Any, cast
 
 from ..agent.agent import Agent
 from ..agent.transcript import Transcript
+from ..session.entries import parse_messages
 from .thinking import clamp_thinking
 
 
@@ -82,14 +83,24 @@ class SessionRecord:
         self._entry_ids = {}
         self._stored_ids = list(ctx.entry_ids)
 
-        def materialize(_stored: list[dict[str, Any]]) -> list[Any]:
-            messages = list(ctx.messages)
-            self._entry_ids.update({id(m): eid for m, eid in zip(messages, self._stored_ids)})
+        stored_ids = self._stored_ids
+
+        def materialize(stored: list[dict[str, Any]], known: dict[int, Any]) -> list[Any]:
+            messages = parse_messages(stored)
+            for index, message in known.items():
+                messages[index] = message  # a window already showed these objects: keep them
+            self._entry_ids.update({id(m): eid for m, eid in zip(messages, stored_ids)})
             return messages
+
+        def materialize_one(index: int) -> Any:
+            # A front end's window over a long history (the app shows the last screenful).
+            message = parse_messages([ctx.message_dicts[index]])[0]
+            self._entry_ids[id(message)] = stored_ids[index]
+            return message
 
         # A Transcript is a MutableSequence that behaves as the list it stands for; it is typed
         # as that list so every reader of ``state.messages`` keeps its type.
-        state.messages = cast("list[Any]", Transcript(ctx.message_dicts, materialize))
+        state.messages = cast("list[Any]", Transcript(ctx.message_dicts, materialize, materialize_one))
         if ctx.model and self._registry is not None:
             model = self._registry.find(ctx.model.get("provider", ""), ctx.model.get("modelId", ""))
             if model is not None:

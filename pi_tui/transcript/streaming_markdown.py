@@ -133,6 +133,9 @@ class StreamingMarkdown(Widget):
         self._open_lines: list[Strip] = []
         self._key: tuple[Any, ...] | None = None
         """What the cached lines were rendered for: width, theme, code theme, widget style."""
+        self._previous: tuple[Any, ...] | None = None
+        """A finished block's lines for the key before (a pane opened and closed, a resize and
+        back): switching back to it is a swap, not a render of every block again."""
         self._pending: list[str] = [text] if live and text else []
         self._timer: Timer | None = None
         self._not_before = 0.0
@@ -244,6 +247,15 @@ class StreamingMarkdown(Widget):
         """
         key = (width, self.app.theme, getattr(getattr(self.app, "themes", None), "generation", 0), code_theme(), self.visual_style)
         if key == self._key:
+            return
+        previous = self._previous
+        if not self.live and self._key is not None:
+            self._previous = (self._key, self._sources, self._rendered, self._heights, self._done, self._deferred,
+                              self._open_lines)
+        if not self.live and previous is not None and previous[0] == key:
+            (self._key, self._sources, self._rendered, self._heights, self._done, self._deferred,
+             self._open_lines) = previous
+            self._schedule_backfill()
             return
         self._key = key
         sources = self._sources

@@ -33,6 +33,8 @@ INITIAL_MESSAGES = 100
 """Messages mounted when a session is loaded."""
 FIRST_PAINT_MESSAGES = 30
 """Of those, mounted before the first paint (more than a screenful); the rest follow."""
+FILL_DELAY = 0.25
+"""Seconds after a load before the rest of the initial window is mounted."""
 _TURN_SEARCH = 200
 """How far to look for a user message to cut at before cutting anywhere."""
 
@@ -83,6 +85,10 @@ class HistoryWindow:
         """Held while the view is replaced (a session load, or the preview before it)."""
         self.entries_after: dict[int, list[Any]] = {}
         """Custom entries an entry renderer draws, by the index of the message they follow."""
+        self._preview: list[Any] | None = None
+        """The messages the preview shows (mounted before the session arrived), until it does."""
+        self._loads = 0
+        """Counts loads, so a fill scheduled for an earlier one does nothing."""
 
     @property
     def _messages(self) -> list[Any]:
@@ -94,7 +100,11 @@ class HistoryWindow:
         from .entry_placement import custom_entries_by_message
 
         self.entries_after = custom_entries_by_message(self._view.session, messages)
+        preview, self._preview = self._preview, None
         async with self._loading:
+            if preview is not None and await self._adopt_preview(preview, messages):
+                self._schedule_older(messages)
+                return
             with self._view.app.batch_update():  # no empty frame between the old view and the new
                 await self._view.remove_children()
                 self._view.forget_live_blocks()
@@ -102,9 +112,27 @@ class HistoryWindow:
                 self.first_index = turn_start(messages, max(0, len(messages) - FIRST_PAINT_MESSAGES)) if messages else 0
                 await self._mount_range(messages, self.first_index, len(messages))
                 self._view.anchor()
-        if self.first_index > max(0, len(messages) - INITIAL_MESSAGES):
-            self._remounting = True
-            self._view.call_after_refresh(self._remount_older, self.first_index - max(0, len(messages) - INITIAL_MESSAGES))
+        self._schedule_older(messages)
+
+    def _schedule_older(self, messages: list[Any]) -> None:
+        """Soon after the first paint, the rest of the initial window (older messages) is mounted.
+
+        Not at once: right after a resume the app is still starting (extensions, footer), and
+        keys typed then should not wait behind blocks nobody scrolled to yet. Scrolling up
+        before then mounts them as usual (``check_window``).
+        """
+        wanted = self.first_index - max(0, len(messages) - INITIAL_MESSAGES)
+        if wanted <= 0:
+            return
+        self._loads += 1
+        load = self._loads
+
+        def fill() -> None:
+            if load == self._loads and not self._remounting and self._view.session is not None:
+                self._remounting = True
+                self._view.call_later(self._remount_older, wanted)
+
+        self._view.set_timer(FILL_DELAY, fill)
 
     async def show_preview(self, messages: list[Any]) -> None:
         """Show ``messages`` (the end of a resumed session) until ``load_messages`` replaces them."""
@@ -113,12 +141,66 @@ class HistoryWindow:
             if self._view.session is None and not self._view.children:
                 await self._mount_range(messages, 0, len(messages))
                 self._view.anchor()
+                self._preview = list(messages)
+
+    async def _adopt_preview(self, preview: list[Any], messages: list[Any]) -> bool:
+        """Keep the preview's blocks when they show the session's last messages as they are.
+
+        The preview was built from the same lines of the same file, so its blocks are what a
+        reload would build again (rendering them twice was most of a resume's paint). They are
+        kept only when nothing an extension draws could differ (entry, tool or message renderers).
+
+        Returns:
+            Whether the preview was kept (the view then shows ``messages``' last window).
+        """
+        count = len(preview)
+        start = len(messages) - count
+        if not count or start < 0 or self.entries_after:
+            return False
+        shown = messages[start:]
+        if shown != preview or not self._drawn_by_pi(shown):
+            return False
+        by_preview = {id(old): new for old, new in zip(preview, shown)}
+        for block in self._view.children:
+            old = getattr(block, "message", None)
+            if old is not None:
+                block.message = by_preview.get(id(old), old)  # type: ignore[attr-defined]
+        self.end_index = None
+        self.first_index = start
+        first = turn_start(messages, start) if start else 0
+        if first < start:
+            # The preview may begin inside a turn (a tool result without its call): the turn's
+            # start goes above it, as a reload would have shown it.
+            children = self._view.children
+            with self._view.app.batch_update():
+                await self._mount_range(messages, first, start, before=children[0] if children else None,
+                                        results_until=len(messages))
+            self.first_index = first
+        return True
+
+    def _drawn_by_pi(self, messages: list[Any]) -> bool:
+        """Whether no extension renderer draws any of ``messages`` (their tools, their custom type)."""
+        session = self._view.session
+        if session is None or getattr(session, "extension_runner", None) is None:
+            return True
+        from ..extension_ui.extension_render import tool_renderer_lookup
+
+        lookup = tool_renderer_lookup(session)
+        for message in messages:
+            role = getattr(message, "role", None)
+            if role == "custom":
+                return False
+            if role == "assistant" and any(
+                    block.type == "toolCall" and lookup(block.name) is not None for block in message.content):
+                return False
+        return True
 
     async def _mount_range(self, messages: list[Any], start: int, end: int, *,
-                           before: Widget | None = None) -> None:
+                           before: Widget | None = None, results_until: int | None = None) -> None:
+        """Mount the blocks of ``messages[start:end]`` (tool results found up to ``results_until``)."""
         from ..extension_ui.extension_theme import AppTheme
 
-        results = tool_results_by_id(messages[start:end])
+        results = tool_results_by_id(messages[start:max(end, results_until or end)])
         theme = AppTheme(self._view.app)
         widgets: list[Widget] = []
         if start == 0:

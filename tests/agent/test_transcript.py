@@ -128,6 +128,55 @@ def test_transcript_validates_only_when_something_needs_objects() -> None:
     assert transcript == list(transcript) and calls == [len(stored)]
 
 
+def test_a_window_into_the_stored_part_validates_only_what_it_reads() -> None:
+    # The app shows the last screenful of a long history: reading those messages must not
+    # validate the other thousands, and the objects it got are the ones kept afterwards.
+    whole: list[int] = []
+    one: list[int] = []
+    stored = history()
+
+    def materialize(dicts: list[dict[str, Any]], known: dict[int, Any]) -> list[Any]:
+        whole.append(len(dicts))
+        messages = parse_message_list(dicts)
+        for index, message in known.items():
+            messages[index] = message
+        return messages
+
+    def materialize_one(index: int) -> Any:
+        one.append(index)
+        return parse_message_list([stored[index]])[0]
+
+    transcript = Transcript(stored, materialize, materialize_one)
+    added = UserMessage(content="new")
+    transcript.append(added)
+    last_stored = transcript[len(stored) - 1]
+    window = transcript[-4:]
+    assert window[-1] is added and window[-2] is last_stored and transcript[2].role == "user"
+    assert transcript.pending and whole == [] and sorted(set(one)) == [2, len(stored) - 3, len(stored) - 2, len(stored) - 1]
+    assert transcript[len(stored) - 1] is last_stored and one.count(len(stored) - 1) == 1  # validated once
+    everything = list(transcript)
+    assert whole == [len(stored)] and not transcript.pending
+    assert everything[len(stored) - 1] is last_stored and everything[-3:] == window[1:] and everything[-1] is added
+    assert [m.role for m in everything] == [m.role for m in parse_message_list(stored)] + ["user"]
+
+
+def test_a_long_slice_validates_everything_at_once() -> None:
+    calls: list[str] = []
+    stored = [{"role": "user", "content": f"q{i}", "timestamp": i} for i in range(1_500)]
+
+    def materialize(dicts: list[dict[str, Any]], known: dict[int, Any]) -> list[Any]:
+        calls.append("all")
+        return parse_message_list(dicts)
+
+    def materialize_one(index: int) -> Any:
+        calls.append("one")
+        return parse_message_list([stored[index]])[0]
+
+    transcript = Transcript(stored, materialize, materialize_one)
+    assert [m.content for m in transcript[:1_200:400]] == ["q0", "q400", "q800"] and calls == ["one"] * 3
+    assert len(transcript[100:1_300]) == 1_200 and calls[-1] == "all" and not transcript.pending
+
+
 def test_reversed_past_the_new_messages_gives_the_stored_ones_as_objects() -> None:
     transcript = Transcript(history()[:2], lambda d: parse_message_list(d))
     transcript.append(UserMessage(content="new"))
@@ -204,3 +253,34 @@ async def test_a_resumed_session_on_openai_completions_sends_the_stored_dicts(tm
             assert ("Image reading is disabled." in sent) is block_images
         finally:
             session.session_manager.close()
+
+
+async def test_a_resumed_session_shows_its_last_messages_without_validating_the_rest(tmp_path) -> None:
+    # What the app does on a resume: read the last messages by index. The rest stays wire dicts
+    # until a run needs objects, and the objects shown are the ones the run then uses.
+    from pi_runtime.ai.providers.scripted import ScriptedProvider, scripted_text
+    from pi_runtime.sdk import create_agent_session
+    from pi_runtime.session.manager import SessionManager
+    from pi_runtime.settings import SettingsManager
+
+    first = SessionManager.create(str(tmp_path), tmp_path / "sessions")
+    for i in range(50):
+        first.append_message(UserMessage(content=f"question {i}"))
+        first.append_message(AssistantMessage(content=[TextContent(text=f"answer {i}")], api="scripted",
+                                              provider="p", model="m", stop_reason="stop"))
+    path = first.session_file
+    first.close()
+    provider = ScriptedProvider("transcript-window")
+    session = create_agent_session(cwd=str(tmp_path), agent_dir=str(tmp_path / "agent"), model=provider.model(),
+                                   session_manager=SessionManager.open(path), no_extensions=True,
+                                   settings=SettingsManager.in_memory({"compaction": {"enabled": False}}))
+    try:
+        messages = session.agent.state.messages
+        shown = messages[-4:]
+        assert [m.role for m in shown] == ["user", "assistant", "user", "assistant"] and messages.pending
+        assert shown[-1].text() == "answer 49" and messages[-1] is shown[-1]
+        provider.push(scripted_text("fine"))
+        await session.prompt("one more")
+        assert not messages.pending and messages[99] is shown[-1] and messages[-1].text() == "fine"
+    finally:
+        session.session_manager.close()

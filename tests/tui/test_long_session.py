@@ -6,6 +6,7 @@ from pi_runtime.ai.types import AssistantMessage, TextContent, UserMessage
 from pi_runtime.sdk import create_agent_session
 from pi_runtime.session import SessionManager
 from pi_runtime.settings import SettingsManager
+from pi_runtime.testing.waiting import eventually
 from pi_tui.launch import create_app
 from pi_tui.transcript.transcript import INITIAL_MESSAGES
 from pi_tui.transcript.transcript_window import HIGH_WATER
@@ -33,9 +34,10 @@ async def test_resume_mounts_a_window_and_scrolling_up_mounts_more(provider, wor
     session = _long_session(provider, workdir, 300)
     app = create_app(session, static=True)
     async with app.run_test(size=(100, 30)) as pilot:
-        await _settle(pilot)
         transcript = app.transcript
-        assert transcript.first_index == 600 - INITIAL_MESSAGES  # the last screenful first, then the rest
+        # The last screenful first, then (soon after, not in the first frames) the rest.
+        assert await eventually(lambda: transcript.first_index == 600 - INITIAL_MESSAGES)
+        await _settle(pilot)
         assert len(transcript.children) == INITIAL_MESSAGES
         assert transcript.end_index is None
         assert transcript.scroll_y == transcript.max_scroll_y  # at the bottom

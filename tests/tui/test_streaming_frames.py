@@ -143,3 +143,32 @@ async def test_a_frame_waits_for_a_key_typed_just_before_it():
         app.last_input_at = 0.0
         await pilot.pause(0.15)
         assert "second" in screen_text(app)
+
+
+class _History(App):
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="view"):
+            self.md = StreamingMarkdown("A finished answer with **bold** words that wraps at narrow widths.\n\n"
+                                        "- one item\n- another item that is a little longer", live=False)
+            yield self.md
+
+
+async def test_a_finished_answer_going_back_to_a_width_reuses_its_lines():
+    # A pane opened and closed, a terminal resized and back: every finished block was wrapped
+    # for the earlier width already, and that wrap is used again rather than rendered anew.
+    app = _History()
+    async with app.run_test(size=(80, 20)) as pilot:
+        md = app.md
+        await pilot.pause()
+        wide = list(md._done)
+        assert wide and md._key is not None and md._key[0] == md.size.width
+        await pilot.resize_terminal(40, 20)
+        await pilot.pause()
+        narrow = list(md._done)
+        assert len(narrow) > len(wide)  # re-wrapped: more lines
+        await pilot.resize_terminal(80, 20)
+        await pilot.pause()
+        assert len(md._done) == len(wide) and all(a is b for a, b in zip(md._done, wide))
+        await pilot.resize_terminal(40, 20)
+        await pilot.pause()
+        assert all(a is b for a, b in zip(md._done, narrow))
