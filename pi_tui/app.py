@@ -1,5 +1,6 @@
 """``PiApp``: the full-screen app. Layout, theme, and the glue between widgets and the kernel
-(the key table, Pi's ids, is ``keys/key_table.py``).
+(the key table, Pi's ids, is ``keys/key_table.py``; what the keys do, ``keys/app_actions.py``;
+what follows a session's attach, ``sessions/session_start.py``).
 
 The app receives kernel events only through ``Bridge`` (``on_kernel_events``) and talks to
 the kernel only through its ``SessionPort``, in named workers (``exit_on_error=False``) so a
@@ -34,10 +35,12 @@ from .editor.input_controller import InputController
 from .editor.prompt_editor import PromptEditor
 from .footer.footer_bar import FooterBar
 from .footer.header_bar import HeaderBar
-from .keys.key_table import APP_BINDINGS, MAIN_VIEW_ACTIONS
+from .keys.app_actions import AppActions
+from .keys.key_table import APP_BINDINGS
 from .keys.keymap import Keymap, load_keymap
 from .queue.queue_pane import QueuePane
-from .sessions.session_chrome import SessionChrome, loaded_resources
+from .sessions.session_chrome import SessionChrome
+from .sessions.session_start import show_start_help, start_session
 from .sessions.session_tabs import SessionTabs
 from .sessions.workspace import Workspace
 from .terminal import extended_keys, terminal_keys
@@ -45,9 +48,7 @@ from .terminal.key_sequences import PASTE_END, PASTE_START, events_for, sequence
 from .terminal.terminal_input import TerminalInput, editor_key
 from .theme.theme_service import ThemeService, theme_variable_defaults
 from .transcript.jump_hint import EndOutOfSight, JumpToLatest
-from .transcript.start_hints import StartHints
 from .transcript.transcript import Transcript
-from .transcript.welcome_panel import WelcomePanel
 from .tree.pane_controller import TreePaneController
 
 if TYPE_CHECKING:
@@ -60,7 +61,7 @@ terminal_keys.install()
 extended_keys.install()
 
 
-class PiApp(App[int], inherit_bindings=False):
+class PiApp(AppActions, inherit_bindings=False):
     """The interactive pi app (Textual's own ctrl+q/ctrl+c bindings are dropped: every key comes from Pi's keymap)."""
 
     CSS_PATH = "app.tcss"
@@ -121,7 +122,8 @@ class PiApp(App[int], inherit_bindings=False):
         self.typeahead_partial = ""
         """Text typed after the last of those lines (it starts the editor)."""
         self._markdown_theme_pushed = False
-        self._tmux_checked = False
+        self.tmux_checked = False
+        """Whether tmux's extended-keys setting was looked at (once per app)."""
         self.tree_pane = TreePaneController(self)
         """The live session tree beside the transcript (``/pane tree``)."""
         self.workspace = Workspace(self)
@@ -333,32 +335,7 @@ class PiApp(App[int], inherit_bindings=False):
         await self.transcript.load_messages(session.messages)
         # Extensions start in a worker, never in this message handler: a session_start handler
         # that asks something (ctx.ui.select) needs the app's loop free to take the keys.
-        self.run_worker(self._start_session(session), name="start-session", group="session", exit_on_error=False)
-
-    async def _start_session(self, session: SessionPort) -> None:
-        from .sessions.tab_extensions import start_tab_extensions
-
-        entry = self.workspace.entry_for(session)
-        if entry is not None:
-            await start_tab_extensions(self, self.workspace, entry)
-        await self._show_start_help(session)
-        await self._warn_about_tmux_keys()
-        if self.initial_prompt:
-            text, self.initial_prompt = self.initial_prompt, None
-            await self.input.send(text)
-        await self.input.session_attached()
-        self.transcript.warm_up()
-
-    async def _warn_about_tmux_keys(self) -> None:
-        """Pi's start-up warning when tmux would drop Shift+Enter (asked once, off the loop)."""
-        if self.static or self._tmux_checked:
-            return
-        self._tmux_checked = True
-        import asyncio
-
-        warning = await asyncio.to_thread(extended_keys.tmux_warning)
-        if warning:
-            await self.transcript.add_notice(warning, "warning")
+        self.run_worker(start_session(self, session), name="start-session", group="session", exit_on_error=False)
 
     def apply_display_settings(self) -> None:
         """Padding, menu height, scrollbar and folded thinking from the settings (start, /settings)."""
@@ -372,36 +349,6 @@ class PiApp(App[int], inherit_bindings=False):
         self.menu.styles.max_height = int(settings.autocomplete_max_visible) + 2  # and its border
         self.transcript.scrollbar_mode = settings.fullscreen_scrollbar
         self.transcript.set_streaming(self.session.is_streaming)  # applies the scrollbar mode
-
-    async def _show_start_help(self, session: SessionPort) -> None:
-        """An empty session starts with the key hints, or how to connect a model if none can be used."""
-        if session.messages:
-            return
-        from pi_runtime.frontend import typed_settings
-
-        quiet = typed_settings(session.settings).quiet_startup
-        if self._has_credentials():
-            if quiet is True:
-                return
-            loaded = [] if quiet == "header" else loaded_resources(session)
-            await self.transcript.mount(StartHints(self.keymap, loaded=loaded,
-                                                   expanded=self.transcript.tools_expanded))
-        else:
-            await self.transcript.mount(WelcomePanel(model=self.model_ref(), agent_dir=str(self.agent_dir)))
-            # Read from its headline down: the guide is often taller than the window.
-            self.transcript.release_anchor()
-            self.call_after_refresh(self.transcript.scroll_home, animate=False)
-
-    def _has_credentials(self) -> bool:
-        assert self.session is not None
-        registry = self.session.model_registry
-        model = self.session.model
-        if model is None:
-            return False
-        try:
-            return registry is None or bool(registry.has_credentials(model))
-        except Exception:  # noqa: BLE001
-            return False
 
     # ------------------------------------------------------------------ kernel events
 
@@ -424,7 +371,7 @@ class PiApp(App[int], inherit_bindings=False):
         match event:
             case ev.SessionChangedEvent(reason=reason):
                 self.tree_pane.session_changed(reason)
-                await self._show_start_help(session)
+                await show_start_help(self, session)
                 self._show_session_notices()  # e.g. lines skipped in the file switched to
             case ev.AgentStartEvent():
                 self.transcript.set_streaming(True)
@@ -500,124 +447,6 @@ class PiApp(App[int], inherit_bindings=False):
     def on_text_area_selection_changed(self, event: TextArea.SelectionChanged) -> None:
         if event.text_area is self.editor and self.menu.is_open:
             self.completion.update()
-
-    # ------------------------------------------------------------------ actions (Pi's ids above)
-
-    def action_interrupt(self) -> None:
-        self.input.interrupt()
-
-    def action_clear(self) -> None:
-        self.input.clear()
-
-    def action_exit_if_empty(self) -> None:
-        self.input.exit_if_empty()
-
-    async def action_dequeue(self) -> None:
-        await self.input.dequeue()
-
-    def action_focus_queue(self) -> None:
-        if not self.queue_view.take_focus():  # said, as Alt+Up says "No queued messages to restore"
-            self.notify("No queued messages to edit", timeout=3)
-
-    async def on_queue_pane_editor_wanted(self, message: QueuePane.EditorWanted) -> None:
-        if message.text:
-            self.input.restore_to_editor([message.text])
-        self.editor.focus()
-        if message.notice:
-            await self.transcript.add_notice(message.notice, "warning")
-
-    def action_external_editor(self) -> None:
-        self.input.edit_externally()
-
-    async def action_slash(self, command: str) -> None:
-        await self.input.send(command)
-
-    def action_select_model(self) -> None:
-        from .dialogs.model_picker import open_model_picker
-
-        open_model_picker(self)
-
-    def action_cycle_model(self, direction: int) -> None:
-        if self.session is not None:
-            self.run_worker(self._cycle_model(self.session, direction), name="cycle-model", group="kernel",
-                            exit_on_error=False)
-
-    async def _cycle_model(self, session: SessionPort, direction: int) -> None:
-        result = await session.cycle_model(direction)
-        if result is None:
-            self.notify("Only one model available", timeout=3)
-        else:
-            self.notify(f"Model: {result.model.ref}", timeout=2)
-
-    def action_cycle_thinking(self) -> None:
-        if self.session is not None:
-            self.run_worker(self._cycle_thinking(self.session), name="thinking", group="kernel", exit_on_error=False)
-
-    async def _cycle_thinking(self, session: SessionPort) -> None:
-        if await session.cycle_thinking_level() is None:
-            self.notify("This model does not support thinking levels", timeout=3)
-
-    def action_toggle_thinking(self) -> None:
-        self.transcript.set_thinking_collapsed(not self.transcript.thinking_collapsed)
-
-    def action_toggle_tools(self) -> None:
-        self.transcript.set_tools_expanded(not self.transcript.tools_expanded)
-
-    async def action_scroll_transcript(self, where: str) -> None:
-        t = self.transcript
-        if where in ("page_up", "home"):
-            t.release_anchor()  # the user moved away from the bottom: stop following output
-        if where == "end":
-            await t.restore_end()  # the newest messages may have been unmounted while reading old ones
-        elif where == "home":
-            await t.restore_start()  # the very first message, not just the oldest one mounted
-        {"page_up": t.scroll_page_up, "page_down": t.scroll_page_down,
-         "home": t.scroll_home, "end": t.scroll_end}[where](animate=False)
-        if where == "end":
-            t.anchor()
-
-    async def action_toggle_tree_pane(self) -> None:
-        await self.tree_pane.toggle()
-
-    def action_focus_next_pane(self) -> None:
-        self.tree_pane.focus_next()
-
-    def action_copy_last(self) -> None:
-        from .commands.view_actions import copy_message
-
-        copy_message(self)
-
-    def action_pi_cmd(self, name: str) -> None:
-        from .commands.view_actions import run_action
-
-        if self.session is not None:
-            run_action(self, name)
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # The main view's keys are priority bindings, which Textual checks even under a
-        # modal; a picker or dialog on top must get them (Esc cancels it, Ctrl+L filters).
-        if action in MAIN_VIEW_ACTIONS and len(self.screen_stack) > 1 and self.screen.is_modal:
-            return False
-        if self.queue_view.takes_app_action(action):
-            return False  # Esc in the queue list goes back to the editor; it does not abort the run
-        return super().check_action(action, parameters)
-
-    # ------------------------------------------------------------------ several sessions (sessions/)
-
-    def refresh_session_tabs(self) -> None:
-        """Redraw the tab bar from the workspace (a session opened, closed, changed state)."""
-        self.session_tabs.sync(self.workspace)
-
-    async def on_session_tabs_selected(self, message: SessionTabs.Selected) -> None:
-        await self.workspace.show(message.entry)
-
-    async def action_session_step(self, direction: int) -> None:
-        await self.workspace.step(direction)
-
-    async def action_session_open(self) -> None:
-        from .sessions.open_flows import open_command
-
-        await open_command(self, "new")
 
     # ------------------------------------------------------------------ leaving
 

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from pi_runtime.frontend import SessionPort
 
     from .editor.completion_menu import CompletionMenu
+    from .editor.input_controller import InputController
     from .editor.prompt_editor import PromptEditor
     from .extension_ui.extension_area import ExtensionAreas
     from .extension_ui.extension_ui import AppExtensionUI
@@ -75,6 +76,13 @@ class PiHost(Protocol):
     workspace: Workspace
     """Every open session (tabs); the attributes above are the shown session's."""
     bridge: Any
+    input: InputController
+    """Where sent text goes; Esc and the quit keys."""
+    static: bool
+    """No spinner, clock or cursor blink, and no questions to the terminal (snapshots)."""
+    initial_prompt: str | None
+    """Sent once the first session is attached (``pi "message"``)."""
+    tmux_checked: bool
 
     # What the app itself does.
     async def reload_resources(self) -> None: ...
@@ -82,6 +90,7 @@ class PiHost(Protocol):
     async def action_quit(self) -> None: ...
     def request_quit(self) -> None: ...
     def refresh_session_tabs(self) -> None: ...
+    def model_ref(self) -> str: ...
 
     # Textual's App calls the controllers make.
     @property

@@ -1,0 +1,79 @@
+"""What happens once a session is shown: its extensions start, an empty session gets the key
+hints (or, with no usable model, how to connect one), tmux's extended keys are checked once and
+the message given on the command line is sent."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..terminal import extended_keys
+from ..transcript.start_hints import StartHints
+from ..transcript.welcome_panel import WelcomePanel
+from .session_chrome import loaded_resources
+
+if TYPE_CHECKING:
+    from pi_runtime.frontend import SessionPort
+
+    from ..host import PiHost
+
+
+
+async def start_session(app: PiHost, session: SessionPort) -> None:
+    """After a session is attached: its extensions start, then the start-up help, the tmux
+    warning and the message given on the command line (a worker: a handler may ask something)."""
+    from .tab_extensions import start_tab_extensions
+
+    entry = app.workspace.entry_for(session)
+    if entry is not None:
+        await start_tab_extensions(app, app.workspace, entry)
+    await show_start_help(app, session)
+    await warn_about_tmux_keys(app)
+    if app.initial_prompt:
+        text, app.initial_prompt = app.initial_prompt, None
+        await app.input.send(text)
+    await app.input.session_attached()
+    app.transcript.warm_up()
+
+
+async def warn_about_tmux_keys(app: PiHost) -> None:
+    """Pi's start-up warning when tmux would drop Shift+Enter (asked once, off the loop)."""
+    if app.static or app.tmux_checked:
+        return
+    app.tmux_checked = True
+    import asyncio
+
+    warning = await asyncio.to_thread(extended_keys.tmux_warning)
+    if warning:
+        await app.transcript.add_notice(warning, "warning")
+
+
+async def show_start_help(app: PiHost, session: SessionPort) -> None:
+    """An empty session starts with the key hints, or how to connect a model if none can be used."""
+    if session.messages:
+        return
+    from pi_runtime.frontend import typed_settings
+
+    quiet = typed_settings(session.settings).quiet_startup
+    if has_credentials(session):
+        if quiet is True:
+            return
+        loaded = [] if quiet == "header" else loaded_resources(session)
+        await app.transcript.mount(StartHints(app.keymap, loaded=loaded,
+                                              expanded=app.transcript.tools_expanded))
+    else:
+        await app.transcript.mount(WelcomePanel(model=app.model_ref(), agent_dir=str(app.agent_dir)))
+        # Read from its headline down: the guide is often taller than the window.
+        app.transcript.release_anchor()
+        app.call_after_refresh(app.transcript.scroll_home, animate=False)
+
+
+def has_credentials(session: SessionPort) -> bool:
+    """Whether the session's model can be used (a key or a login for its provider)."""
+    registry = session.model_registry
+    model = session.model
+    if model is None:
+        return False
+    try:
+        return registry is None or bool(registry.has_credentials(model))
+    except Exception:  # noqa: BLE001
+        return False
