@@ -18,6 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from textual.worker import Worker
+
 from .app import PiApp
 from .tree.session_preview import preview_file, read_json_object, read_preview
 
@@ -95,6 +97,19 @@ class _CommandLineApp(PiApp):
             self.call_after_refresh(self.run_worker, self._read_preview, thread=True, name="preview",
                                     group="startup", exit_on_error=False)
 
+    async def ask_missing_folder(self, recorded: str, current: str) -> str | None:
+        """Pi's start-up question when the chosen session's folder is gone (the build waits):
+        ``continue``, ``fork`` or None (cancel: pi ends, as Pi does)."""
+        from .sessions.resume_flows import MissingFolderPrompt, ask_screen
+
+        return await ask_screen(self, MissingFolderPrompt(recorded, current))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        # Textual runs PiApp's handler after this one unless the default is prevented.
+        if event.worker.name == "build-session" and isinstance(event.worker.error, StartCancelled):
+            event.prevent_default()
+            self.exit(0)  # the user cancelled at a start-up question: nothing to show
+
     async def ask_project_trust(self, folder: str) -> bool:
         """Pi's trust question (the build thread waits for it); saves the decision when asked to."""
         from .dialogs.trust_prompt import ask_project_trust
@@ -122,10 +137,16 @@ class _CommandLineApp(PiApp):
             self.call_after_refresh(self._first_frame.set)
 
 
+class StartCancelled(Exception):
+    """The user cancelled a question asked while the session was being built."""
+
+
 def _session_factory(args: Any, first_frame: threading.Event | None = None,
-                     ask_trust: Callable[[str], bool] | None = None, preloaded: Any = None):
+                     ask_trust: Callable[[str], bool] | None = None, preloaded: Any = None,
+                     ask_folder: Callable[[str, str], str | None] | None = None):
     """The session build, for a worker thread; ``ask_trust(folder)`` asks the user (on the app's
-    loop) when the project's trust is still open, and its answer becomes ``--approve``.
+    loop) when the project's trust is still open, and its answer becomes ``--approve``;
+    ``ask_folder(recorded, current)`` asks what to do when the chosen session's folder is gone.
     ``preloaded``: the extensions the command line loaded to check their flags before the app
     painted (``pi_runtime.modes.cli_extensions.preload_for_app``), for the build to reuse."""
     def build() -> Any:
@@ -139,9 +160,32 @@ def _session_factory(args: Any, first_frame: threading.Event | None = None,
             folder = trust_question(args)
             if folder is not None:
                 args.approve = ask_trust(folder)
-        return build_session(args, preloaded=preloaded)
+        try:
+            return build_session(args, preloaded=preloaded)
+        except Exception as exc:
+            from pi_runtime.frontend.app_support import SessionFolderGone
+
+            if ask_folder is None or not isinstance(exc, SessionFolderGone):
+                raise
+            return _build_in_place_of(args, exc, ask_folder(exc.recorded, exc.current), preloaded)
 
     return build
+
+
+def _build_in_place_of(args: Any, gone: Any, choice: str | None, preloaded: Any) -> Any:
+    """The session when its recorded folder is gone, after the user's ``choice``: continued in the
+    current folder, or forked into a new session there (the original file is left as it is)."""
+    from pi_runtime.frontend import SettingsManager
+    from pi_runtime.frontend.app_support import build_session, fork_into, session_dir_for
+
+    if choice is None:
+        raise StartCancelled
+    if choice == "continue":
+        return build_session(args, preloaded=preloaded, folder_gone_ok=True)
+    session_dir = session_dir_for(args, SettingsManager.create(gone.current), gone.current)
+    args.session = fork_into(gone.session_file, gone.current, session_dir)
+    args.continue_, args.fork, args.session_id = False, None, None
+    return build_session(args, preloaded=preloaded)
 
 
 def _fallback_session(args: Any) -> Any:
@@ -195,7 +239,11 @@ def run_interactive(args: Any, typeahead: Any = None, preloaded: Any = None) -> 
     def ask_trust(folder: str) -> bool:  # on the build thread: waits for the answer on the app's loop
         return bool(app.call_from_thread(app.ask_project_trust, folder))  # type: ignore[arg-type]  # see above
 
-    app.session_factory = _session_factory(args, first_frame, ask_trust=ask_trust, preloaded=preloaded)
+    def ask_folder(recorded: str, current: str) -> str | None:  # on the build thread, as ask_trust
+        return app.call_from_thread(app.ask_missing_folder, recorded, current)  # type: ignore[arg-type]
+
+    app.session_factory = _session_factory(args, first_frame, ask_trust=ask_trust, preloaded=preloaded,
+                                           ask_folder=ask_folder)
     first = _initial_prompt(args)
     if first:
         app.initial_prompt = first

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from pi_runtime.modes.resume_folder import fork_into as fork_into
     from pi_runtime.modes.resume_folder import missing_folder_choices as missing_folder_choices
     from pi_runtime.modes.resume_folder import where_to_resume as where_to_resume
+    from pi_runtime.modes.startup import SessionFolderGone as SessionFolderGone
     from pi_runtime.modes.startup import build_session as build_session
     from pi_runtime.modes.startup import save_trust_decision as save_trust_decision
     from pi_runtime.modes.startup import session_dir_for as session_dir_for

@@ -25,6 +25,23 @@ class StartupError(Exception):
     """A start-up problem the user can fix (session not found, unreadable prompt file...)."""
 
 
+class SessionFolderGone(StartupError):
+    """The session chosen at start-up recorded a working directory that no longer exists.
+
+    Pi's wording and behaviour: the headless modes stop with this message (exit 1); the app
+    asks instead (``resume_folder.missing_folder_choices``) and builds again with
+    ``folder_gone_ok`` or on a fork of the file.
+    """
+
+    def __init__(self, session_file: str, recorded: str, current: str) -> None:
+        # Pi's three lines as one: start-up errors are one line on stderr.
+        super().__init__(f"Stored session working directory does not exist: {recorded} "
+                         f"(session file: {session_file}; current working directory: {current})")
+        self.session_file = session_file
+        self.recorded = recorded
+        self.current = current
+
+
 def user_errors() -> tuple[type[BaseException], ...]:
     """Exception types whose message is shown as-is (one line on stderr, no traceback)."""
     from ..auth import AuthFileError
@@ -186,6 +203,14 @@ def _resumed_folder(args: CliArgs, cwd: str, settings: Any) -> str:
     return recorded if recorded and recorded != cwd and os.path.isdir(recorded) else cwd
 
 
+def _check_folder_exists(manager: Any, cwd: str) -> None:
+    """Raise ``SessionFolderGone`` when the opened session file recorded a folder that is gone."""
+    recorded = (getattr(manager, "header", None) or {}).get("cwd")
+    session_file = getattr(manager, "session_file", None)
+    if session_file and isinstance(recorded, str) and recorded and not os.path.isdir(recorded):
+        raise SessionFolderGone(str(session_file), recorded, cwd)
+
+
 def _session_cwd(manager: Any, cwd: str) -> str:
     """Resume a session in its own working directory when that still exists (as Pi does)."""
     recorded = (getattr(manager, "header", None) or {}).get("cwd")
@@ -194,8 +219,8 @@ def _session_cwd(manager: Any, cwd: str) -> str:
     return cwd
 
 
-def build_session(args: CliArgs, *, cwd: str | None = None,
-                  preloaded: LoadedExtensions | None = None) -> AgentSession:
+def build_session(args: CliArgs, *, cwd: str | None = None, preloaded: LoadedExtensions | None = None,
+                  folder_gone_ok: bool = False) -> AgentSession:
     """Build the session every mode (and the interactive app) runs on; see ``_build_session``.
 
     The collector is off while the session loads: a long session creates hundreds of
@@ -208,15 +233,15 @@ def build_session(args: CliArgs, *, cwd: str | None = None,
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _build_session(args, cwd=cwd, preloaded=preloaded)
+        return _build_session(args, cwd=cwd, preloaded=preloaded, folder_gone_ok=folder_gone_ok)
     finally:
         gc.freeze()
         if was_enabled:
             gc.enable()
 
 
-def _build_session(args: CliArgs, *, cwd: str | None = None,
-                   preloaded: LoadedExtensions | None = None) -> AgentSession:
+def _build_session(args: CliArgs, *, cwd: str | None = None, preloaded: LoadedExtensions | None = None,
+                   folder_gone_ok: bool = False) -> AgentSession:
     """Build the session every mode (and the interactive app) runs on.
 
     Args:
@@ -224,6 +249,8 @@ def _build_session(args: CliArgs, *, cwd: str | None = None,
         cwd: Working directory; the process cwd when omitted.
         preloaded: Extensions the interactive app loaded before it painted
             (``cli_extensions.preload_for_app``); used when they were loaded for this folder.
+        folder_gone_ok: Run a session whose recorded folder is gone in ``cwd`` (the user chose
+            to continue there) instead of raising ``SessionFolderGone``.
 
     Returns:
         A ready ``AgentSession`` (not yet prompted).
@@ -253,6 +280,8 @@ def _build_session(args: CliArgs, *, cwd: str | None = None,
         registry = ModelRegistry(agent_dir / "models.json", AuthStorage(agent_dir / "auth.json"))
     manager = open_session_manager(args, cwd, settings)
     try:
+        if not folder_gone_ok:
+            _check_folder_exists(manager, cwd)
         return _build_with_manager(args, cwd, agent_dir, settings, trusted, registry, manager, preloaded)
     except BaseException:
         manager.close()

@@ -5,13 +5,13 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Static, TextArea
 
+from .modal import Modal
 from .text_prompt import DIALOG_CSS
 
 
-class EditorPrompt(ModalScreen[str | None]):
+class EditorPrompt(Modal[str | None]):
     """Returns the edited text, or None when cancelled."""
 
     DEFAULT_CSS = DIALOG_CSS + """

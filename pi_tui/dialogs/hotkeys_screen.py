@@ -14,9 +14,9 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from .modal import Modal
 from .pick_list import PICKER_CSS
 
 SECTIONS = [
@@ -138,7 +138,7 @@ def hotkey_table(keymap: Any) -> Group:
     return Group(*parts)
 
 
-class HotkeysScreen(ModalScreen[None]):
+class HotkeysScreen(Modal[None]):
     """Scrollable list of bindings; Esc or q closes."""
 
     DEFAULT_CSS = PICKER_CSS.replace("PickList", "HotkeysScreen") + """

@@ -20,14 +20,14 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
+from .modal import Modal
 from .pick_list import PickItem, PickList
 from .text_prompt import DIALOG_CSS
 
 
-class ApiKeyPrompt(ModalScreen[str | None]):
+class ApiKeyPrompt(Modal[str | None]):
     """Masked one-line input for a key; returns it, or None when cancelled."""
 
     DEFAULT_CSS = DIALOG_CSS.replace("TextPrompt,", "ApiKeyPrompt, TextPrompt,")

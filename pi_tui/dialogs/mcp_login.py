@@ -17,13 +17,13 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
+from .modal import Modal
 from .text_prompt import DIALOG_CSS
 
 
-class McpLoginScreen(ModalScreen[None]):
+class McpLoginScreen(Modal[None]):
     """Signs in to one server of ``manager`` and reconnects it.
 
     Args:

@@ -14,10 +14,10 @@ from typing import Any
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from .modal import Modal
 from .pick_list import PICKER_CSS
 
 
@@ -43,7 +43,7 @@ def server_detail(row: dict[str, Any], tool_names: dict[str, str]) -> str:
     return "\n".join(lines)
 
 
-class McpScreen(ModalScreen[None]):
+class McpScreen(Modal[None]):
     """The servers of one session's MCP manager."""
 
     DEFAULT_CSS = PICKER_CSS.replace("PickList", "McpScreen") + """

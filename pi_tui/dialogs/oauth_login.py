@@ -19,11 +19,12 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from .modal import Modal
 from .pick_list import PickItem, PickList
 from .text_prompt import DIALOG_CSS, TextPrompt
 
 
-class OAuthLoginScreen(ModalScreen[None]):
+class OAuthLoginScreen(Modal[None]):
     """Runs ``registry.login_oauth(provider, self, signal)``; implements its ``LoginUI``."""
 
     DEFAULT_CSS = DIALOG_CSS.replace("TextPrompt,", "OAuthLoginScreen, TextPrompt,")

@@ -15,9 +15,10 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
+
+from .modal import Modal
 
 PICKER_CSS = """
 PickList { align: center middle; background: $background 60%; }
@@ -93,7 +94,7 @@ class Saved:
     value: Any
 
 
-class PickList(ModalScreen[Any]):
+class PickList(Modal[Any]):
     """Returns the picked item's ``value`` (or None when cancelled)."""
 
     DEFAULT_CSS = PICKER_CSS

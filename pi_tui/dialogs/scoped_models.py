@@ -78,7 +78,7 @@ class ScopedModels(PickList):
         index = self.query_one(OptionList).highlighted
         if index is None or not (0 <= index < len(self.shown)) or self.shown[index] is None:
             return None
-        return self.shown[index].value  # type: ignore[union-attr]
+        return self.shown[index].value
 
     def on_input_changed(self, event) -> None:
         self.query_text = event.value

@@ -17,10 +17,10 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from .modal import Modal
 from .pick_list import PICKER_CSS
 from .settings_catalog import SettingRow, groups
 
@@ -33,7 +33,7 @@ def _show(value: Any) -> str:
     return str(value)
 
 
-class SettingsScreen(ModalScreen[None]):
+class SettingsScreen(Modal[None]):
     """The settings list, by group; changes are saved as they are made."""
 
     DEFAULT_CSS = PICKER_CSS.replace("PickList", "SettingsScreen") + """

@@ -5,8 +5,9 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Input, Static
+
+from .modal import Modal
 
 DIALOG_CSS = """
 TextPrompt, ConfirmPrompt, SummarizePrompt { align: center middle; background: $background 60%; }
@@ -26,7 +27,7 @@ TextPrompt, ConfirmPrompt, SummarizePrompt { align: center middle; background: $
 """
 
 
-class TextPrompt(ModalScreen[str | None]):
+class TextPrompt(Modal[str | None]):
     """Asks for one line; returns the text (possibly "") or None when cancelled."""
 
     DEFAULT_CSS = DIALOG_CSS
@@ -54,7 +55,7 @@ class TextPrompt(ModalScreen[str | None]):
         self.dismiss(event.value)
 
 
-class ConfirmPrompt(ModalScreen[bool]):
+class ConfirmPrompt(Modal[bool]):
     """A yes/no question: y or enter confirms, n or esc declines."""
 
     DEFAULT_CSS = DIALOG_CSS

@@ -7,9 +7,9 @@ from pathlib import Path
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Markdown, Static
 
+from .modal import Modal
 from .pick_list import PICKER_CSS
 
 CHANGELOG = Path(__file__).resolve().parents[2] / "CHANGELOG.md"
@@ -33,7 +33,7 @@ def changelog_head(path: Path = CHANGELOG, sections: int = 3) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
-class TextViewer(ModalScreen[None]):
+class TextViewer(Modal[None]):
     """Shows markdown; Esc or q closes, arrows and PageUp/PageDown scroll."""
 
     DEFAULT_CSS = PICKER_CSS.replace("PickList", "TextViewer") + """

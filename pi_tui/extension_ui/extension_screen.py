@@ -15,11 +15,12 @@ from typing import Any
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widget import Widget
 
+from ..dialogs.modal import Modal
 
-class ExtensionScreen(ModalScreen[Any]):
+
+class ExtensionScreen(Modal[Any]):
     """Hosts one extension widget."""
 
     DEFAULT_CSS = """

@@ -58,7 +58,7 @@ async def _resume(app: PiHost, path: str, new_tab: bool) -> None:
         return
     where = where_to_resume(path, session.cwd)
     if where.kind == "missing":
-        choice = await _ask(app, MissingFolderPrompt(where.folder, session.cwd))
+        choice = await ask_screen(app, MissingFolderPrompt(where.folder, session.cwd))
         if choice is None:
             app.notify("Resume cancelled", timeout=3)
             return
@@ -161,7 +161,8 @@ def _command_line(app: PiHost) -> Any:
     return copy.deepcopy(app.command_line) if app.command_line is not None else CliArgs()
 
 
-async def _ask(app: PiHost, screen: Any) -> Any:
+async def ask_screen(app: PiHost, screen: Any) -> Any:
+    """Show ``screen`` and wait for what it is dismissed with."""
     answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
 
     def answered(value: Any) -> None:

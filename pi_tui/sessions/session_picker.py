@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING
 from rich.style import Style
 from textual import events
 from textual.app import ComposeResult
-from textual.screen import ModalScreen
 from textual.strip import Strip
 from textual.widgets import Static
 
+from ..dialogs.modal import Modal
 from ..dialogs.text_prompt import ConfirmPrompt, TextPrompt
 from ..dialogs.virtual_list import VirtualList, styled_strip
 from ..tree.nav_keys import KeyTable, app_keymap
@@ -39,7 +39,7 @@ _KEYS_BY_ID = {
 _FIXED_KEYS = {"tab": "toggle_scope", "home": "top", "end": "bottom"}
 
 
-class SessionPicker(ModalScreen[str | None]):
+class SessionPicker(Modal[str | None]):
     """Returns the chosen session file's path, or None."""
 
     DEFAULT_CSS = """

@@ -10,16 +10,16 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from ..dialogs.modal import Modal
 from ..dialogs.text_prompt import DIALOG_CSS
 
 CHOICES = ("No summary", "Summarize", "Summarize with custom prompt")
 
 
-class SummarizePrompt(ModalScreen[bool | str | None]):
+class SummarizePrompt(Modal[bool | str | None]):
     """Three choices; the third asks for instructions in an input line."""
 
     DEFAULT_CSS = DIALOG_CSS + """

@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING
 
 from textual import events
 from textual.app import ComposeResult
-from textual.screen import ModalScreen
 from textual.strip import Strip
 from textual.widgets import Static
 
+from ..dialogs.modal import Modal
 from ..dialogs.text_prompt import TextPrompt
 from ..dialogs.virtual_list import VirtualList
 from .nav_keys import KeyTable, app_keymap
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 
 
-class TreeBrowser(TreeRowKeys, ModalScreen[str | None]):
+class TreeBrowser(TreeRowKeys, Modal[str | None]):
     """Returns the chosen entry id, or None when closed with Esc."""
 
     DEFAULT_CSS = """

@@ -73,7 +73,8 @@ def ask_for_pwd(term: Terminal, loopback) -> str:
     before = len(loopback.requests)
     loopback.push(tool_reply("bash", {"command": "pwd"}), text_reply("That is where I am."))
     term.type(b"where are we\r")
-    assert wait_until(lambda: len(loopback.requests) == before + 2, timeout=30), term.screen[-2000:]
+    # Reading while waiting: a pty nobody reads fills up and stops pi at its next write.
+    assert wait_until(lambda: term.read(0.05) or len(loopback.requests) == before + 2, timeout=30), term.screen[-2000:]
     assert term.wait_for("ThatiswhereIam"), term.screen[-2000:]
     return tool_output(loopback.requests[-1]).strip()
 
@@ -177,3 +178,52 @@ def test_session_flag_from_another_folder_takes_that_folders_trust_not_the_launc
         assert not mark.exists()
     finally:
         term.close()
+
+
+def session_of_a_gone_folder(env, loopback, tmp_path) -> tuple[Path, Path]:
+    """(the session file of a folder since deleted, the folder pi starts in)."""
+    gone, b = tmp_path / "project-gone", tmp_path / "project-b"
+    b.mkdir()
+    record_session_in(gone, env, loopback, "remember the old folder")
+    shutil.rmtree(gone)
+    [file] = Path(env["PI_CODING_AGENT_DIR"], "sessions").rglob("*.jsonl")
+    return file, b
+
+
+@pytest.mark.parametrize("choice", ["continue", "fork", "cancel"])
+def test_pi_session_on_a_file_whose_folder_is_gone_asks_first(env, loopback, tmp_path, choice):
+    # Pi 1.6 asks before the session opens: continue here, fork into a new session here, or cancel.
+    file, b = session_of_a_gone_folder(env, loopback, tmp_path)
+    original = file.read_bytes()
+    term = Terminal(["--model", MODEL, "--session", str(file)], {**env, "PI_TEST_PROJECT": str(b)})
+    try:
+        assert term.wait_for("Sessioncwddoesnotexist"), term.screen[-2000:]
+        assert term.wait_for("Forkinto"), term.screen[-2000:]
+        if choice == "cancel":
+            term.type(b"\x1b")
+            assert term.exit_status() == 0, term.screen[-2000:]
+            assert file.read_bytes() == original
+            return
+        mark = term.mark()
+        term.type(b"\r" if choice == "continue" else b"\x1b[B\r")
+        assert term.wait_for("loop-model", since=mark), term.screen[-2000:]  # the session is attached
+        assert os.path.realpath(ask_for_pwd(term, loopback)) == os.path.realpath(b)
+        sessions = sorted(Path(env["PI_CODING_AGENT_DIR"], "sessions").rglob("*.jsonl"))
+        if choice == "continue":
+            assert sessions == [file] and "where are we" in file.read_text(encoding="utf-8")
+        else:
+            assert file.read_bytes() == original  # the original is kept as it was
+            [fork] = [s for s in sessions if s != file]
+            text = fork.read_text(encoding="utf-8")
+            assert "remember the old folder" in text and "where are we" in text and str(file) in text
+    finally:
+        term.close()
+
+
+def test_headless_modes_stop_on_a_session_whose_folder_is_gone(env, loopback, tmp_path):
+    file, b = session_of_a_gone_folder(env, loopback, tmp_path)
+    original = file.read_bytes()
+    done = run_pi(["--model", MODEL, "--session", str(file), "-p", "hello"], {**env, "PI_TEST_PROJECT": str(b)})
+    assert done.returncode == 1
+    assert "Stored session working directory does not exist" in done.stderr and str(file) in done.stderr
+    assert file.read_bytes() == original

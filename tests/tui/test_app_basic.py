@@ -132,3 +132,25 @@ async def test_user_bash_command_runs_and_is_recorded(provider, session):
         [message] = [m for m in session.messages if m.role == "bashExecution"]
         assert message.command == "echo from-shell" and "from-shell" in message.output
         assert not provider.requests  # `!` does not call the model
+
+
+async def test_a_dialog_answered_twice_takes_the_first_answer_and_leaves_the_app_open(session):
+    # Keys typed ahead (Enter, then text and Enter) can reach a dialog after its first answer took it
+    # off the stack; the second answer used to pop the app's own screen and end pi.
+    from pi_tui.dialogs.pick_list import PickItem, PickList
+
+    app = create_app(session, static=True)
+    answers: list[object] = []
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        items = [PickItem(value, value, value, "", i == 0) for i, value in enumerate(["first", "second"])]
+        picker = PickList("Choose", items)
+        app.push_screen(picker, answers.append)
+        await pilot.pause()
+        picker.dismiss("first")
+        picker.dismiss("second")
+        await pilot.pause()
+        assert answers == ["first"]
+        assert len(app.screen_stack) == 1 and app.is_running
+        await pilot.press(*"still here")
+        assert app.editor.text == "still here"
