@@ -76,9 +76,10 @@ class ScopedModels(PickList):
         from textual.widgets import OptionList
 
         index = self.query_one(OptionList).highlighted
-        if index is None or not (0 <= index < len(self.shown)) or self.shown[index] is None:
+        if index is None or not (0 <= index < len(self.shown)):
             return None
-        return self.shown[index].value
+        item = self.shown[index]
+        return item.value if item is not None else None
 
     def on_input_changed(self, event) -> None:
         self.query_text = event.value
