@@ -85,8 +85,13 @@ class _CommandLineApp(PiApp):
         self._hint = hint
         self._first_frame = first_frame
         self._args = args
+        self.ended_by_signal: int | None = None
+        """SIGTERM or SIGHUP, when one of them ended the app (``terminal/exit_signals.py``)."""
 
     def on_mount(self) -> None:
+        from .terminal import exit_signals
+
+        exit_signals.install(self)
         if self._hint:
             self.footer_bar.set_model(self._hint, "", False)
         if self._args is None:
@@ -255,7 +260,8 @@ def run_interactive(args: Any, typeahead: Any = None, preloaded: Any = None) -> 
         code = app.run()
     finally:
         gc.unfreeze()
-    _print_exit_output(app)
+    if app.ended_by_signal is None:
+        _print_exit_output(app)
     return int(code or 0)
 
 

@@ -90,6 +90,20 @@ class TerminalHold:
             pass
         return Typeahead.parse(b"".join(chunks))
 
+    def restore_on_signals(self) -> None:
+        """SIGTERM or SIGHUP before the app takes them over (``pi_tui/terminal/exit_signals.py``)
+        put the terminal's settings back, then end pi as the signal would have: killed outright,
+        the shell would be left with nothing echoed."""
+        import signal
+
+        def restore_and_end(signum: int, frame: Any) -> None:
+            self.restore()
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+
+        for signum in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(signum, restore_and_end)
+
     def restore(self) -> None:
         """Put the terminal's settings back as they were when pi started."""
         if self._saved is None:

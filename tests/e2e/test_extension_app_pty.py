@@ -61,3 +61,64 @@ def test_osc_notifications_an_extension_writes_reach_the_terminal(env, tmp_path)
         assert term.exit_status() == 0
     finally:
         term.close()
+
+
+SHUTDOWN_MARK = """
+    from pathlib import Path
+
+    def extension(pi):
+        def start(event, ctx):
+            ctx.ui.set_status("mark", "extension-started")
+
+        def shutdown(event, ctx):
+            Path({mark!r}).write_text(event.reason if hasattr(event, "reason") else "shutdown")
+
+        pi.on("session_start", start)
+        pi.on("session_shutdown", shutdown)
+"""
+
+
+def test_sigterm_and_sighup_end_the_app_as_quitting_does(env, tmp_path):
+    # As Pi: extensions get session_shutdown, the terminal is given back (alternate screen left),
+    # exit status 0; before, the default action killed pi and left the terminal in raw mode.
+    import os
+    import signal
+
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        mark = tmp_path / f"shutdown-{signum}"
+        ext = tmp_path / f"mark_{signum}.py"
+        ext.write_text(textwrap.dedent(SHUTDOWN_MARK.format(mark=str(mark))))
+        term = Terminal(["--demo", "-e", str(ext)], env)
+        try:
+            assert term.wait_for("extension-started"), term.screen[-2000:]
+            before = term.mark()
+            os.kill(term.pid, signum)
+            assert term.exit_status() == 0, term.screen[-2000:]
+            assert mark.exists()
+            assert b"\x1b[?1049l" in term.output[before:]  # back from the alternate screen
+        finally:
+            term.close()
+
+
+def test_a_signal_while_pi_starts_gives_the_terminal_back(env, tmp_path):
+    # From the moment the launcher holds the terminal (typeahead, before the app's imports) a
+    # SIGTERM used to kill pi with echo and line editing off: the shell's terminal stayed mute.
+    import os
+    import signal
+    import termios
+    import time
+
+    from pi_runtime.testing.waiting import wait_until
+
+    term = Terminal(["--demo"], env)
+    try:
+        assert wait_until(lambda: not termios.tcgetattr(term.fd)[3] & termios.ICANON, timeout=30, interval=0.001)
+        os.kill(term.pid, signal.SIGTERM)
+        started = time.monotonic()
+        status = term.exit_status()
+        assert status is not None, term.screen[-2000:]
+        assert time.monotonic() - started < 10
+        flags = termios.tcgetattr(term.fd)[3]
+        assert flags & termios.ICANON and flags & termios.ECHO
+    finally:
+        term.close()
