@@ -142,6 +142,22 @@ def real_pi() -> list[str] | None:
     return [node, str(cli)] if cli.exists() else None
 
 
+def bench_home(tmp: str, server_url: str, settings: dict | None = None) -> tuple[Path, Path, dict[str, str]]:
+    """An agent dir whose one model, ``bench/bench-model``, is the loopback server at
+    ``server_url``, a project folder, and the environment that points pi (and Pi) at them."""
+    agent, project = Path(tmp, "agent"), Path(tmp, "project")
+    agent.mkdir()
+    project.mkdir()
+    models = {"providers": {"bench": {"baseUrl": server_url + "/v1", "api": "openai-completions",
+                                      "apiKey": "bench-key", "models": [{"id": "bench-model"}]}}}
+    (agent / "models.json").write_text(json.dumps(models))
+    if settings is not None:
+        (agent / "settings.json").write_text(json.dumps(settings))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PI_")}
+    env.update(PI_CODING_AGENT_DIR=str(agent), PI_OFFLINE="1", PI_SKIP_VERSION_CHECK="1", HOME=tmp)
+    return agent, project, env
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=3)
@@ -150,15 +166,7 @@ def main() -> None:
     ours = [str(Path(sys.executable).parent / "pi")]
     theirs = real_pi()
     with tempfile.TemporaryDirectory() as tmp, LoopbackServer(responder) as server:
-        agent, project = Path(tmp, "agent"), Path(tmp, "project")
-        agent.mkdir()
-        project.mkdir()
-        models = {"providers": {"bench": {"baseUrl": server.url + "/v1", "api": "openai-completions",
-                                          "apiKey": "bench-key", "models": [{"id": "bench-model"}]}}}
-        (agent / "models.json").write_text(json.dumps(models))
-        (agent / "settings.json").write_text(json.dumps({"compaction": {"enabled": False}}))
-        env = {k: v for k, v in os.environ.items() if not k.startswith("PI_")}
-        env.update(PI_CODING_AGENT_DIR=str(agent), PI_OFFLINE="1", PI_SKIP_VERSION_CHECK="1", HOME=tmp)
+        agent, project, env = bench_home(tmp, server.url, {"compaction": {"enabled": False}})
         from pi_runtime.session.paths import encode_cwd
 
         big = agent / "sessions" / encode_cwd(str(project)) / "2025-01-01T00-00-00-000Z_bench-20k.jsonl"

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import compileall
-import json
 import os
 import shutil
 import subprocess
@@ -28,7 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from cli_bench import SESSION_MESSAGES, responder, write_session
+from cli_bench import SESSION_MESSAGES, bench_home, responder, write_session
 
 from pi_runtime.testing.loopback import LoopbackServer
 
@@ -55,15 +54,7 @@ def main() -> None:
     root = Path(tree).resolve() if tree else Path(__file__).resolve().parents[1]
     compileall.compile_dir(str(root / "pi_runtime"), quiet=1)
     with tempfile.TemporaryDirectory() as tmp, LoopbackServer(responder) as server:
-        agent, project = Path(tmp, "agent"), Path(tmp, "project")
-        agent.mkdir()
-        project.mkdir()
-        models = {"providers": {"bench": {"baseUrl": server.url + "/v1", "api": "openai-completions",
-                                          "apiKey": "bench-key", "models": [{"id": "bench-model"}]}}}
-        (agent / "models.json").write_text(json.dumps(models))
-        (agent / "settings.json").write_text(json.dumps({"compaction": {"enabled": False}}))
-        env = {k: v for k, v in os.environ.items() if not k.startswith("PI_")}
-        env.update(PI_CODING_AGENT_DIR=str(agent), PI_OFFLINE="1", PI_SKIP_VERSION_CHECK="1", HOME=tmp)
+        agent, project, env = bench_home(tmp, server.url, {"compaction": {"enabled": False}})
         if tree:
             env["PYTHONPATH"] = os.pathsep.join([str(root), *filter(None, [env.get("PYTHONPATH")])])
         from pi_runtime.session.paths import encode_cwd

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -21,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from cli_bench import measure, responder
+from cli_bench import bench_home, measure, responder
 
 from pi_runtime.testing.loopback import LoopbackServer
 from pi_runtime.testing.mcp_servers import server_executable
@@ -42,14 +41,7 @@ def main() -> None:
     time_server = server_executable("mcp-server-time")
     rows = []
     with tempfile.TemporaryDirectory() as tmp, LoopbackServer(responder) as server:
-        agent, project = Path(tmp, "agent"), Path(tmp, "project")
-        agent.mkdir()
-        project.mkdir()
-        models = {"providers": {"bench": {"baseUrl": server.url + "/v1", "api": "openai-completions",
-                                          "apiKey": "bench-key", "models": [{"id": "bench-model"}]}}}
-        (agent / "models.json").write_text(json.dumps(models))
-        env = {k: v for k, v in os.environ.items() if not k.startswith("PI_")}
-        env.update(PI_CODING_AGENT_DIR=str(agent), PI_OFFLINE="1", HOME=tmp)
+        agent, project, env = bench_home(tmp, server.url)
         args = [*pi, "-p", "say hi", "--no-session", "--model", "bench/bench-model"]
         cases: list[tuple[str, dict | None]] = [("no mcp.json", None)]
         if time_server:
@@ -62,7 +54,7 @@ def main() -> None:
                 path.write_text(json.dumps(config))
             walls, peak = [], 0
             for _ in range(runs):
-                wall, rss, _code = measure(args, env, str(project))
+                wall, rss, _code, _cpu = measure(args, env, str(project))
                 walls.append(wall)
                 peak = max(peak, rss)
             rows.append([f'pi -p "say hi", {label}', f"{statistics.median(walls):6.3f} s  {peak:4d} MB"])

@@ -26,14 +26,9 @@ USAGE = {"input": 10, "output": 5, "cacheRead": 0, "cacheWrite": 0, "totalTokens
          "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}}
 
 
-def build_session(entries: int):
-    """A real AgentSession over an in-memory session with about ``entries`` entries."""
-    from pi_runtime.ai.providers.scripted import ScriptedProvider
-    from pi_runtime.sdk import create_agent_session
-    from pi_runtime.session import SessionManager
-    from pi_runtime.settings import SettingsManager
-
-    sm = SessionManager.in_memory("/tmp/bench-project")
+def fill_turns(sm, entries: int) -> None:
+    """Append read-a-file turns to the session manager ``sm`` until it has about ``entries``
+    entries, branching every 250 turns (the tree the tree benches browse)."""
     assistant = {"role": "assistant", "api": "scripted", "provider": "bench", "model": "m", "usage": USAGE,
                  "stopReason": "stop", "timestamp": 1}
     turn = 0
@@ -51,6 +46,17 @@ def build_session(entries: int):
         if turn % 250 == 249 and branch_from:
             sm.branch(branch_from[len(branch_from) // 2])
         turn += 1
+
+
+def build_session(entries: int):
+    """A real AgentSession over an in-memory session with about ``entries`` entries."""
+    from pi_runtime.ai.providers.scripted import ScriptedProvider
+    from pi_runtime.sdk import create_agent_session
+    from pi_runtime.session import SessionManager
+    from pi_runtime.settings import SettingsManager
+
+    sm = SessionManager.in_memory("/tmp/bench-project")
+    fill_turns(sm, entries)
     provider = ScriptedProvider("bench-tree")
     session = create_agent_session(cwd="/tmp/bench-project", model=provider.model(), session_manager=sm,
                                    settings=SettingsManager.in_memory({"compaction": {"enabled": False}}))

@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from tui_resume import Terminal  # noqa: E402
-from tui_tree import USAGE  # noqa: E402
+from tui_tree import fill_turns  # noqa: E402
 
 ALT_T = b"\x1bt"
 UP = b"\x1b[A"
@@ -44,23 +44,7 @@ def write_session(folder: Path, entries: int) -> Path:
     from pi_runtime.session import SessionManager
 
     sm = SessionManager.create(str(folder), folder / "sessions")
-    assistant = {"role": "assistant", "api": "scripted", "provider": "bench", "model": "m", "usage": USAGE,
-                 "stopReason": "stop", "timestamp": 1}
-    turn = 0
-    branch_from: list[str] = []
-    while len(sm.raw_entries()) < entries:
-        sm.append_message({"role": "user", "content": f"Question {turn}: please look at file_{turn}.py", "timestamp": 1})
-        call = f"call{turn}"
-        sm.append_message({**assistant, "stopReason": "toolUse", "content": [
-            {"type": "toolCall", "id": call, "name": "read", "arguments": {"path": f"file_{turn}.py"}}]})
-        sm.append_message({"role": "toolResult", "toolCallId": call, "toolName": "read", "isError": False,
-                           "content": [{"type": "text", "text": f"def f{turn}():\n    return {turn}\n"}], "timestamp": 1})
-        last = sm.append_message({**assistant, "content": [{"type": "text", "text": f"File {turn} returns {turn}."}]})
-        if turn % 50 == 10:
-            branch_from.append(last)
-        if turn % 250 == 249 and branch_from:
-            sm.branch(branch_from[len(branch_from) // 2])
-        turn += 1
+    fill_turns(sm, entries)
     path = Path(str(sm.session_file))
     sm.close()
     return path
@@ -88,8 +72,7 @@ def main() -> int:
         if term.wait_for(b"returns", 120) is None:
             print("pi: the session never showed")
             return 1
-        time.sleep(2.0)  # the session attached, the window filled
-        term.drain(0.3)
+        term.drain(0.5)  # still: the session attached, the window filled
         start, cpu = time.perf_counter(), term.cpu_seconds()
         os.write(term.fd, ALT_T)
         window = b""
