@@ -211,13 +211,20 @@ def _pick_session(args: Any) -> str | None:
     from pi_runtime.frontend.app_support import session_dir_for
 
     from .sessions.session_picker import SessionPicker
+    from .terminal import exit_signals
     from .tree.nav_host import NavHostApp
+
+    class PickerApp(NavHostApp):
+        ended_by_signal: int | None = None
+
+        def on_mount(self) -> None:  # NavHostApp's own on_mount runs too (Textual calls each class's)
+            exit_signals.install(self)  # SIGTERM/SIGHUP leave the picker as Esc does
 
     cwd = os.getcwd()
     settings = SettingsManager.create(cwd)
     session_dir = session_dir_for(args, settings, cwd)
-    picker = NavHostApp(lambda: SessionPicker(cwd, session_dir=session_dir),
-                        theme=settings.settings.theme or "dark", agent_dir=str(agent_dir()))
+    picker = PickerApp(lambda: SessionPicker(cwd, session_dir=session_dir),
+                       theme=settings.settings.theme or "dark", agent_dir=str(agent_dir()))
     chosen = picker.run()
     return str(chosen) if chosen else None
 

@@ -122,3 +122,18 @@ def test_a_signal_while_pi_starts_gives_the_terminal_back(env, tmp_path):
         assert flags & termios.ICANON and flags & termios.ECHO
     finally:
         term.close()
+
+
+def test_sigterm_in_the_resume_picker_gives_the_terminal_back(env):
+    import os
+    import signal
+
+    term = Terminal(["-r"], env)
+    try:
+        assert term.wait_for("Resumeasession", "Nosessions"), term.screen[-2000:]
+        before = term.mark()
+        os.kill(term.pid, signal.SIGTERM)
+        assert term.exit_status() == 0, term.screen[-2000:]
+        assert b"\x1b[?1049l" in term.output[before:]
+    finally:
+        term.close()
