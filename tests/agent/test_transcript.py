@@ -184,24 +184,33 @@ def test_reversed_past_the_new_messages_gives_the_stored_ones_as_objects() -> No
     assert roles == ["user", "user", "system"]
 
 
-async def test_a_resumed_session_on_a_provider_without_wire_input_validates_once(tmp_path) -> None:
-    # The scripted provider takes objects: the transcript is validated at the first request,
-    # once, and later requests reuse the same objects.
-    from pi_runtime.ai.providers.scripted import ScriptedProvider, scripted_text
+def resumed_session(tmp_path, turns: list[tuple[str, str]], name: str):
+    """(an AgentSession over a saved session file of ``turns``, reopened as a resume does; its provider)."""
+    from pi_runtime.ai.providers.scripted import ScriptedProvider
     from pi_runtime.sdk import create_agent_session
     from pi_runtime.session.manager import SessionManager
     from pi_runtime.settings import SettingsManager
 
     first = SessionManager.create(str(tmp_path), tmp_path / "sessions")
-    first.append_message(UserMessage(content="stored question"))
-    first.append_message(AssistantMessage(content=[TextContent(text="stored answer")], api="scripted",
-                                          provider="p", model="m", stop_reason="stop"))
+    for question, answer in turns:
+        first.append_message(UserMessage(content=question))
+        first.append_message(AssistantMessage(content=[TextContent(text=answer)], api="scripted",
+                                              provider="p", model="m", stop_reason="stop"))
     path = first.session_file
     first.close()
-    provider = ScriptedProvider("transcript-once")
+    provider = ScriptedProvider(name)
     session = create_agent_session(cwd=str(tmp_path), agent_dir=str(tmp_path / "agent"), model=provider.model(),
                                    session_manager=SessionManager.open(path), no_extensions=True,
                                    settings=SettingsManager.in_memory({"compaction": {"enabled": False}}))
+    return session, provider
+
+
+async def test_a_resumed_session_on_a_provider_without_wire_input_validates_once(tmp_path) -> None:
+    # The scripted provider takes objects: the transcript is validated at the first request,
+    # once, and later requests reuse the same objects.
+    from pi_runtime.ai.providers.scripted import scripted_text
+
+    session, provider = resumed_session(tmp_path, [("stored question", "stored answer")], "transcript-once")
     try:
         messages = session.agent.state.messages
         assert isinstance(messages, Transcript) and messages.pending
@@ -258,22 +267,10 @@ async def test_a_resumed_session_on_openai_completions_sends_the_stored_dicts(tm
 async def test_a_resumed_session_shows_its_last_messages_without_validating_the_rest(tmp_path) -> None:
     # What the app does on a resume: read the last messages by index. The rest stays wire dicts
     # until a run needs objects, and the objects shown are the ones the run then uses.
-    from pi_runtime.ai.providers.scripted import ScriptedProvider, scripted_text
-    from pi_runtime.sdk import create_agent_session
-    from pi_runtime.session.manager import SessionManager
-    from pi_runtime.settings import SettingsManager
+    from pi_runtime.ai.providers.scripted import scripted_text
 
-    first = SessionManager.create(str(tmp_path), tmp_path / "sessions")
-    for i in range(50):
-        first.append_message(UserMessage(content=f"question {i}"))
-        first.append_message(AssistantMessage(content=[TextContent(text=f"answer {i}")], api="scripted",
-                                              provider="p", model="m", stop_reason="stop"))
-    path = first.session_file
-    first.close()
-    provider = ScriptedProvider("transcript-window")
-    session = create_agent_session(cwd=str(tmp_path), agent_dir=str(tmp_path / "agent"), model=provider.model(),
-                                   session_manager=SessionManager.open(path), no_extensions=True,
-                                   settings=SettingsManager.in_memory({"compaction": {"enabled": False}}))
+    session, provider = resumed_session(tmp_path, [(f"question {i}", f"answer {i}") for i in range(50)],
+                                        "transcript-window")
     try:
         messages = session.agent.state.messages
         shown = messages[-4:]
