@@ -63,6 +63,8 @@ class Aborted(Exception):
 
 
 _preparing: set[str] = set()
+_PREPARE_JOIN_SECONDS = 10.0
+"""Longest wait at exit for the background import (it takes a tenth of a second or so)."""
 
 
 def prepare_in_background(*, trust_store: bool = False) -> None:
@@ -99,7 +101,14 @@ def prepare_in_background(*, trust_store: bool = False) -> None:
         except Exception:  # noqa: BLE001 - the request itself reports what is wrong
             pass
 
-    threading.Thread(target=prepare, name="pi-http-prepare", daemon=True).start()
+    thread = threading.Thread(target=prepare, name="pi-http-prepare", daemon=True)
+    thread.start()
+    # A run that ends while the import is under way (a usage error found once extensions load)
+    # must let it finish first: a daemon thread still importing C extensions while the
+    # interpreter tears modules down crashed pi with SIGSEGV (seen once in the suite, exit -11).
+    import atexit
+
+    atexit.register(thread.join, _PREPARE_JOIN_SECONDS)
 
 
 async def load_client() -> ModuleType:
