@@ -15,6 +15,7 @@ from pi_tui.tree.tree_browser import TreeBrowser
 from pi_tui.tree.tree_rows import FILTERS, TreeRows
 
 from .conftest import screen_text, settle, wait_for
+from .test_tree_pane import open_pane
 
 CALL_ROW = "assistant: → read(notes.md)"
 
@@ -27,14 +28,6 @@ async def a_turn_with_a_tool_call(session, provider) -> str:
               if e.get("type") == "message" and e["message"]["role"] == "assistant"
               and all(b["type"] == "toolCall" for b in e["message"]["content"])]
     return bare
-
-
-async def open_pane(pilot) -> None:
-    app = pilot.app
-    app.editor.insert("/pane tree")
-    await pilot.press("enter")
-    assert await wait_for(pilot, lambda: app.tree_pane.is_open and app.tree_pane.pane.is_mounted)
-    await pilot.pause()
 
 
 def shown(tree: TreeRows) -> list[str]:
