@@ -23,10 +23,13 @@ sys.path.insert(0, str(ROOT))
 
 
 def generate(path: Path, messages: int) -> None:
-    """Write a linear Pi-format session: user → assistant(tool call) → toolResult → assistant."""
+    """Write a linear Pi-format session: user → assistant(tool call) → toolResult → assistant.
+
+    Its recorded folder is the file's own: opened from a folder that does not exist, pi (as Pi)
+    first asks where to run it, and an app bench would wait on that question."""
     from pi_runtime.session.paths import iso_now, new_session_id
 
-    lines = [{"type": "session", "version": 3, "id": new_session_id(), "timestamp": iso_now(), "cwd": "/bench"}]
+    lines = [{"type": "session", "version": 3, "id": new_session_id(), "timestamp": iso_now(), "cwd": str(path.parent)}]
     parent = None
     base_ms = 1_750_000_000_000
     filler = "lorem ipsum dolor sit amet " * 12
