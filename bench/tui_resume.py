@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import fcntl
-import json
 import os
 import pty
 import select
@@ -42,6 +41,8 @@ CTRL_HOME = b"\x1b[1;5H"
 CTRL_END = b"\x1b[1;5F"
 PAGE_UP = b"\x1b[5~"
 PAGE_DOWN = b"\x1b[6~"
+TYPED = b"qz"
+"""Typed once the last message is on screen: the text the editor must echo."""
 QUIET = 0.12
 """A key's effect is over when the screen has not changed for this long."""
 
@@ -137,6 +138,17 @@ class Terminal:
                 return time.perf_counter() - sent
         return None
 
+    def type_after_paint(self, timeout: float = 10.0) -> float | None:
+        """Type a marker now; seconds from the start until the editor shows it: when a user who
+        starts typing as soon as the conversation appears sees the keys land."""
+        os.write(self.fd, TYPED)
+        window = b""
+        while time.perf_counter() - self.start < timeout:
+            window = (window + self.read(0.01))[-200_000:]
+            if TYPED in window:
+                return time.perf_counter() - self.start
+        return None
+
     def rss_mb(self) -> float:
         for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
             if line.startswith("VmRSS:"):
@@ -179,26 +191,23 @@ def ms(values: list[float]) -> str:
 def resume_in_pi(reference: Path, session_file: Path, work: Path, last: int) -> None:
     """The same session opened by the real Pi: until its last message is on screen.
 
-    Pi asks what to do when the session's cwd does not exist, so it opens a copy whose header
-    names the bench's folder. It runs offline with no model configured (its footer says so).
+    It runs offline with no model configured (its footer says so); a key typed as the last
+    message appears is timed as for pi.
     """
-    lines = session_file.read_text(encoding="utf-8").split("\n", 1)
-    header = json.loads(lines[0])
-    header["cwd"] = str(work)
-    copy = work / "pi-session.jsonl"
-    copy.write_text(json.dumps(header) + "\n" + lines[1], encoding="utf-8")
     node = reference.parent.parent / "node" / "bin"  # npm's node package beside Pi, when installed so
     path = f"{node}{os.pathsep}{os.environ.get('PATH', '')}" if node.is_dir() else os.environ.get("PATH", "")
     env = dict(os.environ, TERM="xterm-256color", PATH=path, PI_CODING_AGENT_DIR=str(work / "pi-agent"),
                PI_OFFLINE="1", PI_SKIP_VERSION_CHECK="1")
-    term = Terminal([str(reference), "--session", str(copy)], env, work)
+    term = Terminal([str(reference), "--session", str(session_file)], env, work)
     try:
         paint = term.wait_for(f"Done {last}.".encode())
         cpu = term.cpu_seconds()
+        typed = term.type_after_paint() if paint is not None else None
         time.sleep(1.0)
         while term.read(0.2):
             pass
-        print(f"Pi 1.6: last message on screen after {_took(paint)} ({cpu:.2f} s CPU); RSS {term.rss_mb():.0f} MB")
+        print(f"Pi 1.6: last message on screen after {_took(paint)} ({cpu:.2f} s CPU); a key typed then is in"
+              f" the editor at {_took(typed)}; RSS {term.rss_mb():.0f} MB")
     finally:
         term.close()
 
@@ -226,14 +235,16 @@ def main() -> None:
         if paint is None:
             print("pi: the last message never appeared")
             return
+        typed = term.type_after_paint()
         ready = term.wait_for(b"anthropic/claude-sonnet-4-5")  # the header's model: the session is attached
         ready_cpu = term.cpu_seconds()
         time.sleep(1.0)  # let the window finish mounting and settle
         while term.read(0.2):
             pass
         rss_painted = term.rss_mb()
-        print(f"pi: last message on screen after {paint:.2f}s (read from the end of the file);"
-              f" session built and attached after {_took(ready)} ({ready_cpu:.2f} s CPU); RSS {rss_painted:.0f} MB")
+        print(f"pi: last message on screen after {paint:.2f}s (read from the end of the file); a key typed"
+              f" then is in the editor at {_took(typed)}; session built and attached after {_took(ready)}"
+              f" ({ready_cpu:.2f} s CPU); RSS {rss_painted:.0f} MB")
 
         term.drain()
         ups = [term.press(PAGE_UP)[0] for _ in range(args.pages)]
