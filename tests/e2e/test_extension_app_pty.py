@@ -137,3 +137,35 @@ def test_sigterm_in_the_resume_picker_gives_the_terminal_back(env):
         assert b"\x1b[?1049l" in term.output[before:]
     finally:
         term.close()
+
+
+def test_the_terminal_closing_ends_the_app(env, tmp_path):
+    # A closed terminal window (or a dropped ssh link) hangs the pty up: the kernel sends SIGHUP
+    # and then SIGCONT. Textual's SIGCONT handler started application mode a second time, on a
+    # writer thread that died on its first write to the dead terminal; the next writes waited
+    # forever for room in its queue, and pi stayed behind holding the session's lock.
+    import os
+
+    from pi_runtime.testing.waiting import wait_until
+
+    mark = tmp_path / "shutdown"
+    ext = tmp_path / "mark.py"
+    ext.write_text(textwrap.dedent(SHUTDOWN_MARK.format(mark=str(mark))))
+    term = Terminal(["--demo", "-e", str(ext)], env)
+    status: list[int] = []
+
+    def ended() -> bool:
+        pid, code = os.waitpid(term.pid, os.WNOHANG)
+        if pid:
+            status.append(os.waitstatus_to_exitcode(code))
+        return bool(status)
+
+    try:
+        assert term.wait_for("extension-started"), term.screen[-2000:]
+        os.close(term.fd)  # the terminal goes away
+        assert wait_until(ended, timeout=15, interval=0.02), "pi is still running after its terminal closed"
+        assert mark.exists()  # extensions were told the session ended
+    finally:
+        if not status:
+            os.kill(term.pid, 9)
+            os.waitpid(term.pid, 0)

@@ -1,0 +1,62 @@
+"""The app's terminal driver: Textual's Linux driver with modifyOtherKeys (``extended_keys``),
+made safe for a terminal that goes away under it.
+
+When a terminal window closes (or an ssh link drops) the kernel hangs the pty up and sends
+SIGHUP, then SIGCONT. Two things in Textual's driver then left pi running forever, holding its
+session's lock:
+
+- its SIGCONT handler starts application mode again, meant for coming back from Ctrl+Z, and so
+  ran on a hangup too (or on any ``kill -CONT``), starting a second writer thread;
+- a writer thread dies on its first write to the dead terminal (EIO), and every later write
+  waits for room in its queue, which nobody empties.
+
+So SIGCONT resumes only what Ctrl+Z suspended, and output to a terminal that is gone is dropped.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TextIO
+
+from .extended_keys import ExtendedKeysDriver
+
+
+class _HangupTolerantOutput:
+    """The terminal's output file for Textual's writer thread; once the terminal is gone
+    (writing fails) everything after is dropped instead of killing the thread."""
+
+    def __init__(self, file: TextIO) -> None:
+        self._file = file
+        self.gone = False
+
+    def write(self, text: str) -> None:
+        if self.gone:
+            return
+        try:
+            self._file.write(text)
+        except OSError:
+            self.gone = True
+
+    def flush(self) -> None:
+        if self.gone:
+            return
+        try:
+            self._file.flush()
+        except OSError:
+            self.gone = True
+
+    def fileno(self) -> int:
+        return self._file.fileno()
+
+    def isatty(self) -> bool:
+        return self._file.isatty()
+
+
+class AppDriver(ExtendedKeysDriver):
+    def __init__(self, app: Any, **kwargs: Any) -> None:
+        super().__init__(app, **kwargs)
+        self._file = _HangupTolerantOutput(self._file)
+
+    def _sigcont_application(self, *args: Any) -> None:
+        # Textual marks a suspend it made itself (Ctrl+Z) and clears the mark when it resumes.
+        if self._must_signal_resume:
+            super()._sigcont_application(*args)
