@@ -15,7 +15,8 @@ So SIGCONT resumes only what Ctrl+Z suspended, and output to a terminal that is 
 
 from __future__ import annotations
 
-from typing import Any, TextIO
+import io
+from typing import Any, TextIO, cast
 
 from .extended_keys import ExtendedKeysDriver
 
@@ -54,7 +55,9 @@ class _HangupTolerantOutput:
 class AppDriver(ExtendedKeysDriver):
     def __init__(self, app: Any, **kwargs: Any) -> None:
         super().__init__(app, **kwargs)
-        self._file = _HangupTolerantOutput(self._file)
+        if self._file is not None:
+            # Textual's writer thread only writes, flushes and asks for the file number.
+            self._file = cast(io.TextIOWrapper, _HangupTolerantOutput(self._file))
 
     def _sigcont_application(self, *args: Any) -> None:
         # Textual marks a suspend it made itself (Ctrl+Z) and clears the mark when it resumes.
