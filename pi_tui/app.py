@@ -21,7 +21,6 @@ from textual import events
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal
 from textual.driver import Driver
-from textual.drivers.linux_driver import LinuxDriver
 from textual.widgets import TextArea
 from textual.worker import Worker, WorkerState
 
@@ -44,7 +43,7 @@ from .sessions.session_start import show_start_help, start_session
 from .sessions.session_tabs import SessionTabs
 from .sessions.workspace import Workspace
 from .terminal import extended_keys, terminal_keys
-from .terminal.app_driver import AppDriver
+from .terminal.app_driver import driver_class_for
 from .terminal.key_sequences import PASTE_END, PASTE_START, events_for, sequence_for
 from .terminal.terminal_input import TerminalInput, editor_key
 from .theme.theme_service import ThemeService, theme_variable_defaults
@@ -135,10 +134,8 @@ class PiApp(AppActions, inherit_bindings=False):
     # ------------------------------------------------------------------ setup
 
     def get_driver_class(self) -> type[Driver]:
-        driver_class = super().get_driver_class()
-        # Pi's modifyOtherKeys request (Shift+Enter under tmux) and a safe end when the terminal
-        # closes, on the ordinary Linux driver only.
-        return AppDriver if driver_class is LinuxDriver else driver_class
+        # Pi's modifyOtherKeys request (Shift+Enter under tmux) and a safe end when the terminal closes.
+        return driver_class_for(super().get_driver_class())
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, (events.Key, events.Paste)):

@@ -212,10 +212,14 @@ def _pick_session(args: Any) -> str | None:
 
     from .sessions.session_picker import SessionPicker
     from .terminal import exit_signals
+    from .terminal.app_driver import driver_class_for
     from .tree.nav_host import NavHostApp
 
     class PickerApp(NavHostApp):
         ended_by_signal: int | None = None
+
+        def get_driver_class(self) -> Any:
+            return driver_class_for(super().get_driver_class())
 
         def on_mount(self) -> None:  # NavHostApp's own on_mount runs too (Textual calls each class's)
             exit_signals.install(self)  # SIGTERM/SIGHUP leave the picker as Esc does

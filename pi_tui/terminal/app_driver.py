@@ -18,6 +18,9 @@ from __future__ import annotations
 import io
 from typing import Any, TextIO, cast
 
+from textual.driver import Driver
+from textual.drivers.linux_driver import LinuxDriver
+
 from .extended_keys import ExtendedKeysDriver
 
 
@@ -63,3 +66,8 @@ class AppDriver(ExtendedKeysDriver):
         # Textual marks a suspend it made itself (Ctrl+Z) and clears the mark when it resumes.
         if self._must_signal_resume:
             super()._sigcont_application(*args)
+
+
+def driver_class_for(chosen: type[Driver]) -> type[Driver]:
+    """``AppDriver`` in place of Textual's ordinary Linux driver; any other (headless, web) kept."""
+    return AppDriver if chosen is LinuxDriver else chosen

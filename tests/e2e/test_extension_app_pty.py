@@ -139,19 +139,14 @@ def test_sigterm_in_the_resume_picker_gives_the_terminal_back(env):
         term.close()
 
 
-def test_the_terminal_closing_ends_the_app(env, tmp_path):
-    # A closed terminal window (or a dropped ssh link) hangs the pty up: the kernel sends SIGHUP
-    # and then SIGCONT. Textual's SIGCONT handler started application mode a second time, on a
-    # writer thread that died on its first write to the dead terminal; the next writes waited
-    # forever for room in its queue, and pi stayed behind holding the session's lock.
+
+def _hang_up(term: Terminal) -> int | None:
+    """Close the terminal under pi (as a closed window or a dropped ssh link does: the kernel
+    sends SIGHUP, then SIGCONT); pi's exit status, or None when it is still running 15 s later."""
     import os
 
     from pi_runtime.testing.waiting import wait_until
 
-    mark = tmp_path / "shutdown"
-    ext = tmp_path / "mark.py"
-    ext.write_text(textwrap.dedent(SHUTDOWN_MARK.format(mark=str(mark))))
-    term = Terminal(["--demo", "-e", str(ext)], env)
     status: list[int] = []
 
     def ended() -> bool:
@@ -160,12 +155,28 @@ def test_the_terminal_closing_ends_the_app(env, tmp_path):
             status.append(os.waitstatus_to_exitcode(code))
         return bool(status)
 
-    try:
-        assert term.wait_for("extension-started"), term.screen[-2000:]
-        os.close(term.fd)  # the terminal goes away
-        assert wait_until(ended, timeout=15, interval=0.02), "pi is still running after its terminal closed"
-        assert mark.exists()  # extensions were told the session ended
-    finally:
-        if not status:
-            os.kill(term.pid, 9)
-            os.waitpid(term.pid, 0)
+    os.close(term.fd)
+    if not wait_until(ended, timeout=15, interval=0.02):
+        os.kill(term.pid, 9)
+        os.waitpid(term.pid, 0)
+        return None
+    return status[0]
+
+
+def test_the_terminal_closing_ends_the_app(env, tmp_path):
+    # Textual's SIGCONT handler started application mode a second time, on a writer thread that
+    # died on its first write to the dead terminal; the next writes waited forever for room in
+    # its queue, and pi stayed behind holding the session's lock.
+    mark = tmp_path / "shutdown"
+    ext = tmp_path / "mark.py"
+    ext.write_text(textwrap.dedent(SHUTDOWN_MARK.format(mark=str(mark))))
+    term = Terminal(["--demo", "-e", str(ext)], env)
+    assert term.wait_for("extension-started"), term.screen[-2000:]
+    assert _hang_up(term) is not None, "pi was still running after its terminal closed"
+    assert mark.exists()  # extensions were told the session ended
+
+
+def test_the_terminal_closing_ends_the_resume_picker(env):
+    term = Terminal(["-r"], env)
+    assert term.wait_for("Resumeasession", "Nosessions"), term.screen[-2000:]
+    assert _hang_up(term) is not None, "pi -r was still running after its terminal closed"
