@@ -211,6 +211,8 @@ def create_agent_session(
     agent.block_images = lambda: typed_settings(settings).images.block_images
 
     def build_prompt(session: AgentSession) -> Any:
+        from .resources.system_prompt import DEFAULT_TOOL_DESCRIPTIONS
+
         resources = resource_loader.resources
         active = session.agent.state.tools
         descriptions = {}
@@ -219,7 +221,8 @@ def create_agent_session(
             if snippet:
                 descriptions[tool.name] = snippet
             elif id(tool) in own_ids:
-                descriptions[tool.name] = (tool.description or tool.name).split("\n")[0]
+                descriptions[tool.name] = (DEFAULT_TOOL_DESCRIPTIONS.get(tool.name)
+                                           or (tool.description or tool.name).split("\n")[0])
         ext = getattr(session, "extension_runner", None)
         if ext is None:
             return resources.system_prompt_sections(descriptions)

@@ -35,11 +35,13 @@ DEFAULT_PREAMBLE = (
     "files, using the tools listed below."
 )
 
-#: One-line descriptions of the built-in tools, used when the caller passes no map of its own.
+#: One-line descriptions of the built-in tools for the ``tools`` section. The model gets each
+#: tool's full description with its parameters as well: repeating it here cost ~120 tokens
+#: per request, which a small local model's context feels.
 DEFAULT_TOOL_DESCRIPTIONS: dict[str, str] = {
     "read": "Read a file's contents (text or image)",
     "bash": "Run a shell command in the working directory",
-    "edit": "Change part of a file by replacing exact text",
+    "edit": "Change parts of a file by replacing exact text, several changes in one call",
     "write": "Create a file or overwrite it completely",
     "grep": "Search file contents for a pattern (respects .gitignore)",
     "find": "Find files by glob pattern (respects .gitignore)",
@@ -129,7 +131,8 @@ def build_rules(tool_names: Sequence[str], extra: Iterable[str] = ()) -> str:
     if {"read", "edit"} <= tools:
         add("Read a file with the read tool before editing it; do not use cat or sed to look at files")
     if "edit" in tools:
-        add("Use edit for targeted changes; the old text must match the file exactly")
+        add("Use edit for targeted changes: each oldText must match the file exactly and only once;"
+            " merge nearby changes into one edit and keep oldText short")
     if "write" in tools:
         add("Use write only for new files or complete rewrites")
     if tools & {"edit", "write"}:

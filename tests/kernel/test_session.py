@@ -17,6 +17,7 @@ from pi_runtime.ai.providers.scripted import (
 )
 from pi_runtime.ai.types import TextContent
 from pi_runtime.kernel.errors import PromptError
+from pi_runtime.resources.system_prompt import DEFAULT_TOOL_DESCRIPTIONS
 from pi_runtime.session.manager import SessionManager
 from pi_runtime.testing.waiting import eventually
 
@@ -71,6 +72,11 @@ async def test_system_prompt_lists_tools_and_context_file(make_session, workdir)
     context, _ = session.provider.requests[0]
     assert "Always answer in haiku." in context.system_prompt
     assert {t.name for t in context.tools} == {"read", "bash", "edit", "write"}
+    # The built-in tools are listed by one line each; their full descriptions travel with the
+    # tool definitions and are not repeated in the prompt (a small model's context is short).
+    for tool in context.tools:
+        assert f"- {tool.name}: {DEFAULT_TOOL_DESCRIPTIONS[tool.name]}\n" in context.system_prompt
+        assert tool.description not in context.system_prompt
 
 
 async def test_busy_prompt_needs_a_streaming_behaviour_and_steer_is_delivered(make_session):
