@@ -16,6 +16,9 @@ Pi is looked up as ``$PI_REAL_BIN``, else the npm global ``@earendil-works/pi-co
 (needs Node >= 22.19). Peak RSS is the command's own ``ru_maxrss`` (``os.wait4`` in a small
 launcher: spawned from the bench itself, a command's peak read at least as the bench's RSS).
 
+A last line gives the floor under every case: the interpreter importing asyncio and httpx2, which
+pi needs for any answer, as a fraction of Pi's 20k time.
+
 Run: ``.venv/bin/python bench/cli_bench.py [--runs N]`` (with ``PI_REAL_BIN`` pointing at Pi's
 ``pi`` and Node on ``PATH``). Prints a table; asserts nothing.
 """
@@ -179,6 +182,7 @@ def main() -> None:
             ("-c -p on 20k messages", ["-c", "-p", "say hi", *model]),
         ]
         rows = []
+        pi_medians: dict[str, float] = {}
         commands = [c for c in (ours, theirs) if c is not None]
         for label, args in cases:
             walls: dict[int, list[float]] = {i: [] for i in range(len(commands))}
@@ -193,14 +197,22 @@ def main() -> None:
                     cpus[i].append(cpu)
                     peaks[i] = max(peaks[i], rss)
             medians = [statistics.median(walls[i]) for i in range(len(commands))]
+            if theirs is not None:
+                pi_medians[label] = medians[1]
             row = [label] + [f"{medians[i]:6.3f} s  {statistics.median(cpus[i]):5.2f} s CPU  {peaks[i]:4d} MB"
                              for i in range(len(commands))]
             row.append(f"{medians[0] / medians[1]:.2f}x" if theirs is not None else "Pi not installed")
             rows.append(row)
+        # What no pi code can go below: the interpreter with asyncio and the HTTP library imported.
+        floor = statistics.median(measure([sys.executable, "-c", "import asyncio, httpx2"], env, str(project))[0]
+                                  for _ in range(runs))
     header = ["case", "pi (ours)"] + (["Pi"] if theirs is not None else []) + ["ours / Pi"]
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     for r in [header, ["-" * w for w in widths], *rows]:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths)))
+    pi_20k = pi_medians.get("--session (20k) -p")
+    against = f" ({floor / pi_20k:.2f}x Pi's --session 20k time)" if pi_20k else ""
+    print(f"floor: python -c 'import asyncio, httpx2' {floor:.3f} s{against}")
 
 
 if __name__ == "__main__":
