@@ -180,3 +180,37 @@ def test_the_terminal_closing_ends_the_resume_picker(env):
     term = Terminal(["-r"], env)
     assert term.wait_for("Resumeasession", "Nosessions"), term.screen[-2000:]
     assert _hang_up(term) is not None, "pi -r was still running after its terminal closed"
+
+
+def test_ctrl_z_suspends_and_only_its_sigcont_resumes(env):
+    # SIGCONT resumes the app only after its own Ctrl+Z (the hang-up fix above): a stray
+    # ``kill -CONT`` leaves the running app alone, and fg after Ctrl+Z brings it back.
+    import os
+    import signal
+    from pathlib import Path
+
+    from pi_runtime.testing.waiting import wait_until
+
+    def state() -> str:
+        return Path(f"/proc/{term.pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+
+    term = Terminal(["--demo"], env)
+    try:
+        assert term.wait_for("demo-model"), term.screen[-2000:]
+        before = term.mark()
+        os.kill(term.pid, signal.SIGCONT)  # not stopped: nothing to resume
+        term.type(b"one")
+        assert term.wait_for("one", since=before)
+        assert b"\x1b[?1049h" not in term.output[before:]  # the alternate screen was not entered again
+
+        term.type(b"\x15\x1a")  # Ctrl+U clears the editor, Ctrl+Z suspends
+        assert wait_until(lambda: state() == "T", timeout=10, interval=0.02)
+        assert wait_until(lambda: term.read(0.05) or b"\x1b[?1049l" in term.output[before:],
+                          timeout=10)  # the shell's screen is back
+        resumed = term.mark()
+        os.kill(term.pid, signal.SIGCONT)  # what the shell's fg sends
+        term.type(b"two")
+        assert term.wait_for("two", since=resumed), term.screen[-2000:]
+        assert b"\x1b[?1049h" in term.output[resumed:]
+    finally:
+        term.close()
