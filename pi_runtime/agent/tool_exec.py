@@ -106,12 +106,18 @@ MAX_SHOWN_ARGUMENTS = 20_000
 """Characters of refused arguments echoed back to the model (and so into the session file)."""
 
 
+def _capped(text: str) -> str:
+    if len(text) <= MAX_SHOWN_ARGUMENTS:
+        return text
+    return f"{text[:MAX_SHOWN_ARGUMENTS]}\n[... {len(text) - MAX_SHOWN_ARGUMENTS} more characters]"
+
+
 def _shown_arguments(args: Any) -> str:
     # Indented as Pi does, except past a modest depth: indentation grows with the square of
     # the depth (3,000 levels became 18 MB of spaces in one tool result).
     compact = deep_json.dumps(args, ensure_ascii=False, default=str)
     if len(compact) > MAX_SHOWN_ARGUMENTS:
-        return f"{compact[:MAX_SHOWN_ARGUMENTS]}\n[... {len(compact) - MAX_SHOWN_ARGUMENTS} more characters]"
+        return _capped(compact)
     if compact.count("[") + compact.count("{") > 200:
         return compact
     return deep_json.dumps(args, indent=2, ensure_ascii=False, default=str)
@@ -179,6 +185,8 @@ class ToolBatch:
         tool = tools.get(call.name)
         if tool is None:
             return _Outcome(call, _error(f"Tool {call.name} not found"), True)
+        if call.arguments_error is not None:
+            return _Outcome(call, _error(f'Invalid arguments for tool "{tool.name}": {_capped(call.arguments_error)}'), True)
         try:
             params = tool.Params.model_validate(call.arguments)
         except ValueError as exc:  # both ValidationErrors are ValueErrors

@@ -23,6 +23,7 @@ from .events import (
     ToolCallStartEvent,
 )
 from .partial_json import parse_partial
+from .tool_arguments import parse_tool_arguments
 from .types import AssistantMessage, Model, TextContent, ThinkingContent, ToolCall
 
 
@@ -116,7 +117,7 @@ class MessageBuilder:
         self._tool_json_len.pop(index, None)
         self._tool_parsed_at.pop(index, None)
         if raw.strip():
-            block.arguments = parse_partial(raw)  # type: ignore[union-attr]
+            block.arguments, block.arguments_error = parse_tool_arguments(raw)  # type: ignore[union-attr]
         return [ToolCallEndEvent(index, block, self.message)]  # type: ignore[arg-type]
 
     # ------------------------------------------------------------------ text

@@ -71,6 +71,9 @@ class ToolCall(ContentBlock, tag="toolCall", kw_only=True):
     arguments: dict[str, Any] = field(default_factory=dict)
     thought_signature: str | None = None
     namespace: str | None = None
+    arguments_error: str | None = None
+    """Why the finished call's argument text was not a JSON object (then ``arguments`` is empty
+    and the tool is not run), with the text itself; ``ai/tool_arguments.py``."""
 
 
 AssistantContent = TextContent | ThinkingContent | ToolCall
