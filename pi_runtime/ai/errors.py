@@ -68,7 +68,10 @@ QUOTA_PATTERNS = re.compile(
     r"insufficient_quota|quota exceeded|exceeded your current quota|billing"
     r"|credit balance|insufficient (credits|balance|funds)|out of credits|payment required"
     r"|monthly (usage|spend(ing)?) limit|usage limit (reached|exceeded)|plan limit"
-    r"|workspace.{0,40}(usage|spend) limit",
+    r"|workspace.{0,40}(usage|spend) limit"
+    # Pi 1.6's: gateway plan limits and subscription limits that reset in hours.
+    r"|(go|free)usagelimiterror|available balance|out of budget|usage_limit_exceeded"
+    r"|\"code\"\s*:\s*\"?1308(?![0-9])",
     _I,
 )
 
@@ -79,7 +82,19 @@ RETRYABLE_PATTERNS = re.compile(
     r"|network (error|connection lost)|socket hang up|econnreset|econnrefused|etimedout"
     r"|fetch failed|other side closed|terminated|stream (ended|closed) unexpectedly"
     r"|premature(ly)? (close|end)|closed by the server|incomplete chunked|try again later"
-    r"|over capacity|at capacity|resource_exhausted|throttl|please wait before trying again",
+    r"|over capacity|at capacity|resource_?exhausted|throttl|please wait before trying again"
+    # Pi 1.6's further transient wordings: busy servers, gateways relaying an upstream failure,
+    # transports' own codes, streams that end early, and servers saying "retry".
+    r"|server_busy|servers are currently busy|experiencing high demand"
+    r"|provider.?returned.?(an.?)?error|request buffer limit|unable to forward upstream"
+    r"|upstream_stream_read_error|stream was interrupted|http/?2 stream failed|connection.?closed"
+    r"|request to \S+ failed, reason:|getaddrinfo|(?<![a-z0-9_])(econnaborted|epipe|enotfound|eai_again)(?![a-z0-9_])"
+    r"|connection reset by peer|reset before headers|socket connection was closed"
+    r"|websocket.?(closed|error|connection.?limit.?reached)"
+    r"|ended without|stream ended before|did not get a response|stream disconnected before completion"
+    r"|cut short|pending stream has been canceled|retry delay"
+    r"|(you can|please) retry your request|try your request again"
+    r"|subscription_sharing_(usage|user)_unavailable",
     _I,
 )
 

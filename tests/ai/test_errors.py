@@ -96,6 +96,15 @@ RETRYABLE = [
     ("upstream error", 503),
     ("something odd", 429),
     ("ThrottlingException: Too many tokens, please wait before trying again.", None),
+    # Pi 1.6's further wordings (a stream cut short is retried as a dropped connection is).
+    ("The stream ended without a finish reason (the response was cut short)", None),
+    ("Anthropic stream ended before message_stop", None),
+    ("Provider returned error", None),
+    ("unable to forward upstream response", None),
+    ("read ECONNRESET", None), ("write EPIPE", None), ("getaddrinfo ENOTFOUND api.example.com", None),
+    ("stream disconnected before completion: stream closed before response.completed", None),
+    ("An error occurred while processing your request. You can retry your request.", None),
+    ("Our servers are currently busy", None),
 ]
 
 NOT_RETRYABLE = [
@@ -104,6 +113,9 @@ NOT_RETRYABLE = [
     ("402 Insufficient credits. Add more using https://openrouter.ai/settings/credits", None),
     ("400 Your credit balance is too low to access the Anthropic API.", None),
     ("Monthly usage limit reached", None),
+    ("429 GoUsageLimitError: weekly limit", None),
+    ('429 {"error": {"code": "1308", "message": "Usage limit reached for 5 hour"}}', None),
+    ("subscription_sharing_usage_limit_exceeded", 429),
     ("401 Invalid API key", None),
     ("404 model not found", None),
     ("400 invalid request: tools[0].name is required", None),

@@ -394,7 +394,7 @@ def _finish(builder: MessageBuilder, finish: str | None, saw_done: bool,
     if finish is None:
         if saw_done or not compat.get("supportsFinishReason", True):
             return builder.finish(None)
-        return builder.fail("The stream ended before the provider sent a finish reason")
+        return builder.fail("The stream ended without a finish reason (the response was cut short)")
     if finish == "content_filter":
         return builder.fail("The provider's content filter stopped the response (finish_reason: content_filter)")
     mapped = _FINISH.get(finish)
