@@ -198,7 +198,7 @@ def test_esc_on_the_trust_question_ignores_the_project_this_time_only(terminal, 
     term = terminal("--demo")
     assert term.wait_for("Trustprojectfolder?")
     term.type(b"\x1b")
-    assert term.wait_for("Thisprojectisnottrusted")
+    assert term.wait_for("Thisprojectisnottrusted"), term.screen[-3000:]  # failed once in a loaded full run
     assert not (Path(env["PI_CODING_AGENT_DIR"]) / "trust.json").exists()
 
 
