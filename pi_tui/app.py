@@ -124,6 +124,7 @@ class PiApp(AppActions, inherit_bindings=False):
         self._markdown_theme_pushed = False
         self.tmux_checked = False
         """Whether tmux's extended-keys setting was looked at (once per app)."""
+        self.start_notices: list[tuple[str, str]] = []
         self.tree_pane = TreePaneController(self)
         """The live session tree beside the transcript (``/pane tree``)."""
         self.workspace = Workspace(self)

@@ -83,6 +83,9 @@ class PiHost(Protocol):
     initial_prompt: str | None
     """Sent once the first session is attached (``pi "message"``)."""
     tmux_checked: bool
+    start_notices: list[tuple[str, str]]
+    """(text, kind) said while the first session was still being built (the trust answer):
+    shown after it is attached, whose history replaces the transcript."""
 
     # What the app itself does.
     async def reload_resources(self) -> None: ...

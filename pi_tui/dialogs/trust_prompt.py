@@ -71,5 +71,8 @@ async def ask_project_trust(app: PiHost, folder: str, *, say_untrusted: bool = T
         except Exception as exc:  # noqa: BLE001 - the decision still holds for this session
             app.notify(f"Trust decision not saved: {exc}", severity="warning", timeout=8)
     if not trusted and say_untrusted:
-        app.call_later(app.transcript.add_notice, NOT_TRUSTED, "warning")
+        if app.session is None:  # at start-up: the session's history is about to replace the transcript
+            app.start_notices.append((NOT_TRUSTED, "warning"))
+        else:
+            app.call_later(app.transcript.add_notice, NOT_TRUSTED, "warning")
     return bool(trusted)

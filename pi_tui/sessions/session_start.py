@@ -28,6 +28,9 @@ async def start_session(app: PiHost, session: SessionPort) -> None:
         await start_tab_extensions(app, app.workspace, entry)
     await show_start_help(app, session)
     await warn_about_tmux_keys(app)
+    notices, app.start_notices = app.start_notices, []
+    for text, kind in notices:
+        await app.transcript.add_notice(text, kind)
     if app.initial_prompt:
         text, app.initial_prompt = app.initial_prompt, None
         await app.input.send(text)
