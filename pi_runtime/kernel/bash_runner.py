@@ -87,8 +87,12 @@ class BashRunner:
                 pending.append(text)
 
         async def flush() -> None:
-            while pending:
-                await self._emit(BashExecutionUpdateEvent(pending.pop(0), request_id))
+            # One event for what arrived since the last: a command that floods its output
+            # (``yes``) sent thousands of events a second, and a front end drowned in them.
+            if pending:
+                text = "".join(pending)
+                pending.clear()
+                await self._emit(BashExecutionUpdateEvent(text, request_id))
 
         async def pump() -> None:
             while True:

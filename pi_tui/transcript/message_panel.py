@@ -13,6 +13,12 @@ from textual.widgets import Static
 
 from .render import OUTPUT_PREVIEW_LINES, tail_lines
 
+LIVE_OUTPUT_CHARS = 64 * 1024
+"""What a running ``!`` command's panel keeps of its output: the end, in whole lines. The
+finished command's panel shows the recorded output, which is cut the same way (2,000 lines or
+50 KB); keeping all of it made a flood of output (``yes``) freeze the app, each update copying
+and splitting everything so far."""
+
 
 class MessagePanel(Vertical):
     """A labelled panel; ``variant`` is bash, compaction, branch or custom (CSS picks colours)."""
@@ -25,21 +31,37 @@ class MessagePanel(Vertical):
         self.message = message
         self.expanded = expanded
         """Show the whole body (bash output is otherwise cut to its last lines)."""
+        self.dropped_lines = 0
+        """Lines of a running command's output no longer kept at the front of ``body``."""
 
     def compose(self) -> ComposeResult:
         yield Static(Text(self.label, style="bold"), classes="panel-label", markup=False)
         yield Static(self._body_text(), classes="panel-body", markup=False)
 
     def _body_text(self) -> RenderableType:
-        if self.variant == "bash" and not self.expanded:
-            shown, hidden = tail_lines(self.body, OUTPUT_PREVIEW_LINES)
+        if self.variant == "bash":
+            shown, hidden = (self.body, 0) if self.expanded else tail_lines(self.body, OUTPUT_PREVIEW_LINES)
+            hidden += self.dropped_lines
             prefix = f"… {hidden} earlier lines\n" if hidden else ""
             return Text(prefix + shown)
         return Text(self.body)
 
     def append_output(self, delta: str) -> None:
-        """More live output of a running ``!`` command."""
-        self.body += delta
+        """More live output of a running ``!`` command (its end is kept: ``LIVE_OUTPUT_CHARS``)."""
+        body = self.body + delta
+        if len(body) > LIVE_OUTPUT_CHARS:
+            cut = len(body) - LIVE_OUTPUT_CHARS
+            cut = body.find("\n", cut) + 1 or cut  # from the start of a line
+            self.dropped_lines += body.count("\n", 0, cut)
+            body = body[cut:]
+        self.body = body
+        if self.is_mounted:
+            self.query_one(".panel-body", Static).update(self._body_text())
+
+    def set_output(self, output: str) -> None:
+        """The finished command's recorded output, in place of the live one."""
+        self.body = output
+        self.dropped_lines = 0
         if self.is_mounted:
             self.query_one(".panel-body", Static).update(self._body_text())
 

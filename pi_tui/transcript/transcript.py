@@ -336,8 +336,7 @@ class Transcript(VerticalScroll, can_focus=False):
         status = " (cancelled)" if result.cancelled else (
             f" (exit {result.exit_code})" if result.exit_code not in (0, None) else "")
         panel.set_label(f"{prefix} {command}{status}")
-        panel.body = result.output.rstrip("\n")
-        panel.set_expanded(panel.expanded)
+        panel.set_output(result.output.rstrip("\n"))
 
     def set_tools_expanded(self, expanded: bool) -> None:
         self.tools_expanded = expanded

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from html.parser import HTMLParser
 
 import pytest
@@ -466,3 +467,18 @@ async def test_cost_budget(make_session):
     await session.prompt("go")
     assert [e.limit for e in events if e.type == "budget_exceeded"] == ["cost"]
     assert len(session.provider.requests) == 1
+
+
+async def test_a_flood_of_user_bash_output_comes_in_few_updates_that_carry_all_of_it(make_session):
+    # `yes` wrote thousands of chunks a second, each its own event: a front end drowned in them.
+    from pi_runtime.kernel.bash_runner import UPDATE_INTERVAL_S
+
+    session = make_session()
+    events = record(session)
+    started = time.monotonic()
+    result = await session.execute_bash("yes 0123456789 | head -c 3000000")
+    took = time.monotonic() - started
+    updates = [e.delta for e in events if e.type == "bash_execution_update"]
+    assert "".join(updates) == "0123456789\n" * 272727 + "012"  # every byte, in order
+    assert result.truncated
+    assert len(updates) <= took / UPDATE_INTERVAL_S + 2  # one per interval at most, and the rest

@@ -154,3 +154,20 @@ async def test_a_dialog_answered_twice_takes_the_first_answer_and_leaves_the_app
         assert len(app.screen_stack) == 1 and app.is_running
         await pilot.press(*"still here")
         assert app.editor.text == "still here"
+
+
+async def test_a_running_commands_panel_keeps_the_end_of_a_flood_and_counts_the_rest(session):
+    # Each update used to copy and split all the output so far: `yes` froze the app for seconds.
+    from pi_tui.transcript.message_panel import LIVE_OUTPUT_CHARS
+
+    app = create_app(session, static=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        panel = await app.transcript.start_bash("req-1", "seq 1 300000", exclude=False)
+        lines = [f"{n}\n" for n in range(1, 300001)]
+        for start in range(0, len(lines), 3000):
+            panel.append_output("".join(lines[start:start + 3000]))
+            assert len(panel.body) <= LIVE_OUTPUT_CHARS
+        await pilot.pause()
+        assert "… 299995 earlier lines" in screen_text(app)  # the count is exact: 300,000 - the 5 shown
+        assert "300000" in screen_text(app)
