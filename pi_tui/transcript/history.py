@@ -104,3 +104,13 @@ def widgets_for(message: Any, results: dict[str, Any], *, cwd: str, tools_expand
         return [drawn or MessagePanel(f"[{message.custom_type}]", user_text(message.content), "custom",
                                       message=message)]
     return []
+
+
+def summary_last(messages: list[Any]) -> list[Any]:
+    """The context just after a compaction, as Pi shows it then: the kept messages first and
+    the summary below them, where the compaction happened in time (the context puts it first;
+    a resumed session shows it first too)."""
+    for index, message in enumerate(messages):
+        if getattr(message, "role", None) == "compactionSummary":
+            return [*messages[:index], *messages[index + 1:], message]
+    return messages

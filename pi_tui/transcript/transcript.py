@@ -21,7 +21,7 @@ from ..extension_ui.extension_render import (
     redraw_extension_blocks,
     tool_renderer_lookup,
 )
-from .history import user_text
+from .history import summary_last, user_text
 from .jump_hint import EndOutOfSight, scrolled_away
 from .message_panel import MessagePanel
 from .notice import Notice
@@ -208,7 +208,7 @@ class Transcript(VerticalScroll, can_focus=False):
                     else:
                         await self._add(Notice(text, variant))
                 elif self.session is not None:
-                    await self.load_messages(self.session.messages)
+                    await self.load_messages(summary_last(self.session.messages))
             case ev.BashExecutionUpdateEvent(id=request_id) if request_id in self._bash_panels:
                 self._bash_panels[request_id].append_output(event.delta)
             case ev.AgentSettledEvent(aborted=aborted):

@@ -81,6 +81,8 @@ async def test_compact_shows_collapsed_summary_with_tokens_and_ctrl_o_expands(pr
         assert "[compaction]" in text and f"Compacted from {tokens:,} tokens (ctrl+o to expand)" in text
         assert "Summary line 1" not in text  # one line while collapsed, as in Pi
         assert "Compacted: " in text and "→" in text
+        # As Pi shows it then: the kept turn first, the summary below it where it happened.
+        assert text.index("z z z") < text.index("[compaction]")
         context, _options = provider.requests[-1]
         assert "focus on z" in json.dumps(context.to_wire())
         await pilot.press("ctrl+o")
