@@ -52,9 +52,11 @@ _MODEL_FIELDS = {
 class ModelNotFoundError(LookupError):
     """No model matches a reference; ``suggestions`` holds the closest ``provider/id`` refs."""
 
-    def __init__(self, ref: str, suggestions: list[str]):
+    def __init__(self, ref: str, suggestions: list[str], config_errors: list[str] | None = None):
         hint = f" Did you mean: {', '.join(suggestions)}?" if suggestions else ""
-        super().__init__(f"Unknown model '{ref}'.{hint}")
+        # A broken models.json is the likeliest reason a configured model is unknown: say so.
+        broken = f" models.json was not read in full: {'; '.join(config_errors)}" if config_errors else ""
+        super().__init__(f"Unknown model '{ref}'.{hint}{broken}")
         self.ref = ref
         self.suggestions = suggestions
 

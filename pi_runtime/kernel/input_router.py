@@ -118,7 +118,8 @@ class InputRouter:
         if model is None:
             raise PromptError("No model selected. Use --model, /model, or configure a provider.")
         if self._registry is not None and not self._registry.has_credentials(model):
-            raise PromptError(no_credentials_message(model.provider))
+            auth_errors = getattr(getattr(self._registry, "auth", None), "errors", None)
+            raise PromptError(no_credentials_message(model.provider, auth_errors))
 
     @staticmethod
     def user_message(text: str, images: list[Any] | None = None) -> UserMessage:

@@ -60,16 +60,16 @@ def find_model(registry: Any, pattern: str, provider: str | None = None) -> Mode
     """
     if provider is not None:
         if provider not in registry.providers():
-            raise ModelNotFoundError(f"{provider}/{pattern}", registry.suggest(f"{provider}/{pattern}"))
+            raise ModelNotFoundError(f"{provider}/{pattern}", registry.suggest(f"{provider}/{pattern}"), registry.errors)
         found = registry.find(provider, pattern.split("/", 1)[1] if pattern.startswith(provider + "/") else pattern)
         if found is None:
             found = _fuzzy(registry, pattern, provider)
         if found is None:
-            raise ModelNotFoundError(f"{provider}/{pattern}", registry.suggest(pattern))
+            raise ModelNotFoundError(f"{provider}/{pattern}", registry.suggest(pattern), registry.errors)
         return found
     found = registry.lookup(pattern) or _fuzzy(registry, pattern, None)
     if found is None:
-        raise ModelNotFoundError(pattern, registry.suggest(pattern))
+        raise ModelNotFoundError(pattern, registry.suggest(pattern), registry.errors)
     return found
 
 
@@ -101,7 +101,7 @@ def resolve_scope(registry: Any, spec: str) -> list[tuple[Model, str | None]]:
             models = [m for m in registry.all()
                       if fnmatch.fnmatchcase(m.ref.lower(), glob) or fnmatch.fnmatchcase(m.id.lower(), glob)]
             if not models:
-                raise ModelNotFoundError(pattern, registry.suggest(pattern.replace("*", "")))
+                raise ModelNotFoundError(pattern, registry.suggest(pattern.replace("*", "")), registry.errors)
         else:
             models = [find_model(registry, pattern)]
         for model in models:

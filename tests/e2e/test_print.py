@@ -96,6 +96,29 @@ def test_unknown_model_names_the_closest_matches(env):
     assert "loop/loop-model" in result.stderr
 
 
+def test_a_model_unknown_because_models_json_is_broken_says_so(env):
+    # The likeliest cause, which only --list-models used to name.
+    models = Path(env["PI_CODING_AGENT_DIR"]) / "models.json"
+    models.write_text('{"providers": {')
+    result = run_pi(["-p", "hi", "--model", "loop/loop-model"], env)
+    assert result.returncode == 1
+    assert_one_line_error(result.stderr)
+    assert "Unknown model 'loop/loop-model'. models.json was not read in full:" in result.stderr
+    assert f"{models}: invalid JSON at line 1 column 16" in result.stderr
+    assert models.read_text() == '{"providers": {'  # left as the user wrote it
+
+
+def test_no_key_because_auth_json_is_broken_says_so(env):
+    auth = Path(env["PI_CODING_AGENT_DIR"]) / "auth.json"
+    auth.write_bytes(b"\x00\x01garbage")
+    auth.chmod(0o600)
+    result = run_pi(["-p", "hi", "--model", "anthropic/claude-sonnet-4-5"], {**env, "ANTHROPIC_API_KEY": ""})
+    assert result.returncode == 1
+    assert_one_line_error(result.stderr)
+    assert f"No API key for provider 'anthropic' (stored keys were not read: {auth}: invalid JSON" in result.stderr
+    assert auth.read_bytes() == b"\x00\x01garbage"
+
+
 def test_unknown_flag_is_a_usage_error(env):
     result = run_pi(["--frobnicate", "-p", "hi"], env)
     assert result.returncode == 2
