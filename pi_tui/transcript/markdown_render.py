@@ -34,7 +34,15 @@ def code_theme() -> str:
     return CODE_THEME["name"]
 
 
+LONG_CODE_LINES = 400
+"""Code fences from this many lines on are highlighted piece by piece (``code_lines``)."""
+CODE_PIECE_LINES = 50
+KEPT_CODE_PIECES = 640
+"""Highlighted pieces kept (a 32,000-line fence; the oldest goes first)."""
+
+
 def _build_class() -> type:
+    from collections import OrderedDict
     from functools import lru_cache
     from typing import ClassVar
 
@@ -88,17 +96,54 @@ def _build_class() -> type:
             code = str(self.text).rstrip("\n")
             border = console.get_style("markdown.code_block_border", default="none")
             yield Text("```" + getattr(self, "fence_info", ""), style=border)
-            syntax = Syntax(code, lexer_for(self.lexer_name), theme=syntax_theme(self.theme), word_wrap=True)
             indent = Segment("  ")
-            for line in console.render_lines(syntax, options.update(width=max(1, options.max_width - 2)), pad=False):
+            width = max(1, options.max_width - 2)
+            for line in code_lines(console, options.update(width=width), code, self.lexer_name, self.theme):
                 yield indent
-                for segment in line:
-                    # The token colours only: the block sits on the transcript's background.
-                    style = segment.style
-                    yield Segment(segment.text, style and Style(color=style.color, bold=style.bold,
-                                                                 italic=style.italic, underline=style.underline))
+                yield from line
                 yield Segment.line()
             yield Text("```", style=border)
+
+    def highlight(console: Any, options: Any, code: str, lexer_name: str, theme: str) -> list[list[Segment]]:
+        syntax = Syntax(code, lexer_for(lexer_name), theme=syntax_theme(theme), word_wrap=True)
+        lines = []
+        for line in console.render_lines(syntax, options, pad=False):
+            # The token colours only: the block sits on the transcript's background.
+            lines.append([Segment(segment.text, segment.style and Style(
+                color=segment.style.color, bold=segment.style.bold, italic=segment.style.italic,
+                underline=segment.style.underline)) for segment in line])
+        return lines
+
+    pieces: OrderedDict[tuple[str, str, str, int], list[list[Segment]]] = OrderedDict()
+
+    def code_lines(console: Any, options: Any, code: str, lexer_name: str, theme: str) -> list[list[Segment]]:
+        """``code`` highlighted, a list of segments per screen line.
+
+        A long fence (``LONG_CODE_LINES`` and more) is highlighted ``CODE_PIECE_LINES`` at a time
+        and every piece that more code follows is kept: while the model writes one, the block
+        is drawn again each frame and only its last piece is new (highlighting all of it each
+        time took seconds per frame for a few thousand lines). A construct that spans two
+        pieces (a long docstring) may be coloured as if it started at the second one.
+        """
+        source = code.split("\n")
+        if len(source) < LONG_CODE_LINES:
+            return highlight(console, options, code, lexer_name, theme)
+        lines: list[list[Segment]] = []
+        for start in range(0, len(source), CODE_PIECE_LINES):
+            piece = "\n".join(source[start:start + CODE_PIECE_LINES])
+            if start + CODE_PIECE_LINES >= len(source):  # the last piece: still growing
+                lines.extend(highlight(console, options, piece, lexer_name, theme))
+                continue
+            key = (piece, lexer_name, theme, options.max_width)
+            done = pieces.get(key)
+            if done is None:
+                done = pieces[key] = highlight(console, options, piece, lexer_name, theme)
+                while len(pieces) > KEPT_CODE_PIECES:
+                    pieces.popitem(last=False)
+            else:
+                pieces.move_to_end(key)
+            lines.extend(done)
+        return lines
 
     class _PiListItem(ListItem):
         """``- item`` and ``1. item`` at the left edge, as Pi lists them."""
