@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any
 
 from .. import deep_json
-from .tool_arguments import mend_strings
 
 
 def parse_partial(text: str) -> dict[str, Any]:
@@ -18,15 +17,12 @@ def parse_partial(text: str) -> dict[str, Any]:
     text = text.strip()
     if not text:
         return {}
-    # A literal newline or a ``\d`` in a string is mended first (tool_arguments.py), so the
-    # preview does not drop a value the finished call will keep.
-    mended = mend_strings(text)
     try:
-        value = deep_json.loads(mended)  # a model may nest arguments thousands deep
+        value = deep_json.loads(text)  # a model may nest arguments thousands deep
         return value if isinstance(value, dict) else {}
     except ValueError:
         pass
-    for candidate in _completions(mended):
+    for candidate in _completions(text):
         try:
             value = deep_json.loads(candidate)
         except ValueError:

@@ -36,7 +36,7 @@ DEFAULT_PREAMBLE = (
 )
 
 #: One-line descriptions of the built-in tools for the ``tools`` section. The model gets each
-#: tool's full description with its parameters as well: repeating it here cost ~120 tokens
+#: tool's full description with its parameters as well: repeating it here cost ~190 tokens
 #: per request, which a small local model's context feels.
 DEFAULT_TOOL_DESCRIPTIONS: dict[str, str] = {
     "read": "Read a file's contents (text or image)",

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from pi_runtime.ai.partial_json import parse_partial
 from pi_runtime.ai.tool_arguments import mend_strings, parse_tool_arguments
 
 
@@ -37,6 +36,42 @@ def test_stray_backslashes_and_control_characters_inside_strings_are_mended():
     assert parse_tool_arguments('{"re": "\\d+", "body": "x\ny"}') == ({"re": "\\d+", "body": "x\ny"}, None)
 
 
-def test_the_streaming_preview_keeps_a_value_with_a_stray_backslash():
-    # Before, the preview dropped the whole "re" value it could not parse.
-    assert parse_partial('{"path": "a", "re": "\\d+') == {"path": "a", "re": "\\d+"}
+def _mend_by_hand(text: str) -> str:
+    """The mend spelt out one character at a time (what Pi's repair does): the oracle."""
+    out, in_string, i = [], False, 0
+    while i < len(text):
+        ch = text[i]
+        if not in_string:
+            out.append(ch)
+            in_string = ch == '"'
+        elif ch == '"':
+            out.append(ch)
+            in_string = False
+        elif ch == "\\":
+            after = text[i + 1:i + 2]
+            if not after:
+                out.append(ch)
+            elif after in '"\\/bfnrt':
+                out.append(ch + after)
+                i += 1
+            elif after == "u" and all(c in "0123456789abcdefABCDEF" for c in text[i + 2:i + 6]) and len(text) >= i + 6:
+                out.append(text[i:i + 6])
+                i += 5
+            else:
+                out.append("\\\\")
+        elif ch < " ":
+            out.append({"\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(ch) or f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def test_the_mend_agrees_with_a_character_by_character_reading():
+    import random
+
+    chance = random.Random(7)
+    alphabet = ['"', "\\", "u", "0", "a", "F", "n", "d", "\n", "\t", "\x01", " ", "{", ":", ","]
+    for _ in range(5000):
+        text = "".join(chance.choice(alphabet) for _ in range(chance.randint(0, 24)))
+        assert mend_strings(text) == _mend_by_hand(text), repr(text)
