@@ -341,8 +341,8 @@ class SessionWriter:
             os.close(self._fd)
             self._fd = None
             raise SessionLockedError(
-                f"Session file {path} is in use by another pi process; "
-                "open it read-only or close the other process"
+                f"Session file {path} is in use by another pi process; close that one, or "
+                f"continue in a copy: pi --fork {path}"
             ) from None
         self.needs_newline = False
         self._syncer = Syncer(self._fd) if fsync else None

@@ -171,8 +171,9 @@ def test_second_writer_gets_a_clear_error_or_read_only(tmp_path):
     holder = run_py(HOLDER, str(path), stdin=subprocess.PIPE)
     try:
         assert holder.stdout.readline().strip() == "locked"
-        with pytest.raises(SessionLockedError, match="in use by another pi process"):
+        with pytest.raises(SessionLockedError, match="in use by another pi process") as refused:
             SessionManager.open(path)
+        assert str(refused.value).endswith(f"continue in a copy: pi --fork {path}")  # what a user can do
         viewer = SessionManager.open(path, if_locked="read_only")
         assert viewer.read_only and len(viewer.raw_entries()) == 4
         second = run_py("""
