@@ -14,13 +14,11 @@ from typing import Any
 
 
 def open_tree(app: Any) -> None:
-    """Push the tree browser (refused while the agent works)."""
+    """Push the tree browser. It opens while the agent works too, as in Pi 1.6: moving to another
+    entry then stops the run first (``_navigate``)."""
     from .tree_browser import TreeBrowser
 
     session = app.session
-    if session.is_streaming:
-        app.notify("Wait for the agent to finish (or press Esc) before moving in the tree", timeout=4)
-        return
 
     def picked(entry_id: Any) -> None:
         if entry_id:
@@ -63,6 +61,8 @@ def navigate_with_choice(app: Any, entry_id: str) -> None:
 
 
 async def _navigate(app: Any, entry_id: str, summarize: bool | str) -> None:
+    if app.session.is_streaming:  # Pi stops the run, then moves
+        await app.session.abort()
     if summarize:
         app.footer_bar.set_working(True, "Summarizing branch")
     try:

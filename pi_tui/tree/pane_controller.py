@@ -321,11 +321,11 @@ class TreePaneController:
         return True
 
     def choose(self, entry_id: str) -> None:
-        """Enter: continue from this entry (with /tree's "Summarize branch?" question)."""
+        """Enter: continue from this entry (with /tree's "Summarize branch?" question; a run in
+        progress is stopped first, as Pi's /tree does)."""
         from .nav_flows import navigate_with_choice
 
-        if self._idle_or_say("moving in the tree"):
-            navigate_with_choice(self.app, entry_id)
+        navigate_with_choice(self.app, entry_id)  # stops a run first, as /tree does
 
     def fork(self, entry_id: str) -> None:
         """A new session with the history before this user message (its text comes to the editor)."""

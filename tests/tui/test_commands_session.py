@@ -220,3 +220,29 @@ async def test_retries_that_all_fail_end_with_one_line_below_the_last_error(prov
         errors = [i for i, line in enumerate(lines) if "503 service unavailable" in line and i not in failed]
         assert len(failed) == 1 and errors and failed[0] > max(errors)
         assert not any(line.startswith("Retrying in") for line in lines)
+
+
+async def test_tree_opens_while_the_agent_works_and_moving_stops_the_run(provider, workdir, agent_dir):
+    # As Pi 1.6: /tree is not refused while a run streams; moving to another entry stops the run.
+    from pi_runtime.ai.providers.scripted import ScriptedResponse, ScriptedText
+
+    session = file_session(provider, workdir, agent_dir)
+    app = create_app(session, static=True, agent_dir=str(agent_dir))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await converse(pilot, session, provider, ["alpha"])
+        provider.push(ScriptedResponse([ScriptedText("still going")], hang=True))
+        await type_command(pilot, "beta")
+        await pilot.pause(0.2)
+        assert session.is_streaming
+        await type_command(pilot, "/tree")
+        await pilot.pause(0.2)
+        assert type(app.screen).__name__ == "TreeBrowser"
+        browser = app.screen
+        alpha = next(r.entry_id for r in browser.tree_rows.rows if "alpha" in r.text)
+        browser.dismiss(alpha)
+        await pilot.pause(0.2)
+        await pilot.press("enter")  # "No summary"
+        await settle(pilot, session, 0.3)
+        assert not session.is_streaming
+        assert app.editor.text == "alpha"
+        assert [m.content[0].text for m in session.messages if getattr(m, "role", "") == "user"] == []
