@@ -177,10 +177,7 @@ async def _pane(app: PiHost, session: SessionPort, arg: str) -> None:
 async def _fork(app: PiHost, session: SessionPort, arg: str) -> None:
     from ..tree.fork_picker import open_fork_picker
 
-    if session.is_streaming:
-        await app.transcript.add_notice("Wait for the agent to finish (or press Esc) before forking", "warning")
-        return
-    open_fork_picker(app)
+    open_fork_picker(app)  # while the agent works too, as in Pi: forking then stops the run
 
 
 @command("clone", "Duplicate the current session at its current position")

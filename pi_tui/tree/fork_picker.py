@@ -64,6 +64,8 @@ def open_fork_picker(app: Any) -> bool:
 
 
 async def _fork(app: Any, entry_id: str) -> None:
+    if app.session.is_streaming:  # Pi stops the run, then forks
+        await app.session.abort()
     result = await app.session.fork(entry_id)
     if result.cancelled:
         app.notify("Fork cancelled by an extension", severity="warning", timeout=4)

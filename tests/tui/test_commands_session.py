@@ -246,3 +246,26 @@ async def test_tree_opens_while_the_agent_works_and_moving_stops_the_run(provide
         assert not session.is_streaming
         assert app.editor.text == "alpha"
         assert [m.content[0].text for m in session.messages if getattr(m, "role", "") == "user"] == []
+
+
+async def test_fork_while_the_agent_works_stops_the_run_then_forks(provider, workdir, agent_dir):
+    # As Pi 1.6: /fork's picker opens during a run; choosing a message stops the run first.
+    from pi_runtime.ai.providers.scripted import ScriptedResponse, ScriptedText
+
+    session = file_session(provider, workdir, agent_dir)
+    app = create_app(session, static=True, agent_dir=str(agent_dir))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await converse(pilot, session, provider, ["first question"])
+        old_file = session.session_file
+        provider.push(ScriptedResponse([ScriptedText("still going")], hang=True))
+        await type_command(pilot, "second question")
+        await pilot.pause(0.2)
+        assert session.is_streaming
+        await type_command(pilot, "/fork")
+        assert "Fork from an earlier message" in screen_text(app)
+        app.screen.query_one("#picker-filter").value = "second"
+        await pilot.pause()
+        await pilot.press("enter")
+        await settle(pilot, session, 0.3)
+        assert not session.is_streaming
+        assert app.editor.text == "second question" and session.session_file != old_file
