@@ -182,6 +182,8 @@ async def _fork(app: PiHost, session: SessionPort, arg: str) -> None:
 
 @command("clone", "Duplicate the current session at its current position")
 async def _clone(app: PiHost, session: SessionPort, arg: str) -> None:
+    if session.is_streaming:  # as Pi: the run stops, then the branch is cloned
+        await session.abort()
     result = await session.clone()
     if not result.cancelled:
         app.notify(f"Cloned into {session.session_file or 'a new in-memory session'}", timeout=4)

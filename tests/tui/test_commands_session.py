@@ -269,3 +269,25 @@ async def test_fork_while_the_agent_works_stops_the_run_then_forks(provider, wor
         await settle(pilot, session, 0.3)
         assert not session.is_streaming
         assert app.editor.text == "second question" and session.session_file != old_file
+
+
+async def test_clone_while_the_agent_works_stops_the_run_then_clones(provider, workdir, agent_dir):
+    from pi_runtime.ai.providers.scripted import ScriptedResponse, ScriptedText
+
+    session = file_session(provider, workdir, agent_dir)
+    app = create_app(session, static=True, agent_dir=str(agent_dir))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await converse(pilot, session, provider, ["one"])
+        old_file = session.session_file
+        provider.push(ScriptedResponse([ScriptedText("still going")], hang=True))
+        await type_command(pilot, "two")
+        await pilot.pause(0.2)
+        assert session.is_streaming
+        await type_command(pilot, "/clone")
+        await settle(pilot, session, 0.3)
+        assert not session.is_streaming
+        assert session.session_file != old_file
+        assert "failed" not in screen_text(app)
+    # The clone holds the stopped run as the old file does (Pi's aborted entry included).
+    old_messages = [e["message"]["content"] for e in entries_of(old_file) if e["type"] == "message"]
+    assert [e["message"]["content"] for e in entries(session) if e["type"] == "message"] == old_messages
