@@ -23,6 +23,8 @@ _CONTROLS = "".join(chr(c) for c in [*range(0x20), 0x7F, *range(0x80, 0xA0)])
 _DROP = {ord(c): None for c in _CONTROLS + _BIDI}
 _ONE_LINE = {**_DROP, ord("\n"): " ", ord("\t"): " ", ord("\r"): " "}
 _MULTILINE = {**_DROP, ord("\n"): "\n", ord("\t"): "\t"}
+_UNSAFE_IN_LINES = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}]")
+_UNSAFE_IN_ONE_LINE = re.compile(f"[\x00-\x1f\x7f-\x9f{_BIDI}]")
 
 
 def terminal_safe(text: str, *, multiline: bool = False) -> str:
@@ -36,6 +38,6 @@ def terminal_safe(text: str, *, multiline: bool = False) -> str:
     Returns:
         The text with those removed; printable characters are untouched.
     """
-    if text.isprintable() and not any(c in _BIDI for c in text):
+    if not (_UNSAFE_IN_LINES if multiline else _UNSAFE_IN_ONE_LINE).search(text):
         return text  # the common case: nothing to do
     return _SEQUENCES.sub("", text).translate(_MULTILINE if multiline else _ONE_LINE)

@@ -46,6 +46,7 @@ from .terminal import extended_keys, terminal_keys
 from .terminal.app_driver import driver_class_for
 from .terminal.key_sequences import PASTE_END, PASTE_START, events_for, sequence_for
 from .terminal.terminal_input import TerminalInput, editor_key
+from .terminal.window_title import show_window_title
 from .theme.theme_service import ThemeService, theme_variable_defaults
 from .transcript.jump_hint import EndOutOfSight, JumpToLatest
 from .transcript.transcript import Transcript
@@ -331,6 +332,7 @@ class PiApp(AppActions, inherit_bindings=False):
         self.bridge.start()
         self.workspace.adopt_first(session, self.bridge, self.transcript)
         self.chrome.show(session)
+        show_window_title(self)
         self._show_session_notices()
         await self.transcript.load_messages(session.messages)
         # Extensions start in a worker, never in this message handler: a session_start handler
@@ -369,7 +371,10 @@ class PiApp(AppActions, inherit_bindings=False):
         assert session is not None  # the bridge exists only once a session is attached
         self.chrome.apply(event, session)
         match event:
+            case ev.SessionInfoChangedEvent():
+                show_window_title(self)
             case ev.SessionChangedEvent(reason=reason):
+                show_window_title(self)
                 self.tree_pane.session_changed(reason)
                 await show_start_help(self, session)
                 self._show_session_notices()  # e.g. lines skipped in the file switched to

@@ -96,6 +96,9 @@ class PiHost(Protocol):
     def model_ref(self) -> str: ...
 
     # Textual's App calls the controllers make.
+    title: str
+    @property
+    def is_headless(self) -> bool: ...
     @property
     def screen_stack(self) -> list[Screen[Any]]: ...
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",

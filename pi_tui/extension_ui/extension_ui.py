@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import math
-import os
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -27,6 +26,7 @@ from typing import Any
 from rich.text import Text
 
 from ..terminal.terminal_input import TerminalInput
+from ..terminal.window_title import show_window_title, write_title
 from .screen_parts import ScreenParts
 from .tab_place import DraftLike, TabPlace, paste_into_draft, set_draft_text
 
@@ -183,8 +183,6 @@ class AppExtensionUI:
         self._refresh()
         if self.look:
             self.app.footer_bar.set_working_look(**self.look)
-        if self.title is not None:
-            self._write_title(self.title)
         self.app.terminal_input = self.terminal_input
         self.app.completion.providers = self.providers
         self.parts.refresh()
@@ -195,11 +193,9 @@ class AppExtensionUI:
         self.parts.discard()
 
     def _pis_look_back(self) -> None:
-        """pi's own working indicator and terminal title where this session's extensions changed them."""
+        """pi's own working indicator where this session's extensions changed it."""
         if self.look:
             self.app.footer_bar.set_working_look(**{name: WORKING_LOOK_DEFAULTS[name] for name in self.look})
-        if self.title is not None:
-            self._write_title(f"π - {os.path.basename(str(self.app.cwd))}")  # Pi's title when none is set
 
     def _transcript(self) -> Any:
         return self.place.transcript if self.place is not None else self.app.transcript
@@ -278,7 +274,9 @@ class AppExtensionUI:
         self.widgets.clear()
         if self.shown:
             self._pis_look_back()
-        self.look, self.title = {}, None
+        had_title, self.look, self.title = self.title is not None, {}, None
+        if had_title and self.shown:
+            show_window_title(self.app)  # Pi's own title again
         if self._transcript().hidden_thinking_label is not None:
             self._transcript().set_hidden_thinking_label(None)
         self._refresh()
@@ -292,15 +290,7 @@ class AppExtensionUI:
         read by its Header widget, which pi does not show."""
         self.title = title
         if self.shown:
-            self._write_title(title)
-
-    def _write_title(self, title: str) -> None:
-        self.app.title = title
-        driver = getattr(self.app, "_driver", None)
-        if driver is not None and not self.app.is_headless:
-            clean = "".join(ch for ch in title if ch.isprintable())  # no escape can end the sequence early
-            driver.write(f"\x1b]2;{clean}\x07")
-            driver.flush()
+            write_title(self.app, title)
 
     def set_editor_text(self, text: str) -> None:
         draft = self._draft()

@@ -19,6 +19,7 @@ from pi_runtime.frontend import events as ev
 
 from ..bridge import Bridge
 from ..extension_ui.extension_host import show_extension_ui
+from ..terminal.window_title import show_window_title
 from ..transcript.transcript import Transcript
 from .open_session import Draft, OpenSession
 
@@ -134,6 +135,7 @@ class Workspace:
         show_extension_ui(app, entry.extension_ui)
         editor = app.editor
         app.chrome.show(entry.session)  # the header, footer and queue pane show this session now
+        show_window_title(app)
         app.tree_pane.shown_session_changed()
         busy = entry.working or entry.session.is_streaming
         app.footer_bar.set_working(busy, since=entry.working_since if busy else None)

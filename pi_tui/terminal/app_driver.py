@@ -22,6 +22,7 @@ from textual.driver import Driver
 from textual.drivers.linux_driver import LinuxDriver
 
 from .extended_keys import ExtendedKeysDriver
+from .safe_strips import guard_strip_output
 
 
 class _HangupTolerantOutput:
@@ -69,5 +70,7 @@ class AppDriver(ExtendedKeysDriver):
 
 
 def driver_class_for(chosen: type[Driver]) -> type[Driver]:
-    """``AppDriver`` in place of Textual's ordinary Linux driver; any other (headless, web) kept."""
+    """``AppDriver`` in place of Textual's ordinary Linux driver; any other (headless, web) kept.
+    Whichever it is, no text it draws can act on the terminal (:mod:`.safe_strips`)."""
+    guard_strip_output()
     return AppDriver if chosen is LinuxDriver else chosen

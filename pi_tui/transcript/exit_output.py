@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pi_runtime.frontend import terminal_safe
+
 from .history import user_text
 from .render import result_text, tool_title
 
@@ -32,8 +34,8 @@ MAX_MESSAGES = 200
 TOOL_LINES = 6
 """Lines of a tool's output printed under its call."""
 _CONTROL = re.compile(r"\x1b(\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)?|.)?|[\x00-\x08\x0b-\x1f\x7f]")
-"""Escape sequences and control characters: printed to the user's terminal they would clear it,
-recolour it or retitle it (a command's output, a model's text)."""
+"""Escape sequences and control characters, to see whether a rendered line holds any text. (What a
+command or a model wrote is cleaned with ``terminal_safe`` before it is rendered.)"""
 _TRAILING_BLANKS = re.compile(r" +((?:\x1b\[[0-9;]*m)*)$")
 """Blanks at a line's end, before any colour resets (Rich pads lines to the width)."""
 
@@ -100,7 +102,7 @@ def transcript_text(messages: list[Any], *, cwd: str | None = None, width: int =
 
 
 def _clean(text: str) -> str:
-    return _CONTROL.sub("", text)
+    return terminal_safe(text, multiline=True)
 
 
 def _wrap(text: str, width: int) -> str:

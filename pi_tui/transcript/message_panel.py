@@ -11,6 +11,8 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
+from pi_runtime.frontend import terminal_safe
+
 from .render import OUTPUT_PREVIEW_LINES, tail_lines
 
 LIVE_OUTPUT_CHARS = 64 * 1024
@@ -40,7 +42,9 @@ class MessagePanel(Vertical):
 
     def _body_text(self) -> RenderableType:
         if self.variant == "bash":
-            shown, hidden = (self.body, 0) if self.expanded else tail_lines(self.body, OUTPUT_PREVIEW_LINES)
+            # A command's colours and cursor moves are shown as plain text, as Pi shows them.
+            body = terminal_safe(self.body, multiline=True)
+            shown, hidden = (body, 0) if self.expanded else tail_lines(body, OUTPUT_PREVIEW_LINES)
             hidden += self.dropped_lines
             prefix = f"… {hidden} earlier lines\n" if hidden else ""
             return Text(prefix + shown)

@@ -22,6 +22,8 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from pi_runtime.frontend import terminal_safe
+
 from .render import (
     DIFF_PREVIEW_LINES,
     OUTPUT_PREVIEW_LINES,
@@ -106,7 +108,7 @@ class ToolBox(Widget):
 
     def set_partial(self, result: Any) -> None:
         """A partial result while the tool runs (bash output so far)."""
-        self.output = result_text(getattr(result, "content", None))
+        self.output = terminal_safe(result_text(getattr(result, "content", None)), multiline=True)
         self.refresh(layout=True)
 
     def set_result(self, content: Any, details: Any, is_error: bool, duration_ms: float | None = None) -> None:
@@ -115,7 +117,7 @@ class ToolBox(Widget):
             duration_ms = (time.monotonic() - self._started) * 1000
         self.duration_ms = duration_ms
         self.state = "error" if is_error else "success"
-        self.output = result_text(content)
+        self.output = terminal_safe(result_text(content), multiline=True)
         self.result = SimpleNamespace(content=content, details=details, is_error=is_error, isError=is_error)
         if isinstance(details, dict) and isinstance(details.get("diff"), str) and not is_error:
             self.diff = details["diff"]
@@ -177,7 +179,8 @@ class ToolBox(Widget):
             # What was written, from the call's arguments (as they stream): the result only says "ok".
             content = self.args.get("content")
             if isinstance(content, str) and content:
-                shown, hidden = head_lines(content.expandtabs(3), WRITE_PREVIEW_LINES if limit else None)
+                shown, hidden = head_lines(terminal_safe(content.expandtabs(3), multiline=True),
+                                           WRITE_PREVIEW_LINES if limit else None)
                 parts.append(Text(shown, style=variables.get("pi-tool-output", "")))
                 if hidden:
                     total = hidden + WRITE_PREVIEW_LINES
