@@ -222,18 +222,23 @@ async def test_retries_that_all_fail_end_with_one_line_below_the_last_error(prov
         assert not any(line.startswith("Retrying in") for line in lines)
 
 
-async def test_tree_opens_while_the_agent_works_and_moving_stops_the_run(provider, workdir, agent_dir):
-    # As Pi 1.6: /tree is not refused while a run streams; moving to another entry stops the run.
+async def run_left_working(pilot, session, provider, done: str, working: str) -> None:
+    """``done`` answered, then ``working`` sent to a model that never finishes: a run under way."""
     from pi_runtime.ai.providers.scripted import ScriptedResponse, ScriptedText
 
+    await converse(pilot, session, provider, [done])
+    provider.push(ScriptedResponse([ScriptedText("still going")], hang=True))
+    await type_command(pilot, working)
+    await pilot.pause(0.2)
+    assert session.is_streaming
+
+
+async def test_tree_opens_while_the_agent_works_and_moving_stops_the_run(provider, workdir, agent_dir):
+    # As Pi 1.6: /tree is not refused while a run streams; moving to another entry stops the run.
     session = file_session(provider, workdir, agent_dir)
     app = create_app(session, static=True, agent_dir=str(agent_dir))
     async with app.run_test(size=(100, 30)) as pilot:
-        await converse(pilot, session, provider, ["alpha"])
-        provider.push(ScriptedResponse([ScriptedText("still going")], hang=True))
-        await type_command(pilot, "beta")
-        await pilot.pause(0.2)
-        assert session.is_streaming
+        await run_left_working(pilot, session, provider, "alpha", "beta")
         await type_command(pilot, "/tree")
         await pilot.pause(0.2)
         assert type(app.screen).__name__ == "TreeBrowser"
@@ -250,17 +255,11 @@ async def test_tree_opens_while_the_agent_works_and_moving_stops_the_run(provide
 
 async def test_fork_while_the_agent_works_stops_the_run_then_forks(provider, workdir, agent_dir):
     # As Pi 1.6: /fork's picker opens during a run; choosing a message stops the run first.
-    from pi_runtime.ai.providers.scripted import ScriptedResponse, ScriptedText
-
     session = file_session(provider, workdir, agent_dir)
     app = create_app(session, static=True, agent_dir=str(agent_dir))
     async with app.run_test(size=(100, 30)) as pilot:
-        await converse(pilot, session, provider, ["first question"])
+        await run_left_working(pilot, session, provider, "first question", "second question")
         old_file = session.session_file
-        provider.push(ScriptedResponse([ScriptedText("still going")], hang=True))
-        await type_command(pilot, "second question")
-        await pilot.pause(0.2)
-        assert session.is_streaming
         await type_command(pilot, "/fork")
         assert "Fork from an earlier message" in screen_text(app)
         app.screen.query_one("#picker-filter").value = "second"
@@ -272,17 +271,12 @@ async def test_fork_while_the_agent_works_stops_the_run_then_forks(provider, wor
 
 
 async def test_clone_while_the_agent_works_stops_the_run_then_clones(provider, workdir, agent_dir):
-    from pi_runtime.ai.providers.scripted import ScriptedResponse, ScriptedText
-
+    # As Pi 1.6: /clone during a run stops it, then clones (pi failed: "Wait for the agent to finish").
     session = file_session(provider, workdir, agent_dir)
     app = create_app(session, static=True, agent_dir=str(agent_dir))
     async with app.run_test(size=(100, 30)) as pilot:
-        await converse(pilot, session, provider, ["one"])
+        await run_left_working(pilot, session, provider, "one", "two")
         old_file = session.session_file
-        provider.push(ScriptedResponse([ScriptedText("still going")], hang=True))
-        await type_command(pilot, "two")
-        await pilot.pause(0.2)
-        assert session.is_streaming
         await type_command(pilot, "/clone")
         await settle(pilot, session, 0.3)
         assert not session.is_streaming
