@@ -26,7 +26,7 @@ from textual.worker import Worker, WorkerState
 
 from pi_runtime.frontend import events as ev
 
-from .bridge import Bridge, KernelEvents
+from .bridge import EVENT_BATCH_SECONDS, Bridge, KernelEvents
 from .commands.commands import COMMANDS
 from .editor.completion_controller import CompletionController
 from .editor.completion_menu import CompletionMenu
@@ -357,8 +357,10 @@ class PiApp(AppActions, inherit_bindings=False):
     async def on_kernel_events(self, message: KernelEvents) -> None:
         if await self.workspace.route(message.bridge) is None:
             return  # a background session's events: its transcript and tab took them
-        for event in message.bridge.drain():
+        for event in message.bridge.drain(budget=EVENT_BATCH_SECONDS):
             await self._apply_kernel_event(event)
+        if self.session is not None:
+            self.chrome.settle(self.session)
         self.tree_pane.sync()
         if self.extension_ui is not None:
             # Pi draws an extension's footer/header/widgets on every repaint, so they read the

@@ -13,6 +13,7 @@ them (dispatch is ~0.1 ms each). Keys typed meanwhile still get their turn betwe
 
 from __future__ import annotations
 
+import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
@@ -22,6 +23,10 @@ from textual.message_pump import MessagePump
 
 if TYPE_CHECKING:
     from pi_runtime.frontend import SessionPort
+
+
+EVENT_BATCH_SECONDS = 0.03
+"""How long the app works through queued events before the keys typed meanwhile get their turn."""
 
 
 class KernelEvents(Message):
@@ -59,14 +64,26 @@ class Bridge:
             self._unsubscribe()
             self._unsubscribe = None
 
-    def drain(self) -> Iterator[Any]:
+    def drain(self, budget: float | None = None) -> Iterator[Any]:
         """The events queued so far, oldest first (``event.type`` says which kind).
 
         Events that arrive while the caller works through these get a new message, so one
         busy stream cannot keep a single handler running for ever.
+
+        Args:
+            budget: Seconds the caller may spend on this batch; what is left when they are up
+                comes with a new message, after the keys typed meanwhile. (A reply with 200 tool
+                calls queues a thousand events, each mounting or updating a widget: handled in
+                one go they held a typed key back for over a second.)
         """
         self._posted = False
+        deadline = None if budget is None else time.perf_counter() + budget
         for _ in range(len(self._pending)):
+            if deadline is not None and time.perf_counter() > deadline:
+                if not self._posted:
+                    self._posted = True
+                    self.target.post_message(KernelEvents(self))
+                return
             yield self._pending.popleft()
 
     def _on_event(self, event: Any) -> None:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from pi_runtime.frontend import events as ev
 
-from ..bridge import Bridge
+from ..bridge import EVENT_BATCH_SECONDS, Bridge
 from ..extension_ui.extension_host import show_extension_ui
 from ..terminal.window_title import show_window_title
 from ..transcript.transcript import Transcript
@@ -170,7 +170,7 @@ class Workspace:
             return None
         if entry is self.active:
             return entry
-        for event in bridge.drain():
+        for event in bridge.drain(budget=EVENT_BATCH_SECONDS):
             await entry.transcript.handle(event)
             self._follow(entry, event, background=True)
         return None

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from textual.containers import VerticalScroll
+from textual.css.query import NoMatches
 from textual.widget import Widget
 
 from pi_runtime.frontend import events as ev
@@ -292,10 +293,9 @@ class Transcript(VerticalScroll, can_focus=False):
         box = self._tools.get(call_id)
         if box is not None and box.parent is self:
             return box
-        found = self.query(f"#{tool_dom_id(call_id)}")
-        if found:
-            box = found.first(ToolBox)
-        else:
+        try:  # drawn from the history (every block is a child of the transcript): by id, not a search
+            box = self.get_child_by_id(tool_dom_id(call_id), ToolBox)
+        except NoMatches:
             box = ToolBox(call_id, name, args, cwd=self.cwd, message=message, expanded=self.tools_expanded,
                           renderer=tool_renderer_lookup(self.session)(name))
             await self._add(box)

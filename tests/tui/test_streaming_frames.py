@@ -4,9 +4,11 @@ the view follows the stream, one message per batch of kernel events, keys before
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
+from textual.message import Message
 
 from pi_runtime.ai.providers.scripted import scripted_text
 from pi_tui.bridge import Bridge, KernelEvents
@@ -14,7 +16,7 @@ from pi_tui.launch import create_app
 from pi_tui.transcript.markdown_render import warm_up
 from pi_tui.transcript.streaming_markdown import StreamingMarkdown, _Deferred, estimate_height
 
-from .conftest import screen_text, settle
+from .conftest import screen_text, settle, wait_for
 
 
 def _answer(sections: int) -> str:
@@ -127,6 +129,46 @@ async def test_bridge_posts_one_message_per_batch_in_order():
         source.listeners[0](_Event("late"))
         await pilot.pause()
         assert app.batches == [[f"e{i}" for i in range(50)], ["late"]]
+
+
+class _Typed(Message):
+    pass
+
+
+class _SlowSink(App):
+    """Works on each event as a widget would (5 ms), with the app's budget per batch."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[Any] = []
+
+    def on_kernel_events(self, message: KernelEvents) -> None:
+        batch = []
+        for event in message.bridge.drain(budget=0.02):
+            done = time.perf_counter() + 0.005
+            while time.perf_counter() < done:
+                pass
+            batch.append(event.type)
+        self.seen.append(batch)
+
+    def on__typed(self, message: _Typed) -> None:
+        self.seen.append("typed")
+
+
+async def test_a_key_typed_during_a_long_batch_of_events_goes_before_the_rest():
+    # A reply with 200 tool calls queues about a thousand events; worked through in one go they
+    # held a typed key back for 1.4-2.4 s.
+    app = _SlowSink()
+    async with app.run_test() as pilot:
+        source = _FakeSession()
+        bridge = Bridge(source, app)
+        bridge.start()
+        for i in range(50):
+            source.listeners[0](_Event(f"e{i}"))
+        app.post_message(_Typed())  # the key comes after the first message about the events
+        assert await wait_for(pilot, lambda: sum(len(b) for b in app.seen if b != "typed") == 50)
+        assert app.seen[1] == "typed" and len(app.seen[0]) < 10
+        assert [e for b in app.seen if b != "typed" for e in b] == [f"e{i}" for i in range(50)]
 
 
 async def test_a_frame_waits_for_a_key_typed_just_before_it():
