@@ -128,8 +128,6 @@ def _interactive(args: CliArgs) -> int:
     # Before the ~0.5 s of imports: keys typed from now on reach the app as typed, and what
     # was typed before is handed to it (see typeahead.py).
     hold = TerminalHold.start()
-    if hold is not None:
-        hold.restore_on_signals()
     typeahead = hold.take_typeahead() if hold is not None else Typeahead()
     try:
         from .modes.cli_extensions import preload_for_app

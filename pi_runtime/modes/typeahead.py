@@ -57,7 +57,10 @@ class TerminalHold:
 
     @classmethod
     def start(cls) -> TerminalHold | None:
-        """Hold stdin's terminal (None when stdin is not a terminal or cannot be changed)."""
+        """Hold stdin's terminal (None when stdin is not a terminal or cannot be changed).
+        SIGTERM and SIGHUP put its settings back from before they are changed
+        (:meth:`restore_on_signals`): a signal just after the change, on a loaded machine, left
+        the shell's terminal mute."""
         try:
             import termios
         except ImportError:  # not a POSIX system
@@ -68,6 +71,7 @@ class TerminalHold:
         hold = cls(fd)
         try:
             hold._saved = termios.tcgetattr(fd)
+            hold.restore_on_signals()
             mode = termios.tcgetattr(fd)
             mode[0] &= ~termios.ICRNL  # Enter stays a carriage return
             mode[3] &= ~(termios.ICANON | termios.ECHO)  # no line buffering, nothing echoed

@@ -7,7 +7,8 @@ CR; an ESC or a C1 control in that text reaches the terminal as a command. An an
 window.
 
 Every line Textual draws is a :class:`~textual.strip.Strip`, written by ``Strip.render``; that
-one method is guarded here. Control characters (C0, DEL, C1) are dropped from the text and the
+one method is guarded here, once, rather than each of the hundred-odd places pi hands text to
+a widget (any one of them forgotten would be a hole). Control characters (C0, DEL, C1) are dropped from the text and the
 rest of a sequence stays visible (``ESC [2J`` shows as ``[2J``). Textual counts a control
 character as zero cells wide, so dropping it keeps every line exactly the width Textual laid
 out; dropping the whole sequence would shorten the line and leave stale cells at its end.
@@ -50,4 +51,3 @@ def guard_strip_output() -> None:
 
     setattr(render_without_controls, _GUARDED, True)
     Strip.render = render_without_controls  # type: ignore[method-assign]
-
