@@ -4,6 +4,7 @@ driven through the real app on file-backed sessions; checked on the kernel and t
 from __future__ import annotations
 
 import json
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 from pi_runtime.ai.providers.scripted import scripted_text
@@ -222,23 +223,26 @@ async def test_retries_that_all_fail_end_with_one_line_below_the_last_error(prov
         assert not any(line.startswith("Retrying in") for line in lines)
 
 
-async def run_left_working(pilot, session, provider, done: str, working: str) -> None:
-    """``done`` answered, then ``working`` sent to a model that never finishes: a run under way."""
+@asynccontextmanager
+async def left_working(provider, workdir, agent_dir, done: str, working: str):
+    """The app on a file session where ``done`` was answered and ``working`` was sent to a model
+    that never finishes: a run under way. Yields (session, app, pilot)."""
     from pi_runtime.ai.providers.scripted import ScriptedResponse, ScriptedText
 
-    await converse(pilot, session, provider, [done])
-    provider.push(ScriptedResponse([ScriptedText("still going")], hang=True))
-    await type_command(pilot, working)
-    await pilot.pause(0.2)
-    assert session.is_streaming
+    session = file_session(provider, workdir, agent_dir)
+    app = create_app(session, static=True, agent_dir=str(agent_dir))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await converse(pilot, session, provider, [done])
+        provider.push(ScriptedResponse([ScriptedText("still going")], hang=True))
+        await type_command(pilot, working)
+        await pilot.pause(0.2)
+        assert session.is_streaming
+        yield session, app, pilot
 
 
 async def test_tree_opens_while_the_agent_works_and_moving_stops_the_run(provider, workdir, agent_dir):
     # As Pi 1.6: /tree is not refused while a run streams; moving to another entry stops the run.
-    session = file_session(provider, workdir, agent_dir)
-    app = create_app(session, static=True, agent_dir=str(agent_dir))
-    async with app.run_test(size=(100, 30)) as pilot:
-        await run_left_working(pilot, session, provider, "alpha", "beta")
+    async with left_working(provider, workdir, agent_dir, "alpha", "beta") as (session, app, pilot):
         await type_command(pilot, "/tree")
         await pilot.pause(0.2)
         assert type(app.screen).__name__ == "TreeBrowser"
@@ -255,10 +259,7 @@ async def test_tree_opens_while_the_agent_works_and_moving_stops_the_run(provide
 
 async def test_fork_while_the_agent_works_stops_the_run_then_forks(provider, workdir, agent_dir):
     # As Pi 1.6: /fork's picker opens during a run; choosing a message stops the run first.
-    session = file_session(provider, workdir, agent_dir)
-    app = create_app(session, static=True, agent_dir=str(agent_dir))
-    async with app.run_test(size=(100, 30)) as pilot:
-        await run_left_working(pilot, session, provider, "first question", "second question")
+    async with left_working(provider, workdir, agent_dir, "first question", "second question") as (session, app, pilot):
         old_file = session.session_file
         await type_command(pilot, "/fork")
         assert "Fork from an earlier message" in screen_text(app)
@@ -272,10 +273,7 @@ async def test_fork_while_the_agent_works_stops_the_run_then_forks(provider, wor
 
 async def test_clone_while_the_agent_works_stops_the_run_then_clones(provider, workdir, agent_dir):
     # As Pi 1.6: /clone during a run stops it, then clones (pi failed: "Wait for the agent to finish").
-    session = file_session(provider, workdir, agent_dir)
-    app = create_app(session, static=True, agent_dir=str(agent_dir))
-    async with app.run_test(size=(100, 30)) as pilot:
-        await run_left_working(pilot, session, provider, "one", "two")
+    async with left_working(provider, workdir, agent_dir, "one", "two") as (session, app, pilot):
         old_file = session.session_file
         await type_command(pilot, "/clone")
         await settle(pilot, session, 0.3)

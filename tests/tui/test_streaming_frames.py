@@ -117,14 +117,19 @@ class _Event:
         self.type = kind
 
 
+def feed_events(app: App, count: int) -> _FakeSession:
+    """A bridge to ``app`` from a session that has just sent ``count`` events (e0, e1, ...)."""
+    source = _FakeSession()
+    Bridge(source, app).start()
+    for i in range(count):
+        source.listeners[0](_Event(f"e{i}"))
+    return source
+
+
 async def test_bridge_posts_one_message_per_batch_in_order():
     app = _Sink()
     async with app.run_test() as pilot:
-        source = _FakeSession()
-        bridge = Bridge(source, app)
-        bridge.start()
-        for i in range(50):
-            source.listeners[0](_Event(f"e{i}"))
+        source = feed_events(app, 50)
         await pilot.pause()
         source.listeners[0](_Event("late"))
         await pilot.pause()
@@ -160,11 +165,7 @@ async def test_a_key_typed_during_a_long_batch_of_events_goes_before_the_rest():
     # held a typed key back for 1.4-2.4 s.
     app = _SlowSink()
     async with app.run_test() as pilot:
-        source = _FakeSession()
-        bridge = Bridge(source, app)
-        bridge.start()
-        for i in range(50):
-            source.listeners[0](_Event(f"e{i}"))
+        feed_events(app, 50)
         app.post_message(_Typed())  # the key comes after the first message about the events
         assert await wait_for(pilot, lambda: sum(len(b) for b in app.seen if b != "typed") == 50)
         assert app.seen[1] == "typed" and len(app.seen[0]) < 10
