@@ -42,7 +42,7 @@ from .sessions.session_chrome import SessionChrome
 from .sessions.session_start import show_start_help, start_session
 from .sessions.session_tabs import SessionTabs
 from .sessions.workspace import Workspace
-from .terminal import extended_keys, terminal_keys
+from .terminal import escape_key, extended_keys, terminal_keys
 from .terminal.app_driver import driver_class_for
 from .terminal.key_sequences import PASTE_END, PASTE_START, events_for, sequence_for
 from .terminal.terminal_input import TerminalInput, editor_key
@@ -60,6 +60,7 @@ if TYPE_CHECKING:
 
 terminal_keys.install()
 extended_keys.install()
+escape_key.install()
 
 
 class PiApp(AppActions, inherit_bindings=False):

@@ -88,12 +88,14 @@ def test_the_app_runs_textual_at_120_ticks_without_passing_it_to_child_processes
         """
         import os
         os.environ.pop("TEXTUAL_FPS", None)
+        os.environ.pop("ESCDELAY", None)
         import pi_tui.app
         import textual.constants
-        print(textual.constants.MAX_FPS, os.environ.get("TEXTUAL_FPS"))
+        print(textual.constants.MAX_FPS, textual.constants.ESCAPE_DELAY, os.environ.get("TEXTUAL_FPS"),
+              os.environ.get("ESCDELAY"))
         """
     )
-    assert out == "120 None"
+    assert out == "120 0.01 None None"  # and Pi's 10 ms wait after a lone ESC
 
 
 def _runtime_imports(path: Path) -> list[tuple[int, str]]:

@@ -132,6 +132,11 @@ class InputRouter:
 
     async def prompt(self, text: str, images: list[Any] | None, streaming_behavior: str | None) -> str:
         """``started``, ``queued`` or ``handled`` (see ``AgentSession.prompt``)."""
+        if self._driver.is_running and self._driver.aborting:
+            # Sent once the run was told to stop (Esc, then a new message at once): it only
+            # unwinds, so this is the next run's prompt. Queued as a steer it sat in a queue no
+            # run would read, and came back into the editor at the next Esc.
+            await self._driver.wait_for_idle()
         running = self._driver.is_running
         handled = await self._gate.handle_input(text, images, streaming_behavior if running else None)
         if handled is None:

@@ -187,6 +187,24 @@ async def test_abort_during_stream(make_session):
     assert events[-1].type == "agent_settled" and events[-1].aborted
 
 
+async def test_a_message_sent_while_an_abort_unwinds_starts_the_next_run(make_session):
+    # Esc, then a new message at once: the run is still unwinding. Queued as a steer, the
+    # message sat in a queue no run would read (and came back into the editor at the next Esc).
+    session = make_session()
+    session.provider.push(ScriptedResponse([ScriptedText("word " * 200)], delay=0.01), scripted_text("next answer"))
+    events = record(session)
+    run = asyncio.ensure_future(session.prompt("talk"))
+    assert await eventually(lambda: any(e.type == "message_update" and e.message.text() for e in events))
+    abort = asyncio.ensure_future(session.abort())
+    await asyncio.sleep(0)  # the abort has begun; the run has not ended yet
+    assert session.is_streaming
+    assert await session.prompt("and now this", streaming_behavior="steer", wait=False) == "started"
+    await asyncio.gather(run, abort)
+    await session.wait_for_idle()
+    assert [m.content[0].text for m in chat(session) if m.role == "user"] == ["talk", "and now this"]
+    assert chat(session)[-1].text() == "next answer" and session.queued_messages() == []
+
+
 async def test_prompt_template_and_skill_expand_before_sending(make_session, agent_dir):
     (agent_dir / "prompts").mkdir()
     (agent_dir / "prompts" / "review.md").write_text("---\ndescription: Review\n---\nReview $1 carefully.")
