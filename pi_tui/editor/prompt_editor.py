@@ -199,7 +199,25 @@ class PromptEditor(TextArea, inherit_bindings=False):
             self._stop(event)
             self._browse(1)
             return
+        if not event.is_printable and await self._run_own_binding(key):
+            self._stop(event)
+            return
         await super()._on_key(event)
+
+    async def _run_own_binding(self, key: str) -> bool:
+        """Run the editor's own binding for ``key`` now; False when it has none.
+
+        Textual runs a widget's bindings only once the key has bubbled up to the app, behind
+        the keys already handed to the widget: keys arriving together (a fast typist, tmux,
+        a terminal macro) came out of order, so ``abc``, Home, ``X`` gave ``abcX``. Pi applies
+        them in order; so does this, for the editor's keys (the app's own keys still bubble).
+        """
+        # The editor's bindings as Textual would see them: with the user's keybindings.json applied.
+        own = next((bindings for node, bindings in self.screen._modal_binding_chain if node is self), None)
+        for binding in own.key_to_bindings.get(key, ()) if own is not None else ():
+            if not binding.priority and await self.app.run_action(binding.action, self):
+                return True
+        return False
 
     # ------------------------------------------------------------------ kill ring and jumps
 

@@ -66,6 +66,22 @@ async def test_keybindings_json_rebinds_an_editor_action(session, agent_dir):
         assert editor.cursor_location == (0, 4)
 
 
+async def test_keys_that_arrive_together_apply_in_order(session, agent_dir):
+    # One read from the terminal (a fast typist, tmux, a macro) is posted as several keys at
+    # once. Textual ran the editor's bindings only after the key bubbled up to the app, behind
+    # the keys already handed to the editor: "abc", Home, "X" gave "abcX".
+    from textual import events
+
+    app = create_app(session, static=True, agent_dir=str(agent_dir))
+    async with app.run_test(size=(100, 30)) as pilot:
+        keys = [*"abc def", "home", "X", "end", "Y", "alt+left", "Z", "ctrl+w"]
+        for key in keys:  # posted as the driver posts one read's keys: no pause between them
+            character = key if len(key) == 1 else None
+            app.post_message(events.Key(key if len(key) > 1 else ("space" if key == " " else key), character))
+        await pilot.pause()
+        assert app.editor.text == "Xabc defY"  # Pi's result ("Z" then Ctrl+W took back "Z")
+
+
 def test_kills_in_a_row_join_in_text_order():
     ring = KillRing()
     ring.kill("world", backward=False, continues=False)
