@@ -31,6 +31,7 @@ from .commands.commands import COMMANDS
 from .editor.completion_controller import CompletionController
 from .editor.completion_menu import CompletionMenu
 from .editor.input_controller import InputController
+from .editor.key_hold import KeyHold
 from .editor.prompt_editor import PromptEditor
 from .footer.footer_bar import FooterBar
 from .footer.header_bar import HeaderBar
@@ -102,6 +103,8 @@ class PiApp(AppActions, inherit_bindings=False):
         self.themes = ThemeService(self, [self.agent_dir / "themes", Path(self.cwd) / ".pi" / "themes"])
         """Loaded themes, the user's choice and live reload."""
         self.input = InputController(self)
+        self.key_hold = KeyHold(self)
+        """Keys typed right after a slash command, until what it opens is on screen (``key_hold.py``)."""
         """Where sent text goes; Esc and the quit keys."""
         self.completion = CompletionController(self, lambda: COMMANDS.menu_entries(self.session))
         self.last_input_at = 0.0
@@ -143,6 +146,8 @@ class PiApp(AppActions, inherit_bindings=False):
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, (events.Key, events.Paste)):
             self.last_input_at = time.perf_counter()
+            if not event.is_forwarded and self.key_hold.keep(event):
+                return
             if not event.is_forwarded and self.terminal_input.active:
                 raw = sequence_for(event) if isinstance(event, events.Key) else PASTE_START + event.text + PASTE_END
                 data = self.terminal_input.dispatch(raw)
@@ -354,6 +359,11 @@ class PiApp(AppActions, inherit_bindings=False):
         self.transcript.set_streaming(self.session.is_streaming)  # applies the scrollbar mode
 
     # ------------------------------------------------------------------ kernel events
+
+    def push_screen(self, *args: Any, **kwargs: Any) -> Any:
+        result = super().push_screen(*args, **kwargs)
+        self.key_hold.release_after_refresh()  # keys typed after the command that opened it
+        return result
 
     async def on_kernel_events(self, message: KernelEvents) -> None:
         if await self.workspace.route(message.bridge) is None:

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
     from .editor.completion_menu import CompletionMenu
     from .editor.input_controller import InputController
+    from .editor.key_hold import KeyHold
     from .editor.prompt_editor import PromptEditor
     from .extension_ui.extension_area import ExtensionAreas
     from .extension_ui.extension_ui import AppExtensionUI
@@ -83,6 +84,8 @@ class PiHost(Protocol):
     initial_prompt: str | None
     """Sent once the first session is attached (``pi "message"``)."""
     tmux_checked: bool
+    key_hold: KeyHold
+    """Keys typed right after a slash command, until what it opens is on screen."""
     start_notices: list[tuple[str, str]]
     """(text, kind) said while the first session was still being built (the trust answer):
     shown after it is attached, whose history replaces the transcript."""

@@ -95,6 +95,8 @@ class CommandRegistry:
                 await command.run(app, session, arg.strip())
             except Exception as exc:  # noqa: BLE001 - a failed command is reported, never a traceback
                 await app.transcript.add_notice(f"/{name} failed: {exc}", "error")
+            finally:
+                app.key_hold.release_after_refresh()  # the keys typed after it, if no screen took them
 
         app.run_worker(run(), name=f"command:{name}", group="commands", exit_on_error=False)
         return True

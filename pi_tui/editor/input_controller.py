@@ -62,6 +62,7 @@ class InputController:
         if session is None:
             self._pending.append(_Pending(text, mode, images))
             self.show_starting()
+            self._app.key_hold.release_after_refresh()
             return
         await self._app.transcript.restore_end()
         self._app.transcript.follow()  # what the user sends, and what it causes, is shown
@@ -74,7 +75,8 @@ class InputController:
                                      exit_on_error=False)
                 return
         if stripped.startswith("/") and await COMMANDS.run(self._app, stripped):
-            return
+            return  # the command gives back the keys typed after it (``key_hold.py``)
+        self._app.key_hold.release_after_refresh()
         self._app.run_worker(self._prompt(session, text, mode, images), name="prompt", group="kernel",
                              exit_on_error=False)
 

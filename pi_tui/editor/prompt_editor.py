@@ -151,6 +151,10 @@ class PromptEditor(TextArea, inherit_bindings=False):
         return False
 
     async def _on_key(self, event: events.Key) -> None:
+        hold = getattr(self.app, "key_hold", None)
+        if hold is not None and hold.keep(event):  # typed after a slash command: for what it opens
+            self._stop(event)
+            return
         key = event.key
         if self._jump and event.character and event.is_printable:
             self._stop(event)
@@ -289,6 +293,9 @@ class PromptEditor(TextArea, inherit_bindings=False):
         text = self.take_text()
         if text.strip() or images:
             self.remember(text)
+        hold = getattr(self.app, "key_hold", None)
+        if hold is not None and text.lstrip().startswith("/"):
+            hold.start()
         self.post_message(self.Submitted(text, mode, images))
 
     @staticmethod

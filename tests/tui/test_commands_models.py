@@ -14,7 +14,7 @@ from pi_runtime.session import SessionManager
 from pi_runtime.settings import SettingsManager
 from pi_tui.launch import create_app
 
-from .conftest import screen_text, settle
+from .conftest import screen_text, settle, wait_for
 
 
 def file_session(provider, workdir: Path, agent_dir: Path, **kwargs):
@@ -81,6 +81,24 @@ async def test_model_picker_lists_models_by_provider_and_persists_choice(two_mod
     assert (saved["defaultProvider"], saved["defaultModel"]) == ("other-scripted", "other-model")
     changes = [e for e in entries(session) if e["type"] == "model_change"]
     assert changes[-1]["provider"] == "other-scripted" and changes[-1]["modelId"] == "other-model"
+
+
+async def test_keys_typed_right_after_a_command_go_to_what_it_opens(two_models, agent_dir, provider):
+    # "/model", Enter, "othr", Enter in one go (one read from the terminal): the picker is pushed
+    # by a worker, after the editor had taken "othr" and Enter, so pi sent "othr" to the model
+    # and left the picker open. As in Pi, the keys reach the picker.
+    from textual import events
+
+    session, second = two_models
+    app = create_app(session, static=True, agent_dir=str(agent_dir))
+    async with app.run_test(size=(110, 34)) as pilot:
+        app.editor.set_text("/model")
+        await pilot.pause()
+        app.menu.hide()
+        for key in ["enter", *"othr", "enter"]:  # posted as the driver posts one read's keys
+            app.post_message(events.Key(key, "\r" if key == "enter" else key))
+        assert await wait_for(pilot, lambda: session.model.ref == second.ref and len(app.screen_stack) == 1)
+        assert provider.requests == [] and app.editor.text == ""
 
 
 async def test_model_command_with_argument_and_unknown_model(two_models, agent_dir):
