@@ -10,7 +10,7 @@ from pi_runtime.ai.providers.scripted import ScriptedResponse, ScriptedText, scr
 from pi_tui.launch import create_app
 from pi_tui.transcript.notice import Notice
 
-from .conftest import make_session, screen_text, settle
+from .conftest import make_session, screen_text, settle, wait_for
 
 
 def user_texts(provider, request: int) -> list[str]:
@@ -38,8 +38,7 @@ async def test_steer_while_streaming_reaches_the_next_request(provider, session)
         await wait_streaming(pilot, session)
         app.editor.insert("change course")
         await pilot.press("enter")
-        await pilot.pause(0.05)
-        assert "change course" in screen_text(app) and "steer" in screen_text(app)
+        assert await wait_for(pilot, lambda: "change course" in screen_text(app) and "steer" in screen_text(app))
         await settle(pilot, session)
         assert len(provider.requests) == 2
         assert user_texts(provider, 1) == ["start", "change course"]
@@ -54,8 +53,7 @@ async def test_follow_up_with_alt_enter(provider, session):
         await wait_streaming(pilot, session)
         app.editor.insert("and then this")
         await pilot.press("alt+enter")
-        await pilot.pause(0.05)
-        assert session.follow_up_texts == ["and then this"]
+        assert await wait_for(pilot, lambda: session.follow_up_texts == ["and then this"])
         assert "follow-up" in screen_text(app)
         await settle(pilot, session)
         assert user_texts(provider, 1)[-1] == "and then this"
@@ -69,16 +67,15 @@ async def test_alt_up_dequeues_into_editor_and_esc_aborts(provider, session):
         await wait_streaming(pilot, session)
         await pilot.press(*"steer one", "enter")
         await pilot.press(*"later two", "alt+enter")
-        await pilot.pause(0.05)
-        assert session.steering_texts == ["steer one"] and session.follow_up_texts == ["later two"]
+        assert await wait_for(pilot, lambda: session.steering_texts == ["steer one"]
+                              and session.follow_up_texts == ["later two"])
         await pilot.press("alt+up")
-        await pilot.pause(0.05)
-        assert app.editor.text == "steer one\n\nlater two"
+        assert await wait_for(pilot, lambda: app.editor.text == "steer one\n\nlater two")
         assert session.steering_texts == [] and session.follow_up_texts == []
         # Queue again, then Esc: the run stops and the queued text comes back to the editor.
         app.editor.take_text()
         await pilot.press(*"queued again", "enter")
-        await pilot.pause(0.05)
+        assert await wait_for(pilot, lambda: session.steering_texts == ["queued again"])
         await pilot.press("escape")
         await settle(pilot, session)
         assert not session.is_streaming
@@ -180,6 +177,5 @@ async def test_keybinding_override_from_agent_dir(provider, workdir, agent_dir):
         await wait_streaming(pilot, session)
         app.editor.insert("queued")
         await pilot.press("ctrl+q")
-        await pilot.pause(0.05)
-        assert session.follow_up_texts == ["queued"]
+        assert await wait_for(pilot, lambda: session.follow_up_texts == ["queued"])
         await settle(pilot, session)
