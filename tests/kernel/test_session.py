@@ -195,10 +195,12 @@ async def test_a_message_sent_while_an_abort_unwinds_starts_the_next_run(make_se
     events = record(session)
     run = asyncio.ensure_future(session.prompt("talk"))
     assert await eventually(lambda: any(e.type == "message_update" and e.message.text() for e in events))
-    abort = asyncio.ensure_future(session.abort())
-    await asyncio.sleep(0)  # the abort has begun; the run has not ended yet
     assert session.is_streaming
-    assert await session.prompt("and now this", streaming_behavior="steer", wait=False) == "started"
+    # Tasks start in the order they were made: the abort begins, then the message is sent while
+    # the run (a task of its own) has not yet unwound.
+    abort = asyncio.ensure_future(session.abort())
+    sent = asyncio.ensure_future(session.prompt("and now this", streaming_behavior="steer", wait=False))
+    assert await sent == "started"
     await asyncio.gather(run, abort)
     await session.wait_for_idle()
     assert [m.content[0].text for m in chat(session) if m.role == "user"] == ["talk", "and now this"]

@@ -28,6 +28,25 @@ def test_alt_sequences_arrive_as_alt_keys():
     assert _keys("\x1b[1;3A") == ["alt+up"]
 
 
+def test_a_lone_esc_is_the_esc_key_once_its_wait_is_over_whatever_follows():
+    # Esc, then a letter 40 ms later (stop the run, type the next message): Textual settled the
+    # 10 ms wait after an ESC only when its input thread woke (every 100 ms), so it read Alt+s.
+    from textual import events
+    from textual._xterm_parser import XTermParser
+
+    from pi_tui.terminal import escape_key
+
+    escape_key.install()
+    parser = XTermParser()
+    assert list(parser.feed("\x1b")) == []  # waiting: an Alt key's letter would come in this write
+    assert escape_key._wake_at is not None  # the input thread wakes when the wait runs out
+    parser._timeout_time = 0.0  # the wait ran out (as 40 ms later) before the next byte came
+    keys = [e.key for e in parser.feed("s") if isinstance(e, events.Key)]
+    assert keys == ["escape", "s"]
+    assert escape_key._wake_at is None
+    assert _keys("\x1bs") == ["alt+s"]  # in one write it is still Alt+S
+
+
 @pytest.mark.parametrize("pi_key, textual", [
     ("shift+ctrl+p", "ctrl+shift+p"), ("pageUp", "pageup"), ("ctrl+]", "ctrl+right_square_bracket"),
     ("esc", "escape"), ("alt+enter", "alt+enter"), ("ctrl+-", "ctrl+minus"), ("f5", "f5"),
