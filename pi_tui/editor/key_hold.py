@@ -26,10 +26,6 @@ class KeyHold:
         self._keys: list[events.Key] | None = None
         self._timer: Any = None
 
-    @property
-    def active(self) -> bool:
-        return self._keys is not None
-
     def start(self) -> None:
         if self._keys is None:
             self._keys = []
