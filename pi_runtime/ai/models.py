@@ -368,9 +368,10 @@ class ModelRegistry(OAuthLogins):
             CredentialError: A ``!command`` failed or a header refers to an unset variable.
         """
         key, source = self._resolve_key(model)
-        if source is None and model.provider in self._oauth:
-            name = self._oauth[model.provider].name
-            raise NoCredentialsError(f"Not logged in to {name} ({model.provider}): run /login {model.provider}")
+        oauth = self.oauth_config(model.provider) if source is None else None
+        if oauth is not None and (model.provider in self._oauth or not env_var_names(model.provider)):
+            raise NoCredentialsError(f"Not logged in to {oauth.name} ({model.provider}): run /login "
+                                     f"{model.provider} (outside pi: pi auth login {model.provider})")
         if source is None:
             names = " or ".join(env_var_names(model.provider)) or "an apiKey in models.json"
             raise NoCredentialsError(
@@ -393,7 +394,12 @@ class ModelRegistry(OAuthLogins):
                 headers[name] = value
         if cfg is not None and cfg.fields.auth_header and key:
             headers["Authorization"] = f"Bearer {key}"
-        return RequestAuth(api_key=key, headers=headers, source=source)
+        base_url = None
+        signed_in = self._oauth_auth(model.provider) if source == "auth.json" else None
+        if signed_in is not None:
+            headers = {**signed_in.headers, **headers}
+            base_url = signed_in.base_url  # as in Pi, the credential's endpoint wins over the model's
+        return RequestAuth(api_key=key, headers=headers, source=source, base_url=base_url)
 
     async def request_auth_async(self, model: Model, signal: AbortSignal | None = None) -> RequestAuth:
         """``request_auth`` in a worker thread, so a slow ``!command`` never blocks the loop.

@@ -24,7 +24,7 @@ import asyncio
 import inspect
 import time
 from collections.abc import Callable, Mapping
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from ..records import record
 from . import redaction
@@ -49,6 +49,9 @@ class OAuthRefreshError(OAuthError):
     """Refreshing a stored token failed; the user has to log in again."""
 
 
+PromptKind = Literal["text", "manual_code"]
+
+
 @record(frozen=True)
 class OAuthPrompt:
     """A question for the user during login (``on_prompt``)."""
@@ -56,6 +59,9 @@ class OAuthPrompt:
     message: str
     placeholder: str | None = None
     allow_empty: bool = False
+    kind: PromptKind = "text"
+    """``manual_code``: the code or redirect URL pasted instead of the browser's callback. The flow
+    cancels the question (the awaiting task) when the callback arrives first."""
 
 
 @record(frozen=True)
@@ -90,9 +96,14 @@ class LoginCallbacks:
     cancels; pass it to your network waits (``await signal.wait()``) or check ``aborted``.
     """
 
-    def __init__(self, ui: LoginUI, signal: AbortSignal | None = None) -> None:
+    def __init__(self, ui: LoginUI, signal: AbortSignal | None = None, *,
+                 device_id: Callable[[], str] | None = None, agent_name: str | None = None) -> None:
         self._ui = ui
         self.signal = signal or AbortSignal()
+        self.device_id = device_id
+        """Gives this installation's stable id (settings ``deviceId``); Sign in with ChatGPT sends it."""
+        self.agent_name = agent_name
+        """The name pi introduces itself with to a provider (None: ``pi``/``Pi``, as Pi does)."""
 
     def on_auth(self, url: str, instructions: str | None = None) -> None:
         """Ask the user to open ``url`` (in a browser) and follow ``instructions``."""
@@ -120,6 +131,20 @@ class LoginCallbacks:
     async def on_manual_code_input(self) -> str:
         """Ask the user to paste the authorization code by hand."""
         return await self.on_prompt("Paste the authorization code")
+
+    async def on_manual_code(self, message: str, *, placeholder: str | None = None) -> str:
+        """Ask for the redirect URL or code while the browser's callback is awaited too.
+
+        The flow cancels this (the task awaiting it) when the callback arrives first; the front end
+        then takes its question down.
+
+        Raises:
+            OAuthLoginCancelled: The user cancelled.
+        """
+        answer = await self._ui.prompt(OAuthPrompt(str(message), placeholder, False, "manual_code"))
+        if answer is None or self.signal.aborted:
+            raise OAuthLoginCancelled("login cancelled")
+        return answer
 
     async def on_select(self, message: str, options: list[Any]) -> str | None:
         """Ask the user to choose; ``options`` are ``{"id", "label"}`` dicts or ``(id, label)``.
@@ -209,20 +234,25 @@ def needs_refresh(credentials: Mapping[str, Any], at_ms: int | None = None) -> b
     return (now_ms() if at_ms is None else at_ms) + MIN_VALIDITY_MS >= expires
 
 
-def checked_credentials(value: Any, what: str) -> dict[str, Any]:
-    """``value`` as an auth.json oauth entry, or OAuthError naming what is wrong with it."""
+def checked_credentials(value: Any, what: str, *, require_refresh: bool = True) -> dict[str, Any]:
+    """``value`` as an auth.json oauth entry, or OAuthError naming what is wrong with it.
+
+    ``require_refresh=False`` accepts an empty ``refresh`` (OpenRouter's sign-in gives a lasting key
+    and no refresh token).
+    """
     if not isinstance(value, Mapping):
         raise OAuthError(f"{what} returned {type(value).__name__}, not a credentials dict")
     out = dict(value)
     for key in ("access", "refresh"):
-        if not isinstance(out.get(key), str) or not out[key]:
+        empty_ok = key == "refresh" and not require_refresh and out.get(key) == ""
+        if not empty_ok and (not isinstance(out.get(key), str) or not out[key]):
             raise OAuthError(f"{what} returned credentials without a string '{key}'")
     expires = out.get("expires")
     if isinstance(expires, bool) or not isinstance(expires, (int, float)):
         raise OAuthError(f"{what} returned credentials without a numeric 'expires' (Unix ms)")
     redaction.remember(out["access"], out["refresh"])
-    out["type"] = "oauth"
-    return out
+    # "type" first, as Pi's flows write it, so an entry reads the same from either program.
+    return {"type": "oauth", **{k: v for k, v in out.items() if k != "type"}}
 
 
 async def _result(value: Any) -> Any:
@@ -237,8 +267,10 @@ def _problem(exc: BaseException, secrets: list[str | None]) -> str:
 
 
 async def run_login(storage: Any, provider: str, oauth: OAuthConfig, ui: LoginUI,
-                signal: AbortSignal | None = None) -> dict[str, Any]:
+                signal: AbortSignal | None = None, *, device_id: Callable[[], str] | None = None) -> dict[str, Any]:
     """Run ``oauth.login`` and store what it returns in ``storage`` (an ``AuthStorage``).
+
+    ``device_id`` gives this installation's id to flows that send one (Sign in with ChatGPT).
 
     Returns:
         The stored entry.
@@ -248,7 +280,7 @@ async def run_login(storage: Any, provider: str, oauth: OAuthConfig, ui: LoginUI
         OAuthError: The flow failed or returned unusable credentials.
         AuthFileError: auth.json could not be written.
     """
-    callbacks = LoginCallbacks(ui, signal)
+    callbacks = LoginCallbacks(ui, signal, device_id=device_id)
     flow = asyncio.ensure_future(_result(oauth.login(callbacks)))
 
     def cancel() -> None:
@@ -267,7 +299,7 @@ async def run_login(storage: Any, provider: str, oauth: OAuthConfig, ui: LoginUI
         raise OAuthError(f"login to {oauth.name} failed: {_problem(exc, [])}") from None
     finally:
         remove()
-    entry = checked_credentials(value, f"{oauth.name} login")
+    entry = checked_credentials(value, f"{oauth.name} login", require_refresh=not _builtin(oauth))
     await asyncio.to_thread(storage.set, provider, entry)
     return entry
 
@@ -281,6 +313,11 @@ def _finished(task: asyncio.Future[Any]) -> None:
     _running.discard(task)
     if not task.cancelled():
         task.exception()  # retrieved: a refresh nobody waits for any more fails quietly
+
+
+def _builtin(oauth: Any) -> bool:
+    """Whether ``oauth`` is one of pi's own sign-ins (``signin``), not an extension's."""
+    return getattr(oauth, "builtin", False) is True
 
 
 def _takes_signal(fn: Callable[..., Any]) -> bool:
@@ -297,8 +334,12 @@ def _takes_signal(fn: Callable[..., Any]) -> bool:
 
 
 async def fresh_credentials(storage: Any, provider: str, oauth: OAuthConfig,
-                            signal: AbortSignal | None = None) -> dict[str, Any] | None:
+                            signal: AbortSignal | None = None, *,
+                            needs: Callable[[dict[str, Any]], bool] | None = None) -> dict[str, Any] | None:
     """The stored oauth credential of ``provider``, refreshed first when it (nearly) expired.
+
+    ``needs`` replaces the expiry test (asked before and again under the lock): a credential a
+    server refused is renewed although it is not yet due.
 
     ``refresh_token(credentials, signal)`` gets an abort signal, as Pi's does: it fires when
     ``signal`` (the request's) fires or after :data:`REFRESH_TIMEOUT`. When ``signal`` fires
@@ -313,10 +354,11 @@ async def fresh_credentials(storage: Any, provider: str, oauth: OAuthConfig,
         OAuthRefreshError: The provider's ``refresh_token`` failed or returned garbage.
         AbortError: ``signal`` fired first.
     """
+    due = needs or needs_refresh
     cred = storage.get(provider)
     if cred is None or cred.type != "oauth":
         return None
-    if not needs_refresh(cred.data):
+    if not due(cred.data):
         return dict(cred.data)
     if signal is not None:
         signal.throw_if_aborted()
@@ -334,20 +376,21 @@ async def fresh_credentials(storage: Any, provider: str, oauth: OAuthConfig,
             fn = oauth.refresh_token
             call = fn(dict(current), controller.signal) if _takes_signal(fn) else fn(dict(current))
             value = await asyncio.wait_for(_result(call), REFRESH_TIMEOUT)
-            return checked_credentials(value, f"{oauth.name} refresh_token")
+            return checked_credentials(value, f"{oauth.name} refresh_token", require_refresh=not _builtin(oauth))
         except Exception as exc:  # noqa: BLE001 - any failure means: log in again
             if signal is not None and signal.aborted:
                 raise AbortError("aborted during the OAuth token refresh") from None
             raise OAuthRefreshError(
                 f"Refreshing the OAuth token for {oauth.name} ({provider}) failed "
-                f"({_problem(exc, secrets)}). Run /login {provider} to log in again."
+                f"({_problem(exc, secrets)}). Run /login {provider} to log in again "
+                f"(outside pi: pi auth login {provider})."
             ) from None
         finally:
             timer.cancel()
 
     async def locked() -> dict[str, Any] | None:
         async with lock:  # one refresh per provider in this process; the file lock covers others
-            return await storage.refresh_oauth(provider, needs_refresh, refresh)
+            return await storage.refresh_oauth(provider, due, refresh)
 
     unlink = signal.add_listener(lambda: controller.abort(signal.reason)) if signal is not None else None
     task = asyncio.ensure_future(locked())
@@ -377,6 +420,24 @@ def api_key(oauth: OAuthConfig, provider: str, credentials: Mapping[str, Any]) -
         raise OAuthError(f"{oauth.name} ({provider}): get_api_key returned no key; run /login {provider}")
     redaction.remember(key)
     return key
+
+
+def request_credentials(oauth: Any, provider: str, credentials: Mapping[str, Any]) -> Any:
+    """What a request carries for a stored credential (``signin.RequestCredentials``): pi's own sign-ins
+    say it themselves (the key, and GitHub Copilot's endpoint); an extension's ``get_api_key`` gives the key.
+
+    Raises:
+        OAuthError: No key can be derived (the message says to log in again).
+    """
+    from .signin import RequestCredentials
+
+    if not _builtin(oauth):
+        return RequestCredentials(api_key=api_key(oauth, provider, credentials))
+    auth = oauth.to_auth(dict(credentials))
+    if not auth.api_key and not auth.headers:
+        raise OAuthError(f"{oauth.name} ({provider}): the stored sign-in holds no token; run /login {provider}")
+    redaction.remember(auth.api_key, *auth.headers.values())
+    return auth
 
 
 def modified_models(oauth: OAuthConfig, models: list[Any], credentials: Mapping[str, Any]) -> list[Any]:
