@@ -92,7 +92,27 @@ async def _sign_in(registry: Any, provider: str, name: str, browser: bool, agent
     finally:
         undo()
     terminal.write(f"Logged in to {name}. Credentials saved to {registry.auth.path}")
+    if provider == "radius":
+        _add_radius_mcp(provider, name, agent_dir, terminal)
     return 0
+
+
+def _add_radius_mcp(provider: str, name: str, agent_dir: Path, terminal: Terminal) -> None:
+    """Point the global Radius MCP server at this login, without asking (``/login`` asks)."""
+    import os
+
+    from ..mcp.config import McpConfigError
+    from ..mcp.radius_server import add_radius_server, plan_radius_server
+
+    plan = plan_radius_server(provider, agent_dir, os.getcwd())
+    if plan is None:
+        return
+    try:
+        replaced = add_radius_server(plan)
+    except McpConfigError as exc:
+        terminal.error(f"Could not update {plan.path}: {exc}")
+        return
+    terminal.write(f'{"Updated" if replaced else "Added"} MCP server "{plan.name}" in {plan.path} to use the {name} login.')
 
 
 async def _save_key(registry: Any, provider: str, name: str, terminal: Terminal) -> int:

@@ -65,9 +65,13 @@ class SignInServers:
         self.pending_polls = pending_polls
         self.fail_refresh = False
         self.refuse_device = False
+        self.rotate = True
+        """Only the newest refresh token is valid (False: every one issued stays valid, so two
+        programs can each refresh a copy of the same stored credential)."""
         self.issued: dict[str, list[str]] = {}
         """Access tokens issued per provider, oldest first."""
         self.refresh_valid: dict[str, str] = {}
+        self._refresh_seen: dict[str, set[str]] = {}
         self._challenges: dict[str, str] = {}
         """Authorization code -> the PKCE challenge its authorization page was given."""
         self._polls: dict[str, int] = {}
@@ -130,7 +134,7 @@ class SignInServers:
     def _issue(self, provider: str, access: str, refresh: str | None = None) -> tuple[str, str]:
         self.issued.setdefault(provider, []).append(access)
         refresh = refresh or f"{provider}-refresh-{self._n()}"
-        self.refresh_valid[provider] = refresh
+        self._valid_refresh(provider, refresh)
         return access, refresh
 
     def _code_ok(self, code: str, verifier: str | None) -> bool:
@@ -138,7 +142,15 @@ class SignInServers:
         return challenge is not None and (verifier is None or _challenge(verifier) == challenge)
 
     def _refresh_ok(self, provider: str, token: str | None) -> bool:
-        return not self.fail_refresh and token is not None and self.refresh_valid.get(provider) == token
+        if self.fail_refresh or token is None:
+            return False
+        if self.rotate:
+            return self.refresh_valid.get(provider) == token
+        return token in self._refresh_seen.get(provider, set())
+
+    def _valid_refresh(self, provider: str, token: str) -> None:
+        self.refresh_valid[provider] = token
+        self._refresh_seen.setdefault(provider, set()).add(token)
 
     def _new_code(self, challenge: str) -> str:
         code = f"code-{self._n()}"
@@ -229,12 +241,12 @@ class SignInServers:
         if self._still_pending("github-copilot"):
             return _json(200, {"error": "authorization_pending"})
         token = f"gho_test{self._n()}"
-        self.refresh_valid["github-copilot"] = token
+        self._valid_refresh("github-copilot", token)
         return _json(200, {"access_token": token, "token_type": "bearer", "scope": "read:user"})
 
     def _copilot_token(self, request: RecordedRequest, query: dict[str, str]) -> Reply:
         bearer = request.headers.get("authorization", "").removeprefix("Bearer ")
-        if self.fail_refresh or bearer != self.refresh_valid.get("github-copilot"):
+        if not self._refresh_ok("github-copilot", bearer):
             return _json(401, {"message": "Bad credentials"})
         expires = int(time.time()) + 1800
         token = f"tid=test{self._n()};exp={expires};sku=copilot_business;proxy-ep=proxy.business.githubcopilot.com;8kp=1"
@@ -271,7 +283,7 @@ class SignInServers:
                 return self._pending_reply(provider)
             access, refresh = self._issue(provider, f"{provider}-access-{self._n()}")
             if provider == "meta" and body.get("grant_type") != "refresh_token":
-                self.refresh_valid[provider] = access  # the identity token is what mints keys
+                self._valid_refresh(provider, access)  # the identity token is what mints keys
                 return _json(200, {"access_token": access, "token_type": "Bearer", "expires_in": 3600})
             return _json(200, {"access_token": access, "refresh_token": refresh, "expires_in": 3600,
                                "token_type": "Bearer"})
@@ -279,7 +291,7 @@ class SignInServers:
 
     def _meta_key(self, request: RecordedRequest, query: dict[str, str]) -> Reply:
         bearer = request.headers.get("authorization", "").removeprefix("Bearer ")
-        if self.fail_refresh or bearer != self.refresh_valid.get("meta"):
+        if not self._refresh_ok("meta", bearer):
             return _json(401, {"detail": "session expired"})
         key = f"meta-key-{self._n()}"
         self.issued.setdefault("meta", []).append(key)
