@@ -44,7 +44,7 @@ def plan_radius_server(provider: str, agent_dir: str | Path, cwd: str | Path) ->
         while namespace(name) in taken:
             name = "radius-mcp" if suffix == 1 else f"radius-mcp-{suffix}"
             suffix += 1
-    config = dict(existing.config) if existing is not None else {"url": RADIUS_MCP_URL}
+    config: dict[str, Any] = dict(existing.config) if existing is not None else {"url": RADIUS_MCP_URL}
     config["auth"] = {"provider": provider}
     config.pop("oauth", None)  # the login replaces the server's own sign-in
     return RadiusMcpPlan(global_path(agent_dir), name, config)
