@@ -5,13 +5,16 @@ OAuth), with an API key, or both; OpenAI Codex only with an account. :func:`logi
 them in Pi's order (Radius and OpenRouter first, then by name) with each provider's current state
 (``✓ configured``, ``env: NAME``, ``not configured``), read without running any ``!command``.
 
-Also here: this installation's id (``deviceId`` in the global settings, made on first use), which
+Also here: opening a sign-in page in a browser (never a console browser that would take over the
+terminal), and this installation's id (``deviceId`` in the global settings, made on first use), which
 Sign in with ChatGPT sends as the agent host.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
@@ -85,7 +88,21 @@ def provider_name(registry: Any, provider: str) -> str:
     name = registry.provider_name(provider) if registry is not None else provider
     if name == provider and provider in SIGN_INS:
         return SIGN_INS[provider].provider_name
+    if name == provider and registry is not None:
+        config = registry.oauth_config(provider)  # an extension's provider: its login's name
+        return str(getattr(config, "name", None) or name)
     return str(name)
+
+
+def account_only(registry: Any, provider: str) -> bool:
+    """Whether ``provider`` takes no API key: OpenAI Codex, and an extension's OAuth-only provider."""
+    if provider in ACCOUNT_ONLY:
+        return True
+    from .ai import catalog
+    from .ai.env_keys import env_var_names
+
+    extension = provider in getattr(registry, "_oauth", {})
+    return extension and provider not in catalog.PROVIDERS and not env_var_names(provider)
 
 
 def api_key_name(registry: Any, provider: str) -> str:
@@ -120,7 +137,7 @@ def login_options(registry: Any, auth_type: AuthType | None = None) -> list[Logi
         if config is not None and auth_type in (None, "oauth"):
             options.append(LoginOption(pid, name, "oauth", str(config.name), subscription,
                                        getattr(config, "login_label", None), status))
-        if pid not in ACCOUNT_ONLY and auth_type in (None, "api_key"):
+        if not account_only(registry, pid) and auth_type in (None, "api_key"):
             options.append(LoginOption(pid, name, "api_key", api_key_name(registry, pid), subscription, None, status))
 
     def rank(option: LoginOption) -> tuple[int, str]:
@@ -130,7 +147,7 @@ def login_options(registry: Any, auth_type: AuthType | None = None) -> list[Logi
     return sorted(options, key=rank)
 
 
-def matching(options: list[LoginOption], ref: str) -> list[LoginOption]:
+def matching_options(options: list[LoginOption], ref: str) -> list[LoginOption]:
     """The options whose provider id or name is ``ref`` (case and surrounding spaces ignored)."""
     wanted = ref.strip().lower()
     if not wanted:
@@ -158,3 +175,24 @@ def device_id_getter(agent_dir: str | Path) -> Callable[[], str]:
         return made
 
     return get
+
+
+def open_in_browser(url: str) -> None:
+    """Open ``url`` in a browser, best effort and without waiting for it.
+
+    Without a display (over SSH) nothing is opened: :mod:`webbrowser` would fall back to a console
+    browser that takes over this terminal. ``BROWSER`` is honoured.
+    """
+    graphical = sys.platform in ("darwin", "win32") or os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+    if not (os.environ.get("BROWSER") or graphical):
+        return
+    import threading
+    import webbrowser
+
+    def run() -> None:
+        try:
+            webbrowser.open(url)
+        except Exception:  # noqa: BLE001 - the URL is on screen: no browser is not an error
+            pass
+
+    threading.Thread(target=run, name="pi-open-browser", daemon=True).start()

@@ -14,7 +14,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from ..auth_methods import ACCOUNT_ONLY, api_key_name, login_options, matching, provider_name
+from ..auth_methods import account_only, api_key_name, login_options, matching_options, provider_name
 from ..text_safety import terminal_safe
 from .terminal import Terminal, TerminalLoginUI, interrupt_cancels
 
@@ -50,7 +50,7 @@ def login(args: list[str], agent_dir: Path, terminal: Terminal) -> int:
         return 1
     registry = _registry(agent_dir)
     options = login_options(registry)
-    found = matching(options, provider_ref)
+    found = matching_options(options, provider_ref)
     if not found:
         terminal.error(f'Unknown provider "{terminal_safe(provider_ref)}".')
         terminal.error(f"Providers: {', '.join(sorted({o.provider for o in options}))}")
@@ -61,7 +61,7 @@ def login(args: list[str], agent_dir: Path, terminal: Terminal) -> int:
         return 1
     name = provider_name(registry, provider)
     account = registry.oauth_config(provider)
-    if want_key and provider in ACCOUNT_ONLY:
+    if want_key and account_only(registry, provider):
         terminal.error(f"{name} has no API key login. Omit --api-key to sign in.")
         return 1
     if account is not None and not want_key:
@@ -154,7 +154,7 @@ def logout(args: list[str], agent_dir: Path, terminal: Terminal) -> int:
     if auth.errors:
         terminal.error(f"Could not read stored credentials: {auth.errors[0]}")
         return 1
-    found = matching(login_options(registry), ref)
+    found = matching_options(login_options(registry), ref)
     provider = found[0].provider if found else None
     target = provider or ref
     if provider is None and target not in stored:

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import TextIO
 
 from ..ai.oauth import OAuthPrompt, OAuthSelectOption
+from ..auth_methods import open_in_browser
 
 
 class Cancelled(Exception):
@@ -108,27 +109,6 @@ class Terminal:
         finally:
             loop.remove_reader(fd)
         return line.split(b"\n", 1)[0].rstrip(b"\r").decode("utf-8", "replace")
-
-
-def open_in_browser(url: str) -> None:
-    """Open ``url`` in a browser, best effort and without waiting for it.
-
-    Without a display (over SSH) nothing is opened: :mod:`webbrowser` would fall back to a console
-    browser that takes over this terminal. ``BROWSER`` is honoured.
-    """
-    graphical = sys.platform in ("darwin", "win32") or os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
-    if not (os.environ.get("BROWSER") or graphical):
-        return
-    import threading
-    import webbrowser
-
-    def run() -> None:
-        try:
-            webbrowser.open(url)
-        except Exception:  # noqa: BLE001 - the URL is on screen: no browser is not an error
-            pass
-
-    threading.Thread(target=run, name="pi-open-browser", daemon=True).start()
 
 
 class TerminalLoginUI:

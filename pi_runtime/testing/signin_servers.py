@@ -24,13 +24,19 @@ import base64
 import hashlib
 import itertools
 import json
+import ssl
 import threading
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 from .loopback import RecordedRequest, Reply
+
+if TYPE_CHECKING:
+    from .standin import ProviderStandIn
 
 Handler = Callable[[RecordedRequest, dict[str, str]], Reply]
 
@@ -311,3 +317,48 @@ class SignInServers:
         access, refresh = self._issue("radius", f"radius-access-{self._n()}")
         return _json(200, {"access_token": access, "refresh_token": refresh, "expires_in": 3600,
                            "scope": "gateway offline_access", "token_type": "Bearer"})
+
+
+# ---------------------------------------------------------------------- the user's browser
+
+
+def _opener(standin: ProviderStandIn) -> urllib.request.OpenerDirector:
+    class NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+            return None
+
+    context = ssl.create_default_context(cafile=str(standin.ca_file))
+    return urllib.request.build_opener(urllib.request.ProxyHandler({"https": standin.proxy_url}),
+                                       urllib.request.HTTPSHandler(context=context), NoRedirect)
+
+
+def authorization_answer(url: str, standin: ProviderStandIn) -> str:
+    """What the authorization page answers: the redirect's ``Location``, or the page (a code to copy)."""
+    try:
+        with _opener(standin).open(url, timeout=20) as response:
+            return str(response.read().decode())
+    except urllib.error.HTTPError as exc:
+        if exc.code in (301, 302, 303, 307, 308):
+            return str(exc.headers["Location"])
+        raise
+
+
+def follow_callback(location: str) -> int:
+    """Visit the loopback callback (direct, not through the proxy), as the browser would."""
+    parts = urlsplit(location)
+    direct = location.replace(f"//{parts.hostname}:", "//127.0.0.1:", 1) if parts.hostname == "localhost" else location
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    try:
+        with opener.open(direct, timeout=20) as response:
+            return int(response.status)
+    except urllib.error.HTTPError as exc:
+        return int(exc.code)
+
+
+def route_this_process(standin: ProviderStandIn, setenv: Callable[[str, str], None]) -> None:
+    """Send this process's HTTPS through ``standin`` (its proxy variables) and trust its test authority."""
+    from ..http import trust_store
+
+    for name, value in standin.env().items():
+        setenv(name, value)
+    trust_store().load_verify_locations(cafile=str(standin.ca_file))

@@ -20,17 +20,14 @@ import pty
 import re
 import select
 import signal
-import ssl
 import tempfile
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from pi_runtime.testing.signin_servers import authorization_answer, follow_callback
 from pi_runtime.testing.standin import ProviderStandIn
 
 _ANSI = re.compile(rb"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[=>78]|\x1b\][^\x07]*\x07")
@@ -109,39 +106,6 @@ class Pty:
                 os.kill(self.pid, signal.SIGKILL)
                 os.waitpid(self.pid, 0)
         os.close(self.fd)
-
-
-def _opener(standin: ProviderStandIn) -> urllib.request.OpenerDirector:
-    class NoRedirect(urllib.request.HTTPRedirectHandler):
-        def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-            return None
-
-    context = ssl.create_default_context(cafile=str(standin.ca_file))
-    return urllib.request.build_opener(urllib.request.ProxyHandler({"https": standin.proxy_url}),
-                                       urllib.request.HTTPSHandler(context=context), NoRedirect)
-
-
-def authorization_answer(url: str, standin: ProviderStandIn) -> str:
-    """What the authorization page answers: the redirect's ``Location``, or the page (a code to copy)."""
-    try:
-        with _opener(standin).open(url, timeout=20) as response:
-            return str(response.read().decode())
-    except urllib.error.HTTPError as exc:
-        if exc.code in (301, 302, 303, 307, 308):
-            return str(exc.headers["Location"])
-        raise
-
-
-def follow_callback(location: str) -> int:
-    """Visit the loopback callback (direct, not through the proxy), as the browser would."""
-    parts = urlsplit(location)
-    direct = location.replace(f"//{parts.hostname}:", "//127.0.0.1:", 1) if parts.hostname == "localhost" else location
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-    try:
-        with opener.open(direct, timeout=20) as response:
-            return int(response.status)
-    except urllib.error.HTTPError as exc:
-        return int(exc.code)
 
 
 @dataclass

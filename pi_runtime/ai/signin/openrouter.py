@@ -75,12 +75,15 @@ async def login(callbacks: LoginCallbacks) -> dict[str, Any]:
             "Complete sign-in in your browser, or paste the authorization code / redirect URL here:",
             callback.redirect_uri))
         timed_out = asyncio.ensure_future(timer.signal.wait())
-        done, _ = await asyncio.wait({waiting, timed_out}, return_when=asyncio.FIRST_COMPLETED)
-        if waiting not in done:
-            waiting.cancel()
-            await asyncio.wait({waiting})
+        try:
+            await asyncio.wait({waiting, timed_out}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            timed_out.cancel()
+            if not waiting.done():
+                waiting.cancel()
+                await asyncio.wait({waiting})  # its question is taken down before the flow ends
+        if waiting.cancelled():
             raise SignInError("OpenRouter sign-in timed out")
-        timed_out.cancel()
         value, pasted = waiting.result()
         if value is not None:
             return value

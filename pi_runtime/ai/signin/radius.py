@@ -106,10 +106,13 @@ class Radius:
         try:
             waiting = asyncio.ensure_future(callback.wait())
             cancelled = asyncio.ensure_future(signal.wait())
-            done, _ = await asyncio.wait({waiting, cancelled}, return_when=asyncio.FIRST_COMPLETED)
-            cancelled.cancel()
+            try:
+                done, _ = await asyncio.wait({waiting, cancelled}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                cancelled.cancel()
+                if not waiting.done():
+                    waiting.cancel()
             if waiting not in done:
-                waiting.cancel()
                 raise OAuthLoginCancelled("Login cancelled")
             credential = waiting.result()
             if not credential:
