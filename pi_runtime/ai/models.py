@@ -357,8 +357,17 @@ class ModelRegistry(OAuthLogins):
         return (is_local_url(model.base_url) or model.api in KEYLESS_APIS) and provider not in self._oauth
 
     def available(self) -> list[Model]:
-        """Models whose provider has usable credentials (what ``/model`` offers)."""
-        return [m for m in self._models.values() if self.has_credentials(m)]
+        """Models whose provider has usable credentials (what ``/model`` offers); a signed-in account
+        that names its models (GitHub Copilot) offers only those."""
+        allowed: dict[str, set[str] | None] = {}
+
+        def usable(model: Model) -> bool:
+            if model.provider not in allowed:
+                allowed[model.provider] = self._signed_in_models(model.provider)
+            ids = allowed[model.provider]
+            return ids is None or model.id in ids
+
+        return [m for m in self._models.values() if self.has_credentials(m) and usable(m)]
 
     def request_auth(self, model: Model) -> RequestAuth:
         """Key and resolved headers for one request to ``model``.

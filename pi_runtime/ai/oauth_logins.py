@@ -139,6 +139,15 @@ class OAuthLogins:
         config, data = found
         return request_credentials(config, provider, data)
 
+    def _signed_in_models(self, provider: str) -> set[str] | None:
+        """The model ids a signed-in account may use, when its sign-in says (GitHub Copilot's
+        ``availableModelIds``); None: every model of the provider."""
+        found = self._stored_oauth(provider)
+        if found is None or not getattr(found[0], "builtin", False):
+            return None
+        read = getattr(found[0].flow(), "available_model_ids", None)
+        return read(found[1]) if read is not None else None
+
     async def _refresh_oauth(self, provider: str, signal: AbortSignal | None = None) -> None:
         """Renew ``provider``'s stored token when it (nearly) expired (OAuthRefreshError if not;
         AbortError when ``signal``, the request's, fires first)."""
