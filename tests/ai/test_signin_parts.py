@@ -237,3 +237,25 @@ def test_an_account_only_provider_without_a_sign_in_says_how_to_sign_in(tmp_path
     with pytest.raises(NoCredentialsError, match=r"Not logged in to OpenAI \(ChatGPT Plus/Pro\) \(openai-codex\): "
                                                  r"run /login openai-codex \(outside pi: pi auth login openai-codex\)"):
         registry.request_auth(registry.find("openai-codex", "gpt-x"))
+
+
+def test_a_radius_gateway_in_models_json_signs_in_at_that_gateway(tmp_path: Path) -> None:
+    registry = _registry(tmp_path, {})
+    (tmp_path / "models.json").write_text(json.dumps({"providers": {"corp-radius": {
+        "name": "Corp Radius", "oauth": "radius", "baseUrl": "https://gw.corp.test/v1", "api": "openai-completions",
+        "models": [{"id": "m"}]}}}))
+    registry.refresh()
+    config = registry.oauth_config("corp-radius")
+    assert config is not None and config.name == "Corp Radius"
+    assert config.flow().gateway == "https://gw.corp.test"
+    assert "corp-radius" in registry.oauth_providers()
+
+
+def test_the_callback_host_can_be_moved_for_containers(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pi_runtime.ai.signin.callback import callback_host
+
+    assert callback_host() == "127.0.0.1" or "PI_OAUTH_CALLBACK_HOST" in __import__("os").environ
+    monkeypatch.setenv("PI_OAUTH_CALLBACK_HOST", "0.0.0.0")
+    assert callback_host() == "0.0.0.0"
+    monkeypatch.delenv("PI_OAUTH_CALLBACK_HOST")
+    assert callback_host() == "127.0.0.1"

@@ -178,18 +178,21 @@ REFRESHED = ["anthropic", "openai-codex", "openai", "github-copilot", "xai", "ki
 """The sign-ins whose tokens expire (OpenRouter's key does not)."""
 
 
+@pytest.mark.parametrize("signer", ["ref", "pi"])
 @pytest.mark.parametrize("provider", REFRESHED)
-def test_each_program_refreshes_what_the_other_stored_and_sends_the_same_refresh(provider: str, tmp_path: Path) -> None:
-    # One sign-in by Pi; its auth.json, expired, is refreshed by Pi in one copy and by pi in another.
+def test_each_program_refreshes_what_the_other_stored_and_sends_the_same_refresh(provider: str, signer: str,
+                                                                                tmp_path: Path) -> None:
+    # One sign-in (by Pi, or by pi); its auth.json, expired, is refreshed by Pi in one copy and by pi in another.
     script = next(s for s in SCRIPTS.values() if s.provider == provider)
     servers = SignInServers()
-    servers.rotate = False  # both copies refresh with the refresh token Pi stored
+    servers.rotate = False  # both copies refresh with the refresh token the sign-in stored
     with fixed_ports(), ProviderStandIn(servers, directory=tmp_path / "ca") as standin:
         agent = tmp_path / "login" / "agent"
         agent.mkdir(parents=True)
         (agent.parent / "home").mkdir()
         env = program_env(dict(os.environ), standin, agent, agent.parent / "home")
-        assert sign_in([str(PI_REFERENCE)], script, env, str(tmp_path), standin).status == 0
+        program = [str(PI_REFERENCE)] if signer == "ref" else [PI]
+        assert sign_in(program, script, env, str(tmp_path), standin).status == 0
     stored = json.loads((agent / "auth.json").read_text())
     stored[provider]["expires"] = int(time.time() * 1000) - 1
     runs = {}

@@ -54,8 +54,9 @@ class Api:
         if request.host == "api.anthropic.com" and request.path.startswith("/v1/messages"):
             key = request.headers.get("authorization", "").removeprefix("Bearer ") or request.headers.get("x-api-key", "")
             if key in self.refused:
+                # Servers echo what they were sent: the token must not reach the terminal or the session.
                 return Reply.json(401, {"type": "error", "error": {"type": "authentication_error",
-                                                                   "message": "OAuth token has been revoked"}})
+                                                                   "message": f"OAuth token {key} has been revoked"}})
             return anthropic_answer("signed-in answer")
         return self.servers(request)
 
@@ -124,6 +125,9 @@ def test_a_sign_in_that_cannot_be_renewed_says_how_to_sign_in_again(tmp_path, st
     said = done.stdout + done.stderr
     assert "401" in said and "Run /login anthropic to log in again" in said and "pi auth login anthropic" in said
     assert "sk-ant-oat01-stored" not in said and "sk-ant-ort01-stored" not in said
+    sessions = "".join(p.read_text() for p in (agent / "sessions").rglob("*.jsonl"))
+    assert "has been revoked" in sessions and "sk-ant-oat01-stored" not in sessions
+    assert "sk-ant-ort01-stored" not in sessions
     assert len(standin.requests_to("api.anthropic.com")) == 1  # nothing retried
     assert len(standin.requests_to("platform.claude.com")) == 1
     assert json.loads(path.read_text())["anthropic"]["access"] == "sk-ant-oat01-stored"
