@@ -54,6 +54,8 @@ class OAuthLoginScreen(Modal[None]):
         self.controller = AbortController()
         self.lines: list[Text] = [Text("Starting the login...", style="dim")]
         self.url: str | None = None
+        self.user_code: str | None = None
+        """The device code shown (Enter copies it), else None."""
         self._answer: asyncio.Future[str | None] | None = None
         self._finished = False
         self._shown = False
@@ -134,7 +136,7 @@ class OAuthLoginScreen(Modal[None]):
     def show_auth(self, url: str, instructions: str | None) -> None:
         from pi_runtime.frontend import terminal_safe
 
-        self.url = url
+        self.url, self.user_code = url, None
         line = Text().append(terminal_safe(url), style=f"underline link {url}")
         if instructions:
             line.append("\n\n")
@@ -147,12 +149,13 @@ class OAuthLoginScreen(Modal[None]):
         from pi_runtime.frontend import terminal_safe
 
         self.url = verification_uri
+        self.user_code = user_code
         line = Text().append(terminal_safe(verification_uri), style=f"underline link {verification_uri}")
         line.append("\n\n")
         line.append(f"Enter code: {terminal_safe(user_code)}", style="bold yellow")
         line.append("\n\nWaiting for authentication...", style="dim")
         self._show(line, replace=True)
-        self._hint("enter opens the page · esc cancels")
+        self._hint("enter opens the page and copies the code · esc cancels")
 
     def show_progress(self, message: str) -> None:
         self._show(Text(message, style="dim"))
@@ -220,5 +223,10 @@ class OAuthLoginScreen(Modal[None]):
         self.controller.abort("cancelled")
 
     def action_open_url(self) -> None:
+        if self.user_code:
+            from ..terminal.clipboard import copy_text
+
+            copied = copy_text(self.app, self.user_code)
+            self._hint("Code copied to clipboard · esc cancels" if copied else "Copy the code by hand · esc cancels")
         if self.url:
             self._open(self.url)

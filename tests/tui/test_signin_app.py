@@ -85,6 +85,7 @@ async def test_signing_in_to_claude_in_the_browser(provider, workdir, agent_dir,
 
 async def test_a_device_code_sign_in_asks_in_the_dialog_and_shows_the_code(provider, workdir, agent_dir, standin,
                                                                           servers) -> None:
+    servers.pending_polls = 2  # time to press Enter while the code is shown
     session = make_session(provider, workdir, agent_dir=str(agent_dir))
     app = create_app(session, static=True, agent_dir=str(agent_dir))
     async with app.run_test(size=(120, 40)) as pilot:
@@ -96,6 +97,8 @@ async def test_a_device_code_sign_in_asks_in_the_dialog_and_shows_the_code(provi
         assert await wait_for(pilot, lambda: "Enter code: ABCD-EFGH" in screen_text(app))
         assert "https://github.com/login/device" in screen_text(app)
         assert "Waiting for authentication..." in screen_text(app)
+        await pilot.press("enter")  # opens the page (no browser here) and copies the code, as Pi's dialog does
+        assert app._clipboard == "ABCD-EFGH"
         assert await wait_for(pilot, lambda: "Logged in to GitHub Copilot" in screen_text(app))
     stored = json.loads((agent_dir / "auth.json").read_text())["github-copilot"]
     assert stored["availableModelIds"] == ["gpt-4.1"] or "gpt-4.1" in stored["availableModelIds"]
