@@ -177,6 +177,7 @@ class OAuthLogins:
 
         Raises:
             OAuthRefreshError: The renewal failed (the message says to log in again).
+            OAuthError: The renewal gave the refused key back (nothing renews it): log in again.
             AbortError: ``signal`` fired first.
         """
         found = self._stored_oauth(provider)
@@ -195,7 +196,12 @@ class OAuthLogins:
         if current is not None and current.api_key != refused_key:
             return True  # renewed meanwhile
         after = await fresh_credentials(self.auth, provider, config, signal, needs=refused)
+        if after is None:
+            return False  # logged out meanwhile
         hook = self._oauth_on_new.get(provider)
-        if after is not None and hook is not None:
+        if hook is not None:
             hook()
-        return after is not None
+        if refused(after):  # nothing to renew (OpenRouter's lasting key): asking again would be refused again
+            raise OAuthError(f"{config.name} ({provider}) refused the stored sign-in. Run /login {provider} to log "
+                             f"in again (outside pi: pi auth login {provider}).")
+        return True

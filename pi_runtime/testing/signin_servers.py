@@ -113,7 +113,13 @@ class SignInServers:
             ("POST", "radius.pi.dev", "/v1/oauth/device"): self._device("radius", "https://radius.pi.dev/device"),
         }
 
+    ENTERPRISE = "company.ghe.com"
+    """A GitHub Enterprise domain played like github.com."""
+
     def __call__(self, request: RecordedRequest) -> Reply:
+        if request.host in (self.ENTERPRISE, f"api.{self.ENTERPRISE}"):
+            request = RecordedRequest(request.method, request.path, request.headers, request.body,
+                                      request.host.replace(self.ENTERPRISE, "github.com"))
         parts = urlsplit(request.path)
         query = {k: v[0] for k, v in parse_qs(parts.query, keep_blank_values=True).items()}
         path = parts.path

@@ -32,6 +32,8 @@ SCRIPTS = {
     "chatgpt-paste-redirect": Script("openai", ("--no-browser",), action="paste_redirect"),
     "copilot-device": Script("github-copilot", action="device",
                              answers={"GitHub Enterprise URL/domain (blank for github.com) (company.ghe.com): ": ""}),
+    "copilot-enterprise": Script("github-copilot", action="device", answers={
+        "GitHub Enterprise URL/domain (blank for github.com) (company.ghe.com): ": "https://company.ghe.com/"}),
     "openrouter-browser": Script("openrouter"),
     "openrouter-paste-redirect": Script("openrouter", ("--no-browser",), action="paste_redirect"),
     "xai-device": Script("xai", action="device"),
@@ -95,7 +97,11 @@ def test_a_sign_in_stores_pis_credential_which_prints_and_refreshes(flow: str, t
     path = agent / "auth.json"
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     entry = json.loads(path.read_text())[provider]
-    assert list(entry) == FIELDS[provider]
+    fields = FIELDS[provider]
+    if flow == "copilot-enterprise":
+        fields = [*fields[:4], "enterpriseUrl", fields[4]]
+        assert entry["enterpriseUrl"] == "company.ghe.com"
+    assert list(entry) == fields
     assert entry["access"] == servers.issued[provider][-1]
     assert entry["access"] not in outcome.text and (not entry["refresh"] or entry["refresh"] not in outcome.text)
 
@@ -155,3 +161,20 @@ def test_logout_removes_the_sign_in(tmp_path: Path, standin: ProviderStandIn) ->
     again = _auth(["logout", "meta"], env, tmp_path)
     assert again.returncode == 0
     assert again.stdout.startswith("No stored credentials for Meta.")
+
+
+def test_ctrl_c_cancels_a_waiting_sign_in_and_stores_nothing(tmp_path: Path, standin: ProviderStandIn) -> None:
+    from signin_drive import Pty
+
+    env, agent = _agent(tmp_path, standin)
+    with fixed_ports():
+        term = Pty([PI, "auth", "login", "anthropic"], env, str(tmp_path))
+        try:
+            term.wait_for(r"paste the authorization code / redirect URL here")
+            term.type("\x03")
+            status = term.wait_exit(30)
+        finally:
+            term.close()
+    assert status == 1
+    assert "Login cancelled." in term.text
+    assert not (agent / "auth.json").exists() or "anthropic" not in json.loads((agent / "auth.json").read_text())

@@ -138,6 +138,8 @@ def test_pi_sends_what_pi_1_6_sends(flow: str, tmp_path: Path) -> None:
     assert _stored(our_entry) == _stored(ref_entry)
     assert abs(our_entry["expires"] - ref_entry["expires"]) < 120_000 or our_entry["expires"] == ref_entry["expires"]
     assert _said(ours.text) == _said(ref.text, our_agent, ref_agent)
+    if script.provider == "radius":  # the Radius MCP server both add to mcp.json
+        assert json.loads((our_agent / "mcp.json").read_text()) == json.loads((ref_agent / "mcp.json").read_text())
 
 
 def _stored(entry: dict[str, Any]) -> dict[str, Any]:

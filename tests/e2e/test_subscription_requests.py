@@ -227,3 +227,22 @@ def test_copilot_requests_go_to_the_accounts_endpoint_with_copilots_headers(prog
     assert call.headers["openai-intent"] == "conversation-edits"
     assert call.headers["editor-version"] == "vscode/1.107.0"
     assert "copilot-vision-request" not in call.headers
+
+
+def test_a_refused_key_that_nothing_renews_is_not_asked_again(tmp_path) -> None:
+    # OpenRouter's sign-in stores a lasting key: a refusal cannot be cured by a refresh.
+    def refuse(request: RecordedRequest) -> Reply:
+        return Reply.json(401, {"error": {"message": "User not found.", "code": 401}})
+
+    with ProviderStandIn(refuse, directory=tmp_path / "ca") as standin:
+        env, agent = _env(tmp_path, standin)
+        (agent / "auth.json").write_text(json.dumps({"openrouter": {
+            "type": "oauth", "access": "sk-or-v1-revoked", "refresh": "", "expires": 2 ** 53 - 1}}))
+        done = subprocess.run([PI, "-p", "--model", "openrouter/openai/gpt-5", "hi"], capture_output=True, text=True,
+                              env=env, cwd=tmp_path, timeout=90, stdin=subprocess.DEVNULL)
+        calls = standin.requests_to("openrouter.ai")
+    assert done.returncode != 0
+    said = done.stdout + done.stderr
+    assert "401" in said and "refused the stored sign-in. Run /login openrouter" in said
+    assert "pi auth login openrouter" in said and "sk-or-v1-revoked" not in said
+    assert len(calls) == 1
