@@ -230,3 +230,28 @@ def test_pi_reads_pis_stored_credentials_and_pi_reads_pis(tmp_path: Path) -> Non
             assert check.returncode == 0, check.stderr
             assert json.loads(check.stdout) == {"status": "ready", "provider": "anthropic", "authType": "oauth",
                                                 "credentials": entry["access"]}
+
+
+@pytest.mark.parametrize("args", [["anthropic", "--api-key"], ["groq"]])
+def test_saving_an_api_key_in_the_terminal_is_pis(args: list[str], tmp_path: Path) -> None:
+    from signin_drive import Pty
+
+    results = {}
+    for name, program in (("ref", str(PI_REFERENCE)), ("pi", PI)):
+        agent = tmp_path / name / "agent"
+        agent.mkdir(parents=True)
+        env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.startswith("PI_")}
+        env.update(PI_CODING_AGENT_DIR=str(agent), HOME=str(agent), HTTPS_PROXY="http://127.0.0.1:9",
+                   PATH=f"/work/ref/node_modules/node/bin:{env.get('PATH', '')}")
+        term = Pty([program, "auth", "login", *args], env, str(tmp_path))
+        try:
+            prompt = term.wait_for(r"Enter [^:]+: ").group(0)
+            term.type("sk-typed-secret-123\r")
+            status = term.wait_exit(30)
+        finally:
+            term.close()
+        results[name] = (status, prompt, term.text.replace(str(agent), "<agent>").count("sk-typed-secret-123"),
+                         [line for line in term.text.replace(str(agent), "<agent>").splitlines() if "Saved" in line],
+                         json.loads((agent / "auth.json").read_text()))
+    assert results["pi"] == results["ref"]
+    assert results["pi"][2] == 0  # never echoed
