@@ -72,9 +72,10 @@ class Terminal:
         before = termios.tcgetattr(fd)
         quiet = list(before)
         quiet[3] &= ~termios.ECHO
+        # Echo off before the question shows: a key typed the moment it appears is not echoed.
+        termios.tcsetattr(fd, termios.TCSANOW, quiet)
         self.stdout.write(message)
         self.stdout.flush()
-        termios.tcsetattr(fd, termios.TCSANOW, quiet)
         try:
             return await self._read_line()
         finally:
