@@ -34,7 +34,15 @@ from pi_runtime.ai.types import (
     ToolResultMessage,
     UserMessage,
 )
-from pi_runtime.testing.loopback import LoopbackServer, Reply, bedrock_event, bedrock_exception, event_stream_frame
+from pi_runtime.testing.loopback import (
+    LoopbackServer,
+    RecordedRequest,
+    Reply,
+    bedrock_event,
+    bedrock_exception,
+    event_stream_frame,
+)
+from pi_runtime.testing.standin import ProviderStandIn
 
 ACCESS = "AKIDEXAMPLE"
 SECRET = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"
@@ -246,6 +254,40 @@ async def test_credential_process_profile(loopback: LoopbackServer, aws_env: Pat
     request = loopback.requests[0]
     assert request.headers["x-amz-security-token"] == "proc-session-token"
     assert check("POST", request.path, request.headers, request.body, "procsecret").region == "ap-south-1"
+
+
+async def test_sso_profile_gets_role_credentials_from_the_portal(aws_env: Path, tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """An ``aws sso login`` token in the cache is exchanged for role credentials at the SSO portal
+    (played by the stand-in, reached through HTTPS_PROXY like the real one)."""
+    def answer(request: RecordedRequest) -> Reply:
+        if request.host == "portal.sso.us-east-1.amazonaws.com":
+            return Reply.json(200, {"roleCredentials": {
+                "accessKeyId": "ASIASSOEXAMPLE", "secretAccessKey": "sso-secret-key", "sessionToken": "sso-session",
+                "expiration": 4102444800000}})
+        return text_reply("ok")
+
+    write(aws_env / ".aws" / "config",
+          "[profile work]\nsso_session = corp\nsso_account_id = 111122223333\nsso_role_name = Dev\nregion = us-west-2\n"
+          "[sso-session corp]\nsso_region = us-east-1\nsso_start_url = https://corp.awsapps.com/start\n")
+    cached = {"startUrl": "https://corp.awsapps.com/start", "region": "us-east-1",
+              "accessToken": "sso-access-token-abc", "expiresAt": "2099-01-01T00:00:00Z"}
+    write(aws_env / ".aws" / "sso" / "cache" / f"{hashlib.sha1(b'corp').hexdigest()}.json", json.dumps(cached))
+    with ProviderStandIn(answer, directory=tmp_path / "ca") as standin:
+        for name, value in standin.env().items():
+            monkeypatch.setenv(name, value)
+        monkeypatch.setenv("AWS_CA_BUNDLE", str(standin.ca_file))
+        monkeypatch.setenv("AWS_PROFILE", "work")
+
+        _, msg = await run(make_model(standin), ctx(), reasoning="off")
+
+        assert msg.stop_reason == "stop", msg.error_message
+        portal, bedrock = standin.requests
+    assert portal.path == "/federation/credentials?role_name=Dev&account_id=111122223333"
+    assert portal.headers["x-amz-sso_bearer_token"] == "sso-access-token-abc"
+    assert bedrock.headers["x-amz-security-token"] == "sso-session"
+    result = check("POST", bedrock.path, bedrock.headers, bedrock.body, "sso-secret-key")
+    assert result.ok and (result.access_key, result.region) == ("ASIASSOEXAMPLE", "us-west-2")
 
 
 async def test_unknown_profile_is_a_one_line_error(loopback: LoopbackServer, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -318,9 +318,9 @@ async def test_missing_api_key_names_the_env_var(loopback: LoopbackServer, monke
 
 
 async def test_request_body_field_by_field(loopback: LoopbackServer) -> None:
-    model = make_model(loopback, headers={"x-model-header": "m"})
+    model = make_model(loopback, id="gemini-2.5-flash", headers={"x-model-header": "m"})
     earlier = AssistantMessage(
-        api="google-generative-ai", provider="google", model="gemini-test",
+        api="google-generative-ai", provider="google", model="gemini-2.5-flash",
         content=[
             ThinkingContent(thinking="Plan.", thinking_signature="VEhPVUdIVA=="),
             TextContent(text="Looking."),
@@ -349,7 +349,7 @@ async def test_request_body_field_by_field(loopback: LoopbackServer) -> None:
     assert msg.stop_reason == "stop"
 
     req = loopback.requests[0]
-    assert (req.method, req.path) == ("POST", "/v1beta/models/gemini-test:streamGenerateContent?alt=sse")
+    assert (req.method, req.path) == ("POST", "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse")
     assert req.headers["x-goog-api-key"] == KEY
     assert req.headers["content-type"] == "application/json"
     assert req.headers["x-model-header"] == "m"
@@ -386,22 +386,37 @@ async def test_request_body_field_by_field(loopback: LoopbackServer) -> None:
     ]
 
 
+_GEMINI_3_LEVELS = {"off": None, "minimal": "minimal", "low": "low", "medium": "medium", "high": "high",
+                    "xhigh": None, "max": None}
+"""Pi's catalogue entry for Gemini 3 Flash: it cannot stop thinking, and has no xhigh."""
+
+
 @pytest.mark.parametrize(
-    ("model_id", "reasoning", "expected"),
+    ("model_id", "levels", "reasoning", "expected"),
     [
-        ("gemini-test", None, None),
-        ("gemini-test", "off", {"thinkingBudget": 0}),
-        ("gemini-test", "minimal", {"includeThoughts": True, "thinkingBudget": 128}),
-        ("gemini-test", "low", {"includeThoughts": True, "thinkingBudget": 2048}),
-        ("gemini-3-pro-preview", "high", {"includeThoughts": True, "thinkingLevel": "HIGH"}),
-        ("gemini-3-pro-preview", "off", {"thinkingLevel": "LOW"}),
+        # Thinking off (or not asked for) is said explicitly, as Pi does.
+        ("gemini-2.5-flash", None, None, {"thinkingBudget": 0}),
+        ("gemini-2.5-flash", None, "off", {"thinkingBudget": 0}),
+        ("gemini-2.5-flash", None, "minimal", {"includeThoughts": True, "thinkingBudget": 128}),
+        ("gemini-2.5-flash", None, "high", {"includeThoughts": True, "thinkingBudget": 24576}),
+        ("gemini-2.5-pro", None, "high", {"includeThoughts": True, "thinkingBudget": 32768}),
+        # Budget models outside the 2.5 families let the model choose.
+        ("gemini-test", None, "low", {"includeThoughts": True, "thinkingBudget": -1}),
+        # xhigh is only offered when mapped: clamped to high.
+        ("gemini-2.5-pro", None, "xhigh", {"includeThoughts": True, "thinkingBudget": 32768}),
+        ("gemini-3-pro-preview", None, "medium", {"includeThoughts": True, "thinkingLevel": "MEDIUM"}),
+        ("gemini-3-flash-preview", _GEMINI_3_LEVELS, "off", {"thinkingLevel": "MINIMAL"}),
+        ("gemini-3-flash-preview", _GEMINI_3_LEVELS, "xhigh", {"includeThoughts": True, "thinkingLevel": "HIGH"}),
+        ("gemini-4-argon", {"minimal": "low"}, "minimal", {"includeThoughts": True, "thinkingLevel": "LOW"}),
     ],
 )
 async def test_thinking_config_per_level(
-    loopback: LoopbackServer, model_id: str, reasoning: str | None, expected: dict[str, Any] | None
+    loopback: LoopbackServer, model_id: str, levels: dict[str, Any] | None, reasoning: str | None,
+    expected: dict[str, Any] | None,
 ) -> None:
     loopback.push(Reply.sse([chunk({"text": "ok"}), done_chunk()]))
-    await run(make_model(loopback, id=model_id), ctx(), reasoning=reasoning, max_tokens=1000)
+    extra = {"thinkingLevelMap": levels} if levels else {}
+    await run(make_model(loopback, id=model_id, **extra), ctx(), reasoning=reasoning, max_tokens=1000)
     req = loopback.requests[0]
     assert req.path == f"/v1beta/models/{model_id}:streamGenerateContent?alt=sse"
     config = req.json()["generationConfig"]

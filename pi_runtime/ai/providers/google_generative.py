@@ -34,59 +34,16 @@ from ..types import (
     UserMessage,
 )
 from ._http import ProviderError, StreamFormatError, failure_events, keyed_request, post_sse
+from .google_thinking import thinking_config
 
 API = "google-generative-ai"
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
 
-THINKING_BUDGETS: dict[str, int] = {
-    "minimal": 128,
-    "low": 2048,
-    "medium": 8192,
-    "high": 24576,
-    "xhigh": 32768,
-}
-"""Thinking level -> ``thinkingBudget`` (Gemini 2.x)."""
-THINKING_LEVELS_GEMINI_3: dict[str, str] = {
-    "minimal": "LOW",
-    "low": "LOW",
-    "medium": "HIGH",
-    "high": "HIGH",
-    "xhigh": "HIGH",
-}
-"""Gemini 3 takes a named ``thinkingLevel`` instead of a token budget."""
 _IMAGE_OMITTED = "(image omitted: this model does not accept images)"
 _call_counter = itertools.count(1)
 
 
 # --------------------------------------------------------------------------- request
-
-
-def thinking_config(model: Model, level: str | None) -> dict[str, Any] | None:
-    """The ``thinkingConfig`` for a reasoning level, or None to leave the model's default.
-
-    Args:
-        model: The target model (nothing is sent unless ``model.reasoning``).
-        level: off, minimal, low, medium, high, xhigh, or None (model default).
-
-    Returns:
-        The config dict, or None.
-
-    Raises:
-        ValueError: an unknown thinking level.
-    """
-    if not model.reasoning or level is None:
-        return None
-    gemini_3 = model.id.startswith("gemini-3")
-    if level == "off":
-        # Gemini 3 cannot switch thinking off; its lowest level is the nearest thing.
-        return {"thinkingLevel": "LOW"} if gemini_3 else {"thinkingBudget": 0}
-    if level not in THINKING_BUDGETS:
-        raise ValueError(
-            f"Unknown thinking level {level!r} (expected off, {', '.join(THINKING_BUDGETS)})"
-        )
-    if gemini_3:
-        return {"includeThoughts": True, "thinkingLevel": THINKING_LEVELS_GEMINI_3[level]}
-    return {"includeThoughts": True, "thinkingBudget": THINKING_BUDGETS[level]}
 
 
 def _user_parts(content: str | list[Any], model: Model) -> list[dict[str, Any]]:
