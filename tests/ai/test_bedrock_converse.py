@@ -272,7 +272,14 @@ async def test_sso_profile_gets_role_credentials_from_the_portal(aws_env: Path, 
           "[sso-session corp]\nsso_region = us-east-1\nsso_start_url = https://corp.awsapps.com/start\n")
     cached = {"startUrl": "https://corp.awsapps.com/start", "region": "us-east-1",
               "accessToken": "sso-access-token-abc", "expiresAt": "2099-01-01T00:00:00Z"}
-    write(aws_env / ".aws" / "sso" / "cache" / f"{hashlib.sha1(b'corp').hexdigest()}.json", json.dumps(cached))
+    cache = aws_env / ".aws" / "sso" / "cache"
+    write(cache / f"{hashlib.sha1(b'corp').hexdigest()}.json", json.dumps(cached))
+    # botocore fixes its SSO cache folder from HOME when first imported (an earlier test's home).
+    import botocore.credentials
+    import botocore.tokens
+
+    monkeypatch.setattr(botocore.credentials.SSOProvider, "_SSO_TOKEN_CACHE_DIR", str(cache))
+    monkeypatch.setattr(botocore.tokens.SSOTokenProvider, "_SSO_TOKEN_CACHE_DIR", str(cache))
     with ProviderStandIn(answer, directory=tmp_path / "ca") as standin:
         for name, value in standin.env().items():
             monkeypatch.setenv(name, value)

@@ -32,7 +32,7 @@ from e2e_support import PI
 from pi_runtime.testing.loopback import RecordedRequest, Reply, bedrock_event
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "ai"))
-from aws_sigv4_reference import check  # noqa: E402
+from aws_sigv4_reference import check
 
 pytestmark = pytest.mark.skipif(not HAVE_PI, reason="real Pi not installed (set PI_REFERENCE)")
 
