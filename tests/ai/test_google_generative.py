@@ -358,7 +358,7 @@ async def test_request_body_field_by_field(loopback: LoopbackServer) -> None:
 
     body = req.json()
     assert set(body) == {"contents", "generationConfig", "systemInstruction", "tools"}
-    assert body["systemInstruction"] == {"parts": [{"text": "You are terse."}]}
+    assert body["systemInstruction"] == {"parts": [{"text": "You are terse."}], "role": "user"}
     assert body["generationConfig"] == {
         "maxOutputTokens": 65536,
         "temperature": 0.3,

@@ -159,7 +159,8 @@ def build_request(
         "generationConfig": config,
     }
     if context.system_prompt:
-        body["systemInstruction"] = {"parts": [{"text": context.system_prompt}]}
+        # Google's SDK (what Pi sends through) gives the instruction the user role.
+        body["systemInstruction"] = {"parts": [{"text": context.system_prompt}], "role": "user"}
     if context.tools:
         # parametersJsonSchema takes full JSON Schema; `parameters` only an OpenAPI subset.
         body["tools"] = [{"functionDeclarations": [
@@ -307,6 +308,10 @@ class _StreamParser:
             return b.finish("length")
         detail = f": {self.finish_message}" if self.finish_message else ""
         return b.fail(f"Google stopped the response ({reason}){detail}")
+
+
+StreamParser = _StreamParser
+"""The response parser, public for the routes that speak this format elsewhere (Vertex AI)."""
 
 
 async def stream(
