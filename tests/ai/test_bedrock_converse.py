@@ -743,3 +743,29 @@ async def test_on_stream_event_sees_items_like_the_sdks(loopback: LoopbackServer
     assert seen[0] == {"messageStart": {"role": "assistant", "p": "abcdef"}}
     assert seen[-1]["metadata"]["usage"]["totalTokens"] == 13
     assert json.dumps(seen)  # plain data
+
+
+# --------------------------------------------------------------------------- the registry
+
+
+def test_registry_counts_ambient_aws_credentials_as_pi_does(tmp_path: Path) -> None:
+    from pi_runtime.ai.env_keys import AMBIENT
+    from pi_runtime.ai.models import ModelRegistry, NoCredentialsError
+
+    model = Model(id=SONNET, api="bedrock-converse-stream", provider="amazon-bedrock",
+                  base_url="https://bedrock-runtime.us-east-1.amazonaws.com")
+    for env in ({"AWS_PROFILE": "dev"}, {"AWS_ACCESS_KEY_ID": "a", "AWS_SECRET_ACCESS_KEY": "b"},
+                {"AWS_BEARER_TOKEN_BEDROCK": "t"}, {"AWS_WEB_IDENTITY_TOKEN_FILE": "/f"},
+                {"AWS_CONTAINER_CREDENTIALS_RELATIVE_URI": "/v2/creds"}):
+        registry = ModelRegistry(read_models_json=False, builtins=False, env=env)
+        registry.add_model(model)
+        assert registry.has_credentials(model), env
+        assert registry.request_auth(model).api_key == AMBIENT
+    bare = ModelRegistry(read_models_json=False, builtins=False, env={"AWS_ACCESS_KEY_ID": "only-half"})
+    bare.add_model(model)
+    assert not bare.has_credentials(model)
+    with pytest.raises(NoCredentialsError) as caught:
+        bare.request_auth(model)
+    assert str(caught.value) == (
+        "No credentials for provider 'amazon-bedrock': set AWS_PROFILE (a profile in ~/.aws/credentials or "
+        "~/.aws/config), AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_BEARER_TOKEN_BEDROCK, or run /login")
