@@ -137,3 +137,14 @@ def test_profile_region_and_adaptive_thinking(tmp_path: Path) -> None:
                    args=("--model", "amazon-bedrock/anthropic.claude-opus-4-7", "--thinking", "high"))
     assert sent[0]["auth"]["region"] == "eu-west-3"
     assert sent[0]["body"]["additionalModelRequestFields"]["thinking"]["type"] == "adaptive"
+
+
+def test_missing_credentials_name_what_to_set(tmp_path: Path) -> None:
+    done = run_program(PI, tmp_path, _answer, models_json=MODELS, prompt="hi",
+                       args=("--model", "amazon-bedrock/amazon.nova-pro-v1:0"))
+    assert done.returncode == 1
+    assert done.stderr.strip() == (
+        "pi: No credentials for provider 'amazon-bedrock': set AWS_PROFILE (a profile in ~/.aws/credentials or "
+        "~/.aws/config), AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_BEARER_TOKEN_BEDROCK, or use /login "
+        "amazon-bedrock.")
+    assert done.requests == []

@@ -143,3 +143,14 @@ def test_gcloud_user_credentials_with_quota_project(tmp_path: Path) -> None:
     assert sent[0]["form"]["refresh_token"] == "1//refresh-token-abc"
     assert sent[1]["headers"]["x-goog-user-project"] == "quota-project-1"
     assert sent[1]["request"].startswith("POST aiplatform.googleapis.com/v1/projects/my-project/locations/global/")
+
+
+def test_missing_credentials_name_what_to_set(tmp_path: Path) -> None:
+    done = run_program(PI, tmp_path, _answer, models_json=MODELS, prompt="hi",
+                       args=("--model", "google-vertex/gemini-2.5-pro"), env={"GOOGLE_CLOUD_PROJECT": "p"})
+    assert done.returncode == 1
+    assert done.stderr.strip() == (
+        "pi: No credentials for provider 'google-vertex': set GOOGLE_CLOUD_API_KEY, or GOOGLE_CLOUD_PROJECT and "
+        "GOOGLE_CLOUD_LOCATION with Application Default Credentials (GOOGLE_APPLICATION_CREDENTIALS, or `gcloud auth "
+        "application-default login`), or use /login google-vertex.")
+    assert done.requests == []
