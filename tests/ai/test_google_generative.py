@@ -372,16 +372,15 @@ async def test_request_body_field_by_field(loopback: LoopbackServer) -> None:
     assert body["contents"] == [
         {"role": "user", "parts": [{"text": "Look"}, {"inlineData": {"mimeType": "image/png", "data": "iVBORw0="}}]},
         {"role": "model", "parts": [
-            {"text": "Plan.", "thought": True, "thoughtSignature": "VEhPVUdIVA=="},
+            {"thought": True, "text": "Plan.", "thoughtSignature": "VEhPVUdIVA=="},
             {"text": "Looking."},
             {"functionCall": {"name": "read", "args": {"path": "a.py"}}, "thoughtSignature": "RkM="},
             {"functionCall": {"name": "bash", "args": {"command": "ls"}}},
         ]},
-        {"role": "user", "parts": [
-            {"functionResponse": {"name": "read", "response": {"output": "print(1)"}}},
-            {"inlineData": {"mimeType": "image/gif", "data": "R0lG"}},
-            {"functionResponse": {"name": "bash", "response": {"error": "boom"}}},
-        ]},
+        # Gemini 2.5: a tool result's images follow in a user turn of their own (Pi's layout).
+        {"role": "user", "parts": [{"functionResponse": {"name": "read", "response": {"output": "print(1)"}}}]},
+        {"role": "user", "parts": [{"text": "Tool result image:"}, {"inlineData": {"mimeType": "image/gif", "data": "R0lG"}}]},
+        {"role": "user", "parts": [{"functionResponse": {"name": "bash", "response": {"error": "boom"}}}]},
         {"role": "user", "parts": [{"text": "Thanks, continue"}]},
     ]
 
@@ -463,3 +462,33 @@ async def test_key_from_the_environment_never_appears_in_errors(
     _, msg = await run(make_model(loopback), ctx(), api_key=None)
     assert loopback.requests[0].headers["x-goog-api-key"] == "AIza-env-secret-5555"
     assert msg.error_message == "400 key [redacted] expired"
+
+
+def test_history_for_gemini_3_carries_call_ids_and_only_valid_own_signatures() -> None:
+    from pi_runtime.ai.providers.google_generative import convert_messages
+
+    model = Model(id="gemini-3-pro-preview", api="google-generative-ai", provider="google", input=["text", "image"])
+    own = AssistantMessage(api="google-generative-ai", provider="google", model="gemini-3-pro-preview",
+                           stop_reason="toolUse", content=[
+                               TextContent(text="", text_signature="c2ln"),
+                               ToolCall(id="fc-1", name="ls", arguments={}, thought_signature="not base64!")])
+    other = AssistantMessage(api="openai-responses", provider="openai", model="gpt-5", stop_reason="toolUse",
+                             content=[ToolCall(id="call_1|fc_9", name="read", arguments={"path": "a"},
+                                               thought_signature="c2ln")])
+    image = ImageContent(data="iVBORw0=", mime_type="image/png")
+    contents = convert_messages([
+        UserMessage(content="go"), own,
+        ToolResultMessage(tool_call_id="fc-1", tool_name="ls", content=[image]),
+        other,
+        ToolResultMessage(tool_call_id="call_1|fc_9", tool_name="read", content=[TextContent(text="x")]),
+    ], model)
+    assert contents[1] == {"role": "model", "parts": [
+        {"text": "", "thoughtSignature": "c2ln"},  # an empty part kept for its signature
+        {"functionCall": {"name": "ls", "args": {}, "id": "fc-1"}}]}  # an invalid signature is dropped
+    assert contents[2] == {"role": "user", "parts": [{"functionResponse": {
+        "name": "ls", "response": {"output": "(see attached image)"}, "id": "fc-1",
+        "parts": [{"inlineData": {"mimeType": "image/png", "data": "iVBORw0="}}]}}]}
+    # Another model's call: its id made safe, its signature not replayed; the result follows the id.
+    assert contents[3] == {"role": "model", "parts": [
+        {"functionCall": {"name": "read", "args": {"path": "a"}, "id": "call_1_fc_9"}}]}
+    assert contents[4]["parts"][0]["functionResponse"]["id"] == "call_1_fc_9"

@@ -43,7 +43,7 @@ def run_program(
     env: dict[str, str] | None = None,
     models_json: dict[str, Any] | None = None,
     home_files: dict[str, str] | None = None,
-    project_files: dict[str, str] | None = None,
+    project_files: dict[str, str | bytes] | None = None,
     timeout: float = 120,
 ) -> Run:
     """Run ``binary -p [args] prompt`` in a fresh ``folder``; ``@HOME@`` in env values is the temp home.
@@ -61,8 +61,11 @@ def run_program(
         target = home / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text.replace("@HOME@", str(home)))
-    for rel, text in (project_files or {}).items():
-        (project / rel).write_text(text)
+    for rel, content in (project_files or {}).items():
+        if isinstance(content, bytes):
+            (project / rel).write_bytes(content)
+        else:
+            (project / rel).write_text(content)
     with ProviderStandIn(responder, directory=folder / "ca") as standin:
         base = {k: v for k, v in os.environ.items()
                 if not k.startswith(_DROPPED_PREFIXES) and "PROXY" not in k.upper() and not k.endswith("_API_KEY")}

@@ -11,6 +11,8 @@ purpose, left out of the comparison:
 - ``user-agent``, ``x-goog-api-client``, ``accept``, ``accept-language``, ``sec-fetch-mode``: client
   telemetry and fetch defaults of Pi's Node libraries (pi asks for ``text/event-stream``);
 - the system prompt's text and the tools' descriptions and schemas: pi's own, compared elsewhere;
+- ``toolConfig: {functionCallingConfig: {mode: VALIDATED}}``, which Pi sends to Gemini 3 because its
+  tools ask for strict (constrained) sampling; pi's tools carry no such setting yet;
 - the JWT's ``iat``/``exp`` (the clock), and its ``aud``, which pi takes from the file's
   ``token_uri`` (the same URL for Google's files) where Pi's library fixes it.
 
@@ -37,7 +39,12 @@ MODELS = {"providers": {"google-vertex": {
     "baseUrl": "https://{location}-aiplatform.googleapis.com", "api": "google-vertex",
     "models": [{"id": "gemini-2.5-pro", "name": "Gemini 2.5 Pro", "reasoning": True, "input": ["text", "image"],
                 "contextWindow": 1048576, "maxTokens": 65536,
-                "cost": {"input": 1.25, "output": 10, "cacheRead": 0.125, "cacheWrite": 0}}]}}}
+                "cost": {"input": 1.25, "output": 10, "cacheRead": 0.125, "cacheWrite": 0}},
+               {"id": "gemini-3-flash-preview", "name": "Gemini 3 Flash Preview", "reasoning": True,
+                "input": ["text", "image"], "contextWindow": 1048576, "maxTokens": 65536,
+                "thinkingLevelMap": {"off": None, "minimal": "minimal", "low": "low", "medium": "medium",
+                                     "high": "high", "xhigh": None, "max": None},
+                "cost": {"input": 0.5, "output": 3, "cacheRead": 0.05, "cacheWrite": 0}}]}}}
 _VOLATILE = {"user-agent", "x-goog-api-client", "accept", "accept-encoding", "accept-language", "connection",
              "content-length", "sec-fetch-mode"}
 KEY = rsa.generate_private_key(public_exponent=65537, key_size=2048)
@@ -63,9 +70,11 @@ def _answer(request: RecordedRequest) -> Reply:
     if request.host == "oauth2.googleapis.com":
         return Reply.json(200, {"access_token": "ya29.stand-in-token", "expires_in": 3599, "token_type": "Bearer"})
     contents = (request.json() or {}).get("contents") or []
-    answered = any("functionResponse" in part for part in (contents[-1] if contents else {}).get("parts", []))
+    answered = any("functionResponse" in part for content in contents for part in content.get("parts", []))
     if "read tool" in json.dumps(contents[:1]) and not answered:
-        call = {"functionCall": {"name": "read", "args": {"path": "a.txt"}}, "thoughtSignature": "c2lnbmF0dXJl"}
+        path = "a.png" if "a.png" in json.dumps(contents[:1]) else "a.txt"
+        call = {"functionCall": {"name": "read", "args": {"path": path}, "id": "call-1"},
+                "thoughtSignature": "c2lnbmF0dXJl"}
         return Reply.sse([_chunk([call], "STOP")])
     return Reply.sse([_chunk([{"text": "hello from vertex"}]), _chunk([], "STOP")])
 
@@ -100,6 +109,8 @@ def comparable(request: RecordedRequest) -> dict[str, Any]:
         body["systemInstruction"]["parts"][0]["text"] = "<system prompt>"
     if body.get("tools"):
         body["tools"] = [[f["name"] for f in t["functionDeclarations"]] for t in body["tools"]]
+    # Pi asks Gemini 3 for VALIDATED function calling because its tools ask for strict schemas.
+    body.pop("toolConfig", None)
     out["body"] = body
     return out
 
@@ -124,6 +135,37 @@ def test_api_key_tool_round_trip_with_thinking(tmp_path: Path) -> None:
                    env={"GOOGLE_CLOUD_API_KEY": "AIzaVertexExpressKey-123456"})
     assert [r["request"].split("/")[0] for r in sent] == ["POST aiplatform.googleapis.com"] * 2
     assert sent[1]["body"]["contents"][2]["parts"][0]["functionResponse"]["response"] == {"output": "file contents\n"}
+
+
+def _png() -> bytes:
+    import io
+
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("RGB", (4, 4), (255, 0, 0)).save(out, "PNG")
+    return out.getvalue()
+
+
+def test_gemini_3_call_ids_and_an_image_inside_the_function_response(tmp_path: Path) -> None:
+    sent = _both(tmp_path, prompt="use the read tool on a.png", project_files={"a.png": _png()},
+                 args=("--model", "google-vertex/gemini-3-flash-preview", "--thinking", "low"),
+                 env={"GOOGLE_CLOUD_API_KEY": "AIzaVertexExpressKey-123456"})
+    assert sent[0]["body"]["generationConfig"]["thinkingConfig"] == {"includeThoughts": True, "thinkingLevel": "LOW"}
+    model_turn, results = sent[1]["body"]["contents"][1:]
+    assert model_turn["parts"][0]["functionCall"]["id"] == "call-1"
+    response = results["parts"][0]["functionResponse"]
+    assert response["id"] == "call-1"
+    assert response["parts"][0]["inlineData"]["mimeType"] == "image/png"
+
+
+def test_gemini_2_5_image_follows_in_its_own_turn(tmp_path: Path) -> None:
+    sent = _both(tmp_path, prompt="use the read tool on a.png", project_files={"a.png": _png()},
+                 args=("--model", "google-vertex/gemini-2.5-pro", "--thinking", "off"),
+                 env={"GOOGLE_CLOUD_API_KEY": "AIzaVertexExpressKey-123456"})
+    contents = sent[1]["body"]["contents"]
+    assert "id" not in contents[1]["parts"][0]["functionCall"]
+    assert contents[3]["parts"][0] == {"text": "Tool result image:"}
 
 
 def test_service_account_key_file(tmp_path: Path) -> None:
