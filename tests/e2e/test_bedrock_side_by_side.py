@@ -25,6 +25,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from cloud_side_by_side import HAVE_PI, PI_REFERENCE, run_program
 from e2e_support import PI
 
@@ -148,3 +149,25 @@ def test_missing_credentials_name_what_to_set(tmp_path: Path) -> None:
         "~/.aws/config), AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_BEARER_TOKEN_BEDROCK, or use /login "
         "amazon-bedrock.")
     assert done.requests == []
+
+
+@pytest.mark.parametrize(("status", "error_type", "message", "expected"), [
+    (429, "ThrottlingException", "Too many tokens, please wait before trying again.",
+     "Throttling error: Too many tokens, please wait before trying again."),
+    (403, "AccessDeniedException", "You don't have access to the model with the specified model ID.",
+     "AccessDeniedException: You don't have access to the model with the specified model ID."),
+])
+def test_bedrock_errors_read_as_pis(tmp_path: Path, status: int, error_type: str, message: str, expected: str) -> None:
+    """The same one line as Pi's (pi's print mode names itself in front). Pi's SDK makes three attempts
+    at a 429 before it reports; pi reports the first and leaves retrying to the retry settings."""
+    def refuse(_request: RecordedRequest) -> Reply:
+        return Reply.json(status, {"message": message},
+                          {"x-amzn-errortype": f"{error_type}:http://internal.amazon.com/coral/com.amazon.bedrock/"})
+
+    kwargs: dict[str, Any] = dict(models_json=MODELS, prompt="hi", args=("--model", "amazon-bedrock/amazon.nova-pro-v1:0"),
+                                  env={"AWS_BEARER_TOKEN_BEDROCK": "ABSKbedrock-bearer-token-1234"})
+    ours = run_program(PI, tmp_path / "ours", refuse, **kwargs)
+    assert (ours.returncode, ours.stderr.strip(), len(ours.requests)) == (1, f"pi: {expected}", 1)
+    if HAVE_PI:
+        ref = run_program(str(PI_REFERENCE), tmp_path / "ref", refuse, **kwargs)
+        assert (ref.returncode, ref.stderr.strip()) == (1, expected)
