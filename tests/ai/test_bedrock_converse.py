@@ -6,9 +6,11 @@ The server checks every SigV4 signature with an independent implementation of th
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -43,6 +45,7 @@ from pi_runtime.testing.loopback import (
     event_stream_frame,
 )
 from pi_runtime.testing.standin import ProviderStandIn
+from pi_runtime.testing.waiting import eventually
 
 ACCESS = "AKIDEXAMPLE"
 SECRET = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"
@@ -295,6 +298,31 @@ async def test_sso_profile_gets_role_credentials_from_the_portal(aws_env: Path, 
     assert bedrock.headers["x-amz-security-token"] == "sso-session"
     result = check("POST", bedrock.path, bedrock.headers, bedrock.body, "sso-secret-key")
     assert result.ok and (result.access_key, result.region) == ("ASIASSOEXAMPLE", "us-west-2")
+
+
+async def test_abort_while_a_credential_process_runs(loopback: LoopbackServer, aws_env: Path, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A slow ``credential_process`` (a login prompt, a hardware key) does not hold up an abort."""
+    started, release = tmp_path / "started", tmp_path / "release"
+    os.mkfifo(release)
+    script = tmp_path / "slow.sh"
+    script.write_text(f'#!/bin/sh\ntouch {started}\nread line < {release}\n'
+                      'echo \'{"Version": 1, "AccessKeyId": "AKIDSLOW", "SecretAccessKey": "s"}\'\n')
+    script.chmod(0o755)
+    write(aws_env / ".aws" / "config", f"[profile slow]\ncredential_process = {script}\nregion = us-east-1\n")
+    monkeypatch.setenv("AWS_PROFILE", "slow")
+    controller = AbortController()
+    task = asyncio.ensure_future(run(make_model(loopback), ctx(), reasoning="off", signal=controller.signal))
+    try:
+        assert await eventually(started.exists)
+        controller.abort()
+        got, msg = await asyncio.wait_for(task, 30)  # without the abort it would wait for the script
+    finally:
+        with open(release, "w") as fifo:  # let the script (and botocore's thread) finish
+            fifo.write("go\n")
+    assert types(got) == ["error"]
+    assert (msg.stop_reason, msg.error_message) == ("aborted", "Request was aborted")
+    assert loopback.requests == []
 
 
 async def test_unknown_profile_is_a_one_line_error(loopback: LoopbackServer, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -22,7 +22,7 @@ from ...builder import MessageBuilder
 from ...events import AssistantMessageEvent
 from ...options import StreamOptions
 from ...types import Context, Model
-from .._http import failure_events, post_stream
+from .._http import Aborted, failure_events, post_stream
 from . import aws
 from .request import build_body
 from .response import FrameDecoder, StreamParser, as_item, error_text
@@ -39,6 +39,31 @@ def _prepare(model: Model, options: StreamOptions, env: dict[str, str]) -> aws.T
     import botocore.eventstream  # noqa: F401 - loaded here, off the event loop
 
     return target
+
+
+async def _resolve(model: Model, options: StreamOptions, env: dict[str, str]) -> aws.Target:
+    """``_prepare`` in a worker thread, given up at once when the request is aborted (a
+    ``credential_process`` or an SSO call may take long; the thread finishes on its own)."""
+    signal = options.signal
+    work = asyncio.ensure_future(asyncio.to_thread(_prepare, model, options, env))
+    if signal is None:
+        return await work
+    if signal.aborted:
+        work.cancel()
+        raise Aborted()
+    def give_up() -> None:
+        work.cancel()
+
+    remove = signal.add_listener(give_up)
+    try:
+        return await work
+    except asyncio.CancelledError:
+        current = asyncio.current_task()
+        if signal.aborted and not (current is not None and current.cancelling()):
+            raise Aborted() from None
+        raise
+    finally:
+        remove()
 
 
 def request_headers(model: Model, options: StreamOptions) -> dict[str, str]:
@@ -64,10 +89,14 @@ async def stream(model: Model, context: Context, options: StreamOptions) -> Asyn
     builder = MessageBuilder(model)
     env = aws.environment(options)
     try:
-        target = await asyncio.to_thread(_prepare, model, options, env)
+        target = await _resolve(model, options, env)
         body: dict[str, Any] = build_body(model, context, options, region=target.region, env=env)
     except (aws.AwsConfigError, ValueError) as exc:
         for event in builder.fail(str(exc)):
+            yield event
+        return
+    except Aborted:
+        for event in builder.fail("Request was aborted", aborted=True):
             yield event
         return
     redaction.remember(*target.secrets())
