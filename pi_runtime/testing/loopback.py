@@ -5,6 +5,8 @@ benchmarks. It runs its own event loop in a daemon thread, so it serves sync cod
 tests and other processes alike. Replies are sent with chunked transfer encoding, one
 chunk per scripted piece, so the client sees the framing exactly as a provider sends it;
 a reply can pause, drop the connection mid-stream or stall until the client gives up.
+Replies are SSE (``Reply.sse``), JSON, raw bytes, or the AWS event-stream binary framing
+Bedrock streams in (``Reply.event_stream`` with ``bedrock_event`` / ``bedrock_exception`` frames).
 
 Example:
     with LoopbackServer() as server:
