@@ -319,6 +319,9 @@ class Tool(WireStruct, kw_only=True):
     name: str
     description: str = ""
     parameters: dict[str, Any] = field(default_factory=_empty_parameters)
+    constrained_sampling: dict[str, Any] | None = None
+    """Pi's ``constrainedSampling``: ``{"type": "json_schema", "strict": "prefer" | "require"}`` asks
+    providers with a strict tool mode (OpenAI Responses) to send the schema strict when it fits."""
 
 
 class Context(WireStruct, kw_only=True):
