@@ -27,6 +27,10 @@ _BUILTIN_APIS = {
     "openai-responses": "pi_runtime.ai.providers.openai_responses",
     "anthropic-messages": "pi_runtime.ai.providers.anthropic_messages",
     "google-generative-ai": "pi_runtime.ai.providers.google_generative",
+    "mistral-conversations": "pi_runtime.ai.providers.mistral_conversations",
+    "azure-openai-responses": "pi_runtime.ai.providers.azure_openai_responses",
+    "openai-codex-responses": "pi_runtime.ai.providers.openai_codex_responses",
+    "pi-messages": "pi_runtime.ai.providers.pi_messages",
     "scripted": "pi_runtime.ai.providers.scripted",
 }
 _registry: dict[str, ProviderStream] = {}
