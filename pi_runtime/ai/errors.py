@@ -79,7 +79,7 @@ QUOTA_PATTERNS = re.compile(
 
 RETRYABLE_PATTERNS = re.compile(
     r"overloaded|rate.?limit|too many requests|service unavailable|temporarily unavailable"
-    r"|server error|internal error|bad gateway|gateway time-?out|upstream"
+    r"|server.?error|internal.?error|bad gateway|gateway time-?out|upstream"
     r"|timed? ?out|timeout|connection (error|reset|refused|closed|lost|terminated|dropped)"
     r"|network (error|connection lost)|socket hang up|econnreset|econnrefused|etimedout"
     r"|fetch failed|other side closed|terminated|stream (ended|closed) unexpectedly"
