@@ -128,7 +128,7 @@ SERVERS: dict[str, tuple[Callable[[RecordedRequest], Reply], str, str]] = {
 
 KEPT: dict[str, str] = {
     "header user-agent": "each names itself: Pi 'pi/1.6.0 (linux; node/...; x64)', pi 'pi/0.1.0 (linux; python/...; x64)'",
-    "header accept-encoding, accept-language, sec-fetch-mode, connection, pragma, cache-control": (
+    "header accept-language, sec-fetch-mode, connection, pragma, cache-control": (
         "the HTTP client's own (undici's fetch and WebSocket; httpx2 and websockets)"),
     "header sec-websocket-key, sec-websocket-extensions": "the WebSocket client's handshake (random key; both offer "
                                                           "permessage-deflate, worded by each library)",
@@ -140,7 +140,7 @@ KEPT: dict[str, str] = {
         "the tools are the agent's: pi's bash tool has its own schema and wording"),
     "body: session id, timestamps, durationMs, cwd": "volatile",
 }
-_TRANSPORT_HEADERS = {"user-agent", "accept-encoding", "accept-language", "sec-fetch-mode", "connection", "pragma",
+_TRANSPORT_HEADERS = {"user-agent", "accept-language", "sec-fetch-mode", "connection", "pragma",
                       "cache-control", "sec-websocket-key", "sec-websocket-extensions", "content-length", "host"}
 _VOLATILE_KEYS = {"timestamp", "durationMs"}
 

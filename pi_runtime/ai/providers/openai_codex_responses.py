@@ -171,7 +171,8 @@ def sse_headers(model: Model, options: StreamOptions, token: str, account: str) 
 def websocket_headers(model: Model, options: StreamOptions, token: str, account: str) -> dict[str, str]:
     headers = _headers(model, options, token, account)
     headers.pop("content-type", None)
-    headers["accept"] = "*/*"  # what Pi's WebSocket client (undici) sends in the handshake
+    # What Pi's WebSocket client (undici) sends in the handshake besides Pi's own headers.
+    headers.update({"accept": "*/*", "accept-encoding": "gzip, deflate"})
     request_id = session_key(options) or _uuid7()
     headers.update({"openai-beta": ws.BETA_HEADER, "x-client-request-id": request_id, "session-id": request_id})
     return headers
