@@ -155,12 +155,29 @@ async def test_refused_upgrade_falls_back_to_sse(loopback):
 
 
 async def test_socket_cut_after_the_stream_started_is_an_error(loopback):
+    sid = session()
     loopback.push(Reply.upgrade(), ws_events([created(), *message("abcdefgh")[:2]], drop=True))
-    _, msg = await run(make_model(loopback), session_id=session())
+    _, msg = await run(make_model(loopback), session_id=sid)
     assert (msg.stop_reason, msg.text()) == ("error", "abcd")
     assert msg.error_message.startswith("WebSocket closed")
     assert classify_error(msg) == "retryable"
-    assert [r.method for r in loopback.requests] == ["GET", "WS"]  # no second try over SSE
+    assert [r.method for r in loopback.requests] == ["GET", "WS"]  # no second try over SSE in this turn
+    loopback.push(sse([created(), *message("retried"), completed()]))
+    _, msg = await run(make_model(loopback), session_id=sid)  # the retry: SSE for this session from now on
+    assert msg.text() == "retried" and loopback.requests[-1].method == "POST"
+
+
+async def test_websocket_transport_reuses_the_socket_with_whole_requests(loopback):
+    sid = session()
+    loopback.push(Reply.upgrade(), ws_events([created(), *message("one"), completed()]),
+                  ws_events([created("resp_2"), *message("two", item_id="msg_2"), completed()]))
+    _, first = await run(make_model(loopback), session_id=sid, transport="websocket")
+    history = [UserMessage(content="hi"), first, UserMessage(content="more")]
+    _, second = await run(make_model(loopback), Context(messages=history), session_id=sid, transport="websocket")
+    assert second.text() == "two"
+    assert [r.method for r in loopback.requests] == ["GET", "WS", "WS"]
+    follow = loopback.requests[2].json()
+    assert "previous_response_id" not in follow and len(follow["input"]) == 3
 
 
 async def test_error_events_and_failed_responses(loopback):
@@ -241,3 +258,26 @@ async def test_abort(loopback, transport):
     msg = await s.result()
     assert events[-1].type == "error" and events[-1].reason == "aborted"
     assert (msg.stop_reason, msg.error_message, msg.text()) == ("aborted", "Request was aborted", "wait")
+
+
+async def test_extension_hooks_see_the_websocket_request_once(loopback):
+    seen: list[Any] = []
+
+    async def on_payload(body: Any) -> Any:
+        seen.append("payload")
+        return {**body, "service_tier": "flex"}
+
+    async def on_headers(headers: dict[str, str]) -> dict[str, str]:
+        return {**headers, "x-extension": "yes"}
+
+    async def on_event(event: Any) -> None:
+        seen.append(event["data"]["type"])
+
+    loopback.push(Reply.upgrade(), ws_events([created(), *message("ok"), completed()]))
+    _, msg = await run(make_model(loopback), session_id=session(), on_payload=on_payload, on_headers=on_headers,
+                       on_stream_event=on_event)
+    assert msg.text() == "ok"
+    assert loopback.requests[0].headers["x-extension"] == "yes"
+    assert loopback.requests[1].json()["service_tier"] == "flex"
+    assert seen[0] == "payload" and seen.count("payload") == 1
+    assert seen[1:3] == ["response.created", "response.output_item.added"] and seen[-1] == "response.completed"

@@ -11,7 +11,7 @@ environment, then the model):
   ``AZURE_OPENAI_DEPLOYMENT_NAME_MAP`` (``gpt-5=my-gpt5,gpt-4.1=prod-41``), else the model id;
 - the key travels in the ``api-key`` header (``AZURE_OPENAI_API_KEY``), not as a bearer token.
 
-The body and the stream are Pi's shared Responses dialect (``_responses_shared``). An HTTP error
+The body and the stream are Pi's shared Responses dialect (``_responses_input``). An HTTP error
 reads ``Azure OpenAI API error (400): {"code":"content_filter",...}`` on one line.
 """
 
@@ -30,7 +30,8 @@ from ..types import Context, Model
 from ._http import OPENED, failure_events, keyed_request, post_sse
 from ._identity import identity_headers
 from ._openai_common import model_extra, sampling_params
-from ._responses_shared import ResponsesError, ResponsesReader, convert_input, convert_tools, parse_event
+from ._responses_input import convert_input, convert_tools
+from ._responses_stream import ResponsesError, ResponsesReader, parse_event
 
 API = "azure-openai-responses"
 DEFAULT_API_VERSION = "v1"

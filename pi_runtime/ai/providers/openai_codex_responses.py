@@ -6,7 +6,7 @@ OAuth access token as the API key. As Pi 1.6 sends it:
 - headers: ``originator: pi``, the bearer token, ``chatgpt-account-id`` read from the token's
   claims (``https://api.openai.com/auth`` → ``chatgpt_account_id``), the session id as
   ``session-id`` and ``x-client-request-id``;
-- body: Pi's Responses input items (``_responses_shared``) plus ``text.verbosity: low``,
+- body: Pi's Responses input items (``_responses_input``) plus ``text.verbosity: low``,
   ``include: [reasoning.encrypted_content]``, ``tool_choice: auto``, ``parallel_tool_calls``,
   the session as ``prompt_cache_key``, tools strict where declared (``strict: null`` otherwise),
   and ``reasoning.effort: none`` for a reasoning model with thinking off;
@@ -37,7 +37,8 @@ from . import _codex_ws as ws
 from ._http import Aborted, failure_events, post_sse
 from ._identity import identity_headers
 from ._openai_common import model_extra
-from ._responses_shared import ResponsesError, ResponsesReader, compact, convert_input, convert_tools
+from ._responses_input import compact, convert_input, convert_tools
+from ._responses_stream import ResponsesError, ResponsesReader
 
 API = "openai-codex-responses"
 DEFAULT_BASE_URL = "https://chatgpt.com/backend-api"
@@ -271,6 +272,8 @@ async def _over_websocket(model: Model, body: dict[str, Any], headers: dict[str,
         request = ws.request_body(lease.entry, body) if cached else body
         async for raw in ws.exchange(lease.connection, {"type": "response.create", **request}, options.signal,
                                      options.timeout):
+            if options.on_stream_event is not None:
+                await options.on_stream_event({"event": raw.get("type"), "data": raw})
             event = codex_event(raw)
             if event is None:
                 continue
@@ -338,8 +341,13 @@ async def stream(model: Model, context: Context, options: StreamOptions) -> Asyn
     reader = ResponsesReader(builder)
     session = session_key(options)
     try:
+        if options.on_payload is not None:  # the extensions' hook sees the body once, whichever transport
+            body = await options.on_payload(body)
+            options = replace(options, on_payload=None)
         if options.transport != "sse" and not (session and session in ws.sse_only_sessions):
             headers = websocket_headers(model, options, token, account)
+            if options.on_headers is not None:
+                headers = await options.on_headers(dict(headers))
             retried_limit = retried_lost = False
             while True:
                 try:
@@ -362,9 +370,12 @@ async def stream(model: Model, context: Context, options: StreamOptions) -> Asyn
                         continue
                     if exc.code != CONNECTION_LIMIT or started:
                         raise
-                except Exception:  # a transport failure: SSE may still work
+                except Exception:  # a transport failure: this session uses SSE from now on (as Pi)
+                    if session:
+                        ws.sse_only_sessions.add(session)
                     if builder.started:
-                        raise
+                        raise  # what streamed cannot be taken back: the turn fails (and may be retried)
+                    break
                 if session:
                     ws.sse_only_sessions.add(session)
                 break
