@@ -166,6 +166,9 @@ class AssistantMessage(MessageBase, tag="assistant", kw_only=True):
     api: str = ""
     provider: str = ""
     model: str = ""
+    provider_thinking_level: str | None = None
+    """The effort a Codex model was told mid-conversation (Pi's ``providerThinkingLevel``), replayed
+    with the message as a ``configuration_update`` item."""
     usage: Usage = field(default_factory=Usage)
     stop_reason: StopReason = "pending"
     timestamp: int = field(default_factory=now_ms)

@@ -40,13 +40,20 @@ def test_a_tool_round_trip_through_pi(tmp_path, api):
         assert [i["type"] for i in follow["input"]] == ["function_call_output"]
 
 
+CASES = [(api, thinking, None) for api in APIS for thinking in (None, "high")] + [
+    # Codex as Pi's catalog describes its models: tools as additional_tools items, the effort as
+    # configuration_update items (high, and off on a reasoning model).
+    ("openai-codex-responses", "high", "catalog"), ("openai-codex-responses", "off", "catalog"),
+]
+
+
 @pytest.mark.skipif(not PI_REFERENCE or not Path(PI_REFERENCE).exists(), reason="real Pi not installed (set PI_REFERENCE)")
-@pytest.mark.parametrize("thinking", [None, "high"])
-@pytest.mark.parametrize("api", APIS)
-def test_pi_sends_what_pi_sends(tmp_path, api, thinking):
+@pytest.mark.parametrize(("api", "thinking", "model"), CASES)
+def test_pi_sends_what_pi_sends(tmp_path, api, thinking, model):
     assert PI_REFERENCE is not None
-    theirs, their_cwd, _ = side.run(PI_REFERENCE, api, tmp_path / "Pi", thinking=thinking)
-    ours, our_cwd, _ = side.run(OURS, api, tmp_path / "pi", thinking=thinking)
+    entry = side.CODEX_CATALOG_MODEL if model == "catalog" else None
+    theirs, their_cwd, _ = side.run(PI_REFERENCE, api, tmp_path / "Pi", thinking=thinking, model=entry)
+    ours, our_cwd, _ = side.run(OURS, api, tmp_path / "pi", thinking=thinking, model=entry)
     assert len(ours) == len(theirs) >= 2
     for mine, reference in zip(ours, theirs):
         assert side.comparable(mine, our_cwd) == side.comparable(reference, their_cwd)

@@ -48,8 +48,8 @@ def _sse_events(reply: Reply) -> list[dict[str, Any]]:
 
 
 def _responses(request: RecordedRequest) -> Reply:
-    items = (request.json() or {}).get("input") or [{}]
-    if items[-1].get("type") == "function_call_output":
+    items = (request.json() or {}).get("input") or []
+    if any(i.get("type") == "function_call_output" for i in items):
         item = {"type": "message", "id": "msg_2", "role": "assistant", "status": "completed",
                 "content": [{"type": "output_text", "text": "done", "annotations": []}]}
         events = [{"type": "response.created", "response": {"id": "resp_2", "status": "in_progress"}},
@@ -209,10 +209,18 @@ def _env(agent: Path, home: Path, binary: str) -> dict[str, str]:
     return env
 
 
+CODEX_CATALOG_MODEL: dict[str, Any] = {
+    "reasoning": True, "thinkingLevelMap": {"xhigh": "xhigh", "max": "max", "minimal": "low"},
+    "compat": {"supportsOpenAIGrammarTools": True, "supportsAdditionalTools": True, "supportsToolSearch": True,
+               "supportsMidConvoSystemMessages": True, "supportsMidConvoEffort": True},
+}
+"""What Pi 1.6's catalog says of its Codex models (gpt-5.6-*): tools and efforts declared in place."""
+
+
 def run(binary: str, api: str, tmp: Path, timeout: float = 90, thinking: str | None = None,
-        ) -> tuple[list[RecordedRequest], str, str]:
+        model: dict[str, Any] | None = None) -> tuple[list[RecordedRequest], str, str]:
     """Run a prompt that needs one bash call through ``api`` with the ``pi`` at ``binary``;
-    ``thinking``: a reasoning model at that level.
+    ``thinking``: a reasoning model at that level; ``model``: more of the model's models.json entry.
 
     Returns:
         The requests the server received, the project folder (the prompt's cwd) and stdout.
@@ -224,7 +232,8 @@ def run(binary: str, api: str, tmp: Path, timeout: float = 90, thinking: str | N
     with LoopbackServer(responder) as server:
         (agent / "models.json").write_text(json.dumps({"providers": {"side": {
             "baseUrl": server.url + suffix, "api": api, "apiKey": key,
-            "models": [{"id": "m1", "contextWindow": 100000, "maxTokens": 4000, "reasoning": bool(thinking)}]}}}))
+            "models": [{"id": "m1", "contextWindow": 100000, "maxTokens": 4000, "reasoning": bool(thinking),
+                        **(model or {})}]}}}))
         (agent / "settings.json").write_text(json.dumps({"retry": {"enabled": False}, "transport": "auto"}))
         args = [binary, "--model", "side/m1", "--system-prompt", "You are terse.", "--tools", "bash",
                 "-nc", "-ne", "-ns", "-np", *(["--thinking", thinking] if thinking else []), "-p", PROMPT]
@@ -243,7 +252,8 @@ if __name__ == "__main__":
     level = os.environ.get("THINKING") or None
     for api in sys.argv[1:] or list(SERVERS):
         for name, binary in (("Pi", reference), ("pi", ours)):
-            requests, cwd, _ = run(binary, api, Path(tempfile.mkdtemp()), thinking=level)
+            requests, cwd, _ = run(binary, api, Path(tempfile.mkdtemp()), thinking=level,
+                                   model=CODEX_CATALOG_MODEL if os.environ.get("CATALOG") else None)
             print(f"== {api} / {name}")
             for request in requests:
                 print(json.dumps(comparable(request, cwd), indent=1))

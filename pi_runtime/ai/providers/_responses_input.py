@@ -20,6 +20,16 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..strict_schema import strict_choice, tool_parameters
+from ..transcript import (
+    ToolSupport,
+    collapse,
+    hold_system_messages,
+    request_tools,
+    role,
+    system_text,
+    transcript,
+    update_text,
+)
 from ..transform import prepare_messages
 from ..types import (
     AssistantMessage,
@@ -186,34 +196,151 @@ def instruction_role(model: Model) -> str:
     return "developer" if model.reasoning and supports is not False else "system"
 
 
-def convert_input(model: Model, context: Context, family: frozenset[str]) -> list[dict[str, Any]]:
-    """History as Responses input items, as Pi 1.6 builds them.
+def tool_support(model: Model) -> ToolSupport:
+    """How tool changes travel (Pi's ``getResponsesToolSupport``): ``changes`` as ``additional_tools``
+    items where mid-conversation system messages and additional tools are supported, ``additions``
+    as client tool-search results where tool search is, else ``none`` (the request's tool list)."""
+    compat = model.compat or {}
+    if compat.get("supportsMidConvoSystemMessages") and compat.get("supportsAdditionalTools"):
+        return "changes"
+    return "additions" if compat.get("supportsToolSearch") else "none"
+
+
+class _Input:
+    """One request's input items, built from the transcript in order (Pi's ``convertResponsesMessages``)."""
+
+    def __init__(self, model: Model, family: frozenset[str], strict: tuple[Any, bool], effort: str | None) -> None:
+        self.model = model
+        self.role = instruction_role(model)
+        self.images_ok = "image" in model.input
+        self.support = tool_support(model)
+        self.strict = strict
+        self.effort = effort
+        self.assistant = _AssistantItems(model, family)
+        self.items: list[dict[str, Any]] = []
+        self.declared_additional = False
+        self.unavailable: dict[str, None] = {}
+        """Tools announced as removed and not declared again since (ordered, as Pi's Set)."""
+
+    def _tools(self, declared: list[dict[str, Any]], search_result: bool = False) -> list[dict[str, Any]]:
+        tools = [Tool.model_validate(t) for t in declared]
+        return convert_tools(tools, default_strict=self.strict[0], supports_strict=self.strict[1],
+                             search_result=search_result)
+
+    def _additions(self, wire: dict[str, Any], seed: str) -> None:
+        tools = wire.get("toolsAdded") or []
+        for tool in tools:
+            self.unavailable.pop(tool.get("name"), None)
+        if not tools:
+            return
+        if self.support == "changes":
+            if self.declared_additional:
+                self.items.append({"role": self.role, "content": _incremental_notice(list(self.unavailable))})
+            self.declared_additional = True
+            self.items.append({"type": "additional_tools", "role": "developer", "tools": self._tools(tools)})
+        elif self.support == "additions":
+            names = [str(t.get("name")) for t in tools]
+            joined = ",".join(names)
+            call_id = f"pi_tool_load_{short_hash(f'{seed}:{joined}')}"
+            self.items.append({"type": "tool_search_call", "call_id": call_id, "execution": "client",
+                               "status": "completed", "arguments": {"query": " ".join(names), "limit": len(names)}})
+            self.items.append({"type": "tool_search_output", "call_id": call_id, "execution": "client",
+                               "status": "completed", "tools": self._tools(tools, search_result=True)})
+
+    def system(self, wire: dict[str, Any], leading: bool, anchors: bool, index: int) -> None:
+        if anchors:
+            self._additions(wire, f"system:{index}")
+        parts = [system_text(wire) if leading else update_text(wire)]
+        if anchors:
+            added = {t.get("name") for t in wire.get("toolsAdded") or ()}
+            removed = [str(t.get("name")) for t in wire.get("toolsRemoved") or () if t.get("name") not in added]
+            if removed:
+                parts.append("The following tools are no longer available. Do not call them:\n"
+                             + "\n".join(f"- {name}" for name in removed))
+            self.unavailable.update(dict.fromkeys(removed))
+        text = "\n\n".join(p for p in parts if p)
+        if text:
+            self.items.append({"role": self.role, "content": text})
+
+    def message(self, message: Any, index: int) -> None:
+        if isinstance(message, UserMessage):
+            item = _user_item(message, self.images_ok)
+            if item is not None:
+                self.items.append(item)
+        elif isinstance(message, AssistantMessage):
+            out = self.assistant.items(message, index)
+            same = (message.provider, message.api, message.model) == (self.model.provider, self.model.api,
+                                                                     self.model.id)
+            if out and self.effort is not None and same and message.provider_thinking_level is not None:
+                self.items.append({"type": "configuration_update",
+                                   "reasoning": {"effort": message.provider_thinking_level}})
+            self.items.extend(out)
+        elif isinstance(message, ToolResultMessage):
+            call_id = self.assistant.renamed.get(message.tool_call_id, message.tool_call_id)
+            self.items.append({"type": "function_call_output", "call_id": call_id.split("|")[0],
+                               "output": _tool_output(message, self.images_ok)})
+
+
+def _incremental_notice(unavailable: list[str]) -> str:
+    notice = ("This is an incremental tools update. Previously declared tools remain available unless explicitly "
+              "marked unavailable. A tool declared again here is available again, and its latest definition "
+              "replaces the earlier one.")
+    return f"{notice}\nStill unavailable: {', '.join(unavailable)}." if unavailable else notice
+
+
+def _prepared(messages: list[Any], model: Model) -> list[Any]:
+    """``prepare_messages`` run between the system messages (which it would drop)."""
+    out: list[Any] = []
+    run: list[Any] = []
+    for message in messages:
+        if role(message) == "system":
+            out.extend(prepare_messages(run, model))
+            run = []
+            out.append(message)
+        else:
+            run.append(message)
+    out.extend(prepare_messages(run, model))
+    return out
+
+
+def convert_input(model: Model, context: Context, family: frozenset[str], *, strict: tuple[Any, bool] = (False, True),
+                  configuration_effort: str | None = None) -> tuple[list[dict[str, Any]], list[Tool]]:
+    """History as Responses input items, and the tools for the request's tool list, as Pi 1.6 builds them.
 
     Args:
-        model: The target model.
-        context: System prompt and messages.
+        model: The target model (its compat decides how the prompt and tool changes travel).
+        context: The transcript (system messages) or a system prompt, tools and messages.
         family: Providers whose tool-call item ids can be carried over from another model.
+        strict: ``(default strict value, whether the server takes strict tools)`` for tool lists.
+        configuration_effort: Codex's mid-conversation effort, sent as ``configuration_update`` items.
+
+    Raises:
+        ValueError: a tool requires a strict schema it cannot have.
     """
-    items: list[dict[str, Any]] = []
-    if context.system_prompt:
-        items.append({"role": instruction_role(model), "content": context.system_prompt})
-    images_ok = "image" in model.input
-    assistant = _AssistantItems(model, family)
-    for index, message in enumerate(prepare_messages(context.messages, model)):
-        if isinstance(message, UserMessage):
-            item = _user_item(message, images_ok)
-            if item is not None:
-                items.append(item)
-        elif isinstance(message, AssistantMessage):
-            items.extend(assistant.items(message, index))
-        elif isinstance(message, ToolResultMessage):
-            call_id = assistant.renamed.get(message.tool_call_id, message.tool_call_id)
-            items.append({"type": "function_call_output", "call_id": call_id.split("|")[0],
-                          "output": _tool_output(message, images_ok)})
-    return items
+    messages = transcript(context)
+    if not (model.compat or {}).get("supportsMidConvoSystemMessages"):
+        messages = collapse(messages)
+    listed, folded = request_tools(messages, tool_support(model))
+    builder = _Input(model, family, strict, configuration_effort)
+    index = 0
+    systems = 0
+    for position, message in enumerate(_prepared(hold_system_messages(messages), model)):
+        leading = position == 0 and role(message) == "system"
+        if role(message) == "system":
+            wire = message if isinstance(message, dict) else message.to_wire()
+            builder.system(wire, leading, systems >= folded, index)
+            systems += 1
+        else:
+            builder.message(message, index)
+        if not leading:
+            index += 1
+    if configuration_effort is not None:
+        builder.items.append({"type": "configuration_update", "reasoning": {"effort": configuration_effort}})
+    return builder.items, [Tool.model_validate(t) for t in listed]
 
 
-def convert_tools(tools: Iterable[Tool], *, default_strict: Any, supports_strict: bool) -> list[dict[str, Any]]:
+def convert_tools(tools: Iterable[Tool], *, default_strict: Any, supports_strict: bool,
+                  search_result: bool = False) -> list[dict[str, Any]]:
     """Function tools; ``default_strict`` is sent for a tool whose declaration does not decide.
 
     Raises:
@@ -225,6 +352,8 @@ def convert_tools(tools: Iterable[Tool], *, default_strict: Any, supports_strict
         strict = default_strict if chosen is None else chosen
         entry: dict[str, Any] = {"type": "function", "name": tool.name, "description": tool.description,
                                  "parameters": tool_parameters(tool, strict is True)}
+        if search_result:
+            entry["defer_loading"] = True
         if supports_strict:
             entry["strict"] = strict
         out.append(entry)

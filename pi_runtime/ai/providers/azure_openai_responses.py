@@ -34,6 +34,8 @@ from ._responses_input import convert_input, convert_tools
 from ._responses_stream import ResponsesError, ResponsesReader, parse_event
 
 API = "azure-openai-responses"
+ACCEPTS_SYSTEM_MESSAGES = True
+"""The transcript's system messages reach ``convert_input`` (prompt and tools as Pi declares them)."""
 DEFAULT_API_VERSION = "v1"
 MIN_OUTPUT_TOKENS = 16
 """The Responses API rejects ``max_output_tokens`` below 16."""
@@ -112,8 +114,9 @@ def build_request(
     compat = model.compat or {}
     api_version = _setting(options, "azure_api_version", "AZURE_OPENAI_API_VERSION") or DEFAULT_API_VERSION
     url = f"{base_url(model, options)}/responses?api-version={quote(api_version, safe='')}"
-    body: dict[str, Any] = {"model": deployment_name(model, options),
-                            "input": convert_input(model, context, TOOL_CALL_FAMILY), "stream": True}
+    supports_strict = compat.get("supportsStrictMode", True) is not False
+    items, tools = convert_input(model, context, TOOL_CALL_FAMILY, strict=(False, supports_strict))
+    body: dict[str, Any] = {"model": deployment_name(model, options), "input": items, "stream": True}
     if options.session_id and compat.get("promptCacheKeyMode") != "disabled":
         body["prompt_cache_key"] = options.session_id[:64]
     body["store"] = False
@@ -122,9 +125,8 @@ def build_request(
         body["max_output_tokens"] = max(max_tokens, MIN_OUTPUT_TOKENS)
     if options.temperature is not None:
         body["temperature"] = options.temperature
-    if context.tools:
-        body["tools"] = convert_tools(context.tools, default_strict=False,
-                                      supports_strict=compat.get("supportsStrictMode", True) is not False)
+    if tools:
+        body["tools"] = convert_tools(tools, default_strict=False, supports_strict=supports_strict)
     reasoning, encrypted, level = _reasoning(model, options)
     if reasoning is not None:
         body["reasoning"] = reasoning

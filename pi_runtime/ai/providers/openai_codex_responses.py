@@ -41,6 +41,11 @@ from ._responses_input import compact, convert_input, convert_tools
 from ._responses_stream import ResponsesError, ResponsesReader
 
 API = "openai-codex-responses"
+ACCEPTS_SYSTEM_MESSAGES = True
+"""The transcript's system messages reach ``convert_input``: Codex models declare tool changes in
+place (``additional_tools``) and take prompt updates mid-conversation."""
+CONFIGURATION_UPDATE_EFFORT = "medium"
+"""``reasoning.effort`` while ``configuration_update`` items carry the thinking level."""
 DEFAULT_BASE_URL = "https://chatgpt.com/backend-api"
 JWT_CLAIMS = "https://api.openai.com/auth"
 MIN_OUTPUT_TOKENS = 16
@@ -114,6 +119,16 @@ def session_key(options: StreamOptions) -> str | None:
     return options.session_id[:64] if options.session_id else None
 
 
+def configuration_effort(model: Model, options: StreamOptions) -> str | None:
+    """For models that take the effort mid-conversation (``supportsMidConvoEffort``): the effort to
+    send as ``configuration_update`` items (and to record on the message), else None."""
+    if not (model.compat or {}).get("supportsMidConvoEffort"):
+        return None
+    if not model.reasoning and options.reasoning in (None, "off"):
+        return None
+    return _effort(model, options)
+
+
 def build_body(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
     """The request body, keys in Pi's order.
 
@@ -121,9 +136,12 @@ def build_body(model: Model, context: Context, options: StreamOptions) -> dict[s
         ValueError: a tool requires a strict schema it cannot have.
     """
     compat = model.compat or {}
+    supports_strict = compat.get("supportsStrictMode", True) is not False
+    mid_effort = configuration_effort(model, options)
+    items, tools = convert_input(model, context, TOOL_CALL_FAMILY, strict=(None, supports_strict),
+                                 configuration_effort=mid_effort)
     body: dict[str, Any] = {
-        "model": model.id, "store": False, "stream": True,
-        "input": convert_input(model, context, TOOL_CALL_FAMILY),
+        "model": model.id, "store": False, "stream": True, "input": items,
         "text": {"verbosity": str(options.extra.get("text_verbosity") or "low")},
         "include": ["reasoning.encrypted_content"],
     }
@@ -139,10 +157,9 @@ def build_body(model: Model, context: Context, options: StreamOptions) -> dict[s
         body["temperature"] = options.temperature
     if options.extra.get("service_tier"):
         body["service_tier"] = options.extra["service_tier"]
-    if context.tools:
-        body["tools"] = convert_tools(context.tools, default_strict=None,
-                                     supports_strict=compat.get("supportsStrictMode", True) is not False)
-    effort = _effort(model, options)
+    if tools:
+        body["tools"] = convert_tools(tools, default_strict=None, supports_strict=supports_strict)
+    effort = CONFIGURATION_UPDATE_EFFORT if mid_effort is not None else _effort(model, options)
     if effort is not None:
         body["reasoning"] = {"effort": effort, "summary": "auto"}
     return body
@@ -283,7 +300,8 @@ async def _over_websocket(model: Model, body: dict[str, Any], headers: dict[str,
                 break
         if cached and lease.entry is not None and reader.builder.message.response_id:
             answer = Context(messages=[reader.builder.message])
-            items = [i for i in convert_input(model, answer, TOOL_CALL_FAMILY) if i.get("type") != "function_call_output"]
+            items = [i for i in convert_input(model, answer, TOOL_CALL_FAMILY)[0]
+                     if i.get("type") != "function_call_output"]
             lease.entry.continuation = ws.Continuation(body=body, response_id=reader.builder.message.response_id,
                                                        response_items=items)
     except BaseException:
@@ -338,6 +356,7 @@ async def stream(model: Model, context: Context, options: StreamOptions) -> Asyn
         for event in builder.fail(str(exc)):
             yield event
         return
+    builder.message.provider_thinking_level = configuration_effort(model, options)
     reader = ResponsesReader(builder)
     session = session_key(options)
     try:
