@@ -84,8 +84,8 @@ async def test_a_transcript_with_system_messages_goes_as_it_is(loopback):
     earlier = AssistantMessage(content=[TextContent(text="ok")], api="pi-messages", provider="radius",
                                model="claude-x", stop_reason="stop", timestamp=5)
     loopback.push(Reply.sse(text_events()))
-    await run(make_model(loopback), Context(system_prompt="ignored: the transcript declares it", tools=[
-        Tool(name="ignored")], messages=[system, UserMessage(content="hi", timestamp=4), earlier]))
+    await run(make_model(loopback), Context(system_prompt="Be brief.", tools=[Tool(name="declared by the transcript")],
+                                            messages=[system, UserMessage(content="hi", timestamp=4), earlier]))
     context = loopback.requests[0].json()["context"]
     assert list(context) == ["messages"]
     assert context["messages"][0] == {"role": "system", "content": "", "sections": {"preamble": "Be brief."},
@@ -93,6 +93,13 @@ async def test_a_transcript_with_system_messages_goes_as_it_is(loopback):
                                                                       "parameters": {"type": "object"}}]}
     # Whole-number costs are written as JSON.stringify writes them.
     assert '"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}' in loopback.requests[0].body.decode()
+
+    # An extension's forced prompt leads instead, with the declared tools (Pi's projection).
+    loopback.push(Reply.sse(text_events()))
+    await run(make_model(loopback), Context(system_prompt="Forced.", messages=[system, UserMessage(content="hi")]))
+    head = loopback.requests[1].json()["context"]["messages"][0]
+    assert head == {"role": "system", "content": "Forced.", "toolsAdded": system.to_wire()["toolsAdded"],
+                    "timestamp": 3}
 
 
 async def test_tool_call_and_thinking(loopback):

@@ -21,6 +21,7 @@ import msgspec
 from ..builder import MessageBuilder
 from ..events import AssistantMessageEvent
 from ..options import StreamOptions
+from ..transcript import role, transcript
 from ..types import Context, Model, TextContent, ThinkingContent, ToolCall, Usage
 from ._http import StreamFormatError, failure_events, keyed_request, post_sse
 from ._identity import identity_headers
@@ -41,10 +42,11 @@ def _wire(message: Any) -> Any:
 
 
 def wire_context(context: Context) -> dict[str, Any]:
-    """The context as Pi sends it: its transcript when it has system messages, else Pi's SDK shape."""
+    """The context as Pi sends it: its transcript when it has system messages (an extension's forced
+    prompt projected as Pi does), else Pi's SDK shape."""
+    if any(role(m) == "system" for m in context.messages):
+        return {"messages": [_wire(m) for m in transcript(context)]}
     messages = [_wire(m) for m in context.messages]
-    if any(m.get("role") == "system" for m in messages if isinstance(m, dict)):
-        return {"messages": messages}
     out: dict[str, Any] = {}
     if context.system_prompt is not None:
         out["systemPrompt"] = context.system_prompt
