@@ -99,7 +99,7 @@ async def serve_websocket(
                 parts.append(bytes(frame.data))
                 if not frame.fin:
                     continue
-                message = RecordedRequest("WS", handshake.path, dict(handshake.headers), b"".join(parts))
+                message = RecordedRequest("WS", handshake.path, dict(handshake.headers), b"".join(parts), handshake.host)
                 parts = []
                 if not await _play(writer, protocol, next_reply(message)):
                     return

@@ -22,10 +22,19 @@ OURS = str(Path(sys.executable).parent / "pi")
 APIS = list(side.SERVERS)
 
 
+HOSTS = {"mistral-conversations": "api.mistral.ai", "azure-openai-responses": "pi-side.openai.azure.com",
+         "openai-codex-responses": "chatgpt.com", "pi-messages": "radius.pi.dev"}
+
+
+@pytest.mark.parametrize("real_hosts", [False, True], ids=["loopback", "real-hosts"])
 @pytest.mark.parametrize("api", APIS)
-def test_a_tool_round_trip_through_pi(tmp_path, api):
-    requests, _, stdout = side.run(OURS, api, tmp_path)
+def test_a_tool_round_trip_through_pi(tmp_path, api, real_hosts):
+    """Through the installed pi; with ``real_hosts`` to the provider's own host name over TLS, through
+    the stand-in's CONNECT proxy (Codex's WebSocket included; Azure's host from its resource name)."""
+    requests, _, stdout = side.run(OURS, api, tmp_path, real_hosts=real_hosts)
     assert stdout.strip() == "done"
+    if real_hosts:
+        assert {r.host for r in requests} == {HOSTS[api]}
     methods = [r.method for r in requests]
     # Codex: one socket for both turns (the second sends only the tool result after previous_response_id).
     assert methods == (["GET", "WS", "WS"] if api == "openai-codex-responses" else ["POST", "POST"])
@@ -40,21 +49,23 @@ def test_a_tool_round_trip_through_pi(tmp_path, api):
         assert [i["type"] for i in follow["input"]] == ["function_call_output"]
 
 
-CASES = [(api, thinking, None) for api in APIS for thinking in (None, "high")] + [
+CASES = [(api, thinking, None, False) for api in APIS for thinking in (None, "high")] + [
     # Codex as Pi's catalog describes its models: tools as additional_tools items, the effort as
     # configuration_update items (high, and off on a reasoning model).
-    ("openai-codex-responses", "high", "catalog"), ("openai-codex-responses", "off", "catalog"),
-]
+    ("openai-codex-responses", "high", "catalog", False), ("openai-codex-responses", "off", "catalog", False),
+] + [(api, None, None, True) for api in APIS]  # to the real host names, through the stand-in
 
 
 @pytest.mark.skipif(not PI_REFERENCE or not Path(PI_REFERENCE).exists(), reason="real Pi not installed (set PI_REFERENCE)")
-@pytest.mark.parametrize(("api", "thinking", "model"), CASES)
-def test_pi_sends_what_pi_sends(tmp_path, api, thinking, model):
+@pytest.mark.parametrize(("api", "thinking", "model", "real_hosts"), CASES)
+def test_pi_sends_what_pi_sends(tmp_path, api, thinking, model, real_hosts):
     assert PI_REFERENCE is not None
     entry = side.CODEX_CATALOG_MODEL if model == "catalog" else None
-    theirs, their_cwd, _ = side.run(PI_REFERENCE, api, tmp_path / "Pi", thinking=thinking, model=entry)
-    ours, our_cwd, _ = side.run(OURS, api, tmp_path / "pi", thinking=thinking, model=entry)
+    theirs, their_cwd, _ = side.run(PI_REFERENCE, api, tmp_path / "Pi", thinking=thinking, model=entry,
+                                    real_hosts=real_hosts)
+    ours, our_cwd, _ = side.run(OURS, api, tmp_path / "pi", thinking=thinking, model=entry, real_hosts=real_hosts)
     assert len(ours) == len(theirs) >= 2
     for mine, reference in zip(ours, theirs):
+        assert mine.host == reference.host
         assert side.comparable(mine, our_cwd) == side.comparable(reference, their_cwd)
         assert side.comparable(mine, our_cwd)["compact"]  # JSON.stringify's spacing: none

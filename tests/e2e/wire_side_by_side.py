@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from pi_runtime.testing.loopback import LoopbackServer, RecordedRequest, Reply
+from pi_runtime.testing.standin import ProviderStandIn
 
 
 def _b64(data: dict[str, Any]) -> str:
@@ -116,6 +117,16 @@ def _pi_messages(request: RecordedRequest) -> Reply:
     return Reply.sse(events)
 
 
+REAL_HOSTS: dict[str, tuple[str, dict[str, str]]] = {
+    # api: (models.json baseUrl, environment) when the request goes to the provider's real host
+    "mistral-conversations": ("https://api.mistral.ai", {}),
+    # The resource name wins over the model's baseUrl: https://pi-side.openai.azure.com/openai/v1.
+    "azure-openai-responses": ("https://unused.example.com", {"AZURE_OPENAI_RESOURCE_NAME": "pi-side"}),
+    "openai-codex-responses": ("https://chatgpt.com/backend-api", {}),
+    "pi-messages": ("https://radius.pi.dev", {}),
+}
+"""Where each API's requests go with ``real_hosts``: through the stand-in (TLS, a test CA, CONNECT)."""
+
 SERVERS: dict[str, tuple[Callable[[RecordedRequest], Reply], str, str]] = {
     # api: (server, base URL suffix, key)
     "mistral-conversations": (_mistral, "", KEY),
@@ -128,8 +139,9 @@ SERVERS: dict[str, tuple[Callable[[RecordedRequest], Reply], str, str]] = {
 
 KEPT: dict[str, str] = {
     "header user-agent": "each names itself: Pi 'pi/1.6.0 (linux; node/...; x64)', pi 'pi/0.1.0 (linux; python/...; x64)'",
-    "header accept-language, sec-fetch-mode, connection, pragma, cache-control": (
-        "the HTTP client's own (undici's fetch and WebSocket; httpx2 and websockets)"),
+    "header accept-encoding, accept-language, sec-fetch-mode, connection, pragma, cache-control": (
+        "the HTTP client's own (undici's fetch and WebSocket; httpx2 and websockets); Pi's accept-encoding "
+        "is 'gzip, deflate' direct but 'br, gzip, deflate, zstd' through a proxy"),
     "header sec-websocket-key, sec-websocket-extensions": "the WebSocket client's handshake (random key; both offer "
                                                           "permessage-deflate, worded by each library)",
     "header x-stainless-*": "telemetry of the OpenAI JS SDK Pi's Azure API goes through; pi uses no SDK",
@@ -140,7 +152,7 @@ KEPT: dict[str, str] = {
         "the tools are the agent's: pi's bash tool has its own schema and wording"),
     "body: session id, timestamps, durationMs, cwd": "volatile",
 }
-_TRANSPORT_HEADERS = {"user-agent", "accept-language", "sec-fetch-mode", "connection", "pragma",
+_TRANSPORT_HEADERS = {"user-agent", "accept-encoding", "accept-language", "sec-fetch-mode", "connection", "pragma",
                       "cache-control", "sec-websocket-key", "sec-websocket-extensions", "content-length", "host"}
 _VOLATILE_KEYS = {"timestamp", "durationMs"}
 
@@ -218,9 +230,10 @@ CODEX_CATALOG_MODEL: dict[str, Any] = {
 
 
 def run(binary: str, api: str, tmp: Path, timeout: float = 90, thinking: str | None = None,
-        model: dict[str, Any] | None = None) -> tuple[list[RecordedRequest], str, str]:
+        model: dict[str, Any] | None = None, real_hosts: bool = False) -> tuple[list[RecordedRequest], str, str]:
     """Run a prompt that needs one bash call through ``api`` with the ``pi`` at ``binary``;
-    ``thinking``: a reasoning model at that level; ``model``: more of the model's models.json entry.
+    ``thinking``: a reasoning model at that level; ``model``: more of the model's models.json entry;
+    ``real_hosts``: to the provider's real host name, played by the stand-in (``REAL_HOSTS``).
 
     Returns:
         The requests the server received, the project folder (the prompt's cwd) and stdout.
@@ -229,15 +242,21 @@ def run(binary: str, api: str, tmp: Path, timeout: float = 90, thinking: str | N
     for folder in (agent, project, home):
         folder.mkdir(parents=True)
     responder, suffix, key = SERVERS[api]
-    with LoopbackServer(responder) as server:
+    server: LoopbackServer = ProviderStandIn(responder) if real_hosts else LoopbackServer(responder)
+    with server:
+        env = _env(agent, home, binary)
+        base_url = server.url + suffix
+        if real_hosts:
+            base_url, extra = REAL_HOSTS[api]
+            env.update(server.env(), **extra)  # type: ignore[attr-defined]
         (agent / "models.json").write_text(json.dumps({"providers": {"side": {
-            "baseUrl": server.url + suffix, "api": api, "apiKey": key,
+            "baseUrl": base_url, "api": api, "apiKey": key,
             "models": [{"id": "m1", "contextWindow": 100000, "maxTokens": 4000, "reasoning": bool(thinking),
                         **(model or {})}]}}}))
         (agent / "settings.json").write_text(json.dumps({"retry": {"enabled": False}, "transport": "auto"}))
         args = [binary, "--model", "side/m1", "--system-prompt", "You are terse.", "--tools", "bash",
                 "-nc", "-ne", "-ns", "-np", *(["--thinking", thinking] if thinking else []), "-p", PROMPT]
-        proc = subprocess.run(args, cwd=project, env=_env(agent, home, binary), capture_output=True, text=True,
+        proc = subprocess.run(args, cwd=project, env=env, capture_output=True, text=True,
                               timeout=timeout, stdin=subprocess.DEVNULL)
         if proc.returncode != 0:
             raise AssertionError(f"{binary} failed ({proc.returncode}): {proc.stderr[-2000:]}")
@@ -253,7 +272,9 @@ if __name__ == "__main__":
     for api in sys.argv[1:] or list(SERVERS):
         for name, binary in (("Pi", reference), ("pi", ours)):
             requests, cwd, _ = run(binary, api, Path(tempfile.mkdtemp()), thinking=level,
-                                   model=CODEX_CATALOG_MODEL if os.environ.get("CATALOG") else None)
+                                   model=CODEX_CATALOG_MODEL if os.environ.get("CATALOG") else None,
+                                   real_hosts=bool(os.environ.get("REAL_HOSTS")))
+            print("hosts:", sorted({r.host for r in requests}))
             print(f"== {api} / {name}")
             for request in requests:
                 print(json.dumps(comparable(request, cwd), indent=1))
