@@ -354,8 +354,9 @@ class Context(WireStruct, kw_only=True):
 # --------------------------------------------------------------------------- models
 
 Api = str
-"""Wire protocol id: openai-completions, openai-responses, anthropic-messages,
-google-generative-ai, scripted, or a custom one registered at run time."""
+"""Wire protocol id: openai-completions, openai-responses, anthropic-messages, google-generative-ai,
+mistral-conversations, azure-openai-responses, openai-codex-responses, pi-messages, scripted, or a
+custom one registered at run time."""
 
 ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
 THINKING_LEVELS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high", "xhigh")

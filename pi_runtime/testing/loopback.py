@@ -4,7 +4,9 @@ Used by the provider tests, the end-to-end tests (a ``pi`` subprocess talks to i
 benchmarks. It runs its own event loop in a daemon thread, so it serves sync code, async
 tests and other processes alike. Replies are sent with chunked transfer encoding, one
 chunk per scripted piece, so the client sees the framing exactly as a provider sends it;
-a reply can pause, drop the connection mid-stream or stall until the client gives up.
+a reply can pause, drop the connection mid-stream or stall until the client gives up. A GET with
+``Upgrade: websocket`` is answered on the same port (``loopback_ws``: ``Reply.upgrade()`` then one
+``Reply.ws([...])`` per message the client sends), and a zstd request body is read decoded.
 
 Example:
     with LoopbackServer() as server:

@@ -106,7 +106,7 @@ def _effort(model: Model, options: StreamOptions) -> str | None:
     mapping = model_extra(model, "thinkingLevelMap") or {}
     level = options.reasoning if options.reasoning and options.reasoning != "off" else None
     if level:
-        effort = mapping.get(level, level)
+        effort = mapping.get(level) or level  # a level mapped to null is not offered (the kernel clamps)
     elif model.reasoning:
         effort = mapping.get("off", "none")
     else:
