@@ -11,7 +11,7 @@ events as the SSE stream, one JSON object per frame, until ``response.completed`
 - a socket that is busy (two requests of one session at once) is not shared: the second
   request opens a socket of its own and closes it after.
 
-The library is ``websockets`` (imported on the first Codex request over WebSocket, 0.1 s);
+The library is ``websockets`` (imported in a thread on the first Codex request over WebSocket);
 frames larger than ``MAX_MESSAGE`` are refused. Failures are raised to the caller
 (``openai_codex_responses``), which decides between retrying, falling back to SSE and failing.
 """
@@ -114,8 +114,20 @@ def close_sessions(session_id: str | None = None) -> None:
             _forget(key, entry)
 
 
+async def _client() -> Any:
+    """``websockets.asyncio.client``, imported in a worker thread the first time (30-80 ms that would
+    otherwise freeze the app's screen as the first Codex request goes out)."""
+    import importlib
+    import sys
+
+    module = sys.modules.get("websockets.asyncio.client")
+    if module is None:
+        module = await asyncio.to_thread(importlib.import_module, "websockets.asyncio.client")
+    return module
+
+
 async def _connect(url: str, headers: dict[str, str], signal: AbortSignal | None, timeout: float) -> Any:
-    from websockets.asyncio.client import connect
+    connect = (await _client()).connect
 
     ssl_context = None
     if url.startswith("wss:"):
