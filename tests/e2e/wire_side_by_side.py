@@ -123,7 +123,7 @@ REAL_HOSTS: dict[str, tuple[str, dict[str, str]]] = {
     # The resource name wins over the model's baseUrl: https://pi-side.openai.azure.com/openai/v1.
     "azure-openai-responses": ("https://unused.example.com", {"AZURE_OPENAI_RESOURCE_NAME": "pi-side"}),
     "openai-codex-responses": ("https://chatgpt.com/backend-api", {}),
-    "pi-messages": ("https://radius.pi.dev", {}),
+    "pi-messages": ("https://radius.pi.dev/v1", {}),
 }
 """Where each API's requests go with ``real_hosts``: through the stand-in (TLS, a test CA, CONNECT)."""
 
