@@ -221,17 +221,29 @@ async def post_sse(
     options: StreamOptions,
     *,
     announce_open: bool = False,
+    compress: Callable[[bytes], bytes] | None = None,
+    error_text: Callable[[int, bytes], str] | None = None,
 ) -> AsyncGenerator[tuple[str | None, str], None]:
     """POST ``body`` and yield SSE ``(event, data)`` pairs.
 
     ``announce_open``: yield ``OPENED`` (test with ``is``) as soon as the response status says
-    the request was accepted, before any event.
+    the request was accepted, before any event. ``compress``: applied to the encoded body (the
+    caller sets the matching ``content-encoding``). ``error_text``: the message for an error
+    status and its body (by default the status and the body's message).
 
     Raises:
         ProviderError: HTTP error status, connection failure, timeout.
         Aborted: the options' signal fired.
     """
-    async for event in post_stream(url, headers, body, options, announce_open=announce_open):
+    wording: ErrorWording | None = None
+    if error_text is not None:
+        word = error_text
+
+        def wording(status: int, _headers: Mapping[str, str], raw: bytes) -> str:
+            return word(status, raw)
+
+    async for event in post_stream(url, headers, body, options, announce_open=announce_open, compress=compress,
+                                   error_text=wording):
         yield event
 
 
@@ -242,6 +254,7 @@ async def post_stream(
     options: StreamOptions,
     *,
     announce_open: bool = False,
+    compress: Callable[[bytes], bytes] | None = None,
     decoder: Callable[[], StreamDecoder] | None = None,
     sign: Signer | None = None,
     error_text: ErrorWording | None = None,
@@ -255,6 +268,7 @@ async def post_stream(
         body: The JSON body (extensions' ``on_payload`` may change it).
         options: Timeouts, abort signal and the extension hooks.
         announce_open: Yield ``OPENED`` (test with ``is``) once the status says the request was accepted.
+        compress: Applied to the encoded body (the caller sets the matching ``content-encoding``).
         decoder: Makes the body decoder; ``SSEDecoder`` when None.
         sign: Called last, with the headers and body bytes as sent (a signature must cover the hooks' changes).
         error_text: Words an error response; ``"<status> <message from the body>"`` when None.
@@ -277,6 +291,8 @@ async def post_stream(
         body = await options.on_payload(body)
     # Any depth: a resumed session may hold tool arguments nested thousands deep (as Pi writes them).
     payload = deep_json.encode(body)
+    if compress is not None:
+        payload = compress(payload)
     if sign is not None:
         headers = sign(headers, payload)
     on_response = options.on_response
@@ -306,7 +322,8 @@ async def post_stream(
 
                 await _client.read_body(response, options.timeout, keep)
                 lowered = {k.lower(): v for k, v in response.headers.items()}
-                detail = word_error(response.status_code, lowered, bytes(raw[:_ERROR_BODY_LIMIT]))
+                kept = bytes(raw[:_ERROR_BODY_LIMIT])
+                detail = terminal_safe(word_error(response.status_code, lowered, kept), multiline=True).strip()
                 queue.put_nowait(ProviderError(detail, response.status_code, _retry_after(response.headers)))
                 return
             queue.put_nowait(_OPENED)
