@@ -246,3 +246,50 @@ def test_a_refused_key_that_nothing_renews_is_not_asked_again(tmp_path) -> None:
     assert "401" in said and "refused the stored sign-in. Run /login openrouter" in said
     assert "pi auth login openrouter" in said and "sk-or-v1-revoked" not in said
     assert len(calls) == 1
+
+
+def _codex_answer(request: RecordedRequest) -> Reply | None:
+    if request.host != "chatgpt.com":
+        return None
+    if request.method != "POST":
+        return Reply.json(500, {"error": {"message": "no websockets here"}})  # the WebSocket try: SSE then
+    item = {"type": "message", "id": "msg_1", "role": "assistant", "content": []}
+    done = {**item, "status": "completed", "content": [{"type": "output_text", "text": "codex says hi", "annotations": []}]}
+    events = [
+        {"type": "response.created", "response": {"id": "resp_1", "status": "in_progress"}},
+        {"type": "response.output_item.added", "output_index": 0, "item": item},
+        {"type": "response.output_text.delta", "item_id": "msg_1", "output_index": 0, "content_index": 0,
+         "delta": "codex says hi"},
+        {"type": "response.output_item.done", "output_index": 0, "item": done},
+        {"type": "response.completed", "response": {"id": "resp_1", "status": "completed",
+                                                    "usage": {"input_tokens": 5, "output_tokens": 3, "total_tokens": 8}}},
+    ]
+    return Reply.sse(events, event_names=[e["type"] for e in events])
+
+
+def test_a_codex_sign_in_is_what_the_codex_wire_api_sends(tmp_path) -> None:
+    """Signed in to ChatGPT Plus/Pro (device code), a Codex request carries the token and its account."""
+    from signin_drive import Script, sign_in
+
+    servers = SignInServers()
+
+    def respond(request: RecordedRequest) -> Reply:
+        return _codex_answer(request) or servers(request)
+
+    with ProviderStandIn(respond, directory=tmp_path / "ca") as standin:
+        env, agent = _env(tmp_path, standin)
+        assert sign_in([PI], Script("openai-codex", ("--no-browser",), action="device"), env, str(tmp_path),
+                       standin).status == 0
+        # pi's catalogue does not list Codex's models yet: models.json names the one used.
+        (agent / "models.json").write_text(json.dumps({"providers": {"openai-codex": {
+            "baseUrl": "https://chatgpt.com/backend-api", "api": "openai-codex-responses",
+            "models": [{"id": "gpt-codex-test", "reasoning": True}]}}}))
+        done = subprocess.run([PI, "-p", "--no-tools", "--model", "openai-codex/gpt-codex-test", "hi"],
+                              capture_output=True, text=True, env=env, cwd=tmp_path, timeout=90, stdin=subprocess.DEVNULL)
+        [call] = [r for r in standin.requests_to("chatgpt.com") if r.method == "POST"]
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "codex says hi"
+    stored = json.loads((agent / "auth.json").read_text())["openai-codex"]
+    assert call.path == "/backend-api/codex/responses"
+    assert call.headers["authorization"] == f"Bearer {stored['access']}"
+    assert call.headers["chatgpt-account-id"] == stored["accountId"] == SignInServers.ACCOUNT_ID
