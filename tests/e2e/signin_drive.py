@@ -31,7 +31,6 @@ from pi_runtime.testing.signin_servers import authorization_answer, follow_callb
 from pi_runtime.testing.standin import ProviderStandIn
 
 _ANSI = re.compile(rb"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[=>78]|\x1b\][^\x07]*\x07")
-NODE_BIN = "/work/ref/node_modules/node/bin"
 
 
 @contextlib.contextmanager
@@ -166,8 +165,7 @@ def program_env(base: dict[str, str], standin: ProviderStandIn, agent: Path, hom
            if not k.endswith("_API_KEY") and not k.startswith("PI_") and "PROXY" not in k.upper()
            and k not in ("BROWSER", "DISPLAY", "WAYLAND_DISPLAY")}
     env.update(standin.env())
-    env.update({"PI_CODING_AGENT_DIR": str(agent), "HOME": str(home),
-                "PATH": f"{NODE_BIN}:{env.get('PATH', '')}"})
+    env.update({"PI_CODING_AGENT_DIR": str(agent), "HOME": str(home)})
     return env
 
 

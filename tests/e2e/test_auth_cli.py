@@ -26,7 +26,6 @@ import pytest
 from e2e_support import PI
 
 PI_REFERENCE = os.environ.get("PI_REFERENCE")
-NODE_BIN = "/work/ref/node_modules/node/bin"
 NOW = int(time.time() * 1000)
 
 STATES: dict[str, dict[str, Any]] = {
@@ -78,7 +77,7 @@ def _run(program: str, args: list[str], state: dict[str, Any], tmp_path: Path) -
         (agent / "auth.json").write_text(json.dumps(state))
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.startswith("PI_")}
     # No network: a proxy that refuses every connection (Pi would refresh its catalogue).
-    env.update(PI_CODING_AGENT_DIR=str(agent), HOME=str(agent), PATH=f"{NODE_BIN}:{env.get('PATH', '')}",
+    env.update(PI_CODING_AGENT_DIR=str(agent), HOME=str(agent),
                HTTPS_PROXY="http://127.0.0.1:9", HTTP_PROXY="http://127.0.0.1:9")
     done = subprocess.run([program, "auth", *args], capture_output=True, text=True, env=env, timeout=60,
                           stdin=subprocess.DEVNULL)

@@ -241,8 +241,7 @@ def test_saving_an_api_key_in_the_terminal_is_pis(args: list[str], tmp_path: Pat
         agent = tmp_path / name / "agent"
         agent.mkdir(parents=True)
         env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.startswith("PI_")}
-        env.update(PI_CODING_AGENT_DIR=str(agent), HOME=str(agent), HTTPS_PROXY="http://127.0.0.1:9",
-                   PATH=f"/work/ref/node_modules/node/bin:{env.get('PATH', '')}")
+        env.update(PI_CODING_AGENT_DIR=str(agent), HOME=str(agent), HTTPS_PROXY="http://127.0.0.1:9")
         term = Pty([program, "auth", "login", *args], env, str(tmp_path))
         try:
             prompt = term.wait_for(r"Enter [^:]+: ").group(0)
