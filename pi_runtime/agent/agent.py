@@ -40,6 +40,8 @@ from .tool_exec import AfterHook, BeforeHook
 
 QueueMode = Literal["one-at-a-time", "all"]
 QueueKind = Literal["steer", "follow_up"]
+StreamingBehavior = Literal["steer", "followUp"]
+"""Where text sent while a run streams goes (Pi's ``streamingBehavior``): steering or a follow-up."""
 
 
 @record
