@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from ..agent.agent import QueueKind, QueueMode, StreamingBehavior
     from ..ai.models import ModelRegistry
-    from ..ai.types import ImageContent, Model
+    from ..ai.types import AgentMessage, ImageContent, Model
     from ..extensions.host import ExtensionHost
     from ..kernel.input_router import PromptDisposition
     from ..kernel.message_queue import QueuedMessage
@@ -51,7 +51,7 @@ class SessionPort(Protocol):
     @property
     def thinking_level(self) -> str: ...
     @property
-    def messages(self) -> list[Any]: ...
+    def messages(self) -> list[AgentMessage]: ...
     @property
     def is_streaming(self) -> bool: ...
     @property

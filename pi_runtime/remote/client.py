@@ -197,8 +197,14 @@ class ServeClient:
                 if not chunk:
                     break
                 for line in splitter.feed(chunk):
-                    if not isinstance(line, LineTooLong) and line:
-                        self._dispatch(decode_record(line))
+                    if isinstance(line, LineTooLong) or not line:
+                        continue
+                    try:
+                        record = decode_record(line)
+                    except ValueError:
+                        continue  # not JSON: nothing this client can act on
+                    if isinstance(record, dict):
+                        self._dispatch(record)
         except (ConnectionError, OSError):
             pass
         finally:

@@ -302,3 +302,19 @@ def test_stopping_the_server_closes_its_sessions_and_removes_the_socket(served_e
     [file] = Path(served_env["PI_CODING_AGENT_DIR"], "sessions").rglob("*.jsonl")
     lines = [json.loads(line) for line in file.read_text().splitlines()]
     assert lines[-1]["message"]["stopReason"] == "aborted"
+
+
+def test_a_killed_servers_place_is_taken_over_and_no_server_is_one_line(served_env):
+    cwd = served_env["PI_TEST_PROJECT"]
+    nobody = subprocess.run([PI, "attach", "--list"], capture_output=True, text=True, env=served_env, cwd=cwd, timeout=30)
+    assert nobody.returncode == 1 and nobody.stderr.count("\n") == 1 and "no pi serve listens" in nobody.stderr
+    first = ServeProcess(served_env, "--model", MODEL)
+    first.proc.kill()  # no clean-up: the socket file stays behind, the lock goes with the process
+    first.proc.wait(10)
+    assert first.socket.exists()
+    second = ServeProcess(served_env, "--model", MODEL)
+    try:
+        assert second.socket == first.socket
+        assert second.viewer().ok({"type": "list_sessions"}) == {"sessions": []}
+    finally:
+        second.stop()
