@@ -88,6 +88,17 @@ def _default_model(registry: Any, typed: Settings) -> Model | None:
         found = registry.lookup(model_id)
         if found is not None:
             return found
+    # Pi's choice: the default model of the first provider (in Pi's order) that has credentials,
+    # else the first model with credentials.
+    from .ai.catalog import builtin_catalog
+
+    catalog = builtin_catalog()
+    for provider in catalog.default_model_order:
+        info = catalog.providers.get(provider)
+        if info is not None and info.default_model and registry.provider_has_credentials(provider):
+            found = registry.find(provider, info.default_model)
+            if found is not None:
+                return found
     available = registry.available()
     if available:
         return available[0]

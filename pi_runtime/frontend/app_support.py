@@ -22,6 +22,7 @@ from ._lazy import LazyExports
 if TYPE_CHECKING:
     from pi_runtime.ai.env_keys import ENV_KEYS as ENV_KEYS
     from pi_runtime.ai.env_keys import env_var_names as env_var_names
+    from pi_runtime.ai.env_keys import suggested_env_var as suggested_env_var
     from pi_runtime.cli_args import CliArgs as CliArgs
     from pi_runtime.cli_args import UsageError as UsageError
     from pi_runtime.config_files import ConfigFileError as ConfigFileError
