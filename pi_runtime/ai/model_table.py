@@ -106,6 +106,10 @@ class ModelTable:
         """Every model of every provider, in order."""
         return [m for pid in self._order for m in self.models_of(pid)]
 
+    def is_built(self, pid: str) -> bool:
+        """Whether ``pid``'s ``Model`` objects exist yet."""
+        return pid in self._built
+
     def is_catalog_only(self, pid: str) -> bool:
         """Whether ``pid``'s models are exactly the shipped catalogue's (nothing overlays them)."""
         if not self._builtins or pid in self._store_raw or pid in self.configs:

@@ -20,14 +20,14 @@ def format_token_count(count: int | None) -> str:
 
 
 # ASCII punctuation and symbols in the order of Unicode's root collation (what JavaScript's
-# ``localeCompare`` uses), all before digits, digits before letters.
-_PUNCTUATION_ORDER = {c: i for i, c in enumerate(" _-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$")}
+# ``localeCompare`` uses), moved below the digits (which sort below the letters), so that a
+# ``str.translate`` gives a key that plain string order sorts as ``localeCompare`` would.
+_COLLATION = str.maketrans({c: chr(1 + i) for i, c in enumerate(" _-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$")})
 
 
-def collation_key(text: str) -> tuple[tuple[int, int, str], ...]:
+def collation_key(text: str) -> str:
     """Sorts ids as JavaScript's ``localeCompare`` does (case ignored, ``~anthropic/…`` first)."""
-    return tuple((2, 0, c.casefold()) if c.isalpha() else (1, 0, c) if c.isdigit()
-                 else (0, _PUNCTUATION_ORDER.get(c, len(_PUNCTUATION_ORDER)), c) for c in text)
+    return text.casefold().translate(_COLLATION)
 
 
 def list_models(args: CliArgs) -> int:
