@@ -166,7 +166,17 @@ class ModelTable:
         from .catalog.build import trusted_model
 
         catalog = builtin_catalog()
-        shipped = [trusted_model(pid, row) for row in catalog.rows(pid)]
+        cfg = self.configs.get(pid)
+        if cfg is not None and cfg.fields.oauth == "radius" and cfg.fields.base_url:
+            # Radius's shipped models are its own gateway's; another gateway's come from its refresh.
+            from .catalog.refresh import DEFAULT_RADIUS_GATEWAY
+
+            if not cfg.fields.base_url.rstrip("/").startswith(DEFAULT_RADIUS_GATEWAY):
+                shipped = []
+            else:
+                shipped = [trusted_model(pid, row) for row in catalog.rows(pid)]
+        else:
+            shipped = [trusted_model(pid, row) for row in catalog.rows(pid)]
         raw = self._store_raw.get(pid)
         if raw is None:
             return shipped
@@ -177,11 +187,13 @@ class ModelTable:
 
     def _apply_provider(self, cfg: ProviderConfig, models: dict[str, Model]) -> None:
         pid, f = cfg.id, cfg.fields
-        # A provider-level baseUrl or compat re-points the provider's existing models too.
-        if f.base_url or f.compat:
+        # A provider-level baseUrl or compat re-points the provider's existing models too (not
+        # a Radius gateway's: there baseUrl names the gateway, and its models say where to go).
+        repoint = bool(f.base_url) and f.oauth != "radius"
+        if repoint or f.compat:
             for model in list(models.values()):
                 update: dict[str, Any] = {}
-                if f.base_url:
+                if repoint:
                     update["base_url"] = f.base_url
                 if f.compat:
                     update["compat"] = {**(model.compat or {}), **f.compat}

@@ -41,6 +41,7 @@ from .credentials import (
 )
 from .env_keys import EnvAuth, describe_env, resolve_env_auth
 from .model_table import ModelTable
+from .models_json import ProviderConfig
 from .oauth_logins import OAuthLogins
 from .types import Model
 
@@ -133,6 +134,10 @@ class ModelRegistry(OAuthLogins):
     @property
     def _configs(self) -> dict[str, Any]:
         return self._table.configs
+
+    def provider_config(self, provider: str) -> ProviderConfig | None:
+        """What models.json says about ``provider`` (None when it says nothing)."""
+        return self._table.configs.get(provider)
 
     def add_model(self, model: Model) -> None:
         """Add or replace a model at run time (extensions); kept across ``refresh()``."""
