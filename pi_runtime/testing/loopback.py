@@ -86,6 +86,8 @@ class RecordedRequest:
     path: str
     headers: dict[str, str]
     body: bytes
+    host: str = ""
+    """The host the request was meant for (its ``Host`` header, without the port)."""
 
     def json(self) -> Any:
         return json.loads(self.body) if self.body else None
@@ -190,6 +192,8 @@ class LoopbackServer:
         if not line:
             return None
         method, path, _ = line.decode("latin-1").split(" ", 2)
+        if path.startswith(("http://", "https://")):  # sent through a proxy: an absolute URL
+            path = "/" + path.split("/", 3)[3] if path.count("/") >= 3 else "/"
         headers: dict[str, str] = {}
         while True:
             h = await reader.readline()
@@ -208,7 +212,9 @@ class LoopbackServer:
                     break
                 body += await reader.readexactly(size)
                 await reader.readline()
-        return RecordedRequest(method, path, headers, body)
+        host = headers.get("host", "")
+        host = host.rpartition(":")[0] if host.rpartition(":")[2].isdigit() else host
+        return RecordedRequest(method, path, headers, body, host.strip("[]"))
 
     async def _send(self, writer: asyncio.StreamWriter, reply: Reply) -> bool:
         reason = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 429: "Too Many Requests",
