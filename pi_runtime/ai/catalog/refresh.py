@@ -142,12 +142,12 @@ def _now_ms() -> int:
 
 
 async def _request_catalog(server: str, pid: str, etag: str | None = None) -> httpx2.Response:
-    from urllib.parse import quote
+    from urllib.parse import quote, urlencode
 
     headers = {"accept": "application/json", "User-Agent": user_agent()}
     if etag:
         headers["if-none-match"] = etag
-    url = f"{server}/api/models/providers/{quote(pid, safe='')}?types={','.join(MODEL_TYPES)}"
+    url = f"{server}/api/models/providers/{quote(pid, safe='')}?{urlencode({'types': ','.join(MODEL_TYPES)})}"
     return await _get(url, headers)
 
 
@@ -235,8 +235,7 @@ def _shipped_rows(pid: str) -> list[dict[str, Any]]:
     from . import builtin_catalog
 
     catalog = builtin_catalog()
-    return [{**row, "type": kind, "provider": pid} if kind != "chat" else {**row, "provider": pid}
-            for kind in MODEL_TYPES for row in catalog.rows(pid, kind)]
+    return [{"type": kind, **row, "provider": pid} for kind in MODEL_TYPES for row in catalog.rows(pid, kind)]
 
 
 def _merge(base: list[dict[str, Any]], extra: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -251,7 +250,10 @@ def _per_million(value: Any, fallback: float) -> float:
         per_token = float(value)
     except (TypeError, ValueError):
         return fallback
-    return round(per_token * 1_000_000, 6) if per_token >= 0 else fallback
+    if per_token < 0:
+        return fallback
+    value = round(per_token * 1_000_000, 6)
+    return int(value) if value.is_integer() else value  # 3, as Pi writes it, not 3.0
 
 
 def openrouter_cost(pricing: dict[str, Any]) -> dict[str, Any]:
@@ -309,11 +311,15 @@ async def _personalize(models: list[dict[str, Any]], key: str | None, base_url: 
 
 
 def _provider_key(registry: ModelRegistry, pid: str) -> tuple[str | None, str]:
-    """The provider's key and base URL for a refresh (the first model's, as its requests use)."""
+    """The provider's key, and its base URL (models.json's, else the catalogue's provider URL)."""
+    from . import provider_info
+
     models = registry.models_of(pid)
-    if not models:
-        return None, ""
-    return registry.resolve_api_key(models[0]), models[0].base_url
+    key = registry.resolve_api_key(models[0]) if models else None
+    config = registry.provider_config(pid)
+    info = provider_info(pid)
+    base_url = (config.fields.base_url if config is not None else None) or (info.base_url if info else None) or ""
+    return key, base_url
 
 
 async def _refresh_personalized(registry: ModelRegistry, store: Path, server: str, pid: str) -> None:
