@@ -317,6 +317,12 @@ class ModelRegistry(OAuthLogins):
             return True
         return (is_local_url(model.base_url) or model.api in KEYLESS_APIS) and model.provider not in self._oauth
 
+    def available_providers(self) -> list[str]:
+        """Providers with at least one model that has credentials (``available()``'s providers,
+        without building the models of a catalogue provider)."""
+        return [p for p in self.providers() if self.provider_has_credentials(p)
+                or (not self._table.is_catalog_only(p) and any(self.has_credentials(m) for m in self._table.models_of(p)))]
+
     def available(self) -> list[Model]:
         """Models whose provider has usable credentials (what ``/model`` offers).
 

@@ -121,7 +121,7 @@ def open_login(app: Any, arg: str) -> None:
 
 
 def _ask_key(app: Any, auth: Any, provider: str) -> None:
-    from pi_runtime.frontend.app_support import env_var_names
+    from pi_runtime.frontend.app_support import env_var_names, suggested_env_var
 
     registry = app.session.model_registry
     if provider in oauth_logins(registry):
@@ -140,12 +140,14 @@ def _ask_key(app: Any, auth: Any, provider: str) -> None:
         except Exception as exc:  # noqa: BLE001 - the message names the file, never the key
             say(app, f"Could not save the key: {exc}", "error")
             return
-        count = sum(1 for m in registry.all() if m.provider == provider) if registry is not None else 0
+        count = len(registry.models_of(provider)) if registry is not None else 0
         say(app, f"Logged in to {name}: key saved in {auth.path}" + (f" ({count} models)" if count else ""))
         if app.session is not None:
             app.call_later(app.chrome.refresh_model, app.session)
 
-    app.push_screen(ApiKeyPrompt(provider, name, list(env_var_names(provider))), entered)
+    suggested = suggested_env_var(provider)
+    names = [*([suggested] if suggested else []), *(n for n in env_var_names(provider) if n != suggested)]
+    app.push_screen(ApiKeyPrompt(provider, name, names), entered)
 
 
 def _oauth_login(app: Any, registry: Any, provider: str) -> None:
