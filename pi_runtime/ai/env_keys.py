@@ -7,6 +7,10 @@ all set to something non-blank, configures the provider: one key variable for mo
 Amazon Bedrock, a project and location plus an existing credentials file for Google Vertex.
 Ways are tried in Pi's order; the first satisfied one wins (``resolve_env_auth``).
 
+Amazon Bedrock and Google Vertex AI authenticate with ambient cloud credentials (an AWS
+profile or keys, Application Default Credentials) rather than a key: ``ambient_credentials``
+says whether such a way is configured, and ``AMBIENT`` stands in for the key it replaces.
+
 Nothing is read until a provider is asked about (``--version`` and ``--help`` read nothing).
 """
 
@@ -16,6 +20,7 @@ import functools
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 ENV_KEYS: dict[str, tuple[str, ...]]
@@ -23,6 +28,19 @@ ENV_KEYS: dict[str, tuple[str, ...]]
 
 FEATURED = ("anthropic", "openai", "google", "deepseek", "mistral", "groq", "cerebras", "xai", "openrouter")
 """Providers shown first where pi lists a few (the welcome guide); the rest follow in catalogue order."""
+
+
+AMBIENT = "<authenticated>"
+"""The key a request gets when the provider authenticates from the environment without one
+(Pi's marker): providers treat any ``<...>`` key as no key."""
+
+CREDENTIAL_HINTS = {
+    "amazon-bedrock": "set AWS_PROFILE (a profile in ~/.aws/credentials or ~/.aws/config), AWS_ACCESS_KEY_ID "
+                      "and AWS_SECRET_ACCESS_KEY, or AWS_BEARER_TOKEN_BEDROCK",
+    "google-vertex": "set GOOGLE_CLOUD_API_KEY, or GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION with Application "
+                     "Default Credentials (GOOGLE_APPLICATION_CREDENTIALS, or `gcloud auth application-default login`)",
+}
+"""What to set, in words, for the providers whose credentials are a cloud account's."""
 
 
 @dataclass(frozen=True)
@@ -137,6 +155,28 @@ def resolve_env_auth(provider: str, env: Mapping[str, str] | None = None) -> Env
             source=way.source or (way.env[0] if way.env else ""),
         )
     return None
+
+
+def ambient_credentials(provider: str, env: Mapping[str, str] | None = None) -> bool:
+    """Whether ``provider`` can authenticate from the environment without a key (Pi's rules):
+    a satisfied way that gives neither a key nor a header (AWS's chain, Google's ADC)."""
+    found = resolve_env_auth(provider, env)
+    return found is not None and found.api_key is None and not found.headers
+
+
+def credential_hint(provider: str) -> str | None:
+    """``set ...``: what to configure for a provider whose credentials are a cloud account's, else None."""
+    return CREDENTIAL_HINTS.get(provider)
+
+
+def adc_file(env: Mapping[str, str] | None = None) -> Path:
+    """Where Google's Application Default Credentials are read: ``GOOGLE_APPLICATION_CREDENTIALS``,
+    else gcloud's ``~/.config/gcloud/application_default_credentials.json``."""
+    env = os.environ if env is None else env
+    explicit = env.get("GOOGLE_APPLICATION_CREDENTIALS")
+    if explicit:
+        return Path(explicit).expanduser()
+    return Path.home() / ".config" / "gcloud" / "application_default_credentials.json"
 
 
 def env_api_key(provider: str, env: Mapping[str, str] | None = None) -> str | None:

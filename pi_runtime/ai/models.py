@@ -39,7 +39,7 @@ from .credentials import (
     referenced_env_names,
     resolve_value,
 )
-from .env_keys import EnvAuth, describe_env, resolve_env_auth
+from .env_keys import AMBIENT, EnvAuth, credential_hint, describe_env, resolve_env_auth
 from .model_table import ModelTable
 from .models_json import ProviderConfig
 from .oauth_logins import OAuthLogins
@@ -279,7 +279,10 @@ class ModelRegistry(OAuthLogins):
                 return key, "models.json", None
         found = resolve_env_auth(provider, env)
         if found is not None:
-            return found.api_key, f"env:{found.source}", found
+            # A way with neither key nor header is a cloud account's (AWS, Google): the provider
+            # reads those credentials itself and gets Pi's marker for the key.
+            key = found.api_key if found.api_key is not None or found.headers else AMBIENT
+            return key, f"env:{found.source}", found
         if (is_local_url(model.base_url) or model.api in KEYLESS_APIS) and provider not in self._oauth:
             return None, "local", None  # an OAuth provider needs its login even on this machine
         return None, None, None
@@ -347,6 +350,10 @@ class ModelRegistry(OAuthLogins):
         if source is None and model.provider in self._oauth:
             name = self._oauth[model.provider].name
             raise NoCredentialsError(f"Not logged in to {name} ({model.provider}): run /login {model.provider}")
+        if source is None and credential_hint(model.provider):
+            raise NoCredentialsError(
+                f"No credentials for provider '{model.provider}': {credential_hint(model.provider)}, or run /login"
+            )
         if source is None:
             ways = describe_env(model.provider) or "an apiKey in models.json"
             raise NoCredentialsError(
