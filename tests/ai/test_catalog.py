@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from pi_runtime.ai.catalog import builtin_catalog, classifier_models, image_models, model_dicts
-from pi_runtime.ai.env_keys import describe_env, env_api_key, env_var_names, resolve_env_auth
+from pi_runtime.ai.env_keys import AMBIENT, describe_env, env_api_key, env_var_names, resolve_env_auth
 from pi_runtime.ai.models import ModelRegistry
 from pi_runtime.kernel.thinking import available_thinking_levels
 
@@ -126,7 +126,7 @@ def test_registry_uses_the_ways() -> None:
     auth = reg.request_auth(reg.find("anthropic", "claude-sonnet-4-5"))
     assert auth.headers == {"Authorization": "Bearer tok"} and auth.source == "env:ANTHROPIC_AUTH_TOKEN"
     bedrock = reg.request_auth(reg.models_of("amazon-bedrock")[0])
-    assert bedrock.api_key is None and bedrock.source == "env:AWS_PROFILE"
+    assert bedrock.api_key == AMBIENT and bedrock.source == "env:AWS_PROFILE"  # the provider reads AWS's chain
     assert {m.provider for m in reg.available()} == {"anthropic", "amazon-bedrock"}
 
 
