@@ -45,6 +45,8 @@ if TYPE_CHECKING:
     from pi_runtime.modes.startup import trust_question as trust_question
     from pi_runtime.session.entries import parse_messages as parse_messages
     from pi_runtime.session.listing import newest_session_in as newest_session_in
+    from pi_runtime.session.removal import held_for_removal as held_for_removal
+    from pi_runtime.session.storage import SessionLockedError as SessionLockedError
     from pi_runtime.session.tail import read_branch_tail as read_branch_tail
     from pi_runtime.tools.read import detect_image_mime as detect_image_mime
 
