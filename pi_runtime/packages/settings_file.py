@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from ..paths import PROJECT_DIR_NAME
 from ..records import record
-from ..settings import SETTINGS_FILE, atomic_write_json, read_json_object
+from ..settings import SETTINGS_FILE, atomic_write_json, read_json_object, read_json_object_to_rewrite
 from .sources import Source, SourceError, parse_source
 
 Scope = Literal["user", "project"]
@@ -91,7 +91,7 @@ def settings_form(source: Source, path: Path) -> str:
 
 
 def _write(path: Path, change: Any) -> bool:
-    data, problem = read_json_object(path)
+    data, problem = read_json_object_to_rewrite(path)
     if data is None:
         raise PackageSettingsError(f"{path}: {problem}; not changed")
     packages = data.get("packages")
