@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Literal
 
 from ..records import record
+from ..walk_guard import WalkGuard
 
 Kind = Literal["extensions", "skills", "prompts", "themes"]
 KINDS: tuple[Kind, ...] = ("extensions", "skills", "prompts", "themes")
@@ -79,12 +80,27 @@ def _in_folder(folder: Path, kind: Kind) -> list[Path]:
         return [p for p in _children(folder) if p.is_file() and p.suffix == ".md"]
     if kind == "themes":
         return [p for p in _children(folder) if p.is_file() and p.suffix == ".json"]
-    if (folder / "SKILL.md").is_file():
-        return [folder]
-    found = [p for p in _children(folder) if p.is_file() and p.suffix == ".md"]
-    for child in _children(folder):
-        if child.is_dir() and child.name != "node_modules":
-            found.extend(_in_folder(child, "skills") if not (child / "SKILL.md").is_file() else [child])
+    return _skills_in(folder)
+
+
+def _skills_in(root: Path) -> list[Path]:
+    """Skill folders (with a ``SKILL.md``) and ``*.md`` files under ``root``, each folder entered
+    once and the walk bounded (``walk_guard``: two links looping back cannot hang start-up),
+    without recursion."""
+    guard = WalkGuard()
+    found: list[Path] = []
+    pending = [root]
+    while pending:
+        folder = pending.pop(0)
+        if not guard.enter(folder):
+            continue
+        if (folder / "SKILL.md").is_file():
+            found.append(folder)
+            continue
+        children = _children(folder)
+        found.extend(p for p in children if p.is_file() and p.suffix == ".md")
+        below = [c for c in children if c.is_dir() and c.name != "node_modules"]
+        pending[:0] = below  # depth first, in name order, as the folders are listed
     return found
 
 
