@@ -147,11 +147,16 @@ def _install(args: _Args, agent_dir: Path, cwd: str, out: Out, error: Out) -> in
     path = settings_path(scope, agent_dir, cwd)
     try:
         source = parse_source(raw, Path(cwd))
-        install(source, path.parent, progress=out)
+        root = install(source, path.parent, progress=out)
         add_declared(path, source)
     except (SourceError, InstallError, PackageSettingsError) as exc:
         error(f"Error: {exc}")
         return 1
+    from .resolve import offered_by
+
+    # What the package declares wrongly is said now, not found out later by what does not load.
+    for problem in offered_by(source, root)[0].problems:
+        error(f"Warning: {problem}")
     out(f"Installed {raw}")
     return 0
 

@@ -31,7 +31,7 @@ def within(seconds: float, fn: Callable[[], Any]) -> Any:
     def run() -> None:
         try:
             box["value"] = fn()
-        except BaseException as exc:  # noqa: BLE001 - handed to the test
+        except BaseException as exc:  # handed to the test
             box["error"] = exc
 
     worker = threading.Thread(target=run, daemon=True)
