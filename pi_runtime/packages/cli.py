@@ -183,8 +183,10 @@ def _remove(args: _Args, agent_dir: Path, cwd: str, out: Out, error: Out) -> int
 
 def _list(agent_dir: Path, cwd: str, trusted: bool, out: Out) -> int:
     sections: list[tuple[str, list[tuple[str, Path | None]]]] = []
+    problems: list[str] = []
     for scope in _scopes(trusted):
-        declared, _ = read_declared(settings_path(scope, agent_dir, cwd), scope)
+        declared, found = read_declared(settings_path(scope, agent_dir, cwd), scope)
+        problems.extend(found)
         rows = [(d.raw + (" (filtered)" if d.filters else ""), installed_path(d.source, d.install_root)) for d in declared]
         if rows:
             sections.append(("User packages:" if scope == "user" else "Project packages:", rows))
@@ -198,6 +200,8 @@ def _list(agent_dir: Path, cwd: str, trusted: bool, out: Out) -> int:
             out(f"  {display}")
             if where is not None:
                 out(f"    {where}")
+    for problem in problems:
+        out(f"Warning: {problem}")
     return 0
 
 

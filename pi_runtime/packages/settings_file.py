@@ -80,6 +80,14 @@ def read_declared(path: Path, scope: Scope) -> tuple[list[Declared], list[str]]:
             found.append(Declared(scope, entry, parse_source(raw, path.parent), path))
         except SourceError as exc:
             problems.append(f"{path}: {exc}")
+            continue
+        if isinstance(entry, dict):
+            # A filter of the wrong type narrows nothing: said, not silently dropped.
+            for kind in ("extensions", "skills", "prompts", "themes"):
+                value = entry.get(kind)
+                if value is not None and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+                    problems.append(f"{path}: packages entry {raw}: {kind} must be a list of patterns; "
+                                    "it does not filter")
     return found, problems
 
 

@@ -156,3 +156,15 @@ def test_a_hostile_pyproject_is_one_problem(tmp_path):
         (root / "pyproject.toml").write_text(text)
         found = offered(root)
         assert len(found.problems) == 1 and len(found.problems[0]) < 300
+
+
+def test_a_settings_filter_of_the_wrong_type_is_reported(tmp_path):
+    import json
+
+    from pi_runtime.packages.settings_file import read_declared
+
+    settings = tmp_path / "settings.json"
+    settings.write_text(json.dumps({"packages": [{"source": "./pkg", "extensions": "ext.py", "skills": ["ok"]}]}))
+    found, problems = read_declared(settings, "user")
+    assert len(found) == 1 and found[0].filters == {"skills": ["ok"]}
+    assert problems == [f"{settings}: packages entry ./pkg: extensions must be a list of patterns; it does not filter"]
