@@ -132,6 +132,9 @@ def load_without_session(args: CliArgs, *, mcp: bool = False, trusted: bool | No
         trusted = bool(open_project_trust(args, cwd, agent_dir, settings))
     if trusted:
         settings.set_project_trusted(True)
+    from ..http import apply_proxy_setting
+
+    apply_proxy_setting(settings.global_settings.http_proxy)  # extensions may fetch while they load
     registry = ModelRegistry(agent_dir / "models.json", AuthStorage(agent_dir / "auth.json"))
     runner = load_for_command_line(args, cwd, agent_dir, settings, registry, trusted, mcp=mcp)
     return LoadedExtensions(cwd, agent_dir, settings, trusted, registry, runner)

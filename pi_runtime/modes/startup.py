@@ -280,6 +280,9 @@ def _build_session(args: CliArgs, *, cwd: str | None = None, preloaded: LoadedEx
         if trusted:
             settings.set_project_trusted(True)
         registry = ModelRegistry(agent_dir / "models.json", AuthStorage(agent_dir / "auth.json"))
+    from ..http import apply_proxy_setting
+
+    apply_proxy_setting(settings.global_settings.http_proxy)  # before any request, as Pi does
     manager = open_session_manager(args, cwd, settings)
     try:
         if not folder_gone_ok:
