@@ -7,6 +7,8 @@ import os
 ENV_KEYS: dict[str, tuple[str, ...]] = {
     "anthropic": ("ANTHROPIC_API_KEY", "ANTHROPIC_OAUTH_TOKEN"),
     "openai": ("OPENAI_API_KEY",),
+    "azure": ("AZURE_OPENAI_API_KEY",),
+    "radius": ("RADIUS_API_KEY",),
     "google": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
     "deepseek": ("DEEPSEEK_API_KEY",),
     "mistral": ("MISTRAL_API_KEY",),

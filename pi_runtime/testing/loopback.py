@@ -4,7 +4,9 @@ Used by the provider tests, the end-to-end tests (a ``pi`` subprocess talks to i
 benchmarks. It runs its own event loop in a daemon thread, so it serves sync code, async
 tests and other processes alike. Replies are sent with chunked transfer encoding, one
 chunk per scripted piece, so the client sees the framing exactly as a provider sends it;
-a reply can pause, drop the connection mid-stream or stall until the client gives up.
+a reply can pause, drop the connection mid-stream or stall until the client gives up. A GET with
+``Upgrade: websocket`` is answered on the same port (``loopback_ws``: ``Reply.upgrade()`` then one
+``Reply.ws([...])`` per message the client sends), and a zstd request body is read decoded.
 
 Example:
     with LoopbackServer() as server:
@@ -45,6 +47,8 @@ class Reply:
     """Close the connection after the pieces without ending the body (a cut stream)."""
     stall: bool = False
     """After the pieces, send nothing more until the client disconnects or the server stops."""
+    ws_close: tuple[int, str] | None = None
+    """WebSocket replies: close the connection with this code and reason after the pieces."""
 
     @classmethod
     def sse(
@@ -70,6 +74,23 @@ class Reply:
         return cls(pieces=pieces, **kwargs)
 
     @classmethod
+    def upgrade(cls) -> Reply:
+        """Accept a WebSocket handshake (``loopback_ws``); the messages get replies of their own."""
+        return cls(status=101, headers={})
+
+    @classmethod
+    def ws(cls, events: list[Any], *, gate_at: int | None = None, gate: threading.Event | None = None,
+           **kwargs: Any) -> Reply:
+        """A WebSocket answer to one message: each event a text frame (JSON unless a str); with
+        ``gate``, the events from index ``gate_at`` on wait until the test sets it."""
+        pieces: list[Piece] = []
+        for i, data in enumerate(events):
+            if gate is not None and i == gate_at:
+                pieces.append(gate)
+            pieces.append((data if isinstance(data, str) else json.dumps(data, separators=(",", ":"))).encode())
+        return cls(status=101, headers={}, pieces=pieces, **kwargs)
+
+    @classmethod
     def json(cls, status: int, body: Any, headers: dict[str, str] | None = None) -> Reply:
         h = {"content-type": "application/json"}
         h.update(headers or {})
@@ -86,9 +107,20 @@ class RecordedRequest:
     path: str
     headers: dict[str, str]
     body: bytes
+    host: str = ""
+    """The host the request was meant for (its ``Host`` header, without the port)."""
 
     def json(self) -> Any:
-        return json.loads(self.body) if self.body else None
+        body = self.decoded_body()
+        return json.loads(body) if body else None
+
+    def decoded_body(self) -> bytes:
+        """The body as sent before its ``content-encoding`` (zstd, as the Codex endpoint takes it)."""
+        if self.headers.get("content-encoding") == "zstd" and self.method != "WS":
+            from ..ai.providers._zstd import decompress
+
+            return decompress(self.body)
+        return self.body
 
 
 Responder = Callable[[RecordedRequest], Reply]
@@ -172,6 +204,11 @@ class LoopbackServer:
                 if request is None:
                     break
                 reply = self._next_reply(request)
+                if request.headers.get("upgrade", "").lower() == "websocket":
+                    from .loopback_ws import serve_websocket
+
+                    await serve_websocket(reader, writer, request, reply, self._next_reply)
+                    break
                 keep_open = await self._send(writer, reply)
                 if not keep_open:
                     break
@@ -190,6 +227,8 @@ class LoopbackServer:
         if not line:
             return None
         method, path, _ = line.decode("latin-1").split(" ", 2)
+        if path.startswith(("http://", "https://")):  # sent through a proxy: an absolute URL
+            path = "/" + path.split("/", 3)[3] if path.count("/") >= 3 else "/"
         headers: dict[str, str] = {}
         while True:
             h = await reader.readline()
@@ -208,7 +247,9 @@ class LoopbackServer:
                     break
                 body += await reader.readexactly(size)
                 await reader.readline()
-        return RecordedRequest(method, path, headers, body)
+        host = headers.get("host", "")
+        host = host.rpartition(":")[0] if host.rpartition(":")[2].isdigit() else host
+        return RecordedRequest(method, path, headers, body, host.strip("[]"))
 
     async def _send(self, writer: asyncio.StreamWriter, reply: Reply) -> bool:
         reason = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 429: "Too Many Requests",

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from typing import Any
 
 from ... import deep_json
@@ -198,11 +198,15 @@ async def post_sse(
     options: StreamOptions,
     *,
     announce_open: bool = False,
+    compress: Callable[[bytes], bytes] | None = None,
+    error_text: Callable[[int, bytes], str] | None = None,
 ) -> AsyncGenerator[tuple[str | None, str], None]:
     """POST ``body`` and yield SSE ``(event, data)`` pairs.
 
     ``announce_open``: yield ``OPENED`` (test with ``is``) as soon as the response status says
-    the request was accepted, before any event.
+    the request was accepted, before any event. ``compress``: applied to the encoded body (the
+    caller sets the matching ``content-encoding``). ``error_text``: the message for an error
+    status and its body (by default the status and the body's message).
 
     Raises:
         ProviderError: HTTP error status, connection failure, timeout.
@@ -220,6 +224,8 @@ async def post_sse(
         body = await options.on_payload(body)
     # Any depth: a resumed session may hold tool arguments nested thousands deep (as Pi writes them).
     payload = deep_json.encode(body)
+    if compress is not None:
+        payload = compress(payload)
     on_response = options.on_response
     on_event = options.on_stream_event
 
@@ -243,7 +249,11 @@ async def post_sse(
                     return len(raw) > _ERROR_BODY_LIMIT
 
                 await _client.read_body(response, options.timeout, keep)
-                detail = f"{response.status_code} {_error_detail(bytes(raw[:_ERROR_BODY_LIMIT]))}".strip()
+                kept = bytes(raw[:_ERROR_BODY_LIMIT])
+                if error_text is not None:
+                    detail = terminal_safe(error_text(response.status_code, kept), multiline=True).strip()
+                else:
+                    detail = f"{response.status_code} {_error_detail(kept)}".strip()
                 queue.put_nowait(ProviderError(detail, response.status_code, _retry_after(response.headers)))
                 return
             queue.put_nowait(_OPENED)
