@@ -223,10 +223,41 @@ async def open_response(
                 error.seconds = connect_timeout
             raise error from exc
         if response.status_code not in _REDIRECTS:
+            problem = _undecodable(response.headers.get("content-encoding", ""))
+            if problem:
+                await response.aclose()
+                raise MalformedResponse(f"the response from {target.host} {problem}")
             return response
         await response.aclose()
         target = follow(target, response.status_code, response.headers.get("location"))
     raise HTTPError(f"more than {MAX_REDIRECTS} redirects, the last to {terminal_safe(str(target), multiline=True)[:500]}")
+
+
+_DECODERS = {"br": ("brotli", "brotlicffi"), "zstd": ("compression.zstd", "backports.zstd")}
+"""Encodings httpx2 decodes only with an optional module (gzip and deflate it always does)."""
+
+
+def _undecodable(header: str) -> str | None:
+    """What to say when the body is compressed in a way that cannot be undone here (else None).
+
+    Without its module httpx2 hands a ``br`` body on as it is, and the stream reader saw only
+    noise ("stream ended without a finish reason"). Other unknown names are passed through, as
+    Pi's fetch does (a server may label a plain body oddly).
+    """
+    import importlib.util
+
+    for name in (part.strip().lower() for part in header.split(",")):
+        modules = _DECODERS.get(name)
+        if modules is not None and not any(_importable(importlib.util, m) for m in modules):
+            return f"is compressed with {name} (Content-Encoding), and the {modules[0]} module that decodes it is not installed"
+    return None
+
+
+def _importable(util: Any, module: str) -> bool:
+    try:
+        return util.find_spec(module) is not None
+    except (ImportError, ValueError):  # a parent package that is missing
+        return False
 
 
 async def read_body(
