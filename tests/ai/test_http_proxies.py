@@ -117,7 +117,7 @@ def test_the_setting_fills_only_unset_variables(monkeypatch):
     import os
 
     assert (os.environ["HTTP_PROXY"], os.environ["HTTPS_PROXY"]) == ("http://setting:2", "http://mine:1")
-    assert http.PROXY_SETTING_VARIABLES == {"HTTP_PROXY"}
+    assert {"HTTP_PROXY"} == http.PROXY_SETTING_VARIABLES
     http.apply_proxy_setting("")  # unset: nothing changes
     assert os.environ["HTTP_PROXY"] == "http://setting:2"
 
