@@ -48,8 +48,10 @@ _ERROR_TEXT_MARGIN = 200
 
 
 def truncate_error_text(text: str, limit: int = MAX_ERROR_TEXT) -> str:
-    """``text`` cut to ``limit`` characters, saying how many went, in Pi's words."""
-    if len(text) <= limit:
+    """``text`` cut to ``limit`` characters, saying how many went, in Pi's words; left whole when it
+    is longer by no more than pi's own words around a server's text (a provider that already kept
+    Pi's head of its body, then named itself and the status)."""
+    if len(text) <= limit + _ERROR_TEXT_MARGIN:
         return text
     return f"{text[:limit]}... [truncated {len(text) - limit} chars]"
 
@@ -108,9 +110,7 @@ class MessageBuilder:
         msg = self.message
         reason = "aborted" if aborted else "error"
         msg.stop_reason = reason  # type: ignore[assignment]
-        if len(error_message) > MAX_ERROR_TEXT + _ERROR_TEXT_MARGIN:
-            error_message = truncate_error_text(error_message)
-        msg.error_message = error_message
+        msg.error_message = truncate_error_text(error_message)
         events.append(ErrorEvent(reason, msg))
         return events
 
