@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import os
 import stat as stat_mod
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -266,6 +265,8 @@ def atomic_write_json(path: Path, data: Any) -> None:
         path: Destination; its folder is created if missing.
         data: JSON-serialisable data.
     """
+    import tempfile  # only when writing (4 ms of imports that --help and reads never need)
+
     path.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
