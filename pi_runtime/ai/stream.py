@@ -27,6 +27,8 @@ _BUILTIN_APIS = {
     "openai-responses": "pi_runtime.ai.providers.openai_responses",
     "anthropic-messages": "pi_runtime.ai.providers.anthropic_messages",
     "google-generative-ai": "pi_runtime.ai.providers.google_generative",
+    "bedrock-converse-stream": "pi_runtime.ai.providers.bedrock_converse",
+    "google-vertex": "pi_runtime.ai.providers.google_vertex",
     "mistral-conversations": "pi_runtime.ai.providers.mistral_conversations",
     "azure-openai-responses": "pi_runtime.ai.providers.azure_openai_responses",
     "openai-codex-responses": "pi_runtime.ai.providers.openai_codex_responses",

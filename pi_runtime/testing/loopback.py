@@ -7,6 +7,8 @@ chunk per scripted piece, so the client sees the framing exactly as a provider s
 a reply can pause, drop the connection mid-stream or stall until the client gives up. A GET with
 ``Upgrade: websocket`` is answered on the same port (``loopback_ws``: ``Reply.upgrade()`` then one
 ``Reply.ws([...])`` per message the client sends), and a zstd request body is read decoded.
+Replies are SSE (``Reply.sse``), JSON, raw bytes, or the AWS event-stream binary framing
+Bedrock streams in (``Reply.event_stream`` with ``bedrock_event`` / ``bedrock_exception`` frames).
 
 Example:
     with LoopbackServer() as server:
@@ -19,7 +21,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import struct
 import threading
+import zlib
 from collections.abc import Callable
 from dataclasses import field
 from typing import Any
@@ -36,6 +40,37 @@ def sse_bytes(data: Any, event: str | None = None) -> bytes:
     payload = data if isinstance(data, str) else json.dumps(data, separators=(",", ":"))
     head = f"event: {event}\n" if event else ""
     return f"{head}data: {payload}\n\n".encode()
+
+
+def event_stream_frame(headers: dict[str, str], payload: bytes) -> bytes:
+    """One message of the AWS event-stream binary framing (what Bedrock's ConverseStream sends).
+
+    Layout: total length and headers length (4 bytes each, big-endian), a CRC32 of those 8
+    bytes, the headers (name length byte, name, type 7 = string, 2-byte value length, value),
+    the payload, and a CRC32 of everything before it. Only string headers are written: the
+    ones Bedrock sends (``:event-type``, ``:message-type``, ``:content-type``,
+    ``:exception-type``) are all strings.
+    """
+    encoded = b""
+    for name, value in headers.items():
+        raw_name, raw_value = name.encode(), value.encode()
+        encoded += struct.pack(">B", len(raw_name)) + raw_name + struct.pack(">BH", 7, len(raw_value)) + raw_value
+    total = 12 + len(encoded) + len(payload) + 4
+    prelude = struct.pack(">II", total, len(encoded))
+    message = prelude + struct.pack(">I", zlib.crc32(prelude)) + encoded + payload
+    return message + struct.pack(">I", zlib.crc32(message))
+
+
+def bedrock_event(event_type: str, body: Any) -> bytes:
+    """A Bedrock ConverseStream event frame: ``:event-type`` plus a JSON payload."""
+    headers = {":event-type": event_type, ":content-type": "application/json", ":message-type": "event"}
+    return event_stream_frame(headers, json.dumps(body, separators=(",", ":")).encode())
+
+
+def bedrock_exception(exception_type: str, message: str) -> bytes:
+    """A modeled exception sent inside the stream (``:message-type`` exception)."""
+    headers = {":exception-type": exception_type, ":content-type": "application/json", ":message-type": "exception"}
+    return event_stream_frame(headers, json.dumps({"message": message}).encode())
 
 
 @record
@@ -99,6 +134,21 @@ class Reply:
     @classmethod
     def raw(cls, data: bytes, **kwargs: Any) -> Reply:
         return cls(pieces=[data], **kwargs)
+
+    @classmethod
+    def event_stream(cls, frames: list[bytes], *, split: int | None = None, **kwargs: Any) -> Reply:
+        """A binary ``application/vnd.amazon.eventstream`` reply, one chunk per frame (see
+        ``event_stream_frame``); ``split`` cuts the whole body into chunks of that many bytes
+        instead, so frames straddle network reads."""
+        headers = {"content-type": "application/vnd.amazon.eventstream", "x-amzn-requestid": "req-loopback-1"}
+        headers.update(kwargs.pop("headers", {}))
+        pieces: list[Piece]
+        if split:
+            body = b"".join(frames)
+            pieces = [body[i:i + split] for i in range(0, len(body), split)]
+        else:
+            pieces = list(frames)
+        return cls(headers=headers, pieces=pieces, **kwargs)
 
 
 @record
