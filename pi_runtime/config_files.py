@@ -243,7 +243,7 @@ def parse_config_json(text: str) -> tuple[Any, list[DroppedValue]]:
         # nested 100,000 deep is then dropped like any other, instead of losing the whole file.
         data = deep_json.loads(text, parse_int=_parse_int, parse_float=_parse_float, parse_constant=_parse_constant)
     except json.JSONDecodeError as exc:
-        raise ConfigJsonError(f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+        raise ConfigJsonError(f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
     except ValueError:  # deeper than even deep_json follows
         raise ConfigJsonError("invalid JSON: arrays or objects nested too deeply to read") from None
     if isinstance(data, _Dropped):

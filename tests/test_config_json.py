@@ -44,7 +44,7 @@ def test_deep_values_go_with_the_member_holding_them_and_the_rest_is_kept():
 
 
 def test_unreadable_json_is_one_line():
-    for text, message in [("{", "invalid JSON at line 1, column 2"),
+    for text, message in [("{", "invalid JSON at line 1 column 2"),
                           ("[" * 1_000_000 + "]" * 1_000_000, "nested too deeply to read")]:
         with pytest.raises(ConfigJsonError, match=message) as caught:
             parse_config_json(text)
