@@ -26,8 +26,9 @@ from collections.abc import Callable, Iterator, Mapping
 from types import CodeType
 from typing import Any
 
-TESTED_TEXTUAL = ">=8.2.7,<=8.2.8"
-"""The Textual releases pi is tested with (pyproject.toml says the same; a test keeps them equal)."""
+TESTED_TEXTUAL = "==8.2.8"
+"""The Textual release pi is tested with (pyproject.toml says the same; a test keeps them equal). 8.2.7, the
+first with ``_parse_extended_key``, returns one key from it where 8.2.8 returns a list: the suite fails there."""
 
 
 class TextualMismatch(ImportError):
@@ -68,7 +69,10 @@ TOUCH_POINTS: dict[str, tuple[str, Callable[[], bool]]] = {
     "textual._xterm_parser.XTermParser._parse_extended_key": (
         "reads Shift+Enter and Ctrl+Shift+<key> sent by tmux and xterm (terminal/extended_keys.py)",
         lambda: _is_function("textual._xterm_parser", "XTermParser._parse_extended_key")
-        and _uses("textual._xterm_parser", "XTermParser", "_parse_extended_key")),
+        and _uses("textual._xterm_parser", "XTermParser", "_parse_extended_key")
+        # A list of keys (8.2.8); 8.2.7's returned one key, which pi's wrapper cannot take.
+        and str(_attribute("textual._xterm_parser", "XTermParser._parse_extended_key").__annotations__.get(
+            "return", "")).startswith("list[")),
     "textual._xterm_parser.XTermParser.feed": (
         "Esc followed at once by a key stays the Esc key (terminal/escape_key.py)",
         lambda: _is_function("textual._xterm_parser", "XTermParser.feed")),
@@ -157,9 +161,9 @@ def check() -> None:
         installed = version("textual")
     except Exception:  # noqa: BLE001 - any failure to read metadata: the version is simply unknown
         installed = "unknown"
-    lacking = "; ".join(f"{name} (pi uses it: {TOUCH_POINTS[name][0]})" for name in gone)
+    parts = "; ".join(f"{name} (pi uses it: {TOUCH_POINTS[name][0]})" for name in gone)
     raise TextualMismatch(
-        f"Textual {installed} is not one pi works with: it lacks {lacking}. "
+        f"Textual {installed} is not one pi works with: missing or changed: {parts}. "
         f"Install the tested Textual: pip install 'textual{TESTED_TEXTUAL}'")
 
 

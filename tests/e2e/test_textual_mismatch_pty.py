@@ -20,8 +20,8 @@ def test_pi_says_in_one_line_which_part_of_textual_is_missing(env, tmp_path):
         assert term.exit_status(timeout=60) == 1, term.screen
         lines = [line for line in term.screen.replace("\r", "").splitlines() if line.strip()]
         assert lines[-1].startswith("pi: interactive mode cannot start: Textual "), term.screen
-        assert "lacks textual._xterm_parser.XTermParser._parse_extended_key" in lines[-1]
-        assert "pip install 'textual>=8.2.7,<=8.2.8'" in lines[-1]
+        assert "missing or changed: textual._xterm_parser.XTermParser._parse_extended_key" in lines[-1]
+        assert "pip install 'textual==8.2.8'" in lines[-1]
         assert "Traceback" not in term.screen
     finally:
         term.close()
