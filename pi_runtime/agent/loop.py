@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..ai.options import StreamOptions
 from ..ai.stream import stream as default_stream
-from ..ai.stream import takes_wire_messages
+from ..ai.stream import takes_system_messages, takes_wire_messages
 from ..ai.types import AssistantMessage, Context, ToolResultMessage
 from .convert import convert_to_llm as default_convert
 from .events import (
@@ -168,7 +168,10 @@ class AgentRun:
             messages = list(source)
             if agent.transform_context is not None:
                 messages = await agent.transform_context(messages, agent.signal)
-        llm_messages = agent.convert_to_llm(messages)
+        if agent.convert_to_llm is default_convert and takes_system_messages(state.model.api):
+            llm_messages = default_convert(messages, keep_system=True)  # Pi's own API sends the transcript
+        else:
+            llm_messages = agent.convert_to_llm(messages)
         if agent.block_images is not None and agent.block_images():
             from ..tools.image_resize import without_images
 

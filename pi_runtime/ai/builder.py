@@ -185,5 +185,13 @@ class MessageBuilder:
             self._tool_parsed_at[index] = total
         return [ToolCallDeltaEvent(index, delta, self.message)]
 
+    def replace_tool_arguments(self, index: int, text: str) -> None:
+        """Start a tool call's argument text over with ``text`` (a server that resends it whole,
+        differently); no event, the next delta or the block's end shows it."""
+        self._tool_json[index] = [text]
+        self._tool_json_len[index] = len(text)
+        self._tool_parsed_at[index] = len(text)
+        self.message.content[index].arguments = parse_partial(text)  # type: ignore[union-attr]
+
     def is_open(self, index: int) -> bool:
         return index in self._open

@@ -38,7 +38,7 @@ from .credentials import (
     referenced_env_names,
     resolve_value,
 )
-from .env_keys import env_var_names
+from .env_keys import AMBIENT, ambient_credentials, credential_hint, env_var_names
 from .models_json import ModelDef, ModelOverride, ProviderConfig, load_models_json
 from .oauth_logins import OAuthLogins
 from .types import Model
@@ -326,6 +326,8 @@ class ModelRegistry(OAuthLogins):
         for name in env_var_names(provider):
             if env.get(name):
                 return env[name], f"env:{name}"
+        if ambient_credentials(provider, env):  # AWS or Google cloud credentials: the provider reads them
+            return AMBIENT, "env"
         if (is_local_url(model.base_url) or model.api in KEYLESS_APIS) and provider not in self._oauth:
             return None, "local"  # an OAuth provider needs its login even on this machine
         return None, None
@@ -354,6 +356,8 @@ class ModelRegistry(OAuthLogins):
             return True
         if any(env.get(name) for name in env_var_names(provider)):
             return True
+        if ambient_credentials(provider, env):
+            return True
         return (is_local_url(model.base_url) or model.api in KEYLESS_APIS) and provider not in self._oauth
 
     def available(self) -> list[Model]:
@@ -371,6 +375,10 @@ class ModelRegistry(OAuthLogins):
         if source is None and model.provider in self._oauth:
             name = self._oauth[model.provider].name
             raise NoCredentialsError(f"Not logged in to {name} ({model.provider}): run /login {model.provider}")
+        if source is None and credential_hint(model.provider):
+            raise NoCredentialsError(
+                f"No credentials for provider '{model.provider}': {credential_hint(model.provider)}, or run /login"
+            )
         if source is None:
             names = " or ".join(env_var_names(model.provider)) or "an apiKey in models.json"
             raise NoCredentialsError(

@@ -166,6 +166,9 @@ class AssistantMessage(MessageBase, tag="assistant", kw_only=True):
     api: str = ""
     provider: str = ""
     model: str = ""
+    provider_thinking_level: str | None = None
+    """The effort a Codex model was told mid-conversation (Pi's ``providerThinkingLevel``), replayed
+    with the message as a ``configuration_update`` item."""
     usage: Usage = field(default_factory=Usage)
     stop_reason: StopReason = "pending"
     timestamp: int = field(default_factory=now_ms)
@@ -319,6 +322,9 @@ class Tool(WireStruct, kw_only=True):
     name: str
     description: str = ""
     parameters: dict[str, Any] = field(default_factory=_empty_parameters)
+    constrained_sampling: dict[str, Any] | None = None
+    """Pi's ``constrainedSampling``: ``{"type": "json_schema", "strict": "prefer" | "require"}`` asks
+    providers with a strict tool mode (OpenAI Responses) to send the schema strict when it fits."""
 
 
 class Context(WireStruct, kw_only=True):
@@ -348,8 +354,9 @@ class Context(WireStruct, kw_only=True):
 # --------------------------------------------------------------------------- models
 
 Api = str
-"""Wire protocol id: openai-completions, openai-responses, anthropic-messages,
-google-generative-ai, scripted, or a custom one registered at run time."""
+"""Wire protocol id: openai-completions, openai-responses, anthropic-messages, google-generative-ai,
+mistral-conversations, azure-openai-responses, openai-codex-responses, pi-messages, scripted, or a
+custom one registered at run time."""
 
 ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
 THINKING_LEVELS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high", "xhigh")

@@ -58,7 +58,9 @@ def _build() -> httpx2.AsyncClient:
             follow_redirects=False,  # see follow() for which redirects pi takes
             timeout=httpx2.Timeout(None),  # phases are timed per request (open_response, read_body)
             limits=httpx2.Limits(max_connections=None, max_keepalive_connections=8, keepalive_expiry=60),
-            headers={"user-agent": "pi"},
+            # The encodings Pi's client asks for. httpx2 would add zstd once a zstd module is present
+            # (backports.zstd comes for the Codex request bodies); servers answer as they answered before.
+            headers={"user-agent": "pi", "accept-encoding": "gzip, deflate"},
         )
     except (ValueError, ImportError) as exc:
         raise HTTPError(f"the proxy settings cannot be used: {exc}") from exc

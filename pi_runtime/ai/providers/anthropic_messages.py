@@ -399,6 +399,10 @@ class _StreamParser:
         return self.builder.fail(f"Unexpected stop reason from Anthropic: {raw}")
 
 
+StreamParser = _StreamParser
+"""The response parser, public for the routes that speak this format elsewhere (Vertex AI)."""
+
+
 async def stream(
     model: Model, context: Context, options: StreamOptions
 ) -> AsyncIterator[AssistantMessageEvent]:
