@@ -361,8 +361,17 @@ class ModelRegistry(OAuthLogins):
         return (is_local_url(model.base_url) or model.api in KEYLESS_APIS) and provider not in self._oauth
 
     def available(self) -> list[Model]:
-        """Models whose provider has usable credentials (what ``/model`` offers)."""
-        return [m for m in self._models.values() if self.has_credentials(m)]
+        """Models whose provider has usable credentials (what ``/model`` offers); a signed-in account
+        that names its models (GitHub Copilot) offers only those."""
+        allowed: dict[str, set[str] | None] = {}
+
+        def usable(model: Model) -> bool:
+            if model.provider not in allowed:
+                allowed[model.provider] = self._signed_in_models(model.provider)
+            ids = allowed[model.provider]
+            return ids is None or model.id in ids
+
+        return [m for m in self._models.values() if self.has_credentials(m) and usable(m)]
 
     def request_auth(self, model: Model) -> RequestAuth:
         """Key and resolved headers for one request to ``model``.
@@ -372,9 +381,10 @@ class ModelRegistry(OAuthLogins):
             CredentialError: A ``!command`` failed or a header refers to an unset variable.
         """
         key, source = self._resolve_key(model)
-        if source is None and model.provider in self._oauth:
-            name = self._oauth[model.provider].name
-            raise NoCredentialsError(f"Not logged in to {name} ({model.provider}): run /login {model.provider}")
+        oauth = self.oauth_config(model.provider) if source is None else None
+        if oauth is not None and (model.provider in self._oauth or not env_var_names(model.provider)):
+            raise NoCredentialsError(f"Not logged in to {oauth.name} ({model.provider}): run /login "
+                                     f"{model.provider} (outside pi: pi auth login {model.provider})")
         if source is None and credential_hint(model.provider):
             raise NoCredentialsError(
                 f"No credentials for provider '{model.provider}': {credential_hint(model.provider)}, or run /login"
@@ -401,7 +411,12 @@ class ModelRegistry(OAuthLogins):
                 headers[name] = value
         if cfg is not None and cfg.fields.auth_header and key:
             headers["Authorization"] = f"Bearer {key}"
-        return RequestAuth(api_key=key, headers=headers, source=source)
+        base_url = None
+        signed_in = self._oauth_auth(model.provider) if source == "auth.json" else None
+        if signed_in is not None:
+            headers = {**signed_in.headers, **headers}
+            base_url = signed_in.base_url  # as in Pi, the credential's endpoint wins over the model's
+        return RequestAuth(api_key=key, headers=headers, source=source, base_url=base_url)
 
     async def request_auth_async(self, model: Model, signal: AbortSignal | None = None) -> RequestAuth:
         """``request_auth`` in a worker thread, so a slow ``!command`` never blocks the loop.

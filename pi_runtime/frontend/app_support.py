@@ -7,8 +7,8 @@ user or an extension's host is told to use:
 - the command line's path to a session (``build_session`` and its ``UsageError``, the project
   trust question, the session folder, the prompts given as arguments);
 - what the app shows before the kernel is loaded (the newest session's tail, config files);
-- its flows for local model servers, provider API keys, images pasted into the editor and MCP
-  sign-in and sign-out.
+- its flows for local model servers, provider sign-in (account or API key), images pasted into the
+  editor and MCP sign-in and sign-out.
 
 Names are loaded on first use, like the face's; the imports below are the one list of names.
 """
@@ -22,6 +22,10 @@ from ._lazy import LazyExports
 if TYPE_CHECKING:
     from pi_runtime.ai.env_keys import ENV_KEYS as ENV_KEYS
     from pi_runtime.ai.env_keys import env_var_names as env_var_names
+    from pi_runtime.auth_methods import device_id_getter as device_id_getter
+    from pi_runtime.auth_methods import login_options as login_options
+    from pi_runtime.auth_methods import matching_options as matching_options
+    from pi_runtime.auth_methods import open_in_browser as open_in_browser
     from pi_runtime.cli_args import CliArgs as CliArgs
     from pi_runtime.cli_args import UsageError as UsageError
     from pi_runtime.config_files import ConfigFileError as ConfigFileError
@@ -33,6 +37,8 @@ if TYPE_CHECKING:
     from pi_runtime.mcp.oauth import McpSignInError as McpSignInError
     from pi_runtime.mcp.oauth_login import mcp_sign_in as mcp_sign_in
     from pi_runtime.mcp.oauth_store import McpAuthFileError as McpAuthFileError
+    from pi_runtime.mcp.radius_server import add_radius_server as add_radius_server
+    from pi_runtime.mcp.radius_server import plan_radius_server as plan_radius_server
     from pi_runtime.modes.inputs import initial_prompts as initial_prompts
     from pi_runtime.modes.resume_folder import build_resumed_session as build_resumed_session
     from pi_runtime.modes.resume_folder import fork_into as fork_into

@@ -26,7 +26,10 @@ async def test_login_writes_auth_json_0600_and_never_shows_the_key(session, agen
     app = create_app(session, static=True, agent_dir=str(agent_dir))
     async with app.run_test(size=(100, 30)) as pilot:
         await type_command(pilot, "/login")
-        assert "Log in to a provider" in screen_text(app)
+        assert "Select authentication method:" in screen_text(app)
+        await pilot.press("down", "enter")  # "Sign in with an API key"
+        await pilot.pause()
+        assert "Select provider to configure:" in screen_text(app)
         app.screen.query_one("#picker-filter").value = "anthropic"
         await pilot.pause()
         await pilot.press("enter")
@@ -52,13 +55,13 @@ async def test_logout_removes_the_stored_key(session, agent_dir):
     async with app.run_test(size=(100, 30)) as pilot:
         await type_command(pilot, "/logout")
         text = screen_text(app)
-        assert "Log out of a provider" in text and "key stored" in text
+        assert "Select provider to logout:" in text and "[API key] ✓ stored credential" in text
         app.screen.query_one("#picker-filter").value = "openai"
         await pilot.pause()
         await pilot.press("enter")
         await pilot.pause()
         await type_command(pilot, "/logout nobody")
-        assert "No stored key for nobody" in screen_text(app)
+        assert "No stored credentials for nobody." in screen_text(app)
     assert set(json.loads((agent_dir / "auth.json").read_text())) == {"anthropic"}
 
 
