@@ -47,6 +47,7 @@ from .terminal import escape_key, extended_keys, terminal_keys
 from .terminal.app_driver import driver_class_for
 from .terminal.key_sequences import PASTE_END, PASTE_START, events_for, sequence_for
 from .terminal.terminal_input import TerminalInput, editor_key
+from .terminal.textual_internals import whole_screen_render
 from .terminal.window_title import show_window_title
 from .theme.theme_service import ThemeService, theme_variable_defaults
 from .transcript.jump_hint import EndOutOfSight, JumpToLatest
@@ -203,12 +204,12 @@ class PiApp(AppActions, inherit_bindings=False):
         width, height = self.size
         console = Console(width=width, height=height, file=io.StringIO(), force_terminal=True,
                           color_system="truecolor", record=True, legacy_windows=False, safe_box=False)
-        console.print(self.screen._compositor.render_update(full=True, screen_stack=self._background_screens,
-                                                            simplify=simplify))
+        console.print(whole_screen_render(self, simplify))
         return console.export_svg(title=title or self.title, theme=screenshot_terminal(self))
 
     def _handle_exception(self, error: Exception) -> None:
-        # Textual's hook for an exception in any widget (it ends the app). An extension's own
+        # Textual's private hook (terminal/textual_internals.py checks it is still called) for an
+        # exception in any widget (it ends the app). An extension's own
         # widget breaking is the extension's failure, not pi's: reported, widget removed.
         from .extension_ui.extension_guard import contain_extension_error
 
