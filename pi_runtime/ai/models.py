@@ -39,7 +39,7 @@ from .credentials import (
     referenced_env_names,
     resolve_value,
 )
-from .env_keys import AMBIENT, EnvAuth, credential_hint, describe_env, resolve_env_auth
+from .env_keys import AMBIENT, EnvAuth, credential_hint, describe_env, env_var_names, resolve_env_auth
 from .model_table import ModelTable
 from .models_json import ProviderConfig
 from .oauth_logins import OAuthLogins
@@ -327,16 +327,19 @@ class ModelRegistry(OAuthLogins):
                 or (not self._table.is_catalog_only(p) and any(self.has_credentials(m) for m in self._table.models_of(p)))]
 
     def available(self) -> list[Model]:
-        """Models whose provider has usable credentials (what ``/model`` offers).
-
-        A catalogue provider without credentials is skipped unbuilt (none of its models is local).
-        """
+        """Models whose provider has usable credentials (what ``/model`` offers); a signed-in account
+        that names its models (GitHub Copilot) offers only those. A catalogue provider without
+        credentials is skipped unbuilt (none of its models is local)."""
         out: list[Model] = []
         for provider in self.providers():
             if self.provider_has_credentials(provider):
-                out.extend(self._table.models_of(provider))
+                models = self._table.models_of(provider)
             elif not self._table.is_catalog_only(provider):
-                out.extend(m for m in self._table.models_of(provider) if self.has_credentials(m))
+                models = [m for m in self._table.models_of(provider) if self.has_credentials(m)]
+            else:
+                continue
+            ids = self._signed_in_models(provider) if models else None
+            out.extend(models if ids is None else [m for m in models if m.id in ids])
         return out
 
     def request_auth(self, model: Model) -> RequestAuth:
@@ -347,9 +350,10 @@ class ModelRegistry(OAuthLogins):
             CredentialError: A ``!command`` failed or a header refers to an unset variable.
         """
         key, source, from_env = self._resolve_key(model)
-        if source is None and model.provider in self._oauth:
-            name = self._oauth[model.provider].name
-            raise NoCredentialsError(f"Not logged in to {name} ({model.provider}): run /login {model.provider}")
+        oauth = self.oauth_config(model.provider) if source is None else None
+        if oauth is not None and (model.provider in self._oauth or not env_var_names(model.provider)):
+            raise NoCredentialsError(f"Not logged in to {oauth.name} ({model.provider}): run /login "
+                                     f"{model.provider} (outside pi: pi auth login {model.provider})")
         if source is None and credential_hint(model.provider):
             raise NoCredentialsError(
                 f"No credentials for provider '{model.provider}': {credential_hint(model.provider)}, or run /login"
@@ -379,7 +383,12 @@ class ModelRegistry(OAuthLogins):
                 headers[name] = value
         if cfg is not None and cfg.fields.auth_header and key:
             headers["Authorization"] = f"Bearer {key}"
-        return RequestAuth(api_key=key, headers=headers, source=source)
+        base_url = None
+        signed_in = self._oauth_auth(model.provider) if source == "auth.json" else None
+        if signed_in is not None:
+            headers = {**signed_in.headers, **headers}
+            base_url = signed_in.base_url  # as in Pi, the credential's endpoint wins over the model's
+        return RequestAuth(api_key=key, headers=headers, source=source, base_url=base_url)
 
     async def request_auth_async(self, model: Model, signal: AbortSignal | None = None) -> RequestAuth:
         """``request_auth`` in a worker thread, so a slow ``!command`` never blocks the loop.

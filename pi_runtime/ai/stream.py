@@ -164,6 +164,13 @@ def stream(
         return AssistantMessageStream(model, _unknown_api(model))
     if fn not in _takes_wire:
         context = with_objects(context)
+    if model.provider == "github-copilot":
+        from dataclasses import replace
+
+        from .providers.subscription_quirks import copilot_headers
+
+        # Per-conversation headers Copilot expects; headers the caller set still win.
+        opts = replace(opts, headers={**copilot_headers(context.messages), **opts.headers})
     if getattr(model, "base_url", "").startswith("https:"):
         from ..http import prepare_in_background
 

@@ -214,10 +214,7 @@ def comparable(request: RecordedRequest, cwd: str) -> dict[str, Any]:
 
 def _env(agent: Path, home: Path, binary: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.startswith("AZURE_OPENAI")}
-    # Pi needs node 22: the one installed beside it (node_modules/node/bin) when there is one.
-    node = Path(os.environ.get("PI_NODE_BIN") or Path(binary).parent.parent / "node" / "bin")
-    path = f"{node}:{env.get('PATH', '')}" if node.is_dir() else env.get("PATH", "")
-    env.update(PI_CODING_AGENT_DIR=str(agent), HOME=str(home), PATH=path)
+    env.update(PI_CODING_AGENT_DIR=str(agent), HOME=str(home))
     return env
 
 
