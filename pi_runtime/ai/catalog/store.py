@@ -10,18 +10,15 @@ from pi.dev's answer (only pi.dev catalogues carry them). How each provider's en
 the shipped catalogue is ``overlay.py``'s business.
 
 Reading takes no lock: pi replaces the file atomically, and a half-written file (Pi writes in
-place) reads as no overlay this time. Writing takes the lock Pi takes, a directory
-``models-store.json.lock`` made with ``mkdir`` (the ``proper-lockfile`` protocol: a lock older
-than 30 s is stale and may be broken), re-reads the file under it and changes one provider.
+place) reads as no overlay this time. Writing takes the lock Pi takes (``pi_runtime.dir_lock``:
+the directory ``models-store.json.lock``), re-reads the file under it and changes one provider.
 """
 
 from __future__ import annotations
 
-import errno
 import json
 import os
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -29,8 +26,8 @@ from typing import Any
 import msgspec
 
 STORE_NAME = "models-store.json"
-LOCK_STALE_SECONDS = 30.0
-"""Pi's ``FileModelsStore`` lock: a holder refreshes it, so one this old was abandoned."""
+LOCK_TIMEOUT_SECONDS = 30.0
+"""How long a write waits for Pi (or another pi) to finish writing."""
 
 StoreEntry = dict[str, Any]
 """``{"models": [...], "checkedAt": ms, "lastModified"?: ms, "etag"?: str}``."""
@@ -89,7 +86,7 @@ def read_entry(path: Path, provider: str) -> StoreEntry | None:
 
 
 def update_entry(path: Path, provider: str, change: Callable[[StoreEntry | None], StoreEntry | None],
-                 timeout: float = LOCK_STALE_SECONDS) -> StoreEntry | None:
+                 timeout: float = LOCK_TIMEOUT_SECONDS) -> StoreEntry | None:
     """Replace ``provider``'s entry with ``change(current)`` (None deletes it), under Pi's lock.
 
     Returns:
@@ -98,25 +95,31 @@ def update_entry(path: Path, provider: str, change: Callable[[StoreEntry | None]
     Raises:
         StoreError: The lock stayed held past ``timeout`` or the file cannot be written.
     """
+    from ...dir_lock import DirLock, LockTimeout
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    with _DirLock(path, timeout):
-        try:
-            text = path.read_text(encoding="utf-8-sig")
-            current = json.loads(text) if text.strip() else {}
-        except FileNotFoundError:
-            current = {}
-        except (OSError, ValueError):
-            current = {}  # a torn or foreign file: rebuilt rather than kept broken
-        if not isinstance(current, dict):
-            current = {}
-        stored = current.get(provider)
-        entry = change(stored if isinstance(stored, dict) and isinstance(stored.get("models"), list) else None)
-        if entry is None:
-            current.pop(provider, None)
-        else:
-            current[provider] = entry
-        _atomic_write(path, json.dumps(current, indent=2, ensure_ascii=False))
+    try:
+        with DirLock(path.with_name(path.name + ".lock"), timeout):
+            current = _read_for_update(path)
+            stored = current.get(provider)
+            entry = change(stored if isinstance(stored, dict) and isinstance(stored.get("models"), list) else None)
+            if entry is None:
+                current.pop(provider, None)
+            else:
+                current[provider] = entry
+            _atomic_write(path, json.dumps(current, indent=2, ensure_ascii=False))
+    except LockTimeout as exc:
+        raise StoreError(f"{exc}; try again") from None
     return entry
+
+
+def _read_for_update(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+        current = json.loads(text) if text.strip() else {}
+    except (OSError, ValueError):
+        current = {}  # missing, torn or foreign: rebuilt rather than kept broken
+    return current if isinstance(current, dict) else {}
 
 
 def _atomic_write(path: Path, text: str) -> None:
@@ -133,48 +136,3 @@ def _atomic_write(path: Path, text: str) -> None:
         except OSError:
             pass
         raise StoreError(f"{path}: cannot write: {exc.strerror or type(exc).__name__}") from None
-
-
-class _DirLock:
-    """``<file>.lock`` as a directory, made with ``mkdir``: the lock Pi's proper-lockfile takes."""
-
-    def __init__(self, target: Path, timeout: float) -> None:
-        self.path = target.with_name(target.name + ".lock")
-        self.timeout = timeout
-
-    def __enter__(self) -> _DirLock:
-        deadline = time.monotonic() + self.timeout
-        delay = 0.01
-        while True:
-            try:
-                os.mkdir(self.path)
-                return self
-            except FileExistsError:
-                if self._break_if_stale():
-                    continue
-            except OSError as exc:
-                raise StoreError(f"{self.path}: cannot lock: {exc.strerror or type(exc).__name__}") from None
-            if time.monotonic() >= deadline:
-                raise StoreError(f"{self.path}: another process holds the lock; try again")
-            time.sleep(delay)  # another pi or Pi is writing; it holds the lock for milliseconds
-            delay = min(delay * 2, 0.5)
-
-    def _break_if_stale(self) -> bool:
-        try:
-            age = time.time() - self.path.stat().st_mtime
-        except FileNotFoundError:
-            return True  # released meanwhile: try again at once
-        if age < LOCK_STALE_SECONDS:
-            return False
-        try:
-            os.rmdir(self.path)
-        except OSError as exc:
-            if exc.errno not in (errno.ENOENT,):
-                raise StoreError(f"{self.path}: a stale lock cannot be removed: {exc.strerror}") from None
-        return True
-
-    def __exit__(self, *exc: object) -> None:
-        try:
-            os.rmdir(self.path)
-        except OSError:
-            pass
