@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from .ai.credentials import is_resolvable_without_running, resolve_value
-from .config_files import ConfigFileError, read_config_text
+from .config_files import ConfigFileError, ConfigJsonError, parse_config_json, read_config_text
 from .records import record
 
 FILE_MODE = 0o600
@@ -99,15 +99,17 @@ class AuthStorage:
             raise AuthFileError(str(exc)) from None
         except (OSError, UnicodeDecodeError) as exc:
             raise AuthFileError(f"{self.path}: cannot read: {type(exc).__name__}") from None
-        if not text.strip():
-            return {}
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            # Position only: the text around the error could be a key.
-            raise AuthFileError(
-                f"{self.path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
-            ) from None
+            # Position only in a message (never the text around an error: it could be a key).
+            data, dropped = parse_config_json(text)
+        except ConfigJsonError as exc:
+            raise AuthFileError(f"{self.path}: {exc}") from None
+        if data is None:
+            return {}
+        if dropped:
+            # Never rewritten without what was left out (a login would otherwise save the file
+            # back without it): the file is refused with its first problem.
+            raise AuthFileError(f"{self.path}: {dropped[0]}; fix or remove it")
         if not isinstance(data, dict):
             raise AuthFileError(f"{self.path}: must be an object keyed by provider id")
         return data

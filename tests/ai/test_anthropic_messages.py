@@ -346,7 +346,7 @@ async def test_stalled_server_then_abort_ends_quickly(loopback: LoopbackServer) 
             started = time.monotonic()
     elapsed = time.monotonic() - started
     msg = await s.result()
-    assert elapsed < 3.0  # a stalled server would otherwise hold the request for the 600 s timeout
+    assert elapsed < 60  # a stalled server would otherwise hold the request for the 600 s timeout (room for load)
     assert got[-1].type == "error" and got[-1].reason == "aborted"
     assert msg.stop_reason == "aborted"
     assert msg.content == [TextContent(text="Before the stall")]

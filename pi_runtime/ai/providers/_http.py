@@ -20,6 +20,7 @@ from typing import Any, Protocol
 from ... import deep_json
 from ...http import Aborted, HTTPError, HTTPTimeout, MalformedResponse, ProtocolCut
 from ...text_safety import terminal_safe
+from ..builder import truncate_error_text
 from ..options import StreamOptions
 from ..sse import SSEDecoder, SSEEventTooLarge
 
@@ -60,10 +61,10 @@ class StreamFormatError(Exception):
 
 def missing_key_message(provider: str) -> str:
     """The error shown when no credential is configured for ``provider``."""
-    from ..env_keys import env_var_names
+    from ..env_keys import describe_env
 
-    names = env_var_names(provider)
-    hint = f"set {' or '.join(names)}" if names else "configure a key in auth.json or models.json"
+    ways = describe_env(provider)
+    hint = f"set {ways}" if ways else "configure a key in auth.json or models.json"
     return f"No API key for provider '{provider}': {hint}."
 
 
@@ -104,7 +105,8 @@ def failure_events(builder: Any, exc: BaseException, options: StreamOptions | No
         return builder.fail("Request was aborted", aborted=True)
     if not isinstance(exc, (ProviderError, StreamFormatError)):
         return builder.fail(f"{type(exc).__name__}: {exc}")
-    message = str(exc) or type(exc).__name__
+    # The server's own text keeps Pi's head of it; pi's words around it (a retry hint) stay whole.
+    message = truncate_error_text(str(exc)) or type(exc).__name__
     hint: float | None = exc.retry_after if isinstance(exc, ProviderError) else None
     if hint is None:
         from ..errors import parse_retry_after
