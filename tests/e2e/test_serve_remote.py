@@ -166,3 +166,24 @@ async def test_a_bound_ui_answers_an_extension_question(env, loopback):
 async def test_no_server_is_a_clear_error(tmp_path):
     with pytest.raises(NoServer, match="no pi serve listens"):
         await ServeClient.connect(tmp_path / "nothing.sock")
+
+
+@pytest.mark.asyncio
+async def test_the_tree_of_a_remote_session_follows_navigation_and_labels(serve, loopback):
+    client = await ServeClient.connect(serve.socket)
+    session = await client.attach((await client.open_session())["session"])
+    for text in ("one", "two"):
+        loopback.push(text_reply(f"answer {text}"))
+        await session.prompt(text)
+    manager = session.session_manager
+    second = next(e for e in manager.get_entries() if getattr(getattr(e, "message", None), "role", "") == "user"
+                  and e.message.content[0].text == "two")
+    result = await session.navigate_tree(second.id)
+    assert (result.cancelled, result.editor_text) == (False, "two")
+    await eventually(lambda: session.session_manager.leaf_id == second.parent_id)
+    assert session.get_last_assistant_text() == "answer one"
+    assert [m.role for m in session.messages if m.role != "system"] == ["user", "assistant"]
+    assert session.branch_messages(second.id)[-1].content[0].text == "two"
+    session.set_label(second.id, "the second question")
+    await eventually(lambda: session.session_manager.get_label(second.id) == "the second question")
+    await client.close()
