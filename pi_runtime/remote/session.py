@@ -20,8 +20,10 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..agent.listeners import Listeners
 from ..frontend.events import AgentSettledEvent, BashExecutionUpdateEvent, SessionChangedEvent
+from . import queue_prediction
+from .delivery import EventDelivery
+from .local_folder import LocalFolder
 from .remote_ui import RemoteUIBinding
 from .view import SessionView
 
@@ -64,19 +66,12 @@ class RemoteSession:
         snapshot = attach_data["snapshot"]
         self._view = SessionView(snapshot)
         self.cwd: str = self._view.cwd or os.getcwd()
-        self._project_trusted = bool(snapshot.get("projectTrusted", False))
+        self._folder = LocalFolder(self.cwd, bool(snapshot.get("projectTrusted", False)))
         self.scoped_models: list[tuple[Model, str | None]] = []
-        self._settings: SettingsManager | None = None
-        self._registry: ModelRegistry | None = None
-        self._resources: ResourceLoaderPort | None = None
         self._ledger = UsageLedger(lambda: self._view.manager)
-        self._listeners = Listeners(isolate=True)
-        self._events: asyncio.Queue[Any] = asyncio.Queue()
-        self._pump = asyncio.ensure_future(self._deliver())
-        self._settles = 0
+        self._delivery = EventDelivery()
         self._started_at: int | None = None
-        """``_settles`` when a prompt of ours started a run whose ``agent_settled`` has not come yet."""
-        self._settled = asyncio.Event()
+        """The count of settled runs when a prompt of ours started one whose ``agent_settled`` has not come yet."""
         self._bash_deltas: dict[str, Callable[[str], None]] = {}
         self._background: set[asyncio.Task[Any]] = set()
         self.ui = RemoteUIBinding(self)
@@ -105,28 +100,17 @@ class RemoteSession:
         self.ui.on_record(record)
         if event is None:
             if self._view.closed:
-                self._wake_waiters()
+                self._delivery.wake()
             return
         if isinstance(event, AgentSettledEvent):
-            self._settles += 1
             self._started_at = None
-            self._wake_waiters()
         elif isinstance(event, BashExecutionUpdateEvent) and event.id in self._bash_deltas:
             self._bash_deltas[event.id](event.delta)
-        self._events.put_nowait(event)
-
-    def _wake_waiters(self) -> None:
-        self._settled.set()
-        self._settled = asyncio.Event()
-
-    async def _deliver(self) -> None:
-        while True:
-            event = await self._events.get()
-            await self._listeners.emit(event)
+        self._delivery.put(event)
 
     def subscribe(self, listener: Callable[[SessionEvent], Any]) -> Callable[[], None]:
         """Receive every event of the session, typed (sync or async listener). Returns an unsubscriber."""
-        return self._listeners.add(listener)
+        return self._delivery.subscribe(listener)
 
     def resume_from(self, attach_data: dict[str, Any]) -> None:
         """After a reconnect: replayed records follow; or, past the replay buffer, start again from the
@@ -135,11 +119,11 @@ class RemoteSession:
         snapshot = attach_data.get("snapshot")
         if snapshot is not None:
             self._view.reset(snapshot)
-            self._events.put_nowait(SessionChangedEvent("resync", self.session_file))
+            self._delivery.put(SessionChangedEvent("resync", self.session_file))
 
     def connection_lost(self) -> None:
         self.connected = False
-        self._wake_waiters()
+        self._delivery.wake()
 
     async def reconnect(self) -> dict[str, Any]:
         """Connect again and continue from :attr:`cursor`: the records missed meanwhile are replayed
@@ -154,45 +138,30 @@ class RemoteSession:
     @property
     def settings(self) -> SettingsManager:
         """The folder's settings, read here (the server reads the same files)."""
-        if self._settings is None:
-            from ..settings import SettingsManager
-
-            self._settings = SettingsManager.create(self.cwd, project_trusted=self._project_trusted)
-        return self._settings
+        return self._folder.settings
 
     @settings.setter
     def settings(self, value: SettingsManager) -> None:
-        self._settings = value
+        self._folder.settings = value
 
     @property
     def model_registry(self) -> ModelRegistry | None:
         """Models and credentials as this machine's agent dir has them (for pickers; the server
         resolves the model it is told to use in its own registry)."""
-        if self._registry is None:
-            from ..ai.models import ModelRegistry
-            from ..auth import AuthStorage
-            from ..paths import agent_dir
-
-            folder = agent_dir()
-            self._registry = ModelRegistry(folder / "models.json", AuthStorage(folder / "auth.json"))
-        return self._registry
+        return self._folder.model_registry
 
     @model_registry.setter
     def model_registry(self, value: ModelRegistry | None) -> None:
-        self._registry = value
+        self._folder.model_registry = value
 
     @property
     def resources(self) -> ResourceLoaderPort | None:
         """Skills, prompt templates and context files of the folder, loaded here."""
-        if self._resources is None:
-            from ..resources.loader import ResourceLoader
-
-            self._resources = ResourceLoader(self.cwd, settings=self.settings, project_trusted=self._project_trusted)
-        return self._resources
+        return self._folder.resources
 
     @resources.setter
     def resources(self, value: ResourceLoaderPort | None) -> None:
-        self._resources = value
+        self._folder.resources = value
 
     @property
     def model(self) -> Model:
@@ -216,7 +185,7 @@ class RemoteSession:
     @property
     def is_streaming(self) -> bool:
         return bool(self._view.state.get("isStreaming")) or (
-            self._started_at is not None and self._settles == self._started_at)
+            self._started_at is not None and self._delivery.received_settles == self._started_at)
 
     @property
     def is_compacting(self) -> bool:
@@ -292,19 +261,20 @@ class RemoteSession:
             fields["images"] = [image.to_wire() for image in images]
         if streaming_behavior is not None:
             fields["streamingBehavior"] = streaming_behavior
-        mark = self._settles
+        mark = self._delivery.received_settles
         data = await self.call("prompt", **fields)
         disposition: PromptDisposition = data["disposition"]
-        if disposition == "started" and self._settles == mark:
+        if disposition == "started" and self._delivery.received_settles == mark:
             self._started_at = mark
             if wait:
                 await self.wait_for_idle()
         return disposition
 
     async def wait_for_idle(self) -> None:
-        """Until the run in progress settles (at once when idle, closed or disconnected)."""
-        while self.is_streaming and self.connected and not self._view.closed:
-            await self._settled.wait()
+        """Until the run in progress settles and subscribers have had its ``agent_settled`` (at once
+        when idle, closed or disconnected)."""
+        while (self.is_streaming or self._delivery.behind) and self.connected and not self._view.closed:
+            await self._delivery.changed()
 
     async def abort(self) -> None:
         await self.call("abort")
@@ -318,7 +288,7 @@ class RemoteSession:
     async def dispose(self, reason: str = "quit") -> None:
         """Detach this viewer (the session goes on running on the server)."""
         await self._client.detach(self.handle)
-        self._pump.cancel()
+        self._delivery.close()
 
     def clear_queue(self) -> tuple[list[str], list[str]]:
         taken = (self.steering_texts, self.follow_up_texts)
@@ -331,41 +301,25 @@ class RemoteSession:
         return list(self._view.queue)
 
     def edit_queued(self, message_id: str, text: str) -> list[QueuedMessage]:
-        import dataclasses
-
-        queue = self._queued(message_id)
+        queue = self.queued_messages()
+        queue_prediction.require(queue, message_id)
         self._send_soon("edit_queued", messageId=message_id, message=text)
-        return [dataclasses.replace(item, text=text) if item.id == message_id else item for item in queue]
+        return queue_prediction.edited(queue, message_id, text)
 
     def remove_queued(self, message_id: str) -> list[QueuedMessage]:
-        queue = self._queued(message_id)
+        queue = self.queued_messages()
+        queue_prediction.require(queue, message_id)
         self._send_soon("remove_queued", messageId=message_id)
-        return [item for item in queue if item.id != message_id]
+        return queue_prediction.removed(queue, message_id)
 
     def move_queued(self, message_id: str, index: int, kind: QueueKind | None = None) -> list[QueuedMessage]:
-        import dataclasses
-
-        queue = self._queued(message_id)
+        queue = self.queued_messages()
+        queue_prediction.require(queue, message_id)
         fields: dict[str, Any] = {"messageId": message_id, "index": index}
         if kind is not None:
             fields["kind"] = "followUp" if kind == "follow_up" else "steer"
         self._send_soon("move_queued", **fields)
-        moving = next(item for item in queue if item.id == message_id)
-        target = kind or moving.kind
-        others = [item for item in queue if item.kind == target and item.id != message_id]
-        position = max(0, min(len(others) + index + 1 if index < 0 else index, len(others)))
-        others.insert(position, dataclasses.replace(moving, kind=target))
-        steer = [i for i in queue if i.kind == "steer" and i.id != message_id] if target != "steer" else others
-        follow = [i for i in queue if i.kind == "follow_up" and i.id != message_id] if target != "follow_up" else others
-        return steer + follow
-
-    def _queued(self, message_id: str) -> list[QueuedMessage]:
-        from ..kernel.message_queue import QueueEditError
-
-        queue = list(self._view.queue)
-        if all(item.id != message_id for item in queue):
-            raise QueueEditError(message_id, "unknown")
-        return queue
+        return queue_prediction.moved(queue, message_id, index, kind)
 
     # ------------------------------------------------------------------ model, thinking, modes
 
