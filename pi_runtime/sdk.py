@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .agent.agent import Agent
 from .agent.tool import AgentTool
@@ -27,6 +27,13 @@ from .extensions.load_configured import load_extensions as load_extensions  # th
 from .kernel.session import AgentSession, typed_settings
 from .kernel.thinking import clamp_thinking
 from .settings_model import Settings
+
+if TYPE_CHECKING:
+    from .ai.models import ModelRegistry
+    from .extensions.runner import ExtensionRunner
+    from .resources.port import ResourceLoaderPort
+    from .session.manager import SessionManager
+    from .settings import SettingsManager
 
 DEFAULT_TOOLS = ("read", "bash", "edit", "write")
 
@@ -132,14 +139,14 @@ def create_agent_session(
     exclude_tools: Iterable[str] = (),
     no_tools: bool = False,
     custom_tools: Iterable[AgentTool] = (),
-    session_manager: Any = None,
-    settings: Any = None,
-    resource_loader: Any = None,
-    model_registry: Any = None,
+    session_manager: SessionManager | None = None,
+    settings: SettingsManager | None = None,
+    resource_loader: ResourceLoaderPort | None = None,
+    model_registry: ModelRegistry | None = None,
     scoped_models: list[tuple[Model, str | None]] | None = None,
     extensions: Iterable[str] = (),
     no_extensions: bool = False,
-    extension_runner: Any = None,
+    extension_runner: ExtensionRunner | None = None,
     mcp: bool = False,
 ) -> AgentSession:
     """Create an ``AgentSession`` (see the module docstring for an offline example).

@@ -48,6 +48,19 @@ class ToolResult:
             out["isError"] = True
         return out
 
+    @classmethod
+    def from_wire(cls, data: dict[str, Any]) -> ToolResult:
+        """The result from its wire shape (what a remote viewer receives).
+
+        Raises:
+            ValueError: A content block that is neither text nor an image.
+        """
+        import msgspec
+
+        content = msgspec.convert(data.get("content") or [], list[TextContent | ImageContent], strict=False)
+        return cls(content=content, details=data.get("details"), terminate=bool(data.get("terminate", False)),
+                   is_error=bool(data.get("isError", False)))
+
 
 PREFER_STRICT_SCHEMA: dict[str, Any] = {"type": "json_schema", "strict": "prefer"}
 """What Pi's built-in tools declare: a strict schema where the provider takes one, else the plain one."""
