@@ -33,6 +33,9 @@ class ToolResult:
     """Runtime-only hint: stop after this batch when every result in it terminates."""
     is_error: bool = False
     """The tool failed but made its own result (Pi's ``isError``): recorded as an error result."""
+    structured_content: Any = None
+    """What programmatic callers (codemode scripts) get instead of the text, for tools with an
+    ``output_schema`` (bash's ``{output, exit_code, ...}``); never sent to the model."""
 
     @classmethod
     def text(cls, text: str, details: Any = None) -> ToolResult:
@@ -48,6 +51,8 @@ class ToolResult:
             out["isError"] = True
         return out
 
+
+Exposure = Literal["direct", "deferred", "model-only", "hidden"]
 
 UpdateCallback = Callable[[ToolResult], None]
 """Called with a partial result while a tool runs (bash output, progress)."""
@@ -68,6 +73,17 @@ class AgentTool:
     """A ``ToolParams`` subclass, or any pydantic model (extensions may bring their own)."""
     execution_mode: ClassVar[Literal["parallel", "sequential"] | None] = None
     """``sequential`` forces the whole batch containing this tool to run one by one."""
+    output_schema: dict[str, Any] | None = None
+    """JSON schema of ``ToolResult.structured_content``, which scripts receive; None: they get the text."""
+    exposure: str = "direct"
+    """How the tool reaches the model (Pi's :data:`Exposure`): ``direct`` (declared while active),
+    ``deferred`` (callable from codemode scripts, declared once ``tool_search`` loads it), ``model-only``
+    (declared, never called by scripts), ``hidden`` (unreachable). An MCP tool keeps its server's
+    setting here (``codemode`` counts as ``deferred``)."""
+    declared_description: str | None = None
+    """Set while another tool (codemode) changes how this one is declared to the model."""
+    declaration_hidden: bool = False
+    """Set while the tool stays callable but is left out of the model's declarations (codemode ``only``)."""
 
     async def execute(
         self,
@@ -86,7 +102,8 @@ class AgentTool:
         return schema
 
     def to_tool(self) -> Tool:
-        return Tool(name=self.name, description=self.description, parameters=self.parameters_schema())
+        return Tool(name=self.name, description=self.declared_description or self.description,
+                    parameters=self.parameters_schema())
 
 
 class FunctionTool(AgentTool):
