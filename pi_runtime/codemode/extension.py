@@ -8,6 +8,7 @@ in the ``extensions`` setting leaves it out, and an extension that registers a t
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..agent.tool import ToolParams, ToolResult
@@ -48,6 +49,29 @@ def _settings(pi: Any) -> tuple[str, int | None]:
     return mode, int(budget)
 
 
+_DISCOVERY = re.compile(r"\b(searchTools|describeNamespace|describeTool|ALL_TOOLS)\b")
+
+
+async def wait_for_mcp(runner: Any, code: str | None) -> None:
+    """Wait (at most 10 s) for the MCP servers a script can reach before it runs: every server when
+    ``code`` is None (``tool_search``) or uses a discovery global, else the servers it names
+    (``mcp__<server>``), so their tools are callable (Pi waits the same way)."""
+    from ..mcp.manager import FIRST_PROMPT_WAIT, mcp_manager_for
+
+    session = getattr(runner, "session", None)
+    manager = mcp_manager_for(session) if session is not None else None
+    if manager is None:
+        return
+    if code is None or _DISCOVERY.search(code):
+        await manager.wait_connected(FIRST_PROMPT_WAIT)
+        return
+    words = set(re.findall(r"\w+", code))
+    from ..mcp.config import namespace
+
+    if any(namespace(entry.name) in word for entry in manager.entries for word in words):
+        await manager.wait_connected(FIRST_PROMPT_WAIT)
+
+
 def extension(pi: Any) -> None:
     """Register the ``codemode`` tool (inactive)."""
     from ..extensions.toolset import exposure_of
@@ -66,6 +90,7 @@ def extension(pi: Any) -> None:
         from .run import execute_codemode
 
         runner = pi._runner
+        await wait_for_mcp(runner, params.code)
         callable_ = [t for t in runner.tools.callable_tools() if exposure_of(t) not in ("model-only", "hidden")]
         session_manager = ctx.session_manager
         return await execute_codemode(

@@ -55,8 +55,11 @@ def extension(pi: Any) -> None:
         return [t for t in pi._runner.tools.all.values() if exposure_of(t) == "deferred" and t.name not in active]
 
     async def execute(call_id: str, params: ToolSearchParams, signal: Any, on_update: Any) -> ToolResult:
+        from .extension import wait_for_mcp
+
         if params.query.strip() == "":
             raise ToolError("query must not be empty")
+        await wait_for_mcp(pi._runner, None)
         limit = DEFAULT_LIMIT if params.limit is None else params.limit
         if limit != int(limit) or limit <= 0:
             raise ToolError("limit must be a positive integer")
