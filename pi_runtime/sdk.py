@@ -187,7 +187,8 @@ def create_agent_session(
         # Extension tools can be chosen with --tools and are active unless they opt out.
         for tool in runner.registered_tools():
             available[tool.name] = tool
-            if getattr(tool, "default_active", True):
+            # Registering activates (declares) only direct and model-only tools that do not opt out (Pi).
+            if getattr(tool, "default_active", True) and getattr(tool, "exposure", "direct") in ("direct", "model-only"):
                 extension_defaults.append(tool.name)
     if isinstance(defaults, list) and defaults:
         # After the extensions loaded: defaultTools may name their inactive tools ("+codemode").

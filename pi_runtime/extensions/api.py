@@ -93,7 +93,9 @@ class ExtensionAPI(EventSubscriptions):
         Either an ``AgentTool`` instance, or keywords: ``name``, ``description``, ``params``
         (a pydantic model), ``execute(call_id, params, signal, on_update, ctx)``, and
         optionally ``label``, ``prompt_snippet``, ``prompt_guidelines``, ``execution_mode``
-        (``"sequential"``), ``default_active``, ``render`` (hints), ``render_call``,
+        (``"sequential"``), ``default_active``, ``exposure`` (``"deferred"``: callable from codemode
+        scripts and loaded by ``tool_search``; ``"model-only"``; ``"hidden"``), ``output_schema`` (what
+        ``structured_content`` holds for scripts), ``render`` (hints), ``render_call``,
         ``render_result`` and ``render_shell`` (front-end renderers). A tool with a built-in's
         name replaces it.
 

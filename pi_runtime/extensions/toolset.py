@@ -116,7 +116,7 @@ class ToolSet:
             self.all[tool.name] = tool
             if tool.name in position:
                 active[position[tool.name]] = tool
-            elif getattr(tool, "default_active", True):
+            elif getattr(tool, "default_active", True) and exposure_of(tool) in ("direct", "model-only"):
                 position[tool.name] = len(active)
                 active.append(tool)
             else:
