@@ -156,7 +156,7 @@
 	const squash = (name) => name.toLowerCase().replace(/[^a-z0-9]/g, "");
 	function __pi_guard(target, label, names, hint) {
 		return new Proxy(target, {
-			get(object, key, receiver) {
+			get: function __pi_get(object, key, receiver) {
 				if (typeof key !== "string" || key in object || key in Object.prototype || key === "then" || key === "toJSON") {
 					return Reflect.get(object, key, receiver);
 				}

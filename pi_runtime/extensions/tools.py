@@ -179,12 +179,12 @@ class ExtensionTool(AgentTool):
             try:
                 result = to_tool_result(partial, self.name)
             except TypeError as exc:
-                report = self.report_failure
+                report, problem = self.report_failure, f"on_update: {exc}"
                 if report is not None:
                     from ..background import spawn
 
                     async def send() -> None:
-                        await report(f"tool:{self.name}", f"on_update: {exc}")
+                        await report(f"tool:{self.name}", problem)
 
                     spawn(send(), name="tool-update-report")
                 return
