@@ -95,3 +95,27 @@ def test_same_codemode_declaration_as_pi(tmp_path):
     assert mine["codemode"] == pis["codemode"]
     assert mine["bash"].split("\n\n")[-1] == pis["bash"].split("\n\n")[-1]  # the "Codemode: ..." note
     assert mine["read"].split("\n\n")[-1] == pis["read"].split("\n\n")[-1]
+
+
+@pytest.mark.skipif(not PI_REFERENCE or not Path(PI_REFERENCE).exists(), reason="real Pi not installed (set PI_REFERENCE)")
+def test_five_mcp_servers_declare_no_more_than_pi(tmp_path):
+    """Five servers with the default (codemode) exposure: neither declares their tools; pi's request
+    (tools and system prompt) is not larger than Pi's."""
+    os.environ["PATH"] = f"{Path(PI_REFERENCE).parent.parent / 'node' / 'bin'}:{os.environ['PATH']}"
+    time_server = str(Path(sys.executable).parent / "mcp-server-time")
+    servers = {name: {"command": time_server, "args": ["--local-timezone", "UTC"]}
+               for name in ("alpha", "beta", "gamma", "delta", "epsilon")}
+    sizes = {}
+    for label, binary in (("pi", OURS), ("Pi", str(PI_REFERENCE))):
+        folder = tmp_path / label
+        scene = sbs.Scenario("mcp5", sbs.tool_then_answer("codemode", {"code": 'return (await searchTools("time")).length'}))
+        (folder / "agent").mkdir(parents=True)
+        (folder / "agent" / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
+        run = sbs.run(binary, scene, folder, mkdirs=False)
+        first = run.requests[0]
+        names = [t["function"]["name"] for t in first["tools"]]
+        assert "codemode" in names and not any(n.startswith("mcp__") for n in names), names
+        sizes[label] = len(json.dumps(first["tools"])) + len(json.dumps(first["messages"][0]))
+        assert result_text(run).endswith("Output:\n8") or result_text(run).endswith("Output:\n2"), result_text(run)
+    print("request sizes (tools + system prompt, characters):", sizes)
+    assert sizes["pi"] <= sizes["Pi"], sizes
