@@ -162,3 +162,25 @@ async def test_renderers_get_pis_output_pad_option(provider, workdir, agent_dir,
         await settle(pilot, session, 0.3)
         text = screen_text(app)
         assert "PAD=0" in text and "TOOLPAD=0" in text
+
+
+async def test_done_inside_a_factory_that_returns_no_widget_keeps_its_value(provider, workdir, agent_dir, tmp_path):
+    """Pi keeps done()'s value even when the factory then returns no component."""
+    from pi_runtime.testing.waiting import eventually
+
+    ext = tmp_path / "nothing.py"
+    ext.write_text(textwrap.dedent("""
+        def extension(pi):
+            async def pick(args, ctx):
+                def factory(tui, theme, keys, done):
+                    done("chosen")
+                value = await ctx.ui.custom(factory)
+                ctx.ui.notify(f"value {value}")
+            pi.register_command("pick", pick)
+    """))
+    session = make_session(provider, workdir, extensions=[str(ext)])
+    app = create_app(session, static=True, agent_dir=str(agent_dir))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_command(pilot, "/pick")
+        assert await eventually(lambda: any("value chosen" in str(n.message) for n in app._notifications))
+        assert not session.extension_runner.errors
