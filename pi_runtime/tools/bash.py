@@ -28,6 +28,7 @@ from .shell import LocalShellOperations
 from .truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES
 
 MAX_TIMEOUT_SECONDS = 2_147_483
+"""Largest accepted timeout (about 24.8 days; Pi's timer limit)."""
 STRUCTURED_OUTPUT_MAX_BYTES = 1024 * 1024
 """Output a codemode script gets from ``tools.bash()``: past it, the first and last halves."""
 BASH_OUTPUT_SCHEMA: dict[str, Any] = {
@@ -42,7 +43,6 @@ BASH_OUTPUT_SCHEMA: dict[str, Any] = {
     },
 }
 """What a codemode script's ``tools.bash()`` resolves to, also for a non-zero exit code (Pi's schema)."""
-"""Largest accepted timeout (about 24.8 days; Pi's timer limit)."""
 
 EnvSource = Mapping[str, str] | Callable[[], Mapping[str, str]] | None
 """Extra environment for commands: a mapping, or a callable read when each command starts
