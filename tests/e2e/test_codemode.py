@@ -119,3 +119,12 @@ def test_five_mcp_servers_declare_no_more_than_pi(tmp_path):
         assert result_text(run).endswith("Output:\n8") or result_text(run).endswith("Output:\n2"), result_text(run)
     print("request sizes (tools + system prompt, characters):", sizes)
     assert sizes["pi"] <= sizes["Pi"], sizes
+
+
+def test_script_output_never_reaches_the_terminal_as_escape_sequences(tmp_path):
+    code = 'text("\\u001b[2J\\u001b]0;pwned\\u0007red"); console.log("\\u001b[31mx"); return "\\u009b31m"'
+    scene = sbs.Scenario("escapes", sbs.tool_then_answer("codemode", {"code": code}), extra_args=("--tools", "+codemode"))
+    run = sbs.run(OURS, scene, tmp_path)
+    assert run.returncode == 0, run.stdout[-2000:]
+    assert "\x1b" not in run.stdout and "\x9b" not in run.stdout and "\x07" not in run.stdout
+    assert "red" in result_text(run)  # the text reaches the model (JSON-escaped on the wire)
