@@ -126,5 +126,10 @@ def test_script_output_never_reaches_the_terminal_as_escape_sequences(tmp_path):
     scene = sbs.Scenario("escapes", sbs.tool_then_answer("codemode", {"code": code}), extra_args=("--tools", "+codemode"))
     run = sbs.run(OURS, scene, tmp_path)
     assert run.returncode == 0, run.stdout[-2000:]
-    assert "\x1b" not in run.stdout and "\x9b" not in run.stdout and "\x07" not in run.stdout
-    assert "red" in result_text(run)  # the text reaches the model (JSON-escaped on the wire)
+    # JSON mode escapes C0 controls (as Pi's JSON.stringify; U+009B stays, as there, for a program to read)
+    assert "\x1b" not in run.stdout and "\x07" not in run.stdout
+    text = result_text(run)
+    assert "red" in text and "\x1b" in text  # the model gets the script's text as it is
+    from pi_runtime.text_safety import terminal_safe  # what the app's tool box draws
+
+    assert not any(c in terminal_safe(text, multiline=True) for c in "\x1b\x9b\x07")
