@@ -188,3 +188,9 @@ async def test_codemode_is_off_until_named(sessions):
     session = sessions(scripted_text("ok"), tools=None, settings={"extensions": ["+builtin:codemode"]})
     await session.prompt("go")
     assert "codemode" not in [t.name for t in session.provider.requests[0][0].tools]
+
+
+async def test_default_tools_setting_turns_codemode_on(sessions):
+    session = sessions(scripted_text("ok"), tools=None, settings={"defaultTools": ["+codemode", "-write"]})
+    await session.prompt("go")
+    assert [t.name for t in session.provider.requests[0][0].tools] == ["read", "bash", "edit", "codemode"]
