@@ -95,11 +95,10 @@ class AgentTool:
         raise NotImplementedError
 
     def parameters_schema(self) -> dict[str, Any]:
-        schema = self.Params.model_json_schema()
-        schema.pop("title", None)
-        for prop in schema.get("properties", {}).values():
-            prop.pop("title", None)
-        return schema
+        """The parameters as declared to the model (Pi's compact form, :mod:`.tool_schema`)."""
+        from .tool_schema import declared_schema
+
+        return declared_schema(self.Params.model_json_schema())
 
     def to_tool(self) -> Tool:
         return Tool(name=self.name, description=self.declared_description or self.description,

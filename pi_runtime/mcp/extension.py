@@ -126,11 +126,22 @@ def extension(pi: Any) -> None:
             pi.set_active_tools([name for name in pi.get_active_tools() if name not in gone])
         await manager.close_connections(removed)
 
-    async def before_prompt(_event: Any, ctx: Any) -> None:
+    async def before_prompt(event: Any, ctx: Any) -> None:
         manager = state["manager"]
         if manager is None:
             return
         await manager.wait_for_declared()
+        sections = getattr(event, "sections", None)
+        if sections is not None:  # the servers as they are when the prompt starts (Pi 1.6)
+            from .servers_section import SECTION, render_section
+
+            text = render_section(
+                (entry, getattr(manager.connections.get(entry.name), "instructions", None))
+                for entry in manager.entries)
+            if text:
+                sections.set(SECTION, text)
+            else:
+                sections.remove(SECTION)
         await manager.reconnect_signed_in()
         for problem in manager.problems():
             ctx.ui.notify(problem, "warning")

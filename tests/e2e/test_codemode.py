@@ -105,7 +105,7 @@ def test_five_mcp_servers_declare_no_more_than_pi(tmp_path):
     time_server = str(Path(sys.executable).parent / "mcp-server-time")
     servers = {name: {"command": time_server, "args": ["--local-timezone", "UTC"]}
                for name in ("alpha", "beta", "gamma", "delta", "epsilon")}
-    sizes = {}
+    sizes, sections = {}, {}
     for label, binary in (("pi", OURS), ("Pi", str(PI_REFERENCE))):
         folder = tmp_path / label
         scene = sbs.Scenario("mcp5", sbs.tool_then_answer("codemode", {"code": 'return (await searchTools("time")).length'}))
@@ -116,8 +116,12 @@ def test_five_mcp_servers_declare_no_more_than_pi(tmp_path):
         names = [t["function"]["name"] for t in first["tools"]]
         assert "codemode" in names and not any(n.startswith("mcp__") for n in names), names
         sizes[label] = len(json.dumps(first["tools"])) + len(json.dumps(first["messages"][0]))
+        prompt = json.dumps(first["messages"])
+        sections[label] = re.search(r"<mcp_servers>.*?</mcp_servers>", json.loads(json.dumps(prompt)))
         assert result_text(run).endswith("Output:\n8") or result_text(run).endswith("Output:\n2"), result_text(run)
     print("request sizes (tools + system prompt, characters):", sizes)
+    assert sections["pi"] is not None and sections["Pi"] is not None
+    assert sections["pi"].group(0) == sections["Pi"].group(0)  # the mcp_servers section, word for word
     assert sizes["pi"] <= sizes["Pi"], sizes
 
 
