@@ -88,11 +88,38 @@ def _default_model(registry: Any, typed: Settings) -> Model | None:
         found = registry.lookup(model_id)
         if found is not None:
             return found
+    # Pi's choice: the default model of the first provider (in Pi's order) that has credentials,
+    # else the first model with credentials.
+    from .ai.catalog import builtin_catalog
+
+    catalog = builtin_catalog()
+    for provider in catalog.default_model_order:
+        info = catalog.providers.get(provider)
+        if info is not None and info.default_model and registry.provider_has_credentials(provider):
+            found = registry.find(provider, info.default_model)
+            if found is not None:
+                return found
     available = registry.available()
     if available:
         return available[0]
     # Nothing has credentials: keep a sensible model so the first prompt explains how to connect.
     return registry.find("anthropic", "claude-sonnet-4-5") or (registry.all() or [None])[0]
+
+
+def _enabled_scope(registry: Any, patterns: list[str]) -> list[tuple[Model, str | None]]:
+    """``enabledModels`` as scoped models: each pattern as ``--models`` reads it; one that
+    matches nothing is left out (a model that went away must not stop pi from starting)."""
+    from .ai.models import ModelNotFoundError
+    from .modes.model_select import resolve_scope
+
+    out: list[tuple[Model, str | None]] = []
+    for pattern in patterns:
+        try:
+            found = resolve_scope(registry, pattern)
+        except (ModelNotFoundError, ValueError):
+            continue
+        out.extend(pair for pair in found if all(pair[0].ref != m.ref for m, _ in out))
+    return out
 
 
 def create_agent_session(
@@ -196,6 +223,14 @@ def create_agent_session(
     base_defaults += [name for name in extension_defaults if name not in base_defaults]
     active = select_tools(available, tools, defaults=base_defaults, exclude=exclude_tools, no_tools=no_tools)
 
+    if scoped_models is None and typed.enabled_models:
+        scoped_models = _enabled_scope(model_registry, typed.enabled_models) or None
+        if model is None and scoped_models and getattr(session_manager, "leaf_id", None) is None:
+            # A new session starts on the saved default when it is in the scope, else the first
+            # scoped model (with its thinking level), as Pi does with enabledModels.
+            saved = f"{typed.default_provider}/{typed.default_model}"
+            model, scoped_level = next(((m, lv) for m, lv in scoped_models if m.ref == saved), scoped_models[0])
+            thinking_level = thinking_level or scoped_level
     chosen = model or _default_model(model_registry, typed)
     default_level = None
     if settings is not None:

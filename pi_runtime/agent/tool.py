@@ -54,6 +54,9 @@ class ToolResult:
 
 Exposure = Literal["direct", "deferred", "model-only", "hidden"]
 
+PREFER_STRICT_SCHEMA: dict[str, Any] = {"type": "json_schema", "strict": "prefer"}
+"""What Pi's built-in tools declare: a strict schema where the provider takes one, else the plain one."""
+
 UpdateCallback = Callable[[ToolResult], None]
 """Called with a partial result while a tool runs (bash output, progress)."""
 
@@ -84,6 +87,8 @@ class AgentTool:
     """Set while another tool (codemode) changes how this one is declared to the model."""
     declaration_hidden: bool = False
     """Set while the tool stays callable but is left out of the model's declarations (codemode ``only``)."""
+    constrained_sampling: ClassVar[dict[str, Any] | None] = None
+    """Pi's ``constrainedSampling`` (see ``Tool.constrained_sampling``); declared with the tool."""
 
     async def execute(
         self,
@@ -102,7 +107,7 @@ class AgentTool:
 
     def to_tool(self) -> Tool:
         return Tool(name=self.name, description=self.declared_description or self.description,
-                    parameters=self.parameters_schema())
+                    parameters=self.parameters_schema(), constrained_sampling=self.constrained_sampling)
 
 
 class FunctionTool(AgentTool):

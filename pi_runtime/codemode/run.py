@@ -184,6 +184,18 @@ def _js(value: Any) -> str:
     return "undefined" if value is None else js_json(value)
 
 
+class _CatalogModel:
+    """An image or classifier model of the catalog (a dict in Pi's shape) with ``provider`` and ``id``."""
+
+    def __init__(self, row: dict[str, Any]) -> None:
+        self.row = row
+        self.provider = str(row.get("provider", ""))
+        self.id = str(row.get("id", ""))
+
+    def to_wire(self) -> dict[str, Any]:
+        return dict(self.row)
+
+
 def _model_info(model: Any) -> dict[str, Any]:
     info = dict(model.to_wire()) if hasattr(model, "to_wire") else dict(model)
     info.pop("headers", None)  # models.json headers can carry credentials
@@ -198,9 +210,21 @@ def model_functions(registry: Any) -> list[ScriptFunction]:
     def of_type(kind: str, provider: Any) -> list[Any]:
         if provider is not None and not isinstance(provider, str):
             raise ValueError("provider must be a string")
-        models = [m for m in (registry.all() if registry is not None else [])
-                  if (getattr(m, "type", None) or "chat") == kind and (provider is None or m.provider == provider)]
-        return models
+        if kind != "chat":  # image and classifier models: the built-in catalog's (Pi's) entries
+            from ..ai import catalog
+
+            rows = catalog.image_models(provider) if kind == "image" else catalog.classifier_models(provider)
+            return [_CatalogModel(row) for row in rows]
+        return [m for m in (registry.all() if registry is not None else [])
+                if provider is None or m.provider == provider]
+
+    def available(model: Any) -> bool:
+        if registry is None:
+            return False
+        if not isinstance(model, _CatalogModel):
+            return bool(registry.has_credentials(model))
+        # Non-chat models use their provider's credentials: available when a chat model of it has them.
+        return any(registry.has_credentials(m) for m in registry.all() if m.provider == model.provider)
 
     async def get_models_of_type(args: Any, _signal: AbortSignal) -> Any:
         kind, provider = (list(args or []) + [None, None])[:2]
@@ -208,7 +232,7 @@ def model_functions(registry: Any) -> list[ScriptFunction]:
 
     async def get_available_of_type(args: Any, _signal: AbortSignal) -> Any:
         kind, provider = (list(args or []) + [None, None])[:2]
-        return [_model_info(m) for m in of_type(_model_type(kind), provider) if registry.has_credentials(m)]
+        return [_model_info(m) for m in of_type(_model_type(kind), provider) if available(m)]
 
     async def get_model_of_type(args: Any, _signal: AbortSignal) -> Any:
         kind, provider, model_id = (list(args or []) + [None, None, None])[:3]
@@ -231,8 +255,11 @@ def model_functions(registry: Any) -> list[ScriptFunction]:
                 raise ValueError(f"{name}() expects {article} {kind} model as its first argument, got "
                                  f"{_describe_value(model)}.{extra} {hint}")
             found = next((m for m in of_type(kind, model["provider"]) if m.id == model["id"]), None)
-            if found is None or not hasattr(registry, method):
+            if found is None:
                 raise ValueError(f'Unknown {kind} model "{model["provider"]}/{model["id"]}". {hint}')
+            if not hasattr(registry, method):
+                raise ValueError(f'{name}() cannot run "{found.provider}/{found.id}": this pi lists {kind} models '
+                                 "but does not run them yet.")
             return await getattr(registry, method)(found, context, signal=signal)
 
         return run

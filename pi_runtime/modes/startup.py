@@ -86,13 +86,15 @@ def trust_question(args: CliArgs, cwd: str | None = None) -> str | None:
 
     cwd = cwd or os.getcwd()
     agent_dir = default_agent_dir()
+    store = TrustStore(agent_dir)
     settings = SettingsManager.create(cwd, agent_dir, project_trusted=False)
-    folder = _resumed_folder(args, cwd, settings)
-    if folder != cwd:  # ``--session`` of another folder's session: it runs (and is trusted or not) there
-        cwd, settings = folder, SettingsManager.create(folder, agent_dir, project_trusted=False)
     default = settings.global_settings.default_project_trust
-    decision = resolve_project_trust(cwd, store=TrustStore(agent_dir), override=args.approve, default_trust=default)
-    return cwd if decision.needs_prompt else None
+    if resolve_project_trust(cwd, store=store, override=args.approve, default_trust=default).trusted:
+        settings.set_project_trusted(True)  # its sessionDir may say where ``--session`` looks
+    # ``--session`` of another folder's session runs (and is trusted or not) there.
+    folder = _resumed_folder(args, cwd, settings)
+    decision = resolve_project_trust(folder, store=store, override=args.approve, default_trust=default)
+    return folder if decision.needs_prompt else None
 
 
 def save_trust_decision(folder: str, trusted: bool) -> None:
@@ -278,6 +280,9 @@ def _build_session(args: CliArgs, *, cwd: str | None = None, preloaded: LoadedEx
         if trusted:
             settings.set_project_trusted(True)
         registry = ModelRegistry(agent_dir / "models.json", AuthStorage(agent_dir / "auth.json"))
+    from ..http import apply_proxy_setting
+
+    apply_proxy_setting(settings.global_settings.http_proxy)  # before any request, as Pi does
     manager = open_session_manager(args, cwd, settings)
     try:
         if not folder_gone_ok:

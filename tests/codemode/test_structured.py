@@ -49,3 +49,22 @@ def test_a_run_without_codemode_imports_none_of_it(tmp_path):
                          env={"PI_CODING_AGENT_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"})
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+async def test_models_lists_the_catalogs_classifier_and_image_models(tmp_path):
+    from pi_runtime.ai.models import ModelRegistry
+    from pi_runtime.auth import AuthStorage
+    from pi_runtime.codemode.pool import shared_pool
+    from pi_runtime.codemode.run import execute_codemode
+
+    registry = ModelRegistry(str(tmp_path / "models.json"), AuthStorage(str(tmp_path / "auth.json")))
+    code = ('const [c] = await models.getModelsOfType("classifier");\n'
+            'const again = await models.getModelOfType("classifier", c.provider, c.id);\n'
+            'let error = "";\n'
+            'try { await models.classify({ provider: "nope", id: "x" }, {}) } catch (e) { error = e.message }\n'
+            'return [(await models.getModelsOfType("image")).length > 0, again.id === c.id, c.type, error]')
+    result = await execute_codemode("c", code, signal=None, on_update=None, callable_=[], guidelines=lambda _n: (),
+                                    execute_tool=None, branch=[], append_store=lambda _d: None, registry=registry)
+    await shared_pool().close()
+    assert result.content[-1].text == ('[true,true,"classifier","Unknown classifier model \\"nope/x\\". List the '
+                                       'classifier models you can use with models.getAvailableOfType(\\"classifier\\")."]')
