@@ -203,8 +203,6 @@ def create_agent_session(
         available[tool.name] = tool
     defaults = typed.default_tools
     base_defaults = list(DEFAULT_TOOLS) + [t.name for t in custom_tools]
-    if isinstance(defaults, list) and defaults:
-        base_defaults = [t.name for t in select_tools(available, defaults, defaults=base_defaults)]
     if extension_runner is None:
         trusted = getattr(resource_loader, "project_trusted", None)
         if trusted is None:
@@ -218,12 +216,18 @@ def create_agent_session(
             any(e.path == "builtin:mcp" for e in runner.extensions) or runner.mcp_servers.builtin_on_demand):
         tools = _without_mcp_names(tools)  # MCP tools do not exist yet; the MCP extension applies these entries
     built_in = dict(available)  # before extension tools replace any (a reload brings these back)
+    extension_defaults = []
     if runner is not None:
         # Extension tools can be chosen with --tools and are active unless they opt out.
         for tool in runner.registered_tools():
             available[tool.name] = tool
-            if getattr(tool, "default_active", True) and tool.name not in base_defaults:
-                base_defaults.append(tool.name)
+            # Registering activates (declares) only direct and model-only tools that do not opt out (Pi).
+            if getattr(tool, "default_active", True) and getattr(tool, "exposure", "direct") in ("direct", "model-only"):
+                extension_defaults.append(tool.name)
+    if isinstance(defaults, list) and defaults:
+        # After the extensions loaded: defaultTools may name their inactive tools ("+codemode").
+        base_defaults = [t.name for t in select_tools(available, defaults, defaults=base_defaults)]
+    base_defaults += [name for name in extension_defaults if name not in base_defaults]
     active = select_tools(available, tools, defaults=base_defaults, exclude=exclude_tools, no_tools=no_tools)
 
     if scoped_models is None and typed.enabled_models:
@@ -256,7 +260,7 @@ def create_agent_session(
         from .resources.system_prompt import DEFAULT_TOOL_DESCRIPTIONS
 
         resources = resource_loader.resources
-        active = session.agent.state.tools
+        active = [t for t in session.agent.state.tools if not t.declaration_hidden]
         descriptions = {}
         for tool in active:
             snippet = getattr(tool, "prompt_snippet", None)

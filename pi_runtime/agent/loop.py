@@ -112,10 +112,12 @@ class AgentRun:
     def _tool_specs(self) -> list[Any]:
         specs = []
         for tool in self.agent.state.tools:
-            spec = self._tool_cache.get(id(tool))
-            if spec is None:
-                spec = self._tool_cache[id(tool)] = tool.to_tool()
-            specs.append(spec)
+            if tool.declaration_hidden:  # callable (codemode ``only``), not declared
+                continue
+            cached = self._tool_cache.get(id(tool))
+            if cached is None or cached[0] is not tool.declared_description:
+                cached = self._tool_cache[id(tool)] = (tool.declared_description, tool.to_tool())
+            specs.append(cached[1])
         return specs
 
     async def _request_auth(self) -> tuple[str | None, dict[str, str], str | None]:
