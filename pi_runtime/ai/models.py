@@ -26,7 +26,7 @@ import difflib
 import os
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .abort import AbortSignal
 from .credentials import (
@@ -43,8 +43,10 @@ from .env_keys import AMBIENT, EnvAuth, credential_hint, describe_env, env_var_n
 from .model_table import ModelTable
 from .models_json import ProviderConfig
 from .oauth_logins import OAuthLogins
-from .types import Model
-from .virtual import VIRTUAL_MODEL_API, ModelRouteRequest, Route, VirtualModelDefinition
+from .types import VIRTUAL_MODEL_API, Model
+
+if TYPE_CHECKING:
+    from .virtual import ModelRoute, ModelRouteRequest, VirtualModelDefinition
 
 
 class ModelNotFoundError(LookupError):
@@ -160,7 +162,7 @@ class ModelRegistry(OAuthLogins):
         Raises:
             ValueError: Empty provider or id, an id of a physical model of that provider, a bad level.
         """
-        from .virtual import create_virtual_model, is_virtual
+        from .virtual import create_virtual_model, is_virtual  # only when a virtual model is used
 
         provider, model_id = definition.provider, definition.id
         if not provider.strip() or not model_id.strip():
@@ -185,7 +187,7 @@ class ModelRegistry(OAuthLogins):
         model = self._table.find(provider, model_id)
         return model if model is not None and model.api != VIRTUAL_MODEL_API else None
 
-    async def route_virtual(self, model: Model, request: ModelRouteRequest) -> Route:
+    async def route_virtual(self, model: Model, request: ModelRouteRequest) -> ModelRoute:
         """The physical model and level for one request made with the virtual ``model``.
 
         Raises:

@@ -13,18 +13,17 @@ records, which router state it stores) as Pi 1.6 applies them (its ``virtual-mod
 
 from __future__ import annotations
 
-import inspect
-import json
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from dataclasses import field
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from .abort import AbortSignal
+from ..records import record
 from .thinking_levels import clamp_thinking
-from .types import Model, ModelCost
+from .types import VIRTUAL_MODEL_API, Model, ModelCost, is_virtual
 
-VIRTUAL_MODEL_API = "pi-virtual"
-"""The api of virtual catalogue entries; a request for it fails unless it was routed first."""
+if TYPE_CHECKING:
+    from .abort import AbortSignal
+
 VIRTUAL_MODEL_STATE_ENTRY = "pi.virtual-model-state"
 """``customType`` of the custom entry that stores router state on the session branch."""
 ALL_THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
@@ -40,7 +39,7 @@ class RoutingError(Exception):
     """Routing a request failed; the message is one line naming the virtual model."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class RoutedModel:
     """A physical model and the thinking level a request to it used."""
 
@@ -48,7 +47,7 @@ class RoutedModel:
     thinking_level: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class FailedRequest:
     """The failed request a ``retry`` repeats (the context no longer holds its message)."""
 
@@ -58,7 +57,7 @@ class FailedRequest:
     """The failed ``AssistantMessage``: its ``stop_reason`` and ``error_message`` say what went wrong."""
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ModelRouteRequest:
     """What a router is asked (Pi's ``ModelRouteRequest``)."""
 
@@ -78,7 +77,7 @@ class ModelRouteRequest:
     signal: AbortSignal | None = None
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ModelRoute:
     """A router's answer: the physical model and level for one request, and optionally new state."""
 
@@ -93,7 +92,7 @@ RouteResult = ModelRoute | Mapping[str, Any]
 RouteFunction = Callable[[ModelRouteRequest], RouteResult | Awaitable[RouteResult]]
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class VirtualModelDefinition:
     """A virtual model as registered (Pi's ``VirtualModelDefinition``)."""
 
@@ -110,28 +109,12 @@ class VirtualModelDefinition:
     input: tuple[str, ...] = ("text", "image")
 
 
-@dataclass(frozen=True, slots=True)
-class Route:
-    """The outcome of routing one request: the physical pair (level clamped) and the returned state."""
-
-    model: Model
-    thinking_level: str
-    state: Any = None
-
-
 class ModelSource(Protocol):
     """What routing needs of the model registry."""
 
     def physical(self, provider: str, model_id: str) -> Model | None: ...
     def provider_has_credentials(self, provider: str) -> bool: ...
     def has_credentials(self, model: Model) -> bool: ...
-
-
-def is_virtual(model: Any) -> bool:
-    """Whether a model (or an assistant message, or a message dict) names a virtual model."""
-    if isinstance(model, dict):
-        return model.get("api") == VIRTUAL_MODEL_API
-    return getattr(model, "api", None) == VIRTUAL_MODEL_API
 
 
 def create_virtual_model(definition: VirtualModelDefinition) -> Model:
@@ -172,7 +155,7 @@ def _route_fields(value: Any, name: str) -> tuple[Any, Any, Any]:
 
 async def route_request(
     definition: VirtualModelDefinition, source: ModelSource, model: Model, request: ModelRouteRequest,
-) -> Route:
+) -> ModelRoute:
     """Ask ``definition``'s router for one request and check its answer, as Pi does.
 
     The answer must name a physical catalogue model whose provider has credentials; its thinking
@@ -181,6 +164,9 @@ async def route_request(
     Raises:
         RoutingError: The router raised or gave an answer that cannot be sent (one line).
     """
+    import inspect
+    import json
+
     name = f"Virtual model {model.provider}/{model.id}"
     try:
         value = definition.route(request)
@@ -209,7 +195,7 @@ async def route_request(
             json.dumps(state)
         except (TypeError, ValueError) as exc:
             raise RoutingError(f"{name} returned router state that is not JSON-serialisable: {exc}") from exc
-    return Route(physical, clamp_thinking(level, physical), state)
+    return ModelRoute(physical, clamp_thinking(level, physical), state)
 
 
 # ---------------------------------------------------------------------- reading a session branch

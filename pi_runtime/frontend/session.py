@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from ..agent.agent import QueueKind
     from ..ai.models import ModelRegistry
     from ..ai.types import Model
+    from ..ai.virtual import RoutedModel
     from ..kernel.message_queue import QueuedMessage
     from ..kernel.results import (
         BashResult,
@@ -47,6 +48,8 @@ class SessionPort(Protocol):
     def model(self) -> Model: ...
     @property
     def thinking_level(self) -> str: ...
+    @property
+    def routed_model(self) -> RoutedModel | None: ...
     @property
     def messages(self) -> list[Any]: ...
     @property

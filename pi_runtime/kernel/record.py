@@ -11,7 +11,7 @@ from typing import Any, cast
 
 from ..agent.agent import Agent
 from ..agent.transcript import Transcript
-from ..ai.virtual import is_virtual
+from ..ai.types import is_virtual
 from ..session.entries import parse_messages
 from .thinking import clamp_thinking
 

@@ -15,26 +15,20 @@ response, else the selection) and routes requests made outside the loop (summari
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..agent.agent import Agent
 from ..agent.convert import convert_to_llm
 from ..agent.loop import RequestTarget
 from ..ai.abort import AbortSignal
-from ..ai.types import Model
-from ..ai.virtual import (
-    VIRTUAL_MODEL_STATE_ENTRY,
-    FailedRequest,
-    ModelRouteRequest,
-    RoutedModel,
-    RouteReason,
-    branch_selection,
-    is_virtual,
-    latest_response,
-    router_state,
-)
+from ..ai.types import Model, is_virtual
 from .events import EntryAppendedEvent
 from .record import SessionRecord
+
+if TYPE_CHECKING:
+    from ..ai.virtual import FailedRequest, RoutedModel, RouteReason
+
+# ``pi_runtime.ai.virtual`` is imported where a virtual model is in use, not at start-up (~3 ms).
 
 
 class RequestRouter:
@@ -95,6 +89,8 @@ class RequestRouter:
         model = state.model
         if not self.selecting_virtual:
             return None
+        from ..ai.virtual import VIRTUAL_MODEL_STATE_ENTRY, ModelRouteRequest, router_state
+
         messages = self._llm_messages()
         reason: RouteReason = "retry" if failed is not None else "user" if self._user_turn() else "continuation"
         stored = router_state(self._record.manager.raw_branch(), model.provider, model.id)
@@ -138,6 +134,8 @@ class RequestRouter:
         return False
 
     def _previous(self, messages: list[Any]) -> RoutedModel | None:
+        from ..ai.virtual import RoutedModel, latest_response
+
         latest = latest_response(messages)
         model = self._registry.physical(latest.provider, latest.model) if latest is not None else None
         return RoutedModel(model, latest.thinking_level) if model is not None else None
@@ -145,6 +143,8 @@ class RequestRouter:
     def _failed(self, message: Any) -> FailedRequest | None:
         if message is None:
             return None
+        from ..ai.virtual import FailedRequest
+
         # A failed routing attempt names the virtual model: there is no physical request to report.
         model = self._registry.physical(message.provider, message.model)
         return FailedRequest(model, message.thinking_level, message) if model is not None else None
@@ -155,9 +155,7 @@ class RequestRouter:
         """Under a virtual selection: the physical model and level of the latest successful response."""
         if not self.selecting_virtual:
             return None
-        latest = latest_response(self._agent.state.messages)
-        model = self._registry.physical(latest.provider, latest.model) if latest is not None else None
-        return RoutedModel(model, latest.thinking_level) if model is not None else None
+        return self._previous(self._agent.state.messages)
 
     def limits_model(self) -> Model:
         """The model whose context window applies to the conversation now."""
@@ -181,6 +179,8 @@ class RequestRouter:
         state = self._agent.state
         if self._registry is None or not is_virtual(model):
             return model, state.thinking_level
+        from ..ai.virtual import ModelRouteRequest
+
         request = ModelRouteRequest(model=model, thinking_level=state.thinking_level, reason="direct",
                                     messages=self._llm_messages(), signal=signal)
         request.previous = self._previous(request.messages)
@@ -192,6 +192,8 @@ class RequestRouter:
         resumed session): responses name physical models, so only a ``model_change`` records it."""
         if self._registry is None:
             return
+        from ..ai.virtual import branch_selection
+
         model = self._agent.state.model
         manager = self._record.manager
         recorded = branch_selection(manager.raw_branch(), self._registry.find)

@@ -20,13 +20,12 @@ always apply; while a run streams, ``streaming_behavior`` says whether it steers
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..agent.agent import Agent, QueueKind
 from ..agent.events import AgentEndEvent, MessageEndEvent, MessageStartEvent, TurnEndEvent
 from ..agent.listeners import Listener
 from ..ai.types import Model
-from ..ai.virtual import RoutedModel
 from ..settings_model import Settings
 from .bash_runner import BashRunner
 from .budget import Budget
@@ -58,6 +57,9 @@ from .session_actions import KernelActions
 from .system_prompt import SystemPromptSource
 from .usage_ledger import UsageLedger
 from .views import entries_since, last_assistant_text, session_state, session_stats, tree_to_wire
+
+if TYPE_CHECKING:
+    from ..ai.virtual import RoutedModel
 
 _DEFAULT_SETTINGS: Settings | None = None
 
