@@ -22,12 +22,16 @@ def available_thinking_levels(model: Model | None) -> list[str]:
 
 
 def clamp_thinking(level: str, model: Model | None) -> str:
-    """The highest level ``model`` supports that is not above ``level`` (``max`` means the highest)."""
+    """``level`` when ``model`` supports it; else, by Pi 1.6's rule, the nearest supported level above
+    it, or failing that the nearest below (``max`` means the highest)."""
     levels = available_thinking_levels(model)
     if level in levels:
         return level
     if level not in THINKING_LEVELS:
         return levels[-1] if level == "max" else "off"
     wanted = THINKING_LEVELS.index(level)
-    candidates = [lv for lv in levels if THINKING_LEVELS.index(lv) <= wanted]
-    return candidates[-1] if candidates else levels[0]
+    above = [lv for lv in levels if THINKING_LEVELS.index(lv) > wanted]
+    if above:
+        return above[0]
+    below = [lv for lv in levels if THINKING_LEVELS.index(lv) < wanted]
+    return below[-1] if below else levels[0]

@@ -174,10 +174,12 @@ async def route_request(
             value = await value
     except RoutingError:
         raise
-    except Exception as exc:
-        text = " ".join(str(exc).split()) or type(exc).__name__
-        raise RoutingError(f"{name} failed to route: {text}") from exc
+    except Exception as exc:  # a router's failure ends the request with an error response
+        # The router's own words, as Pi records them (on one line; its type when it gave none).
+        raise RoutingError(" ".join(str(exc).split()) or f"{name}: {type(exc).__name__}") from exc
     target, level, state = _route_fields(value, name)
+    if target is None:
+        raise RoutingError(f"{name} returned no model.")
     if isinstance(target, str):
         provider, _, model_id = target.partition("/")
     else:
