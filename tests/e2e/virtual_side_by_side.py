@@ -60,8 +60,8 @@ CODEX_TOKEN = (_b64({"alg": "RS256", "typ": "JWT"}) + "." +
 # ----------------------------------------------------------------------------- the loopback server
 
 
-def _chunk(delta: dict[str, Any] | None = None, finish: str | None = None) -> dict[str, Any]:
-    return {"id": "chatcmpl-v", "object": "chat.completion.chunk", "model": "served",
+def _chunk(model: str, delta: dict[str, Any] | None = None, finish: str | None = None) -> dict[str, Any]:
+    return {"id": "chatcmpl-v", "object": "chat.completion.chunk", "model": f"{model}-served",
             "choices": [{"index": 0, "delta": delta or {}, "finish_reason": finish}]}
 
 
@@ -73,13 +73,15 @@ def _completions(request: RecordedRequest) -> Reply:
     usage = {"id": "chatcmpl-v", "choices": [], "usage": {"prompt_tokens": 1000, "completion_tokens": 100,
                                                            "total_tokens": 1100}}
     text = json.dumps(last.get("content"))
+    model = str(body.get("model"))
     if last.get("role") == "user" and "tool" in text:
         call = {"index": 0, "id": "call_v", "type": "function",
                 "function": {"name": "bash", "arguments": json.dumps({"command": "echo routed"})}}
-        return Reply.sse([_chunk({"role": "assistant", "tool_calls": [call]}), _chunk(finish="tool_calls"),
-                          usage, "[DONE]"])
-    answer = f"answer from {body.get('model')}"
-    return Reply.sse([_chunk({"role": "assistant", "content": answer}), _chunk(finish="stop"), usage, "[DONE]"])
+        return Reply.sse([_chunk(model, {"role": "assistant", "tool_calls": [call]}),
+                          _chunk(model, finish="tool_calls"), usage, "[DONE]"])
+    answer = f"answer from {model}"
+    return Reply.sse([_chunk(model, {"role": "assistant", "content": answer}), _chunk(model, finish="stop"),
+                      usage, "[DONE]"])
 
 
 def _responses_events(request: RecordedRequest) -> list[dict[str, Any]]:
@@ -166,9 +168,10 @@ def session_entries(agent: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for f in files for line in f.read_text().splitlines() if line.strip()]
 
 
-def run_print(binary: str, extension: str, tmp: Path, *args: str, server: LoopbackServer | None = None,
+def run_print(binary: str, extension: str | None, tmp: Path, *args: str, server: LoopbackServer | None = None,
               timeout: float = 90) -> Run:
-    """``binary -e extension [args] -p ...`` in ``tmp`` (a shared ``server`` keeps the session folder too)."""
+    """``binary -e extension [args]`` in ``tmp`` (a shared ``server`` keeps the session folder too;
+    no ``extension``: the routers are not registered)."""
     agent, project, home = folders(tmp)
     own = server is None
     server = server or LoopbackServer(responder)
@@ -177,7 +180,8 @@ def run_print(binary: str, extension: str, tmp: Path, *args: str, server: Loopba
     try:
         write_config(agent, server.url)
         seen = len(server.requests)
-        proc = subprocess.run([binary, "-e", extension, "-nc", "-ns", *args], cwd=project,
+        load = ["-e", extension] if extension else ["-ne"]
+        proc = subprocess.run([binary, *load, "-nc", "-ns", *args], cwd=project,
                               env=env_for(agent, home), capture_output=True, text=True, timeout=timeout,
                               stdin=subprocess.DEVNULL)
         requests = [r.json() for r in server.requests[seen:] if r.method != "GET" and r.body]
@@ -190,7 +194,7 @@ def run_print(binary: str, extension: str, tmp: Path, *args: str, server: Loopba
 def run_rpc(binary: str, extension: str, tmp: Path, script: Callable[[Any], None], *args: str,
             timeout: float = 90) -> tuple[Run, Any]:
     """``binary -e extension --mode rpc [args]`` driven by ``script(rpc)`` (an ``RpcSession``)."""
-    from .pi_side_by_side import RpcSession
+    from pi_side_by_side import RpcSession
 
     agent, project, home = folders(tmp)
     with LoopbackServer(responder) as server:
