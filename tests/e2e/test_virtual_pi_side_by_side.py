@@ -18,10 +18,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 import pi_side_by_side as side
+import pytest
 import virtual_side_by_side as vs
+
 from pi_runtime.testing.loopback import LoopbackServer
 
 PI_REFERENCE = os.environ.get("PI_REFERENCE", "")
