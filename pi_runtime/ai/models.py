@@ -368,12 +368,14 @@ class ModelRegistry(OAuthLogins):
     def has_credentials(self, model: Model) -> bool:
         """Whether a request to ``model`` can authenticate, without running any command.
 
-        A virtual model listed under a provider with physical models needs that provider's
-        credentials; under an id no physical model uses it needs none (as in Pi)."""
+        A virtual model listed under a provider with physical models is available when they are
+        (the provider's credentials, or a server on this machine); under an id no physical model
+        uses it needs none (as in Pi)."""
         if self.provider_has_credentials(model.provider):
             return True
         if model.api == VIRTUAL_MODEL_API:
-            return all(m.api == VIRTUAL_MODEL_API for m in self._table.models_of(model.provider))
+            physical = [m for m in self._table.models_of(model.provider) if m.api != VIRTUAL_MODEL_API]
+            return not physical or any(self.has_credentials(m) for m in physical)
         return (is_local_url(model.base_url) or model.api in KEYLESS_APIS) and model.provider not in self._oauth
 
     def available_providers(self) -> list[str]:

@@ -142,7 +142,9 @@ def write_config(agent: Path, url: str) -> None:
             {"id": "big", "reasoning": True, "contextWindow": 200000, "maxTokens": 4000,
              "cost": {"input": 3, "output": 15, **cost}}]},
         "openai-codex": {"baseUrl": url, "apiKey": CODEX_TOKEN}}}))
-    (agent / "settings.json").write_text(json.dumps({"retry": {"enabled": False}, "transport": "sse"}))
+    settings = agent / "settings.json"
+    if not settings.exists():  # a test's own settings stay
+        settings.write_text(json.dumps({"retry": {"enabled": False}, "transport": "sse"}))
 
 
 def env_for(agent: Path, home: Path) -> dict[str, str]:

@@ -20,7 +20,7 @@ ALL = ["todo.py", "commands.py", "preset.py", "permission_gate.py", "input_trans
        "modal_editor.py", "custom_compaction.py", "handoff.py", "mcp_servers.py", "dirty_repo_guard.py",
        "truncated_tool.py", "question.py", "custom_footer.py", "prompt_customizer.py", "dynamic_resources",
        "github_issue_autocomplete.py",
-       "qna.py", "snake.py", "hidden_thinking_label.py", "trigger_compact.py"]
+       "qna.py", "snake.py", "hidden_thinking_label.py", "trigger_compact.py", "jev_router.py"]
 
 
 def example(name: str) -> str:
