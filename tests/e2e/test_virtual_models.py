@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import virtual_side_by_side as vs
+
 from pi_runtime.testing.loopback import LoopbackServer
 
 PI = str(Path(sys.executable).parent / "pi")

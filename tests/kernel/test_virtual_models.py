@@ -366,7 +366,7 @@ async def test_registration_rules(world, tmp_path):
     made: dict[str, Any] = {}
 
     def extension(pi: Any) -> None:
-        route = lambda request, ctx: {"model": world.small}  # noqa: E731
+        route = lambda request, ctx: {"model": world.small}
         made["clash"] = pi.register_virtual_model(provider=world.cheap.name, id="small", name="x", route=route)
         made["beside"] = pi.register_virtual_model(provider=world.cheap.name, id="auto", name="Beside", route=route)
         made["odd"] = pi.register_virtual_model(provider="router", id="odd", name="Odd", route=route, colour="red")
