@@ -12,7 +12,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pi_runtime.ai.types import is_virtual
 from pi_runtime.frontend import events as ev
 
 from ..footer.footer_bar import FooterStats
@@ -108,6 +107,8 @@ class SessionChrome:
         with 200 tool calls froze typing for 1.4-2.4 s.)"""
         if self._stats_due:
             self.refresh_stats(session)
+            from pi_runtime.frontend import is_virtual
+
             if is_virtual(session.model):  # the latest answer may have come from another model
                 self.refresh_model(session)
 

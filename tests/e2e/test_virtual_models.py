@@ -70,9 +70,18 @@ def test_the_default_model_in_settings_can_be_virtual(tmp_path):
 
 
 def test_scoped_models_take_virtual_models(tmp_path):
-    run = vs.run_print(PI, ROUTER, tmp_path, "--models", "router/auto:high,loop/small", "-p", "hello")
+    run = vs.run_print(PI, ROUTER, tmp_path / "flag", "--models", "router/auto:high,loop/small", "-p", "hello")
     assert run.returncode == 0, run.stderr
     assert vs.routed_requests(run) == [("big", "medium")]  # the first scoped model, at its level
+    # enabledModels in settings scopes the same way (a new session starts on the first).
+    agent, _, _ = vs.folders(tmp_path / "settings")
+    (agent / "settings.json").write_text(json.dumps({"retry": {"enabled": False},
+                                                     "enabledModels": ["router/auto:low", "loop/big"]}))
+    run = vs.run_print(PI, ROUTER, tmp_path / "settings", "-p", "hello")
+    assert run.returncode == 0, run.stderr
+    assert vs.routed_requests(run) == [("small", "medium")]
+    assert vs.dispatch_records(run.entries)[:2] == [("model_change", "router", "auto"),
+                                                   ("thinking_level_change", "low")]
 
 
 def test_jev_router_plans_then_implements(tmp_path):

@@ -86,6 +86,8 @@ async def test_model_picker_and_ctrl_p_offer_the_virtual_model(routed, agent_dir
         await pilot.pause()
         picker = app.screen
         assert [item.value.ref for item in picker.shown if item is not None] == ["router/auto"]
+        row = " ".join(screen_text(app).split())
+        assert "auto ? ctx routed thinking Auto" in row  # no limits or price of its own
         await pilot.press("enter")
         assert await wait_for(pilot, lambda: session.model.ref == "router/auto")
         assert await wait_for(pilot, lambda: "auto • " in footer(app))
