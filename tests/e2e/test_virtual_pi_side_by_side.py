@@ -154,3 +154,28 @@ def test_a_session_passes_between_pi_and_pi(tmp_path, first, second):
         for turns in (1, 2, 3)]
     assert [r for r in vs.dispatch_records(runs[-1].entries) if r[0] == "model_change"] == [
         ("model_change", "router", "auto")]
+
+
+def _drop_script(rpc: Any) -> None:
+    rpc.request({"type": "prompt", "message": "hello", "id": "p1"})
+    rpc.wait_for(lambda _r: sum('"agent_settled"' in line for line in rpc.lines) >= 1)
+    rpc.request({"type": "prompt", "message": "/drop", "id": "p2"})
+    assert rpc.request({"type": "prompt", "message": "again", "id": "p3"})["success"]
+    rpc.wait_for(lambda _r: sum('"agent_settled"' in line for line in rpc.lines) >= 2)
+    rpc.request({"type": "get_state", "id": "g1"})
+
+
+def test_unregistering_the_selected_virtual_model_as_pi(tmp_path):
+    """The selection stays; the next prompt is recorded and ends with one line saying why."""
+    runs = []
+    for name, binary, extension in (("Pi", PI_REFERENCE, "unregister.ts"), ("pi", OURS, "unregister.py")):
+        run, rpc = vs.run_rpc(binary, str(vs.FIXTURES / extension), tmp_path / name, _drop_script,
+                              "--model", "solo/auto")
+        assert (_response(rpc, "g1")["model"]["provider"], _response(rpc, "g1")["model"]["id"]) == ("solo", "auto")
+        runs.append(run)
+    theirs, ours = runs
+    assert vs.routed_requests(theirs) == vs.routed_requests(ours) == [("big", None)]
+    assert vs.dispatch_records(theirs.entries) == vs.dispatch_records(ours.entries)
+    assert vs.dispatch_records(ours.entries)[-2:] == [
+        ("model_change", "solo", "auto"),  # the branch no longer implies it: recorded again, as Pi does
+        ("assistant", "solo", "pi-virtual", "auto", None, "error", "Virtual model solo/auto is not registered.")]
