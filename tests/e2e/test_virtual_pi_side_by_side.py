@@ -179,3 +179,35 @@ def test_unregistering_the_selected_virtual_model_as_pi(tmp_path):
     assert vs.dispatch_records(ours.entries)[-2:] == [
         ("model_change", "solo", "auto"),  # the branch no longer implies it: recorded again, as Pi does
         ("assistant", "solo", "pi-virtual", "auto", None, "error", "Virtual model solo/auto is not registered.")]
+
+
+def test_a_retry_is_routed_as_in_pi(tmp_path):
+    """A 503 then an answer: the retry goes where the router sends a ``retry`` (the failed model)."""
+    from pi_runtime.testing.loopback import Reply
+
+    runs = []
+    for name, binary in (("Pi", PI_REFERENCE), ("pi", OURS)):
+        agent, _, _ = vs.folders(tmp_path / name)
+        (agent / "settings.json").write_text(json.dumps({"retry": {"enabled": True, "baseDelayMs": 10,
+                                                                   "maxRetries": 2}}))
+        calls = [0]
+
+        def responder(request: Any, calls: list[int] = calls) -> Any:
+            calls[0] += 1
+            if calls[0] == 1:
+                return Reply.json(503, {"error": {"message": "overloaded", "type": "server_error"}})
+            return vs.responder(request)
+
+        with LoopbackServer(responder) as server:
+            runs.append(vs.run_print(binary, vs.routers(binary, binary == OURS)["test"], tmp_path / name,
+                                     "--model", "router/auto", "--thinking", "high", "-p", "hi", server=server))
+    theirs, ours = runs
+    assert theirs.returncode == ours.returncode == 0
+    assert vs.routed_requests(theirs) == vs.routed_requests(ours) == [("big", "medium"), ("big", "medium")]
+
+    def records(run: vs.Run) -> list[Any]:
+        # Kept on purpose (as in test_pi_interop): pi words HTTP errors "503 overloaded".
+        return [r[:6] + ((r[6] or "")[:3],) if r[0] == "assistant" else r for r in vs.dispatch_records(run.entries)]
+
+    assert records(theirs) == records(ours)
+    assert [r[5] for r in records(ours) if r[0] == "assistant"] == ["error", "stop"]
