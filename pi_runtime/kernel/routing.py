@@ -77,6 +77,7 @@ class RequestRouter:
         """Recovery repeats the request that produced ``failed`` (routed with reason ``retry``)."""
         self.failed = failed
 
+    # ------------------------------------------------------------------ the agent loop's hook
 
     async def prepare(self, signal: AbortSignal | None) -> RequestTarget | None:
         """Where the next request of the loop goes (None: to the selection, which is physical).
