@@ -211,3 +211,14 @@ def test_a_retry_is_routed_as_in_pi(tmp_path):
 
     assert records(theirs) == records(ours)
     assert [r[5] for r in records(ours) if r[0] == "assistant"] == ["error", "stop"]
+
+
+def test_list_models_as_pi(tmp_path):
+    theirs, ours = both("--list-models", tmp=tmp_path)
+    assert theirs.returncode == ours.returncode == 0
+
+    def rows(run: vs.Run) -> list[list[str]]:
+        return [line.split() for line in run.stdout.splitlines() if line.split()[:1] in (["router"], ["loop"])]
+
+    assert rows(theirs) == rows(ours)
+    assert ["router", "auto", "50K", "2K", "yes", "yes"] in rows(ours)
