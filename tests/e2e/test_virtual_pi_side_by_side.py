@@ -222,3 +222,20 @@ def test_list_models_as_pi(tmp_path):
 
     assert rows(theirs) == rows(ours)
     assert ["router", "auto", "50K", "2K", "yes", "yes"] in rows(ours)
+
+
+def test_json_mode_events_as_pi(tmp_path):
+    """The router state entry is announced (entry_appended) where Pi announces it, in Pi's shape."""
+    theirs, ours = both("--model", "router/auto", "--thinking", "high", "--mode", "json", "use a tool please",
+                        tmp=tmp_path)
+    assert theirs.returncode == ours.returncode == 0
+
+    def events(run: vs.Run) -> list[Any]:
+        records = [json.loads(line) for line in run.stdout.splitlines() if line.strip()]
+        return side.event_shape(side.Run(run.entries, records, run.stdout, run.returncode, run.requests))
+
+    differences = side.differences(events(theirs), events(ours))
+    # Kept on purpose (as in test_pi_interop): Pi's structured tool output for codemode rides on
+    # tool_execution_end only.
+    assert [d for d in differences if "structuredContent: only Pi" not in d] == []
+    assert any(e.get("type") == "entry_appended" for e in events(ours))
