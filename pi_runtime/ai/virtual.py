@@ -36,7 +36,8 @@ outside the loop such as a compaction summary (``direct``)."""
 
 
 class RoutingError(Exception):
-    """Routing a request failed; the message is one line naming the virtual model."""
+    """Routing a request failed; the message is one line: the router's own words, or what the virtual
+    model routed to and why that cannot be sent."""
 
 
 @record(frozen=True, slots=True)
@@ -113,7 +114,6 @@ class ModelSource(Protocol):
     """What routing needs of the model registry."""
 
     def physical(self, provider: str, model_id: str) -> Model | None: ...
-    def provider_has_credentials(self, provider: str) -> bool: ...
     def has_credentials(self, model: Model) -> bool: ...
 
 
@@ -190,6 +190,8 @@ async def route_request(
         raise RoutingError(f"{routed}, which is not a physical model.")
     if not source.has_credentials(physical):
         raise RoutingError(f"{routed}, which has no credentials.")
+    if level is None:
+        level = "off"  # none given: the lowest the routed model offers (clamped below), as Pi does
     if not isinstance(level, str) or level not in ALL_THINKING_LEVELS:
         raise RoutingError(f"{routed} with an unknown thinking level {level!r}.")
     if state is not None and state is not request.state:
