@@ -246,11 +246,12 @@ def entry_to_wire(entry: SessionEntryBase | SessionHeader | UnknownEntry) -> dic
         return entry.to_wire()
     data = entry.model_dump(by_alias=True, exclude_none=True)
     # In field order, with the nulls that carry meaning put back where they belong.
-    order = ["type", *_LEADING.get(data.get("type"), ()), *entry.__struct_encode_fields__, *entry.model_extra]
+    leading: tuple[str, ...] = _LEADING.get(str(data.get("type")), ())
+    order = ["type", *leading, *entry.__struct_encode_fields__, *entry.model_extra]
     return {key: data.get(key) for key in dict.fromkeys(order) if key in data or key in _KEEP_NULL}
 
 
-_LEADING = {"custom": ("customType", "data")}
+_LEADING: dict[str, tuple[str, ...]] = {"custom": ("customType", "data")}
 """Fields Pi writes before the ids and time, by entry type (its ``appendCustomEntry``)."""
 
 
