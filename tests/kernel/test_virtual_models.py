@@ -421,3 +421,13 @@ async def test_a_model_call_of_an_extension_with_a_virtual_model_is_routed_direc
     assert world.seen[-1].reason == "direct"
     options = world.cheap.requests[-1][1]
     assert options.max_tokens == 1_000 and options.reasoning == "high"  # capped to the routed model
+
+
+async def test_commands_see_the_selection_in_pis_variables(world):
+    world.router(by_level(world))
+    session = world.session()
+    world.strong.push(scripted_tool_call("bash", {"command": 'echo "$PI_PROVIDER/$PI_MODEL $PI_REASONING_LEVEL"'}),
+                      scripted_text("done"))
+    await session.prompt("which model?")
+    result = next(m for m in session.messages if getattr(m, "role", None) == "toolResult")
+    assert result.content[0].text.strip() == "router/auto high"  # the selection, as Pi sets them
