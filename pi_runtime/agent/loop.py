@@ -115,7 +115,7 @@ class AgentRun:
             specs.append(spec)
         return specs
 
-    async def _request_auth(self) -> tuple[str | None, dict[str, str], str | None]:
+    async def _request_auth(self) -> tuple[str | None, dict[str, str | None], str | None]:
         """``(key, headers, base URL the credential names or None)`` for the next request."""
         agent = self.agent
         model = agent.state.model

@@ -14,7 +14,7 @@ from typing import Any
 from ..ai.models import ModelNotFoundError
 from ..ai.types import THINKING_LEVELS, Model
 
-LEVELS = (*THINKING_LEVELS, "max")
+LEVELS = THINKING_LEVELS
 
 
 class ThinkingLevelError(ValueError):

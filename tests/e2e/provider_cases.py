@@ -88,7 +88,7 @@ def _key_env(provider: str) -> dict[str, str]:
     ways = info.auth.api_key.ways if info.auth.api_key else []
     keyed = [w for w in ways if w.key]
     way = keyed[-1] if provider == "anthropic" else (keyed or ways)[0]  # Anthropic: its API key, not a bearer
-    return {name: KEY for name in way.env}
+    return dict.fromkeys(way.env, KEY)
 
 
 @cache

@@ -34,7 +34,7 @@ from ..types import (
     ToolResultMessage,
     UserMessage,
 )
-from ._http import ProviderError, StreamFormatError, failure_events, keyed_request, post_sse
+from ._http import ProviderError, StreamFormatError, failure_events, final_headers, keyed_request, post_sse
 from .google_thinking import thinking_config
 
 API = "google-generative-ai"
@@ -216,7 +216,7 @@ def build_request(
             {"name": t.name, "description": t.description, "parametersJsonSchema": t.parameters}
             for t in context.tools
         ]}]
-    headers = {
+    headers: dict[str, str | None] = {
         "content-type": "application/json",
         "accept": "text/event-stream",
         "x-goog-api-key": api_key,
@@ -224,7 +224,7 @@ def build_request(
     headers.update(model.headers or {})
     headers.update(options.headers)
     base = (model.base_url or DEFAULT_BASE_URL).rstrip("/")
-    return f"{base}/models/{model.id}:streamGenerateContent?alt=sse", headers, body
+    return f"{base}/models/{model.id}:streamGenerateContent?alt=sse", final_headers(headers), body
 
 
 # --------------------------------------------------------------------------- response

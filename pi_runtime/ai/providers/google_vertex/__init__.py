@@ -26,7 +26,7 @@ from ...events import AssistantMessageEvent
 from ...options import StreamOptions
 from ...types import Context, Model
 from .. import anthropic_messages, google_generative
-from .._http import ProviderError, failure_events, post_stream
+from .._http import ProviderError, failure_events, final_headers, post_stream
 from . import adc, routes
 
 API = "google-vertex"
@@ -76,10 +76,10 @@ async def _auth(model: Model, options: StreamOptions, env: Mapping[str, str]) ->
 def _gemini_request(model: Model, context: Context, options: StreamOptions,
                     auth: dict[str, str]) -> tuple[dict[str, str], dict[str, Any]]:
     _, _, body = google_generative.build_request(model, context, options, "")
-    headers = {"content-type": "application/json", "accept": "text/event-stream", **auth}
+    headers: dict[str, str | None] = {"content-type": "application/json", "accept": "text/event-stream", **auth}
     headers.update(model.headers or {})
     headers.update(options.headers)
-    return headers, body
+    return final_headers(headers), body
 
 
 def _anthropic_request(model: Model, context: Context, options: StreamOptions,
