@@ -72,6 +72,7 @@ _TRANSPORT_HEADERS = {"user-agent", "accept-encoding", "accept-language", "sec-f
                       "cache-control", "sec-websocket-key", "sec-websocket-extensions", "content-length", "host"}
 _VOLATILE_KEYS = {"timestamp", "durationMs"}
 _SESSION_HEADERS = ("session-id", "session_id", "x-session-id", "x-session-affinity", "x-client-request-id",
+                    "x-opencode-session",
                     "x-affinity")
 """Headers that carry the run's session id (each program has its own), masked as ``<session>``."""
 
