@@ -97,7 +97,9 @@ def _scrub(value: Any, session: str, cwd: str) -> Any:
     ``SYSTEM_PROMPT``."""
     if isinstance(value, dict):
         out = {}
-        is_tool = value.get("name") == "bash" and any(k in value for k in ("description", *_SCHEMA_KEYS))
+        name = value.get("name")
+        is_tool = isinstance(name, str) and name.lower() == "bash" and any(
+            k in value for k in ("description", *_SCHEMA_KEYS))
         for key, item in value.items():
             if key in _VOLATILE_KEYS:
                 out[key] = "<volatile>"

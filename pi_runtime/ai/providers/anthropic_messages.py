@@ -291,14 +291,16 @@ async def stream(
             async with aclosing(post_sse(url, headers, send, options, error_text=refusal)) as sse:
                 async for name, data in sse:
                     started = True
-                    for event in parser.handle(name, data):
-                        yield event
+                    events = parser.handle(name, data)
                     if parser.done:
+                        tail = events  # yielded last: the consumer stops reading at the final event
                         break
+                    for event in events:
+                        yield event
             if not parser.done:
                 tail = parser.end_of_body()
-            elif thread_session and threaded and builder.message.stop_reason not in ("error", "aborted") and \
-                    builder.message.response_model is None:
+            if (thread_session and threaded and builder.message.stop_reason not in ("error", "aborted")
+                    and builder.message.response_model is None):
                 threads.record_reply(thread_session, model.base_url, body, features,
                                      _reply(model, builder.message, subscription), builder.message.response_id)
             break
