@@ -446,7 +446,7 @@ async def test_non_reasoning_model_and_history_from_another_model(
     body = req.json()
     assert "thinkingConfig" not in body["generationConfig"]
     contents = body["contents"]
-    assert contents[0]["parts"][1] == {"text": "(image omitted: this model does not accept images)"}
+    assert contents[0]["parts"][1] == {"text": "(image omitted: model does not support images)"}
     model_parts = contents[1]["parts"]
     assert all(not p.get("thought") and "thoughtSignature" not in p for p in model_parts)
     assert model_parts[-1] == {"functionCall": {"name": "ls", "args": {}}}

@@ -11,7 +11,9 @@ and the JSON body with its key order, less what is volatile or owned by another 
 
 Used by ``test_wire_apis_with_pi.py`` and ``test_every_provider_with_pi.py`` (when
 ``PI_REFERENCE`` names Pi) and as a script that prints both sides:
-``PI_REFERENCE=... python tests/e2e/wire_side_by_side.py [api ... | provider-case ...]``.
+``PI_REFERENCE=... python tests/e2e/wire_side_by_side.py [api ... | provider-case ...]``; with
+``--record [case ...]`` it saves Pi's requests for the provider cases (``RECORDING``), which the
+provider test compares pi with when Pi is not installed.
 """
 
 from __future__ import annotations
@@ -60,12 +62,18 @@ KEPT: dict[str, str] = {
         "is 'gzip, deflate' direct but 'br, gzip, deflate, zstd' through a proxy"),
     "header sec-websocket-key, sec-websocket-extensions": "the WebSocket client's handshake (random key; both offer "
                                                           "permessage-deflate, worded by each library)",
-    "header x-stainless-*": "telemetry of the OpenAI JS SDK Pi's Azure API goes through; pi uses no SDK",
+    "header x-stainless-*": "telemetry of the OpenAI and Anthropic JS SDKs Pi's requests go through; pi uses no SDK",
+    "header x-goog-api-client": "telemetry of Google's JS SDK (google-genai-sdk/... gl-node/...)",
+    "header amz-sdk-invocation-id, amz-sdk-request, x-amz-user-agent": (
+        "telemetry of the AWS JS SDK (pi identifies itself as pi and makes one attempt per request)"),
+    "header accept: */*": "the HTTP client's default when a wire API asks for nothing in particular (httpx2; Pi "
+                          "sends none to Bedrock)",
     "header content-length, host": "transport",
     "body: system prompt text and prompt sections": (
         "the prompt is the agent's, not the wire API's: pi's adds a <date> section to a custom prompt"),
     "body: tool descriptions and parameter schemas": (
-        "the tools are the agent's: pi's bash tool has its own schema and wording"),
+        "the tools are the agent's: pi's bash tool has its own schema and wording (whether a schema was made "
+        "strict is still compared: '<tool parameters, strict>')"),
     "body: session id, timestamps, durationMs, cwd": "volatile",
 }
 _TRANSPORT_HEADERS = {"user-agent", "accept-encoding", "accept-language", "sec-fetch-mode", "connection", "pragma",
@@ -121,10 +129,14 @@ def _scrub(value: Any, session: str, cwd: str) -> Any:
     return value
 
 
+_SDK_HEADERS = ("x-stainless-", "amz-sdk-")
+
+
 def comparable(request: RecordedRequest, cwd: str) -> dict[str, Any]:
     """The parts of ``request`` that must match between Pi and pi."""
     headers = {k: v for k, v in request.headers.items()
-               if k not in _TRANSPORT_HEADERS and not k.startswith("x-stainless-")}
+               if k not in _TRANSPORT_HEADERS and not k.startswith(_SDK_HEADERS)
+               and k not in ("x-amz-user-agent", "x-goog-api-client") and not (k == "accept" and v == "*/*")}
     session = next((headers[h] for h in _SESSION_HEADERS if headers.get(h)), "")
     body_bytes = request.decoded_body()
     body: Any = None
@@ -227,6 +239,66 @@ def _text(output: bytes | str | None) -> str:
     return output.decode(errors="replace") if isinstance(output, bytes) else output or ""
 
 
+RECORDING = Path(__file__).parent.parent / "fixtures" / "provider_requests.json"
+"""Pi 1.6's requests for every provider case (``comparable``, ``normalized``), for runs without Pi."""
+_LIMIT_FIELDS = (("max_tokens",), ("max_completion_tokens",), ("max_output_tokens",), ("inferenceConfig", "maxTokens"),
+                 ("generationConfig", "maxOutputTokens"))
+FITTED = "<fitted to the context window>"
+
+
+def _model_max_tokens(case: ProviderCase) -> int:
+    from pi_runtime.ai.catalog import builtin_catalog
+
+    return int(next(m for m in builtin_catalog().rows(case.provider) if m["id"] == case.model)["maxTokens"])
+
+
+def normalized(case: ProviderCase, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``requests`` (``comparable``) with the first body's output limit shown as ``FITTED`` when it was
+    fitted into the context window (below the model's limit): its value counts the agent's own prompt."""
+    out = [dict(r) for r in requests]
+    first = next((r for r in out if r.get("body")), None)
+    if first is None:
+        return out
+    body = json.loads(first["body"])
+    limit = _model_max_tokens(case)
+    for path in _LIMIT_FIELDS:
+        holder = body
+        for key in path[:-1]:
+            holder = holder.get(key) if isinstance(holder, dict) else None
+        value = holder.get(path[-1]) if isinstance(holder, dict) else None
+        if isinstance(holder, dict) and isinstance(value, int) and not isinstance(value, bool) and value < limit:
+            holder[path[-1]] = FITTED
+    first["body"] = json.dumps(body, separators=(",", ":"), ensure_ascii=False)
+    return out
+
+
+def recorded_requests() -> dict[str, list[dict[str, Any]]]:
+    """The recording of Pi's requests, by case id (empty when there is none)."""
+    if not RECORDING.exists():
+        return {}
+    recorded: dict[str, list[dict[str, Any]]] = json.loads(RECORDING.read_text())["cases"]
+    return recorded
+
+
+def record(reference: str, ids: list[str]) -> None:
+    """Run Pi on each case (all when ``ids`` is empty) and save its requests into ``RECORDING``."""
+    import tempfile
+
+    cases = [c for c in provider_cases() if not ids or c.id in ids]
+    saved = recorded_requests()
+    for case in cases:
+        requests, cwd, done = run_provider(reference, case, Path(tempfile.mkdtemp(prefix="pi-record-")))
+        if done.returncode != 0:
+            raise SystemExit(f"Pi failed on {case.id}: {done.stderr[-1000:]}")
+        saved[case.id] = normalized(case, [comparable(r, cwd) for r in requests])
+        print(f"recorded {case.id}: {len(requests)} requests", flush=True)
+    from pi_runtime.ai.catalog import builtin_catalog
+
+    source = builtin_catalog().source
+    RECORDING.write_text(json.dumps({"pi": f"{source.package} {source.version}", "cases": dict(sorted(saved.items()))},
+                                    indent=1, ensure_ascii=False) + "\n")
+
+
 def _print_case(name: str, reference: str, ours: str) -> None:
     import tempfile
 
@@ -246,5 +318,8 @@ def _print_case(name: str, reference: str, ours: str) -> None:
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--record"]:
+        record(os.environ["PI_REFERENCE"], sys.argv[2:])
+        raise SystemExit(0)
     for argument in sys.argv[1:] or list(SERVERS):
         _print_case(argument, os.environ["PI_REFERENCE"], str(Path(sys.executable).parent / "pi"))

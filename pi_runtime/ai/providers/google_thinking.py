@@ -19,6 +19,7 @@ from ..types import Model
 _GOOGLE_LEVELS = ("minimal", "low", "medium", "high")
 _BUDGETS_25_PRO = {"minimal": 128, "low": 2048, "medium": 8192, "high": 32768}
 _BUDGETS_25_FLASH = {"minimal": 128, "low": 2048, "medium": 8192, "high": 24576}
+_BUDGETS_25_FLASH_LITE = {"minimal": 512, "low": 2048, "medium": 8192, "high": 24576}
 _LEVEL_MODELS = re.compile(r"gemini-3(?:\.\d+)?-(?:pro|flash)|gemini-(?:[4-9]|[1-9]\d)|gemma-?4")
 
 
@@ -40,6 +41,8 @@ def _google_level(model: Model, level: str) -> str:
 def _budget(model: Model, level: str) -> int:
     if "2.5-pro" in model.id:
         return _BUDGETS_25_PRO[level]
+    if "2.5-flash-lite" in model.id:
+        return _BUDGETS_25_FLASH_LITE[level]
     if "2.5-flash" in model.id:
         return _BUDGETS_25_FLASH[level]
     return -1
