@@ -99,6 +99,8 @@ class AgentSession:
     ) -> None:
         self.agent = agent
         self.settings = settings
+        self.startup_warnings: list[str] = []
+        """One-line warnings from start-up for the front end to show (a scope pattern matching nothing)."""
         self.model_registry = model_registry
         self.resources = resources
         self.cwd = cwd

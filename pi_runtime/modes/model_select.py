@@ -83,6 +83,25 @@ def resolve_model_arg(registry: Any, value: str, provider: str | None = None) ->
         return find_model(registry, pattern, provider), level
 
 
+def scope_with_warnings(registry: Any, patterns: list[str]) -> tuple[list[tuple[Model, str | None]], list[str]]:
+    """Scope patterns (``--models``, ``enabledModels``) -> the scoped models, and a warning in Pi's
+    words for each pattern that matches nothing (the others still count; nothing stops start-up)."""
+    from ..ai.models import ModelNotFoundError
+
+    out: list[tuple[Model, str | None]] = []
+    warnings: list[str] = []
+    for pattern in (p.strip() for p in patterns):
+        if not pattern:
+            continue
+        try:
+            found = resolve_scope(registry, pattern)
+        except (ModelNotFoundError, ValueError):
+            warnings.append(f'No models match pattern "{pattern}"')
+            continue
+        out.extend(pair for pair in found if all(pair[0].ref != m.ref for m, _ in out))
+    return out, warnings
+
+
 def resolve_scope(registry: Any, spec: str) -> list[tuple[Model, str | None]]:
     """``--models`` value -> the scoped models for cycling, in the given order.
 

@@ -257,14 +257,16 @@ async def test_refusal_ends_as_an_error_keeping_the_text(loopback: LoopbackServe
 @pytest.mark.parametrize(
     ("status", "body", "headers", "expected"),
     [
+        # Pi's words (its Anthropic SDK's): the status, then the body as it came.
         (400, {"type": "error", "error": {"type": "invalid_request_error", "message": "max_tokens: too large"}},
-         {}, "400 max_tokens: too large"),
+         {}, '400 {"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: too large"}}'),
         (401, {"type": "error", "error": {"type": "authentication_error", "message": f"invalid x-api-key {KEY}"}},
-         {}, "401 invalid x-api-key [redacted]"),
+         {}, '401 {"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key [redacted]"}}'),
         (429, {"type": "error", "error": {"type": "rate_limit_error", "message": "Rate limited"}},
-         {"retry-after": "7"}, "429 Rate limited (retry after 7s)"),
+         {"retry-after": "7"}, '429 {"type":"error","error":{"type":"rate_limit_error","message":"Rate limited"}} '
+                               "(retry after 7s)"),
         (500, {"type": "error", "error": {"type": "api_error", "message": "Internal server error"}},
-         {}, "500 Internal server error"),
+         {}, '500 {"type":"error","error":{"type":"api_error","message":"Internal server error"}}'),
     ],
 )
 async def test_http_errors(
@@ -536,7 +538,7 @@ async def test_key_from_the_environment_never_appears_in_errors(
     loopback.push(Reply.json(401, body))
     _, msg = await run(make_model(loopback), ctx(), api_key=None)
     assert loopback.requests[0].headers["x-api-key"] == "sk-ant-env-secret-5555"
-    assert msg.error_message == "401 bad key [redacted]"
+    assert msg.error_message == '401 {"type":"error","error":{"type":"authentication_error","message":"bad key [redacted]"}}'
 
 
 async def test_a_claude_subscription_token_goes_out_as_claude_code(loopback: LoopbackServer) -> None:

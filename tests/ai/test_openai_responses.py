@@ -224,7 +224,8 @@ async def test_http_errors(loopback, status):
     loopback.push(Reply.json(status, {"error": {"message": f"bad thing {status}"}}))
     _, message = await run(make_model(loopback))
     assert message.stop_reason == "error"
-    assert message.error_message.startswith(str(status)) and f"bad thing {status}" in message.error_message
+    # Pi's words: the API named, the status, the error object as it came.
+    assert message.error_message == f'OpenAI API error ({status}): {{"message":"bad thing {status}"}}'
 
 
 async def test_429_retry_after(loopback):

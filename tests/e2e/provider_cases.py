@@ -49,6 +49,13 @@ SPECIAL_ENV: dict[str, dict[str, str]] = {
 }
 """Providers whose credentials are more than one key variable (the values are placeholders)."""
 
+IDENTITY_TOKEN = (_b64({"alg": "RS256", "typ": "JWT"}) + "." + _b64({"iss": "https://ci.example", "sub": "job"})
+                  + ".sig")
+"""An OIDC identity token as a CI system projects it into a file."""
+FEDERATION_ENV = {"ANTHROPIC_FEDERATION_RULE_ID": "fdrl_side", "ANTHROPIC_ORGANIZATION_ID": "org-side",
+                  "ANTHROPIC_IDENTITY_TOKEN_FILE": "@HOME@/identity.jwt"}
+"""Anthropic workload identity federation (the identity token is exchanged for an access token)."""
+
 SIGNED_IN: dict[str, dict[str, Any]] = {
     "openai-codex": _oauth(CODEX_TOKEN, accountId="acct_side"),
     "github-copilot": _oauth(COPILOT_TOKEN),
@@ -68,6 +75,8 @@ class ProviderCase:
     env: dict[str, str] = field(default_factory=dict)
     auth: dict[str, Any] | None = None
     """The provider's ``auth.json`` entry, when signed in to an account."""
+    home_files: dict[str, str] = field(default_factory=dict)
+    """Files to write under the run's home folder (``@HOME@`` in ``env`` values stands for it)."""
     label: str = ""
 
     @property
@@ -118,6 +127,9 @@ def provider_cases() -> list[ProviderCase]:
                               auth={"anthropic": _oauth("sk-ant-oat01-side-by-side")}, label="claude-pro"))
     cases.append(ProviderCase("anthropic", catalog.providers["anthropic"].default_model or "", "anthropic-messages",
                               env={"ANTHROPIC_AUTH_TOKEN": "side-by-side-bearer"}, label="auth-token"))
+    cases.append(ProviderCase("anthropic", catalog.providers["anthropic"].default_model or "", "anthropic-messages",
+                              env=FEDERATION_ENV, home_files={"identity.jwt": IDENTITY_TOKEN + "\n"},
+                              label="workload-identity"))
     return cases
 
 

@@ -212,6 +212,8 @@ def answer(request: RecordedRequest) -> Reply:
     """Any provider's request, answered in its API's format (chosen by host, path and body)."""
     path = request.path.split("?")[0]
     body = request.json() if request.body else None
+    if path == "/v1/oauth/token" and request.host == "api.anthropic.com":  # workload identity's exchange
+        return Reply.json(200, {"access_token": "sk-ant-federated-token", "token_type": "Bearer", "expires_in": 3600})
     if request.host.startswith("bedrock-runtime.") or path.endswith("/converse-stream"):
         return bedrock(request)
     if ":streamGenerateContent" in path:

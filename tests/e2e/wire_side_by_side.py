@@ -220,10 +220,13 @@ def run_provider(binary: str, case: ProviderCase, tmp: Path, timeout: float = 12
     if case.auth:
         (agent / "auth.json").write_text(json.dumps(case.auth))
         (agent / "auth.json").chmod(0o600)
+    for name, text in case.home_files.items():
+        (home / name).write_text(text)
     with ProviderStandIn(replies.answer, directory=tmp / "ca") as standin:
         env = {k: v for k, v in os.environ.items()
                if not k.endswith("_API_KEY") and not k.startswith(_CREDENTIAL_VARS) and "PROXY" not in k.upper()}
-        env.update(standin.env(), PI_CODING_AGENT_DIR=str(agent), HOME=str(home), **case.env)
+        env.update(standin.env(), PI_CODING_AGENT_DIR=str(agent), HOME=str(home),
+                   **{k: v.replace("@HOME@", str(home)) for k, v in case.env.items()})
         args = [binary, "--model", f"{case.provider}/{case.model}", "--system-prompt", SYSTEM_PROMPT,
                 "--tools", "bash", "-nc", "-ne", "-ns", "-np", *(["--thinking", case.thinking] if case.thinking else []),
                 "-p", PROMPT]

@@ -9,6 +9,8 @@ they end the stream with an ``error``/``aborted`` message that keeps whatever ar
 from __future__ import annotations
 
 import json
+import os
+import re
 from collections.abc import AsyncIterator, Mapping
 from contextlib import aclosing
 from typing import Any
@@ -23,12 +25,17 @@ from ..types import Context, Model
 from . import _anthropic_request as request
 from . import _anthropic_threads as threads
 from . import subscription_quirks as quirks
+from ._anthropic_federation import OAUTH_BETA, FederationError, access_token
+from ._anthropic_federation import from_environment as federation_from_environment
+from ._error_words import anthropic_words
 from ._http import ProviderError, StreamFormatError, failure_events, final_headers, missing_key_message, post_sse
+from ._identity import user_agent
 from ._openai_common import header_owned_auth
 
 API = "anthropic-messages"
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 ANTHROPIC_VERSION = request.ANTHROPIC_VERSION
+_MARKER = re.compile(r"^<[^>]+>$")
 _STRICT_LIMIT_ERRORS = ("The compiled grammar is too large", "Too many strict tools (",
                         "Schemas contains too many parameters with union types (")
 """Claude's refusals of a request whose strict tools exceed its limits (the request is sent again without)."""
@@ -241,8 +248,7 @@ class _Refusal:
         code = detail.get("error_code") if isinstance(detail, dict) else None
         self.code = code if isinstance(code, str) else None
         self.kind = error.get("type") if isinstance(error, dict) and isinstance(error.get("type"), str) else None
-        message = error.get("message") if isinstance(error, dict) else None
-        return f"{status} {message if isinstance(message, str) else ' '.join(text.split()) or 'no body'}"
+        return anthropic_words(status, body)
 
 
 async def stream(
@@ -260,10 +266,25 @@ async def stream(
     """
     builder = MessageBuilder(model)
     api_key = options.api_key or env_api_key(model.provider)
+    if api_key and _MARKER.match(api_key):
+        api_key = None  # Pi's "configured from the environment" marker is no key (workload identity)
+    federation_token = None
     if not api_key and not _has_credential(options):
-        for event in builder.fail(missing_key_message(model.provider)):
-            yield event
-        return
+        federation = federation_from_environment(os.environ) if model.provider == "anthropic" else None
+        if federation is None:
+            for event in builder.fail(missing_key_message(model.provider)):
+                yield event
+            return
+        try:
+            federation_token = await access_token(federation, model.base_url, user_agent(), options.signal)
+        except FederationError as exc:
+            for event in builder.fail(str(exc)):
+                yield event
+            return
+        except Exception as exc:  # noqa: BLE001 - an abort while exchanging: the contract says never raise
+            for event in failure_events(builder, exc, options):
+                yield event
+            return
     settings = request.compat(model)
     session = options.session_id if request.retention(options) != "none" else None
     thread_session = session if settings["supportsMessageThreads"] and not options.extra.get(
@@ -277,6 +298,11 @@ async def stream(
         for event in builder.fail(str(exc)):
             yield event
         return
+    if federation_token is not None:
+        # The exchanged token goes as a bearer token, with the OAuth beta the SDK adds for it.
+        headers["authorization"] = f"Bearer {federation_token}"
+        if OAUTH_BETA not in (headers.get("anthropic-beta") or "").split(","):
+            headers["anthropic-beta"] = ",".join(b for b in (headers.get("anthropic-beta"), OAUTH_BETA) if b)
     features = [f for f in (headers.get("anthropic-beta") or "").split(",") if f]
     builder.message.provider_thinking_level = request.provider_thinking_level(model, options)
     send = threads.prepare(thread_session, model.base_url, body, features) if thread_session else None

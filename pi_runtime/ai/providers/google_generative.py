@@ -35,6 +35,7 @@ from ..types import (
     ToolResultMessage,
     UserMessage,
 )
+from ._error_words import google_words
 from ._http import ProviderError, StreamFormatError, failure_events, final_headers, keyed_request, post_sse
 from ._identity import identity_headers
 from .google_thinking import thinking_config
@@ -458,7 +459,7 @@ async def stream(
     options, (url, headers, body) = prepared
     parser = _StreamParser(builder)
     try:
-        async with aclosing(post_sse(url, headers, body, options)) as sse:
+        async with aclosing(post_sse(url, headers, body, options, error_text=google_words)) as sse:
             async for _, data in sse:
                 for event in parser.handle(data):
                     yield event

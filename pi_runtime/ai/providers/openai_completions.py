@@ -28,6 +28,7 @@ from ._completions_messages import (
     convert_tools,
     has_tool_history,
 )
+from ._error_words import openai_words
 from ._http import OPENED, failure_events, post_sse
 from ._identity import identity_headers
 from ._openai_common import (
@@ -204,7 +205,7 @@ async def stream(model: Model, context: Context, options: StreamOptions) -> Asyn
     loads = _DECODE
     try:
         async for item in post_sse(endpoint(model, "chat/completions"), headers, body, options,
-                                   announce_open=True):
+                                   announce_open=True, error_text=openai_words):
             if item is OPENED:  # the server accepted the request: Pi's ``start``
                 for event in builder.start():
                     yield event

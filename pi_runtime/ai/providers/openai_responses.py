@@ -20,6 +20,7 @@ from ..builder import MessageBuilder
 from ..events import AssistantMessageEvent
 from ..options import StreamOptions
 from ..types import Context, Model
+from ._error_words import openai_words
 from ._http import OPENED, failure_events, post_sse
 from ._identity import identity_headers
 from ._openai_common import (
@@ -172,7 +173,13 @@ async def stream(model: Model, context: Context, options: StreamOptions) -> Asyn
     headers = request_headers(model, options, api_key, compat)
     reader = ResponsesReader(builder)
     try:
-        async for item in post_sse(endpoint(model, "responses"), headers, body, options, announce_open=True):
+        api = "OpenAI" if model.provider == "openai" else model.provider
+
+        def words(status: int, raw: bytes) -> str:
+            return openai_words(status, raw, f"{api} API error")
+
+        async for item in post_sse(endpoint(model, "responses"), headers, body, options, announce_open=True,
+                                   error_text=words):
             if item is OPENED:  # the server accepted the request: Pi's ``start``
                 for event in builder.start():
                     yield event
