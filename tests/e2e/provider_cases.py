@@ -62,6 +62,16 @@ SIGNED_IN: dict[str, dict[str, Any]] = {
 }
 """Providers run signed in to an account (a stored ``auth.json`` entry) rather than with a key."""
 
+ALSO_SIGNED_IN: dict[str, dict[str, Any]] = {
+    "openai": _oauth(CODEX_TOKEN, clientId="app_side", scopes=["openid"]),  # ChatGPT: not an sk- key
+    "xai": _oauth("xai-access-side-by-side"),
+    "kimi-coding": _oauth("kimi-access-side-by-side"),
+    "meta": _oauth("meta-access-side-by-side"),
+    "radius": _oauth("radius-access-side-by-side"),
+    "openrouter": {"type": "oauth", "access": "sk-or-v1-side-by-side", "refresh": "", "expires": _FAR},
+}
+"""Providers that take a key and an account sign-in: run a second time signed in."""
+
 
 @dataclass(frozen=True)
 class ProviderCase:
@@ -125,6 +135,10 @@ def provider_cases() -> list[ProviderCase]:
                                       label="xhigh"))
     cases.append(ProviderCase("anthropic", catalog.providers["anthropic"].default_model or "", "anthropic-messages",
                               auth={"anthropic": _oauth("sk-ant-oat01-side-by-side")}, label="claude-pro"))
+    for provider, entry in ALSO_SIGNED_IN.items():
+        model_id = catalog.providers[provider].default_model or ""
+        cases.append(ProviderCase(provider, model_id, _model(provider, model_id).get("api") or "",
+                                  auth={provider: entry}, label="signed-in"))
     cases.append(ProviderCase("anthropic", catalog.providers["anthropic"].default_model or "", "anthropic-messages",
                               env={"ANTHROPIC_AUTH_TOKEN": "side-by-side-bearer"}, label="auth-token"))
     cases.append(ProviderCase("anthropic", catalog.providers["anthropic"].default_model or "", "anthropic-messages",
