@@ -25,8 +25,6 @@ from ..types import Context, Model
 from . import _anthropic_request as request
 from . import _anthropic_threads as threads
 from . import subscription_quirks as quirks
-from ._anthropic_federation import OAUTH_BETA, FederationError, access_token
-from ._anthropic_federation import from_environment as federation_from_environment
 from ._error_words import anthropic_words
 from ._http import ProviderError, StreamFormatError, failure_events, final_headers, missing_key_message, post_sse
 from ._identity import user_agent
@@ -36,6 +34,8 @@ API = "anthropic-messages"
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 ANTHROPIC_VERSION = request.ANTHROPIC_VERSION
 _MARKER = re.compile(r"^<[^>]+>$")
+OAUTH_BETA = "oauth-2025-04-20"
+"""The beta the Anthropic SDK adds to requests made with an OAuth-style access token (workload identity)."""
 _STRICT_LIMIT_ERRORS = ("The compiled grammar is too large", "Too many strict tools (",
                         "Schemas contains too many parameters with union types (")
 """Claude's refusals of a request whose strict tools exceed its limits (the request is sent again without)."""
@@ -270,14 +270,16 @@ async def stream(
         api_key = None  # Pi's "configured from the environment" marker is no key (workload identity)
     federation_token = None
     if not api_key and not _has_credential(options):
-        federation = federation_from_environment(os.environ) if model.provider == "anthropic" else None
+        from . import _anthropic_federation as federated  # rare: only a workload's environment needs it
+
+        federation = federated.from_environment(os.environ) if model.provider == "anthropic" else None
         if federation is None:
             for event in builder.fail(missing_key_message(model.provider)):
                 yield event
             return
         try:
-            federation_token = await access_token(federation, model.base_url, user_agent(), options.signal)
-        except FederationError as exc:
+            federation_token = await federated.access_token(federation, model.base_url, user_agent(), options.signal)
+        except federated.FederationError as exc:
             for event in builder.fail(str(exc)):
                 yield event
             return
