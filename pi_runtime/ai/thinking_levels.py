@@ -68,3 +68,14 @@ def mapped_value(model: Model, level: str) -> Any:
     """What the model's ``thinkingLevelMap`` says for ``level`` (the level itself when it says nothing)."""
     mapping = level_map(model)
     return mapping[level] if level in mapping and mapping[level] is not None else level
+
+
+def available_thinking_levels(model: Model | None) -> list[str]:
+    """The levels ``model`` offers (``supported_levels``; the session's and the pickers' name)."""
+    return supported_levels(model)
+
+
+def clamp_thinking(level: str, model: Model | None) -> str:
+    """``level`` if ``model`` offers it, else the nearest offered level above it, else below it
+    (``off`` without a model)."""
+    return clamp_level(model, level) if model is not None else "off"
