@@ -113,20 +113,12 @@ def _default_model(registry: Any, typed: Settings) -> Model | None:
     return registry.find("anthropic", "claude-sonnet-4-5") or (registry.all() or [None])[0]
 
 
-def _enabled_scope(registry: Any, patterns: list[str]) -> list[tuple[Model, str | None]]:
-    """``enabledModels`` as scoped models: each pattern as ``--models`` reads it; one that
-    matches nothing is left out (a model that went away must not stop pi from starting)."""
-    from .ai.models import ModelNotFoundError
-    from .modes.model_select import resolve_scope
+def _enabled_scope(registry: Any, patterns: list[str]) -> tuple[list[tuple[Model, str | None]], list[str]]:
+    """``enabledModels`` as scoped models: each pattern as ``--models`` reads it; one that matches
+    nothing is left out with Pi's warning (a model that went away must not stop pi from starting)."""
+    from .modes.model_select import scope_with_warnings
 
-    out: list[tuple[Model, str | None]] = []
-    for pattern in patterns:
-        try:
-            found = resolve_scope(registry, pattern)
-        except (ModelNotFoundError, ValueError):
-            continue
-        out.extend(pair for pair in found if all(pair[0].ref != m.ref for m, _ in out))
-    return out
+    return scope_with_warnings(registry, patterns)
 
 
 def create_agent_session(
@@ -237,8 +229,10 @@ def create_agent_session(
     base_defaults += [name for name in extension_defaults if name not in base_defaults]
     active = select_tools(available, tools, defaults=base_defaults, exclude=exclude_tools, no_tools=no_tools)
 
+    scope_warnings: list[str] = []
     if scoped_models is None and typed.enabled_models:
-        scoped_models = _enabled_scope(model_registry, typed.enabled_models) or None
+        found, scope_warnings = _enabled_scope(model_registry, typed.enabled_models)
+        scoped_models = found or None
         if model is None and scoped_models and getattr(session_manager, "leaf_id", None) is None:
             # A new session starts on the saved default when it is in the scope, else the first
             # scoped model (with its thinking level), as Pi does with enabledModels.
@@ -292,6 +286,7 @@ def create_agent_session(
         scoped_models=scoped_models,
     )
     holder["session"] = session
+    session.startup_warnings.extend(scope_warnings)
     session.load_context()
     if model is not None:
         agent.state.model = model

@@ -129,7 +129,7 @@ class AgentRun:
             specs.append(cached[1])
         return specs
 
-    async def _request_auth(self, model: Model) -> tuple[str | None, dict[str, str], str | None]:
+    async def _request_auth(self, model: Model) -> tuple[str | None, dict[str, str | None], str | None]:
         """``(key, headers, base URL the credential names or None)`` for the next request (to ``model``)."""
         agent = self.agent
         if agent.get_request_auth is not None:

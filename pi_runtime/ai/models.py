@@ -43,6 +43,7 @@ from .env_keys import AMBIENT, EnvAuth, credential_hint, describe_env, env_var_n
 from .model_table import ModelTable
 from .models_json import ProviderConfig
 from .oauth_logins import OAuthLogins
+from .provider_endpoints import credential_endpoint
 from .types import VIRTUAL_MODEL_API, Model
 
 if TYPE_CHECKING:
@@ -422,10 +423,10 @@ class ModelRegistry(OAuthLogins):
                 f"No API key for provider '{model.provider}': set {ways}, run /login, "
                 f"or configure it in {self.models_path or 'models.json'}"
             )
-        headers: dict[str, str] = {}
+        headers: dict[str, str | None] = {}
         if from_env is not None:
             # A bearer token goes as a header (ANTHROPIC_AUTH_TOKEN); None in Pi's map drops one.
-            headers.update({name: value for name, value in from_env.headers.items() if value is not None})
+            headers.update(from_env.headers)
         cfg = self._configs.get(model.provider)
         templates: list[tuple[dict[str, str], str]] = []
         if cfg is not None and cfg.fields.headers:
@@ -441,7 +442,10 @@ class ModelRegistry(OAuthLogins):
                 headers[name] = value
         if cfg is not None and cfg.fields.auth_header and key:
             headers["Authorization"] = f"Bearer {key}"
-        base_url = None
+        stored = self.auth.get(model.provider) if self.auth is not None and source == "auth.json" else None
+        base_url, endpoint_headers = credential_endpoint(model.provider, model.base_url, key,
+                                                         stored.env if stored is not None else {}, self._environ())
+        headers.update(endpoint_headers)
         signed_in = self._oauth_auth(model.provider) if source == "auth.json" else None
         if signed_in is not None:
             headers = {**signed_in.headers, **headers}

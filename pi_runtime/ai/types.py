@@ -358,8 +358,8 @@ Api = str
 mistral-conversations, azure-openai-responses, openai-codex-responses, pi-messages, scripted, or a
 custom one registered at run time."""
 
-ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
-THINKING_LEVELS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high", "xhigh")
+ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
+THINKING_LEVELS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
 
 VIRTUAL_MODEL_API = "pi-virtual"
 """The api of a virtual model's catalogue entry (``virtual.py``); no provider serves it, a request

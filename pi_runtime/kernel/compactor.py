@@ -51,7 +51,7 @@ class Compactor:
         emit: Callable[[Any], Awaitable[None]],
         gate: ExtensionGate,
         settings: Callable[[], Any],
-        request_auth: Callable[[Any, Any], Awaitable[tuple[Any, str | None, dict[str, str]]]],
+        request_auth: Callable[[Any, Any], Awaitable[tuple[Any, str | None, dict[str, str | None]]]],
         limits_model: Callable[[], Any] | None = None,
     ) -> None:
         self._agent = agent

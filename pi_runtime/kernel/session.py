@@ -108,6 +108,8 @@ class AgentSession:
     ) -> None:
         self.agent = agent
         self.settings = settings
+        self.startup_warnings: list[str] = []
+        """One-line warnings from start-up for the front end to show (a scope pattern matching nothing)."""
         self.model_registry = model_registry
         self.resources = resources
         self.cwd = cwd
@@ -594,7 +596,7 @@ class AgentSession:
 
     # ------------------------------------------------------------------ plumbing
 
-    async def _request_auth(self, model: Any, signal: Any = None) -> tuple[Any, str | None, dict[str, str]]:
+    async def _request_auth(self, model: Any, signal: Any = None) -> tuple[Any, str | None, dict[str, str | None]]:
         """``(model to send to, key, headers)``: the model carries the endpoint a credential names."""
         if self.model_registry is None:
             return model, None, {}

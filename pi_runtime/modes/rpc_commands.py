@@ -182,7 +182,7 @@ async def _available_models(s: Any, cmd: dict[str, Any]) -> Any:
 @command("set_thinking_level")
 async def _set_thinking(s: Any, cmd: dict[str, Any]) -> Any:
     level = _str(cmd, "level")
-    if level not in (*THINKING_LEVELS, "max"):
+    if level not in THINKING_LEVELS:
         raise CommandError(f"Unknown thinking level '{level}'")
     await s.set_thinking_level(level)
     return NO_DATA

@@ -18,7 +18,7 @@ from ..ai.models import ModelNotFoundError
 from ..cli_args import CliArgs, UsageError, check_model_choice
 from ..kernel.session import AgentSession
 from .cli_extensions import LoadedExtensions, apply_extension_flags, load_for_command_line, open_project_trust
-from .model_select import ThinkingLevelError, check_level, resolve_model_arg, resolve_scope
+from .model_select import ThinkingLevelError, check_level, resolve_model_arg, scope_with_warnings
 
 
 class StartupError(Exception):
@@ -331,7 +331,8 @@ def _build_with_manager(args: CliArgs, cwd: str, agent_dir: Path, settings: Any,
         registry.add_model(model)
     elif args.model:
         model, level = resolve_model_arg(registry, args.model, args.provider)
-    scoped = resolve_scope(registry, args.models) if args.models else None
+    scoped, scope_warnings = scope_with_warnings(registry, args.models.split(",")) if args.models else (None, [])
+    scoped = scoped or None
     if model is None and scoped:
         model, level = scoped[0]
     if args.thinking:
@@ -364,6 +365,7 @@ def _build_with_manager(args: CliArgs, cwd: str, agent_dir: Path, settings: Any,
         )
     except ValueError as exc:  # select_tools: unknown tool / mixed +/- entries
         raise UsageError(str(exc)) from exc
+    session.startup_warnings[:0] = scope_warnings
     if args.name:
         manager.append_session_info(args.name)
     return session

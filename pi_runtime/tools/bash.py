@@ -12,6 +12,7 @@ exited with code N", "Command aborted", "Command timed out after N seconds").
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 import time
 from collections.abc import Callable, Mapping
@@ -27,8 +28,8 @@ from .output import OutputCollector, truncation_notice
 from .shell import LocalShellOperations
 from .truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES
 
-MAX_TIMEOUT_SECONDS = 2_147_483
-"""Largest accepted timeout (about 24.8 days; Pi's timer limit)."""
+MAX_TIMEOUT_SECONDS = 2_147_483.647
+"""Largest accepted timeout (about 24.8 days; Pi's timer limit, 2**31 - 1 ms)."""
 STRUCTURED_OUTPUT_MAX_BYTES = 1024 * 1024
 """Output a codemode script gets from ``tools.bash()``: past it, the first and last halves."""
 BASH_OUTPUT_SCHEMA: dict[str, Any] = {
@@ -50,11 +51,21 @@ EnvSource = Mapping[str, str] | Callable[[], Mapping[str, str]] | None
 
 
 class BashParams(ToolParams):
-    command: str = Field(description="Bash command to execute")
-    timeout: float | None = Field(
-        default=None, gt=0, le=MAX_TIMEOUT_SECONDS,
-        description="Timeout in seconds (optional, no default timeout)",
-    )
+    # Pi 1.6's schema: the timeout is a plain number, checked when the command runs (a bounded schema
+    # would not pass Anthropic's strict tool mode, so the tool would lose its strict sampling there).
+    command: str = Field(description="Shell command to execute")
+    timeout: float | None = Field(default=None, description="Timeout in seconds (optional, no default timeout)")
+
+
+def checked_timeout(timeout: float | None) -> float | None:
+    """``timeout`` when it is usable, else Pi's error (raised into the tool's error result)."""
+    if timeout is None:
+        return None
+    if not math.isfinite(timeout) or timeout <= 0:
+        raise ValueError("Invalid timeout: must be a finite number of seconds")
+    if timeout > MAX_TIMEOUT_SECONDS:
+        raise ValueError(f"Invalid timeout: maximum is {MAX_TIMEOUT_SECONDS} seconds")
+    return timeout
 
 
 @record(slots=True)
@@ -127,6 +138,7 @@ class BashTool(AgentTool):
         signal: AbortSignal | None,
         on_update: UpdateCallback | None,
     ) -> ToolResult:
+        checked_timeout(params.timeout)
         ctx = self._spawn_context(params.command)
         collector = OutputCollector()
         started = time.monotonic()

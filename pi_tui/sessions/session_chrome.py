@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from ..footer.header_bar import HeaderBar
     from ..queue.queue_pane import QueuePane
 
-THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
+THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
 
 
 class SessionChrome:
