@@ -25,6 +25,7 @@ from . import queue_prediction
 from .delivery import EventDelivery
 from .local_folder import LocalFolder
 from .remote_ui import RemoteUIBinding
+from .stream_shadow import StreamShadow
 from .view import SessionView
 
 if TYPE_CHECKING:
@@ -71,10 +72,12 @@ class RemoteSession:
         self.scoped_models: list[tuple[Model, str | None]] = []
         self._ledger = UsageLedger(lambda: self._view.manager)
         self._delivery = EventDelivery()
+        self._shadow = StreamShadow(self._view.streaming)
+        self._delivery.subscribe(self._shadow)  # first: it must see each event before any other subscriber
         self._started_at: int | None = None
         """The count of settled runs when a prompt of ours started one whose ``agent_settled`` has not come yet."""
         self._bash_deltas: dict[str, Callable[[str], None]] = {}
-        self._background: set[asyncio.Task[Any]] = set()
+        self._background: set[asyncio.Future[Any]] = set()
         self.ui = RemoteUIBinding(self)
         """Shows the session's extension dialogs in a front end's UI (``ui.bind(...)``)."""
         self.connected = True
@@ -110,8 +113,19 @@ class RemoteSession:
         self._delivery.put(event)
 
     def subscribe(self, listener: Callable[[SessionEvent], Any]) -> Callable[[], None]:
-        """Receive every event of the session, typed (sync or async listener). Returns an unsubscriber."""
-        return self._delivery.subscribe(listener)
+        """Receive every event of the session, typed (sync or async listener). Returns an unsubscriber.
+
+        While an answer streams, the listener first gets it as far as the other subscribers had
+        it (a ``message_start`` and a delta per block, at once), then the stream's own events.
+        """
+        import inspect
+
+        unsubscribe = self._delivery.subscribe(listener)
+        for event in self._shadow.catch_up():
+            result = listener(event)
+            if inspect.isawaitable(result):
+                self._keep(asyncio.ensure_future(result))
+        return unsubscribe
 
     def resume_from(self, attach_data: dict[str, Any]) -> None:
         """After a reconnect: replayed records follow; or, past the replay buffer, start again from the
@@ -121,10 +135,19 @@ class RemoteSession:
         if snapshot is not None:
             self._view.reset(snapshot)
             self._delivery.put(SessionChangedEvent("resync", self.session_file))
+            # The answer streaming at the snapshot, drawn again after the transcript is rebuilt.
+            catch_up = StreamShadow(self._view.streaming).catch_up()
+            for event in catch_up:
+                self._delivery.put(event)
 
     def connection_lost(self) -> None:
         self.connected = False
         self._delivery.wake()
+
+    async def wait_disconnected(self) -> None:
+        """Until the connection is lost or the session closed on the server (at once if so already)."""
+        while self.connected and not self._view.closed:
+            await self._delivery.changed()
 
     async def reconnect(self) -> dict[str, Any]:
         """Connect again and continue from :attr:`cursor`: the records missed meanwhile are replayed
@@ -265,7 +288,10 @@ class RemoteSession:
             except Exception as exc:  # noqa: BLE001 - nobody awaits this call
                 log.warning("pi serve refused %s: %s", command, exc)
 
-        task = asyncio.ensure_future(send())
+        self._keep(asyncio.ensure_future(send()))
+
+    def _keep(self, task: asyncio.Future[Any]) -> None:
+        """Hold a task nobody awaits until it ends (the loop keeps only weak references)."""
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 

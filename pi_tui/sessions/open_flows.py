@@ -104,8 +104,10 @@ async def close_command(app: PiHost) -> None:
     if entry is None or len(workspace.sessions) < 2:
         await app.transcript.add_notice("This is the only open session (/quit ends pi)", "warning")
         return
-    if not (entry.working or entry.session.is_streaming):
-        await workspace.close(entry)
+    from .served import is_served
+
+    if not (entry.working or entry.session.is_streaming) or is_served(entry.session):
+        await workspace.close(entry)  # a served session is detached: its run goes on in pi serve
         return
     from ..dialogs.text_prompt import ConfirmPrompt
 

@@ -1,0 +1,109 @@
+"""``pi attach`` in the full app: sessions that ``pi serve`` runs, one tab each.
+
+Each tab holds a ``RemoteSession`` (``pi_runtime.remote``), which is a ``SessionPort``: the app
+drives it exactly as a local session (prompt, steer, follow-up, the queue, abort, the tree, fork),
+and the server's kernel serialises what every viewer sends. Quitting the app, or closing a tab,
+detaches: the runs go on in the server, and ``pi attach`` shows them again with everything they
+did meanwhile (the attach's snapshot). When the connection drops, each session reconnects from
+the last record it applied and gets the records it missed (``remote/reconnect.py``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .app import PiApp
+
+if TYPE_CHECKING:
+    from pi_runtime.remote.session import RemoteSession
+
+
+class AttachedApp(PiApp):
+    """``PiApp`` on the sessions of a ``pi serve`` (Textual runs ``PiApp.on_mount`` too).
+
+    Args:
+        socket: Where the server listens.
+        handles: The server's ids of the sessions to show, the first one shown.
+    """
+
+    def __init__(self, socket: Path, handles: list[str], **kwargs: Any) -> None:
+        super().__init__(None, **kwargs)
+        self.socket = socket
+        self.handles = list(handles)
+        self.ended_by_signal: int | None = None
+        """SIGTERM or SIGHUP, when one of them ended the app (``terminal/exit_signals.py``)."""
+        self.ready = asyncio.Event()
+        """Set once every session is in its tab and the first is shown (tests and the bench wait on it)."""
+
+    def on_mount(self) -> None:
+        from .terminal import exit_signals
+
+        exit_signals.install(self)
+        self.input.show_starting()
+        self.run_worker(self._attach_all(), name="attach", group="startup", exit_on_error=False)
+
+    async def _attach_all(self) -> None:
+        from pi_runtime.remote.client import NoServer, ServeClient
+        from pi_runtime.remote.errors import ConnectionLost, RemoteError
+
+        try:
+            client = await ServeClient.connect(self.socket, client="pi attach (app)")
+            sessions = [await client.attach(handle) for handle in self.handles]
+        except (NoServer, RemoteError, ConnectionLost, OSError) as exc:
+            self.exit(1, return_code=1, message=f"pi: {exc}")
+            return
+        self.footer_bar.set_working(False)
+        # An answer streaming in a session is drawn as far as it got when the tab's bridge
+        # subscribes (``RemoteSession.subscribe``), then grows with the stream.
+        await self.attach_session(sessions[0])
+        for session in sessions[1:]:
+            await self.workspace.open(session)
+        import time
+
+        for entry in self.workspace.sessions:
+            # A run already going on in the server: the tab and the footer say so from the start.
+            if entry.session.is_streaming:
+                entry.working, entry.working_since = True, time.monotonic()
+        if len(sessions) > 1:
+            await self.workspace.show(self.workspace.sessions[0])
+        else:
+            first = self.workspace.sessions[0]
+            self.footer_bar.set_working(first.working, since=first.working_since)
+        self.refresh_session_tabs()
+        for session in sessions:
+            self._keep_attached(session)
+        self.ready.set()
+
+    def _keep_attached(self, session: RemoteSession) -> None:
+        """Reconnect ``session`` whenever its connection drops, saying so in its transcript."""
+        from pi_runtime.remote.reconnect import keep_attached
+
+        def report(text: str, severity: str) -> None:
+            entry = self.workspace.entry_for(session)
+            if entry is not None:
+                self.notify(f"{entry.name}: {text}", severity="warning" if severity == "warning" else "information",
+                            timeout=6)
+
+        self.run_worker(keep_attached(session, report), name="keep-attached", group="attach", exit_on_error=False)
+
+
+def run_attached(socket: Path, handles: list[str]) -> int:
+    """Run the app on the served sessions ``handles`` until the user quits; returns the exit code.
+
+    Quitting detaches: the runs go on in the server. The line printed afterwards says how to come back.
+    """
+    import sys
+
+    from .launch import _follow_the_terminals_size
+
+    app = AttachedApp(socket, handles)
+    _follow_the_terminals_size()
+    code = app.run()
+    if app.ended_by_signal is None and app.ready.is_set():
+        handles = [str(getattr(entry.session, "handle", "")) for entry in app.workspace.sessions]
+        again = f"pi attach {handles[0]}" if len(handles) == 1 else "pi attach"
+        sys.stdout.write(f"Detached: pi serve goes on running {'it' if len(handles) == 1 else 'them'} ({again})\n")
+        sys.stdout.flush()
+    return int(code or 0)
