@@ -85,6 +85,11 @@ class RemoteSession:
     # ------------------------------------------------------------------ records and events
 
     @property
+    def client(self) -> ServeClient:
+        """The connection this session's records come through (another one after a reconnect)."""
+        return self._client
+
+    @property
     def cursor(self) -> int:
         """The last record applied (what a reconnect asks to continue from)."""
         return self._view.cursor

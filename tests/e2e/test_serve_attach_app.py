@@ -1,0 +1,160 @@
+"""``pi attach`` in the full app (``pi_tui.attach_app``), driven with Pilot against the installed
+``pi serve`` on a loopback model: an answer joined mid-stream is drawn once and whole, a prompt
+typed in the app runs in the server, quitting leaves the run going, a dropped connection comes
+back with what it missed, and an extension's question of the server is answered in the app."""
+
+from __future__ import annotations
+
+import html
+import re
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+from e2e_support import MODEL, Reply, chunk, text_reply, tool_reply, usage
+from serve_support import ServeProcess, short_runtime_dir
+
+from pi_runtime.testing.waiting import eventually
+from pi_tui.attach_app import AttachedApp
+from pi_tui.dialogs.text_prompt import ConfirmPrompt
+
+
+@pytest.fixture
+def serve(env, monkeypatch):
+    # The app reads settings, themes and the model registry from this agent dir, as the server does.
+    for name in ("PI_CODING_AGENT_DIR", "HOME"):
+        monkeypatch.setenv(name, env[name])
+    monkeypatch.chdir(env["PI_TEST_PROJECT"])
+    runtime = short_runtime_dir()
+    process = ServeProcess({**env, "XDG_RUNTIME_DIR": runtime}, "--model", MODEL)
+    yield process
+    process.stop()
+    shutil.rmtree(runtime, ignore_errors=True)
+
+
+def held(first: str, rest: str, gate: threading.Event) -> Reply:
+    """An answer whose first piece streams at once and whose rest waits for ``gate``."""
+    return Reply.sse([chunk({"content": first}), chunk({"content": rest}), chunk(finish="stop"), usage(), "[DONE]"],
+                     gate_at=1, gate=gate)
+
+
+def transcript_text(app: AttachedApp) -> str:
+    """What the shown transcript holds (its widgets' text, on screen or scrolled away)."""
+    svg = app.export_screenshot()
+    return html.unescape(re.sub(r"<[^>]+>", "", svg)).replace("\xa0", " ")
+
+
+async def until(pilot, check, timeout: float = 20.0) -> bool:
+    """``check`` polled while the app goes on (no fixed wait)."""
+    return await eventually(check, timeout=timeout)
+
+
+def started_run(serve: ServeProcess, loopback, gate: threading.Event, first: str, rest: str):
+    """A session on the server with a run streaming ``first`` and holding ``rest`` at ``gate``."""
+    viewer = serve.viewer()
+    handle = viewer.ok({"type": "open_session"})["session"]
+    viewer.ok({"type": "attach", "session": handle})
+    loopback.push(held(first, rest, gate))
+    viewer.ok({"type": "prompt", "session": handle, "message": "start"})
+    viewer.wait(lambda r: r.get("type") == "message_update"
+                and r.get("assistantMessageEvent", {}).get("delta") == first)
+    return viewer, handle
+
+
+@pytest.mark.asyncio
+async def test_an_answer_joined_mid_stream_is_drawn_once_and_a_prompt_runs_in_the_server(serve, loopback):
+    gate = threading.Event()
+    viewer, handle = started_run(serve, loopback, gate, "Half an answer", " and the rest of it.")
+    app = AttachedApp(serve.socket, [handle])
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert await until(pilot, app.ready.is_set)
+        assert await until(pilot, lambda: "Half an answer" in transcript_text(app))
+        assert app.footer_bar.working  # the run goes on in the server: the footer says so
+        gate.set()
+        assert await until(pilot, lambda: "Half an answer and the rest of it." in transcript_text(app))
+        assert transcript_text(app).count("Half an answer") == 1
+        assert await until(pilot, lambda: not app.session.is_streaming)
+        mark = viewer.mark()
+        loopback.push(text_reply("Answered for the app."))
+        app.editor.insert("typed in the app")
+        await pilot.press("enter")
+        # The other viewer sees the app's prompt run in the server's kernel.
+        viewer.wait(lambda r: r.get("type") == "message_end" and r["message"]["role"] == "user"
+                    and r["message"]["content"][0]["text"] == "typed in the app", start=mark)
+        viewer.wait_event("agent_settled", start=mark)
+        assert await until(pilot, lambda: "Answered for the app." in transcript_text(app))
+    viewer.close()
+
+
+@pytest.mark.asyncio
+async def test_quitting_leaves_the_run_going_and_attaching_again_shows_what_it_missed(serve, loopback):
+    gate = threading.Event()
+    viewer, handle = started_run(serve, loopback, gate, "Started while watched", ", finished while nobody was.")
+    app = AttachedApp(serve.socket, [handle])
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert await until(pilot, app.ready.is_set)
+        assert viewer.ok({"type": "list_sessions"})["sessions"][0]["viewers"] == 2
+        await pilot.press("ctrl+d")  # quit with the run still streaming: no question, the run is not ours to stop
+        assert await until(pilot, lambda: not app.is_running)
+    row = viewer.ok({"type": "list_sessions"})["sessions"][0]
+    assert (row["status"], row["viewers"]) == ("working", 1)
+    mark = viewer.mark()
+    gate.set()
+    viewer.wait_event("agent_settled", start=mark)
+    again = AttachedApp(serve.socket, [handle])
+    async with again.run_test(size=(100, 30)) as pilot:
+        assert await until(pilot, again.ready.is_set)
+        assert await until(pilot, lambda: "Started while watched, finished while nobody was." in transcript_text(again))
+        assert not again.footer_bar.working
+    viewer.close()
+
+
+@pytest.mark.asyncio
+async def test_a_dropped_connection_comes_back_with_what_it_missed(serve, loopback):
+    viewer = serve.viewer()
+    handle = viewer.ok({"type": "open_session"})["session"]
+    app = AttachedApp(serve.socket, [handle])
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert await until(pilot, app.ready.is_set)
+        session = app.session
+        # Prompted while the app is cut off: the server goes on; the app reconnects from its cursor.
+        await session.client.close()
+        viewer.ok({"type": "attach", "session": handle})
+        loopback.push(text_reply("Said while you were away."))
+        viewer.ok({"type": "prompt", "session": handle, "message": "while away"})
+        assert await until(pilot, lambda: "Said while you were away." in transcript_text(app))
+        assert session.connected
+    viewer.close()
+
+
+@pytest.mark.asyncio
+async def test_an_extension_question_of_the_server_is_answered_in_the_app(env, loopback, monkeypatch):
+    for name in ("PI_CODING_AGENT_DIR", "HOME"):
+        monkeypatch.setenv(name, env[name])
+    monkeypatch.chdir(env["PI_TEST_PROJECT"])
+    data = Path(env["PI_TEST_PROJECT"]) / "data"
+    data.mkdir()
+    runtime = short_runtime_dir()
+    process = ServeProcess({**env, "XDG_RUNTIME_DIR": runtime}, "--model", MODEL, "-e", "builtin:permission-gate")
+    try:
+        viewer = process.viewer()
+        handle = viewer.ok({"type": "open_session"})["session"]
+        viewer.ok({"type": "attach", "session": handle})
+        app = AttachedApp(process.socket, [handle])
+        async with app.run_test(size=(100, 30)) as pilot:
+            assert await until(pilot, app.ready.is_set)
+            loopback.push(tool_reply("bash", {"command": "rm -rf data"}), text_reply("removed"))
+            app.editor.insert("clean up")
+            await pilot.press("enter")
+            assert await until(pilot, lambda: isinstance(app.screen, ConfirmPrompt))
+            asked = viewer.wait_event("extension_ui_request", method="confirm")
+            await pilot.press("y")
+            resolved = viewer.wait_event("extension_ui_resolved", id=asked["id"])
+            assert resolved["confirmed"] is True
+            assert await until(pilot, lambda: "removed" in transcript_text(app))
+            assert not data.exists()
+        viewer.close()
+    finally:
+        process.stop()
+        shutil.rmtree(runtime, ignore_errors=True)
