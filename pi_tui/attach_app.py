@@ -11,13 +11,11 @@ the last record it applied and gets the records it missed (``remote/reconnect.py
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .app import PiApp
-
-if TYPE_CHECKING:
-    from pi_runtime.remote.session import RemoteSession
 
 
 class AttachedApp(PiApp):
@@ -60,8 +58,6 @@ class AttachedApp(PiApp):
         await self.attach_session(sessions[0])
         for session in sessions[1:]:
             await self.workspace.open(session)
-        import time
-
         for entry in self.workspace.sessions:
             # A run already going on in the server: the tab and the footer say so from the start.
             if entry.session.is_streaming:
@@ -72,21 +68,7 @@ class AttachedApp(PiApp):
             first = self.workspace.sessions[0]
             self.footer_bar.set_working(first.working, since=first.working_since)
         self.refresh_session_tabs()
-        for session in sessions:
-            self._keep_attached(session)
         self.ready.set()
-
-    def _keep_attached(self, session: RemoteSession) -> None:
-        """Reconnect ``session`` whenever its connection drops, saying so in its transcript."""
-        from pi_runtime.remote.reconnect import keep_attached
-
-        def report(text: str, severity: str) -> None:
-            entry = self.workspace.entry_for(session)
-            if entry is not None:
-                self.notify(f"{entry.name}: {text}", severity="warning" if severity == "warning" else "information",
-                            timeout=6)
-
-        self.run_worker(keep_attached(session, report), name="keep-attached", group="attach", exit_on_error=False)
 
 
 def run_attached(socket: Path, handles: list[str]) -> int:

@@ -49,7 +49,7 @@ async def start_tab_extensions(app: PiHost, workspace: Workspace, entry: OpenSes
     session = entry.session
     runner = session.extension_runner
     if runner is None:
-        await _show_served_extensions(app, workspace, entry)
+        await _start_served_tab(app, workspace, entry)
         return
     ui = await new_extension_ui(app, entry)
     ui.before_dialog = dialog_gate(workspace, entry)
@@ -65,18 +65,12 @@ async def start_tab_extensions(app: PiHost, workspace: Workspace, entry: OpenSes
         bind_shortcuts(app, session)
 
 
-async def _show_served_extensions(app: PiHost, workspace: Workspace, entry: OpenSession) -> None:
-    """A served session's extensions run in ``pi serve``: the tab shows their dialogs (a
-    background tab's wait until it is shown, as a local one's), statuses, widgets and title, and
-    sends the answers back (the first viewer to answer wins; the others' dialogs close)."""
+
+async def _start_served_tab(app: PiHost, workspace: Workspace, entry: OpenSession) -> None:
+    """A session of a ``pi serve``: its extensions run there (``served_tabs.py``)."""
     from .served import is_served
 
-    session = entry.session
-    if not is_served(session):
-        return
-    ui = await new_extension_ui(app, entry)
-    ui.before_dialog = dialog_gate(workspace, entry)
-    entry.extension_ui = ui
-    if entry is workspace.active:
-        show_extension_ui(app, ui)
-    session.ui.bind(ui)  # type: ignore[attr-defined]  # a RemoteSession's binding (is_served)
+    if is_served(entry.session):
+        from .served_tabs import start_served_tab
+
+        await start_served_tab(app, workspace, entry, entry.session)  # type: ignore[arg-type]  # is_served

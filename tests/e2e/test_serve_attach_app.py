@@ -158,3 +158,45 @@ async def test_an_extension_question_of_the_server_is_answered_in_the_app(env, l
     finally:
         process.stop()
         shutil.rmtree(runtime, ignore_errors=True)
+
+
+@pytest.mark.asyncio
+async def test_every_running_session_gets_a_tab_and_open_makes_new_ones_on_the_server(serve, loopback):
+    viewer = serve.viewer()
+    first = viewer.ok({"type": "open_session"})["session"]
+    second = viewer.ok({"type": "open_session"})["session"]
+    app = AttachedApp(serve.socket, [first, second])
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert await until(pilot, app.ready.is_set)
+        assert [e.session.handle for e in app.workspace.sessions] == [first, second]
+        assert app.workspace.active is app.workspace.sessions[0]
+        # A run in the background tab: its tab follows it, the shown one is left alone.
+        viewer.ok({"type": "attach", "session": second})
+        loopback.push(text_reply("Background answer."))
+        viewer.ok({"type": "prompt", "session": second, "message": "in the background"})
+        background = app.workspace.sessions[1]
+        assert await until(pilot, lambda: background.unseen == "done")
+        assert background.session.get_last_assistant_text() == "Background answer."
+        loopback.push(text_reply("Forked from here."))
+        app.editor.insert("a question to fork before")
+        await pilot.press("enter")
+        assert await until(pilot, lambda: not app.session.is_streaming and "Forked from here." in transcript_text(app))
+        app.editor.insert("/open new")
+        await pilot.press("enter")
+        assert await until(pilot, lambda: len(app.workspace.sessions) == 3 and app.workspace.active.number == 3)
+        rows = viewer.ok({"type": "list_sessions"})["sessions"]
+        assert len(rows) == 3 and app.session.handle == rows[2]["session"]  # opened on the server, attached here
+        await app.workspace.show(app.workspace.sessions[0])
+        user = next(e for e in app.session.session_manager.get_entries()
+                    if getattr(getattr(e, "message", None), "role", "") == "user")
+        from pi_tui.sessions.open_flows import start_opening
+
+        start_opening(app, "fork", entry_id=user.id)
+        assert await until(pilot, lambda: len(app.workspace.sessions) == 4 and app.workspace.active.number == 4)
+        assert app.editor.text == "a question to fork before"  # a fork gives the message back to edit
+        assert len(viewer.ok({"type": "list_sessions"})["sessions"]) == 4
+        app.editor.load_text("")
+        await pilot.press("ctrl+d")  # four tabs, none of them this process's run to stop: no question
+        assert await until(pilot, lambda: not app.is_running)
+    assert len(viewer.ok({"type": "list_sessions"})["sessions"]) == 4  # quitting detached, closed nothing
+    viewer.close()
