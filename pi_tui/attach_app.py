@@ -13,9 +13,12 @@ from __future__ import annotations
 import asyncio
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .app import PiApp
+
+if TYPE_CHECKING:
+    from pi_runtime.remote.session import RemoteSession
 
 
 class AttachedApp(PiApp):
@@ -23,13 +26,17 @@ class AttachedApp(PiApp):
 
     Args:
         socket: Where the server listens.
-        handles: The server's ids of the sessions to show, the first one shown.
+        handles: The server's ids of the sessions to attach, the first one shown.
+        attached: The sessions already attached (``pi attach`` attaches them while the app is
+            imported); ``handles`` is then not used.
     """
 
-    def __init__(self, socket: Path, handles: list[str], **kwargs: Any) -> None:
+    def __init__(self, socket: Path, handles: list[str], *, attached: list[RemoteSession] | None = None,
+                 **kwargs: Any) -> None:
         super().__init__(None, **kwargs)
         self.socket = socket
         self.handles = list(handles)
+        self._attached = attached
         self.ended_by_signal: int | None = None
         """SIGTERM or SIGHUP, when one of them ended the app (``terminal/exit_signals.py``)."""
         self.ready = asyncio.Event()
@@ -46,12 +53,14 @@ class AttachedApp(PiApp):
         from pi_runtime.remote.client import NoServer, ServeClient
         from pi_runtime.remote.errors import ConnectionLost, RemoteError
 
-        try:
-            client = await ServeClient.connect(self.socket, client="pi attach (app)")
-            sessions = [await client.attach(handle) for handle in self.handles]
-        except (NoServer, RemoteError, ConnectionLost, OSError) as exc:
-            self.exit(1, return_code=1, message=f"pi: {exc}")
-            return
+        sessions = self._attached
+        if sessions is None:
+            try:
+                client = await ServeClient.connect(self.socket, client="pi attach (app)")
+                sessions = [await client.attach(handle) for handle in self.handles]
+            except (NoServer, RemoteError, ConnectionLost, OSError) as exc:
+                self.exit(1, return_code=1, message=f"pi: {exc}")
+                return
         self.footer_bar.set_working(False)
         # An answer streaming in a session is drawn as far as it got when the tab's bridge
         # subscribes (``RemoteSession.subscribe``), then grows with the stream.
@@ -71,18 +80,24 @@ class AttachedApp(PiApp):
         self.ready.set()
 
 
-def run_attached(socket: Path, handles: list[str]) -> int:
-    """Run the app on the served sessions ``handles`` until the user quits; returns the exit code.
+async def run_attached(socket: Path, sessions: list[RemoteSession]) -> int:
+    """Run the app on attached served sessions until the user quits (on the running loop: the
+    sessions' connection lives on it); returns the exit code.
 
     Quitting detaches: the runs go on in the server. The line printed afterwards says how to come back.
     """
+    import gc
     import sys
 
     from .launch import _follow_the_terminals_size
 
-    app = AttachedApp(socket, handles)
+    app = AttachedApp(socket, [s.handle for s in sessions], attached=sessions)
     _follow_the_terminals_size()
-    code = app.run()
+    gc.freeze()  # as ``pi``: objects made at start stay out of every collection during long streams
+    try:
+        code = await app.run_async()
+    finally:
+        gc.unfreeze()
     if app.ended_by_signal is None and app.ready.is_set():
         handles = [str(getattr(entry.session, "handle", "")) for entry in app.workspace.sessions]
         again = f"pi attach {handles[0]}" if len(handles) == 1 else "pi attach"

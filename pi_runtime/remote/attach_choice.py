@@ -10,8 +10,13 @@ takes the terminal: a mistake (no server, an unknown id) is one line on the norm
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .client import ServeClient
+    from .session import RemoteSession
 
 
 class AttachChoiceError(Exception):
@@ -37,31 +42,43 @@ def match_session(rows: list[dict[str, Any]], ref: str) -> dict[str, Any]:
     return found[0]
 
 
-async def choose_handles(socket: Path, ref: str | None, *, new: bool = False,
+async def choose_handles(client: ServeClient, ref: str | None, *, new: bool = False,
                          continue_recent: bool = False) -> list[str]:
     """The server ids of the sessions to attach, opening one on the server when asked (or when
     none runs and no id was given).
 
     Raises:
-        NoServer: Nothing listens at ``socket``.
         AttachChoiceError: ``ref`` names no running session, or several.
+        RemoteError: The server refused to open a session.
+    """
+    if new or continue_recent:
+        return [str((await client.open_session(continue_recent=continue_recent))["session"])]
+    rows = await client.list_sessions()
+    if ref is not None:
+        return [str(match_session(rows, ref)["session"])]
+    if not rows:
+        return [str((await client.open_session())["session"])]
+    return [str(row["session"]) for row in rows]
+
+
+async def attach_for_app(socket: Path, ref: str | None, *, new: bool = False, continue_recent: bool = False,
+                         load_app: Callable[[], Any]) -> tuple[list[RemoteSession], Any]:
+    """Connect, choose the sessions and attach them while ``load_app`` (the app's imports, in a
+    thread) runs: the server builds and sends the snapshots meanwhile. Returns the attached
+    sessions and what ``load_app`` returned.
+
+    Raises:
+        NoServer, AttachChoiceError, RemoteError: As :func:`choose_handles` (the connection is closed).
     """
     from .client import ServeClient
 
     client = await ServeClient.connect(socket, client="pi attach")
+    loading = asyncio.ensure_future(asyncio.to_thread(load_app))
     try:
-        if new or continue_recent:
-            return [str((await client.open_session(continue_recent=continue_recent))["session"])]
-        rows = await client.list_sessions()
-        if ref is not None:
-            return [str(match_session(rows, ref)["session"])]
-        if not rows:
-            return [str((await client.open_session())["session"])]
-        return [str(row["session"]) for row in rows]
-    finally:
+        handles = await choose_handles(client, ref, new=new, continue_recent=continue_recent)
+        sessions = [await client.attach(handle) for handle in handles]
+    except BaseException:
         await client.close()
-
-
-def choose_handles_now(socket: Path, ref: str | None, *, new: bool = False, continue_recent: bool = False) -> list[str]:
-    """:func:`choose_handles` from synchronous code (before the app's loop exists)."""
-    return asyncio.run(choose_handles(socket, ref, new=new, continue_recent=continue_recent))
+        await asyncio.gather(loading, return_exceptions=True)
+        raise
+    return sessions, await loading

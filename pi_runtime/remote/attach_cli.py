@@ -9,6 +9,7 @@
 
 ``--folder DIR`` names another folder's server, ``--socket PATH`` a server by its socket. The app
 is imported only when it is asked for (``pi_tui.attach_app``): the headless forms never load it.
+A mistake (no server, an unknown or ambiguous id) is one line before the app takes the terminal.
 """
 
 from __future__ import annotations
@@ -89,22 +90,32 @@ def run(argv: list[str]) -> int:
 
 
 def _app(path: Path, ref: str | None, *, new: bool, continue_recent: bool) -> int:
-    """The full app on the chosen sessions; quitting it leaves their runs going on the server."""
+    """The full app on the chosen sessions; quitting it leaves their runs going on the server.
+
+    The app's imports (a thread) overlap the server building and sending the sessions' snapshots,
+    and the app then runs on the loop and the connection that attached them.
+    """
+    import asyncio
     import importlib
 
-    from .attach_choice import AttachChoiceError, choose_handles_now
+    from .attach_choice import AttachChoiceError, attach_for_app
     from .client import NoServer
     from .errors import RemoteError
 
-    try:
-        handles = choose_handles_now(path, ref, new=new, continue_recent=continue_recent)
-    except (NoServer, AttachChoiceError, RemoteError) as exc:
-        return _fail(str(exc))
-    try:
-        run_attached = importlib.import_module("pi_tui.attach_app").run_attached
-    except ImportError as exc:
-        return _fail(f"the app cannot start: {exc} (pi attach --mode rpc works without it)")
-    return int(run_attached(path, handles) or 0)
+    def load_app() -> Any:
+        return importlib.import_module("pi_tui.attach_app")
+
+    async def main() -> int:
+        try:
+            sessions, module = await attach_for_app(path, ref, new=new, continue_recent=continue_recent,
+                                                    load_app=load_app)
+        except (NoServer, AttachChoiceError, RemoteError) as exc:
+            return _fail(str(exc))
+        except ImportError as exc:
+            return _fail(f"the app cannot start: {exc} (pi attach --mode rpc works without it)")
+        return int(await module.run_attached(path, sessions) or 0)
+
+    return asyncio.run(main())
 
 
 def _socket_of(folder: str | None) -> Path:
