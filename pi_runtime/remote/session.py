@@ -77,6 +77,8 @@ class RemoteSession:
         self._started_at: int | None = None
         """The count of settled runs when a prompt of ours started one whose ``agent_settled`` has not come yet."""
         self._bash_deltas: dict[str, Callable[[str], None]] = {}
+        self._held: list[dict[str, Any]] | None = None
+        """Records that came while a snapshot is fetched after missed ones (None: none is)."""
         self._background: set[asyncio.Future[Any]] = set()
         self.ui = RemoteUIBinding(self)
         """Shows the session's extension dialogs in a front end's UI (``ui.bind(...)``)."""
@@ -100,7 +102,44 @@ class RemoteSession:
         return self._view
 
     def receive(self, record: dict[str, Any]) -> None:
-        """Apply one record of the session's stream (called by the client, in order)."""
+        """Apply one record of the session's stream (called by the client, in order).
+
+        A record past the next cursor means some were missed (the stream has no gaps, so this is a
+        server's or a connection's fault): the session starts again from a fresh snapshot, and the
+        records that come meanwhile wait for it.
+        """
+        if self._held is not None:
+            self._held.append(record)
+            return
+        cursor = record.get("cursor")
+        if isinstance(cursor, int) and cursor > self._view.cursor + 1 and not self._view.closed:
+            log.warning("pi serve's records %d to %d never came: taking a snapshot", self._view.cursor + 1, cursor - 1)
+            self._held = [record]
+            self._keep(asyncio.ensure_future(self._resync()))
+            return
+        self._apply(record)
+
+    async def _resync(self) -> None:
+        try:
+            snapshot = await self.call("get_snapshot")
+        except Exception as exc:  # noqa: BLE001 - the reconnect (from the cursor before the gap) takes over
+            log.warning("no snapshot after missed records: %s", exc)
+            self._held = None
+            return
+        held, self._held = self._held or [], None
+        self._restart(snapshot)
+        for record in held:
+            self.receive(record)  # those the snapshot includes are skipped by their cursor
+
+    def _restart(self, snapshot: dict[str, Any]) -> None:
+        """Start again from ``snapshot``; subscribers are told to rebuild (``session_changed``,
+        reason ``resync``) and get the answer streaming at the snapshot drawn again."""
+        self._view.reset(snapshot)
+        self._delivery.put(SessionChangedEvent("resync", self.session_file))
+        for event in StreamShadow(self._view.streaming).catch_up():
+            self._delivery.put(event)
+
+    def _apply(self, record: dict[str, Any]) -> None:
         try:
             event = self._view.apply(record)
         except ValueError as exc:
@@ -138,12 +177,7 @@ class RemoteSession:
         self.connected = True
         snapshot = attach_data.get("snapshot")
         if snapshot is not None:
-            self._view.reset(snapshot)
-            self._delivery.put(SessionChangedEvent("resync", self.session_file))
-            # The answer streaming at the snapshot, drawn again after the transcript is rebuilt.
-            catch_up = StreamShadow(self._view.streaming).catch_up()
-            for event in catch_up:
-                self._delivery.put(event)
+            self._restart(snapshot)
 
     def connection_lost(self) -> None:
         self.connected = False

@@ -222,3 +222,26 @@ async def test_a_remote_session_with_a_virtual_model_shows_where_answers_went(en
     finally:
         serve.stop()
         shutil.rmtree(runtime, ignore_errors=True)
+
+
+@pytest.mark.asyncio
+async def test_a_gap_in_the_cursors_is_mended_from_a_snapshot(serve, loopback):
+    client = await ServeClient.connect(serve.socket)
+    handle = (await client.open_session())["session"]
+    session = await client.attach(handle)
+    rebuilt: list[object] = []
+    session.subscribe(rebuilt.append)
+    loopback.push(text_reply("first"))
+    await session.prompt("one")
+    # A record numbered past the next one: those between never came (the stream has no gaps,
+    # so this is what a lost record looks like to a viewer).
+    stale = session.cursor
+    session.receive({"type": "session_state", "state": {}, "session": handle, "cursor": stale + 3})
+    assert await eventually(lambda: any(isinstance(e, SessionChangedEvent) and e.reason == "resync" for e in rebuilt))
+    helper = await (await ServeClient.connect(serve.socket)).attach(handle)
+    assert session.cursor == helper.cursor and session.messages == helper.messages
+    assert session.view.state["sessionId"] == helper.view.state["sessionId"]  # the crafted state did not stick
+    loopback.push(text_reply("second"))
+    await session.prompt("two")  # the stream goes on from the snapshot
+    assert session.get_last_assistant_text() == "second"
+    await client.close()
