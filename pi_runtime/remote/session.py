@@ -69,7 +69,6 @@ class RemoteSession:
         self._view = SessionView(snapshot)
         self.cwd: str = self._view.cwd or os.getcwd()
         self._folder = LocalFolder(self.cwd, bool(snapshot.get("projectTrusted", False)))
-        self.scoped_models: list[tuple[Model, str | None]] = []
         self._ledger = UsageLedger(lambda: self._view.manager)
         self._delivery = EventDelivery()
         self._shadow = StreamShadow(self._view.streaming)
@@ -225,6 +224,24 @@ class RemoteSession:
     @resources.setter
     def resources(self, value: ResourceLoaderPort | None) -> None:
         self._folder.resources = value
+
+    @property
+    def scoped_models(self) -> list[tuple[Model, str | None]]:
+        """The models Ctrl+P cycles through on the server, looked up in this folder's registry."""
+        registry = self.model_registry
+        found = []
+        for item in self._view.scoped_models:
+            model = registry.find(item["provider"], item["modelId"]) if registry is not None else None
+            if model is not None:
+                found.append((model, item.get("thinkingLevel")))
+        return found
+
+    @scoped_models.setter
+    def scoped_models(self, models: list[tuple[Model, str | None]]) -> None:
+        """Sent without waiting; the copy follows at once (the server tells every viewer)."""
+        wire = [{"provider": model.provider, "modelId": model.id, "thinkingLevel": level} for model, level in models]
+        self._view.scoped_models = wire
+        self._send_soon("set_scoped_models", models=wire)
 
     @property
     def model(self) -> Model:

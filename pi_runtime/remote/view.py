@@ -73,6 +73,8 @@ class SessionView:
         self.statuses: dict[str, str] = dict(ui.get("statuses") or {})
         self.widgets: dict[str, dict[str, Any]] = dict(ui.get("widgets") or {})
         self.title: str | None = ui.get("title")
+        self.scoped_models: list[dict[str, Any]] = list(snapshot.get("scopedModels") or [])
+        """The models Ctrl+P cycles through (``provider``, ``modelId``, ``thinkingLevel``); empty: all."""
         self._messages: list[Any] | None = None
         self._messages_leaf: str | None = None
 
@@ -101,6 +103,8 @@ class SessionView:
             self.dialogs.pop(str(record.get("id")), None)
         elif kind == "session_closed":
             self.closed = True
+        elif kind == "scoped_models":
+            self.scoped_models = list(record.get("models") or [])
         else:
             event = self.decoder.decode(record)
             self._follow(event, record)

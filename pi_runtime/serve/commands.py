@@ -1,5 +1,7 @@
 """The session commands ``pi serve`` answers: ``pi --mode rpc``'s (Pi's and pi's, unchanged), and
-``get_snapshot``, which needs the session's stream (its cursor and the message being streamed)."""
+``get_snapshot``, which needs the session's stream (its cursor and the message being streamed), and
+``set_scoped_models`` (the models Ctrl+P cycles through, which the app's ``/scoped-models`` edits;
+every viewer is told with a ``scoped_models`` record)."""
 
 from __future__ import annotations
 
@@ -18,7 +20,39 @@ async def run_session_command(live: LiveSession, cmd: dict[str, Any]) -> Any:
     name = cmd["type"]
     if name == "get_snapshot":
         return live.hub.snapshot()
+    if name == "set_scoped_models":
+        return set_scoped_models(live, cmd)
     handler = COMMANDS.get(name)
     if handler is None:
         raise CommandError(f"Unknown command: {name}")
     return await handler(live.session, cmd)
+
+
+def scoped_models_wire(session: Any) -> list[dict[str, Any]]:
+    """The session's scoped models as the protocol gives them (``provider``, ``modelId``, ``thinkingLevel``)."""
+    return [{"provider": model.provider, "modelId": model.id, "thinkingLevel": level}
+            for model, level in session.scoped_models]
+
+
+def set_scoped_models(live: LiveSession, cmd: dict[str, Any]) -> None:
+    """``{"models": [{"provider", "modelId", "thinkingLevel"?}, ...]}``: the models to cycle through
+    (an empty list: every model with credentials, as without ``--models``).
+
+    Raises:
+        CommandError: A malformed list, or a model this server's registry does not know.
+    """
+    wanted = cmd.get("models")
+    registry = live.session.model_registry
+    if not isinstance(wanted, list) or registry is None:
+        raise CommandError("'models' must be a list of {provider, modelId, thinkingLevel?}")
+    scoped = []
+    for item in wanted:
+        if not isinstance(item, dict) or not isinstance(item.get("provider"), str) or not isinstance(item.get("modelId"), str):
+            raise CommandError("'models' must be a list of {provider, modelId, thinkingLevel?}")
+        model = registry.find(item["provider"], item["modelId"])
+        if model is None:
+            raise CommandError(f"Model not found: {item['provider']}/{item['modelId']}")
+        level = item.get("thinkingLevel")
+        scoped.append((model, level if isinstance(level, str) else None))
+    live.session.scoped_models = scoped
+    live.hub.publish({"type": "scoped_models", "models": scoped_models_wire(live.session)})

@@ -175,6 +175,8 @@ class SessionHub:
 
     def snapshot(self) -> dict[str, Any]:
         """The session's state as of the current cursor (see the module docstring)."""
+        from .commands import scoped_models_wire
+
         self.checkpoint()
         session = self.session
         manager = session.session_manager
@@ -193,6 +195,7 @@ class SessionHub:
                 "message": streaming.to_wire(), "toolJson": {str(k): v for k, v in self._stream.open_tool_json().items()},
             },
             "ui": self.ui.snapshot(),
+            "scopedModels": scoped_models_wire(session),
         }
 
     # ------------------------------------------------------------------ for listings

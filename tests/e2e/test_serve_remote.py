@@ -245,3 +245,23 @@ async def test_a_gap_in_the_cursors_is_mended_from_a_snapshot(serve, loopback):
     await session.prompt("two")  # the stream goes on from the snapshot
     assert session.get_last_assistant_text() == "second"
     await client.close()
+
+
+@pytest.mark.asyncio
+async def test_scoped_models_set_by_a_viewer_are_the_servers_and_every_viewers(serve, env, monkeypatch):
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", env["PI_CODING_AGENT_DIR"])  # the viewers' registry: the same models
+    first, second = await ServeClient.connect(serve.socket), await ServeClient.connect(serve.socket)
+    handle = (await first.open_session())["session"]
+    a, b = await first.attach(handle), await second.attach(handle)
+    assert a.scoped_models == []
+    reasoner = a.model_registry.find("loop", "loop-reasoner")
+    a.scoped_models = [(a.model, None), (reasoner, "high")]
+    assert [(m.ref, lv) for m, lv in a.scoped_models] == [(MODEL, None), ("loop/loop-reasoner", "high")]
+    await eventually(lambda: len(b.scoped_models) == 2)
+    assert [(m.ref, lv) for m, lv in b.scoped_models] == [(MODEL, None), ("loop/loop-reasoner", "high")]
+    cycled = await b.cycle_model()  # the server cycles through the scoped list, with its level
+    assert cycled is not None and cycled.model.ref == "loop/loop-reasoner" and cycled.thinking_level == "high"
+    with pytest.raises(Exception, match="Model not found"):
+        await a.call("set_scoped_models", models=[{"provider": "loop", "modelId": "nope"}])
+    for client in (first, second):
+        await client.close()
