@@ -77,6 +77,7 @@ class RemoteSession:
         """The count of settled runs when a prompt of ours started one whose ``agent_settled`` has not come yet."""
         self._bash_deltas: dict[str, Callable[[str], None]] = {}
         self._held: list[dict[str, Any]] | None = None
+        self._commands: list[dict[str, Any]] = []
         """Records that came while a snapshot is fetched after missed ones (None: none is)."""
         self._background: set[asyncio.Future[Any]] = set()
         self.ui = RemoteUIBinding(self)
@@ -308,7 +309,19 @@ class RemoteSession:
 
     @property
     def extension_runner(self) -> ExtensionHost | None:
-        return None  # extensions run in the server; their commands: ``await session.call("get_commands")``
+        return None  # extensions run in the server: see ``extension_commands``, ``ui``
+
+    @property
+    def extension_commands(self) -> list[dict[str, Any]]:
+        """The server's extension commands (``name``, ``description``, ``source``) as of the last
+        :meth:`refresh_commands`; typed as ``/name``, they run there (the prompt expands them)."""
+        return list(self._commands)
+
+    async def refresh_commands(self) -> list[dict[str, Any]]:
+        """Ask the server for its extensions' commands (and prompt templates and skills, Pi's list)."""
+        data = await self.call("get_commands")
+        self._commands = [c for c in data.get("commands") or [] if isinstance(c, dict) and c.get("name")]
+        return self.extension_commands
 
     @property
     def steering_texts(self) -> list[str]:

@@ -39,6 +39,8 @@ async def start_served_tab(app: PiHost, workspace: Workspace, entry: OpenSession
         app.notify(f"{entry.name}: {text}", severity=severity, timeout=6)
 
     app.run_worker(keep_attached(session, report), name="keep-attached", group="served", exit_on_error=False)
+    # Their commands join the slash menu (typed, they run in the server, as any prompt does).
+    app.run_worker(session.refresh_commands(), name="served-commands", group="served", exit_on_error=False)
 
 
 async def open_served_tab(app: PiHost, source: RemoteSession, kind: str, *, path: str | None = None,

@@ -200,3 +200,43 @@ async def test_every_running_session_gets_a_tab_and_open_makes_new_ones_on_the_s
         assert await until(pilot, lambda: not app.is_running)
     assert len(viewer.ok({"type": "list_sessions"})["sessions"]) == 4  # quitting detached, closed nothing
     viewer.close()
+
+
+WAVE = '''
+def extension(pi):
+    async def wave(args, ctx):
+        ctx.ui.set_status("wave", f"waving {args}")
+        ctx.ui.notify(f"Waved {args}")
+
+    pi.register_command("wave", wave, description="Wave at every viewer")
+'''
+
+
+@pytest.mark.asyncio
+async def test_a_served_extensions_command_is_in_the_menu_and_runs_in_the_server(env, loopback, monkeypatch, tmp_path):
+    for name in ("PI_CODING_AGENT_DIR", "HOME"):
+        monkeypatch.setenv(name, env[name])
+    monkeypatch.chdir(env["PI_TEST_PROJECT"])
+    extension = tmp_path / "wave.py"
+    extension.write_text(WAVE)
+    runtime = short_runtime_dir()
+    process = ServeProcess({**env, "XDG_RUNTIME_DIR": runtime}, "--model", MODEL, "-e", str(extension))
+    try:
+        viewer = process.viewer()
+        handle = viewer.ok({"type": "open_session"})["session"]
+        viewer.ok({"type": "attach", "session": handle})
+        app = AttachedApp(process.socket, [handle])
+        async with app.run_test(size=(100, 30)) as pilot:
+            assert await until(pilot, app.ready.is_set)
+            from pi_tui.commands.commands import COMMANDS
+
+            assert await until(pilot, lambda: ("wave", "Wave at every viewer") in COMMANDS.menu_entries(app.session))
+            app.editor.insert("/wave hello")
+            await pilot.press("enter")
+            viewer.wait(lambda r: r.get("method") == "setStatus" and r.get("statusText") == "waving hello")
+            assert await until(pilot, lambda: "waving hello" in transcript_text(app))  # the tab shows its status
+            assert await until(pilot, lambda: any("Waved hello" in str(n.message) for n in app._notifications))
+        viewer.close()
+    finally:
+        process.stop()
+        shutil.rmtree(runtime, ignore_errors=True)
