@@ -240,3 +240,28 @@ async def test_a_served_extensions_command_is_in_the_menu_and_runs_in_the_server
     finally:
         process.stop()
         shutil.rmtree(runtime, ignore_errors=True)
+
+
+@pytest.mark.asyncio
+async def test_steer_follow_up_and_escape_from_the_app_act_on_the_servers_run(serve, loopback):
+    gate = threading.Event()
+    viewer, handle = started_run(serve, loopback, gate, "Working", " on and on.")
+    app = AttachedApp(serve.socket, [handle])
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert await until(pilot, app.ready.is_set)
+        mark = viewer.mark()
+        app.editor.insert("steer this way")
+        await pilot.press("enter")  # while a run streams: a steer
+        app.editor.insert("and then this")
+        await pilot.press("alt+enter")  # a follow-up
+        viewer.wait(lambda r: r.get("type") == "queue_update"
+                    and [(q["kind"], q["text"]) for q in r.get("queue", [])]
+                    == [("steer", "steer this way"), ("followUp", "and then this")], start=mark)
+        assert await until(pilot, lambda: [q.text for q in app.session.queued_messages()]
+                           == ["steer this way", "and then this"])
+        await pilot.press("escape")  # abort: the server's run stops, for every viewer
+        viewer.wait_event("agent_settled", start=mark)
+        assert await until(pilot, lambda: not app.session.is_streaming)
+        assert await until(pilot, lambda: "Aborted" in transcript_text(app))
+    gate.set()
+    viewer.close()
