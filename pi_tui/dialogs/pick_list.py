@@ -21,7 +21,7 @@ from textual.widgets.option_list import Option
 from .modal import Modal
 
 PICKER_CSS = """
-PickList { align: center middle; background: $background 60%; }
+PickList { align: center middle; background: transparent; }
 PickList > #picker {
     width: 90%;
     max-width: 110;

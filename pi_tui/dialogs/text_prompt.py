@@ -10,7 +10,7 @@ from textual.widgets import Input, Static
 from .modal import Modal
 
 DIALOG_CSS = """
-TextPrompt, ConfirmPrompt, SummarizePrompt { align: center middle; background: $background 60%; }
+TextPrompt, ConfirmPrompt, SummarizePrompt { align: center middle; background: transparent; }
 .nav-dialog {
     width: 70%;
     max-width: 80;

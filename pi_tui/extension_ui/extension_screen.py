@@ -24,7 +24,7 @@ class ExtensionScreen(Modal[Any]):
     """Hosts one extension widget."""
 
     DEFAULT_CSS = """
-    ExtensionScreen { align: center middle; background: $background 60%; }
+    ExtensionScreen { align: center middle; background: transparent; }
     ExtensionScreen > #extension-host { width: 100%; height: 100%; background: $pi-bg; }
     ExtensionScreen.-overlay > #extension-host {
         width: auto; height: auto; max-width: 90%; max-height: 90%;
