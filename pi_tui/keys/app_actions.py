@@ -115,7 +115,7 @@ class AppActions(App[int], inherit_bindings=False):
             t.anchor()
 
     async def action_toggle_tree_pane(self) -> None:
-        await self.tree_pane.toggle()
+        await self.tree_pane.toggle_or_focus()
 
     def action_focus_next_pane(self) -> None:
         self.tree_pane.focus_next()
