@@ -118,6 +118,7 @@ class AgentSession:
             agent=agent, record=self._record, ledger=self.ledger, emit=self._outbox.emit, gate=self._gate,
             settings=lambda: typed_settings(self.settings), request_auth=self._request_auth,
         )
+        agent.prepare_next_turn = self._compactor.compact_before_next_response
         self.retry_policy = RetryPolicy.from_settings(typed)
         self._driver: RunDriver
 
