@@ -149,7 +149,7 @@ def session_report(session: SessionPort) -> str:
     ]
     usage = stats.context_usage
     if usage is not None and usage.tokens is not None:
-        lines.append(f"Context:  {usage.tokens:,} of {usage.context_window:,} tokens ({usage.percent}%)")
+        lines.append(f"Context:  {usage.tokens:,} of {usage.context_window:,} tokens ({usage.percent:.1f}%)")
     return "\n".join(lines)
 
 
