@@ -102,13 +102,11 @@ class Compactor:
         Args:
             before_prompt: The check before a prompt starts (aborted answers count).
         """
-        from ..compaction.estimate import should_compact
-
         model = self._agent.state.model
         if not self.auto_enabled or model is None:
             return
         tokens = _tokens_after_answer(self._agent.state.messages, include_aborted=before_prompt)
-        if tokens is None or not should_compact(tokens, model.context_window, self.effective_settings()):
+        if tokens is None or not self._over_threshold(tokens, model.context_window):
             return
         if _overflowed_silently(self._agent.state.messages, model.context_window):
             # Pi's "overflow" without a retry: the answer is complete, there is nothing to redo.
@@ -123,17 +121,27 @@ class Compactor:
         ``_compactBeforeNextAssistantResponse``: compact when the context as it will be sent (the
         last usage plus the messages since, estimated) is over the threshold, so a run that reads
         large files is compacted before its next request rather than after the run."""
-        from ..compaction.estimate import estimate_context_tokens, should_compact
+        from ..compaction.estimate import estimate_context_tokens
 
         model = self._agent.state.model
         if not self.auto_enabled or model is None or model.context_window <= 0:
             return
         tokens = estimate_context_tokens(self._agent.state.messages)
-        if tokens is None or not should_compact(tokens, model.context_window, self.effective_settings()):
+        if tokens is None or not self._over_threshold(tokens, model.context_window):
             return
         if self._suspended_at(tokens):
             return
         await self.run("threshold")
+
+    def _over_threshold(self, tokens: int, context_window: int) -> bool:
+        """``tokens > window - reserveTokens``. Whether automatic compaction is on is
+        ``auto_enabled`` (the settings' value, or what ``set_auto_compaction`` said since)."""
+        from ..compaction.estimate import should_compact
+
+        settings = self.effective_settings()
+        on = CompactionSettings(enabled=True, reserve_tokens=settings.reserve_tokens,
+                                keep_recent_tokens=settings.keep_recent_tokens)
+        return should_compact(tokens, context_window, on)
 
     def _suspended_at(self, tokens: int) -> bool:
         """Whether automatic attempts wait after a failure (Pi would try again after every turn).
