@@ -335,6 +335,7 @@ class PiApp(AppActions, inherit_bindings=False):
         if settings_theme and settings_theme != "system":
             self.themes.apply(str(settings_theme).split("/")[-1])
         self.bridge = Bridge(session, self)
+        self.transcript.messages_when = self.bridge.messages_when
         self.bridge.start()
         self.workspace.adopt_first(session, self.bridge, self.transcript)
         self.chrome.show(session)

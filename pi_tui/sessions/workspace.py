@@ -86,6 +86,7 @@ class Workspace:
         last = self.sessions[-1].transcript if self.sessions else shown
         await app.mount(transcript, after=last)
         bridge = Bridge(session, app)  # type: ignore[arg-type]  # the app is the message pump
+        transcript.messages_when = bridge.messages_when
         entry = self._entry(session, bridge, transcript)
         lines = editor_text.split("\n")
         entry.draft = Draft(editor_text, (len(lines) - 1, len(lines[-1])))  # the cursor at the end

@@ -8,6 +8,7 @@ messages are mounted at all is decided by its ``HistoryWindow`` (``transcript_wi
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from textual.containers import VerticalScroll
@@ -65,6 +66,10 @@ class Transcript(VerticalScroll, can_focus=False):
         """``fullscreenScrollbar``: hidden while following a stream (auto), always, or never (hidden)."""
         self._away = False
         """Scrolled away from the end (the app shows "Jump to latest message" then)."""
+        self.messages_when: Callable[[Any], list[Any]] | None = None
+        """The session's messages as they were when an event was emitted (``Bridge.messages_when``):
+        a view rebuilt for a compaction or a move must not already hold the messages whose own
+        events are still waiting in the same batch (they would be drawn twice)."""
 
     def on_mount(self) -> None:
         self.anchor()
@@ -209,7 +214,7 @@ class Transcript(VerticalScroll, can_focus=False):
                     else:
                         await self._add(Notice(text, variant))
                 elif self.session is not None:
-                    await self.load_messages(summary_last(self.session.messages))
+                    await self.load_messages(summary_last(self._messages_at(event)))
             case ev.BashExecutionUpdateEvent(id=request_id) if request_id in self._bash_panels:
                 self._bash_panels[request_id].append_output(event.delta)
             case ev.AgentSettledEvent(aborted=aborted):
@@ -217,13 +222,17 @@ class Transcript(VerticalScroll, can_focus=False):
                 if aborted:
                     await self._add(Notice("Aborted", "warning"))
             case ev.SessionChangedEvent() if self.session is not None:
-                await self.load_messages(self.session.messages)
+                await self.load_messages(self._messages_at(event))
             case ev.EntryAppendedEvent(entry=entry) if getattr(entry, "type", None) == "custom":
                 await self._on_custom_entry(entry)
             case ev.BudgetExceededEvent(message=text) | ev.ExtensionErrorEvent(error=text):
                 await self._add(Notice(text, "error"))
             case _:
                 pass
+
+    def _messages_at(self, event: Any) -> list[Any]:
+        assert self.session is not None
+        return self.messages_when(event) if self.messages_when is not None else self.session.messages
 
     async def _on_message_start(self, message: Any) -> None:
         role = getattr(message, "role", None)
