@@ -331,9 +331,9 @@ class PiApp(AppActions, inherit_bindings=False):
         self.apply_display_settings()
         if typed_settings(session.settings).hide_thinking_block:
             self.transcript.set_thinking_collapsed(True)
-        settings_theme = typed_settings(session.settings).theme
-        if settings_theme and settings_theme != "system":
-            self.themes.apply(str(settings_theme).split("/")[-1])
+        settings_theme = self._settings_theme()
+        if settings_theme:
+            self.themes.apply(settings_theme)
         self.bridge = Bridge(session, self)
         self.transcript.messages_when = self.bridge.messages_when
         self.bridge.start()
@@ -345,6 +345,15 @@ class PiApp(AppActions, inherit_bindings=False):
         # Extensions start in a worker, never in this message handler: a session_start handler
         # that asks something (ctx.ui.select) needs the app's loop free to take the keys.
         self.run_worker(start_session(self, session), name="start-session", group="session", exit_on_error=False)
+
+    def _settings_theme(self) -> str | None:
+        """The theme settings.json names (None: none, or ``system``)."""
+        from pi_runtime.frontend import typed_settings
+
+        if self.session is None:
+            return None
+        name = typed_settings(self.session.settings).theme
+        return str(name).split("/")[-1] if name and name != "system" else None
 
     def apply_display_settings(self) -> None:
         """Padding, menu height, scrollbar and folded thinking from the settings (start, /settings)."""
@@ -434,21 +443,29 @@ class PiApp(AppActions, inherit_bindings=False):
         self.header_bar.set_palette(colors)
 
     async def reload_resources(self) -> None:
-        """``/reload``: keybindings, themes and resources from disk again."""
+        """``/reload``: settings, keybindings, themes and resources from disk again."""
+        if self.session is not None:
+            self.session.reload_settings()  # first: what follows reads them
         self.keymap = load_keymap(self.agent_dir / "keybindings.json")
         self.set_keymap(self.keymap.textual_keymap())
         self._apply_editor_keys()
         self.themes.load()
-        self.themes.apply(self.themes.wanted, force=True)
+        self.themes.apply(self._settings_theme() or self.themes.wanted, force=True)
+        if self.session is not None:
+            from pi_runtime.frontend import typed_settings
+
+            self.apply_display_settings()
+            self.transcript.set_thinking_collapsed(bool(typed_settings(self.session.settings).hide_thinking_block))
         resources = getattr(self.session, "resources", None)
         if resources is not None and hasattr(resources, "reload"):
             resources.reload()
         if self.session is not None:
             self.chrome.refresh_resources(self.session)
+            self.chrome.refresh_stats(self.session)  # "(auto)" follows compaction.enabled
         problems = self.keymap.problems + self.themes.errors
         for problem in problems:
             self.notify(problem, severity="warning", timeout=8)
-        await self.transcript.add_notice("Reloaded keybindings, themes and resources" +
+        await self.transcript.add_notice("Reloaded settings, keybindings, themes and resources" +
                                          (f" ({len(problems)} problem(s))" if problems else ""))
 
     # ------------------------------------------------------------------ editor messages

@@ -207,6 +207,23 @@ class AgentSession:
         """Rebuild the system prompt (tools or resources changed)."""
         self._system_prompt.refresh()
 
+    def reload_settings(self) -> None:
+        """Read settings.json again (``/reload``, as Pi's ``reload``) and apply what the session
+        keeps from it: the queue modes, automatic compaction and retry, the budget. Values read at
+        each use (compaction sizes, shell, images) follow by themselves."""
+        reload = getattr(self.settings, "reload", None)
+        if callable(reload):
+            reload()
+        typed = typed_settings(self.settings)
+        self.agent.steering_mode = typed.steering_mode
+        self.agent.follow_up_mode = typed.follow_up_mode
+        self._compactor.auto_enabled = bool(typed.compaction.enabled)
+        fresh = RetryPolicy.from_settings(typed)
+        for name in ("enabled", "max_retries", "base_delay_ms", "max_delay_ms", "max_server_delay_ms"):
+            setattr(self.retry_policy, name, getattr(fresh, name))  # Recovery holds this object
+        self._driver.budget = Budget(max_turns=typed.budget.max_turns, max_tokens=typed.budget.max_tokens,
+                                     max_cost=typed.budget.max_cost)
+
     # ------------------------------------------------------------------ state
 
     @property
