@@ -103,6 +103,7 @@ class AgentSession:
         self.resources = resources
         self.cwd = cwd
         self._disposed = False
+        self._notices: list[str] = []
         typed = typed_settings(settings)
 
         self._outbox = EventOutbox()
@@ -231,10 +232,16 @@ class AgentSession:
         return self._record.manager
 
     def take_session_notices(self) -> list[str]:
-        """One-line reports about the session file not shown yet (lines skipped on load, saves
-        that failed or work again); each is given once, for a front end to show."""
+        """One-line reports not shown yet (lines skipped on load, saves that failed or work again,
+        start-up warnings such as a stale ``enabledModels`` pattern); each is given once, for a
+        front end to show."""
         take = getattr(self._record.manager, "take_notices", None)
-        return list(take()) if take is not None else []
+        notices, self._notices = self._notices, []
+        return notices + (list(take()) if take is not None else [])
+
+    def add_notice(self, text: str) -> None:
+        """Queue a one-line report for the front end (``take_session_notices``)."""
+        self._notices.append(text)
 
     @property
     def model(self) -> Model:

@@ -84,6 +84,22 @@ def resolve_model_arg(registry: Any, value: str, provider: str | None = None) ->
         return find_model(registry, pattern, provider), level
 
 
+def resolve_saved_scope(registry: Any, patterns: list[str]) -> tuple[list[tuple[Model, str | None]], list[str]]:
+    """``enabledModels`` from the settings -> (scoped models, a warning per pattern that matched
+    nothing). Unlike ``--models``, a stale entry (a model since removed) is not an error: Pi
+    warns and cycles through the rest."""
+    scoped: list[tuple[Model, str | None]] = []
+    warnings: list[str] = []
+    for pattern in patterns:
+        try:
+            found = resolve_scope(registry, pattern)
+        except ModelNotFoundError:
+            warnings.append(f'No models match pattern "{pattern}" (enabledModels in settings.json)')
+            continue
+        scoped.extend(item for item in found if all(item[0].ref != model.ref for model, _ in scoped))
+    return scoped, warnings
+
+
 def resolve_scope(registry: Any, spec: str) -> list[tuple[Model, str | None]]:
     """``--models`` value -> the scoped models for cycling, in the given order.
 

@@ -16,9 +16,9 @@ from typing import Any
 
 from ..ai.models import ModelNotFoundError
 from ..cli_args import CliArgs, UsageError, check_model_choice
-from ..kernel.session import AgentSession
+from ..kernel.session import AgentSession, typed_settings
 from .cli_extensions import LoadedExtensions, apply_extension_flags, load_for_command_line, open_project_trust
-from .model_select import ThinkingLevelError, check_level, resolve_model_arg, resolve_scope
+from .model_select import ThinkingLevelError, check_level, resolve_model_arg, resolve_saved_scope, resolve_scope
 
 
 class StartupError(Exception):
@@ -326,9 +326,18 @@ def _build_with_manager(args: CliArgs, cwd: str, agent_dir: Path, settings: Any,
         registry.add_model(model)
     elif args.model:
         model, level = resolve_model_arg(registry, args.model, args.provider)
-    scoped = resolve_scope(registry, args.models) if args.models else None
-    if model is None and scoped:
-        model, level = scoped[0]
+    scope_warnings: list[str] = []
+    if args.models:
+        scoped = resolve_scope(registry, args.models)
+    else:
+        # The scope saved with /scoped-models (Ctrl+S) applies at every start, as in Pi.
+        saved = typed_settings(settings).enabled_models or []
+        scoped, scope_warnings = resolve_saved_scope(registry, saved) if saved else ([], [])
+    if model is None and scoped and not manager.raw_branch():
+        # A new session starts on the saved default when it is in the scope, else on its first model (Pi).
+        typed = typed_settings(settings)
+        default = f"{typed.default_provider}/{typed.default_model}"
+        model, level = next((item for item in scoped if item[0].ref == default), scoped[0])
     if args.thinking:
         level = check_level(args.thinking)
     elif level is not None:
@@ -361,4 +370,6 @@ def _build_with_manager(args: CliArgs, cwd: str, agent_dir: Path, settings: Any,
         raise UsageError(str(exc)) from exc
     if args.name:
         manager.append_session_info(args.name)
+    for warning in scope_warnings:
+        session.add_notice(warning)
     return session
