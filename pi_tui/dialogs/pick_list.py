@@ -111,6 +111,8 @@ class PickList(Modal[Any]):
         self.filterable = filterable
         self.shown: list[PickItem | None] = []
         """Rows of the option list: an item, or None for a group header."""
+        self.filtered_for = ""
+        """The filter text the rows were last made for."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="picker"):
@@ -145,6 +147,7 @@ class PickList(Modal[Any]):
 
     def refill(self, query: str) -> None:
         """Show the items matching ``query`` (group headers as disabled rows)."""
+        self.filtered_for = query
         items = self.matching(query)
         options: list[Option] = []
         self.shown = []
@@ -166,16 +169,33 @@ class PickList(Modal[Any]):
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
-        self.refill(event.value)
+        if event.value != self.filtered_for:
+            self.refill(event.value)
+
+    def _catch_up(self) -> None:
+        """Rows for the filter as typed so far: the input's ``Changed`` message may still be on
+        its way when the next key (a move, Enter) arrives in the same burst."""
+        if self.filterable:
+            value = self.query_one(Input).value
+            if value != self.filtered_for:
+                self.refill(value)
 
     def on_key(self, event) -> None:
+        # Moves and Enter act at once, in the order typed (a message would be handled after the
+        # rest of a burst: Enter, Down, Enter picked the last row twice).
         listing = self.query_one(OptionList)
         moves = {"up": listing.action_cursor_up, "down": listing.action_cursor_down,
                  "pageup": listing.action_page_up, "pagedown": listing.action_page_down}
         if event.key in moves and not listing.has_focus:
             event.stop()
             event.prevent_default()
+            self._catch_up()
             moves[event.key]()
+        elif event.key == "enter" and self.filterable and self.query_one(Input).has_focus:
+            event.stop()
+            event.prevent_default()
+            self._catch_up()
+            self.pick(listing.highlighted)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
