@@ -190,14 +190,20 @@ class TreePaneController:
             return
         columns = self._laid_out_for = self.app.size.width
         overlay = columns < OVERLAY_BELOW
-        room = columns * 2 // 3 if overlay else columns - MIN_TRANSCRIPT  # an overlay leaves a third in sight
+        room = self._room(columns)
         self.pane.set_class(overlay, "-overlay")
         self.pane.styles.width = max(min(self.width, room), min(MIN_WIDTH, columns))
 
+    @staticmethod
+    def _room(columns: int) -> int:
+        """The widest the pane may be: beside the transcript, or over it at most half the
+        terminal (at 80 columns a two-thirds overlay hid most of the conversation; deep rows
+        pan instead of needing the width)."""
+        return columns // 2 if columns < OVERLAY_BELOW else columns - MIN_TRANSCRIPT
+
     def resize(self, delta: int) -> None:
         """Widen or narrow the pane and remember the width in the settings (``treePaneWidth``)."""
-        columns = self.app.size.width
-        room = columns * 2 // 3 if columns < OVERLAY_BELOW else columns - MIN_TRANSCRIPT
+        room = self._room(self.app.size.width)
         self.width = max(MIN_WIDTH, min(self.width + delta, max(room, MIN_WIDTH), 200))
         self._laid_out_for = -1
         self.layout()
