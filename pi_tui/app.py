@@ -255,6 +255,9 @@ class PiApp(AppActions, inherit_bindings=False):
         self.jump_hint.key = self.keymap.first_key("tui.altScreen.bottom")
         self._apply_editor_keys()
         self.theme_changed_signal.subscribe(self, lambda _theme: self._push_colors())
+        # Back from Ctrl+Z (fg): the terminal shows the shell's screen until everything is drawn
+        # again; Textual only draws what changes, so nothing came back until the next message.
+        self.app_resume_signal.subscribe(self, lambda _app: self.repaint_all())
         self._push_colors()
         if self.static:
             self.editor.cursor_blink = False
@@ -270,6 +273,11 @@ class PiApp(AppActions, inherit_bindings=False):
             self.input.show_starting()
             self.run_worker(self.session_factory, thread=True, name="build-session", group="startup",
                             exit_on_error=False)
+
+    def repaint_all(self) -> None:
+        """Draw every cell of the screen again (after the terminal was given to another program)."""
+        for screen in self.screen_stack:
+            screen.refresh(layout=True)
 
     def on_end_out_of_sight(self, message: EndOutOfSight) -> None:
         if message.transcript is self.transcript:  # not a hidden tab's, nor the tree's preview
