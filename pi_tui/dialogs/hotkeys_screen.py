@@ -110,7 +110,7 @@ def hotkey_table(keymap: Any) -> Group:
     """
     by_section: dict[str, list[tuple[Text, Text, str]]] = {}
     for action_id, keys in keymap.pi_keys.items():
-        # A key the main view takes first (ctrl+f: search) does nothing in the editor: say so.
+        # A key the main view takes first does nothing in the editor: say so.
         shadowed = keymap.shadowed_keys(action_id)
         live = [k for k in keys if k not in shadowed]
         shown = Text(", ".join(live) if live else "—", style="bold" if live else "dim")

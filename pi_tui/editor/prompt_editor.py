@@ -205,8 +205,14 @@ class PromptEditor(TextArea, inherit_bindings=False):
             self._stop(event)
             self._browse(1)
             return
-        if not event.is_printable and await self._run_own_binding(key):
+        # Textual calls Alt+D printable (its character is "d"): a key with a modifier is never
+        # typing. Unbound, it goes on to the app's keys and types nothing (Pi: Alt+D deletes a
+        # word; a free Alt key does nothing).
+        modified = any(mod in key for mod in ("alt+", "ctrl+", "super+"))
+        if (modified or not event.is_printable) and await self._run_own_binding(key):
             self._stop(event)
+            return
+        if modified:
             return
         await super()._on_key(event)
 

@@ -1,4 +1,4 @@
-"""Transcript search (Ctrl+F or ``/find``): a bar above the editor, matches highlighted.
+"""Transcript search (Alt+S or ``/find``): a bar above the editor, matches highlighted.
 
 Typing searches the source text of every mounted block (case-insensitive, all words);
 matching blocks get the ``search-match`` class and the current one ``search-current``, and
