@@ -274,6 +274,10 @@ class PiApp(AppActions, inherit_bindings=False):
             self.run_worker(self.session_factory, thread=True, name="build-session", group="startup",
                             exit_on_error=False)
 
+    def show_status(self, text: str) -> None:
+        """A status line in the shown transcript (``Transcript.show_status``), as Pi's ``showStatus``."""
+        self.call_later(self.transcript.show_status, text)
+
     def repaint_all(self) -> None:
         """Draw every cell of the screen again (after the terminal was given to another program)."""
         for screen in self.screen_stack:

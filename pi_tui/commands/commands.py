@@ -52,7 +52,7 @@ async def _model(app: PiHost, session: SessionPort, arg: str) -> None:
         await app.transcript.add_notice(f"Unknown model '{arg}'{hint}", "error")
         return
     await session.set_model(model)  # for this session; the picker's Ctrl+S saves a default
-    app.notify(f"Model: {model.ref}", timeout=3)
+    app.show_status(f"Model: {model.id}")
 
 
 @command("thinking", "Set the thinking level")
@@ -186,7 +186,7 @@ async def _clone(app: PiHost, session: SessionPort, arg: str) -> None:
         await session.abort()
     result = await session.clone()
     if not result.cancelled:
-        app.notify(f"Cloned into {session.session_file or 'a new in-memory session'}", timeout=4)
+        app.show_status("Cloned to new session")
 
 
 @command("compact", "Compact the current context")

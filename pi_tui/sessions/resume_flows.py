@@ -113,7 +113,7 @@ async def _resume_here(app: PiHost, path: str, new_tab: bool, said: str | None) 
         app.notify(f"Could not resume the session: {exc}", severity="error", timeout=8)
         return
     if not result.cancelled:
-        app.notify(said or f"Resumed {session.session_name or path}", timeout=3)
+        app.show_status(said or "Resumed session")
 
 
 async def _resume_elsewhere(app: PiHost, path: str, folder: str, new_tab: bool) -> None:
@@ -148,7 +148,7 @@ async def _resume_elsewhere(app: PiHost, path: str, folder: str, new_tab: bool) 
         from ..dialogs.trust_prompt import NOT_TRUSTED
 
         await app.transcript.add_notice(NOT_TRUSTED, "warning")
-    app.notify(f"Resumed session in {folder}", timeout=4)
+    app.show_status(f"Resumed session in {folder}")
 
 
 def _command_line(app: PiHost) -> Any:

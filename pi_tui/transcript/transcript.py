@@ -66,6 +66,9 @@ class Transcript(VerticalScroll, can_focus=False):
         """``fullscreenScrollbar``: hidden while following a stream (auto), always, or never (hidden)."""
         self._away = False
         """Scrolled away from the end (the app shows "Jump to latest message" then)."""
+        self._status_text: str | None = None
+        """The last status line (``show_status``), until the user sends something."""
+        self._status_notice: Notice | None = None
         self.messages_when: Callable[[Any], list[Any]] | None = None
         """The session's messages as they were when an event was emitted (``Bridge.messages_when``):
         a view rebuilt for a compaction or a move must not already hold the messages whose own
@@ -109,7 +112,9 @@ class Transcript(VerticalScroll, can_focus=False):
 
     async def load_messages(self, messages: list[Any]) -> None:
         """Replace the view with the last window of ``messages`` (the last screenful first)."""
+        self._status_notice = None
         await self.window.load_messages(messages)
+        await self._restore_status()
 
     async def show_preview(self, messages: list[Any]) -> None:
         """Show ``messages`` (the end of a resumed session) until ``load_messages`` replaces them."""
@@ -237,6 +242,7 @@ class Transcript(VerticalScroll, can_focus=False):
     async def _on_message_start(self, message: Any) -> None:
         role = getattr(message, "role", None)
         if role == "user":
+            self._status_text = None  # from here on the status line is history, not news
             # Whatever the user was reading, what they just sent (and its answer) comes into view.
             self.anchor()
             await self._add(UserMessage(user_text(message.content), message=message))
@@ -328,6 +334,22 @@ class Transcript(VerticalScroll, can_focus=False):
     async def add_notice(self, text: str, kind: str = "info") -> Notice:
         """An inline message from the app (prompt refused, command output...)."""
         return await self._add(Notice(text, kind))  # type: ignore[return-value]
+
+    async def show_status(self, text: str) -> None:
+        """What the app just did ("Switched to …", "Forked to new session"), as Pi's status line:
+        a dim line in the transcript, so it can be found later (a toast is gone in seconds). A
+        status right after another replaces it; it is drawn again after the rebuild that a fork,
+        clone or resume brings, until the user sends something."""
+        self._status_text = text
+        last = self.children[-1] if self.children else None
+        if last is not None and last is self._status_notice:
+            self._status_notice.set_text(text, "status")
+            return
+        self._status_notice = await self.add_notice(text, "status")
+
+    async def _restore_status(self) -> None:
+        if self._status_text is not None:
+            self._status_notice = await self.add_notice(self._status_text, "status")
 
     async def start_bash(self, request_id: str, command: str, exclude: bool) -> MessagePanel:
         """A panel for a user ``!command`` that fills as output arrives."""

@@ -83,8 +83,7 @@ async def _navigate(app: Any, entry_id: str, summarize: bool | str) -> None:
         return
     if result.editor_text:
         app.editor.set_text(result.editor_text)
-    app.notify("Moved in the session tree" + (" (branch summarised)" if result.summary_entry_id else ""),
-               timeout=3)
+    app.show_status("Navigated to selected point" + (" (branch summarised)" if result.summary_entry_id else ""))
 
 
 def open_resume(app: Any) -> None:

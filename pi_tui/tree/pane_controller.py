@@ -373,7 +373,7 @@ class TreePaneController:
         session = self._session()
         result = await session.clone(entry_id)
         if not result.cancelled:
-            self.app.notify(f"Cloned into {session.session_file or 'a new in-memory session'}", timeout=4)
+            self.app.show_status("Cloned to new session")
 
     def edit_label(self, entry_id: str) -> None:
         from ..dialogs.text_prompt import TextPrompt
