@@ -443,7 +443,8 @@ class SessionManager(EntryAppends):
         ``create_branched_session`` is the same copy made in place.
         """
         copied, labels = self._branch_copy(leaf_id) if leaf_id is not None else ([], {})
-        parent = self._parent_reference()
+        # An empty session is no fork: it names no parent (``/resume`` would show it under this one).
+        parent = self._parent_reference() if leaf_id is not None else None
         if self.persist and self.session_dir is not None:
             copy = SessionManager.create(self.cwd, self.session_dir, parent_session=parent, fsync=self.fsync)
         else:
