@@ -143,7 +143,7 @@ class SessionManager(EntryAppends):
 
     @classmethod
     def fork_from(cls, source: str | os.PathLike[str], cwd: str, session_dir: str | os.PathLike[str] | None = None,
-                  *, fsync: bool = True) -> SessionManager:
+                  *, fsync: bool = True, session_id: str | None = None) -> SessionManager:
         """Copy a whole session (every branch) into a new session of ``cwd``.
 
         Args:
@@ -151,6 +151,7 @@ class SessionManager(EntryAppends):
             cwd: Working directory of the new session.
             session_dir: Folder for the new file.
             fsync: Durability of the new file.
+            session_id: The new session's id (``--fork X --session-id Y``); a new UUIDv7 otherwise.
 
         Returns:
             The new manager, with ``parentSession`` pointing at the source.
@@ -159,7 +160,7 @@ class SessionManager(EntryAppends):
         loaded = storage.read_only(src)
         if loaded.header is None:
             raise storage.NotASessionFileError(f"{src} is empty, there is nothing to fork")
-        manager = cls.create(cwd, session_dir, parent_session=str(src), fsync=fsync)
+        manager = cls.create(cwd, session_dir, session_id=session_id, parent_session=str(src), fsync=fsync)
         manager._set_entries([dict(e) for e in loaded.entries])
         manager._flush_if_ready()
         return manager
