@@ -19,6 +19,7 @@ always apply; while a run streams, ``streaming_behavior`` says whether it steers
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -592,6 +593,12 @@ class AgentSession:
         from .export_html import export_session_html
 
         return export_session_html(self, path)
+
+    def export_jsonl(self, path: str | None = None) -> str:
+        """Write the active branch as a session file of its own (Pi's ``exportToJsonl``); returns its path."""
+        from ..session.transfer import export_branch_jsonl
+
+        return export_branch_jsonl(self.session_manager, path, os.getcwd())
 
     # ------------------------------------------------------------------ plumbing
 

@@ -224,10 +224,25 @@ async def _copy(app: PiHost, session: SessionPort, arg: str) -> None:
     copy_message(app)
 
 
-@command("export", "Export the session as HTML")
+@command("export", "Export the session as HTML, or as a session file (/export name.jsonl)")
 async def _export(app: PiHost, session: SessionPort, arg: str) -> None:
-    path = session.export_html(arg or None)
-    await app.transcript.add_notice(f"Exported to {path}")
+    from .session_transfer import export_command
+
+    await export_command(app, session, arg)
+
+
+@command("import", "Continue a session file (/import path.jsonl)")
+async def _import(app: PiHost, session: SessionPort, arg: str) -> None:
+    from .session_transfer import import_command
+
+    await import_command(app, session, arg)
+
+
+@command("share", "Share the session as a secret GitHub gist (needs the gh CLI)")
+async def _share(app: PiHost, session: SessionPort, arg: str) -> None:
+    from .session_transfer import share_command
+
+    await share_command(app, session, arg)
 
 
 @command("find", "Search the transcript")
