@@ -159,6 +159,7 @@ def create_agent_session(
 
     typed = typed_settings(settings)
     options = ToolOptions(bash_env=bash_env, shell_path=typed.shell_path or None,
+                          shell_command_prefix=typed.shell_command_prefix or None,
                           auto_resize_images=lambda: typed_settings(settings).images.auto_resize)
     own_tools = create_all_tools(cwd, options)
     # Pi lists a tool in the prompt's <tools> section when it is one of its own or gives a

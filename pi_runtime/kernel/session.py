@@ -140,6 +140,7 @@ class AgentSession:
         self._bash = BashRunner(
             cwd=cwd, emit=self._outbox.emit, record=self._record_outside_run, gate=self._gate,
             env=lambda: {"PI_SESSION_ID": self.session_id}, shell_path=lambda: typed_settings(self.settings).shell_path,
+            command_prefix=lambda: typed_settings(self.settings).shell_command_prefix,
         )
         self._navigator = TreeNavigator(
             cwd=cwd, agent=agent, record=self._record, emit=self._outbox.emit, gate=self._gate,
