@@ -16,7 +16,7 @@ import os
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..agent.tool import AgentTool, ToolError, ToolParams, ToolResult, UpdateCallback
+from ..agent.tool import AgentTool, ToolError, ToolFailed, ToolParams, ToolResult, UpdateCallback
 from ..ai.abort import AbortSignal
 from ..ai.types import TextContent
 from ..jsonmodel import Field
@@ -188,9 +188,10 @@ class BashTool(AgentTool):
             failure = "Command terminated without an exit code"
             text = text or "(no output)"  # as Pi: only an abort or timeout says nothing of the output
         elif outcome.exit_code != 0:
-            # Pi returns this one (the command ran): an error result with the output and details.
+            # The command ran: an error result with the output and details, as Pi 1.6 returns it,
+            # raised (Pi's tests expect execute to reject) and recorded whole by the loop.
             text = f"{text or '(no output)'}\n\nCommand exited with code {outcome.exit_code}"
-            return ToolResult(content=[TextContent(text=text)], details=details, is_error=True)
+            raise ToolFailed(ToolResult(content=[TextContent(text=text)], details=details, is_error=True))
 
         if failure is None:
             return ToolResult(content=[TextContent(text=text or "(no output)")], details=details)
