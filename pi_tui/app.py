@@ -335,6 +335,10 @@ class PiApp(AppActions, inherit_bindings=False):
         from pi_runtime.frontend import typed_settings
 
         self.themes.save_choice = lambda name: session.settings.set("theme", name)
+        args = self.command_line
+        if args is not None:  # --theme paths, --no-themes
+            self.themes.cli_paths = [Path(self.cwd) / Path(p).expanduser() for p in getattr(args, "themes", [])]
+            self.themes.discover = not getattr(args, "no_themes", False)
         theme_paths = getattr(getattr(session, "resources", None), "theme_paths", None)
         if theme_paths is not None:
             # Packages' themes (and extensions' themePaths) are the session's to know.
@@ -359,13 +363,16 @@ class PiApp(AppActions, inherit_bindings=False):
         self.run_worker(start_session(self, session), name="start-session", group="session", exit_on_error=False)
 
     def _settings_theme(self) -> str | None:
-        """The theme settings.json names (None: none, or ``system``)."""
+        """The theme to show: ``--use-theme`` for this run, else the settings' (``system`` when
+        none, as Pi: light or dark as the terminal is; a ``light/dark`` pair picks by it too)."""
         from pi_runtime.frontend import typed_settings
+
+        from .theme.theme import resolve_theme_setting
 
         if self.session is None:
             return None
-        name = typed_settings(self.session.settings).theme
-        return str(name).split("/")[-1] if name and name != "system" else None
+        chosen = getattr(self.command_line, "use_theme", None) or typed_settings(self.session.settings).theme
+        return resolve_theme_setting(str(chosen) if chosen else "system")
 
     def apply_display_settings(self) -> None:
         """Padding, menu height, scrollbar and folded thinking from the settings (start, /settings)."""

@@ -215,6 +215,38 @@ def load_theme_file(path: Path) -> PiTheme:
     return theme
 
 
+def terminal_appearance(env: dict[str, str] | None = None) -> str:
+    """``light`` or ``dark``: what the terminal's background is, from ``COLORFGBG`` (``fg;bg``, the
+    background a palette index: 0-6 and 8 dark, 7 and 9-15 light, as Pi and Vim read it); dark
+    when the terminal does not say."""
+    import os
+
+    value = (env if env is not None else os.environ).get("COLORFGBG", "")
+    background = value.split(";")[-1].strip()
+    if background.isdigit() and int(background) <= 15:
+        return "dark" if int(background) <= 6 or int(background) == 8 else "light"
+    return "dark"
+
+
+def resolve_theme_setting(setting: str | None, env: dict[str, str] | None = None) -> str | None:
+    """The theme a ``theme`` setting names for this terminal (None: pi's default).
+
+    ``light-name/dark-name`` (Pi's automatic pair) picks by the terminal's appearance; ``system``
+    (Pi's default, colours derived from the terminal's) is pi's light or dark theme, whichever
+    matches the terminal: pi already draws on the terminal's own background.
+    """
+    if not setting:
+        return None
+    if setting == "system":
+        return terminal_appearance(env)
+    light, slash, dark = setting.partition("/")
+    if slash:
+        if "/" in dark or not light.strip() or not dark.strip():
+            return None
+        return light.strip() if terminal_appearance(env) == "light" else dark.strip()
+    return setting
+
+
 def discover_themes(*folders: Path) -> tuple[dict[str, PiTheme], list[str]]:
     """Every valid theme in the built-in folder and then ``folders`` (later ones win); a
     ``.json`` file among them is one theme (a package names its theme files one by one).
