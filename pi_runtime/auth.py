@@ -11,10 +11,10 @@ understand (newer types) are kept untouched on every write; OAuth entries are re
 through ``refresh_oauth`` (see ``pi_runtime.ai.oauth``).
 
 Safety: the file is created with mode 0600 (an existing file keeps the mode its owner
-gave it); every write takes an exclusive ``fcntl`` lock on ``auth.json.lock``, re-reads
-the file, applies the one change and replaces the file atomically (temp file + fsync +
-rename), so two processes never lose each other's updates and a crash never leaves half a
-file. A corrupt file is reported and never overwritten. Keys appear in no repr or message.
+gave it); every write takes the lock Pi takes (the directory ``auth.json.lock``, see
+``dir_lock.py``), re-reads the file, applies the one change and replaces the file atomically
+(temp file + fsync + rename), so two processes (pi or Pi) never lose each other's updates and a
+crash never leaves half a file. A corrupt file is reported and never overwritten. Keys appear in no repr or message.
 """
 
 from __future__ import annotations
@@ -24,14 +24,13 @@ import json
 import os
 import stat as stat_mod
 import tempfile
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from .ai.credentials import is_resolvable_without_running, resolve_value
-from .config_files import ConfigFileError, read_config_text
+from .config_files import ConfigFileError, ConfigJsonError, parse_config_json, read_config_text
 from .records import record
 
 FILE_MODE = 0o600
@@ -100,15 +99,17 @@ class AuthStorage:
             raise AuthFileError(str(exc)) from None
         except (OSError, UnicodeDecodeError) as exc:
             raise AuthFileError(f"{self.path}: cannot read: {type(exc).__name__}") from None
-        if not text.strip():
-            return {}
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            # Position only: the text around the error could be a key.
-            raise AuthFileError(
-                f"{self.path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
-            ) from None
+            # Position only in a message (never the text around an error: it could be a key).
+            data, dropped = parse_config_json(text)
+        except ConfigJsonError as exc:
+            raise AuthFileError(f"{self.path}: {exc}") from None
+        if data is None:
+            return {}
+        if dropped:
+            # Never rewritten without what was left out (a login would otherwise save the file
+            # back without it): the file is refused with its first problem.
+            raise AuthFileError(f"{self.path}: {dropped[0]}; fix or remove it")
         if not isinstance(data, dict):
             raise AuthFileError(f"{self.path}: must be an object keyed by provider id")
         return data
@@ -271,7 +272,7 @@ class AuthStorage:
         """
         target = self._target()
         target.parent.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
-        lock = _FileLock(target.with_name(target.name + ".lock"), self.lock_timeout)
+        lock = _lock(target, self.lock_timeout)
         await asyncio.to_thread(lock.__enter__)
         try:
             data = self._read_file()
@@ -285,7 +286,7 @@ class AuthStorage:
             data[provider] = new
             _atomic_write_json(target, data)
         finally:
-            lock.__exit__()
+            lock.__exit__(None, None, None)
         self._loaded = False
         self.reload()
         return new
@@ -293,7 +294,7 @@ class AuthStorage:
     def _update(self, change: Callable[[dict[str, Any]], Any]) -> None:
         target = self._target()
         target.parent.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
-        with _FileLock(target.with_name(target.name + ".lock"), self.lock_timeout):
+        with _lock(target, self.lock_timeout):
             data = self._read_file()  # fresh, under the lock: keeps others' updates
             change(data)
             _atomic_write_json(target, data)
@@ -301,40 +302,25 @@ class AuthStorage:
         self.reload()
 
 
-class _FileLock:
-    """An exclusive ``fcntl.flock`` on a side file, polled until a timeout."""
+def _lock(target: Path, timeout: float) -> Any:
+    """The lock Pi takes on auth.json too (``dir_lock.py``), its timeout an AuthFileError."""
+    import contextlib
 
-    def __init__(self, path: Path, timeout: float):
-        self.path = path
-        self.timeout = timeout
-        self._fd: int | None = None
+    from .dir_lock import DirLock, LockTimeout
 
-    def __enter__(self) -> _FileLock:
-        import fcntl
+    @contextlib.contextmanager
+    def held() -> Any:
+        lock = DirLock(target.with_name(target.name + ".lock"), timeout)
+        try:
+            lock.__enter__()
+        except LockTimeout:
+            raise AuthFileError(f"{lock.path}: another process holds the auth lock; try again") from None
+        try:
+            yield lock
+        finally:
+            lock.__exit__()
 
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, FILE_MODE)
-        deadline = time.monotonic() + self.timeout
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    os.close(fd)
-                    raise AuthFileError(
-                        f"{self.path}: another process holds the auth lock; try again"
-                    ) from None
-                time.sleep(0.01)
-        self._fd = fd
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        import fcntl
-
-        if self._fd is not None:
-            fcntl.flock(self._fd, fcntl.LOCK_UN)
-            os.close(self._fd)
-            self._fd = None
+    return held()
 
 
 def _atomic_write_json(target: Path, data: dict[str, Any]) -> None:

@@ -6,7 +6,7 @@ import sys
 
 # Shell commands that work without a session (cli.md): name -> module with ``run(args)``.
 _SUBCOMMANDS = {
-    "mcp": "pi_runtime.mcp.cli",
+    "mcp": "pi_runtime.mcp.cli", "auth": "pi_runtime.auth_cli",
     "install": "pi_runtime.packages.cli", "remove": "pi_runtime.packages.cli", "uninstall": "pi_runtime.packages.cli",
     "list": "pi_runtime.packages.cli", "update": "pi_runtime.packages.cli",
 }
@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
         import importlib
 
         gc.enable()  # no mode follows to turn it back on
-        return int(importlib.import_module(_SUBCOMMANDS[args[0]]).run(args[1:] if args[0] == "mcp" else args))
+        return int(importlib.import_module(_SUBCOMMANDS[args[0]]).run(args[1:] if args[0] in ("mcp", "auth") else args))
     from .cli_main import run
 
     return run(args)

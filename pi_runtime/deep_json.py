@@ -55,16 +55,20 @@ def _with_deep_stack(fn: Callable[..., T], *args: Any) -> T:
     return result[0]
 
 
-def loads(line: bytes | str) -> Any:
+def loads(line: bytes | str, **hooks: Any) -> Any:
     """``json.loads`` that also takes lines nested past the recursion limit.
+
+    Args:
+        line: The JSON text.
+        **hooks: ``json.loads``'s ``parse_int``, ``parse_float``... as they are.
 
     Raises:
         ValueError: Not JSON, or nested deeper than even the worker can follow.
     """
     try:
-        return json.loads(line)
+        return json.loads(line, **hooks)
     except RecursionError:
-        return _with_deep_stack(json.loads, line)
+        return _with_deep_stack(lambda: json.loads(line, **hooks))
 
 
 def dumps(data: Any, **kwargs: Any) -> str:

@@ -112,17 +112,21 @@ def add_to_models_json(path: str | os.PathLike[str], server: LocalServer) -> Non
     Raises:
         ValueError: the existing file is not a JSON object (it is left untouched).
     """
-    from .settings import atomic_write_json
+    from .ai.models_json import strip_jsonc
+    from .config_files import atomic_write_json, parse_config_json, read_config_text
 
     target = Path(path)
     data: dict[str, Any] = {}
-    if target.exists():
-        text = target.read_text(encoding="utf-8")
-        if text.strip():
-            loaded = json.loads(text)
-            if not isinstance(loaded, dict):
-                raise ValueError(f"{target} is not a JSON object; not changing it")
-            data = loaded
+    try:
+        loaded, dropped = parse_config_json(strip_jsonc(read_config_text(target)))
+    except FileNotFoundError:
+        loaded, dropped = None, []
+    if dropped:
+        raise ValueError(f"{target} holds a value pi cannot keep ({dropped[0]}); not changing it")
+    if loaded is not None:
+        if not isinstance(loaded, dict):
+            raise ValueError(f"{target} is not a JSON object; not changing it")
+        data = loaded
     providers = data.setdefault("providers", {})
     providers[server.provider] = {
         "baseUrl": server.base_url,

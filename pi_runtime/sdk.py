@@ -88,11 +88,41 @@ def _default_model(registry: Any, typed: Settings) -> Model | None:
         found = registry.lookup(model_id)
         if found is not None:
             return found
+    # Pi's choice: the default model of the first provider (in Pi's order) that has credentials,
+    # else the first model with credentials.
+    from .ai.catalog import builtin_catalog
+
+    catalog = builtin_catalog()
+    for provider in catalog.default_model_order:
+        info = catalog.providers.get(provider)
+        if info is not None and info.default_model and registry.provider_has_credentials(provider):
+            found = registry.find(provider, info.default_model)
+            if found is not None:
+                return found
     available = registry.available()
     if available:
         return available[0]
     # Nothing has credentials: keep a sensible model so the first prompt explains how to connect.
     return registry.find("anthropic", "claude-sonnet-4-5") or (registry.all() or [None])[0]
+
+
+def _enabled_scope(registry: Any, patterns: list[str]) -> tuple[list[tuple[Model, str | None]], list[str]]:
+    """``enabledModels`` as scoped models: each pattern as ``--models`` reads it; one that
+    matches nothing is left out (a model that went away must not stop pi from starting) and
+    returned, for Pi's "No models match pattern" warning."""
+    from .ai.models import ModelNotFoundError
+    from .modes.model_select import resolve_scope
+
+    out: list[tuple[Model, str | None]] = []
+    unmatched: list[str] = []
+    for pattern in patterns:
+        try:
+            found = resolve_scope(registry, pattern)
+        except (ModelNotFoundError, ValueError):
+            unmatched.append(pattern)
+            continue
+        out.extend(pair for pair in found if all(pair[0].ref != m.ref for m, _ in out))
+    return out, unmatched
 
 
 def create_agent_session(
@@ -193,6 +223,16 @@ def create_agent_session(
                 base_defaults.append(tool.name)
     active = select_tools(available, tools, defaults=base_defaults, exclude=exclude_tools, no_tools=no_tools)
 
+    unmatched_scope: list[str] = []
+    if scoped_models is None and typed.enabled_models:
+        enabled_scope, unmatched_scope = _enabled_scope(model_registry, typed.enabled_models)
+        scoped_models = enabled_scope or None
+        if model is None and scoped_models and getattr(session_manager, "leaf_id", None) is None:
+            # A new session starts on the saved default when it is in the scope, else the first
+            # scoped model (with its thinking level), as Pi does with enabledModels.
+            saved = f"{typed.default_provider}/{typed.default_model}"
+            model, scoped_level = next(((m, lv) for m, lv in scoped_models if m.ref == saved), scoped_models[0])
+            thinking_level = thinking_level or scoped_level
     chosen = model or _default_model(model_registry, typed)
     default_level = None
     if settings is not None:
@@ -246,6 +286,8 @@ def create_agent_session(
     if thinking_level is not None or not session_manager.raw_entries():
         agent.state.thinking_level = clamp_thinking(level, agent.state.model)
     _record_history_start(session_manager, agent)
+    for pattern in unmatched_scope:
+        session.add_notice(f'No models match pattern "{pattern}" (enabledModels in settings.json)')
     if runner is not None:
         runner.bind(session, built_in)
     session.refresh_system_prompt()

@@ -16,13 +16,14 @@ rename) into the file on disk as it is now, so keys pi does not know survive.
 from __future__ import annotations
 
 import copy
-import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any, Literal
 
-from pi_runtime.config_files import ConfigFileError, read_config_text
+from pi_runtime.config_files import DroppedValue
+from pi_runtime.config_files import atomic_write_json as atomic_write_json
+from pi_runtime.config_files import read_json_object as read_json_object
+from pi_runtime.config_files import read_json_object_to_rewrite as read_json_object_to_rewrite
 from pi_runtime.paths import PROJECT_DIR_NAME
 from pi_runtime.paths import agent_dir as default_agent_dir
 from pi_runtime.settings_model import GLOBAL_ONLY_KEYS, Settings
@@ -36,56 +37,6 @@ SETTINGS_FILE = "settings.json"
 
 class SettingsError(Exception):
     """A setter was given a bad key or value, or the file could not be written."""
-
-
-def atomic_write_json(path: Path, data: Any) -> None:
-    """Write ``data`` as indented JSON so that readers see the old or the new file, never half.
-
-    Args:
-        path: Destination; its folder is created if missing.
-        data: JSON-serialisable data.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if path.exists():
-            # Keep the user's permissions (settings may be kept private).
-            os.chmod(tmp, path.stat().st_mode & 0o777)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def read_json_object(path: Path) -> tuple[dict[str, Any] | None, str | None]:
-    """Read a JSON object from ``path``.
-
-    Returns:
-        ``({}, None)`` when the file is missing, ``(data, None)`` when it parses, and
-        ``(None, problem)`` when it cannot be read or is not a JSON object.
-    """
-    try:
-        text = read_config_text(path)
-    except FileNotFoundError:
-        return {}, None
-    except ConfigFileError as exc:
-        return None, f"not read: it is {exc.reason}"
-    except (OSError, UnicodeDecodeError) as exc:
-        return None, f"cannot read the file ({exc})"
-    if not text.strip():
-        return {}, None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        return None, f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
-    if not isinstance(data, dict):
-        return None, f"expected a JSON object, found {type(data).__name__}"
-    return data, None
 
 
 def _key_path(key: str) -> tuple[str, ...]:
@@ -229,9 +180,14 @@ class SettingsManager:
         return node
 
     def project_session_dir(self) -> str | None:
-        """``sessionDir`` from the project file, read even before trust is decided (as Pi does)."""
+        """``sessionDir`` from the project file, when the project is trusted.
+
+        Pi reads it before trust is decided; pi does not read an untrusted project's files at
+        all: a stranger's clone must neither choose where the user's conversations are written
+        nor stop pi with what its file holds.
+        """
         path = self._paths["project"]
-        if path is None:
+        if path is None or not self._project_trusted:
             return None
         data, _ = read_json_object(path)
         value = (data or {}).get("sessionDir")
@@ -269,7 +225,8 @@ class SettingsManager:
                     self._raw[scope] = {}
                     self._loaded.discard(scope)
                 continue
-            data, problem = read_json_object(path)
+            dropped: list[DroppedValue] = []
+            data, problem = read_json_object(path, dropped)
             if data is None:
                 if scope in self._loaded:
                     # As Pi: a file that became invalid keeps what was read from it before.
@@ -284,6 +241,7 @@ class SettingsManager:
             else:
                 self._loaded.add(scope)
             cleaned, warnings = clean_settings(data, str(path))
+            warnings[:0] = [SettingsWarning(str(path), None, str(value)) for value in dropped]
             if scope == "project":
                 for key in sorted(GLOBAL_ONLY_KEYS & cleaned.keys()):
                     del cleaned[key]
@@ -348,7 +306,7 @@ class SettingsManager:
         file = self._paths[scope]
         if file is None:
             return
-        on_disk, problem = read_json_object(file)
+        on_disk, problem = read_json_object_to_rewrite(file)
         if on_disk is None:
             raise SettingsError(
                 f"not saved: {file} is unreadable ({problem}); fix or remove it, the change "

@@ -23,3 +23,9 @@ if _added:
 
     for _name in _added:
         del os.environ[_name]
+
+# Before any other part of pi_tui loads: a Textual without the private parts pi uses stops pi here with
+# one line naming the part (terminal/textual_internals.py), not with a traceback from deep in the app.
+from .terminal.textual_internals import check as _check_textual  # noqa: E402
+
+_check_textual()

@@ -47,6 +47,7 @@ from .terminal import escape_key, extended_keys, terminal_keys
 from .terminal.app_driver import driver_class_for
 from .terminal.key_sequences import PASTE_END, PASTE_START, events_for, sequence_for
 from .terminal.terminal_input import TerminalInput, editor_key
+from .terminal.textual_internals import whole_screen_render
 from .terminal.window_title import show_window_title
 from .theme.theme_service import ThemeService, theme_variable_defaults
 from .transcript.jump_hint import EndOutOfSight, JumpToLatest
@@ -100,8 +101,9 @@ class PiApp(AppActions, inherit_bindings=False):
         self.bridge: Bridge | None = None
         self.keymap: Keymap = load_keymap(self.agent_dir / "keybindings.json")
         self.watch_themes = (not static) if watch_themes is None else watch_themes
-        self.themes = ThemeService(self, [self.agent_dir / "themes", Path(self.cwd) / ".pi" / "themes"])
-        """Loaded themes, the user's choice and live reload."""
+        self.themes = ThemeService(self, [self.agent_dir / "themes"])
+        """Loaded themes, the user's choice and live reload (a project's themes join once the
+        session says the project is trusted: ``attach_session``)."""
         self.input = InputController(self)
         self.key_hold = KeyHold(self)
         """Keys typed right after a slash command, until what it opens is on screen (``key_hold.py``)."""
@@ -202,12 +204,12 @@ class PiApp(AppActions, inherit_bindings=False):
         width, height = self.size
         console = Console(width=width, height=height, file=io.StringIO(), force_terminal=True,
                           color_system="truecolor", record=True, legacy_windows=False, safe_box=False)
-        console.print(self.screen._compositor.render_update(full=True, screen_stack=self._background_screens,
-                                                            simplify=simplify))
+        console.print(whole_screen_render(self, simplify))
         return console.export_svg(title=title or self.title, theme=screenshot_terminal(self))
 
     def _handle_exception(self, error: Exception) -> None:
-        # Textual's hook for an exception in any widget (it ends the app). An extension's own
+        # Textual's private hook (terminal/textual_internals.py checks it is still called) for an
+        # exception in any widget (it ends the app). An extension's own
         # widget breaking is the extension's failure, not pi's: reported, widget removed.
         from .extension_ui.extension_guard import contain_extension_error
 
@@ -335,6 +337,9 @@ class PiApp(AppActions, inherit_bindings=False):
         from pi_runtime.frontend import typed_settings
 
         self.themes.save_choice = lambda name: session.settings.set("theme", name)
+        if session.settings.project_trusted:
+            # A stranger's clone does not get its theme files read: only a trusted project's.
+            self.themes.set_folders([self.agent_dir / "themes", Path(self.cwd) / ".pi" / "themes"])
         args = self.command_line
         if args is not None:  # --theme paths, --no-themes
             self.themes.cli_paths = [Path(self.cwd) / Path(p).expanduser() for p in getattr(args, "themes", [])]
@@ -343,7 +348,7 @@ class PiApp(AppActions, inherit_bindings=False):
         if theme_paths is not None:
             # Packages' themes (and extensions' themePaths) are the session's to know.
             self.themes.more_paths = theme_paths
-            self.themes.load()
+        self.themes.load()
         self.apply_display_settings()
         if typed_settings(session.settings).hide_thinking_block:
             self.transcript.set_thinking_collapsed(True)
@@ -360,6 +365,11 @@ class PiApp(AppActions, inherit_bindings=False):
         await self.transcript.load_messages(session.messages)
         # Extensions start in a worker, never in this message handler: a session_start handler
         # that asks something (ctx.ui.select) needs the app's loop free to take the keys.
+        from pi_runtime.frontend.app_support import startup_problems
+
+        # What is wrong with the config files (a settings key left out, a broken models.json),
+        # said once at start as the headless modes say it on stderr (Pi shows them too).
+        self.start_notices.extend((problem, "warning") for problem in startup_problems(session))
         self.run_worker(start_session(self, session), name="start-session", group="session", exit_on_error=False)
 
     def _settings_theme(self) -> str | None:

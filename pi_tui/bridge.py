@@ -63,6 +63,11 @@ class Bridge:
         if self._unsubscribe is None:
             self._unsubscribe = self.session.subscribe(self._on_event)
 
+    @property
+    def idle(self) -> bool:
+        """Every event the session sent has been taken by the app (tests wait on this, not on time)."""
+        return not self._pending
+
     def stop(self) -> None:
         """Stop forwarding."""
         if self._unsubscribe is not None:

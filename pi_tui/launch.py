@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from textual.worker import Worker
 
 from .app import PiApp
-from .tree.session_preview import preview_file, read_json_object, read_preview
+from .tree.session_preview import preview_file, read_json_object, read_preview, trusted_project_settings
 
 if TYPE_CHECKING:
     from pi_runtime.frontend import SessionPort
@@ -70,8 +70,9 @@ def model_hint(args: Any, agent_dir: Path, cwd: str) -> str | None:
         if getattr(args, "provider", None) and "/" not in ref:
             return ref
         return ref.split("/", 1)[1] if "/" in ref else None
-    if read_json_object(Path(cwd) / ".pi" / "settings.json").get("defaultModel"):
-        return None
+    project = trusted_project_settings(args, agent_dir, cwd)
+    if project is None or project.get("defaultModel"):
+        return None  # the project may choose (or does), once its trust is known
     value = read_json_object(agent_dir / "settings.json").get("defaultModel")
     return value if isinstance(value, str) and value else None
 

@@ -7,6 +7,7 @@ import json
 import multiprocessing
 import os
 import stat
+import time
 from pathlib import Path
 
 import pytest
@@ -42,8 +43,8 @@ def test_file_is_created_0600_and_directory_private(tmp_path: Path) -> None:
     AuthStorage(path).set_api_key("groq", "gsk-1")
     assert mode_of(path) == 0o600
     assert mode_of(path.parent) & 0o077 == 0
-    # No temp files left next to it.
-    assert sorted(p.name for p in path.parent.iterdir()) == ["auth.json", "auth.json.lock"]
+    # No temp files and no lock left next to it (Pi's lock, a directory, is gone once released).
+    assert sorted(p.name for p in path.parent.iterdir()) == ["auth.json"]
 
 
 def test_existing_mode_is_kept(tmp_path: Path) -> None:
@@ -106,20 +107,45 @@ def test_other_process_writes_are_seen(tmp_path: Path) -> None:
 
 
 def test_a_held_lock_blocks_writes_until_released(tmp_path: Path) -> None:
+    # Pi (proper-lockfile) holds auth.json by the directory auth.json.lock, renewed while held.
     path = tmp_path / "auth.json"
     store = AuthStorage(path, lock_timeout=0.2)
     store.set_api_key("a", "1")
-    fd = os.open(tmp_path / "auth.json.lock", os.O_RDWR)
+    (tmp_path / "auth.json.lock").mkdir()
+    with pytest.raises(AuthFileError, match="lock"):
+        store.set_api_key("b", "2")
+    assert json.loads(path.read_text()) == {"a": {"type": "api_key", "key": "1"}}
+    (tmp_path / "auth.json.lock").rmdir()
+    store.set_api_key("b", "2")
+    assert store.list() == ["a", "b"]
+
+
+def test_an_abandoned_lock_is_taken_over(tmp_path: Path) -> None:
+    path = tmp_path / "auth.json"
+    lock = tmp_path / "auth.json.lock"
+    lock.mkdir()
+    old = time.time() - 60
+    os.utime(lock, (old, old))  # its holder died a minute ago: no renewal since
+    AuthStorage(path, lock_timeout=0.5).set_api_key("a", "1")
+    assert json.loads(path.read_text()) == {"a": {"type": "api_key", "key": "1"}}
+    assert not lock.exists()
+
+
+def test_an_earlier_pis_lock_file_is_cleared_unless_held(tmp_path: Path) -> None:
+    # Earlier pi versions flock()ed a plain file there, which Pi cannot remove (ENOTDIR).
+    path = tmp_path / "auth.json"
+    lock = tmp_path / "auth.json.lock"
+    lock.write_text("")
+    fd = os.open(lock, os.O_RDWR)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         with pytest.raises(AuthFileError, match="lock"):
-            store.set_api_key("b", "2")
-        assert json.loads(path.read_text()) == {"a": {"type": "api_key", "key": "1"}}
+            AuthStorage(path, lock_timeout=0.2).set_api_key("a", "1")
     finally:
         fcntl.flock(fd, fcntl.LOCK_UN)
         os.close(fd)
-    store.set_api_key("b", "2")
-    assert store.list() == ["a", "b"]
+    AuthStorage(path, lock_timeout=0.5).set_api_key("a", "1")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["auth.json"]
 
 
 def test_writes_through_a_symlink_keep_the_link(tmp_path: Path) -> None:

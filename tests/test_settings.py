@@ -64,9 +64,30 @@ def test_project_settings_only_when_trusted(dirs) -> None:
     write(cwd / ".pi" / "settings.json", {"theme": "light", "sessionDir": "sessions-here"})
     manager = SettingsManager.create(cwd, agent, project_trusted=False)
     assert manager.settings.theme == "dark"
-    assert manager.project_session_dir() == "sessions-here"  # read before trust, as in Pi
+    # Pi reads sessionDir before trust; pi reads nothing of an untrusted project (a stranger's
+    # clone must not choose where the user's conversations are written).
+    assert manager.project_session_dir() is None
     manager.set_project_trusted(True)
     assert manager.settings.theme == "light"
+    assert manager.project_session_dir() == "sessions-here"
+
+
+def test_a_huge_number_or_deep_nesting_is_one_warning_and_the_rest_applies(dirs) -> None:
+    agent, cwd = dirs
+    project = write(cwd / ".pi" / "settings.json", {})
+    project.write_text('{"theme": ' + "9" * 100_000 + ', "hideThinkingBlock": true, "quietStartup": '
+                       + "[" * 100_000 + "]" * 100_000 + ', "steeringMode": "all"}')
+    manager = SettingsManager.create(cwd, agent, project_trusted=True)
+    assert [str(w) for w in manager.warnings] == [
+        f"{project}: theme: a number of 100,000 digits, too large to use; ignored",
+        f"{project}: quietStartup: nested more than 64 levels deep; ignored",
+    ]
+    assert manager.settings.hide_thinking_block is True and manager.settings.steering_mode == "all"
+    assert manager.settings.theme == Settings().theme
+    # Setting a project value would write the file back without what was left out: refused.
+    with pytest.raises(SettingsError, match="holds a value pi cannot keep"):
+        manager.set("steeringMode", "one-at-a-time", scope="project")
+    assert "9" * 100_000 in project.read_text()
 
 
 def test_bad_values_warn_with_file_and_key_and_keep_the_rest(dirs) -> None:

@@ -95,7 +95,12 @@ class Agent:
         self.transform_context = transform_context
         self.get_api_key = get_api_key
         self.get_request_auth = get_request_auth
-        """Returns an object with ``api_key`` and ``headers`` (sync or async); wins over get_api_key."""
+        """Returns an object with ``api_key`` and ``headers`` (sync or async), optionally ``base_url``
+        (an endpoint the credential names); wins over get_api_key."""
+        self.reauthorize: Callable[[Model, str | None], Awaitable[bool]] | None = None
+        """Called once per request when the server refused the key (401) before anything streamed:
+        renews a signed-in credential that was refused before its time; True sends the request again.
+        May raise to say why the sign-in cannot be renewed."""
         self.before_tool_call = before_tool_call
         self.after_tool_call = after_tool_call
         self.checks_each_call: Callable[[], bool] | None = None

@@ -3,7 +3,8 @@
 Only user, assistant and toolResult reach a provider. The coding agent's own roles become
 user text: a shell command run with ``!cmd`` (unless excluded), a compaction or branch
 summary wrapped in tags, an extension's custom message. System and unknown roles are
-dropped (the system prompt travels separately).
+dropped (the system prompt travels separately), except system messages for a provider that
+reads the transcript as Pi holds it (``keep_system``).
 """
 
 from __future__ import annotations
@@ -33,21 +34,23 @@ def bash_execution_text(message: Any) -> str:
     return text
 
 
-def convert_to_llm(messages: list[Any]) -> list[Any]:
+def convert_to_llm(messages: list[Any], *, keep_system: bool = False) -> list[Any]:
     """The messages a provider is sent; a wire dict (a stored message not yet validated, see
-    ``Transcript``) of a model-facing role stays a dict, the providers take those as they are."""
+    ``Transcript``) of a model-facing role stays a dict, the providers take those as they are.
+    ``keep_system``: system messages stay, in place (for a provider that reads them, Pi's own API)."""
     out: list[Any] = []
+    kept = ("user", "assistant", "toolResult", "system") if keep_system else ("user", "assistant", "toolResult")
     for m in messages:
         if isinstance(m, dict):
             role = m.get("role")
-            if role in ("user", "assistant", "toolResult"):
+            if role in kept:
                 out.append(m)
                 continue
             if role not in ("bashExecution", "compactionSummary", "branchSummary", "custom"):
                 continue
             m = parse_message(m)  # rare roles: validated one by one, then converted as below
         role = getattr(m, "role", None)
-        if role in ("user", "assistant", "toolResult"):
+        if role in kept:
             out.append(m)
         elif role == "bashExecution":
             if not m.exclude_from_context:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..ai.options import StreamOptions
 from ..ai.stream import stream as default_stream
-from ..ai.stream import takes_wire_messages
+from ..ai.stream import takes_system_messages, takes_wire_messages
 from ..ai.types import AssistantMessage, Context, ToolResultMessage
 from .convert import convert_to_llm as default_convert
 from .events import (
@@ -120,20 +120,42 @@ class AgentRun:
             specs.append(spec)
         return specs
 
-    async def _request_auth(self) -> tuple[str | None, dict[str, str]]:
+    async def _request_auth(self) -> tuple[str | None, dict[str, str], str | None]:
+        """``(key, headers, base URL the credential names or None)`` for the next request."""
         agent = self.agent
         model = agent.state.model
         if agent.get_request_auth is not None:
             auth = agent.get_request_auth(model)
             if inspect.isawaitable(auth):
                 auth = await auth
-            return auth.api_key, dict(auth.headers or {})
+            return auth.api_key, dict(auth.headers or {}), getattr(auth, "base_url", None)
         if agent.get_api_key is not None:
             key = agent.get_api_key(model.provider)
             if inspect.isawaitable(key):
                 key = await key
-            return key, {}
-        return None, {}
+            return key, {}, None
+        return None, {}, None
+
+    async def _send_again_after_refusal(self, final: AssistantMessage, api_key: str | None) -> bool:
+        """After a 401 that came before anything streamed: whether a renewed sign-in may be tried.
+
+        A signed-in credential can be refused before its expiry (revoked, rotated elsewhere); it is
+        renewed once and the request sent again. When the renewal fails its message (how to log in
+        again) is added to the error.
+        """
+        agent = self.agent
+        if agent.reauthorize is None or final.stop_reason != "error" or not final.error_message:
+            return False
+        from ..ai.errors import status_in_text
+
+        if status_in_text(final.error_message) != 401:
+            return False
+        try:
+            return await agent.reauthorize(agent.state.model, api_key)
+        except Exception as exc:  # noqa: BLE001 - the refresh failed: say so with the refusal
+            if not (agent.signal is not None and agent.signal.aborted):
+                final.error_message = f"{final.error_message}\n{exc}"
+            return False
 
     async def _fail_without_request(self, error: str,
                                     stop_reason: Literal["error", "aborted"] = "error") -> AssistantMessage:
@@ -173,7 +195,10 @@ class AgentRun:
             messages = list(source)
             if agent.transform_context is not None:
                 messages = await agent.transform_context(messages, agent.signal)
-        llm_messages = agent.convert_to_llm(messages)
+        if agent.convert_to_llm is default_convert and takes_system_messages(state.model.api):
+            llm_messages = default_convert(messages, keep_system=True)  # Pi's own API sends the transcript
+        else:
+            llm_messages = agent.convert_to_llm(messages)
         if agent.block_images is not None and agent.block_images():
             from ..tools.image_resize import without_images
 
@@ -182,41 +207,49 @@ class AgentRun:
         context = Context.model_construct(
             system_prompt=state.system_prompt, messages=llm_messages, tools=specs or None
         )
-        try:
-            api_key, headers = await self._request_auth()
-        except Exception as exc:  # noqa: BLE001 - e.g. a failing `!command` key in models.json
-            if agent.signal is not None and agent.signal.aborted:
-                # Aborted while the key was being fetched (an OAuth refresh): the turn is aborted.
-                return await self._fail_without_request("Request was aborted", stop_reason="aborted")
-            return await self._fail_without_request(f"Could not get credentials: {exc}")
-        options = StreamOptions(
-            api_key=api_key,
-            headers=headers,
-            signal=agent.signal,
-            reasoning=state.thinking_level if state.model.reasoning else None,
-            session_id=agent.session_id,
-            max_tokens=agent.max_tokens,
-            temperature=agent.temperature,
-        )
-        if agent.request_limits is not None:
-            agent.request_limits().apply(options)
-        stream = agent.stream_fn(state.model, context, options)
-        partial: AssistantMessage | None = None
-        async for event in stream:
-            kind = event.type
-            if kind == "start":
-                partial = event.partial
-                state.streaming_message = partial
-                await self.emit(MessageStartEvent(partial))
-            elif kind == "done" or kind == "error":
-                pass  # the final message is taken from result() below
-            else:
-                if partial is None:
+        refused_once = False
+        while True:
+            try:
+                api_key, headers, base_url = await self._request_auth()
+            except Exception as exc:  # noqa: BLE001 - e.g. a failing `!command` key in models.json
+                if agent.signal is not None and agent.signal.aborted:
+                    # Aborted while the key was being fetched (an OAuth refresh): the turn is aborted.
+                    return await self._fail_without_request("Request was aborted", stop_reason="aborted")
+                return await self._fail_without_request(f"Could not get credentials: {exc}")
+            options = StreamOptions(
+                api_key=api_key,
+                headers=headers,
+                signal=agent.signal,
+                reasoning=state.thinking_level if state.model.reasoning else None,
+                session_id=agent.session_id,
+                max_tokens=agent.max_tokens,
+                temperature=agent.temperature,
+            )
+            if agent.request_limits is not None:
+                agent.request_limits().apply(options)
+            # A credential may name its own endpoint (GitHub Copilot's account endpoint).
+            request_model = state.model.model_copy(update={"base_url": base_url}) if base_url else state.model
+            stream = agent.stream_fn(request_model, context, options)
+            partial: AssistantMessage | None = None
+            async for event in stream:
+                kind = event.type
+                if kind == "start":
                     partial = event.partial
                     state.streaming_message = partial
                     await self.emit(MessageStartEvent(partial))
-                await self.emit(MessageUpdateEvent(partial, event))
-        final = await stream.result()
+                elif kind == "done" or kind == "error":
+                    pass  # the final message is taken from result() below
+                else:
+                    if partial is None:
+                        partial = event.partial
+                        state.streaming_message = partial
+                        await self.emit(MessageStartEvent(partial))
+                    await self.emit(MessageUpdateEvent(partial, event))
+            final = await stream.result()
+            if partial is None and not refused_once and await self._send_again_after_refusal(final, api_key):
+                refused_once = True  # nothing was shown yet: the renewed request replaces this one
+                continue
+            break
         # Pi records on every answer how long the call took and the thinking level it asked for.
         if final.duration_ms is None:
             final.duration_ms = round((time.monotonic() - started) * 1000)

@@ -49,6 +49,9 @@ class ToolResult:
         return out
 
 
+PREFER_STRICT_SCHEMA: dict[str, Any] = {"type": "json_schema", "strict": "prefer"}
+"""What Pi's built-in tools declare: a strict schema where the provider takes one, else the plain one."""
+
 UpdateCallback = Callable[[ToolResult], None]
 """Called with a partial result while a tool runs (bash output, progress)."""
 
@@ -81,6 +84,8 @@ class AgentTool:
     """A ``ToolParams`` subclass, or any pydantic model (extensions may bring their own)."""
     execution_mode: ClassVar[Literal["parallel", "sequential"] | None] = None
     """``sequential`` forces the whole batch containing this tool to run one by one."""
+    constrained_sampling: ClassVar[dict[str, Any] | None] = None
+    """Pi's ``constrainedSampling`` (see ``Tool.constrained_sampling``); declared with the tool."""
 
     async def execute(
         self,
@@ -99,7 +104,8 @@ class AgentTool:
         return schema
 
     def to_tool(self) -> Tool:
-        return Tool(name=self.name, description=self.description, parameters=self.parameters_schema())
+        return Tool(name=self.name, description=self.description, parameters=self.parameters_schema(),
+                    constrained_sampling=self.constrained_sampling)
 
 
 class FunctionTool(AgentTool):

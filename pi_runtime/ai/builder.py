@@ -40,6 +40,21 @@ def _append(block: object, field: str, delta: str) -> None:
     setattr(block, field, value)
 
 
+
+MAX_ERROR_TEXT = 4000
+"""Characters of a server's error text kept, as Pi keeps them (pi-ai's provider error bodies)."""
+_ERROR_TEXT_MARGIN = 200
+"""Room for what pi adds around a server's text (a retry hint, the delay it asked for)."""
+
+
+def truncate_error_text(text: str, limit: int = MAX_ERROR_TEXT) -> str:
+    """``text`` cut to ``limit`` characters, saying how many went, in Pi's words; left whole when it
+    is longer by no more than pi's own words around a server's text (a provider that already kept
+    Pi's head of its body, then named itself and the status)."""
+    if len(text) <= limit + _ERROR_TEXT_MARGIN:
+        return text
+    return f"{text[:limit]}... [truncated {len(text) - limit} chars]"
+
 class MessageBuilder:
     def __init__(self, model: Model) -> None:
         self.model = model
@@ -89,12 +104,13 @@ class MessageBuilder:
 
     def fail(self, error_message: str, aborted: bool = False) -> list[AssistantMessageEvent]:
         """End with ``error``; partial content is kept (open blocks are closed). No ``start`` is
-        sent for a request that never got that far."""
+        sent for a request that never got that far. A message far longer than any provider's
+        (a gateway's 900 KB page) keeps its head: it is printed and saved in the session."""
         events = self.close_all()
         msg = self.message
         reason = "aborted" if aborted else "error"
         msg.stop_reason = reason  # type: ignore[assignment]
-        msg.error_message = error_message
+        msg.error_message = truncate_error_text(error_message)
         events.append(ErrorEvent(reason, msg))
         return events
 
@@ -184,6 +200,14 @@ class MessageBuilder:
             self.message.content[index].arguments = parse_partial(joined)  # type: ignore[union-attr]
             self._tool_parsed_at[index] = total
         return [ToolCallDeltaEvent(index, delta, self.message)]
+
+    def replace_tool_arguments(self, index: int, text: str) -> None:
+        """Start a tool call's argument text over with ``text`` (a server that resends it whole,
+        differently); no event, the next delta or the block's end shows it."""
+        self._tool_json[index] = [text]
+        self._tool_json_len[index] = len(text)
+        self._tool_parsed_at[index] = len(text)
+        self.message.content[index].arguments = parse_partial(text)  # type: ignore[union-attr]
 
     def is_open(self, index: int) -> bool:
         return index in self._open

@@ -75,6 +75,9 @@ class RequestAuth:
     headers: dict[str, str] = field(default_factory=dict, repr=False)
     source: str | None = None
     """Where the key came from: runtime, auth.json, models.json, env:<NAME>, local or None."""
+    base_url: str | None = None
+    """An endpoint the credential itself names (GitHub Copilot's account endpoint), used instead of
+    the model's ``base_url``; None for every other credential."""
 
 
 def is_local_url(url: str) -> bool:

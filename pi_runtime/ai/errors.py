@@ -71,13 +71,15 @@ QUOTA_PATTERNS = re.compile(
     r"|workspace.{0,40}(usage|spend) limit"
     # Pi 1.6's: gateway plan limits and subscription limits that reset in hours.
     r"|(go|free)usagelimiterror|available balance|out of budget|usage_limit_exceeded"
-    r"|\"code\"\s*:\s*\"?1308(?![0-9])",
+    r"|\"code\"\s*:\s*\"?1308(?![0-9])"
+    # A ChatGPT subscription's usage limit (openai-codex-responses): it resets in hours.
+    r"|hit your chatgpt usage limit",
     _I,
 )
 
 RETRYABLE_PATTERNS = re.compile(
     r"overloaded|rate.?limit|too many requests|service unavailable|temporarily unavailable"
-    r"|server error|internal error|bad gateway|gateway time-?out|upstream"
+    r"|server.?error|internal.?error|bad gateway|gateway time-?out|upstream"
     r"|timed? ?out|timeout|connection (error|reset|refused|closed|lost|terminated|dropped)"
     r"|network (error|connection lost)|socket hang up|econnreset|econnrefused|etimedout"
     r"|fetch failed|other side closed|terminated|stream (ended|closed) unexpectedly"
@@ -105,9 +107,10 @@ _SERVER_DELAY = re.compile(r"^Server requested (\d+)s retry delay \(max: \d+s\)"
 
 _STRONG_TRANSIENT = re.compile(r"overloaded|rate.?limit|too many requests", _I)
 _RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 520, 521, 522, 523, 524, 529}
-# A status at the start ("429 Too many requests") or after a label ("status code 503").
+# A status at the start ("429 Too many requests"), after a label ("status code 503") or in Pi's
+# "<provider> API error (429): ..." wording.
 _STATUS_IN_TEXT = re.compile(
-    r"^\s*(?:error:?\s*)?(\d{3})\b|\b(?:status(?: code)?|http|code)[\s:=]*(\d{3})\b", _I
+    r"^\s*(?:error:?\s*)?(\d{3})\b|\b(?:status(?: code)?|http|code)[\s:=]*(\d{3})\b|\berror \((\d{3})\)", _I
 )
 
 
@@ -124,7 +127,7 @@ def status_in_text(text: str) -> int | None:
     match = _STATUS_IN_TEXT.search(text)
     if not match:
         return None
-    return int(match.group(1) or match.group(2))
+    return int(match.group(1) or match.group(2) or match.group(3))
 
 
 def is_context_overflow(

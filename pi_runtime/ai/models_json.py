@@ -16,12 +16,11 @@ time, by ``pi_runtime.ai.credentials``.
 from __future__ import annotations
 
 import difflib
-import json
 from dataclasses import field
 from pathlib import Path
 from typing import Any, Literal
 
-from ..config_files import ConfigFileError, read_config_text
+from ..config_files import ConfigFileError, ConfigJsonError, DroppedValue, parse_config_json, read_config_text
 from ..jsonmodel import ConfigDict, Field, JsonModel, ValidationError, to_camel
 from ..records import record
 
@@ -305,11 +304,37 @@ def load_models_json(path: str | Path, known_apis: set[str] | None = None) -> Mo
     if not text.strip():
         return ModelsFile(path=path, exists=True)
     try:
-        data = json.loads(strip_jsonc(text))
-    except json.JSONDecodeError as exc:
-        return ModelsFile(
-            path=path,
-            exists=True,
-            errors=[f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"],
-        )
-    return parse_models_data(data, path, known_apis)
+        data, dropped = parse_config_json(strip_jsonc(text))
+    except ConfigJsonError as exc:
+        return ModelsFile(path=path, exists=True, errors=[f"{path}: {exc}"])
+    errors = _refuse_what_lost_a_value(data, dropped, path) if dropped else []
+    found = parse_models_data(data, path, known_apis)
+    found.errors[:0] = errors
+    return found
+
+
+def _refuse_what_lost_a_value(data: dict[str, Any], dropped: list[DroppedValue], path: Path) -> list[str]:
+    """Take out of ``data`` each model (or provider) a value was left out of (a number of
+    100,000 digits, a value nested 100,000 deep), as one with a bad value is refused; one
+    message each."""
+    errors: list[str] = []
+    found = data.get("providers")
+    providers: dict[str, Any] = found if isinstance(found, dict) else {}
+    gone_models: dict[str, set[int]] = {}
+    for value in dropped:
+        where = value.path
+        if len(where) < 3 or where[0] != "providers" or where[1] not in providers:
+            errors.append(f"{path}: {value}")
+            continue
+        pid = str(where[1])
+        models = providers[pid].get("models") if isinstance(providers[pid], dict) else None
+        if len(where) > 4 and where[2] == "models" and isinstance(where[3], int) and isinstance(models, list):
+            errors.append(f"{path}: providers.{pid}.models[{where[3]}]: {value.inside(4)}; model left out")
+            gone_models.setdefault(pid, set()).add(where[3])
+        else:
+            errors.append(f"{path}: providers.{pid}: {value.inside(2)}; provider left out")
+            del providers[pid]
+    for pid, indexes in gone_models.items():
+        if pid in providers:
+            providers[pid]["models"] = [m for i, m in enumerate(providers[pid]["models"]) if i not in indexes]
+    return errors

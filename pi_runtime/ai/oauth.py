@@ -1,10 +1,12 @@
-"""OAuth providers an extension registers: their login flow, stored tokens and refresh.
+"""OAuth logins: an extension's (``register_provider(..., oauth=...)``) and pi's own (``signin/``);
+stored tokens and their refresh.
 
 An extension passes ``oauth=`` to ``pi.register_provider`` (see :func:`oauth_config` for the
 accepted shapes). The provider then appears in ``/login``; :func:`run_login` runs its flow with
-:class:`LoginCallbacks` wired to the front end's dialogs (a :class:`LoginUI`) and stores the
-result in auth.json as ``{"type": "oauth", "access": ..., "refresh": ..., "expires": ...}``
-(``expires`` in Unix milliseconds, like Pi; any other keys the flow returns are kept).
+:class:`LoginCallbacks` wired to the front end's dialogs (a :class:`LoginUI`; both in
+``oauth_ui.py``, re-exported here) and stores the result in auth.json as ``{"type": "oauth",
+"access": ..., "refresh": ..., "expires": ...}`` (``expires`` in Unix milliseconds, like Pi; any
+other keys the flow returns are kept).
 
 At request time :func:`fresh_credentials` refreshes a credential that expires within
 :data:`MIN_VALIDITY_MS` (Pi's five minutes) through the provider's ``refresh_token``: under
@@ -24,12 +26,13 @@ import asyncio
 import inspect
 import time
 from collections.abc import Callable, Mapping
-from typing import Any, Protocol
+from typing import Any
 
 from ..records import record
 from . import redaction
 from .abort import AbortController, AbortError, AbortSignal, done_before_abort
 from .credentials import CredentialError
+from .oauth_ui import LoginCallbacks, LoginUI, OAuthPrompt, OAuthSelectOption, PromptKind
 
 MIN_VALIDITY_MS = 5 * 60 * 1000
 """A stored token with less than this left (ms) is refreshed before use (Pi's default)."""
@@ -47,97 +50,6 @@ class OAuthLoginCancelled(OAuthError):
 
 class OAuthRefreshError(OAuthError):
     """Refreshing a stored token failed; the user has to log in again."""
-
-
-@record(frozen=True)
-class OAuthPrompt:
-    """A question for the user during login (``on_prompt``)."""
-
-    message: str
-    placeholder: str | None = None
-    allow_empty: bool = False
-
-
-@record(frozen=True)
-class OAuthSelectOption:
-    id: str
-    label: str
-
-
-class LoginUI(Protocol):
-    """What a front end supplies so a login flow can talk to the user."""
-
-    def show_auth(self, url: str, instructions: str | None) -> None:
-        """Show (and offer to open) an authorization URL."""
-
-    def show_device_code(self, user_code: str, verification_uri: str) -> None:
-        """Show a device code and where to enter it."""
-
-    def show_progress(self, message: str) -> None:
-        """Report progress (``Waiting for the browser...``)."""
-
-    async def prompt(self, prompt: OAuthPrompt) -> str | None:
-        """Ask for text; None when the user cancelled."""
-
-    async def select(self, message: str, options: list[OAuthSelectOption]) -> str | None:
-        """Ask for one of ``options`` (returns its id); None when cancelled."""
-
-
-class LoginCallbacks:
-    """What an OAuth ``login`` function receives (Pi's ``OAuthLoginCallbacks``, in Python).
-
-    ``signal`` is an :class:`~pi_runtime.ai.abort.AbortSignal` that fires when the user
-    cancels; pass it to your network waits (``await signal.wait()``) or check ``aborted``.
-    """
-
-    def __init__(self, ui: LoginUI, signal: AbortSignal | None = None) -> None:
-        self._ui = ui
-        self.signal = signal or AbortSignal()
-
-    def on_auth(self, url: str, instructions: str | None = None) -> None:
-        """Ask the user to open ``url`` (in a browser) and follow ``instructions``."""
-        self._ui.show_auth(str(url), instructions)
-
-    def on_device_code(self, user_code: str, verification_uri: str, **_: Any) -> None:
-        """Show a device code the user enters at ``verification_uri``."""
-        self._ui.show_device_code(str(user_code), str(verification_uri))
-
-    def on_progress(self, message: str) -> None:
-        """Report what the flow is doing."""
-        self._ui.show_progress(str(message))
-
-    async def on_prompt(self, message: str, *, placeholder: str | None = None, allow_empty: bool = False) -> str:
-        """Ask the user for text (e.g. a pasted code).
-
-        Raises:
-            OAuthLoginCancelled: The user cancelled.
-        """
-        answer = await self._ui.prompt(OAuthPrompt(str(message), placeholder, allow_empty))
-        if answer is None or self.signal.aborted:
-            raise OAuthLoginCancelled("login cancelled")
-        return answer
-
-    async def on_manual_code_input(self) -> str:
-        """Ask the user to paste the authorization code by hand."""
-        return await self.on_prompt("Paste the authorization code")
-
-    async def on_select(self, message: str, options: list[Any]) -> str | None:
-        """Ask the user to choose; ``options`` are ``{"id", "label"}`` dicts or ``(id, label)``.
-
-        Returns:
-            The chosen id, or None when the user cancelled.
-        """
-        return await self._ui.select(str(message), [_option(o) for o in options])
-
-
-def _option(value: Any) -> OAuthSelectOption:
-    if isinstance(value, OAuthSelectOption):
-        return value
-    if isinstance(value, Mapping):
-        return OAuthSelectOption(str(value["id"]), str(value.get("label", value["id"])))
-    if isinstance(value, (tuple, list)) and len(value) == 2:
-        return OAuthSelectOption(str(value[0]), str(value[1]))
-    return OAuthSelectOption(str(value), str(value))
 
 
 @record
@@ -209,20 +121,25 @@ def needs_refresh(credentials: Mapping[str, Any], at_ms: int | None = None) -> b
     return (now_ms() if at_ms is None else at_ms) + MIN_VALIDITY_MS >= expires
 
 
-def checked_credentials(value: Any, what: str) -> dict[str, Any]:
-    """``value`` as an auth.json oauth entry, or OAuthError naming what is wrong with it."""
+def checked_credentials(value: Any, what: str, *, require_refresh: bool = True) -> dict[str, Any]:
+    """``value`` as an auth.json oauth entry, or OAuthError naming what is wrong with it.
+
+    ``require_refresh=False`` accepts an empty ``refresh`` (OpenRouter's sign-in gives a lasting key
+    and no refresh token).
+    """
     if not isinstance(value, Mapping):
         raise OAuthError(f"{what} returned {type(value).__name__}, not a credentials dict")
     out = dict(value)
     for key in ("access", "refresh"):
-        if not isinstance(out.get(key), str) or not out[key]:
+        empty_ok = key == "refresh" and not require_refresh and out.get(key) == ""
+        if not empty_ok and (not isinstance(out.get(key), str) or not out[key]):
             raise OAuthError(f"{what} returned credentials without a string '{key}'")
     expires = out.get("expires")
     if isinstance(expires, bool) or not isinstance(expires, (int, float)):
         raise OAuthError(f"{what} returned credentials without a numeric 'expires' (Unix ms)")
     redaction.remember(out["access"], out["refresh"])
-    out["type"] = "oauth"
-    return out
+    # "type" first, as Pi's flows write it, so an entry reads the same from either program.
+    return {"type": "oauth", **{k: v for k, v in out.items() if k != "type"}}
 
 
 async def _result(value: Any) -> Any:
@@ -237,8 +154,10 @@ def _problem(exc: BaseException, secrets: list[str | None]) -> str:
 
 
 async def run_login(storage: Any, provider: str, oauth: OAuthConfig, ui: LoginUI,
-                signal: AbortSignal | None = None) -> dict[str, Any]:
+                signal: AbortSignal | None = None, *, device_id: Callable[[], str] | None = None) -> dict[str, Any]:
     """Run ``oauth.login`` and store what it returns in ``storage`` (an ``AuthStorage``).
+
+    ``device_id`` gives this installation's id to flows that send one (Sign in with ChatGPT).
 
     Returns:
         The stored entry.
@@ -248,7 +167,7 @@ async def run_login(storage: Any, provider: str, oauth: OAuthConfig, ui: LoginUI
         OAuthError: The flow failed or returned unusable credentials.
         AuthFileError: auth.json could not be written.
     """
-    callbacks = LoginCallbacks(ui, signal)
+    callbacks = LoginCallbacks(ui, signal, device_id=device_id)
     flow = asyncio.ensure_future(_result(oauth.login(callbacks)))
 
     def cancel() -> None:
@@ -267,7 +186,7 @@ async def run_login(storage: Any, provider: str, oauth: OAuthConfig, ui: LoginUI
         raise OAuthError(f"login to {oauth.name} failed: {_problem(exc, [])}") from None
     finally:
         remove()
-    entry = checked_credentials(value, f"{oauth.name} login")
+    entry = checked_credentials(value, f"{oauth.name} login", require_refresh=not _builtin(oauth))
     await asyncio.to_thread(storage.set, provider, entry)
     return entry
 
@@ -281,6 +200,11 @@ def _finished(task: asyncio.Future[Any]) -> None:
     _running.discard(task)
     if not task.cancelled():
         task.exception()  # retrieved: a refresh nobody waits for any more fails quietly
+
+
+def _builtin(oauth: Any) -> bool:
+    """Whether ``oauth`` is one of pi's own sign-ins (``signin``), not an extension's."""
+    return getattr(oauth, "builtin", False) is True
 
 
 def _takes_signal(fn: Callable[..., Any]) -> bool:
@@ -297,8 +221,12 @@ def _takes_signal(fn: Callable[..., Any]) -> bool:
 
 
 async def fresh_credentials(storage: Any, provider: str, oauth: OAuthConfig,
-                            signal: AbortSignal | None = None) -> dict[str, Any] | None:
+                            signal: AbortSignal | None = None, *,
+                            needs: Callable[[dict[str, Any]], bool] | None = None) -> dict[str, Any] | None:
     """The stored oauth credential of ``provider``, refreshed first when it (nearly) expired.
+
+    ``needs`` replaces the expiry test (asked before and again under the lock): a credential a
+    server refused is renewed although it is not yet due.
 
     ``refresh_token(credentials, signal)`` gets an abort signal, as Pi's does: it fires when
     ``signal`` (the request's) fires or after :data:`REFRESH_TIMEOUT`. When ``signal`` fires
@@ -313,10 +241,11 @@ async def fresh_credentials(storage: Any, provider: str, oauth: OAuthConfig,
         OAuthRefreshError: The provider's ``refresh_token`` failed or returned garbage.
         AbortError: ``signal`` fired first.
     """
+    due = needs or needs_refresh
     cred = storage.get(provider)
     if cred is None or cred.type != "oauth":
         return None
-    if not needs_refresh(cred.data):
+    if not due(cred.data):
         return dict(cred.data)
     if signal is not None:
         signal.throw_if_aborted()
@@ -334,20 +263,21 @@ async def fresh_credentials(storage: Any, provider: str, oauth: OAuthConfig,
             fn = oauth.refresh_token
             call = fn(dict(current), controller.signal) if _takes_signal(fn) else fn(dict(current))
             value = await asyncio.wait_for(_result(call), REFRESH_TIMEOUT)
-            return checked_credentials(value, f"{oauth.name} refresh_token")
+            return checked_credentials(value, f"{oauth.name} refresh_token", require_refresh=not _builtin(oauth))
         except Exception as exc:  # noqa: BLE001 - any failure means: log in again
             if signal is not None and signal.aborted:
                 raise AbortError("aborted during the OAuth token refresh") from None
             raise OAuthRefreshError(
                 f"Refreshing the OAuth token for {oauth.name} ({provider}) failed "
-                f"({_problem(exc, secrets)}). Run /login {provider} to log in again."
+                f"({_problem(exc, secrets)}). Run /login {provider} to log in again "
+                f"(outside pi: pi auth login {provider})."
             ) from None
         finally:
             timer.cancel()
 
     async def locked() -> dict[str, Any] | None:
         async with lock:  # one refresh per provider in this process; the file lock covers others
-            return await storage.refresh_oauth(provider, needs_refresh, refresh)
+            return await storage.refresh_oauth(provider, due, refresh)
 
     unlink = signal.add_listener(lambda: controller.abort(signal.reason)) if signal is not None else None
     task = asyncio.ensure_future(locked())
@@ -379,6 +309,24 @@ def api_key(oauth: OAuthConfig, provider: str, credentials: Mapping[str, Any]) -
     return key
 
 
+def request_credentials(oauth: Any, provider: str, credentials: Mapping[str, Any]) -> Any:
+    """What a request carries for a stored credential (``signin.RequestCredentials``): pi's own sign-ins
+    say it themselves (the key, and GitHub Copilot's endpoint); an extension's ``get_api_key`` gives the key.
+
+    Raises:
+        OAuthError: No key can be derived (the message says to log in again).
+    """
+    from .signin import RequestCredentials
+
+    if not _builtin(oauth):
+        return RequestCredentials(api_key=api_key(oauth, provider, credentials))
+    auth = oauth.to_auth(dict(credentials))
+    if not auth.api_key and not auth.headers:
+        raise OAuthError(f"{oauth.name} ({provider}): the stored sign-in holds no token; run /login {provider}")
+    redaction.remember(auth.api_key, *auth.headers.values())
+    return auth
+
+
 def modified_models(oauth: OAuthConfig, models: list[Any], credentials: Mapping[str, Any]) -> list[Any]:
     """``oauth.modify_models(models, credentials)``, or ``models`` when it has none."""
     if oauth.modify_models is None:
@@ -398,11 +346,13 @@ __all__ = [
     "OAuthPrompt",
     "OAuthRefreshError",
     "OAuthSelectOption",
+    "PromptKind",
     "api_key",
     "checked_credentials",
     "fresh_credentials",
     "modified_models",
     "needs_refresh",
     "oauth_config",
+    "request_credentials",
     "run_login",
 ]

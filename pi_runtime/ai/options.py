@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import field
-from typing import Any
+from typing import Any, Literal
 
 from ..records import record
 from .abort import AbortSignal
@@ -43,6 +43,9 @@ class StreamOptions:
     secrets: tuple[str, ...] = ()
     """Configured secret values besides the key (resolved header values, env and command parts);
     error messages never show them."""
+    transport: Literal["auto", "sse", "websocket", "websocket-cached"] = "auto"
+    """Pi's ``transport`` setting, for providers that speak more than one (openai-codex-responses:
+    WebSocket first, SSE on failure, unless ``sse``)."""
     extra: dict[str, Any] = field(default_factory=dict)
     """Provider-specific knobs."""
     on_headers: Callable[[dict[str, str]], Awaitable[dict[str, str]]] | None = None
@@ -57,26 +60,29 @@ class StreamOptions:
 
 @record(frozen=True)
 class RequestLimits:
-    """The settings-driven limits of every request, in seconds (None: no limit)."""
+    """The settings-driven limits of every request, in seconds (None: no limit), and its transport."""
 
     idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT
     request_timeout: float | None = DEFAULT_IDLE_TIMEOUT
     max_retry_delay: float | None = DEFAULT_MAX_RETRY_DELAY
+    transport: Literal["auto", "sse", "websocket", "websocket-cached"] = "auto"
 
     @classmethod
     def from_ms(
-        cls, idle_ms: float | str | None, request_ms: float | None, max_retry_delay_ms: float | None
+        cls, idle_ms: float | str | None, request_ms: float | None, max_retry_delay_ms: float | None,
+        transport: Literal["auto", "sse", "websocket", "websocket-cached"] = "auto",
     ) -> RequestLimits:
         """Pi's settings: ``httpIdleTimeoutMs`` (0 or ``"disabled"``: none), ``retry.provider.timeoutMs``
         (None: the idle timeout) and ``retry.provider.maxRetryDelayMs`` (0: no limit)."""
         idle = None if isinstance(idle_ms, str) or not idle_ms else float(idle_ms) / 1000
         request = idle if request_ms is None else (float(request_ms) / 1000 or None)
         delay = None if not max_retry_delay_ms else float(max_retry_delay_ms) / 1000
-        return cls(idle_timeout=idle, request_timeout=request, max_retry_delay=delay)
+        return cls(idle_timeout=idle, request_timeout=request, max_retry_delay=delay, transport=transport)
 
     def apply(self, options: StreamOptions) -> StreamOptions:
         """Put these limits on ``options`` (in place) and return it."""
         options.timeout = self.idle_timeout
         options.request_timeout = self.request_timeout
         options.max_retry_delay = self.max_retry_delay
+        options.transport = self.transport
         return options

@@ -27,12 +27,21 @@ _BUILTIN_APIS = {
     "openai-responses": "pi_runtime.ai.providers.openai_responses",
     "anthropic-messages": "pi_runtime.ai.providers.anthropic_messages",
     "google-generative-ai": "pi_runtime.ai.providers.google_generative",
+    "bedrock-converse-stream": "pi_runtime.ai.providers.bedrock_converse",
+    "google-vertex": "pi_runtime.ai.providers.google_vertex",
+    "mistral-conversations": "pi_runtime.ai.providers.mistral_conversations",
+    "azure-openai-responses": "pi_runtime.ai.providers.azure_openai_responses",
+    "openai-codex-responses": "pi_runtime.ai.providers.openai_codex_responses",
+    "pi-messages": "pi_runtime.ai.providers.pi_messages",
     "scripted": "pi_runtime.ai.providers.scripted",
 }
 _registry: dict[str, ProviderStream] = {}
 _takes_wire: set[ProviderStream] = set()
 """Built-in stream functions whose module sets ``ACCEPTS_WIRE_MESSAGES``: they take a stored
 message's wire dict in ``context.messages`` as it is; every other one is given objects."""
+_takes_system: set[ProviderStream] = set()
+"""Built-in stream functions whose module sets ``ACCEPTS_SYSTEM_MESSAGES``: the agent loop leaves
+the transcript's system messages (prompt sections, tool declarations) in their context."""
 
 
 def register_api(api: str, fn: ProviderStream) -> None:
@@ -52,6 +61,8 @@ def get_api(api: str) -> ProviderStream | None:
         _registry[api] = fn
         if getattr(module, "ACCEPTS_WIRE_MESSAGES", False):
             _takes_wire.add(fn)
+        if getattr(module, "ACCEPTS_SYSTEM_MESSAGES", False):
+            _takes_system.add(fn)
     return fn
 
 
@@ -59,6 +70,12 @@ def takes_wire_messages(api: str) -> bool:
     """Whether the provider for ``api`` reads stored messages as wire dicts (else it gets objects)."""
     fn = get_api(api)
     return fn is not None and fn in _takes_wire
+
+
+def takes_system_messages(api: str) -> bool:
+    """Whether the provider for ``api`` reads the transcript's system messages (Pi's own API does)."""
+    fn = get_api(api)
+    return fn is not None and fn in _takes_system
 
 
 def known_apis() -> list[str]:
@@ -147,6 +164,13 @@ def stream(
         return AssistantMessageStream(model, _unknown_api(model))
     if fn not in _takes_wire:
         context = with_objects(context)
+    if model.provider == "github-copilot":
+        from dataclasses import replace
+
+        from .providers.subscription_quirks import copilot_headers
+
+        # Per-conversation headers Copilot expects; headers the caller set still win.
+        opts = replace(opts, headers={**copilot_headers(context.messages), **opts.headers})
     if getattr(model, "base_url", "").startswith("https:"):
         from ..http import prepare_in_background
 

@@ -166,6 +166,9 @@ class AssistantMessage(MessageBase, tag="assistant", kw_only=True):
     api: str = ""
     provider: str = ""
     model: str = ""
+    provider_thinking_level: str | None = None
+    """The effort a Codex model was told mid-conversation (Pi's ``providerThinkingLevel``), replayed
+    with the message as a ``configuration_update`` item."""
     usage: Usage = field(default_factory=Usage)
     stop_reason: StopReason = "pending"
     timestamp: int = field(default_factory=now_ms)
@@ -319,6 +322,9 @@ class Tool(WireStruct, kw_only=True):
     name: str
     description: str = ""
     parameters: dict[str, Any] = field(default_factory=_empty_parameters)
+    constrained_sampling: dict[str, Any] | None = None
+    """Pi's ``constrainedSampling``: ``{"type": "json_schema", "strict": "prefer" | "require"}`` asks
+    providers with a strict tool mode (OpenAI Responses) to send the schema strict when it fits."""
 
 
 class Context(WireStruct, kw_only=True):
@@ -348,8 +354,9 @@ class Context(WireStruct, kw_only=True):
 # --------------------------------------------------------------------------- models
 
 Api = str
-"""Wire protocol id: openai-completions, openai-responses, anthropic-messages,
-google-generative-ai, scripted, or a custom one registered at run time."""
+"""Wire protocol id: openai-completions, openai-responses, anthropic-messages, google-generative-ai,
+mistral-conversations, azure-openai-responses, openai-codex-responses, pi-messages, scripted, or a
+custom one registered at run time."""
 
 ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
 THINKING_LEVELS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high", "xhigh")
@@ -392,7 +399,17 @@ class Model(WireModel):
     max_tokens: int = 16_384
     headers: dict[str, str] | None = None
     compat: dict[str, Any] | None = None
-    """OpenAI-compatibility switches (see models-configuration.md)."""
+    """The wire API's switches for this model (Pi's ``compat``; see models-configuration.md)."""
+    thinking_level_map: dict[str, str | None] | None = None
+    """Pi thinking level -> the provider's value; null marks a level the model lacks."""
+    input_limits: dict[str, Any] | None = None
+    """Request size and image limits (``maxRequestBytes``, ``images.maxPerRequest``, resizing)."""
+    prompt_cache: dict[str, Any] | None = None
+    """Prompt-cache lifetimes in seconds per retention tier (``short``, ``long``)."""
+    sampling_params: dict[str, Any] | None = None
+    """Default sampling parameters (temperature, top_p, ...); a request's own win."""
+    sampling_params_by_thinking_level: dict[str, dict[str, Any]] | None = None
+    """Sampling parameters for a thinking level, over ``sampling_params``."""
 
     @property
     def ref(self) -> str:

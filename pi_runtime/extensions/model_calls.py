@@ -154,5 +154,7 @@ class ExtensionModelRegistry:
             auth = await self._registry.request_auth_async(model, opts.signal)  # reaches an OAuth refresh_token
             headers = {**dict(auth.headers or {}), **opts.headers}
             opts = dataclasses.replace(opts, api_key=auth.api_key, headers=headers)
+            if getattr(auth, "base_url", None):
+                model = model.model_copy(update={"base_url": auth.base_url})  # the credential's own endpoint
         async for event in stream(model, ctx, opts):
             yield event

@@ -3,9 +3,10 @@
 Every request pi makes to a model provider goes through here, and extensions are welcome to
 use it too (``docs/extensions.md``, "HTTP requests"). What it gives over a bare client:
 
-- proxies from the environment (``HTTPS_PROXY``, ``HTTP_PROXY``, ``ALL_PROXY``, ``NO_PROXY``;
-  Pi's ``httpProxy`` setting arrives as the first two), and a clear error for a proxy URL it
-  cannot use;
+- proxies from the environment (``HTTPS_PROXY``, ``HTTP_PROXY``, ``ALL_PROXY`` with ``socks5://``
+  too, ``NO_PROXY``; Pi's ``httpProxy`` setting fills the first two when they are unset, see
+  ``apply_proxy_setting``), a clear error for a proxy URL it cannot use, and errors that say when
+  it is the proxy that cannot be reached or answers nonsense;
 - the trust store Pi's users expect: the system's, ``SSL_CERT_FILE`` / ``SSL_CERT_DIR``, plus
   ``NODE_EXTRA_CA_CERTS`` (``trust_store()``);
 - one keep-alive connection pool per event loop (``shared_client()``), closed with its loop;
@@ -60,6 +61,26 @@ class ProtocolCut(HTTPError):
 
 class Aborted(Exception):
     """The request was cancelled through its abort signal."""
+
+
+PROXY_SETTING_VARIABLES: set[str] = set()
+"""Proxy variables pi set from the ``httpProxy`` setting (messages name the setting, not them)."""
+
+
+def apply_proxy_setting(value: str | None) -> None:
+    """Pi's ``httpProxy`` setting (global settings only): the proxy for every request, applied as
+    Pi applies it, by setting ``HTTP_PROXY`` and ``HTTPS_PROXY`` where they are unset. The
+    environment wins; child processes (the bash tool, MCP servers) inherit the variables, as in
+    Pi. Call it before the first request."""
+    import os
+
+    proxy = (value or "").strip()
+    if not proxy:
+        return
+    for name in ("HTTP_PROXY", "HTTPS_PROXY"):
+        if name not in os.environ:
+            os.environ[name] = proxy
+            PROXY_SETTING_VARIABLES.add(name)
 
 
 _preparing: set[str] = set()

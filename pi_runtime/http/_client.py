@@ -26,6 +26,22 @@ _PROXY_VARIABLES = ("https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY", "a
 _clients: WeakKeyDictionary[asyncio.AbstractEventLoop, httpx2.AsyncClient] = WeakKeyDictionary()
 
 
+_QUOTED = 200
+"""Characters of what a server or proxy sent that an error message quotes (a proxy's 4 KB reason
+phrase was quoted whole)."""
+
+
+def _head(text: str) -> str:
+    return text if len(text) <= _QUOTED else f"{text[:_QUOTED]}… ({len(text):,} characters)"
+
+
+def _variable_name(name: str) -> str:
+    """How a message names a proxy variable: pi's own from the ``httpProxy`` setting say so."""
+    from . import PROXY_SETTING_VARIABLES
+
+    return "the httpProxy setting" if name in PROXY_SETTING_VARIABLES else name
+
+
 def _check_proxy_variables() -> None:
     """Refuse, by variable name, a proxy URL httpx2 would reject with a less helpful message."""
     for name in _PROXY_VARIABLES:
@@ -33,16 +49,31 @@ def _check_proxy_variables() -> None:
         if not value or "://" not in value:
             continue  # httpx2 reads "host:port" as an http:// proxy
         scheme = value.split("://", 1)[0].lower()
-        if scheme in ("http", "https"):
-            continue
-        if scheme in ("socks5", "socks5h"):
-            try:
-                import socksio  # noqa: F401 - httpx2's optional SOCKS support
-            except ImportError:
-                raise HTTPError(f"{name}: socks5:// proxies need the optional 'socksio' package, which is "
-                                "not installed (pip install socksio), or use an http:// proxy") from None
-            continue
-        raise HTTPError(f"{name}: only http://, https:// and socks5:// proxies are supported (got a {terminal_safe(scheme, multiline=True)}:// URL)")
+        if scheme in ("http", "https", "socks5", "socks5h"):
+            continue  # socks: httpx2 with socksio, a dependency of pi
+        raise HTTPError(f"{_variable_name(name)}: only http://, https:// and socks5:// proxies are supported "
+                        f"(got a {terminal_safe(scheme, multiline=True)[:40]}:// URL)")
+
+
+def proxy_for(url: httpx2.URL) -> tuple[str, str] | None:
+    """The proxy a request to ``url`` goes through, as ``(how it was configured, host:port)``, or
+    None when it goes direct (no proxy variable for its scheme, or ``NO_PROXY`` names its host).
+    For messages: httpx2 itself decides the route, from the same variables."""
+    from urllib.request import getproxies_environment, proxy_bypass
+
+    proxies = getproxies_environment()
+    value = proxies.get(url.scheme) or proxies.get("all")
+    port = url.port or (443 if url.scheme == "https" else 80)
+    if not value or proxy_bypass(f"{url.host}:{port}"):  # NO_PROXY (the environment's, off macOS and Windows)
+        return None
+    wanted = {f"{url.scheme}_proxy", "all_proxy"}
+    name = next((n for n in _PROXY_VARIABLES if n.lower() in wanted and os.environ.get(n) == value), "a proxy variable")
+    try:
+        proxy = httpx2.URL(value if "://" in value else f"http://{value}")
+        where = f"{proxy.host}:{proxy.port or (443 if proxy.scheme == 'https' else 1080 if 'socks' in proxy.scheme else 80)}"
+    except httpx2.InvalidURL:
+        where = terminal_safe(value)[:80]
+    return _variable_name(name), where
 
 
 def _proxy_configured() -> bool:
@@ -58,7 +89,9 @@ def _build() -> httpx2.AsyncClient:
             follow_redirects=False,  # see follow() for which redirects pi takes
             timeout=httpx2.Timeout(None),  # phases are timed per request (open_response, read_body)
             limits=httpx2.Limits(max_connections=None, max_keepalive_connections=8, keepalive_expiry=60),
-            headers={"user-agent": "pi"},
+            # The encodings Pi's client asks for. httpx2 would add zstd once a zstd module is present
+            # (backports.zstd comes for the Codex request bodies); servers answer as they answered before.
+            headers={"user-agent": "pi", "accept-encoding": "gzip, deflate"},
         )
     except (ValueError, ImportError) as exc:
         raise HTTPError(f"the proxy settings cannot be used: {exc}") from exc
@@ -112,18 +145,29 @@ def follow(url: httpx2.URL, status: int, location: str | None) -> httpx2.URL:
 
 
 def translate(exc: Exception, url: httpx2.URL | str, phase: Phase) -> HTTPError:
-    """httpx2's exception as pi's, with a message that names what failed."""
+    """httpx2's exception as pi's, with a message that names what failed: the server, or the
+    proxy in between when there is one (a closed proxy is not an unreachable server)."""
     where = url if isinstance(url, httpx2.URL) else None
     target = f"{where.host}:{where.port or (443 if where.scheme == 'https' else 80)}" if where else str(url)
-    text = terminal_safe(str(exc), multiline=True) or type(exc).__name__
+    text = _head(terminal_safe(str(exc), multiline=True) or type(exc).__name__)
+    proxy = proxy_for(where) if where is not None and phase == "head" else None
+    if proxy is not None and isinstance(exc, (httpx2.ConnectTimeout, httpx2.ConnectError)):
+        variable, address = proxy
+        if isinstance(exc, httpx2.ConnectTimeout):
+            return HTTPTimeout(f"connect to the proxy {address} ({variable}) timed out; {target} was not reached",
+                               "connect")
+        return HTTPError(f"cannot connect to the proxy {address} ({variable}): {text}; {target} was not reached")
     if isinstance(exc, httpx2.ConnectTimeout):
         return HTTPTimeout(f"connect to {target} timed out", "connect")
     if isinstance(exc, httpx2.TimeoutException):
         return HTTPTimeout(text, phase)
     if isinstance(exc, httpx2.ProxyError):
-        return HTTPError(f"the proxy refused the connection to {target}: {text}")
+        via = f" {proxy[1]} ({proxy[0]})" if proxy is not None else ""
+        return HTTPError(f"the proxy{via} refused the connection to {target}: {text}")
     if isinstance(exc, httpx2.ConnectError):
         return HTTPError(f"cannot connect to {target}: {text}")
+    if proxy is not None and isinstance(exc, httpx2.RemoteProtocolError):
+        return MalformedResponse(f"malformed answer from the proxy {proxy[1]} ({proxy[0]}) for {target}: {text}")
     if isinstance(exc, httpx2.RemoteProtocolError):
         if "peer closed" in text or "incomplete" in text or "without sending" in text:
             return ProtocolCut(text)
@@ -179,10 +223,41 @@ async def open_response(
                 error.seconds = connect_timeout
             raise error from exc
         if response.status_code not in _REDIRECTS:
+            problem = _undecodable(response.headers.get("content-encoding", ""))
+            if problem:
+                await response.aclose()
+                raise MalformedResponse(f"the response from {target.host} {problem}")
             return response
         await response.aclose()
         target = follow(target, response.status_code, response.headers.get("location"))
     raise HTTPError(f"more than {MAX_REDIRECTS} redirects, the last to {terminal_safe(str(target), multiline=True)[:500]}")
+
+
+_DECODERS = {"br": ("brotli", "brotlicffi"), "zstd": ("compression.zstd", "backports.zstd")}
+"""Encodings httpx2 decodes only with an optional module (gzip and deflate it always does)."""
+
+
+def _undecodable(header: str) -> str | None:
+    """What to say when the body is compressed in a way that cannot be undone here (else None).
+
+    Without its module httpx2 hands a ``br`` body on as it is, and the stream reader saw only
+    noise ("stream ended without a finish reason"). Other unknown names are passed through, as
+    Pi's fetch does (a server may label a plain body oddly).
+    """
+    import importlib.util
+
+    for name in (part.strip().lower() for part in header.split(",")):
+        modules = _DECODERS.get(name)
+        if modules is not None and not any(_importable(importlib.util, m) for m in modules):
+            return f"is compressed with {name} (Content-Encoding), and the {modules[0]} module that decodes it is not installed"
+    return None
+
+
+def _importable(util: Any, module: str) -> bool:
+    try:
+        return util.find_spec(module) is not None
+    except (ImportError, ValueError):  # a parent package that is missing
+        return False
 
 
 async def read_body(

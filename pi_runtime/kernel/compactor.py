@@ -37,7 +37,7 @@ class Compactor:
         emit: The kernel's event outlet.
         gate: Extensions' vetoes and notifications.
         settings: Returns the typed ``Settings`` in force (None: defaults).
-        request_auth: ``model -> (api_key, headers)`` for the summary calls.
+        request_auth: ``model -> (model to send to, api_key, headers)`` for the summary calls.
     """
 
     def __init__(
@@ -49,7 +49,7 @@ class Compactor:
         emit: Callable[[Any], Awaitable[None]],
         gate: ExtensionGate,
         settings: Callable[[], Any],
-        request_auth: Callable[[Any, Any], Awaitable[tuple[str | None, dict[str, str]]]],
+        request_auth: Callable[[Any, Any], Awaitable[tuple[Any, str | None, dict[str, str]]]],
     ) -> None:
         self._agent = agent
         self._record = record
@@ -262,8 +262,8 @@ class Compactor:
                 raw["summary"], raw["firstKeptEntryId"], raw["tokensBefore"], raw.get("details"), True,
                 usage=raw.get("usage"), system_message=preparation.system_message if preparation else None)
             return raw
-        api_key, headers = await self._request_auth(self._agent.state.model, controller.signal)
-        return await run_compaction(manager, self._agent.state.model, settings=settings, api_key=api_key,
+        model, api_key, headers = await self._request_auth(self._agent.state.model, controller.signal)
+        return await run_compaction(manager, model, settings=settings, api_key=api_key,
                                     headers=headers, instructions=instructions, signal=controller.signal,
                                     preparation=preparation)
 
@@ -274,12 +274,12 @@ class Compactor:
 
         controller = self._controller = controller or AbortController()
         try:
-            api_key, headers = await self._request_auth(self._agent.state.model, controller.signal)
+            model, api_key, headers = await self._request_auth(self._agent.state.model, controller.signal)
             return await summarize_branch(
                 self._record.manager,
                 old_leaf,
                 target,
-                self._agent.state.model,
+                model,
                 api_key=api_key,
                 headers=headers,
                 instructions=instructions,

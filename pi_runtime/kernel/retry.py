@@ -60,6 +60,7 @@ class RetryPolicy:
 
 
 def request_limits(settings: Any) -> RequestLimits:
-    """Timeouts and the server-delay cap for each request, from a typed ``Settings``."""
+    """Timeouts, the server-delay cap and the transport for each request, from a typed ``Settings``."""
     provider = settings.retry.provider
-    return RequestLimits.from_ms(settings.http_idle_timeout_ms, provider.timeout_ms, provider.max_retry_delay_ms)
+    return RequestLimits.from_ms(settings.http_idle_timeout_ms, provider.timeout_ms, provider.max_retry_delay_ms,
+                                 settings.transport)

@@ -165,6 +165,8 @@ class AgentSession:
         if model_registry is not None:
             # The run's signal reaches an OAuth provider's refresh_token (abort/shutdown cancels it).
             agent.get_request_auth = lambda model: model_registry.request_auth_async(model, agent.signal)
+            # A signed-in credential refused before its time (401) is renewed once (oauth_logins.py).
+            agent.reauthorize = lambda model, key: model_registry.reauthorize(model.provider, key, agent.signal)
         agent.request_limits = lambda: request_limits(typed_settings(self.settings))
 
     # ------------------------------------------------------------------ events
@@ -603,8 +605,11 @@ class AgentSession:
 
     # ------------------------------------------------------------------ plumbing
 
-    async def _request_auth(self, model: Any, signal: Any = None) -> tuple[str | None, dict[str, str]]:
+    async def _request_auth(self, model: Any, signal: Any = None) -> tuple[Any, str | None, dict[str, str]]:
+        """``(model to send to, key, headers)``: the model carries the endpoint a credential names."""
         if self.model_registry is None:
-            return None, {}
+            return model, None, {}
         auth = await self.model_registry.request_auth_async(model, signal)
-        return auth.api_key, dict(auth.headers or {})
+        if auth.base_url:
+            model = model.model_copy(update={"base_url": auth.base_url})
+        return model, auth.api_key, dict(auth.headers or {})

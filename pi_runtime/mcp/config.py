@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
+from ..config_files import ConfigJsonError, DroppedValue, parse_config_json, read_config_text
 from ..records import record
 from . import CONFIG_FILE as CONFIG_FILE
 from . import global_path as global_path
@@ -264,56 +265,53 @@ def is_override(entry: Mapping[str, Any]) -> bool:
 # ----------------------------------------------------------------------------- loading
 
 
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
+def _read(path: Path) -> tuple[dict[str, Any] | None, list[DroppedValue], str | None]:
+    """The parsed file (None when missing or unusable), the values left out of it, and the
+    problem that made it unusable.
 
-
-def parse_json(text: str) -> Any:
-    """An ``mcp.json`` text as JSON ({} when blank), strictly: no ``NaN``/``Infinity``.
-
-    Raises:
-        ValueError: Invalid JSON, a non-standard constant, or nesting too deep to read; the
-            message says where or what.
+    Hardened as every config file (``config_files``): a FIFO is refused unread, a 100,000-digit
+    number or a value nested 100,000 deep is left out (its server is then refused).
     """
-    if not text.strip():
-        return {}
     try:
-        return json.loads(text, parse_constant=_no_constant)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
-    except RecursionError:
-        raise ValueError("invalid JSON: nested too deeply (arrays or objects inside each other)") from None
-
-
-def _read(path: Path) -> tuple[dict[str, Any] | None, str | None]:
-    """The parsed file (None when missing) or the problem."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")
+        text = read_config_text(path)
     except FileNotFoundError:
-        return None, None
+        return None, [], None
     except (OSError, UnicodeDecodeError) as exc:
-        return None, f"{path}: {exc}"
+        return None, [], f"{path}: {exc}"
     try:
-        data = parse_json(text)
-    except ValueError as exc:
-        return None, f"{path}: {exc}"
+        data, dropped = parse_config_json(text)
+    except ConfigJsonError as exc:
+        return None, [], f"{path}: {exc}"
+    if data is None:
+        return {}, [], None
     if not isinstance(data, dict) or not isinstance(data.get("mcpServers", {}), dict):
-        return None, f'{path}: expected an object with an "mcpServers" object'
-    return data, None
+        return None, [], f'{path}: expected an object with an "mcpServers" object'
+    return data, dropped, None
 
 
 def _read_into(config: McpConfig, path: Path, scope: Scope, servers: dict[str, McpServerEntry]) -> None:
-    data, problem = _read(path)
+    data, dropped, problem = _read(path)
     if problem:
         config.errors.append(problem)
     if data is None:
         return
+    # A server with a value left out is refused whole, as one with a bad value is: without
+    # it (``"enabled": NaN``) it could run where the user meant it not to.
+    refused: dict[str, DroppedValue] = {}
+    for value in dropped:
+        if len(value.path) > 2 and value.path[0] == "mcpServers" and isinstance(value.path[1], str):
+            refused.setdefault(value.path[1], value)
+        else:
+            config.errors.append(f"{path}: {value}")
     auto = data.get("autoEnableCodemode")
     if isinstance(auto, bool):
         config.auto_enable_codemode = auto
     elif auto is not None:
         config.errors.append(f"{path}: autoEnableCodemode must be a boolean")
     for name, value in (data.get("mcpServers") or {}).items():
+        if name in refused:
+            config.errors.append(f'{path}: server "{name}": {refused[name].inside(2)}')
+            continue
         if scope == "project" and isinstance(value, dict) and is_override(value):
             base = servers.get(name)
             extra = [k for k in value if k not in _OVERRIDE_KEYS]
@@ -370,15 +368,18 @@ def _edit(path: Path, change: Callable[[dict[str, Any], dict[str, Any]], bool]) 
         McpConfigError: The file cannot be read or written, or is not an ``mcpServers`` object.
     """
     try:
-        text: str | None = path.read_text(encoding="utf-8-sig")
+        text: str | None = read_config_text(path)
     except FileNotFoundError:
         text = None
     except (OSError, UnicodeDecodeError) as exc:
         raise McpConfigError(str(exc)) from exc
     try:
-        data = parse_json(text or "")
-    except ValueError as exc:
+        data, dropped = parse_config_json(text or "")
+    except ConfigJsonError as exc:
         raise McpConfigError(str(exc)) from exc
+    if dropped:  # written back without it, the user's text would be lost
+        raise McpConfigError(f"it holds a value pi cannot keep ({dropped[0]})")
+    data = {} if data is None else data
     if not isinstance(data, dict) or not isinstance(data.get("mcpServers", {}), dict):
         raise McpConfigError('expected an object with an "mcpServers" object')
     servers = data.setdefault("mcpServers", {})

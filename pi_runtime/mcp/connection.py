@@ -50,9 +50,18 @@ def _load_sdk() -> dict[str, Any]:
         from mcp.shared._httpx_utils import create_mcp_http_client
         from mcp.shared.exceptions import MCPError
 
+        from .http_transport import budgeted
         from .stdio import stdio_transport, stop_process
 
-        _SDK.update(Client=Client, types=mcp_types, streamable_http_client=streamable_http_client,
+        # The SDK logs what it cannot parse with a traceback (logger.exception); with no handler
+        # configured, Python's last resort printed those on stderr, through the app's screen
+        # and into RPC clients' logs. The failure still reaches the caller as the error of the
+        # request it answered (a tool call's error, a connection's state).
+        sdk_log = logging.getLogger("mcp")
+        if not any(isinstance(h, logging.NullHandler) for h in sdk_log.handlers):
+            sdk_log.addHandler(logging.NullHandler())
+        sdk_log.propagate = False
+        _SDK.update(Client=Client, types=mcp_types, streamable_http_client=streamable_http_client, budgeted=budgeted,
                     stdio_transport=stdio_transport, stop_process=stop_process, http_client=create_mcp_http_client,
                     MCPError=MCPError, httpx=httpx2)
     return _SDK
@@ -277,7 +286,7 @@ class McpConnection:
         self._unauthorized = False
         http.event_hooks["response"].append(self._saw_response)
         stack.push_async_callback(http.aclose)
-        return parts["streamable_http_client"](str(config["url"]), http_client=http)
+        return parts["budgeted"](parts["streamable_http_client"](str(config["url"]), http_client=http))
 
     def _oauth(self) -> Any:
         """The SDK's OAuth provider when a sign-in is stored for this server, else None (see

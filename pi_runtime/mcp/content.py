@@ -11,7 +11,9 @@ Everything here works on wire-form dicts (``model_dump(by_alias=True)``), so it 
 
 from __future__ import annotations
 
+import atexit
 import base64
+import contextlib
 import json
 import os
 import re
@@ -28,12 +30,29 @@ READ_RESOURCE_TOOL = "read_mcp_resource"
 Block = TextContent | ImageContent
 
 
+_saved: list[str] = []
+"""Temporary files this process wrote, removed when it exits."""
+
+
 def save_temp(data: bytes | str, suffix: str) -> str:
-    """Write ``data`` to a new temporary file (``pi-mcp-*``) and return its path."""
+    """Write ``data`` to a new temporary file (``pi-mcp-*``) and return its path.
+
+    The file is there for the rest of the run (the model may read it) and removed when pi exits:
+    Pi leaves them in the temporary folder for good, one per large result.
+    """
     fd, path = tempfile.mkstemp(prefix="pi-mcp-", suffix=suffix)
+    if not _saved:
+        atexit.register(_remove_saved)
+    _saved.append(path)
     with os.fdopen(fd, "wb") as handle:
         handle.write(data.encode("utf-8") if isinstance(data, str) else data)
     return path
+
+
+def _remove_saved() -> None:
+    while _saved:
+        with contextlib.suppress(OSError):
+            os.unlink(_saved.pop())
 
 
 def _extension(uri: str) -> str:

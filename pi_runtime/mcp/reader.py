@@ -49,6 +49,32 @@ def _first_problem(exc: Exception) -> str:
     return str(exc).split("\n", 1)[0]
 
 
+class NotificationBudget:
+    """How many report-only notifications (progress, log messages) get through: a burst, then a
+    steady rate; the rest are dropped before the SDK spends a task on each."""
+
+    def __init__(self) -> None:
+        self.dropped = 0
+        """Notifications dropped over the budget so far."""
+        self._tokens = float(NOTIFICATION_BURST)
+        self._refilled = time.monotonic()
+
+    def admits(self, message: Any) -> bool:
+        """Whether to hand ``message`` (a parsed JSON-RPC message) on."""
+        if not (isinstance(message, mcp_types.JSONRPCNotification) and message.method in DROPPABLE):
+            return True
+        now = time.monotonic()
+        self._tokens = min(float(NOTIFICATION_BURST), self._tokens + (now - self._refilled) * NOTIFICATION_RATE)
+        self._refilled = now
+        if self._tokens >= 1:
+            self._tokens -= 1
+            return True
+        self.dropped += 1
+        if self.dropped in (1, 1000, 100_000):
+            log.debug("MCP server floods notifications: %d dropped so far", self.dropped)
+        return False
+
+
 class MessageReader:
     """Turns a server's lines into SDK messages (see the module docstring); one per transport."""
 
@@ -56,10 +82,7 @@ class MessageReader:
         self.pending: dict[int | str, str] = {}
         """Methods of the requests sent and not answered yet, by id."""
         self._on_skipped_tools = on_skipped_tools
-        self.dropped = 0
-        """Notifications dropped over the budget so far."""
-        self._tokens = float(NOTIFICATION_BURST)
-        self._refilled = time.monotonic()
+        self.budget = NotificationBudget()
 
     def sent(self, message: Any) -> None:
         """Note a message pi sends (requests are waited for)."""
@@ -89,8 +112,7 @@ class MessageReader:
             method = self.pending.pop(message.id, None) if message.id is not None else None
             if method == "tools/list" and isinstance(message, mcp_types.JSONRPCResponse):
                 message = self._valid_tools(message)
-        elif (isinstance(message, mcp_types.JSONRPCNotification) and message.method in DROPPABLE
-              and not self._spend()):
+        elif not self.budget.admits(message):
             return []
         return [SessionMessage(message)]
 
@@ -129,14 +151,7 @@ class MessageReader:
         error = mcp_types.ErrorData(code=mcp_types.INTERNAL_ERROR, message=f"pi could not read the answer: {reason}")
         return SessionMessage(mcp_types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error))
 
-    def _spend(self) -> bool:
-        now = time.monotonic()
-        self._tokens = min(float(NOTIFICATION_BURST), self._tokens + (now - self._refilled) * NOTIFICATION_RATE)
-        self._refilled = now
-        if self._tokens >= 1:
-            self._tokens -= 1
-            return True
-        self.dropped += 1
-        if self.dropped in (1, 1000, 100_000):
-            log.debug("MCP server floods notifications: %d dropped so far", self.dropped)
-        return False
+    @property
+    def dropped(self) -> int:
+        """Notifications dropped over the budget so far."""
+        return self.budget.dropped

@@ -16,7 +16,6 @@ reuses them when nothing changed on the way (same folder, same trust).
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -43,25 +42,34 @@ class LoadedExtensions:
 
 def might_have_extensions(args: CliArgs, cwd: str, agent_dir: Path) -> bool:
     """False only when no extension can load: no ``-e``, no extension folder with entries, and no
-    ``extensions``/``packages`` in a settings file. Reads, never imports (``--help`` stays fast)."""
+    ``extensions``/``packages`` in a settings file. Reads, never imports (``--help`` stays fast);
+    the project's folder and file only when the project is already trusted (a stranger's file is
+    not read before the trust question)."""
     if args.extensions:
         return True
     if args.no_extensions:
         return False
-    for folder in (agent_dir / "extensions", Path(cwd) / ".pi" / "extensions"):
+    project = Path(cwd) / ".pi"
+    folders, files = [agent_dir / "extensions"], [agent_dir / "settings.json"]
+    if (project / "extensions").exists() or (project / "settings.json").exists():
+        from ..resources.trust import settled_project_trust
+
+        if settled_project_trust(cwd, agent_dir, args.approve):
+            folders.append(project / "extensions")
+            files.append(project / "settings.json")
+    for folder in folders:
         try:
             if any(True for _ in os.scandir(folder)):
                 return True
         except OSError:  # no such folder, or unreadable: the real load would find nothing there either
             pass
-    for settings_file in (agent_dir / "settings.json", Path(cwd) / ".pi" / "settings.json"):
-        try:
-            data = json.loads(settings_file.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            continue
-        except (OSError, ValueError):
+    from ..config_files import read_json_object
+
+    for settings_file in files:
+        data, _ = read_json_object(settings_file)
+        if data is None:
             return True  # let the settings loader say what is wrong with it
-        if not isinstance(data, dict) or data.get("extensions") or data.get("packages"):
+        if data.get("extensions") or data.get("packages"):
             return True
     return False
 
@@ -124,6 +132,9 @@ def load_without_session(args: CliArgs, *, mcp: bool = False, trusted: bool | No
         trusted = bool(open_project_trust(args, cwd, agent_dir, settings))
     if trusted:
         settings.set_project_trusted(True)
+    from ..http import apply_proxy_setting
+
+    apply_proxy_setting(settings.global_settings.http_proxy)  # extensions may fetch while they load
     registry = ModelRegistry(agent_dir / "models.json", AuthStorage(agent_dir / "auth.json"))
     runner = load_for_command_line(args, cwd, agent_dir, settings, registry, trusted, mcp=mcp)
     return LoadedExtensions(cwd, agent_dir, settings, trusted, registry, runner)

@@ -18,7 +18,7 @@ from ..ai.models import ModelNotFoundError
 from ..cli_args import CliArgs, UsageError, check_model_choice
 from ..kernel.session import AgentSession, typed_settings
 from .cli_extensions import LoadedExtensions, apply_extension_flags, load_for_command_line, open_project_trust
-from .model_select import ThinkingLevelError, check_level, resolve_model_arg, resolve_saved_scope, resolve_scope
+from .model_select import ThinkingLevelError, check_level, resolve_model_arg, resolve_scope
 
 
 class StartupError(Exception):
@@ -86,13 +86,15 @@ def trust_question(args: CliArgs, cwd: str | None = None) -> str | None:
 
     cwd = cwd or os.getcwd()
     agent_dir = default_agent_dir()
+    store = TrustStore(agent_dir)
     settings = SettingsManager.create(cwd, agent_dir, project_trusted=False)
-    folder = _resumed_folder(args, cwd, settings)
-    if folder != cwd:  # ``--session`` of another folder's session: it runs (and is trusted or not) there
-        cwd, settings = folder, SettingsManager.create(folder, agent_dir, project_trusted=False)
     default = settings.global_settings.default_project_trust
-    decision = resolve_project_trust(cwd, store=TrustStore(agent_dir), override=args.approve, default_trust=default)
-    return cwd if decision.needs_prompt else None
+    if resolve_project_trust(cwd, store=store, override=args.approve, default_trust=default).trusted:
+        settings.set_project_trusted(True)  # its sessionDir may say where ``--session`` looks
+    # ``--session`` of another folder's session runs (and is trusted or not) there.
+    folder = _resumed_folder(args, cwd, settings)
+    decision = resolve_project_trust(folder, store=store, override=args.approve, default_trust=default)
+    return folder if decision.needs_prompt else None
 
 
 def save_trust_decision(folder: str, trusted: bool) -> None:
@@ -284,6 +286,9 @@ def _build_session(args: CliArgs, *, cwd: str | None = None, preloaded: LoadedEx
         if trusted:
             settings.set_project_trusted(True)
         registry = ModelRegistry(agent_dir / "models.json", AuthStorage(agent_dir / "auth.json"))
+    from ..http import apply_proxy_setting
+
+    apply_proxy_setting(settings.global_settings.http_proxy)  # before any request, as Pi does
     manager = open_session_manager(args, cwd, settings)
     try:
         if not folder_gone_ok:
@@ -332,13 +337,8 @@ def _build_with_manager(args: CliArgs, cwd: str, agent_dir: Path, settings: Any,
         registry.add_model(model)
     elif args.model:
         model, level = resolve_model_arg(registry, args.model, args.provider)
-    scope_warnings: list[str] = []
-    if args.models:
-        scoped = resolve_scope(registry, args.models)
-    else:
-        # The scope saved with /scoped-models (Ctrl+S) applies at every start, as in Pi.
-        saved = typed_settings(settings).enabled_models or []
-        scoped, scope_warnings = resolve_saved_scope(registry, saved) if saved else ([], [])
+    # (enabledModels from the settings are the SDK's: create_agent_session applies them.)
+    scoped = resolve_scope(registry, args.models) if args.models else None
     if model is None and scoped and not manager.raw_branch():
         # A new session starts on the saved default when it is in the scope, else on its first model (Pi).
         typed = typed_settings(settings)
@@ -376,6 +376,4 @@ def _build_with_manager(args: CliArgs, cwd: str, agent_dir: Path, settings: Any,
         raise UsageError(str(exc)) from exc
     if args.name:
         manager.append_session_info(args.name)
-    for warning in scope_warnings:
-        session.add_notice(warning)
     return session

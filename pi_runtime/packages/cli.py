@@ -69,6 +69,7 @@ Options:
 Options:
   --extensions            Update installed packages only
   --extension <source>    Update one package only
+  --models                Refresh model catalogs only (into models-store.json, shared with Pi)
   --all                   Update pi and installed packages
   -a, --approve           Trust project-local files for this command
   -na, --no-approve       Ignore project-local files for this command
@@ -147,11 +148,16 @@ def _install(args: _Args, agent_dir: Path, cwd: str, out: Out, error: Out) -> in
     path = settings_path(scope, agent_dir, cwd)
     try:
         source = parse_source(raw, Path(cwd))
-        install(source, path.parent, progress=out)
+        root = install(source, path.parent, progress=out)
         add_declared(path, source)
     except (SourceError, InstallError, PackageSettingsError) as exc:
         error(f"Error: {exc}")
         return 1
+    from .resolve import offered_by
+
+    # What the package declares wrongly is said now, not found out later by what does not load.
+    for problem in offered_by(source, root)[0].problems:
+        error(f"Warning: {problem}")
     out(f"Installed {raw}")
     return 0
 
@@ -178,8 +184,10 @@ def _remove(args: _Args, agent_dir: Path, cwd: str, out: Out, error: Out) -> int
 
 def _list(agent_dir: Path, cwd: str, trusted: bool, out: Out) -> int:
     sections: list[tuple[str, list[tuple[str, Path | None]]]] = []
+    problems: list[str] = []
     for scope in _scopes(trusted):
-        declared, _ = read_declared(settings_path(scope, agent_dir, cwd), scope)
+        declared, found = read_declared(settings_path(scope, agent_dir, cwd), scope)
+        problems.extend(found)
         rows = [(d.raw + (" (filtered)" if d.filters else ""), installed_path(d.source, d.install_root)) for d in declared]
         if rows:
             sections.append(("User packages:" if scope == "user" else "Project packages:", rows))
@@ -193,6 +201,8 @@ def _list(agent_dir: Path, cwd: str, trusted: bool, out: Out) -> int:
             out(f"  {display}")
             if where is not None:
                 out(f"    {where}")
+    for problem in problems:
+        out(f"Warning: {problem}")
     return 0
 
 
@@ -201,8 +211,15 @@ def _update(args: _Args, agent_dir: Path, cwd: str, trusted: bool, out: Out, err
     packages = "--extensions" in args.flags or "--all" in args.flags or (target is not None and target not in ("self", "pi"))
     self_update = not packages or "--all" in args.flags or "--self" in args.flags or target in ("self", "pi")
     if "--models" in args.flags:
-        error("error: pi has no model catalogs to refresh.")
-        return 1
+        if args.flags & {"--self", "--extensions", "--all"} or args.extension:
+            error("--models cannot be combined with --self, --extensions, --all, or --extension")
+            return 1
+        if args.positional:
+            error("--models cannot be combined with a positional source")
+            return 1
+        from .models_update import update_models
+
+        return update_models(agent_dir, out, error)
     status = 0
     if packages:
         status = _update_packages(None if target in (None, "self", "pi") else target, agent_dir, cwd, trusted, out, error)

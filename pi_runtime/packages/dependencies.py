@@ -1,10 +1,14 @@
-"""A git or local package's Python dependencies, installed with the pip of the Python pi runs on.
+"""A git or local package's Python dependencies, installed with pip into a folder of the package's own.
 
 Pi runs ``npm install`` in a package it installs so that its extensions can import what they
-declare. A Python package declares its run-time needs in ``pyproject.toml`` (``[project]
-dependencies``) or a ``requirements.txt``; pi hands both to ``sys.executable -m pip install``, so
-they land where pi's own imports come from (its virtual environment), and extensions import them
-like any installed module. pip's own configuration applies (``PIP_INDEX_URL``, ``PIP_FIND_LINKS``).
+declare, into the package's own ``node_modules``. A Python package declares its run-time needs in
+``pyproject.toml`` (``[project] dependencies``) or a ``requirements.txt``; pi hands both to
+``sys.executable -m pip install --target <agent dir>/deps/<package>-<hash>`` and puts that folder
+at the end of ``sys.path`` when the package's extensions load, after pi's own modules: a dependency
+cannot replace a module of pi (it once could: installed into pi's environment, a dependency wrote
+``pi_runtime/zz_evil_marker.py`` into pi's installation). pip's own configuration applies
+(``PIP_INDEX_URL``, ``PIP_FIND_LINKS``). pip runs the build code of a dependency that comes as
+source (``setup.py``, a build backend); ``pi install`` says so before it starts.
 
 A PyPI package needs none of this: ``pip install --target`` already brings its dependencies.
 """
@@ -57,8 +61,10 @@ def declared_dependencies(root: Path) -> Dependencies:
     if pyproject.is_file():
         try:
             project = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("project") or {}
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-            raise DependencyError(f"cannot read {pyproject}: {exc}") from exc
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, ValueError, RecursionError) as exc:
+            # ValueError: an integer of 5,000 digits; RecursionError: arrays nested thousands deep.
+            reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)[:200]
+            raise DependencyError(f"cannot read {pyproject}: {reason}") from None
         listed = project.get("dependencies", []) if isinstance(project, dict) else []
         if not isinstance(listed, list) or not all(isinstance(item, str) for item in listed):
             raise DependencyError(f"{pyproject}: [project] dependencies must be a list of strings")
@@ -67,9 +73,10 @@ def declared_dependencies(root: Path) -> Dependencies:
     return Dependencies(requirements, requirements_file if requirements_file.is_file() else None)
 
 
-def pip_install_command(dependencies: Dependencies) -> list[str]:
-    """The pip command for ``dependencies``, for the Python pi runs on (one resolver run for both sources)."""
-    command = [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-input"]
+def pip_install_command(dependencies: Dependencies, target: Path) -> list[str]:
+    """The pip command installing ``dependencies`` into ``target`` (one resolver run for both sources)."""
+    command = [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-input",
+               "--target", str(target)]
     command += list(dependencies.requirements)
     if dependencies.requirements_file is not None:
         command += ["-r", str(dependencies.requirements_file)]

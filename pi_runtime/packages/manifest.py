@@ -30,10 +30,11 @@ import glob
 import tomllib
 from collections.abc import Iterable
 from dataclasses import field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Literal
 
 from ..records import record
+from ..walk_guard import WalkGuard
 
 Kind = Literal["extensions", "skills", "prompts", "themes"]
 KINDS: tuple[Kind, ...] = ("extensions", "skills", "prompts", "themes")
@@ -79,13 +80,51 @@ def _in_folder(folder: Path, kind: Kind) -> list[Path]:
         return [p for p in _children(folder) if p.is_file() and p.suffix == ".md"]
     if kind == "themes":
         return [p for p in _children(folder) if p.is_file() and p.suffix == ".json"]
-    if (folder / "SKILL.md").is_file():
-        return [folder]
-    found = [p for p in _children(folder) if p.is_file() and p.suffix == ".md"]
-    for child in _children(folder):
-        if child.is_dir() and child.name != "node_modules":
-            found.extend(_in_folder(child, "skills") if not (child / "SKILL.md").is_file() else [child])
+    return _skills_in(folder)
+
+
+def _skills_in(root: Path) -> list[Path]:
+    """Skill folders (with a ``SKILL.md``) and ``*.md`` files under ``root``, each folder entered
+    once and the walk bounded (``walk_guard``: two links looping back cannot hang start-up),
+    without recursion."""
+    guard = WalkGuard()
+    found: list[Path] = []
+    pending = [root]
+    while pending:
+        folder = pending.pop(0)
+        if not guard.enter(folder):
+            continue
+        if (folder / "SKILL.md").is_file():
+            found.append(folder)
+            continue
+        children = _children(folder)
+        found.extend(p for p in children if p.is_file() and p.suffix == ".md")
+        below = [c for c in children if c.is_dir() and c.name != "node_modules"]
+        pending[:0] = below  # depth first, in name order, as the folders are listed
     return found
+
+
+def _shown(entry: str) -> str:
+    """A manifest entry as a message shows it: a long one cut, with its length."""
+    return entry if len(entry) <= 200 else f"{entry[:40]}… ({len(entry):,} characters)"
+
+
+def _inside(items: list[Path], root: Path, kind: Kind, problems: list[str]) -> list[Path]:
+    """``items`` that are inside the package once links are followed; the others are refused, one
+    message each (a package's files must not reach the rest of the disk)."""
+    real_root = root.resolve()
+    kept = []
+    for item in items:
+        try:
+            real = item.resolve()
+        except (OSError, RuntimeError) as exc:  # a link loop, a name too long
+            problems.append(f"{kind}: {_shown(_relative(item, root))}: {getattr(exc, 'strerror', None) or exc}; skipped")
+            continue
+        if real != real_root and real_root not in real.parents:
+            problems.append(f"{kind}: {_shown(_relative(item, root))} leads outside the package (to {real}); refused")
+            continue
+        kept.append(item)
+    return kept
 
 
 def _expand(root: Path, entries: list[str], kind: Kind, problems: list[str]) -> list[Path]:
@@ -93,14 +132,21 @@ def _expand(root: Path, entries: list[str], kind: Kind, problems: list[str]) -> 
     exclude = [e[1:] for e in entries if e.startswith("!")]
     found: list[Path] = []
     for entry in include:
-        pattern = str(root / entry)
-        matches = sorted(Path(p) for p in glob.glob(pattern)) if glob.has_magic(entry) else [root / entry]
-        if not glob.has_magic(entry) and not matches[0].exists():
-            problems.append(f"{kind} path does not exist: {matches[0]}")
+        where = f"tool.pi.{kind}: {_shown(entry)}"
+        parts = PurePosixPath(entry).parts
+        if PurePosixPath(entry).is_absolute() or Path(entry).is_absolute() or ".." in parts:
+            problems.append(f"{where}: outside the package (paths are relative to its root, without ..); refused")
             continue
-        for match in matches:
-            items = [match] if match.is_file() else _in_folder(match, kind)
-            found.extend(p for p in items if p not in found)
+        try:
+            matches = sorted(Path(p) for p in glob.glob(str(root / entry))) if glob.has_magic(entry) else [root / entry]
+            if not glob.has_magic(entry) and not matches[0].exists():
+                problems.append(f"{kind} path does not exist: {_shown(str(matches[0]))}")
+                continue
+            for match in _inside(matches, root, kind, problems):
+                items = [match] if match.is_file() else _in_folder(match, kind)
+                found.extend(p for p in _inside(items, root, kind, problems) if p not in found)
+        except OSError as exc:  # a 5,000-character entry: "File name too long"
+            problems.append(f"{where}: {exc.strerror or exc}; skipped")
     return [p for p in found if not _matches(p, root, exclude)]
 
 
@@ -117,29 +163,56 @@ def _matches(path: Path, root: Path, patterns: Iterable[str]) -> bool:
                for p in patterns)
 
 
-def read_manifest(root: Path) -> tuple[dict[str, list[str]] | None, str | None]:
-    """The ``[tool.pi]`` table of ``root/pyproject.toml`` (None without one), or the problem."""
+def read_manifest(root: Path) -> tuple[dict[str, list[str]] | None, list[str]]:
+    """The ``[tool.pi]`` table of ``root/pyproject.toml`` (None without one), and its problems.
+
+    A field of the wrong type is shown and loads nothing (the manifest still declares that kind,
+    so the conventional folder does not stand in for it); entries that are not strings are shown
+    and skipped; keys that are no resource kind are shown.
+    """
     path = root / "pyproject.toml"
     if not path.is_file():
-        return None, None
+        return None, []
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        return None, f"{path}: {exc}"
-    table = data.get("tool", {}).get("pi")
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError, ValueError) as exc:
+        # RecursionError: arrays nested thousands deep; ValueError: an integer of 5,000 digits.
+        reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)[:200]
+        return None, [f"{path}: {reason}"]
+    tool = data.get("tool")
+    table = tool.get("pi") if isinstance(tool, dict) else None
     if table is None:
-        return None, None
+        return None, [f"{path}: [tool] must be a table"] if tool is not None and not isinstance(tool, dict) else []
     if not isinstance(table, dict):
-        return None, f"{path}: [tool.pi] must be a table"
+        return None, [f"{path}: [tool.pi] must be a table, not {_type_name(table)}"]
     out: dict[str, list[str]] = {}
+    problems: list[str] = []
     for kind in KINDS:
         value = table.get(kind)
         if value is None:
             continue
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            return None, f"{path}: tool.pi.{kind} must be a list of paths"
-        out[kind] = value
-    return out, None
+        if not isinstance(value, list):
+            problems.append(f"{path}: tool.pi.{kind} must be a list of paths, not {_type_name(value)}; "
+                            "nothing of it loads")
+            out[kind] = []
+            continue
+        out[kind] = [v for v in value if isinstance(v, str)]
+        wrong = [_type_name(v) for v in value if not isinstance(v, str)]
+        if wrong:
+            problems.append(f"{path}: tool.pi.{kind}: {len(wrong)} entr{'y is' if len(wrong) == 1 else 'ies are'} "
+                            f"not a path ({', '.join(sorted(set(wrong)))}); skipped")
+    unknown = sorted(str(k) for k in table if k not in KINDS)
+    if unknown:
+        problems.append(f"{path}: tool.pi: unknown key{'s' if len(unknown) > 1 else ''} "
+                        f"{', '.join(_shown(k) for k in unknown[:5])} (known: {', '.join(KINDS)}); ignored")
+    return out, problems
+
+
+def _type_name(value: object) -> str:
+    """A TOML value's kind in TOML's words."""
+    names = {str: "a string", bool: "a boolean", int: "an integer", float: "a float", list: "an array",
+             dict: "a table"}
+    return names.get(type(value), type(value).__name__)
 
 
 def offered(root: Path, declared: dict[str, list[str]] | None = None) -> Offered:
@@ -153,15 +226,14 @@ def offered(root: Path, declared: dict[str, list[str]] | None = None) -> Offered
             out.problems.append(f"not a package folder or an extension file: {root}")
         return out
     if declared is None:
-        declared, problem = read_manifest(root)
-        if problem:
-            out.problems.append(problem)
+        declared, problems = read_manifest(root)
+        out.problems.extend(problems)
     for kind in KINDS:
         if declared is not None and any(k in declared for k in KINDS):
             entries = declared.get(kind, [])
             out.of(kind).extend(_expand(root, entries, kind, out.problems))
         elif (root / kind).is_dir():
-            out.of(kind).extend(_in_folder(root / kind, kind))
+            out.of(kind).extend(_inside(_in_folder(root / kind, kind), root, kind, out.problems))
     return out
 
 

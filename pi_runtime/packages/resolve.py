@@ -3,8 +3,9 @@
 Global ``packages`` first, then (only in a trusted project) the project's; a project entry replaces
 a global entry for the same package. A git or PyPI package that is not installed yet is installed
 now (unless offline); one that fails is reported and skipped, and tried again next start, as Pi
-does. A PyPI package's install folder is appended to ``sys.path`` when it brings extensions, so
-their imports of the distribution's dependencies resolve (after pi's own modules, never before).
+does. A PyPI package's install folder, and a git or local package's dependencies folder, is
+appended to ``sys.path`` when it brings extensions, so their imports of the dependencies resolve
+(after pi's own modules, never before: a dependency cannot replace one of them).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from ..records import record
 from . import has_packages as has_packages
 from .manifest import KINDS, Kind, Offered, apply_filter, distribution_roots, offered
 from .settings_file import Declared, Scope, read_declared
-from .sources import SourceError, parse_source
+from .sources import Source, SourceError, dependencies_dir, parse_source
 from .store import InstallError, install, installed_path, offline
 
 
@@ -81,10 +82,12 @@ def declared_packages(settings: Any, cwd: Path, project_trusted: bool) -> tuple[
     return list(chosen.values()), problems
 
 
-def _offered(item: Declared, root: Path) -> tuple[Offered, Path | None]:
-    if item.source.kind != "pypi":
+def offered_by(source: Source, root: Path) -> tuple[Offered, Path | None]:
+    """What the package installed at ``root`` offers (problems included), and the folder to put
+    on ``sys.path`` for a PyPI distribution's extensions (None for other packages)."""
+    if source.kind != "pypi":
         return offered(root), None
-    roots, problem = distribution_roots(root, item.source.name)
+    roots, problem = distribution_roots(root, source.name)
     out = Offered()
     if problem:
         out.problems.append(problem)
@@ -141,12 +144,15 @@ def _resolve(settings: Any, folder: Path, project_trusted: bool, install_missing
                 out.warnings.append(f"package {item.raw}: {exc}; skipped (it is tried again next start)")
                 out.packages.append(Resolved(item, None))
                 continue
-        resources, import_root = _offered(item, root)
+        resources, import_root = offered_by(item.source, root)
         base = root if root.is_dir() else root.parent
         filters = item.filters
         for kind in KINDS:
             resources.of(kind)[:] = apply_filter(resources.of(kind), base, filters.get(kind))
         out.warnings.extend(f"package {item.raw}: {p}" for p in resources.problems)
+        if import_root is None and item.source.kind != "pypi":
+            deps = dependencies_dir(item.source, item.install_root)
+            import_root = deps if deps.is_dir() else None
         if import_root is not None and resources.extensions and import_root not in out.import_roots:
             out.import_roots.append(import_root)
         out.packages.append(Resolved(item, root, resources))

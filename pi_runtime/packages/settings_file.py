@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from ..paths import PROJECT_DIR_NAME
 from ..records import record
-from ..settings import SETTINGS_FILE, atomic_write_json, read_json_object
+from ..settings import SETTINGS_FILE, atomic_write_json, read_json_object, read_json_object_to_rewrite
 from .sources import Source, SourceError, parse_source
 
 Scope = Literal["user", "project"]
@@ -80,6 +80,14 @@ def read_declared(path: Path, scope: Scope) -> tuple[list[Declared], list[str]]:
             found.append(Declared(scope, entry, parse_source(raw, path.parent), path))
         except SourceError as exc:
             problems.append(f"{path}: {exc}")
+            continue
+        if isinstance(entry, dict):
+            # A filter of the wrong type narrows nothing: said, not silently dropped.
+            for kind in ("extensions", "skills", "prompts", "themes"):
+                value = entry.get(kind)
+                if value is not None and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+                    problems.append(f"{path}: packages entry {raw}: {kind} must be a list of patterns; "
+                                    "it does not filter")
     return found, problems
 
 
@@ -91,7 +99,7 @@ def settings_form(source: Source, path: Path) -> str:
 
 
 def _write(path: Path, change: Any) -> bool:
-    data, problem = read_json_object(path)
+    data, problem = read_json_object_to_rewrite(path)
     if data is None:
         raise PackageSettingsError(f"{path}: {problem}; not changed")
     packages = data.get("packages")

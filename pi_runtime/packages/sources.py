@@ -146,3 +146,14 @@ def install_dir(source: Source, root: Path) -> Path | None:
     if source.kind == "pypi":
         return root / "pypi" / normalize_name(source.name)
     return None
+
+
+def dependencies_dir(source: Source, root: Path) -> Path:
+    """Where a git or local package's Python dependencies are installed under ``root`` (the agent
+    dir or a project's ``.pi``): a folder of its own, apart from pi's environment, named after the
+    package and a hash of its identity (two packages never share one)."""
+    import hashlib
+
+    digest = hashlib.sha256(source.identity.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    name = re.sub(r"[^A-Za-z0-9._-]+", "-", source.name)[:60].strip(".-") or "package"
+    return root / "deps" / f"{name}-{digest}"

@@ -7,9 +7,10 @@ installed with this Python's pip into ``<root>/pypi/<name>`` (``pip install --ta
 configuration applies, so ``PIP_INDEX_URL`` / ``PIP_FIND_LINKS`` choose where from); an install goes
 to a new folder that replaces the old one only when pip succeeded. Local packages are used in
 place and never copied or changed. Git and local packages' declared Python dependencies are
-installed into pi's own environment (``dependencies.py``); a git clone whose dependencies fail
-is deleted, an update whose dependencies fail goes back to the old commit. Nothing here touches
-settings, so a failed install is never registered.
+installed into a folder of the package's own, ``<root>/deps/<name>-<hash>`` (``dependencies.py``),
+never into pi's environment; a git clone whose dependencies fail is deleted, an update whose
+dependencies fail goes back to the old commit. Nothing here touches settings, so a failed install
+is never registered.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .dependencies import DependencyError, declared_dependencies, pip_install_command
-from .sources import Source, install_dir, normalize_name
+from .sources import Source, dependencies_dir, install_dir, normalize_name
 
 NETWORK_TIMEOUT = 300
 
@@ -78,8 +79,9 @@ def _checkout(folder: Path, ref: str) -> None:
         _git(folder, "checkout", "--quiet", "--detach", "FETCH_HEAD")
 
 
-def install_dependencies(package_root: Path, progress: Progress | None = None) -> None:
-    """pip-install what a git or local package declares, into the environment pi runs in.
+def install_dependencies(source: Source, package_root: Path, root: Path, progress: Progress | None = None) -> None:
+    """pip-install what a git or local package declares into its own folder (``dependencies_dir``),
+    which replaces the old one only when pip succeeded.
 
     Raises:
         InstallError: The declaration cannot be read, or pip failed (its last line says why).
@@ -88,16 +90,35 @@ def install_dependencies(package_root: Path, progress: Progress | None = None) -
         dependencies = declared_dependencies(package_root)
     except DependencyError as exc:
         raise InstallError(str(exc)) from exc
+    target = dependencies_dir(source, root)
     if not dependencies:
+        shutil.rmtree(target, ignore_errors=True)  # it declared some before: they go with the declaration
         return
     if progress is not None:
         progress(f"Installing dependencies: {dependencies.describe()}")
+        progress(f"  into {target} (apart from pi's own modules); pip runs the build code (setup.py, "
+                 "a build backend) of any that come as source")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
     try:
         # From the package root: relative paths in requirements.txt are the package's own.
-        _run(pip_install_command(dependencies), cwd=package_root)
+        _run(pip_install_command(dependencies, staging), cwd=package_root)
+        _swap_in(staging, target)
     except InstallError as exc:
         detail = str(exc).split(" failed: ", 1)[-1]
         raise InstallError(f"Installing dependencies ({dependencies.describe()}) failed: {detail}") from exc
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _swap_in(staging: Path, folder: Path) -> None:
+    """Put ``staging`` where ``folder`` is, the old one removed only once the new one is there."""
+    old = folder.with_name(folder.name + ".old")
+    shutil.rmtree(old, ignore_errors=True)
+    if folder.exists():
+        folder.replace(old)
+    staging.replace(folder)
+    shutil.rmtree(old, ignore_errors=True)
 
 
 def install(source: Source, root: Path, progress: Progress | None = None) -> Path:
@@ -116,13 +137,13 @@ def install(source: Source, root: Path, progress: Progress | None = None) -> Pat
         assert source.path is not None
         if not source.path.exists():
             raise InstallError(f"Path does not exist: {source.path}")
-        install_dependencies(source.path, progress)
+        install_dependencies(source, source.path, root, progress)
         return source.path
     folder = install_dir(source, root)
     assert folder is not None
     if folder.is_dir():
         if source.kind == "git":  # a clone made before dependencies were installed gets them now
-            install_dependencies(folder, progress)
+            install_dependencies(source, folder, root, progress)
         return folder
     if source.kind == "git":
         folder.parent.mkdir(parents=True, exist_ok=True)
@@ -131,7 +152,7 @@ def install(source: Source, root: Path, progress: Progress | None = None) -> Pat
             _run(["git", "clone", "--quiet", source.url, str(staging)])
             if source.ref:
                 _checkout(staging, source.ref)
-            install_dependencies(staging, progress)  # before the move: a failure leaves no clone behind
+            install_dependencies(source, staging, root, progress)  # before the move: a failure leaves no clone behind
             staging.replace(folder)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
@@ -146,11 +167,7 @@ def _pip_install(source: Source, folder: Path) -> None:
     try:
         _run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-input",
               "--target", str(staging), source.requirement])
-        old = folder.with_name(folder.name + ".old")
-        if folder.exists():
-            folder.replace(old)
-        staging.replace(folder)
-        shutil.rmtree(old, ignore_errors=True)
+        _swap_in(staging, folder)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
 
@@ -196,7 +213,7 @@ def update(source: Source, root: Path) -> str | None:
         after = _head(folder)
         if after != before:
             try:
-                install_dependencies(folder)
+                install_dependencies(source, folder, root)
             except InstallError:
                 _git(folder, "reset", "--quiet", "--hard", before)  # keep the copy whose dependencies are there
                 raise
@@ -210,7 +227,10 @@ def update(source: Source, root: Path) -> str | None:
 
 
 def uninstall(source: Source, root: Path) -> None:
-    """Delete an installed git/PyPI copy (local packages are left alone)."""
+    """Delete an installed git/PyPI copy (local packages are left alone) and the dependencies
+    installed for a git or local package."""
     folder = install_dir(source, root)
     if folder is not None and folder.is_dir():
         shutil.rmtree(folder)
+    if source.kind != "pypi":
+        shutil.rmtree(dependencies_dir(source, root), ignore_errors=True)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Literal
 
@@ -22,6 +22,7 @@ from pi_runtime.resources.diagnostics import ResourceDiagnostic
 from pi_runtime.resources.frontmatter import FrontmatterError, parse_frontmatter
 
 from ..records import record
+from ..walk_guard import WalkGuard
 
 MAX_NAME_LENGTH = 64
 MAX_DESCRIPTION_LENGTH = 1024
@@ -126,42 +127,64 @@ def load_skill_file(path: Path, source: SkillSource) -> tuple[Skill | None, list
     return skill, warnings
 
 
-def _scan(folder: Path, source: SkillSource, top: bool) -> tuple[list[Skill], list[ResourceDiagnostic]]:
+def _scan(root: Path, source: SkillSource, guard: WalkGuard) -> tuple[list[Skill], list[ResourceDiagnostic]]:
+    """Skills under ``root`` in name order, depth first, without recursion (a tree nested 2,000
+    folders deep must not exhaust the stack)."""
     skills: list[Skill] = []
     warnings: list[ResourceDiagnostic] = []
-    skill_file = folder / SKILL_FILE
-    if skill_file.is_file():
-        skill, found = load_skill_file(skill_file, source)
-        return ([skill] if skill else []), found
-    try:
-        entries = sorted(os.scandir(folder), key=lambda e: e.name)
-    except OSError:
-        return skills, warnings
-    for entry in entries:
+    open_folders: list[tuple[Iterator[os.DirEntry[str]], bool]] = []
+
+    def add(path: Path) -> None:
+        skill, found = load_skill_file(path, source)
+        skills.extend([skill] if skill else [])
+        warnings.extend(found)
+
+    def visit(folder: Path, top: bool) -> None:
+        if not guard.enter(folder):  # entered before through a link (a loop), or past the bound
+            return
+        if (folder / SKILL_FILE).is_file():
+            add(folder / SKILL_FILE)
+            return
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError:
+            return
+        open_folders.append((iter(entries), top))
+
+    visit(root, True)
+    while open_folders:
+        entries, top = open_folders[-1]
+        entry = next(entries, None)
+        if entry is None:
+            open_folders.pop()
+            continue
         if entry.name.startswith(".") or entry.name == "node_modules":
             continue
-        path = Path(entry.path)
         try:
             is_dir = entry.is_dir()  # follows symlinks; a broken link is neither
             is_file = entry.is_file()
         except OSError:
             continue
         if is_dir:
-            found_skills, found = _scan(path, source, top=False)
+            visit(Path(entry.path), False)
         elif is_file and top and entry.name.endswith(".md"):
-            skill, found = load_skill_file(path, source)
-            found_skills = [skill] if skill else []
-        else:
-            continue
-        skills.extend(found_skills)
-        warnings.extend(found)
+            add(Path(entry.path))
     return skills, warnings
 
 
 def load_skills_from(path: Path, source: SkillSource) -> tuple[list[Skill], list[ResourceDiagnostic]]:
-    """Skills in a folder (searched as described above) or in a single ``.md`` file."""
+    """Skills in a folder (searched as described above) or in a single ``.md`` file.
+
+    Links are followed, but each folder is entered once and the walk is bounded
+    (``walk_guard``): links that loop (``loop0 -> .``, ``loop1 -> .``) cannot hang start-up.
+    """
     if path.is_dir():
-        return _scan(path, source, top=True)
+        guard = WalkGuard()
+        skills, warnings = _scan(path, source, guard)
+        note = guard.note()
+        if note:
+            warnings.append(ResourceDiagnostic("skill", path, note))
+        return skills, warnings
     if path.is_file() and path.suffix == ".md":
         skill, warnings = load_skill_file(path, source)
         return ([skill] if skill else []), warnings

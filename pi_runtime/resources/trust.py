@@ -18,8 +18,8 @@ import os
 from pathlib import Path
 from typing import Literal
 
+from pi_runtime.config_files import atomic_write_json, read_json_object_to_rewrite
 from pi_runtime.resources.diagnostics import ResourceDiagnostic
-from pi_runtime.settings import atomic_write_json, read_json_object
 
 from ..records import record
 
@@ -73,7 +73,7 @@ class TrustStore:
         """The trust file."""
 
     def _read(self) -> dict[str, bool | None]:
-        data, problem = read_json_object(self.path)
+        data, problem = read_json_object_to_rewrite(self.path)
         if data is None:
             raise TrustStoreError(f"{self.path}: {problem}")
         for key, value in data.items():
@@ -179,3 +179,20 @@ def resolve_project_trust(
     if default_trust == "never":
         return TrustDecision(False, "setting", warning=warning)
     return TrustDecision(None, "ask", warning=warning)
+
+
+def settled_project_trust(cwd: str | os.PathLike[str], agent_dir: str | os.PathLike[str],
+                          override: bool | None = None) -> bool | None:
+    """The project's trust when it is known without asking anyone, else None.
+
+    For what runs before settings are loaded (``--help``'s extension check, the app's first
+    frame): it reads the global ``settings.json`` and ``trust.json`` only, never a file of the
+    project, and treats a broken file as "not settled".
+    """
+    from ..config_files import read_json_object
+
+    global_settings, _ = read_json_object(Path(agent_dir) / "settings.json")
+    chosen = (global_settings or {}).get("defaultProjectTrust")
+    default: Literal["ask", "always", "never"] = "always" if chosen == "always" else "never" if chosen == "never" else "ask"
+    decision = resolve_project_trust(cwd, store=TrustStore(agent_dir), override=override, default_trust=default)
+    return decision.trusted

@@ -2,8 +2,9 @@
 
 Appending adds a child of the current leaf and moves the leaf to it; ``branch()`` moves the
 leaf back to an earlier entry so the next append starts a new branch; nothing is ever
-rewritten. A new session's file appears only once the first assistant message arrives (as in
-Pi), so starting pi and quitting leaves no empty sessions behind. While a manager has its
+rewritten. A new session's file appears with the first user or assistant message (as in Pi
+1.6), so starting pi and quitting leaves no empty sessions behind, and a crash during the first
+reply still leaves the prompt on disk. While a manager has its
 file, it holds an exclusive lock on it (see ``storage``).
 
 A save that fails (a full disk) never raises into the conversation: the file is put back as it
@@ -51,7 +52,7 @@ class SessionManager(EntryAppends):
         """Malformed-line count, torn tail, migration of the file this manager opened."""
         self._writer: storage.SessionWriter | None = None
         self._flushed = False
-        self._has_assistant = False
+        self._has_conversation = False
         self._unsaved: builtins.list[Entry] = []
         """Entries a failed append could not write; they go first in the next one."""
         self._first_save_failed = False
@@ -66,7 +67,7 @@ class SessionManager(EntryAppends):
     @classmethod
     def create(cls, cwd: str, session_dir: str | os.PathLike[str] | None = None, *, session_id: str | None = None,
                parent_session: str | None = None, fsync: bool = True) -> SessionManager:
-        """A new persistent session (its file is written with the first assistant message).
+        """A new persistent session (its file is written with the first user or assistant message).
 
         Args:
             cwd: Working directory recorded in the header.
@@ -224,13 +225,13 @@ class SessionManager(EntryAppends):
         self._by_id: dict[str, Entry] = {}
         self._labels: dict[str, str] = {}
         self._leaf_id: str | None = None
-        self._has_assistant = False
+        self._has_conversation = False
         by_id = self._by_id
         index = self._index
         for entry in entries:
             entry_id = entry.get("id")
-            # Fast path for the bulk of a file: message entries once an assistant was seen.
-            if self._has_assistant and type(entry_id) is str and entry.get("type") == "message":
+            # Fast path for the bulk of a file: message entries once the conversation began.
+            if self._has_conversation and type(entry_id) is str and entry.get("type") == "message":
                 by_id[entry_id] = entry
                 self._leaf_id = entry_id
             else:
@@ -247,9 +248,9 @@ class SessionManager(EntryAppends):
                 self._labels[entry["targetId"]] = entry["label"]
             else:
                 self._labels.pop(entry["targetId"], None)
-        elif kind == "message" and not self._has_assistant:
+        elif kind == "message" and not self._has_conversation:
             message = entry.get("message")
-            self._has_assistant = isinstance(message, dict) and message.get("role") == "assistant"
+            self._has_conversation = isinstance(message, dict) and message.get("role") in ("user", "assistant")
 
     @property
     def session_id(self) -> str:
@@ -292,7 +293,7 @@ class SessionManager(EntryAppends):
         return entry["id"]
 
     def _flush_if_ready(self) -> None:
-        if not self.persist or self._flushed or not self._has_assistant or self.path is None:
+        if not self.persist or self._flushed or not self._has_conversation or self.path is None:
             return
         try:
             if self._writer is None:

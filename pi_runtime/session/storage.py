@@ -21,6 +21,7 @@ original to ``<file>.v<N>.bak``.
 from __future__ import annotations
 
 import fcntl
+import io
 import os
 import shutil
 from dataclasses import field
@@ -355,10 +356,14 @@ class SessionWriter:
         return self._fd is None
 
     def read_all(self) -> bytes:
-        """The current file content, read through the locked descriptor."""
+        """The current file content to its end, read through the locked descriptor."""
         assert self._fd is not None
-        size = os.fstat(self._fd).st_size
-        return os.pread(self._fd, size, 0) if size else b""
+        # One read(2) returns at most 2,147,479,552 bytes on Linux: a bigger session would lose
+        # its end (taken for a torn line). FileIO.readall reads until end of file, growing one
+        # buffer in place. The shared file position does not matter: appends use O_APPEND.
+        with io.FileIO(self._fd, "r", closefd=False) as fh:
+            fh.seek(0)
+            return fh.readall()
 
     def append(self, items: list[dict[str, Any]], encoded: dict[int, str] | None = None) -> None:
         """Append entries as lines with one ``write``; when durable, an ``fsync`` follows on the

@@ -4,7 +4,11 @@ Used by the provider tests, the end-to-end tests (a ``pi`` subprocess talks to i
 benchmarks. It runs its own event loop in a daemon thread, so it serves sync code, async
 tests and other processes alike. Replies are sent with chunked transfer encoding, one
 chunk per scripted piece, so the client sees the framing exactly as a provider sends it;
-a reply can pause, drop the connection mid-stream or stall until the client gives up.
+a reply can pause, drop the connection mid-stream or stall until the client gives up. A GET with
+``Upgrade: websocket`` is answered on the same port (``loopback_ws``: ``Reply.upgrade()`` then one
+``Reply.ws([...])`` per message the client sends), and a zstd request body is read decoded.
+Replies are SSE (``Reply.sse``), JSON, raw bytes, or the AWS event-stream binary framing
+Bedrock streams in (``Reply.event_stream`` with ``bedrock_event`` / ``bedrock_exception`` frames).
 
 Example:
     with LoopbackServer() as server:
@@ -17,7 +21,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import struct
 import threading
+import zlib
 from collections.abc import Callable
 from dataclasses import field
 from typing import Any
@@ -36,6 +42,37 @@ def sse_bytes(data: Any, event: str | None = None) -> bytes:
     return f"{head}data: {payload}\n\n".encode()
 
 
+def event_stream_frame(headers: dict[str, str], payload: bytes) -> bytes:
+    """One message of the AWS event-stream binary framing (what Bedrock's ConverseStream sends).
+
+    Layout: total length and headers length (4 bytes each, big-endian), a CRC32 of those 8
+    bytes, the headers (name length byte, name, type 7 = string, 2-byte value length, value),
+    the payload, and a CRC32 of everything before it. Only string headers are written: the
+    ones Bedrock sends (``:event-type``, ``:message-type``, ``:content-type``,
+    ``:exception-type``) are all strings.
+    """
+    encoded = b""
+    for name, value in headers.items():
+        raw_name, raw_value = name.encode(), value.encode()
+        encoded += struct.pack(">B", len(raw_name)) + raw_name + struct.pack(">BH", 7, len(raw_value)) + raw_value
+    total = 12 + len(encoded) + len(payload) + 4
+    prelude = struct.pack(">II", total, len(encoded))
+    message = prelude + struct.pack(">I", zlib.crc32(prelude)) + encoded + payload
+    return message + struct.pack(">I", zlib.crc32(message))
+
+
+def bedrock_event(event_type: str, body: Any) -> bytes:
+    """A Bedrock ConverseStream event frame: ``:event-type`` plus a JSON payload."""
+    headers = {":event-type": event_type, ":content-type": "application/json", ":message-type": "event"}
+    return event_stream_frame(headers, json.dumps(body, separators=(",", ":")).encode())
+
+
+def bedrock_exception(exception_type: str, message: str) -> bytes:
+    """A modeled exception sent inside the stream (``:message-type`` exception)."""
+    headers = {":exception-type": exception_type, ":content-type": "application/json", ":message-type": "exception"}
+    return event_stream_frame(headers, json.dumps({"message": message}).encode())
+
+
 @record
 class Reply:
     status: int = 200
@@ -45,6 +82,8 @@ class Reply:
     """Close the connection after the pieces without ending the body (a cut stream)."""
     stall: bool = False
     """After the pieces, send nothing more until the client disconnects or the server stops."""
+    ws_close: tuple[int, str] | None = None
+    """WebSocket replies: close the connection with this code and reason after the pieces."""
 
     @classmethod
     def sse(
@@ -70,6 +109,23 @@ class Reply:
         return cls(pieces=pieces, **kwargs)
 
     @classmethod
+    def upgrade(cls) -> Reply:
+        """Accept a WebSocket handshake (``loopback_ws``); the messages get replies of their own."""
+        return cls(status=101, headers={})
+
+    @classmethod
+    def ws(cls, events: list[Any], *, gate_at: int | None = None, gate: threading.Event | None = None,
+           **kwargs: Any) -> Reply:
+        """A WebSocket answer to one message: each event a text frame (JSON unless a str); with
+        ``gate``, the events from index ``gate_at`` on wait until the test sets it."""
+        pieces: list[Piece] = []
+        for i, data in enumerate(events):
+            if gate is not None and i == gate_at:
+                pieces.append(gate)
+            pieces.append((data if isinstance(data, str) else json.dumps(data, separators=(",", ":"))).encode())
+        return cls(status=101, headers={}, pieces=pieces, **kwargs)
+
+    @classmethod
     def json(cls, status: int, body: Any, headers: dict[str, str] | None = None) -> Reply:
         h = {"content-type": "application/json"}
         h.update(headers or {})
@@ -78,6 +134,21 @@ class Reply:
     @classmethod
     def raw(cls, data: bytes, **kwargs: Any) -> Reply:
         return cls(pieces=[data], **kwargs)
+
+    @classmethod
+    def event_stream(cls, frames: list[bytes], *, split: int | None = None, **kwargs: Any) -> Reply:
+        """A binary ``application/vnd.amazon.eventstream`` reply, one chunk per frame (see
+        ``event_stream_frame``); ``split`` cuts the whole body into chunks of that many bytes
+        instead, so frames straddle network reads."""
+        headers = {"content-type": "application/vnd.amazon.eventstream", "x-amzn-requestid": "req-loopback-1"}
+        headers.update(kwargs.pop("headers", {}))
+        pieces: list[Piece]
+        if split:
+            body = b"".join(frames)
+            pieces = [body[i:i + split] for i in range(0, len(body), split)]
+        else:
+            pieces = list(frames)
+        return cls(headers=headers, pieces=pieces, **kwargs)
 
 
 @record
@@ -90,7 +161,16 @@ class RecordedRequest:
     """The host the request was meant for (its ``Host`` header, without the port)."""
 
     def json(self) -> Any:
-        return json.loads(self.body) if self.body else None
+        body = self.decoded_body()
+        return json.loads(body) if body else None
+
+    def decoded_body(self) -> bytes:
+        """The body as sent before its ``content-encoding`` (zstd, as the Codex endpoint takes it)."""
+        if self.headers.get("content-encoding") == "zstd" and self.method != "WS":
+            from ..ai.providers._zstd import decompress
+
+            return decompress(self.body)
+        return self.body
 
 
 Responder = Callable[[RecordedRequest], Reply]
@@ -174,6 +254,11 @@ class LoopbackServer:
                 if request is None:
                     break
                 reply = self._next_reply(request)
+                if request.headers.get("upgrade", "").lower() == "websocket":
+                    from .loopback_ws import serve_websocket
+
+                    await serve_websocket(reader, writer, request, reply, self._next_reply)
+                    break
                 keep_open = await self._send(writer, reply)
                 if not keep_open:
                     break

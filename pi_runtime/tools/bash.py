@@ -16,7 +16,7 @@ import os
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..agent.tool import AgentTool, ToolError, ToolFailed, ToolParams, ToolResult, UpdateCallback
+from ..agent.tool import PREFER_STRICT_SCHEMA, AgentTool, ToolError, ToolFailed, ToolParams, ToolResult, UpdateCallback
 from ..ai.abort import AbortSignal
 from ..ai.types import TextContent
 from ..jsonmodel import Field
@@ -61,6 +61,7 @@ def _fmt_seconds(value: float) -> str:
 class BashTool(AgentTool):
     name = "bash"
     label = "bash"
+    constrained_sampling = PREFER_STRICT_SCHEMA
     description = (
         "Execute a bash command in the current working directory. Returns stdout and stderr. "
         f"Output is truncated to last {DEFAULT_MAX_LINES} lines or {DEFAULT_MAX_BYTES // 1024}KB "

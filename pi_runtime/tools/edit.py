@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..agent.tool import ToolError, ToolParams, ToolResult
+from ..agent.tool import PREFER_STRICT_SCHEMA, ToolError, ToolParams, ToolResult
 from ..ai.abort import AbortSignal
 from ..jsonmodel import ConfigDict, Field, JsonModel
 from .edit_diff import edit_diff
@@ -101,6 +101,7 @@ class EditParams(ToolParams):
 class EditTool(FileMutationTool):
     name = "edit"
     label = "edit"
+    constrained_sampling = PREFER_STRICT_SCHEMA
     description = (
         "Edit a single file using exact text replacement. Every edits[].oldText must match a "
         "unique, non-overlapping region of the original file (whitespace and line breaks "

@@ -16,7 +16,7 @@ import asyncio
 from collections.abc import Callable
 from typing import BinaryIO, Literal
 
-from ..agent.tool import AgentTool, ToolError, ToolParams, ToolResult, UpdateCallback
+from ..agent.tool import PREFER_STRICT_SCHEMA, AgentTool, ToolError, ToolParams, ToolResult, UpdateCallback
 from ..ai.abort import AbortSignal
 from ..ai.types import ImageContent, TextContent
 from ..jsonmodel import Field
@@ -98,6 +98,7 @@ def _is_bmp(head: bytes) -> bool:
 class ReadTool(AgentTool):
     name = "read"
     label = "read"
+    constrained_sampling = PREFER_STRICT_SCHEMA
     description = (
         "Read the contents of a file. Supports text files and images (jpg, png, gif, webp). "
         "Images are sent as attachments. For text files, output is truncated to "

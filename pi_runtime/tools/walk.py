@@ -98,10 +98,17 @@ def iter_tree(root: str, respect_ignore: bool = True) -> Iterator[tuple[str, boo
     Yields:
         Paths relative to ``root`` with ``/`` separators, folders before their contents.
     """
+    from ..walk_guard import WalkGuard
+
     base_specs = ancestor_specs(root) if respect_ignore else []
     stack: list[tuple[str, list[_Spec]]] = [(root, base_specs)]
+    # Links to folders are not followed; a bind mount can still loop back, and a tree can be
+    # endless (a FUSE file system): each folder is entered once, and a million at most.
+    guard = WalkGuard(limit=1_000_000)
     while stack:
         directory, inherited = stack.pop()
+        if not guard.enter(directory):
+            continue
         specs = inherited + (load_specs(directory) if respect_ignore else [])
         try:
             entries = sorted(os.scandir(directory), key=lambda e: e.name)

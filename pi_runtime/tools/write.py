@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 
-from ..agent.tool import ToolError, ToolParams, ToolResult
+from ..agent.tool import PREFER_STRICT_SCHEMA, ToolError, ToolParams, ToolResult
 from ..ai.abort import AbortSignal
 from ..jsonmodel import Field
 from .file_mutation import FileMutationTool, checkpoint
@@ -34,6 +34,7 @@ class WriteParams(ToolParams):
 class WriteTool(FileMutationTool):
     name = "write"
     label = "write"
+    constrained_sampling = PREFER_STRICT_SCHEMA
     description = (
         "Write content to a file. Creates the file if it doesn't exist, overwrites if it does. "
         "Automatically creates parent directories."

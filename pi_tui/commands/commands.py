@@ -80,7 +80,7 @@ async def _local(app: PiHost, session: SessionPort, arg: str) -> None:
     await use_local_model(app, session, arg)
 
 
-@command("login", "Add provider authentication")
+@command("login", "Configure provider authentication")
 async def _login(app: PiHost, session: SessionPort, arg: str) -> None:
     from ..dialogs.login_prompt import open_login
 

@@ -40,7 +40,11 @@ async def use_local_model(app: PiHost, session: SessionPort, arg: str) -> None:
             return
         server, model_id = value
         path = app.agent_dir / "models.json"
-        add_to_models_json(path, server)
+        try:
+            add_to_models_json(path, server)
+        except (OSError, ValueError) as exc:  # a broken models.json is left as it is, and said
+            await app.transcript.add_notice(f"Not added: {exc}", "error")
+            return
         registry = session.model_registry
         if registry is None:
             return

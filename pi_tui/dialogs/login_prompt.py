@@ -1,14 +1,15 @@
-"""``/login`` and ``/logout``: API keys kept in ``auth.json`` (mode 0600, written atomically).
+"""``/login`` and ``/logout``, as Pi 1.6 offers them.
 
-``/login [provider]`` asks for the provider when none is given (every provider the model
-registry knows, those with a stored key marked), then for the key in a masked input. The
-key is never echoed, logged or put in a notice. The model registry reads ``auth.json`` at
-call time, so the provider's models are usable as soon as the file is written.
-``/logout [provider]`` removes a stored key (a picker of the stored ones when none is given).
+``/login`` first asks how: "Sign in with an account" (a subscription or account: Claude Pro/Max,
+ChatGPT, Copilot, ... and extensions' OAuth providers), "Sign in with an API key", or Radius
+directly. Then the providers offering that way, Radius and OpenRouter first, each with its state
+(``✓ configured``, ``✓ env: ANTHROPIC_API_KEY``, ``• not configured``). ``/login <provider>`` goes
+straight to the provider (asking how when it offers both). An account sign-in runs in
+``OAuthLoginScreen``; an API key is typed into a masked input. Esc in a step goes back to the step
+before. Keys and tokens are never echoed, logged or put in a notice.
 
-Providers an extension registered with an OAuth login (``registry.oauth_providers()``) are
-listed by their login name and marked "OAuth"; choosing one runs its login flow in
-``OAuthLoginScreen`` instead of asking for a key.
+``/logout [provider]`` removes a stored credential (a picker of the stored ones when none is given);
+environment variables and models.json stay.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from .modal import Modal
 from .pick_list import PickItem, PickList
 from .text_prompt import DIALOG_CSS
 
+ACCOUNT, API_KEY = "Sign in with an account", "Sign in with an API key"
+
 
 class ApiKeyPrompt(Modal[str | None]):
     """Masked one-line input for a key; returns it, or None when cancelled."""
@@ -33,18 +36,20 @@ class ApiKeyPrompt(Modal[str | None]):
     DEFAULT_CSS = DIALOG_CSS.replace("TextPrompt,", "ApiKeyPrompt, TextPrompt,")
     BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", id="tui.select.cancel")]
 
-    def __init__(self, provider: str, provider_name: str, env_names: list[str]) -> None:
+    def __init__(self, provider: str, provider_name: str, env_names: list[str], key_name: str | None = None) -> None:
         super().__init__(id="api-key-prompt")
         self.provider = provider
         self.provider_name = provider_name
         self.env_names = env_names
+        self.key_name = key_name or "API key"
 
     def compose(self) -> ComposeResult:
         hint = "The key is stored in auth.json (readable only by you). "
         if self.env_names:
             hint += f"Instead of a key you may enter ${self.env_names[0]} or !command. "
         with Vertical(classes="nav-dialog"):
-            yield Static(f"API key for {self.provider_name} ({self.provider})", classes="dialog-title")
+            yield Static(f"Login to {self.provider_name}", classes="dialog-title")
+            yield Static(f"Enter {self.key_name}")
             yield Input(password=True, placeholder="paste the key", id="api-key-input")
             yield Static("", classes="dialog-error", id="api-key-error")
             yield Static(hint + "enter to save · esc to cancel", classes="dialog-hint")
@@ -77,87 +82,190 @@ def auth_storage(app: Any) -> Any:
     return AuthStorage(Path(app.agent_dir) / "auth.json")
 
 
-def oauth_logins(registry: Any) -> dict[str, Any]:
-    """Provider id -> OAuth config of the providers extensions gave an OAuth login."""
-    get = getattr(registry, "oauth_providers", None)
-    return dict(get()) if get is not None else {}
+def _options(app: Any, auth_type: str | None = None) -> list[Any]:
+    from pi_runtime.frontend.app_support import login_options
+
+    return login_options(app.session.model_registry, auth_type)  # type: ignore[arg-type]
 
 
-def provider_items(registry: Any, stored: set[str], only: set[str] | None = None) -> list[PickItem]:
-    """One row per provider: display name, id, and whether a key is stored (OAuth ones first)."""
-    oauth = oauth_logins(registry)
-    providers = list(registry.providers()) if registry is not None else sorted(stored)
-    providers = list(dict.fromkeys([*oauth, *providers]))
-    items = []
-    for pid in providers:
-        if only is not None and pid not in only:
-            continue
-        name = oauth[pid].name if pid in oauth else registry.provider_name(pid) if registry is not None else pid
-        label = Text(("● " if pid in stored else "  ") + name, style="bold")
-        label.append(f"  {pid}", style="dim")
-        if pid in oauth:
-            label.append("  OAuth", style="italic")
-        if pid in stored:
-            label.append("  logged in" if pid in oauth else "  key stored", style="italic dim")
-        items.append(PickItem(pid, label, f"{pid} {name}"))
-    return items
+def palette(app: Any) -> dict[str, str]:
+    """The theme's colours for the rows: muted, success and warning (Pi's status colours)."""
+    variables = getattr(app, "theme_variables", {}) or {}
+    return {k: variables.get(f"pi-{k}", "") or fallback for k, fallback in
+            (("muted", "grey50"), ("success", "green"), ("warning", "yellow"))}
+
+
+def option_row(option: Any, show_kind: bool, colors: dict[str, str] | None = None) -> Text:
+    """``Anthropic ✦ [subscription] ✓ configured`` (the marker for Radius and OpenRouter)."""
+    colors = colors or {"muted": "grey50", "success": "green", "warning": "yellow"}
+    label = Text()
+    label.append(option.name, style="bold")
+    if option.provider in ("radius", "openrouter"):
+        label.append(" ✦", style=colors["muted"])
+    if show_kind:
+        label.append(f" [{option.kind}]", style=colors["muted"])
+    status = option.status_text()
+    if "✓" in status:
+        label.append(status, style=colors["success"])
+    elif status == " • not configured":
+        label.append(status, style=colors["muted"])
+    else:  # configured the other way (" • API key configured")
+        label.append(" • ", style=colors["muted"]).append(status.removeprefix(" • "), style=colors["warning"])
+    return label
 
 
 def open_login(app: Any, arg: str) -> None:
     """``/login [provider]``."""
-    registry = app.session.model_registry
+    from pi_runtime.frontend.app_support import matching_options
+
+    if not arg:
+        _choose_way(app, None)
+        return
+    found = matching_options(_options(app), arg)
+    if len(found) == 1:
+        _start(app, found[0], None)
+    elif found and len({o.provider for o in found}) == 1:
+        _choose_way(app, found)
+    else:
+        _choose_provider(app, None, arg)
+
+
+def _choose_way(app: Any, for_provider: list[Any] | None) -> None:
+    """How to sign in: the account or the key (of one provider, or then a provider), or Radius."""
+    radius = None if for_provider else next((o for o in _options(app, "oauth") if o.provider == "radius"), None)
+    account = next((o for o in for_provider or [] if o.auth_type == "oauth"), None)
+    ways: list[tuple[str, Text]] = []
+    kinds = {o.auth_type for o in for_provider} if for_provider else {"oauth", "api_key"}
+    if "oauth" in kinds:
+        label = (account.login_label if account is not None else None) or ACCOUNT
+        ways.append(("oauth", Text(label)))
+    if "api_key" in kinds:
+        ways.append(("api_key", Text(API_KEY)))
+    if radius is not None:
+        ways.append(("radius", Text(f"Sign in with {radius.name}").append(radius.status_text(),
+                                                                          style=palette(app)["muted"])))
+    title = f"Select authentication method for {for_provider[0].name}:" if for_provider else "Select authentication method:"
+
+    def chosen(way: Any) -> None:
+        if way is None:
+            return
+        if way == "radius" and radius is not None:
+            _start(app, radius, lambda: _choose_way(app, None))
+        elif for_provider:
+            pick = next(o for o in for_provider if o.auth_type == way)
+            _start(app, pick, lambda: _choose_way(app, for_provider))
+        else:
+            _choose_provider(app, way, "")
+
+    items = [PickItem(value, label, label.plain) for value, label in ways]
+    app.push_screen(PickList(title, items, filterable=False, id="login-way"), chosen)
+
+
+def _choose_provider(app: Any, auth_type: str | None, search: str) -> None:
+    options = _options(app, auth_type)
+    if not options:
+        say(app, {"oauth": "No account providers available.", "api_key": "No API key providers available."}.get(
+            auth_type or "", "No login providers available."), "warning")
+        return
+    show_kind = len({o.auth_type for o in options}) > 1
+    colors = palette(app)
+    items = [PickItem(index, option_row(o, show_kind, colors), f"{o.name} {o.provider} {o.auth_type} {o.method}")
+             for index, o in enumerate(options)]
+
+    def chosen(index: Any) -> None:
+        if index is None:
+            if auth_type is not None:
+                _choose_way(app, None)  # back to the question before
+            return
+        _start(app, options[index], lambda: _choose_provider(app, auth_type, search))
+
+    picker = PickList("Select provider to configure:", items, hint="↑↓ move · enter select · esc back",
+                      id="login-picker")
+    app.push_screen(picker, chosen)
+    if search:
+        app.call_later(_prefill, picker, search)
+
+
+def _prefill(picker: PickList, text: str) -> None:
+    if picker.is_attached:
+        picker.query_one("#picker-filter", Input).value = text
+
+
+def _start(app: Any, option: Any, back: Any) -> None:
+    """Sign in to ``option``'s provider its way; ``back`` reopens the step before on Esc."""
+    if option.auth_type == "oauth":
+        _account_login(app, option, back)
+    else:
+        _ask_key(app, option, back)
+
+
+def _ask_key(app: Any, option: Any, back: Any) -> None:
+    from pi_runtime.frontend.app_support import env_var_names, suggested_env_var
+
     auth = auth_storage(app)
-    stored = set(auth.list())
-    if arg:
-        _ask_key(app, auth, arg)
-        return
-
-    def chosen(pid: Any) -> None:
-        if pid:
-            _ask_key(app, auth, pid)
-
-    app.push_screen(PickList("Log in to a provider", provider_items(registry, stored),
-                             hint="enter to log in (OAuth) or add an API key · esc cancel", id="login-picker"), chosen)
-
-
-def _ask_key(app: Any, auth: Any, provider: str) -> None:
-    from pi_runtime.frontend.app_support import env_var_names
-
     registry = app.session.model_registry
-    if provider in oauth_logins(registry):
-        _oauth_login(app, registry, provider)
-        return
-    if registry is not None and provider not in registry.providers():
-        say(app, f"Unknown provider '{provider}'", "error")
-        return
-    name = registry.provider_name(provider) if registry is not None else provider
 
     def entered(key: str | None) -> None:
         if not key:
+            if back is not None:
+                back()
             return
         try:
-            auth.set_api_key(provider, key)
+            auth.set_api_key(option.provider, key)
         except Exception as exc:  # noqa: BLE001 - the message names the file, never the key
-            say(app, f"Could not save the key: {exc}", "error")
+            say(app, f"Failed to save API key for {option.name}: {exc}", "error")
             return
-        count = sum(1 for m in registry.all() if m.provider == provider) if registry is not None else 0
-        say(app, f"Logged in to {name}: key saved in {auth.path}" + (f" ({count} models)" if count else ""))
-        if app.session is not None:
+        say(app, f"Saved API key for {option.name}. Credentials saved to {auth.path}")
+        if app.session is not None and registry is not None:
             app.call_later(app.chrome.refresh_model, app.session)
 
-    app.push_screen(ApiKeyPrompt(provider, name, list(env_var_names(provider))), entered)
+    # The variable Pi's docs name first (ANTHROPIC_API_KEY, not ANTHROPIC_AUTH_TOKEN).
+    suggested = suggested_env_var(option.provider)
+    names = [*([suggested] if suggested else []), *(n for n in env_var_names(option.provider) if n != suggested)]
+    app.push_screen(ApiKeyPrompt(option.provider, option.name, names, option.method), entered)
 
 
-def _oauth_login(app: Any, registry: Any, provider: str) -> None:
+def _account_login(app: Any, option: Any, back: Any) -> None:
     from .oauth_login import OAuthLoginScreen
 
+    registry = app.session.model_registry
+
     def done(ok: bool, message: str) -> None:
+        if not ok and message.endswith("cancelled") and back is not None:
+            back()
+            return
         say(app, message, "info" if ok else "warning" if "cancelled" in message else "error")
         if ok and app.session is not None:
             app.call_later(app.chrome.refresh_model, app.session)
+            if option.provider == "radius":
+                _offer_radius_mcp(app, option)
 
-    name = oauth_logins(registry)[provider].name
-    app.push_screen(OAuthLoginScreen(provider, name, registry, done))
+    app.push_screen(OAuthLoginScreen(option.provider, option.name, registry, done, agent_dir=app.agent_dir))
+
+
+def _offer_radius_mcp(app: Any, option: Any) -> None:
+    """Ask whether the global Radius MCP server should use this login (``pi auth login`` does it unasked)."""
+    import os
+
+    from pi_runtime.frontend.app_support import add_radius_server, plan_radius_server
+
+    plan = plan_radius_server(option.provider, app.agent_dir, os.getcwd())
+    if plan is None:
+        return
+
+    def chosen(answer: Any) -> None:
+        if answer != "yes":
+            return
+        try:
+            add_radius_server(plan)
+        except Exception as exc:  # noqa: BLE001 - the file could not be written: say which
+            say(app, f"Could not update {plan.path}: {exc}", "error")
+            return
+        say(app, f'MCP server "{plan.name}" in {plan.path} now uses the {option.name} login.')
+
+    items = [PickItem("yes", Text("Yes"), "yes"), PickItem("no", Text("No"), "no")]
+    app.push_screen(PickList(f"Configure {option.name} MCP in {plan.path}?", items, filterable=False,
+                             id="radius-mcp"), chosen)
 
 
 def open_logout(app: Any, arg: str) -> None:
@@ -168,28 +276,45 @@ def open_logout(app: Any, arg: str) -> None:
         _remove(app, auth, arg)
         return
     if not stored:
-        say(app, "No stored credentials to remove", "warning")
+        say(app, "No stored credentials to remove. /logout only removes credentials saved by /login; "
+                 "environment variables and models.json config are unchanged.", "warning")
         return
+    from pi_runtime.frontend.app_support import login_options
+
     registry = app.session.model_registry
-    items = provider_items(registry, stored, only=stored)
-    known = {item.value for item in items}
-    items += [PickItem(p, Text(p, style="bold"), p) for p in sorted(stored - known)]
+    names: dict[str, str] = {o.provider: o.name for o in login_options(registry)}
+    items = []
+    for pid in sorted(stored, key=lambda p: str(names.get(p, p)).lower()):
+        cred = auth.get(pid)
+        kind = "account" if cred is not None and cred.type == "oauth" else "API key"
+        label = Text().append(names.get(pid, pid), style="bold").append(f" [{kind}]", style=palette(app)["muted"])
+        label.append(" ✓ stored credential", style=palette(app)["success"])
+        items.append(PickItem(pid, label, f"{pid} {names.get(pid, pid)}"))
 
     def chosen(pid: Any) -> None:
         if pid:
             _remove(app, auth, pid)
 
-    app.push_screen(PickList("Log out of a provider", items, hint="enter to remove the stored key · esc cancel",
-                             id="logout-picker"), chosen)
+    app.push_screen(PickList("Select provider to logout:", items, id="logout-picker"), chosen)
 
 
 def _remove(app: Any, auth: Any, provider: str) -> None:
+    from pi_runtime.frontend.app_support import login_options
+
+    registry = app.session.model_registry
+    name = next((o.name for o in login_options(registry) if o.provider == provider), provider)
+    cred = auth.get(provider)
     try:
         removed = auth.remove(provider)
     except Exception as exc:  # noqa: BLE001
-        say(app, f"Could not update {auth.path}: {exc}", "error")
+        say(app, f"Logout failed: {exc}", "error")
         return
-    if removed:
-        say(app, f"Removed the stored key for {provider}")
+    if not removed:
+        say(app, f"No stored credentials for {name}. Environment variables and models.json config are unchanged.",
+            "warning")
+    elif cred is not None and cred.type == "oauth":
+        say(app, f"Logged out of {name}")
     else:
-        say(app, f"No stored key for {provider}", "warning")
+        say(app, f"Removed stored API key for {name}. Environment variables and models.json config are unchanged.")
+    if app.session is not None:
+        app.call_later(app.chrome.refresh_model, app.session)

@@ -83,7 +83,7 @@ class ScopedModels(PickList):
                 f"esc close · {count}" + (" (unsaved)" if self.dirty else ""))
 
     def _changed(self, enabled: Enabled, keep: str | None) -> None:
-        from textual.widgets import OptionList, Static
+        from textual.widgets import Static
 
         self.enabled = enabled
         self.dirty = True
@@ -92,18 +92,13 @@ class ScopedModels(PickList):
         if keep is not None:
             for index, item in enumerate(self.shown):
                 if item is not None and item.value == keep:
-                    self.query_one(OptionList).highlighted = index
+                    self.highlighted = index
         self.query_one(".picker-hint", Static).update(self._hint())
         if self.on_change is not None:
             self.on_change(None if enabled is None else list(enabled))
 
     def _highlighted(self) -> str | None:
-        from textual.widgets import OptionList
-
-        index = self.query_one(OptionList).highlighted
-        if index is None or not (0 <= index < len(self.shown)):
-            return None
-        item = self.shown[index]
+        item = self.highlighted_item
         return item.value if item is not None else None
 
     # ------------------------------------------------------------------ keys

@@ -41,10 +41,15 @@ def _walk(cwd: str) -> list[str]:
     if ignore.is_file():
         patterns = ignore.read_text(encoding="utf-8", errors="replace").splitlines()
     spec = pathspec.PathSpec.from_lines("gitignore", patterns)
+    from pi_runtime.frontend.app_support import WalkGuard
+
     out: list[str] = []
+    guard = WalkGuard()  # a bind mount looping back, or an endless tree, cannot hang the menu
+    guard.enter(cwd)
     for folder, dirs, files in os.walk(cwd):
         rel_dir = os.path.relpath(folder, cwd)
-        dirs[:] = [d for d in dirs if d not in _SKIP_DIRS and not spec.match_file(os.path.join(rel_dir, d) + "/")]
+        dirs[:] = [d for d in dirs if d not in _SKIP_DIRS and not spec.match_file(os.path.join(rel_dir, d) + "/")
+                   and guard.enter(os.path.join(folder, d))]
         for name in files:
             rel = os.path.normpath(os.path.join(rel_dir, name))
             if not spec.match_file(rel):

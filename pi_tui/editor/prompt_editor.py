@@ -18,6 +18,7 @@ from textual.binding import Binding, BindingsMap
 from textual.message import Message
 from textual.widgets import TextArea
 
+from ..terminal.textual_internals import active_keymap, own_bindings
 from . import images as image_files
 from . import paste
 from .completion_menu import CompletionMenu
@@ -226,9 +227,9 @@ class PromptEditor(TextArea, inherit_bindings=False):
         """
         # The editor's bindings as Textual's binding chain has them: keybindings.json applied.
         # Made once per keymap (Textual replaces the dict when it changes): 0.7 ms a key else.
-        keymap = self.app._keymap
+        keymap = active_keymap(self.app)
         if self._own_bindings is None or self._own_bindings[0] is not keymap:
-            own = self._bindings.copy()
+            own = own_bindings(self).copy()
             if keymap:
                 own.apply_keymap(keymap)
             self._own_bindings = (keymap, own)

@@ -162,13 +162,16 @@ def load_keymap(user_path: Path | None = None) -> Keymap:
 
 
 def _apply_user(keymap: Keymap, path: Path) -> None:
-    from pi_runtime.frontend.app_support import read_config_text
+    from pi_runtime.frontend.app_support import parse_config_json, read_config_text
 
     try:
-        data = json.loads(read_config_text(path))  # refuses FIFOs, devices and huge files
+        # Refuses FIFOs, devices and huge files; a 100,000-digit number or a value nested
+        # 100,000 deep is left out with a message (parse_config_json).
+        data, dropped = parse_config_json(read_config_text(path))
     except (OSError, ValueError) as exc:
         keymap.problems.append(f"{path}: cannot read keybindings ({exc}); using the defaults")
         return
+    keymap.problems.extend(f"{path}: {message}" for message in dropped)
     if not isinstance(data, dict):
         keymap.problems.append(f"{path}: keybindings must be a JSON object; using the defaults")
         return

@@ -175,7 +175,15 @@ async def fork_picker(pilot: Any) -> None:
 
 
 async def login(pilot: Any) -> None:
+    await command(pilot, "/login")
+    await pilot.press("enter")  # "Sign in with an account": Pi's list of account sign-ins
+    await pilot.pause(0.1)
+
+
+async def login_api_key(pilot: Any) -> None:
     await command(pilot, "/login anthropic")
+    await pilot.press("down", "enter")  # "Sign in with an API key"
+    await pilot.pause(0.1)
     await pilot.press(*"sk-ant-not-a-real-key")
     await pilot.pause(0.1)
 
@@ -215,6 +223,7 @@ SCENES = [
     Scene("cmd_compaction", (120, 36), compaction),
     Scene("cmd_fork_picker", (120, 36), fork_picker),
     Scene("cmd_login", (120, 30), login),
+    Scene("cmd_login_api_key", (120, 30), login_api_key),
     Scene("cmd_scoped_models", (120, 36), scoped_models),
     Scene("cmd_search", (120, 36), search),
     Scene("cmd_thinking", (100, 30), thinking),

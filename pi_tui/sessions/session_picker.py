@@ -366,10 +366,12 @@ class SessionPicker(Modal[str | None]):
 
     def delete(self, path: Path) -> bool:
         """Move a session file to the trash and drop it from the list; errors are shown."""
+        from pi_runtime.frontend.app_support import SessionLockedError
+
         try:
             where = trash_session(path, system_trash=self.system_trash)
-        except OSError as exc:
-            self._message(f"Could not delete: {exc}", error=True)
+        except (OSError, SessionLockedError) as exc:
+            self._message(f"Not deleted: {exc}", error=True)
             return False
         self.state.remove(path)
         self._sync(full=True)

@@ -236,8 +236,18 @@ def trash_session(path: Path, *, system_trash: bool = True) -> str:
         Where it went, for the status line.
 
     Raises:
+        SessionLockedError: Another pi session is writing to it (it stays where it was).
         OSError: When it could not be moved (the file stays where it was).
     """
+    from pi_runtime.frontend.app_support import held_for_removal
+
+    # The writer's lock is held through the move: a session another pi writes to is refused
+    # (it would go on writing into the trash), and none can open it while it moves.
+    with held_for_removal(path):
+        return _move_to_trash(path, system_trash)
+
+
+def _move_to_trash(path: Path, system_trash: bool) -> str:
     if system_trash:
         try:
             from send2trash import send2trash

@@ -23,6 +23,7 @@ from textual.drivers.linux_driver import LinuxDriver
 
 from .extended_keys import ExtendedKeysDriver
 from .safe_strips import guard_strip_output
+from .textual_internals import driver_output, replace_driver_output, resume_was_requested
 
 
 class _HangupTolerantOutput:
@@ -59,13 +60,15 @@ class _HangupTolerantOutput:
 class AppDriver(ExtendedKeysDriver):
     def __init__(self, app: Any, **kwargs: Any) -> None:
         super().__init__(app, **kwargs)
-        if self._file is not None:
+        output = driver_output(self)
+        if output is not None:
             # Textual's writer thread only writes, flushes and asks for the file number.
-            self._file = cast(io.TextIOWrapper, _HangupTolerantOutput(self._file))
+            replace_driver_output(self, cast(io.TextIOWrapper, _HangupTolerantOutput(output)))
 
     def _sigcont_application(self, *args: Any) -> None:
+        # Overrides Textual's private handler (textual_internals checks it is still there).
         # Textual marks a suspend it made itself (Ctrl+Z) and clears the mark when it resumes.
-        if self._must_signal_resume:
+        if resume_was_requested(self):
             super()._sigcont_application(*args)
 
 

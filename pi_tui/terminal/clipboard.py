@@ -23,6 +23,8 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
+from .textual_internals import keep_app_clipboard, running_driver
+
 OSC52_LIMIT = 100_000
 """Largest payload (bytes of text) sent by OSC 52; many terminals drop longer ones."""
 
@@ -70,8 +72,8 @@ def copy_text(app: Any, text: str) -> str:
     routes = []
     if _system_copy(text):
         routes.append("system")
-    app._clipboard = text
-    driver = getattr(app, "_driver", None)
+    keep_app_clipboard(app, text)
+    driver = running_driver(app)
     if driver is not None and len(text.encode("utf-8")) <= OSC52_LIMIT:
         try:
             driver.write(osc52_sequence(text, tmux=bool(os.environ.get("TMUX"))))

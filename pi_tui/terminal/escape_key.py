@@ -21,6 +21,8 @@ from collections.abc import Iterable
 from types import SimpleNamespace
 from typing import Any
 
+from .textual_internals import escape_wait_deadline, linux_driver_module, textual_time, xterm_parser_class
+
 _installed = False
 _wake_at: float | None = None
 """When the parser's wait after a lone ESC runs out (Textual's clock); None: no wait pending."""
@@ -32,9 +34,7 @@ class _WakingSelector(selectors.SelectSelector):
     def select(self, timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:
         wake_at = _wake_at
         if wake_at is not None:
-            from textual._time import get_time
-
-            left = max(0.0, wake_at - get_time())
+            left = max(0.0, wake_at - textual_time())
             timeout = left if timeout is None else min(timeout, left)
         return super().select(timeout)
 
@@ -45,22 +45,22 @@ def install() -> None:
     if _installed:
         return
     _installed = True
-    from textual._xterm_parser import XTermParser
-    from textual.drivers import linux_driver
-
-    feed, tick = XTermParser.feed, XTermParser.tick
+    parser = xterm_parser_class()
+    feed, tick = parser.feed, parser.tick
 
     def feed_after_expired_wait(self: Any, data: str) -> Iterable[Any]:
         global _wake_at
         yield from self.tick()  # a lone ESC whose wait is over is the Esc key, whatever comes next
         yield from feed(self, data)
-        _wake_at = self._timeout_time
+        _wake_at = escape_wait_deadline(self)
 
     def tick_noting_the_wait(self: Any) -> Iterable[Any]:
         global _wake_at
         yield from tick(self)
-        _wake_at = self._timeout_time  # settled (None), or still to come
+        _wake_at = escape_wait_deadline(self)  # settled (None), or still to come
 
-    XTermParser.feed = feed_after_expired_wait  # type: ignore[method-assign]
-    XTermParser.tick = tick_noting_the_wait  # type: ignore[method-assign]
-    linux_driver.selectors = SimpleNamespace(**{**vars(selectors), "SelectSelector": _WakingSelector})  # type: ignore[assignment]
+    parser.feed = feed_after_expired_wait
+    parser.tick = tick_noting_the_wait
+    # The input thread builds `selectors.SelectSelector()` from its module's globals, so this module name
+    # (checked by textual_internals) is where the waking selector goes in.
+    linux_driver_module().selectors = SimpleNamespace(**{**vars(selectors), "SelectSelector": _WakingSelector})

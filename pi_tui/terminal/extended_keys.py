@@ -24,6 +24,8 @@ from typing import Any
 from textual import events
 from textual.drivers.linux_driver import LinuxDriver
 
+from .textual_internals import key_name, xterm_parser_class
+
 REQUEST_MODIFY_OTHER_KEYS = "\x1b[>4;2m"
 RESET_MODIFY_OTHER_KEYS = "\x1b[>4;0m"
 _XTERM_FORMAT = re.compile(r"\x1b\[27;(\d+);(\d+)~")
@@ -45,9 +47,7 @@ class ExtendedKeysDriver(LinuxDriver):
 
 
 def _character_key_name(character: str) -> str:
-    from textual.keys import _character_to_key
-
-    return character if character.isalnum() else _character_to_key(character)
+    return character if character.isalnum() else key_name(character)
 
 
 def _normalised(key: events.Key) -> events.Key:
@@ -81,9 +81,8 @@ def install() -> None:
     if _installed:
         return
     _installed = True
-    from textual._xterm_parser import XTermParser
-
-    original = XTermParser._parse_extended_key
+    parser = xterm_parser_class()
+    original = parser._parse_extended_key
 
     @lru_cache(maxsize=1024)
     def parse_extended_key(self: Any, sequence: str) -> list[events.Key] | None:
@@ -99,7 +98,7 @@ def install() -> None:
         keys = original(self, sequence)
         return None if keys is None else [_normalised(key) for key in keys]
 
-    XTermParser._parse_extended_key = parse_extended_key  # type: ignore[method-assign]
+    parser._parse_extended_key = parse_extended_key
 
 
 TMUX_EXTENDED_KEYS_OFF = ("tmux extended-keys is off. Modified Enter keys may not work. "

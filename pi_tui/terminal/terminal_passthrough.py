@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from .textual_internals import running_driver
+
 _OSC = re.compile(r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
 _OPEN = "\x1b]"
 _LIMIT = 4096
@@ -36,7 +38,7 @@ class TerminalPassthrough:
             self._write("".join(found))
 
     def _write(self, data: str) -> None:
-        driver = getattr(self.app, "_driver", None)
+        driver = running_driver(self.app)
         if driver is None or self.app.is_headless:
             return
         driver.write(data)

@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
+from .textual_internals import running_driver
+
 if TYPE_CHECKING:
     from ..host import PiHost
 
@@ -21,7 +23,7 @@ def pi_title(session_name: str | None, cwd: str) -> str:
 def write_title(app: PiHost, title: str) -> None:
     """Set the window title (OSC 0, as Pi); nothing in a headless run."""
     app.title = title
-    driver = getattr(app, "_driver", None)
+    driver = running_driver(app)
     if driver is not None and not app.is_headless:
         # A control character would end the sequence early and send the rest to the terminal
         # as commands (a session name comes from a file, a title from an extension).

@@ -9,7 +9,6 @@ that fails to load is reported and the caller falls back to ``dark``.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -200,16 +199,18 @@ def load_theme_file(path: Path) -> PiTheme:
     Raises:
         ThemeError: unreadable, not JSON, or invalid.
     """
-    from pi_runtime.frontend.app_support import ConfigFileError, read_config_text
+    from pi_runtime.frontend.app_support import ConfigFileError, ConfigJsonError, parse_config_json, read_config_text
 
     try:
-        data = json.loads(read_config_text(path))  # refuses FIFOs, devices and huge files
+        data, dropped = parse_config_json(read_config_text(path))  # refuses FIFOs, devices and huge files
     except ConfigFileError as exc:
         raise ThemeError(str(exc)) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ThemeError(f"{path}: {getattr(exc, 'strerror', None) or exc}") from None
-    except json.JSONDecodeError as exc:
-        raise ThemeError(f"{path}: invalid JSON at line {exc.lineno}: {exc.msg}") from None
+    except ConfigJsonError as exc:
+        raise ThemeError(f"{path}: {exc}") from None
+    if dropped:  # a theme is all or nothing: a colour left out would fall back silently
+        raise ThemeError(f"{path}: {dropped[0]}")
     theme = parse_theme(data, str(path))
     theme.source = str(path)
     return theme

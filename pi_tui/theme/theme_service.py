@@ -106,6 +106,16 @@ class ThemeService:
 
     # ------------------------------------------------------------------ live reload
 
+    def set_folders(self, folders: list[Path]) -> None:
+        """Read themes from ``folders`` from now on (the watcher follows; call ``load`` after)."""
+        if folders == self.folders:
+            return
+        self.folders = folders
+        if self.watcher is not None:
+            self.watcher.stop()
+            self.watcher = None
+            self.start_watching()
+
     def start_watching(self) -> None:
         target = self._target
 

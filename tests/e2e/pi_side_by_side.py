@@ -125,9 +125,8 @@ def _write_config(agent: Path, url: str) -> None:
 
 
 def _env(agent: Path, home: Path) -> dict[str, str]:
-    node = "/opt/piref/node_modules/node/bin"
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    env.update(PI_CODING_AGENT_DIR=str(agent), HOME=str(home), PATH=f"{node}:{env.get('PATH', '')}")
+    env.update(PI_CODING_AGENT_DIR=str(agent), HOME=str(home))
     return env
 
 

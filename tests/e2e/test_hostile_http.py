@@ -110,3 +110,21 @@ def terminate_mid_request(server: ThreadedServer, env: dict[str, str]) -> int:
             proc.wait()
         proc.stdout.close()  # type: ignore[union-attr]
         proc.stderr.close()  # type: ignore[union-attr]
+
+
+def test_a_900_kb_error_message_keeps_pis_head_on_screen_and_in_the_session(loopback, env):
+    # Pi keeps 4,000 characters of a provider's error body (pi-ai's MAX_PROVIDER_ERROR_BODY_CHARS).
+    from e2e_support import MODEL, error_reply, session_files
+
+    text = "context too long: " + "x" * 900_000
+    loopback.push(error_reply(400, text))
+    point_at(env, loopback.url, {"retry": {"enabled": False}})
+    result = run_pi(["-p", "hi", "--model", MODEL], env)
+    assert result.returncode == 1
+    assert_one_line_error(result.stderr)
+    line = result.stderr.strip()
+    assert line.startswith("pi: 400 context too long: xxx") and line.endswith(f"... [truncated {len(text) - 3996} chars]")
+    assert len(line) < 4100
+    [saved] = session_files(env)
+    [failed] = [json.loads(x)["message"] for x in saved.read_text().splitlines() if '"errorMessage"' in x]
+    assert len(failed["errorMessage"]) < 4100 and failed["errorMessage"].endswith("chars]")

@@ -41,9 +41,9 @@ def test_an_abort_while_the_first_prompt_waits_for_a_server_runs_nothing(loopbac
         client.ok({"type": "prompt", "message": "use the tool"})
         assert wait_until(pid_file.exists, 30), client.stderr_now()  # the server is up, still initializing
         began = time.monotonic()
-        client.ok({"type": "abort"}, timeout=10)
-        settled = client.wait_event("agent_settled", start, timeout=10)
-        assert time.monotonic() - began < 3
+        client.ok({"type": "abort"}, timeout=20)
+        settled = client.wait_event("agent_settled", start, timeout=20)
+        assert time.monotonic() - began < 15  # not the server's 30 s start (room for a loaded machine)
         assert settled["aborted"] is True
         assert loopback.requests == []
         assert not [e for e in client.events(start) if e["type"] == "tool_execution_start"]
@@ -128,7 +128,7 @@ def test_ten_thousand_tools_the_prompt_goes_out_abort_settles_and_eof_stops_the_
         aborting = time.monotonic()
         client.ok({"type": "abort"}, timeout=10)
         assert client.wait_event("agent_settled", start, timeout=10)["aborted"] is True
-        assert time.monotonic() - aborting < 2  # before: 19.5 s
+        assert time.monotonic() - aborting < 8  # before: 19.5 s (room for a loaded machine)
         assert processes_with_env(MARKER, marker)
         assert client.close(timeout=20) == 0
     finally:

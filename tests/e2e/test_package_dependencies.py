@@ -1,10 +1,11 @@
 """``pi install`` of git and local packages that declare Python dependencies: pip installs them
-into the environment pi runs in, a failure is reported and registers nothing.
+into a folder of the package's own (``<agent dir>/deps/<name>-<hash>``), never into pi's
+environment; the package's extensions import them from there; a failure registers nothing.
 
-pip writes into the environment of the Python that runs pi, so each test gives pi one of its
-own: a fresh virtual environment that sees the test environment's packages (pi, pip) through a
-``.pth`` file. The test environment itself stays as it was. The dependencies are wheels written
-here with zipfile, installed with ``PIP_NO_INDEX`` (no network)."""
+Each test still gives pi an environment of its own (a fresh virtual environment that sees the test
+environment's packages, pi and pip, through a ``.pth`` file), so a regression that wrote into pi's
+environment would show there, not in the test environment. The dependencies are wheels written here
+with zipfile, installed with ``PIP_NO_INDEX`` (no network)."""
 
 from __future__ import annotations
 
@@ -29,11 +30,13 @@ EXTENSION = """
 """
 
 
-def tiny_wheel(out: Path, greeting: str) -> Path:
-    """A wheel of ``pi-tinydep`` (module ``pi_tinydep`` with ``GREETING``), in the format pip installs."""
+def tiny_wheel(out: Path, greeting: str, extra: dict[str, str] | None = None) -> Path:
+    """A wheel of ``pi-tinydep`` (module ``pi_tinydep`` with ``GREETING``, and ``extra`` files), in
+    the format pip installs."""
     info = "pi_tinydep-1.0.dist-info"
     files = {
         "pi_tinydep/__init__.py": f"GREETING = {greeting!r}\n",
+        **(extra or {}),
         f"{info}/METADATA": "Metadata-Version: 2.1\nName: pi-tinydep\nVersion: 1.0\n",
         f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
     }
@@ -61,13 +64,27 @@ class OwnPython:
         # addsitedir also reads the test environment's own .pth files (pi's editable install).
         Path(purelib, "test_env.pth").write_text(f"import site; site.addsitedir({sysconfig.get_paths()['purelib']!r})\n")
         self.env = {**env, "PIP_NO_INDEX": "1"}
+        self.purelib = Path(purelib)
 
     def pi(self, *args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run([self.python, "-m", "pi_runtime.cli", *args], env=self.env, capture_output=True,
                               text=True, cwd=self.env["PI_TEST_PROJECT"], timeout=180)
 
     def imports(self, module: str) -> bool:
+        """Whether pi's Python imports ``module`` by itself (from its environment)."""
         return subprocess.run([self.python, "-c", f"import {module}"], env=self.env, capture_output=True).returncode == 0
+
+    def environment_has(self, name: str) -> list[Path]:
+        """Files called ``name`` in pi's environment, the test environment's site-packages and pi's
+        own source folder (an editable install)."""
+        import pi_runtime
+
+        roots = [self.purelib, Path(sysconfig.get_paths()["purelib"]), Path(pi_runtime.__file__).parent]
+        return [p for root in roots for p in root.rglob(name)]
+
+
+def deps_folders(env: dict[str, str]) -> list[Path]:
+    return sorted(Path(env["PI_CODING_AGENT_DIR"], "deps").glob("*"))
 
 
 @pytest.fixture
@@ -89,19 +106,54 @@ def packages_in_settings(env: dict[str, str]) -> list[str]:
     return json.loads(Path(env["PI_CODING_AGENT_DIR"], "settings.json").read_text()).get("packages", [])
 
 
-def test_local_package_dependencies_from_pyproject_are_installed_where_pi_runs(own_python, env, tmp_path):
+def test_local_package_dependencies_go_to_a_folder_of_its_own_and_its_extension_imports_them(own_python, env,
+                                                                                               tmp_path):
     wheel = tiny_wheel(tmp_path / "wheels", "hello from a dependency")
     root = package(tmp_path / "tiny", [f"pi-tinydep @ {wheel.as_uri()}"])
-    assert not own_python.imports("pi_tinydep")
     done = own_python.pi("install", str(root))
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines() == [f"Installing {root}...", f"Installing dependencies: pi-tinydep @ {wheel.as_uri()}",
-                                        f"Installed {root}"]
-    assert own_python.imports("pi_tinydep") and packages_in_settings(env) == ["../tiny"]  # relative to settings.json
+    [deps] = deps_folders(env)
+    assert deps.name.startswith("tiny-")
+    assert done.stdout.splitlines() == [
+        f"Installing {root}...", f"Installing dependencies: pi-tinydep @ {wheel.as_uri()}",
+        f"  into {deps} (apart from pi's own modules); pip runs the build code (setup.py, a build backend) "
+        "of any that come as source",
+        f"Installed {root}"]
+    assert (deps / "pi_tinydep" / "__init__.py").is_file() and packages_in_settings(env) == ["../tiny"]
+    assert not own_python.imports("pi_tinydep")  # not in pi's environment
     # The package's extension imports its dependency: its flag's description comes from it.
     helped = own_python.pi("--help")
     assert "hello from a dependency" in helped.stdout, helped.stderr
-    assert "pi_tinydep" not in {p.name for p in Path(sysconfig.get_paths()["purelib"]).iterdir()}
+    # pi remove takes its dependencies with it.
+    assert own_python.pi("remove", str(root)).returncode == 0 and not deps.exists()
+
+
+def test_a_dependency_cannot_put_a_module_into_pis_installation(own_python, env, tmp_path):
+    marker = "zz_evil_marker.py"
+    wheel = tiny_wheel(tmp_path / "wheels", "harmless", extra={f"pi_runtime/{marker}": "EVIL = True\n"})
+    root = package(tmp_path / "tiny", [f"pi-tinydep @ {wheel.as_uri()}"])
+    done = own_python.pi("install", str(root))
+    assert done.returncode == 0, done.stderr
+    assert own_python.environment_has(marker) == []
+    # Its copy is in the package's folder, behind pi's own pi_runtime: not importable as pi's.
+    [deps] = deps_folders(env)
+    assert (deps / "pi_runtime" / marker).is_file()
+    helped = own_python.pi("--help")
+    assert "harmless" in helped.stdout, helped.stderr
+    probe = textwrap.dedent("""
+        import sys
+        from pi_runtime.packages.resolve import resolve_packages
+        from pi_runtime.settings import SettingsManager
+        resolve_packages(SettingsManager.create(), ".", project_trusted=False)
+        assert sys.path[-1].endswith(sys.argv[1]), sys.path
+        try:
+            import pi_runtime.zz_evil_marker
+        except ImportError:
+            print("refused")
+    """)
+    run = subprocess.run([own_python.python, "-c", probe, deps.name], env=own_python.env, capture_output=True,
+                         text=True, cwd=own_python.env["PI_TEST_PROJECT"])
+    assert run.stdout == "refused\n", run.stderr
 
 
 def test_git_package_requirements_txt_with_a_path_relative_to_the_package(own_python, env, tmp_path):
@@ -162,10 +214,11 @@ def test_installing_again_gives_an_existing_clone_its_dependencies(own_python, e
     clone = Path(env["PI_CODING_AGENT_DIR"], "git", "file", str(repo).lstrip("/"))
     clone.parent.mkdir(parents=True)
     subprocess.run(["git", "clone", "-q", str(repo), str(clone)], check=True)
-    assert not own_python.imports("pi_tinydep")
+    assert deps_folders(env) == []
     done = own_python.pi("install", f"git:file://{repo}")
     assert done.returncode == 0 and "Installing dependencies: requirements.txt" in done.stdout, done.stderr
-    assert own_python.imports("pi_tinydep")
+    [deps] = deps_folders(env)
+    assert (deps / "pi_tinydep").is_dir() and "late" in own_python.pi("--help").stdout
 
 
 def test_a_configured_git_package_missing_at_start_up_is_cloned_with_its_dependencies(own_python, env, tmp_path):
@@ -178,4 +231,4 @@ def test_a_configured_git_package_missing_at_start_up_is_cloned_with_its_depende
     settings_file.write_text(json.dumps({**json.loads(settings_file.read_text()), "packages": [f"git:file://{repo}"]}))
     helped = own_python.pi("--help")
     assert "cloned at start-up" in helped.stdout, helped.stderr
-    assert own_python.imports("pi_tinydep")
+    assert len(deps_folders(env)) == 1 and not own_python.imports("pi_tinydep")

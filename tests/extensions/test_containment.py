@@ -104,10 +104,10 @@ async def test_abort_wins_over_a_handler_that_never_returns(make_session, write_
             break
         await asyncio.sleep(0.01)
     assert module_of(path).started == [event]
-    begun = time.monotonic()
-    await asyncio.wait_for(session.abort(), 5)
-    assert time.monotonic() - begun < 2
-    await asyncio.wait_for(prompt, 5)
+    # The handler never returns: an abort that waited for it would never end (the bound only stops a
+    # failing test; a wall-clock figure here failed on a loaded machine).
+    await asyncio.wait_for(session.abort(), 30)
+    await asyncio.wait_for(prompt, 30)
     assert not session.is_streaming
 
 
@@ -177,8 +177,9 @@ async def test_extension_tool_that_ignores_abort_is_cut_off(make_session, write_
             break
         await asyncio.sleep(0.01)
     begun = time.monotonic()
-    await asyncio.wait_for(session.abort(), 5)
-    assert time.monotonic() - begun < 3
+    await asyncio.wait_for(session.abort(), 30)
+    # Well before the tool's own 10 s, with room for a loaded machine (a 3 s figure is too tight there).
+    assert time.monotonic() - begun < 8
     await prompt
     [result] = tool_results(session)
     assert result.is_error and result.content[0].text == "Aborted"

@@ -18,6 +18,7 @@ from pi_runtime.ai import oauth
 from pi_runtime.ai.oauth import MIN_VALIDITY_MS, OAuthError, OAuthLoginCancelled, needs_refresh
 from pi_runtime.testing.loopback import Reply
 from pi_runtime.testing.oauth_server import fixture_servers
+from pi_runtime.testing.waiting import eventually
 
 from .conftest import module_of
 
@@ -188,7 +189,7 @@ async def test_aborting_or_ending_the_session_aborts_a_refresh_in_flight(make_se
     data = stored(agent_dir)
     data["corp"]["expires"] = 0
     (agent_dir / "auth.json").write_text(json.dumps(data))
-    auth_server.delay = 5.0  # the token endpoint hangs
+    auth_server.delay = 30.0  # the token endpoint hangs
     await session.set_model(session.model_registry.find("corp", "corp-1"))
     run = asyncio.ensure_future(session.prompt("hi"))
     for _ in range(200):
@@ -198,14 +199,14 @@ async def test_aborting_or_ending_the_session_aborts_a_refresh_in_flight(make_se
     assert auth_server.grants[-1:] == ["refresh_token"]
     started = time.monotonic()
     await (session.abort() if how == "abort" else session.dispose())
-    await asyncio.wait_for(run, 3)
-    assert time.monotonic() - started < 2  # not the server's five seconds
+    await asyncio.wait_for(run, 20)
+    assert time.monotonic() - started < 15  # not the server's 30 seconds (with room for a loaded machine)
     assert module_of(EXT).seen["aborted"]  # refresh_token's signal fired and it stopped
     last = session.messages[-1]
     assert last.stop_reason == "aborted" and "/login" not in (last.error_message or "")
     assert llm.requests == []
     assert stored(agent_dir) == data  # nothing half-refreshed was saved
-    auth_server.stop()  # the extension's request thread still waits for the answer: cut it, not wait 5 s
+    auth_server.stop()  # the extension's request thread still waits for the answer: cut it, not wait 30 s
 
 
 async def test_refresh_token_gets_a_signal_and_an_abort_stops_only_the_wait(tmp_path):
@@ -216,11 +217,13 @@ async def test_refresh_token_gets_a_signal_and_an_abort_stops_only_the_wait(tmp_
     storage.set("slow", {"type": "oauth", "access": "old", "refresh": "r0", "expires": 0})
     got: list[AbortSignal] = []
     started = asyncio.Event()
+    finished: list[bool] = []
 
     async def stubborn_refresh(credentials, signal):
         got.append(signal)
         started.set()
         await asyncio.sleep(0.3)  # ignores its signal: the server has rotated the token by now
+        finished.append(True)
         return {"access": "new", "refresh": "r1", "expires": int(time.time() * 1000) + 3_600_000}
 
     config = oauth.oauth_config({"name": "Slow", "login": stubborn_refresh, "refresh_token": stubborn_refresh,
@@ -229,15 +232,13 @@ async def test_refresh_token_gets_a_signal_and_an_abort_stops_only_the_wait(tmp_
     request = asyncio.ensure_future(oauth.fresh_credentials(storage, "slow", config, controller.signal))
     await started.wait()
     assert isinstance(got[0], AbortSignal) and not got[0].aborted
-    started_at = time.monotonic()
     controller.abort("user pressed Esc")
     with pytest.raises(AbortError):
         await request
-    assert time.monotonic() - started_at < 0.2 and got[0].aborted and got[0].reason == "user pressed Esc"
-    for _ in range(50):  # the refresh that went through is still saved
-        await asyncio.sleep(0.05)
-        if json.loads((tmp_path / "auth.json").read_text())["slow"]["refresh"] == "r1":
-            break
+    # The wait ended before the refresh did (an order, not a time: a 0.2 s figure is fragile under load).
+    assert not finished and got[0].aborted and got[0].reason == "user pressed Esc"
+    # The refresh that went through is still saved.
+    assert await eventually(lambda: json.loads((tmp_path / "auth.json").read_text())["slow"]["refresh"] == "r1")
     assert json.loads((tmp_path / "auth.json").read_text())["slow"]["refresh"] == "r1"
 
 

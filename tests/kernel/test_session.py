@@ -160,7 +160,7 @@ async def test_quota_errors_are_not_retried_and_retries_give_up(make_session):
 
 
 async def test_abort_during_retry_wait_settles_aborted(make_session):
-    session = make_session(settings={"retry": {"baseDelayMs": 5000, "maxDelayMs": 10000}})
+    session = make_session(settings={"retry": {"baseDelayMs": 60000, "maxDelayMs": 60000}})
     session.provider.push(scripted_error("503 Service Unavailable"), scripted_text("never"))
     events = record(session)
     run = asyncio.ensure_future(session.prompt("hello"))
@@ -169,7 +169,7 @@ async def test_abort_during_retry_wait_settles_aborted(make_session):
     started = asyncio.get_running_loop().time()
     await session.abort()
     await run
-    assert asyncio.get_running_loop().time() - started < 1.0
+    assert asyncio.get_running_loop().time() - started < 15  # not the retry's 60 s wait (room for a loaded machine)
     assert events[-1].type == "agent_settled" and events[-1].aborted is True
     assert [e.to_wire() for e in events if e.type == "auto_retry_end"][0]["success"] is False
     assert len(session.provider.requests) == 1

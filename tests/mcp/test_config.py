@@ -115,27 +115,38 @@ def test_edits_keep_other_content_and_indentation(tmp_path):
     assert remove_server(tmp_path / "missing.json", "a") is False
 
 
-@pytest.mark.parametrize(("text", "problem"), [
-    ("[" * 100_000 + "]" * 100_000, "invalid JSON: nested too deeply (arrays or objects inside each other)"),
-    ('{"mcpServers": {"a": {"command": "x", "timeout": NaN}}}', "NaN is not valid JSON"),
-    ('{"mcpServers": {"a": {"command": "x", "timeout": -Infinity}}}', "-Infinity is not valid JSON"),
-], ids=["deep", "nan", "minus-infinity"])
-def test_unreadable_files_are_one_clear_error_naming_the_file(tmp_path, text, problem):
+def test_a_file_nested_100000_deep_is_one_clear_error_naming_the_file(tmp_path):
     agent = tmp_path / "agent"
     agent.mkdir()
     path = agent / "mcp.json"
+    text = "[" * 100_000 + "]" * 100_000
     path.write_text(text, encoding="utf-8")
     config = load_config(agent, tmp_path, project_trusted=False)
+    problem = 'expected an object with an "mcpServers" object'
     assert (config.servers, config.errors) == ([], [f"{path}: {problem}"])
     with pytest.raises(McpConfigError, match=re.escape(problem)):  # pi mcp add/remove leave such a file alone
         add_server(path, "b", {"command": "y"})
     assert path.read_text(encoding="utf-8") == text
 
 
-def test_a_timeout_of_1e400_in_the_file_is_refused(tmp_path):
+@pytest.mark.parametrize(("value", "problem"), [
+    ("NaN", "timeout: NaN, which is not a JSON number"),
+    ("-Infinity", "timeout: -Infinity, which is not a JSON number"),
+    ("1e400", "timeout: a number too large to use (1e400)"),
+    ("9" * 100_000, "timeout: a number of 100,000 digits, too large to use"),
+    ("[" * 100_000 + "]" * 100_000, "timeout: nested more than 64 levels deep"),
+], ids=["nan", "minus-infinity", "1e400", "100000-digits", "nested-100000-deep"])
+def test_a_server_with_a_value_pi_cannot_use_is_refused_and_the_others_load(tmp_path, value, problem):
     agent = tmp_path / "agent"
     agent.mkdir()
-    (agent / "mcp.json").write_text('{"mcpServers": {"a": {"command": "x", "timeout": 1e400}}}', encoding="utf-8")
+    path = agent / "mcp.json"
+    text = '{"mcpServers": {"a": {"command": "x", "timeout": ' + value + '}, "b": {"command": "y"}}}'
+    path.write_text(text, encoding="utf-8")
     config = load_config(agent, tmp_path, project_trusted=False)
-    assert config.servers == []
-    assert config.errors == [f'{agent / "mcp.json"}: server "a": timeout must be at most 86400 seconds (a day)']
+    assert [s.name for s in config.servers] == ["b"]
+    assert config.errors == [f'{path}: server "a": {problem}']
+    with pytest.raises(McpConfigError, match="holds a value pi cannot keep"):  # never written back without it
+        add_server(path, "c", {"command": "z"})
+    assert path.read_text(encoding="utf-8") == text
+
+

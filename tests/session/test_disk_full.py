@@ -74,8 +74,8 @@ def test_full_tmpfs_on_the_first_save_writes_nothing_then_everything(tmp_path):
     with small_tmpfs(tmp_path / "disk", "1m") as disk:
         filler = fill(disk, 4096)
         m = SessionManager.create("/proj", disk)
-        m.append_message(user("q" * 100_000))
-        m.append_message(assistant("a"))  # the first assistant message writes the file
+        m.append_message(user("q" * 100_000))  # the first user message writes the file: it fails
+        m.append_message(assistant("a"))  # tried again, and fails again
         path = m.session_file
         assert m.unsaved_count == 3  # header, question, answer
         assert not path.exists() or path.read_bytes() == b""

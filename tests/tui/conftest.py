@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -75,19 +76,54 @@ def screen_text(app) -> str:
 
 
 async def wait_for(pilot, check, timeout: float = 20.0) -> bool:
-    """Poll ``check`` while the app runs; True once it holds (a deadline, not a fixed sleep)."""
-    for _ in range(int(timeout / 0.1)):
+    """Poll ``check`` while the app runs; True once it holds (a deadline, not a fixed sleep).
+
+    Each round lets the app handle what is pending (``pilot.pause()`` with no delay: the screen's
+    messages, then a moment of CPU idle), so the check runs as soon as the app has moved on.
+    """
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
         if check():
             return True
-        await pilot.pause(0.1)
-    return check()
+        await pilot.pause()
+    return bool(check())
 
 
-async def settle(pilot, session, extra: float = 0.15) -> None:
-    """Wait until the kernel is idle and the UI has drawn its frames."""
-    await session.wait_for_idle()
-    await pilot.pause(extra)
+async def workers_done(pilot, timeout: float = 20.0) -> None:
+    """Harlequin's ``wait_for_workers``: let pending messages run, wait for every worker the app has
+    then (start-up's extensions, a command, a completion fetch), and let what they posted run."""
+    import asyncio
+
+    deadline = time.monotonic() + timeout
+    while True:
+        await pilot.pause()
+        running = [w for w in pilot.app.workers if not w.is_finished]
+        if not running:
+            break
+        try:  # then again: a worker may have started another (start-up's Markdown warm-up)
+            await asyncio.wait_for(pilot.app.workers.wait_for_complete(running), max(0.0, deadline - time.monotonic()))
+        except TimeoutError:
+            names = [w.name for w in running if not w.is_finished]
+            raise AssertionError(f"workers still running after {timeout} s: {names}") from None
+    await caught_up(pilot)  # and the kernel events they caused
+
+
+started = workers_done
+"""Right after ``run_test`` starts: the session is attached and its extensions have started."""
+
+
+async def caught_up(pilot) -> None:
+    """Wait until the app has taken every kernel event of every open session, and handled them."""
+    app = pilot.app
+    bridges = [entry.bridge for entry in app.workspace.sessions] or [app.bridge]
+    assert await wait_for(pilot, lambda: all(b is None or b.idle for b in bridges)), "kernel events never handled"
     await pilot.pause()
+
+
+async def settle(pilot, session) -> None:
+    """Wait until the kernel is idle and the app has handled (and drawn) everything it sent."""
+    await session.wait_for_idle()
+    await caught_up(pilot)
 
 
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")

@@ -16,7 +16,7 @@ from pi_tui.transcript.tool_box import ToolBox
 from pi_tui.transcript.user_message import UserMessage
 from pi_tui.transcript.welcome_panel import WelcomePanel
 
-from .conftest import keyless_session, make_session, screen_text, settle
+from .conftest import keyless_session, make_session, screen_text, settle, workers_done
 
 
 def last_user_text(provider, request: int = -1) -> str:
@@ -116,7 +116,7 @@ async def test_no_credentials_shows_welcome_and_inline_error(workdir, agent_dir,
         assert app.query(WelcomePanel)
         assert "ANTHROPIC_API_KEY" in screen_text(app) and "/login" in screen_text(app)
         await pilot.press(*"hello", "enter")
-        await pilot.pause(0.2)
+        await workers_done(pilot)
         text = screen_text(app)
         assert "No API key for provider" in text
         assert "Traceback" not in text
@@ -127,7 +127,7 @@ async def test_user_bash_command_runs_and_is_recorded(provider, session):
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press(*"!echo from-shell", "enter")
         await app.workers.wait_for_complete()
-        await pilot.pause(0.1)
+        await workers_done(pilot)
         assert "from-shell" in screen_text(app)
         [message] = [m for m in session.messages if m.role == "bashExecution"]
         assert message.command == "echo from-shell" and "from-shell" in message.output

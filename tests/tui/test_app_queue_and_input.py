@@ -23,10 +23,8 @@ def user_texts(provider, request: int) -> list[str]:
 
 
 async def wait_streaming(pilot, session) -> None:
-    for _ in range(100):
-        if session.is_streaming:
-            return
-        await pilot.pause(0.01)
+    if await wait_for(pilot, lambda: session.is_streaming):
+        return
     raise AssertionError(f"the run never started: {len(session.messages)} messages, {screen_text(pilot.app)[-800:]}")
 
 

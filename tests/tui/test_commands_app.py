@@ -12,7 +12,7 @@ from pi_runtime.ai.providers.scripted import scripted_text
 from pi_tui.launch import create_app
 from pi_tui.terminal.clipboard import osc52_sequence
 
-from .conftest import screen_text, settle
+from .conftest import screen_text, settle, wait_for, workers_done
 from .test_commands_models import type_command
 
 SECRET = "sk-test-0123456789-SECRET"
@@ -26,7 +26,10 @@ async def test_login_writes_auth_json_0600_and_never_shows_the_key(session, agen
     app = create_app(session, static=True, agent_dir=str(agent_dir))
     async with app.run_test(size=(100, 30)) as pilot:
         await type_command(pilot, "/login")
-        assert "Log in to a provider" in screen_text(app)
+        assert "Select authentication method:" in screen_text(app)
+        await pilot.press("down", "enter")  # "Sign in with an API key"
+        await pilot.pause()
+        assert "Select provider to configure:" in screen_text(app)
         app.screen.query_one("#picker-filter").value = "anthropic"
         await pilot.pause()
         await pilot.press("enter")
@@ -36,7 +39,7 @@ async def test_login_writes_auth_json_0600_and_never_shows_the_key(session, agen
         await pilot.pause()
         assert SECRET not in screen_text(app)
         await pilot.press("enter")
-        await pilot.pause(0.2)
+        await workers_done(pilot)
         assert SECRET not in screen_text(app)
         assert registry.has_credentials(model)
         assert model.ref in [m.ref for m in registry.available()]
@@ -52,13 +55,13 @@ async def test_logout_removes_the_stored_key(session, agent_dir):
     async with app.run_test(size=(100, 30)) as pilot:
         await type_command(pilot, "/logout")
         text = screen_text(app)
-        assert "Log out of a provider" in text and "key stored" in text
+        assert "Select provider to logout:" in text and "[API key] ✓ stored credential" in text
         app.screen.query_one("#picker-filter").value = "openai"
         await pilot.pause()
         await pilot.press("enter")
         await pilot.pause()
         await type_command(pilot, "/logout nobody")
-        assert "No stored key for nobody" in screen_text(app)
+        assert "No stored credentials for nobody." in screen_text(app)
     assert set(json.loads((agent_dir / "auth.json").read_text())) == {"anthropic"}
 
 
@@ -159,13 +162,13 @@ async def test_changelog_and_reload(session, agent_dir, workdir):
     app = create_app(session, static=True, agent_dir=str(agent_dir))
     async with app.run_test(size=(100, 40)) as pilot:
         await type_command(pilot, "/changelog")
-        await pilot.pause(0.2)
+        assert await wait_for(pilot, lambda: "What's new in pi" in screen_text(app))
         text = screen_text(app)
         assert "What's new in pi" in text and "Unreleased" in text
         await pilot.press("escape")
         await pilot.pause()
         (workdir / "AGENTS.md").write_text("Always answer in haiku.")
         await type_command(pilot, "/reload")
-        await pilot.pause(0.2)
+        await workers_done(pilot)
         assert "Reloaded" in screen_text(app)
         assert "Always answer in haiku." in session.system_prompt

@@ -14,7 +14,7 @@ from pi_runtime.session import SessionManager
 from pi_runtime.settings import SettingsManager
 from pi_tui.launch import create_app
 
-from .conftest import screen_text, settle, wait_for
+from .conftest import screen_text, settle, wait_for, workers_done
 
 
 def file_session(provider, workdir: Path, agent_dir: Path, **kwargs):
@@ -68,7 +68,7 @@ async def test_model_picker_lists_models_by_provider_and_persists_choice(two_mod
         # The picker's rows (the header behind the dialog shows the current model).
         assert [item.value.ref for item in app.screen.shown if item is not None] == [second.ref]
         await pilot.press("enter")
-        await pilot.pause(0.2)
+        await workers_done(pilot)
         assert session.model.ref == second.ref
         # Enter switches this session only; as in Pi, only Ctrl+S in the picker saves a default.
         assert "defaultModel" not in _settings(agent_dir)
@@ -77,7 +77,7 @@ async def test_model_picker_lists_models_by_provider_and_persists_choice(two_mod
         for ch in "othr":
             await pilot.press(ch)
         await pilot.press("ctrl+s")
-        await pilot.pause(0.2)
+        await workers_done(pilot)
     saved = _settings(agent_dir)
     assert (saved["defaultProvider"], saved["defaultModel"]) == ("other-scripted", "other-model")
     changes = [e for e in entries(session) if e["type"] == "model_change"]
@@ -109,7 +109,7 @@ async def test_model_command_with_argument_and_unknown_model(two_models, agent_d
         await type_command(pilot, "/model no-such-model-xyz")
         assert "Unknown model 'no-such-model-xyz'" in screen_text(app)
         await type_command(pilot, f"/model {second.ref}")
-        await pilot.pause(0.1)
+        await workers_done(pilot)
         assert session.model.ref == second.ref
     assert "defaultModel" not in _settings(agent_dir)  # the session's model, not a new default
 
@@ -133,10 +133,10 @@ async def test_scoped_models_saved_and_ctrl_p_cycles_them(two_models, agent_dir,
         await pilot.pause()
         assert [m.ref for m, _ in session.scoped_models] == [provider.model().ref, third.ref]
         await pilot.press("ctrl+p")
-        await pilot.pause(0.2)
+        await workers_done(pilot)
         assert session.model.ref == third.ref
         await pilot.press("ctrl+p")
-        await pilot.pause(0.2)
+        await workers_done(pilot)
         assert session.model.ref == provider.model().ref  # the second provider is not in the set
     saved = json.loads((agent_dir / "settings.json").read_text())
     assert saved["enabledModels"] == [provider.model().ref, third.ref]
@@ -147,23 +147,23 @@ async def test_thinking_picker_sets_level_and_editor_border_follows(session, age
     async with app.run_test(size=(100, 30)) as pilot:
         await type_command(pilot, "/thinking")
         assert "Thinking level" in screen_text(app) and "xhigh" not in screen_text(app)
-        while app.screen.query_one("#picker-list").highlighted_option.prompt.plain.split()[-3] != "high":
+        while app.screen.highlighted_item.text.plain.split()[-3] != "high":
             await pilot.press("down")
         await pilot.press("enter")
-        await pilot.pause(0.2)
+        await workers_done(pilot)
         assert session.thinking_level == "high"
         assert app.editor.has_class("thinking-high")
         high = app.editor.styles.border_top[1]
         await pilot.press("shift+tab")  # high -> off (xhigh unsupported)
-        await pilot.pause(0.2)
+        await workers_done(pilot)
         assert session.thinking_level == "off" and app.editor.has_class("thinking-off")
         assert app.editor.styles.border_top[1] != high
         default = session.settings.settings.default_thinking_level
         await type_command(pilot, "/thinking")
-        while app.screen.query_one("#picker-list").highlighted_option.prompt.plain.split()[-3] != "low":
+        while app.screen.highlighted_item.text.plain.split()[-3] != "low":
             await pilot.press("down")
         await pilot.press("ctrl+s")  # app.thinking.save: this level, and saved as the default
-        await pilot.pause(0.2)
+        await workers_done(pilot)
         assert session.thinking_level == "low" and default != "low"
         assert session.settings.settings.default_thinking_level == "low"
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from pi_runtime.ai.providers.scripted import scripted_text
 from pi_tui.launch import create_app
 
-from .conftest import screen_text, settle
+from .conftest import screen_text, settle, wait_for, workers_done
 from .test_commands_models import entries, file_session, type_command
 
 
@@ -33,7 +33,7 @@ async def test_fork_picker_creates_a_session_with_the_history_before_the_message
         app.screen.query_one("#picker-filter").value = "second"
         await pilot.pause()
         await pilot.press("enter")
-        await pilot.pause(0.3)
+        await workers_done(pilot)
         assert app.editor.text == "second question"
         assert session.session_file != old_file
         users = [m.content[0].text for m in session.messages if getattr(m, "role", "") == "user"]
@@ -49,7 +49,7 @@ async def test_clone_duplicates_the_branch_into_a_new_file(provider, workdir, ag
         await converse(pilot, session, provider, ["one", "two"])
         old_file = session.session_file
         await type_command(pilot, "/clone")
-        await pilot.pause(0.2)
+        await workers_done(pilot)
         assert session.session_file != old_file and Path(session.session_file).exists()
         assert "answer 2" in screen_text(app)
     old_messages = [e["message"]["content"] for e in entries_of(old_file) if e["type"] == "message"]
@@ -75,7 +75,7 @@ async def test_compact_shows_collapsed_summary_with_tokens_and_ctrl_o_expands(pr
         await converse(pilot, session, provider, ["x " * 150, "y " * 150, "z " * 150])
         provider.push(scripted_text(summary))
         await type_command(pilot, "/compact focus on z")
-        await settle(pilot, session, 0.3)
+        await settle(pilot, session)
         assert any(e["type"] == "compaction" for e in entries(session))
         text = screen_text(app)
         tokens = next(e for e in entries(session) if e["type"] == "compaction")["tokensBefore"]
@@ -87,7 +87,7 @@ async def test_compact_shows_collapsed_summary_with_tokens_and_ctrl_o_expands(pr
         context, _options = provider.requests[-1]
         assert "focus on z" in json.dumps(context.to_wire())
         await pilot.press("ctrl+o")
-        await pilot.pause(0.2)
+        await workers_done(pilot)
         assert "Summary line 1" in screen_text(app) and "Summary line 8" in screen_text(app)
 
 
@@ -101,13 +101,13 @@ async def test_a_branch_summary_is_one_line_until_expanded(provider, workdir, ag
                         and e["message"]["role"] == "assistant"][0]
         provider.push(scripted_text(summary))
         await session.navigate_tree(first_answer, summarize=True)
-        await settle(pilot, session, 0.3)
+        await settle(pilot, session)
         text = screen_text(app)
         assert "[branch]" in text and "Branch summary (ctrl+o to expand)" in text
         assert "Branch line 1" not in text
         panel = app.transcript.query(".panel-branch").first()
         await pilot.click(panel)
-        await pilot.pause(0.2)
+        await workers_done(pilot)
         assert "Branch Summary" in screen_text(app) and "Branch line 1" in screen_text(app)
 
 
@@ -125,10 +125,9 @@ async def test_compact_error_is_shown_and_esc_cancels_a_running_compaction(provi
         await converse(pilot, session, provider, ["x " * 150, "y " * 150, "z " * 150])
         provider.push(text_reply("never", hang=True))
         await type_command(pilot, "/compact")
-        await pilot.pause(0.3)
-        assert session.is_compacting
+        assert await wait_for(pilot, lambda: session.is_compacting)
         await pilot.press("escape")
-        await settle(pilot, session, 0.3)
+        await settle(pilot, session)
         assert not session.is_compacting
         assert "Compaction cancelled" in screen_text(app) and "Compacting context" not in screen_text(app)
         assert not any(e["type"] == "compaction" for e in entries(session))
@@ -153,7 +152,7 @@ async def test_new_name_session_and_export(provider, workdir, agent_dir, tmp_pat
         assert "hello there" in json.dumps(decode_session_data(out.read_text())["entries"])
         first = session.session_file
         await type_command(pilot, "/new")
-        await pilot.pause(0.2)
+        await workers_done(pilot)
         assert session.session_file != first and not [m for m in session.messages if m.role == "user"]
         assert "hello there" not in screen_text(app)
 
@@ -164,16 +163,14 @@ async def test_double_escape_opens_the_tree_and_navigation_puts_text_back(provid
     async with app.run_test(size=(100, 30)) as pilot:
         await converse(pilot, session, provider, ["alpha", "beta"])
         await pilot.press("escape", "escape")
-        await pilot.pause(0.2)
-        assert type(app.screen).__name__ == "TreeBrowser"
+        assert await wait_for(pilot, lambda: type(app.screen).__name__ == "TreeBrowser")
         browser = app.screen
         target = next(i for i, r in enumerate(browser.tree_rows.rows) if r.text.endswith("beta") or "beta" in r.text)
         entry_id = browser.tree_rows.rows[target].entry_id
         browser.dismiss(entry_id)
-        await pilot.pause(0.2)
-        assert type(app.screen).__name__ == "SummarizePrompt"
+        assert await wait_for(pilot, lambda: type(app.screen).__name__ == "SummarizePrompt")
         await pilot.press("enter")  # "No summary"
-        await settle(pilot, session, 0.2)
+        await settle(pilot, session)
         assert app.editor.text == "beta"
         users = [m.content[0].text for m in session.messages if getattr(m, "role", "") == "user"]
         assert users == ["alpha"]
@@ -187,13 +184,12 @@ async def test_resume_switches_to_the_chosen_session(provider, workdir, agent_di
         await converse(pilot, session, provider, ["the old conversation"])
         old = session.session_file
         await type_command(pilot, "/new")
-        await pilot.pause(0.2)
+        await workers_done(pilot)
         await converse(pilot, session, provider, ["the new one"])
         await type_command(pilot, "/resume")
-        await pilot.pause(0.3)
-        assert type(app.screen).__name__ == "SessionPicker"
+        assert await wait_for(pilot, lambda: type(app.screen).__name__ == "SessionPicker")
         app.screen.dismiss(old)
-        await pilot.pause(0.3)
+        await workers_done(pilot)
         assert session.session_file == old
         assert "the old conversation" in screen_text(app)
     assert Path(old).exists()
@@ -215,7 +211,7 @@ async def test_retries_that_all_fail_end_with_one_line_below_the_last_error(prov
     app = create_app(session, static=True, agent_dir=str(agent_dir))
     async with app.run_test(size=(100, 30)) as pilot:
         await type_command(pilot, "hello")
-        await settle(pilot, session, 0.3)
+        await settle(pilot, session)
         lines = [line.strip() for line in screen_text(app).splitlines() if line.strip()]
         failed = [i for i, line in enumerate(lines) if line.startswith("Retry failed after 2 attempts: 503")]
         errors = [i for i, line in enumerate(lines) if "503 service unavailable" in line and i not in failed]
@@ -235,8 +231,7 @@ async def left_working(provider, workdir, agent_dir, done: str, working: str):
         await converse(pilot, session, provider, [done])
         provider.push(ScriptedResponse([ScriptedText("still going")], hang=True))
         await type_command(pilot, working)
-        await pilot.pause(0.2)
-        assert session.is_streaming
+        assert await wait_for(pilot, lambda: session.is_streaming)
         yield session, app, pilot
 
 
@@ -244,14 +239,13 @@ async def test_tree_opens_while_the_agent_works_and_moving_stops_the_run(provide
     # As Pi 1.6: /tree is not refused while a run streams; moving to another entry stops the run.
     async with left_working(provider, workdir, agent_dir, "alpha", "beta") as (session, app, pilot):
         await type_command(pilot, "/tree")
-        await pilot.pause(0.2)
-        assert type(app.screen).__name__ == "TreeBrowser"
+        assert await wait_for(pilot, lambda: type(app.screen).__name__ == "TreeBrowser")
         browser = app.screen
         alpha = next(r.entry_id for r in browser.tree_rows.rows if "alpha" in r.text)
         browser.dismiss(alpha)
-        await pilot.pause(0.2)
+        assert await wait_for(pilot, lambda: type(app.screen).__name__ == "SummarizePrompt")
         await pilot.press("enter")  # "No summary"
-        await settle(pilot, session, 0.3)
+        await settle(pilot, session)
         assert not session.is_streaming
         assert app.editor.text == "alpha"
         assert [m.content[0].text for m in session.messages if getattr(m, "role", "") == "user"] == []
@@ -266,7 +260,7 @@ async def test_fork_while_the_agent_works_stops_the_run_then_forks(provider, wor
         app.screen.query_one("#picker-filter").value = "second"
         await pilot.pause()
         await pilot.press("enter")
-        await settle(pilot, session, 0.3)
+        await settle(pilot, session)
         assert not session.is_streaming
         assert app.editor.text == "second question" and session.session_file != old_file
 
@@ -276,7 +270,7 @@ async def test_clone_while_the_agent_works_stops_the_run_then_clones(provider, w
     async with left_working(provider, workdir, agent_dir, "one", "two") as (session, app, pilot):
         old_file = session.session_file
         await type_command(pilot, "/clone")
-        await settle(pilot, session, 0.3)
+        await settle(pilot, session)
         assert not session.is_streaming
         assert session.session_file != old_file
         assert "failed" not in screen_text(app)

@@ -12,10 +12,11 @@ from pathlib import Path
 
 from pi_runtime.ai.providers.scripted import ScriptedProvider, ScriptedResponse, ScriptedText, scripted_text
 from pi_runtime.ai.types import Usage
+from pi_runtime.testing.waiting import eventually
 from pi_tui.launch import create_app
 from pi_tui.transcript.render import format_cost, format_tokens
 
-from .conftest import make_session, settle
+from .conftest import caught_up, make_session, settle, started, wait_for, workers_done
 from .test_commands_models import entries, file_session, type_command
 from .test_commands_session import small_keep
 
@@ -54,10 +55,9 @@ async def test_an_extension_command_typed_while_the_agent_streams_runs(provider,
     app = create_app(session, static=True, agent_dir=str(agent_dir))
     async with app.run_test(size=(100, 30)) as pilot:
         await type_command(pilot, "start the work")
-        await pilot.pause(0.2)
-        assert session.is_streaming
+        assert await wait_for(pilot, lambda: session.is_streaming)
         await type_command(pilot, "/note typed mid-run")
-        await pilot.pause(0.2)
+        await workers_done(pilot)
         assert marker.read_text() == "typed mid-run\n"
         assert session.steering_texts == [] and session.follow_up_texts == []  # not sent to the model
         await session.abort()
@@ -77,7 +77,7 @@ async def test_footer_totals_count_the_whole_file_after_tree_and_compact(provide
         second_user = [e["id"] for e in entries(session) if e["type"] == "message"
                        and e["message"]["role"] == "user"][1]
         await session.navigate_tree(second_user)
-        await pilot.pause(0.2)
+        await caught_up(pilot)
         total_in, total_out, cost = file_totals(session)
         assert (total_in, total_out) == (3600, 900) and cost > 0
         assert f"↑{format_tokens(total_in)} ↓{format_tokens(total_out)} {format_cost(cost)}" in footer_text(app)
@@ -87,7 +87,7 @@ async def test_footer_totals_count_the_whole_file_after_tree_and_compact(provide
         await type_command(pilot, "w " * 150)
         await settle(pilot, session)
         await type_command(pilot, "/compact")
-        await settle(pilot, session, 0.3)
+        await settle(pilot, session)
         assert any(e["type"] == "compaction" for e in entries(session))
         total_in, total_out, cost = file_totals(session)
         assert total_in > 3600
@@ -105,7 +105,7 @@ async def test_context_window_follows_a_model_switch_at_once(provider, workdir, 
         await settle(pilot, session)
         assert "/200k" in footer_text(app)
         await type_command(pilot, f"/model {small.ref}")
-        await pilot.pause(0.2)
+        await workers_done(pilot)
         assert "/32k" in footer_text(app) and "/200k" not in footer_text(app)
 
 
@@ -121,8 +121,8 @@ async def test_quitting_the_app_fires_session_shutdown_once(provider, workdir, a
     session = make_session(provider, workdir, extensions=[str(ext)])
     app = create_app(session, static=True, agent_dir=str(agent_dir))
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause(0.2)
+        await started(pilot)
         await pilot.press("ctrl+d")  # quit with an empty editor
-        await pilot.pause(0.3)
+        assert await eventually(lambda: not app.is_running)
         assert not app.is_running
     assert log.read_text() == "session_shutdown\n"

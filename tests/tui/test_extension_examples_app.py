@@ -8,7 +8,7 @@ from pathlib import Path
 from pi_runtime.ai.providers.scripted import scripted_text, scripted_tool_call
 from pi_tui.launch import create_app
 
-from .conftest import make_session, screen_text, settle, wait_for
+from .conftest import make_session, screen_text, settle, started, wait_for, workers_done
 from .test_commands_models import type_command
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples" / "extensions"
@@ -24,13 +24,13 @@ async def test_the_question_tool_takes_an_option(provider, workdir, agent_dir):
     app = create_app(session, static=True, agent_dir=str(agent_dir))
     provider.push(scripted_tool_call("question", QUESTION), scripted_text("Blue it is"))
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause(0.2)
+        await started(pilot)
         await type_command(pilot, "ask me")
         assert await wait_for(pilot, lambda: bool(app.screen.query("#question-picker")))
         text = screen_text(app)
         assert "> 1. Red" in text and "warm" in text and "3. Type something." in text
         await pilot.press("down", "enter")
-        await settle(pilot, session, 0.3)
+        await settle(pilot, session)
         assert question_results(session)[0].content[0].text == "User selected: 2. Blue"
         assert "✓ 2. Blue" in screen_text(app)
 
@@ -41,19 +41,18 @@ async def test_the_question_tool_takes_a_written_answer_and_esc_goes_back_first(
     provider.push(scripted_tool_call("question", QUESTION), scripted_text("noted"),
                   scripted_tool_call("question", QUESTION), scripted_text("cancelled"))
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause(0.2)
+        await started(pilot)
         await type_command(pilot, "ask me")
         assert await wait_for(pilot, lambda: bool(app.screen.query("#question-picker")))
         await pilot.press("down", "down", "enter", *"teal", "escape")  # Esc leaves the text field only
-        await pilot.pause(0.2)
-        assert app.screen.query("#question-picker") and "Esc to cancel" in screen_text(app)
+        assert await wait_for(pilot, lambda: app.screen.query("#question-picker") and "Esc to cancel" in screen_text(app))
         await pilot.press("enter", *"Green please", "enter")
-        await settle(pilot, session, 0.3)
+        await settle(pilot, session)
         assert question_results(session)[0].content[0].text == "User wrote: Green please"
         await type_command(pilot, "ask again")
         assert await wait_for(pilot, lambda: bool(app.screen.query("#question-picker")))
         await pilot.press("escape")
-        await settle(pilot, session, 0.3)
+        await settle(pilot, session)
         assert question_results(session)[1].content[0].text == "User cancelled the selection"
         assert session.extension_runner.reporter.errors == []
 
@@ -64,20 +63,20 @@ async def test_the_custom_footer_shows_usage_and_branch_and_toggles_back(provide
     session = make_session(provider, workdir, extensions=[str(EXAMPLES / "custom_footer.py")])
     app = create_app(session, static=True, agent_dir=str(agent_dir))
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause(0.2)
+        await started(pilot)
         await type_command(pilot, "/footer")
-        await pilot.pause(0.2)
+        await workers_done(pilot)
         assert not app.footer_bar.display and app.screen.query("#usage-footer")
         session.extension_runner.ui.set_status("demo", "STATUS-TEXT")
-        await pilot.pause(0.1)
+        await workers_done(pilot)
         assert "STATUS-TEXT" not in screen_text(app)  # statuses belong to pi's footer, as in Pi
         assert "↑0 ↓0 $0.000" in screen_text(app) and "(main)" in screen_text(app)
         provider.push(scripted_text("hello there"))
         await type_command(pilot, "hi")
-        await settle(pilot, session, 0.3)
+        await settle(pilot, session)
         assert "↑0 ↓0" not in screen_text(app)  # redrawn with the new usage
         await type_command(pilot, "/footer")
-        await pilot.pause(0.2)
+        await workers_done(pilot)
         assert app.footer_bar.display and not app.screen.query("#usage-footer")
         assert "STATUS-TEXT" in screen_text(app)
 
@@ -98,7 +97,7 @@ async def test_github_issue_autocomplete_completes_issues_from_gh(provider, work
     session = make_session(provider, workdir, extensions=[str(EXAMPLES / "github_issue_autocomplete.py")])
     app = create_app(session, static=True, agent_dir=str(agent_dir))
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause(0.3)
+        await started(pilot)
         await pilot.press(*"see #29", "tab")
         assert await wait_for(pilot, lambda: app.menu.is_open and app.menu.kind == "ext")
         assert [c.value for c in app.menu.items] == ["#2983", "#2990"]
@@ -116,7 +115,7 @@ async def test_template_and_skill_commands_are_listed_once_with_an_extension_loa
     session = make_session(provider, workdir, extensions=[str(EXAMPLES / "dynamic_resources")])
     app = create_app(session, static=True, agent_dir=str(agent_dir))
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause(0.3)
+        await started(pilot)
         await pilot.press(*"/dyn")
         assert await wait_for(pilot, lambda: app.menu.is_open and app.menu.kind == "slash")
         values = [c.value for c in app.menu.items]

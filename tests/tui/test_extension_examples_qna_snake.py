@@ -8,7 +8,7 @@ from pathlib import Path
 from pi_runtime.ai.providers.scripted import ScriptedResponse, ScriptedText, ScriptedThinking, scripted_text
 from pi_tui.launch import create_app
 
-from .conftest import make_session, screen_text, settle, wait_for
+from .conftest import make_session, screen_text, settle, started, wait_for
 from .test_commands_models import type_command
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples" / "extensions"
@@ -83,7 +83,7 @@ async def test_hidden_thinking_label_example(provider, workdir, agent_dir):
     app = create_app(session, static=True, agent_dir=str(agent_dir))
     provider.push(ScriptedResponse([ScriptedThinking("First weigh it."), ScriptedText("Done.")]))
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause(0.2)
+        await started(pilot)
         await type_command(pilot, "q")
         await settle(pilot, session)
         await pilot.press("ctrl+t")

@@ -7,7 +7,7 @@ import textwrap
 
 from pi_tui.launch import create_app
 
-from .conftest import make_session, screen_text, wait_for
+from .conftest import make_session, screen_text, started, wait_for, workers_done
 from .test_commands_models import type_command
 
 ENTRIES = textwrap.dedent(
@@ -36,7 +36,7 @@ async def start(provider, workdir, agent_dir, tmp_path, source, size=(100, 30)):
 async def test_an_entry_renderer_draws_appended_custom_entries(provider, workdir, agent_dir, tmp_path):
     session, app = await start(provider, workdir, agent_dir, tmp_path, ENTRIES)
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause(0.2)
+        await started(pilot)
         await type_command(pilot, "/card Indexed files")
         assert await wait_for(pilot, lambda: "CARD Indexed files" in screen_text(app))
         # An entry type without a renderer stays out of the transcript (as in Pi).
@@ -96,7 +96,7 @@ async def test_a_terminal_input_listener_sees_raw_terminal_data_first_and_may_sw
                                                                                         agent_dir, tmp_path):
     session, app = await start(provider, workdir, agent_dir, tmp_path, LISTENER)
     async with app.run_test(size=(120, 30)) as pilot:
-        await pilot.pause(0.2)
+        await started(pilot)
         await pilot.press("a", "x", "b")
         await pilot.pause()
         assert app.editor.text == "ab"  # "x" never reached the editor
@@ -155,7 +155,7 @@ async def test_a_listener_may_rewrite_keys_and_pastes(provider, workdir, agent_d
 
     session, app = await start(provider, workdir, agent_dir, tmp_path, REWRITE)
     async with app.run_test(size=(120, 30)) as pilot:
-        await pilot.pause(0.2)
+        await started(pilot)
         await pilot.press("h", "!", " ", "w")
         await pilot.pause()
         assert app.editor.text == "HELLO w"  # "h" became "hello", then "HELLO"; "!" was swallowed
@@ -219,7 +219,7 @@ async def test_an_extension_editor_replaces_pis_and_still_submits(provider, work
 
     session, app = await start(provider, workdir, agent_dir, tmp_path, MODAL)
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause(0.2)
+        await started(pilot)
         default = app.editor
         await type_command(pilot, "/vim")
         assert await wait_for(pilot, lambda: type(app.editor).__name__ == "VimEditor")
@@ -280,7 +280,7 @@ ISSUES = textwrap.dedent(
 async def test_an_autocomplete_provider_fills_the_menu_for_its_trigger(provider, workdir, agent_dir, tmp_path):
     session, app = await start(provider, workdir, agent_dir, tmp_path, ISSUES)
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause(0.2)
+        await started(pilot)
         await pilot.press(*"fix #2")
         assert await wait_for(pilot, lambda: app.menu.is_open and app.menu.kind == "ext")
         assert [c.value for c in app.menu.items] == ["#2983", "#2753"]
@@ -327,11 +327,11 @@ async def test_a_new_session_drops_what_extensions_installed_before_its_session_
         "def extension(pi):", "def extension_issues(pi):") + "\n\nextension_listener = extension\n\n"
         "def extension(pi):\n    extension_listener(pi)\n    extension_issues(pi)\n")
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause(0.2)
+        await started(pilot)
         first_id = session.session_id
         await type_command(pilot, "/new")
         assert await wait_for(pilot, lambda: session.session_id != first_id)
-        await pilot.pause(0.2)
+        await workers_done(pilot)  # the new session's extensions started
         await pilot.press("b")
         await type_command(pilot, "/report")
         # session_start ran twice; the listener is there once, so each key was seen once.
@@ -372,12 +372,12 @@ async def test_broken_listeners_providers_and_editor_factories_leave_pis_input_w
                                                                                         tmp_path):
     session, app = await start(provider, workdir, agent_dir, tmp_path, BROKEN)
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause(0.3)
+        await started(pilot)
         default = app.editor
         assert await wait_for(pilot, lambda: "must return a CustomEditor" in screen_text(app))
         assert app.editor is default and default.display and "not an editor" not in screen_text(app)
         await pilot.press(*"pay $5")
-        await pilot.pause(0.3)
+        await workers_done(pilot)  # the (broken) providers were asked
         assert app.editor.text == "pay $5" and not app.menu.is_open
 
 
@@ -405,7 +405,7 @@ async def test_tab_asks_the_providers_first_and_falls_back_to_path_completion(pr
     (workdir / "notes.txt").write_text("x")
     session, app = await start(provider, workdir, agent_dir, tmp_path, EMOJI)
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause(0.3)
+        await started(pilot)
         await pilot.press(*"hi :s", "tab")
         assert await wait_for(pilot, lambda: app.menu.is_open and app.menu.kind == "ext")
         await pilot.press("down", "enter")  # Enter picks the highlighted one, it does not send
@@ -443,9 +443,9 @@ async def test_should_trigger_file_completion_false_keeps_tab_from_completing(pr
     (workdir / "notes.txt").write_text("x")
     session, app = await start(provider, workdir, agent_dir, tmp_path, NO_PATHS_IN_NOTES)
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause(0.3)
+        await started(pilot)
         await pilot.press(*"note: no", "tab")
-        await pilot.pause(0.3)
+        await workers_done(pilot)  # the providers were asked
         assert app.editor.text == "note: no" and not app.menu.is_open
         app.editor.set_text("")
         await pilot.press(*"read no", "tab")  # the provider below (pi's) says yes: path completion
@@ -477,11 +477,17 @@ BROKEN_LISTENERS = textwrap.dedent(
 async def test_broken_listeners_are_reported_once_and_the_keys_go_on(provider, workdir, agent_dir, tmp_path):
     session, app = await start(provider, workdir, agent_dir, tmp_path, BROKEN_LISTENERS)
     async with app.run_test(size=(120, 30)) as pilot:
-        await pilot.pause(0.2)
+        await started(pilot)
         await pilot.press("a", "b", "c")
-        await pilot.pause(0.2)
+
+        def reported() -> list[str]:
+            return [error for _, _, error in session.extension_runner.errors]
+
+        # The async listener fails in a task of its own: its report comes last.
+        assert await wait_for(pilot, lambda: "on_terminal_input listener failed: ValueError: async listener bug"
+                              in reported())
         assert app.editor.text == "abc"  # no key lost, none turned into "42"
-        errors = [error for _, _, error in session.extension_runner.errors]
+        errors = reported()
         assert errors.count("on_terminal_input listener failed: RuntimeError: listener bug") == 1, errors
         assert sum("not a string (int)" in e for e in errors) == 1, errors
         assert "on_terminal_input listener failed: ValueError: async listener bug" in errors, errors
@@ -501,7 +507,7 @@ async def test_a_tree_move_that_fails_says_why_and_stays_put(provider, workdir, 
 
     session, app = await start(provider, workdir, agent_dir, tmp_path, BAD_TREE_SUMMARY)
     async with app.run_test(size=(120, 30)) as pilot:
-        await pilot.pause(0.2)
+        await started(pilot)
         provider.push(scripted_text("first answer"))
         await session.prompt("first")
         first_answer = session.session_manager.leaf_id

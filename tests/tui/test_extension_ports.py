@@ -9,7 +9,7 @@ import textwrap
 from pi_runtime.ai.providers.scripted import scripted_text
 from pi_tui.launch import create_app
 
-from .conftest import make_session, screen_text, settle, wait_for
+from .conftest import make_session, screen_text, settle, started, wait_for, workers_done
 from .test_commands_models import type_command
 
 PORTS = textwrap.dedent(
@@ -87,7 +87,7 @@ def ui_errors(session):
 async def test_a_custom_widget_that_raises_is_reported_and_the_app_keeps_running(provider, workdir, agent_dir, tmp_path):
     session, app = await start(provider, workdir, agent_dir, tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause(0.2)
+        await started(pilot)
         await type_command(pilot, "/broken-custom")
         assert await wait_for(pilot, lambda: any("custom returned None" in str(n.message) for n in app._notifications))
         assert app.is_running and len(app.screen_stack) == 1
@@ -96,17 +96,17 @@ async def test_a_custom_widget_that_raises_is_reported_and_the_app_keeps_running
         assert "textual" not in error  # only the extension's own frames
         provider.push(scripted_text("still here"))
         await type_command(pilot, "hello")
-        await settle(pilot, session, 0.3)
+        await settle(pilot, session)
         assert "still here" in screen_text(app)
 
 
 async def test_a_footer_that_raises_gives_way_to_pis_own(provider, workdir, agent_dir, tmp_path):
     session, app = await start(provider, workdir, agent_dir, tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause(0.2)
+        await started(pilot)
         await type_command(pilot, "/broken-footer")
         assert await wait_for(pilot, lambda: bool(ui_errors(session)))
-        await pilot.pause(0.2)
+        await workers_done(pilot)
         assert app.is_running and app.footer_bar.display
         assert "#footer" not in app.extension_ui.components
         assert "ValueError: footer render broke" in ui_errors(session)[0][1]
@@ -115,9 +115,9 @@ async def test_a_footer_that_raises_gives_way_to_pis_own(provider, workdir, agen
 async def test_theme_text_joins_plain_strings_and_statuses_keep_their_colours(provider, workdir, agent_dir, tmp_path):
     session, app = await start(provider, workdir, agent_dir, tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause(0.2)
+        await started(pilot)
         await type_command(pilot, "/styled")
-        await pilot.pause(0.3)
+        await workers_done(pilot)
         assert session.extension_runner.reporter.errors == []
         success, error = app.theme_variables["pi-success"], app.theme_variables["pi-error"]
         below = app.query_one("#ext-status").render()
@@ -129,7 +129,7 @@ async def test_theme_text_joins_plain_strings_and_statuses_keep_their_colours(pr
 async def test_a_timed_dialog_counts_down_in_its_title(provider, workdir, agent_dir, tmp_path):
     session, app = await start(provider, workdir, agent_dir, tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause(0.2)
+        await started(pilot)
         await type_command(pilot, "/timed")
         assert await wait_for(pilot, lambda: "Timed Confirmation (30s)" in screen_text(app)
                               or "Timed Confirmation (29s)" in screen_text(app))
@@ -140,9 +140,9 @@ async def test_a_timed_dialog_counts_down_in_its_title(provider, workdir, agent_
 async def test_the_working_indicator_takes_pis_options_object(provider, workdir, agent_dir, tmp_path):
     session, app = await start(provider, workdir, agent_dir, tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause(0.2)
+        await started(pilot)
         await type_command(pilot, "/indicator")
-        await pilot.pause(0.2)
+        await workers_done(pilot)
         footer = app.footer_bar
         assert footer.spinner_interval == 0.25 and footer._timer is not None and footer._timer._interval == 0.25
         assert [frame.plain for frame in footer.spinner_frames] == ["●"]
@@ -153,22 +153,22 @@ async def test_a_replaced_footer_gets_footer_data_and_follows_the_session(provid
     (workdir / ".git" / "HEAD").write_text("ref: refs/heads/feature-x\n")
     session, app = await start(provider, workdir, agent_dir, tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause(0.2)
+        await started(pilot)
         await type_command(pilot, "/usage-footer")
-        await pilot.pause(0.2)
+        await workers_done(pilot)
         assert "answers=0 branch=feature-x" in screen_text(app)
         provider.push(scripted_text("one"))
         await type_command(pilot, "hi")
-        await settle(pilot, session, 0.3)
+        await settle(pilot, session)
         assert "answers=1 branch=feature-x" in screen_text(app)
 
 
 async def test_ansi_colour_codes_in_statuses_and_frames_are_drawn_as_colours(provider, workdir, agent_dir, tmp_path):
     session, app = await start(provider, workdir, agent_dir, tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause(0.2)
+        await started(pilot)
         await type_command(pilot, "/ansi")
-        await pilot.pause(0.2)
+        await workers_done(pilot)
         below = app.query_one("#ext-status").render()
         assert "green mode" in below.plain and "\x1b" not in below.plain and "#baffc9" in colours(below)
         frame, = app.footer_bar.spinner_frames

@@ -9,7 +9,7 @@ from pi_runtime.ai.providers.scripted import ScriptedResponse, ScriptedText, Scr
 from pi_tui.launch import create_app
 from pi_tui.transcript.thinking_block import ThinkingBlock
 
-from .conftest import make_session, screen_text, settle, wait_for
+from .conftest import make_session, screen_text, settle, started, wait_for
 from .test_commands_models import type_command
 
 LABEL = textwrap.dedent(
@@ -37,7 +37,7 @@ async def test_collapsed_thinking_shows_the_extensions_label(provider, workdir, 
     app = create_app(session, static=True, agent_dir=str(agent_dir))
     provider.push(ScriptedResponse([ScriptedThinking("Let me weigh the options."), ScriptedText("Answer.")]))
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause(0.2)
+        await started(pilot)
         await type_command(pilot, "q")
         await settle(pilot, session)
         block = app.query_one(ThinkingBlock)

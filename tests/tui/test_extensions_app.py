@@ -6,9 +6,10 @@ from __future__ import annotations
 import os
 import textwrap
 
+from pi_runtime.testing.waiting import eventually
 from pi_tui.launch import create_app
 
-from .conftest import make_session, screen_text
+from .conftest import make_session, screen_text, started, wait_for, workers_done
 from .test_commands_models import type_command
 
 EXTENSION = textwrap.dedent(
@@ -32,18 +33,15 @@ async def test_extension_dialogs_statuses_and_widgets(provider, workdir, agent_d
     session = make_session(provider, workdir, extensions=[str(ext)])
     app = create_app(session, static=True, agent_dir=str(agent_dir))
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause(0.2)
+        await started(pilot)
         app.editor.set_text("/sh")
-        await pilot.pause(0.2)
-        assert "Ship the build" in screen_text(app)  # listed in the slash menu
+        assert await wait_for(pilot, lambda: "Ship the build" in screen_text(app))  # listed in the slash menu
         await type_command(pilot, "/ship")
-        await pilot.pause(0.3)
-        assert "Ship to?" in screen_text(app)
+        assert await wait_for(pilot, lambda: "Ship to?" in screen_text(app))
         await pilot.press("down", "enter")  # production
-        await pilot.pause(0.3)
-        assert "Really ship?" in screen_text(app) and "Target: production" in screen_text(app)
+        assert await wait_for(pilot, lambda: "Really ship?" in screen_text(app) and "Target: production" in screen_text(app))
         await pilot.press("y")
-        await pilot.pause(0.4)
+        await workers_done(pilot)  # the command ran to its end
         text = screen_text(app)
         assert "== shipping board ==" in text and "target production" in text
         assert "production confirmed=True" in text and "ship: production" not in text  # the text, not the key
@@ -60,8 +58,7 @@ async def test_a_failing_extension_is_reported_inline(provider, workdir, agent_d
     session = make_session(provider, workdir, extensions=[str(broken)])
     app = create_app(session, static=True, agent_dir=str(agent_dir))
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause(0.4)
-        assert "ext setup exploded" in screen_text(app)
+        assert await wait_for(pilot, lambda: "ext setup exploded" in screen_text(app))
 
 
 async def test_a_dialog_from_a_session_switch_gate_takes_keys(provider, workdir, agent_dir, tmp_path):
@@ -78,18 +75,16 @@ async def test_a_dialog_from_a_session_switch_gate_takes_keys(provider, workdir,
     first_id = session.session_id
     app = create_app(session, static=True, agent_dir=str(agent_dir))
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause(0.2)
+        await started(pilot)
         await type_command(pilot, "/new")
-        await pilot.pause(0.3)
-        assert "Clear session?" in screen_text(app)
+        assert await wait_for(pilot, lambda: "Clear session?" in screen_text(app))
         await pilot.press("n")
-        await pilot.pause(0.3)
+        await workers_done(pilot)  # /new gave up
         assert "Clear session?" not in screen_text(app) and session.session_id == first_id
         await type_command(pilot, "/new")
-        await pilot.pause(0.3)
+        assert await wait_for(pilot, lambda: "Clear session?" in screen_text(app))
         await pilot.press("y")
-        await pilot.pause(0.3)
-        assert session.session_id != first_id
+        assert await wait_for(pilot, lambda: session.session_id != first_id)
 
 
 async def test_an_extension_shortcut_runs_before_the_editor_sees_the_key(provider, workdir, agent_dir, tmp_path):
@@ -104,11 +99,11 @@ async def test_an_extension_shortcut_runs_before_the_editor_sees_the_key(provide
     session = make_session(provider, workdir, extensions=[str(ext)])
     app = create_app(session, static=True, agent_dir=str(agent_dir))
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause(0.2)
+        await started(pilot)
         app.editor.set_text("keep this line")
         app.editor.move_cursor((0, 0))
         await pilot.press("ctrl+k")  # the editor's kill-to-end key, taken by the extension
-        await pilot.pause(0.2)
+        await workers_done(pilot)  # the shortcut's handler ran
         assert marker.read_text() == "yes\n"
         assert app.editor.text == "keep this line"
 
@@ -127,24 +122,24 @@ async def test_an_extension_command_offers_its_argument_completions(provider, wo
     session = make_session(provider, workdir, extensions=[str(ext)])
     app = create_app(session, static=True, agent_dir=str(agent_dir))
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause(0.2)
+        await started(pilot)
         await pilot.press(*"/deploy ")  # the command's completions show as its argument is typed
-        await pilot.pause(0.2)
+        await workers_done(pilot)  # the completions were fetched
         assert app.menu.is_open and app.menu.kind == "args"
         assert [c.value for c in app.menu.items] == ["staging", "production", "prod-eu"]
         await pilot.press(*"pro")
-        await pilot.pause(0.2)
+        await workers_done(pilot)
         assert [c.value for c in app.menu.items] == ["production", "prod-eu"]
         assert "Frankfurt" in screen_text(app)
         await pilot.press("down", "enter")  # Enter accepts an argument; it does not send yet
-        await pilot.pause(0.1)
+        await workers_done(pilot)
         assert app.editor.text == "/deploy prod-eu "
         app.editor.set_text("/deploy st")
-        await pilot.pause(0.2)
+        await workers_done(pilot)
         assert [c.value for c in app.menu.items] == ["staging"]
         app.menu.hide()  # Esc closed it
         await pilot.press("tab")  # Tab with the menu closed asks again
-        await pilot.pause(0.2)
+        await workers_done(pilot)
         assert app.menu.is_open and [c.value for c in app.menu.items] == ["staging"]
 
 
@@ -162,13 +157,9 @@ async def test_ctx_shutdown_quits_the_app_once_the_agent_is_idle(provider, workd
     session = make_session(provider, workdir, extensions=[str(ext)])
     app = create_app(session, static=True, agent_dir=str(agent_dir))
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause(0.2)
+        await started(pilot)
         await type_command(pilot, "/quit2")
-        for _ in range(20):
-            if not app.is_running:
-                break
-            await pilot.pause(0.1)
-        assert not app.is_running
+        assert await eventually(lambda: not app.is_running)
     assert log.read_text() == "quit\n"
 
 
@@ -192,12 +183,12 @@ async def test_ctx_reload_in_the_app_reloads_as_slash_reload_does(provider, work
     app = create_app(session, static=True, agent_dir=str(agent_dir))
     try:
         async with app.run_test(size=(100, 30)) as pilot:
-            await pilot.pause(0.2)
+            await started(pilot)
             await type_command(pilot, "/reload-runtime")
-            await pilot.pause(0.5)
-            assert "Reloaded 1 extension(s)" in screen_text(app)
+            assert await wait_for(pilot, lambda: "Reloaded 1 extension(s)" in screen_text(app))
+            await workers_done(pilot)
             await pilot.press("ctrl+k")
-            await pilot.pause(0.2)
+            await workers_done(pilot)
             assert marker.read_text() == "yes\n"
     finally:
         os.environ.pop("PI_TEST_GROWS", None)

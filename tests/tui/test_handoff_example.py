@@ -9,18 +9,10 @@ from pathlib import Path
 from pi_runtime.ai.providers.scripted import ScriptedResponse, ScriptedText, scripted_text
 from pi_tui.launch import create_app
 
-from .conftest import make_session, screen_text, settle
+from .conftest import make_session, screen_text, settle, wait_for
 from .test_commands_models import type_command
 
 HANDOFF = str(Path(__file__).resolve().parents[2] / "docs" / "examples" / "extensions" / "handoff.py")
-
-
-async def wait_for(pilot, check, tries=40):
-    for _ in range(tries):
-        if check():
-            return True
-        await pilot.pause(0.05)
-    return check()
 
 
 async def test_handoff_writes_a_prompt_and_opens_a_new_session_with_it(provider, workdir, agent_dir):

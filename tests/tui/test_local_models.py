@@ -34,7 +34,6 @@ async def test_welcome_panel_and_local_command(provider, workdir, agent_dir, mon
             await wait_for(pilot, lambda: "Models on this machine" in screen_text(app), timeout=10)
             assert "Models on this machine" in screen_text(app)
             await pilot.press("enter")
-            await pilot.pause(0.5)
-            assert session.model.ref == "ollama/qwen2.5-coder:7b"
+            assert await wait_for(pilot, lambda: session.model.ref == "ollama/qwen2.5-coder:7b")
     data = json.loads((agent_dir / "models.json").read_text())
     assert data["providers"]["ollama"]["baseUrl"] == f"http://127.0.0.1:{server.port}/v1"

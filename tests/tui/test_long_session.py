@@ -11,7 +11,7 @@ from pi_tui.launch import create_app
 from pi_tui.transcript.transcript import INITIAL_MESSAGES
 from pi_tui.transcript.transcript_window import HIGH_WATER
 
-from .conftest import screen_text
+from .conftest import screen_text, settle
 
 
 def _long_session(provider, workdir, turns: int):
@@ -25,9 +25,29 @@ def _long_session(provider, workdir, turns: int):
                                 settings=SettingsManager.in_memory({"compaction": {"enabled": False}}))
 
 
-async def _settle(pilot, rounds: int = 3) -> None:
-    for _ in range(rounds):
-        await pilot.pause(0.1)
+async def _settle(pilot) -> None:
+    """Wait until the transcript's window stops changing: the mounts a scroll scheduled, and the
+    scroll kept in place after them, have run when two idle rounds of the app see the same window."""
+    transcript = pilot.app.transcript
+
+    def window() -> tuple:
+        return (transcript.first_index, transcript.end_index, len(transcript.children), transcript.scroll_y,
+                transcript.max_scroll_y)
+
+    seen = None
+    for _ in range(500):
+        await pilot.pause()
+        if window() == seen:
+            return
+        seen = window()
+    raise AssertionError(f"the transcript window kept changing: {window()}")
+
+
+async def _loaded(pilot, total_messages: int) -> None:
+    """The initial window is in: the last screenful, then (after a short delay) the rest."""
+    transcript = pilot.app.transcript
+    assert await eventually(lambda: transcript.first_index == total_messages - INITIAL_MESSAGES)
+    await _settle(pilot)
 
 
 async def test_resume_mounts_a_window_and_scrolling_up_mounts_more(provider, workdir, agent_dir):
@@ -36,8 +56,7 @@ async def test_resume_mounts_a_window_and_scrolling_up_mounts_more(provider, wor
     async with app.run_test(size=(100, 30)) as pilot:
         transcript = app.transcript
         # The last screenful first, then (soon after, not in the first frames) the rest.
-        assert await eventually(lambda: transcript.first_index == 600 - INITIAL_MESSAGES)
-        await _settle(pilot)
+        await _loaded(pilot, 600)
         assert len(transcript.children) == INITIAL_MESSAGES
         assert transcript.end_index is None
         assert transcript.scroll_y == transcript.max_scroll_y  # at the bottom
@@ -56,7 +75,7 @@ async def test_scrolling_end_to_end_keeps_the_window_bounded(provider, workdir, 
     session = _long_session(provider, workdir, 600)  # 1,200 messages
     app = create_app(session, static=True)
     async with app.run_test(size=(100, 30)) as pilot:
-        await _settle(pilot)
+        await _loaded(pilot, 1200)
         transcript = app.transcript
         most = 0
         for _ in range(30):  # about ten rounds reach the top; pressing on at the top proves nothing
@@ -64,7 +83,7 @@ async def test_scrolling_end_to_end_keeps_the_window_bounded(provider, workdir, 
                 break
             for _ in range(10):
                 await pilot.press("pageup")
-            await _settle(pilot, 1)
+            await _settle(pilot)
             most = max(most, len(transcript.children))
         assert transcript.first_index == 0 and transcript.scroll_y == 0  # scrolled all the way up
         assert transcript.end_index is not None  # the newest messages were unmounted...
@@ -89,12 +108,12 @@ async def test_a_prompt_sent_while_reading_old_history_brings_the_end_back(provi
     provider.push(scripted_text("fresh answer"))
     app = create_app(session, static=True)
     async with app.run_test(size=(100, 30)) as pilot:
-        await _settle(pilot)
+        await _loaded(pilot, 1200)
         await pilot.press("ctrl+home")
         await _settle(pilot)
         assert app.transcript.end_index is not None
         await pilot.press(*"new question", "enter")
-        await session.wait_for_idle()
+        await settle(pilot, session)
         await _settle(pilot)
         assert app.transcript.end_index is None
         text = screen_text(app)

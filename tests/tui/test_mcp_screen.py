@@ -12,7 +12,7 @@ from pi_runtime.testing.mcp_servers import processes_with_env, server_executable
 from pi_tui.commands.commands import COMMANDS
 from pi_tui.launch import create_app
 
-from .conftest import make_session, screen_text, wait_for
+from .conftest import make_session, screen_text, started, wait_for, workers_done
 from .test_commands_models import type_command
 
 MARKER = "PI_MCP_TEST_MARKER"
@@ -31,7 +31,7 @@ async def test_mcp_lists_servers_their_tools_and_reconnects(provider, workdir, a
     session = make_session(provider, workdir, mcp=True)
     app = create_app(session, static=True, agent_dir=str(agent_dir))
     async with app.run_test(size=(110, 34)) as pilot:
-        await pilot.pause(0.2)
+        await started(pilot)
         # The MCP extension's /mcp (print and RPC mode) is shadowed by the app's: listed once.
         assert "mcp" in session.extension_runner.commands()
         assert [name for name, _ in COMMANDS.menu_entries(session)].count("mcp") == 1
@@ -60,7 +60,7 @@ async def test_mcp_without_servers_says_how_to_add_them(session, agent_dir):
     app = create_app(session, static=True, agent_dir=str(agent_dir))
     async with app.run_test(size=(110, 30)) as pilot:
         await type_command(pilot, "/mcp")
-        await pilot.pause(0.2)
+        await workers_done(pilot)
         assert "No MCP servers configured" in screen_text(app)
         assert app.screen.id != "mcp-screen"
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import textwrap
 
+import pytest
+
 from pi_runtime.ai.providers.scripted import ScriptedProvider
 from pi_runtime.sdk import create_agent_session
 from pi_runtime.session import SessionManager
@@ -61,3 +63,18 @@ async def test_a_package_theme_and_a_discovered_theme_can_be_set(workdir, agent_
         assert await wait_for(pilot, lambda: app.theme == "found")
         notes = [str(n.message) for n in app._notifications]
     assert "listed=True set=True" in notes
+
+
+@pytest.mark.parametrize("trusted", [False, True])
+async def test_a_project_theme_loads_only_when_the_project_is_trusted(workdir, agent_dir, trusted):
+    # A stranger's clone does not get its .pi/themes files read (issue #34); a trusted one does.
+    write_theme(workdir / ".pi" / "themes" / "clone.json", "clone-theme", "#ff0000")
+    settings = SettingsManager.create(workdir, agent_dir, project_trusted=trusted)
+    session = create_agent_session(
+        cwd=str(workdir), agent_dir=str(agent_dir), model=ScriptedProvider("project-theme").model(),
+        session_manager=SessionManager.in_memory(), settings=settings,
+    )
+    app = create_app(session, static=True, agent_dir=str(agent_dir))
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert await wait_for(pilot, lambda: app.session is session and app.bridge is not None)
+        assert ("clone-theme" in app.themes.themes) is trusted

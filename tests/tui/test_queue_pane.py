@@ -18,7 +18,7 @@ from pi_tui.queue.queue_edit_area import QueueEditArea
 from pi_tui.queue.queue_row import QueueRow
 from pi_tui.transcript.notice import Notice
 
-from .conftest import make_session, screen_text, settle, wait_for
+from .conftest import make_session, screen_text, settle, wait_for, workers_done
 
 
 class HoldTool(AgentTool):
@@ -108,7 +108,7 @@ async def test_queue_list_by_key_select_reorder_rekind_delete_and_esc_back_witho
         # Esc leaves the list and does not abort the run.
         await pilot.press("escape")
         assert app.focused is app.editor
-        await pilot.pause(0.05)
+        await workers_done(pilot)
         assert session.is_streaming and len(session.queued_messages()) == 2
 
         hold.release.set()

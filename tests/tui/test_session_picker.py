@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
+import subprocess
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 from pi_runtime.session import SessionManager
 from pi_runtime.session.paths import project_session_dir
 from pi_tui.screenshots.nav_scenes import NOW, PROJECT, SIZE, make_scene, write_picker_sessions
 from pi_tui.sessions.session_picker import SessionPicker
+from pi_tui.sessions.session_rows import trash_session
 from pi_tui.tree.nav_host import NavHostApp
 
 from .conftest import screen_text
@@ -142,6 +147,44 @@ async def test_delete_after_confirmation_goes_to_trash(tmp_path):
     trashed = folder / ".trash" / files["03"].name
     assert trashed.read_bytes() == content  # recoverable
     assert files["03"].name not in names_in(folder)
+
+
+@contextlib.contextmanager
+def written_by_another_process(path: Path) -> Iterator[None]:
+    """A second process that has ``path`` open for writing (as a running pi has) until the block ends."""
+    code = ("import sys; from pi_runtime.session import SessionManager; m = SessionManager.open(sys.argv[1]); "
+            "print('held', flush=True); sys.stdin.read(); m.close()")
+    holder = subprocess.Popen([sys.executable, "-c", code, str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        yield
+    finally:
+        assert holder.stdin is not None
+        holder.stdin.close()
+        holder.wait(timeout=30)
+
+
+async def test_a_session_another_pi_writes_to_is_not_moved_to_the_trash(tmp_path):
+    app, files, root = picker_app(tmp_path)
+    folder = project_session_dir(PROJECT, root)
+    with written_by_another_process(files["03"]):
+        async with app.run_test(size=(110, 24)) as pilot:
+            await pilot.pause()
+            picker = app.screen
+            await pilot.press("down", "down")
+            assert picker.state.current.path == files["03"]
+            await pilot.press("ctrl+d")
+            await pilot.pause()
+            await pilot.press("y")
+            await pilot.pause()
+            text = screen_text(app)
+            assert "Not deleted:" in text and "still writing to it" in text, text
+            assert files["03"].exists() and not (folder / ".trash").exists()
+            assert files["03"] in [i.path for i in picker.state.visible]
+    # Once that pi has let it go, the same delete goes through.
+    where = Path(trash_session(files["03"], system_trash=False))
+    assert not files["03"].exists() and where.parent == folder / ".trash"
 
 
 async def test_the_open_session_is_not_deleted(tmp_path):

@@ -13,7 +13,7 @@ from pi_runtime.testing.waiting import eventually
 from pi_tui.launch import _CommandLineApp
 from pi_tui.tree.session_preview import preview_file
 
-from .conftest import screen_text
+from .conftest import screen_text, wait_for, workers_done
 
 
 def _write_session(folder, cwd, turns: int):
@@ -39,19 +39,13 @@ async def test_the_last_messages_show_while_the_session_is_still_being_built(tmp
 
     app = _CommandLineApp(hint=None, first_frame=threading.Event(), args=args, session_factory=factory)
     async with app.run_test(size=(100, 30)) as pilot:
-        for _ in range(50):
-            if "answer 199" in screen_text(app):
-                break
-            await pilot.pause(0.05)
+        assert await wait_for(pilot, lambda: "answer 199" in screen_text(app))
         assert app.session is None
         assert "answer 199" in screen_text(app) and "question 199" in screen_text(app)
         assert "no model" not in screen_text(app)  # unknown yet, not missing
         gate.set()
-        for _ in range(100):
-            if app.session is not None and app.transcript.session is not None:
-                break
-            await pilot.pause(0.05)
-        await pilot.pause(0.2)
+        assert await wait_for(pilot, lambda: app.session is not None and app.transcript.session is not None)
+        await workers_done(pilot)  # the session attached and started
         assert app.session is not None
         assert "answer 199" in screen_text(app)
         assert app.transcript.first_index > 0  # the real window replaced the preview

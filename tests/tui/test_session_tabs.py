@@ -195,8 +195,7 @@ async def test_the_tab_bar_fits_80_columns_and_survives_a_resize(provider, workd
         text = screen_text(app)
         assert "1 ● task" in text and "2 ○ new" in text
         await pilot.resize_terminal(60, 20)
-        await pilot.pause(0.1)
-        assert "2 ○ new" in screen_text(app)
+        assert await wait_for(pilot, lambda: "2 ○ new" in screen_text(app))
         await pilot.resize_terminal(80, 24)
         await pilot.press("alt+pageup")
         assert await wait_for(pilot, lambda: app.workspace.active.number == 1)

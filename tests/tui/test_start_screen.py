@@ -7,7 +7,7 @@ from pi_runtime.ai.providers.scripted import scripted_text
 from pi_tui.launch import create_app
 from pi_tui.transcript.start_hints import StartHints
 
-from .conftest import keyless_session, screen_text, settle
+from .conftest import keyless_session, screen_text, settle, started
 
 
 async def test_an_empty_session_starts_with_pis_key_hints_and_ctrl_o_shows_them_all(session):
@@ -40,7 +40,7 @@ async def test_the_first_run_guide_opens_at_its_headline(workdir, agent_dir, mon
     session = keyless_session(workdir, agent_dir, monkeypatch)
     app = create_app(session, static=True, agent_dir=str(agent_dir))
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause(0.2)
+        await started(pilot)
         text = screen_text(app)
         assert "Welcome to pi" in text and "╭" in text  # the headline and the box's top border
         assert "1. Set an API key" in text
@@ -60,7 +60,7 @@ async def test_a_prompt_sent_while_reading_old_messages_comes_into_view(provider
         provider.push(scripted_text("the newest answer"))
         app.editor.set_text("the newest question")
         await pilot.press("enter")
-        await settle(pilot, session, 0.3)
+        await settle(pilot, session)
         text = screen_text(app)
         assert "the newest question" in text and "the newest answer" in text
 

@@ -40,9 +40,9 @@ async def test_a_burst_renders_only_the_blocks_near_the_end_and_the_rest_later()
     async with app.run_test(size=(60, 20)) as pilot:
         md = app.md
         md.write("start\n\n")
-        await pilot.pause(0.1)
+        assert await wait_for(pilot, lambda: "start" in md.open_text + "".join(md._sources))  # a frame took it
         md.write(_answer(40) + "tail words")  # far more than a screen arrives in one frame
-        await pilot.pause(0.1)
+        assert await wait_for(pilot, lambda: "tail words" in screen_text(app))  # the next frame drew the end
         deferred = sum(1 for lines in md._rendered if lines is None)
         assert deferred > 100  # most of the burst was not rendered...
         assert md._rendered[-1] is not None  # ...but the end of it was
@@ -51,16 +51,11 @@ async def test_a_burst_renders_only_the_blocks_near_the_end_and_the_rest_later()
         view = app.query_one("#view")
         view.release_anchor()
         view.scroll_home(animate=False)
-        await pilot.pause(0.1)
-        assert "start" in screen_text(app) and "Part 0" in screen_text(app)
+        assert await wait_for(pilot, lambda: "start" in screen_text(app) and "Part 0" in screen_text(app))
         assert not any(isinstance(line, _Deferred) for line in md._done[:20])
         # Once the answer is complete the rest is filled in, a slice at a time.
         await md.finish()
-        for _ in range(100):
-            if all(lines is not None for lines in md._rendered):
-                break
-            await pilot.pause(0.05)
-        assert all(lines is not None for lines in md._rendered)
+        assert await wait_for(pilot, lambda: all(lines is not None for lines in md._rendered))
         assert not any(isinstance(line, _Deferred) for line in md._done)
         assert len(md._done) == sum(md._heights) + len(md._heights) - 1
         assert md.virtual_region.height == md._height()
@@ -77,18 +72,13 @@ async def test_scrollbar_hides_while_following_a_stream_and_returns_on_scroll_up
     app = create_app(session, static=True)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press(*"go", "enter")
-        for _ in range(100):
-            if session.is_streaming:
-                break
-            await pilot.pause(0.01)
-        await pilot.pause(0.4)
-        assert app.transcript.has_class("-following")
+        assert await wait_for(pilot, lambda: session.is_streaming)
+        assert await wait_for(pilot, lambda: app.transcript.has_class("-following"))
         await pilot.press("pageup")
-        await pilot.pause(0.05)
-        assert not app.transcript.has_class("-following")  # the user scrolled: show where they are
+        # The user scrolled: show where they are.
+        assert await wait_for(pilot, lambda: not app.transcript.has_class("-following"))
         await pilot.press("ctrl+end")
-        await pilot.pause(0.05)
-        assert app.transcript.has_class("-following")
+        assert await wait_for(pilot, lambda: app.transcript.has_class("-following"))
         await session.abort()
         await settle(pilot, session)
         assert not app.transcript.has_class("-following")
@@ -178,14 +168,15 @@ async def test_a_frame_waits_for_a_key_typed_just_before_it():
     async with app.run_test(size=(60, 20)) as pilot:
         md = app.md
         md.write("first\n\n")
-        await pilot.pause(0.1)
+        assert await wait_for(pilot, lambda: "first" in md.open_text + "".join(md._sources))
         app.last_input_at = time.perf_counter() + 10  # as if a key had just been pressed
         md.write("second\n\n")
-        await pilot.pause(0.15)
+        # A frame now (what the frame timer calls) leaves the text for later: the key goes first.
+        md._not_before = 0.0  # the render budget would hold it back too: only the key may here
+        md._flush()
         assert "second" not in md.open_text + "".join(md._sources)
         app.last_input_at = 0.0
-        await pilot.pause(0.15)
-        assert "second" in screen_text(app)
+        assert await wait_for(pilot, lambda: "second" in screen_text(app))  # the timer's next frame
 
 
 class _History(App):

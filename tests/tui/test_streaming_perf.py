@@ -11,7 +11,7 @@ from textual.app import App, ComposeResult
 from pi_tui.launch import DEMO_MODEL_ID, model_hint
 from pi_tui.transcript.streaming_markdown import StreamingMarkdown, split_blocks
 
-from .conftest import screen_text
+from .conftest import screen_text, wait_for
 
 
 class _One(App):
@@ -25,14 +25,14 @@ async def test_finished_blocks_are_rendered_once_and_the_open_block_grows():
     async with app.run_test(size=(60, 20)) as pilot:
         md = app.md
         md.write("# Title\n\nfirst paragraph\n\n")
-        await pilot.pause(0.2)
+        assert await wait_for(pilot, lambda: md._done and "Title" in getattr(md._done[0], "text", ""))
         first_lines = list(md._done)
         assert first_lines and "Title" in first_lines[0].text
         md.write("- one\n- two\n\n```python\nprint(1)\n")
-        await pilot.pause(0.2)
+        assert await wait_for(pilot, lambda: md.open_text.startswith("```python"))
         assert md.open_text.startswith("```python")  # the fence is still open
         md.write("```\n\nlast words")
-        await pilot.pause(0.2)
+        assert await wait_for(pilot, lambda: "last words" in md.open_text)  # a frame took it
         # Lines of finished blocks are the very same objects: nothing was rendered again.
         assert all(a is b for a, b in zip(first_lines, md._done))
         await md.finish()

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 from pi_tui.launch import create_app
 from pi_tui.theme.theme import BUILTIN_DIR
+
+from .conftest import started, wait_for
 
 
 def _write_theme(path, name: str, **colors: str) -> None:
@@ -16,15 +17,6 @@ def _write_theme(path, name: str, **colors: str) -> None:
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(data), encoding="utf-8")
     tmp.replace(path)  # like an editor's atomic save
-
-
-async def _wait_for(pilot, condition, timeout: float = 5.0) -> bool:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while asyncio.get_running_loop().time() < deadline:
-        if condition():
-            return True
-        await pilot.pause(0.05)
-    return condition()
 
 
 async def test_editing_the_active_theme_file_reloads_it_live(session, agent_dir):
@@ -37,18 +29,18 @@ async def test_editing_the_active_theme_file_reloads_it_live(session, agent_dir)
         assert app.themes.apply("mine")
         await pilot.pause()
         assert app.theme_variables["pi-accent"] == "#112233"
-        assert await _wait_for(pilot, lambda: app.themes.watcher is not None and app.themes.watcher.active)
+        assert await wait_for(pilot, lambda: app.themes.watcher is not None and app.themes.watcher.active)
         generation = app.themes.generation
 
         _write_theme(theme_file, "mine", accent="#aa0000", mdHeading="#00bb00")
-        assert await _wait_for(pilot, lambda: app.theme_variables.get("pi-accent") == "#aa0000")
+        assert await wait_for(pilot, lambda: app.theme_variables.get("pi-accent") == "#aa0000")
         assert app.theme == "mine"
         assert app.theme_variables["pi-md-heading"] == "#00bb00"
         assert app.themes.generation > generation  # cached markdown knows to render again
 
         # A broken save falls back to dark and says what is wrong...
         theme_file.write_text('{"name": "mine", "colors": {', encoding="utf-8")
-        assert await _wait_for(pilot, lambda: app.theme == "dark")
+        assert await wait_for(pilot, lambda: app.theme == "dark")
         await pilot.pause()  # notifications arrive as messages
         messages = [str(n.message) for n in app._notifications]
         assert any("mine.json" in m and "invalid JSON" in m for m in messages), messages
@@ -56,17 +48,17 @@ async def test_editing_the_active_theme_file_reloads_it_live(session, agent_dir)
         # ...and fixing the file brings the chosen theme back.
         _write_theme(theme_file, "mine", accent="#0000cc")
         # (Watch events may come in several batches as the file is written: wait for the last.)
-        assert await _wait_for(pilot, lambda: app.theme == "mine" and app.theme_variables["pi-accent"] == "#0000cc")
+        assert await wait_for(pilot, lambda: app.theme == "mine" and app.theme_variables["pi-accent"] == "#0000cc")
     assert not app.themes.watcher.active or app.themes.watcher._stop.is_set()
 
 
 async def test_no_watcher_without_theme_folders_or_when_static(session, agent_dir):
     app = create_app(session, static=True, agent_dir=str(agent_dir), watch_themes=True)
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause(0.1)
+        await started(pilot)
         assert app.themes.watcher is None  # neither <agent>/themes nor .pi/themes exists
     (agent_dir / "themes").mkdir()
     static_app = create_app(session, static=True, agent_dir=str(agent_dir))
     async with static_app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause(0.1)
+        await started(pilot)
         assert static_app.themes.watcher is None

@@ -1,4 +1,5 @@
-"""Request plumbing shared by the HTTP providers: POST, check status, decode SSE, abort.
+"""Request plumbing shared by the HTTP providers: POST, check status, decode the stream (SSE or another
+framing), abort.
 
 The response is read by a producer task that hands decoded events over a queue, one batch
 per network chunk. Aborting cancels that task, which closes the connection at once even
@@ -13,12 +14,13 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-from collections.abc import AsyncGenerator
-from typing import Any
+from collections.abc import AsyncGenerator, Callable, Mapping
+from typing import Any, Protocol
 
 from ... import deep_json
 from ...http import Aborted, HTTPError, HTTPTimeout, MalformedResponse, ProtocolCut
 from ...text_safety import terminal_safe
+from ..builder import truncate_error_text
 from ..options import StreamOptions
 from ..sse import SSEDecoder, SSEEventTooLarge
 
@@ -38,7 +40,10 @@ _LONGEST_RETRY_HINT = 86400.0
 _ERROR_BODY_LIMIT = 1 << 20
 """Bytes of an error body kept: enough for any real message, bounded for a hostile one."""
 
-__all__ = ["OPENED", "Aborted", "ProviderError", "StreamFormatError", "failure_events", "keyed_request", "post_sse"]
+__all__ = [
+    "OPENED", "Aborted", "ProviderError", "StreamFormatError", "failure_events", "keyed_request", "post_sse",
+    "post_stream",
+]
 
 
 class ProviderError(Exception):
@@ -56,10 +61,10 @@ class StreamFormatError(Exception):
 
 def missing_key_message(provider: str) -> str:
     """The error shown when no credential is configured for ``provider``."""
-    from ..env_keys import env_var_names
+    from ..env_keys import describe_env
 
-    names = env_var_names(provider)
-    hint = f"set {' or '.join(names)}" if names else "configure a key in auth.json or models.json"
+    ways = describe_env(provider)
+    hint = f"set {ways}" if ways else "configure a key in auth.json or models.json"
     return f"No API key for provider '{provider}': {hint}."
 
 
@@ -100,7 +105,8 @@ def failure_events(builder: Any, exc: BaseException, options: StreamOptions | No
         return builder.fail("Request was aborted", aborted=True)
     if not isinstance(exc, (ProviderError, StreamFormatError)):
         return builder.fail(f"{type(exc).__name__}: {exc}")
-    message = str(exc) or type(exc).__name__
+    # The server's own text keeps Pi's head of it; pi's words around it (a retry hint) stay whole.
+    message = truncate_error_text(str(exc)) or type(exc).__name__
     hint: float | None = exc.retry_after if isinstance(exc, ProviderError) else None
     if hint is None:
         from ..errors import parse_retry_after
@@ -191,6 +197,25 @@ def _timeout_message(exc: Any) -> str:
     return f"Request timed out: {exc}" + (f" after {seconds:g}s" if seconds is not None else "")
 
 
+class StreamDecoder(Protocol):
+    """Turns body bytes into events: ``feed`` each chunk, ``flush`` at the end (``SSEDecoder`` is one)."""
+
+    def feed(self, chunk: bytes) -> list[Any]: ...
+
+    def flush(self) -> list[Any]: ...
+
+
+Signer = Callable[[dict[str, str], bytes], dict[str, str]]
+"""Gets the final headers and body bytes (after the extension hooks) and returns the headers to send:
+for a signature over both (AWS SigV4)."""
+ErrorWording = Callable[[int, Mapping[str, str], bytes], str]
+"""``(status, headers, body)`` of an error response -> the message (without any retry hint)."""
+
+
+def _default_error_text(status: int, _headers: Mapping[str, str], body: bytes) -> str:
+    return f"{status} {_error_detail(body)}".strip()
+
+
 async def post_sse(
     url: str,
     headers: dict[str, str],
@@ -198,14 +223,62 @@ async def post_sse(
     options: StreamOptions,
     *,
     announce_open: bool = False,
+    compress: Callable[[bytes], bytes] | None = None,
+    error_text: Callable[[int, bytes], str] | None = None,
 ) -> AsyncGenerator[tuple[str | None, str], None]:
     """POST ``body`` and yield SSE ``(event, data)`` pairs.
 
     ``announce_open``: yield ``OPENED`` (test with ``is``) as soon as the response status says
-    the request was accepted, before any event.
+    the request was accepted, before any event. ``compress``: applied to the encoded body (the
+    caller sets the matching ``content-encoding``). ``error_text``: the message for an error
+    status and its body (by default the status and the body's message).
 
     Raises:
         ProviderError: HTTP error status, connection failure, timeout.
+        Aborted: the options' signal fired.
+    """
+    wording: ErrorWording | None = None
+    if error_text is not None:
+        word = error_text
+
+        def wording(status: int, _headers: Mapping[str, str], raw: bytes) -> str:
+            return word(status, raw)
+
+    async for event in post_stream(url, headers, body, options, announce_open=announce_open, compress=compress,
+                                   error_text=wording):
+        yield event
+
+
+async def post_stream(
+    url: str,
+    headers: dict[str, str],
+    body: dict[str, Any],
+    options: StreamOptions,
+    *,
+    announce_open: bool = False,
+    compress: Callable[[bytes], bytes] | None = None,
+    decoder: Callable[[], StreamDecoder] | None = None,
+    sign: Signer | None = None,
+    error_text: ErrorWording | None = None,
+    structured: Callable[[Any], Any] | None = None,
+) -> AsyncGenerator[Any, None]:
+    """POST ``body`` as JSON and yield the events ``decoder`` makes of the response (SSE by default).
+
+    Args:
+        url: Where to send it.
+        headers: Request headers (extensions' ``on_headers`` may change them).
+        body: The JSON body (extensions' ``on_payload`` may change it).
+        options: Timeouts, abort signal and the extension hooks.
+        announce_open: Yield ``OPENED`` (test with ``is``) once the status says the request was accepted.
+        compress: Applied to the encoded body (the caller sets the matching ``content-encoding``).
+        decoder: Makes the body decoder; ``SSEDecoder`` when None.
+        sign: Called last, with the headers and body bytes as sent (a signature must cover the hooks' changes).
+        error_text: Words an error response; ``"<status> <message from the body>"`` when None.
+        structured: An event as ``on_stream_event`` receives it; SSE's ``{"event", "data"}`` when None.
+
+    Raises:
+        ProviderError: HTTP error status, connection failure, timeout.
+        StreamFormatError: The decoder refused the body.
         Aborted: the options' signal fired.
     """
     signal = options.signal
@@ -220,8 +293,15 @@ async def post_sse(
         body = await options.on_payload(body)
     # Any depth: a resumed session may hold tool arguments nested thousands deep (as Pi writes them).
     payload = deep_json.encode(body)
+    if compress is not None:
+        payload = compress(payload)
+    if sign is not None:
+        headers = sign(headers, payload)
     on_response = options.on_response
     on_event = options.on_stream_event
+    describe = structured or _structured
+    make_decoder = decoder or SSEDecoder
+    word_error = error_text or _default_error_text
 
     async def produce() -> None:
         from ...http import load_client
@@ -243,20 +323,22 @@ async def post_sse(
                     return len(raw) > _ERROR_BODY_LIMIT
 
                 await _client.read_body(response, options.timeout, keep)
-                detail = f"{response.status_code} {_error_detail(bytes(raw[:_ERROR_BODY_LIMIT]))}".strip()
+                lowered = {k.lower(): v for k, v in response.headers.items()}
+                kept = bytes(raw[:_ERROR_BODY_LIMIT])
+                detail = terminal_safe(word_error(response.status_code, lowered, kept), multiline=True).strip()
                 queue.put_nowait(ProviderError(detail, response.status_code, _retry_after(response.headers)))
                 return
             queue.put_nowait(_OPENED)
-            decoder = SSEDecoder()
+            stream_decoder = make_decoder()
 
             def relay(chunk: bytes) -> None:
                 # One batch per network chunk: the consumer wakes once however many events it held.
-                events = decoder.feed(chunk)
+                events = stream_decoder.feed(chunk)
                 if events:
                     queue.put_nowait(events)
 
             await _client.read_body(response, options.timeout, relay)
-            tail = decoder.flush()
+            tail = stream_decoder.flush()
             if tail:
                 queue.put_nowait(tail)
             queue.put_nowait(_DONE)
@@ -272,7 +354,7 @@ async def post_sse(
             queue.put_nowait(ProviderError(f"Invalid HTTP response: {exc}"))
         except HTTPError as exc:
             queue.put_nowait(ProviderError(f"Connection error: {exc}"))
-        except SSEEventTooLarge as exc:
+        except (SSEEventTooLarge, StreamFormatError) as exc:
             queue.put_nowait(StreamFormatError(str(exc)))
         except Exception as exc:  # noqa: BLE001 - reported as the request's error, never raised past here
             text = terminal_safe(str(exc), multiline=True)
@@ -302,7 +384,7 @@ async def post_sse(
                 raise item
             for event in item:
                 if on_event is not None:
-                    await on_event(_structured(event))
+                    await on_event(describe(event))
                 yield event
     finally:
         if remove is not None:

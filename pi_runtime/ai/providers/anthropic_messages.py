@@ -31,6 +31,7 @@ from ..types import (
     ToolResultMessage,
     UserMessage,
 )
+from . import subscription_quirks as quirks
 from ._http import StreamFormatError, failure_events, keyed_request, post_sse
 
 API = "anthropic-messages"
@@ -52,8 +53,6 @@ MIN_ANSWER_TOKENS = 1024
 
 _BETA_INTERLEAVED_THINKING = "interleaved-thinking-2025-05-14"
 _BETA_FINE_GRAINED_TOOLS = "fine-grained-tool-streaming-2025-05-14"
-_BETA_OAUTH = "oauth-2025-04-20"
-_OAUTH_IDENTITY = "You are Claude Code, Anthropic's official CLI for Claude."
 _EPHEMERAL = {"type": "ephemeral"}
 _IMAGE_OMITTED = "(image omitted: this model does not accept images)"
 
@@ -125,7 +124,7 @@ def _user_blocks(content: str | list[Any], model: Model) -> list[dict[str, Any]]
     return blocks
 
 
-def _assistant_blocks(message: AssistantMessage) -> list[dict[str, Any]]:
+def _assistant_blocks(message: AssistantMessage, tool_name: Any = None) -> list[dict[str, Any]]:
     blocks: list[dict[str, Any]] = []
     for part in message.content:
         if isinstance(part, TextContent):
@@ -147,7 +146,7 @@ def _assistant_blocks(message: AssistantMessage) -> list[dict[str, Any]]:
             blocks.append({
                 "type": "tool_use",
                 "id": tool_use_id(part.id),
-                "name": part.name,
+                "name": tool_name(part.name) if tool_name is not None else part.name,
                 "input": part.arguments,
             })
     return blocks
@@ -163,12 +162,13 @@ def _tool_result_block(message: ToolResultMessage, model: Model) -> dict[str, An
     return block
 
 
-def convert_messages(messages: list[Any], model: Model) -> list[dict[str, Any]]:
+def convert_messages(messages: list[Any], model: Model, tool_name: Any = None) -> list[dict[str, Any]]:
     """Prepared history -> Anthropic ``messages`` (consecutive tool results share a user turn).
 
     Args:
         messages: Output of ``prepare_messages`` (user, assistant and toolResult only).
         model: The target model (decides whether images are sent).
+        tool_name: Renames the tools of past calls (Claude Code's spelling for a subscription).
 
     Returns:
         The ``messages`` array, the last user turn's last block marked for caching.
@@ -180,7 +180,7 @@ def convert_messages(messages: list[Any], model: Model) -> list[dict[str, Any]]:
             if blocks:
                 out.append({"role": "user", "content": blocks})
         elif isinstance(message, AssistantMessage):
-            blocks = _assistant_blocks(message)
+            blocks = _assistant_blocks(message, tool_name)
             if blocks:
                 out.append({"role": "assistant", "content": blocks})
         elif isinstance(message, ToolResultMessage):
@@ -217,10 +217,12 @@ def build_request(
         ValueError: an unknown thinking level.
     """
     thinking, max_tokens = thinking_config(model, options)
-    oauth = api_key.startswith("sk-ant-oat")
+    # A Claude Pro/Max token goes out as Claude Code (subscription_quirks.py); Copilot's does not.
+    oauth = quirks.is_claude_subscription(model.provider, api_key)
+    tool_name = quirks.to_claude_code if oauth else None
     system: list[dict[str, Any]] = []
     if oauth:
-        system.append({"type": "text", "text": _OAUTH_IDENTITY})
+        system.append({"type": "text", "text": quirks.CLAUDE_CODE_IDENTITY, "cache_control": dict(_EPHEMERAL)})
     if context.system_prompt:
         system.append({"type": "text", "text": context.system_prompt})
     if system:
@@ -228,14 +230,15 @@ def build_request(
     body: dict[str, Any] = {
         "model": model.id,
         "max_tokens": max_tokens,
-        "messages": convert_messages(prepare_messages(context.messages, model), model),
+        "messages": convert_messages(prepare_messages(context.messages, model), model, tool_name),
         "stream": True,
     }
     if system:
         body["system"] = system
     if context.tools:
         body["tools"] = [
-            {"name": t.name, "description": t.description, "input_schema": t.parameters}
+            {"name": tool_name(t.name) if tool_name else t.name, "description": t.description,
+             "input_schema": t.parameters}
             for t in context.tools
         ]
     if thinking is not None:
@@ -256,7 +259,12 @@ def build_request(
     }
     if oauth:
         headers["authorization"] = f"Bearer {api_key}"
-        betas.insert(0, _BETA_OAUTH)
+        headers.update(quirks.claude_code_headers())
+        betas[:0] = quirks.CLAUDE_CODE_BETAS
+    elif model.provider == quirks.COPILOT:
+        headers["authorization"] = f"Bearer {api_key}"  # the Copilot token
+        headers["accept"] = "application/json"
+        headers["anthropic-dangerous-direct-browser-access"] = "true"
     else:
         headers["x-api-key"] = api_key
     if betas:
@@ -273,8 +281,10 @@ def build_request(
 class _StreamParser:
     """Turns decoded SSE events into builder calls; ``done`` once the message has ended."""
 
-    def __init__(self, builder: MessageBuilder) -> None:
+    def __init__(self, builder: MessageBuilder, tool_name: Any = None) -> None:
         self.builder = builder
+        self.tool_name = tool_name
+        """Maps a tool name the model used back to pi's (Claude Code's spelling, for a subscription)."""
         self.blocks: dict[int, int] = {}
         """Anthropic content index -> index in our message."""
         self.stop_reason: str | None = None
@@ -362,7 +372,10 @@ class _StreamParser:
         elif kind == "redacted_thinking":
             ours, events = b.thinking_start(signature=block.get("data") or "", redacted=True)
         elif kind == "tool_use":
-            ours, events = b.toolcall_start(block.get("id") or f"toolu_{index}", block.get("name", ""))
+            name = block.get("name", "")
+            if self.tool_name is not None:
+                name = self.tool_name(name)
+            ours, events = b.toolcall_start(block.get("id") or f"toolu_{index}", name)
             if block.get("input"):
                 b.message.content[ours].arguments = block["input"]  # type: ignore[union-attr]
         else:
@@ -399,6 +412,10 @@ class _StreamParser:
         return self.builder.fail(f"Unexpected stop reason from Anthropic: {raw}")
 
 
+StreamParser = _StreamParser
+"""The response parser, public for the routes that speak this format elsewhere (Vertex AI)."""
+
+
 async def stream(
     model: Model, context: Context, options: StreamOptions
 ) -> AsyncIterator[AssistantMessageEvent]:
@@ -419,7 +436,8 @@ async def stream(
             yield event
         return
     options, (url, headers, body) = prepared
-    parser = _StreamParser(builder)
+    subscription = quirks.is_claude_subscription(model.provider, options.api_key)
+    parser = _StreamParser(builder, (lambda name: quirks.from_claude_code(name, context.tools)) if subscription else None)
     try:
         async with aclosing(post_sse(url, headers, body, options)) as sse:
             async for name, data in sse:

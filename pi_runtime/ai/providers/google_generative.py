@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import time
 from collections.abc import AsyncIterator
 from contextlib import aclosing
@@ -34,59 +35,16 @@ from ..types import (
     UserMessage,
 )
 from ._http import ProviderError, StreamFormatError, failure_events, keyed_request, post_sse
+from .google_thinking import thinking_config
 
 API = "google-generative-ai"
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
 
-THINKING_BUDGETS: dict[str, int] = {
-    "minimal": 128,
-    "low": 2048,
-    "medium": 8192,
-    "high": 24576,
-    "xhigh": 32768,
-}
-"""Thinking level -> ``thinkingBudget`` (Gemini 2.x)."""
-THINKING_LEVELS_GEMINI_3: dict[str, str] = {
-    "minimal": "LOW",
-    "low": "LOW",
-    "medium": "HIGH",
-    "high": "HIGH",
-    "xhigh": "HIGH",
-}
-"""Gemini 3 takes a named ``thinkingLevel`` instead of a token budget."""
 _IMAGE_OMITTED = "(image omitted: this model does not accept images)"
 _call_counter = itertools.count(1)
 
 
 # --------------------------------------------------------------------------- request
-
-
-def thinking_config(model: Model, level: str | None) -> dict[str, Any] | None:
-    """The ``thinkingConfig`` for a reasoning level, or None to leave the model's default.
-
-    Args:
-        model: The target model (nothing is sent unless ``model.reasoning``).
-        level: off, minimal, low, medium, high, xhigh, or None (model default).
-
-    Returns:
-        The config dict, or None.
-
-    Raises:
-        ValueError: an unknown thinking level.
-    """
-    if not model.reasoning or level is None:
-        return None
-    gemini_3 = model.id.startswith("gemini-3")
-    if level == "off":
-        # Gemini 3 cannot switch thinking off; its lowest level is the nearest thing.
-        return {"thinkingLevel": "LOW"} if gemini_3 else {"thinkingBudget": 0}
-    if level not in THINKING_BUDGETS:
-        raise ValueError(
-            f"Unknown thinking level {level!r} (expected off, {', '.join(THINKING_BUDGETS)})"
-        )
-    if gemini_3:
-        return {"includeThoughts": True, "thinkingLevel": THINKING_LEVELS_GEMINI_3[level]}
-    return {"includeThoughts": True, "thinkingBudget": THINKING_BUDGETS[level]}
 
 
 def _user_parts(content: str | list[Any], model: Model) -> list[dict[str, Any]]:
@@ -105,70 +63,118 @@ def _user_parts(content: str | list[Any], model: Model) -> list[dict[str, Any]]:
     return parts
 
 
-def _model_parts(message: AssistantMessage) -> list[dict[str, Any]]:
+_GEMINI_MAJOR = re.compile(r"^gemini(?:-live)?-(\d+)")
+_BASE64 = re.compile(r"^[A-Za-z0-9+/]+={0,2}$")
+_TOOL_IMAGE_CAPTION = "Tool result image:"
+
+
+def _gemini_major(model_id: str) -> int | None:
+    match = _GEMINI_MAJOR.match(model_id.lower())
+    return int(match.group(1)) if match else None
+
+
+def requires_call_ids(model: Model) -> bool:
+    """Gemini 3 and later (and Claude or gpt-oss behind Google's API) match results to calls by id."""
+    major = _gemini_major(model.id)
+    return model.id.startswith(("claude-", "gpt-oss-")) or (major is not None and major >= 3)
+
+
+def _signature(same_model: bool, signature: str | None) -> str | None:
+    """A thought signature is replayed only to the model that made it, and only when it is base64."""
+    if not same_model or not signature or len(signature) % 4 or not _BASE64.match(signature):
+        return None
+    return signature
+
+
+def _call_id(call_id: str, same_model: bool) -> str:
+    # Ids from other providers are made safe, as for Anthropic: Google checks them too.
+    return call_id if same_model else re.sub(r"[^a-zA-Z0-9_-]", "_", call_id)[:64]
+
+
+def _model_parts(message: AssistantMessage, model: Model) -> list[dict[str, Any]]:
+    same = message.provider == model.provider and message.model == model.id
+    with_ids = requires_call_ids(model)
     parts: list[dict[str, Any]] = []
     for block in message.content:
         if isinstance(block, TextContent):
-            if block.text:
+            signature = _signature(same, block.text_signature)
+            # An empty part is kept when it carries the signature Gemini wants echoed back.
+            if block.text.strip() or signature:
                 part: dict[str, Any] = {"text": block.text}
-                if block.text_signature:
-                    part["thoughtSignature"] = block.text_signature
+                if signature:
+                    part["thoughtSignature"] = signature
                 parts.append(part)
         elif isinstance(block, ThinkingContent):
-            if block.thinking or block.thinking_signature:
-                part = {"text": block.thinking, "thought": True}
-                if block.thinking_signature:
-                    part["thoughtSignature"] = block.thinking_signature
+            signature = _signature(same, block.thinking_signature)
+            if block.thinking.strip() or signature:
+                part = {"thought": True, "text": block.thinking}
+                if signature:
+                    part["thoughtSignature"] = signature
                 parts.append(part)
         elif isinstance(block, ToolCall):
-            part = {"functionCall": {"name": block.name, "args": block.arguments}}
-            if block.thought_signature:
-                part["thoughtSignature"] = block.thought_signature
+            call: dict[str, Any] = {"name": block.name, "args": block.arguments}
+            if with_ids:
+                call["id"] = _call_id(block.id, same)
+            part = {"functionCall": call}
+            signature = _signature(same, block.thought_signature)
+            if signature:
+                part["thoughtSignature"] = signature
             parts.append(part)
     return parts
 
 
-def _tool_result_parts(message: ToolResultMessage, model: Model) -> list[dict[str, Any]]:
+def _tool_result(message: ToolResultMessage, model: Model, call_ids: dict[str, str]) -> tuple[dict[str, Any], list[Any]]:
+    """The ``functionResponse`` part and the images that go after the turn (Gemini before 3)."""
     text = "\n".join(c.text for c in message.content if isinstance(c, TextContent))
-    key = "error" if message.is_error else "output"
-    images = [c for c in message.content if isinstance(c, ImageContent)]
-    if images and not text:
-        text = f"({len(images)} image(s) attached)"
-    parts = [{"functionResponse": {"name": message.tool_name, "response": {key: text}}}]
-    # Images cannot go inside a functionResponse on every model; they follow it in the turn.
-    for image in images:
-        parts.extend(_user_parts([image], model))
-    return parts
+    images = [c for c in message.content if isinstance(c, ImageContent)] if "image" in model.input else []
+    value = text if text.strip() else ("(see attached image)" if images else "")
+    response: dict[str, Any] = {"name": message.tool_name, "response": {"error" if message.is_error else "output": value}}
+    major = _gemini_major(model.id)
+    nested = major is None or major >= 3  # Gemini 3 takes images inside the function response
+    image_parts = [{"inlineData": {"mimeType": i.mime_type, "data": i.data}} for i in images]
+    if image_parts and nested:
+        response["parts"] = image_parts
+    if requires_call_ids(model):
+        response["id"] = call_ids.get(message.tool_call_id, message.tool_call_id)
+    return {"functionResponse": response}, ([] if nested else image_parts)
 
 
 def convert_messages(messages: list[Any], model: Model) -> list[dict[str, Any]]:
-    """Prepared history -> Gemini ``contents`` (consecutive tool results share one user turn).
+    """Prepared history -> Gemini ``contents``, as Pi 1.6 builds them.
+
+    Consecutive tool results share one user turn; on Gemini before 3 their images follow in a
+    user turn of their own. Thought signatures go back only to the model that made them.
 
     Args:
         messages: Output of ``prepare_messages`` (user, assistant and toolResult only).
-        model: The target model (decides whether images are sent).
+        model: The target model (decides ids, signatures and where images go).
 
     Returns:
         The ``contents`` array.
     """
     out: list[dict[str, Any]] = []
-    in_results = False
+    call_ids: dict[str, str] = {}
     for message in messages:
         if isinstance(message, ToolResultMessage):
-            parts = _tool_result_parts(message, model)
-            if in_results:
-                out[-1]["parts"].extend(parts)
+            part, trailing = _tool_result(message, model, call_ids)
+            last = out[-1] if out else None
+            if last is not None and last["role"] == "user" and any("functionResponse" in p for p in last["parts"]):
+                last["parts"].append(part)
             else:
-                out.append({"role": "user", "parts": parts})
-            in_results = True
+                out.append({"role": "user", "parts": [part]})
+            if trailing:
+                out.append({"role": "user", "parts": [{"text": _TOOL_IMAGE_CAPTION}, *trailing]})
             continue
-        in_results = False
         if isinstance(message, UserMessage):
             parts = _user_parts(message.content, model)
             if parts:
                 out.append({"role": "user", "parts": parts})
         elif isinstance(message, AssistantMessage):
-            parts = _model_parts(message)
+            same = message.provider == model.provider and message.model == model.id
+            for block in message.content:
+                if isinstance(block, ToolCall):
+                    call_ids[block.id] = _call_id(block.id, same)
+            parts = _model_parts(message, model)
             if parts:
                 out.append({"role": "model", "parts": parts})
     return out
@@ -202,7 +208,8 @@ def build_request(
         "generationConfig": config,
     }
     if context.system_prompt:
-        body["systemInstruction"] = {"parts": [{"text": context.system_prompt}]}
+        # Google's SDK (what Pi sends through) gives the instruction the user role.
+        body["systemInstruction"] = {"parts": [{"text": context.system_prompt}], "role": "user"}
     if context.tools:
         # parametersJsonSchema takes full JSON Schema; `parameters` only an OpenAPI subset.
         body["tools"] = [{"functionDeclarations": [
@@ -350,6 +357,10 @@ class _StreamParser:
             return b.finish("length")
         detail = f": {self.finish_message}" if self.finish_message else ""
         return b.fail(f"Google stopped the response ({reason}){detail}")
+
+
+StreamParser = _StreamParser
+"""The response parser, public for the routes that speak this format elsewhere (Vertex AI)."""
 
 
 async def stream(

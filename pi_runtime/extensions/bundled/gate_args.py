@@ -96,6 +96,24 @@ def check_inline_code(checker: BashChecker, code: Field, what: str) -> None:
         raise Risky(f"runs inline {what} code that names a protected path ({hit.group(0)})")
 
 
+def check_named_paths(checker: BashChecker, inv: Invocation, args: Sequence[Field], program: str) -> None:
+    """A program the gate has no rule for may write any path it is given: a protected one is risky.
+
+    Each argument is taken as a path, and so is the value of ``--option=value``; a path is
+    followed through links the command makes earlier (``ln -s .git/config c; vim c``).
+    """
+    for arg in args:
+        if arg is None:
+            continue
+        value = arg.partition("=")[2] if arg.startswith("-") else arg
+        if not value or value.startswith("-") or (inv.scope.cwds is None and not value.startswith("/")):
+            continue
+        for path in checker.candidates(value, inv.scope):
+            hit = checker.protected(path)
+            if hit is not None:
+                raise Risky(f"gives a protected path to {program}, which may write it ({hit})")
+
+
 def is_option(arg: Field) -> bool:
     """A known argument that starts with ``-`` (and is not ``-`` itself, which means stdin)."""
     return arg is not None and arg.startswith("-") and arg != "-"

@@ -109,6 +109,11 @@ class BashChecker:
         self.allow_outside = allow_outside
         self.written: set[str] = set()
         """Every path an earlier part of the command writes or deletes (a script it then runs is unseen)."""
+        self.aliases: dict[str, str] = {}
+        """git aliases an earlier part of the command defines (``git config alias.x …``), by lowercased name."""
+        self.links: dict[str, str] = {}
+        """Links an earlier part of the command makes (``ln -s .git/config cfg``): link path -> where it leads.
+        The file system does not show them yet, so writes through them are mapped here."""
         self.paths = paths
         self.cwd = cwd
         self.env = env
@@ -257,11 +262,37 @@ class BashChecker:
             return
         for path in self.candidates(target, scope):
             self.written.add(path)
-            if is_device(path):
-                self.flag(f"{verb} a device ({path})")
-            hit = self.paths.protected(path, self.cwd)
+            for place in self.reached(path):
+                if is_device(place):
+                    self.flag(f"{verb} a device ({place})")
+            hit = self.protected(path)
             if hit is not None:
                 raise Risky(f"{verb} a protected path ({hit})")
+
+    def protected(self, path: str) -> str | None:
+        """The protected path that ``path`` (absolute) is or leads to, links of this command included."""
+        for place in self.reached(path):
+            hit = self.paths.protected(place, self.cwd)
+            if hit is not None:
+                return hit
+        return None
+
+    def reached(self, path: str) -> list[str]:
+        """``path``, and where it leads through links that an earlier part of the command makes."""
+        places = [path]
+        for _ in range(MAX_SCRIPT_DEPTH):  # a link to a link: follow a few
+            for link, target in self.links.items():
+                if path == link or path.startswith(link.rstrip("/") + "/"):
+                    path = os.path.normpath(target + path[len(link):])
+                    break
+            else:
+                break
+            places.append(path)
+        return places
+
+    def link(self, at: str, to: str) -> None:
+        """Record a link made by the command: ``at`` (absolute) will lead to ``to`` (absolute)."""
+        self.links[os.path.normpath(at)] = os.path.normpath(to)
 
     def candidates(self, target: str, scope: Scope) -> list[str]:
         """The absolute paths ``target`` may be, from every directory the shell may be in."""

@@ -1,9 +1,15 @@
 """The permission gate's verb rules: what each known command does with its arguments.
 
 A rule gets the expanded argument vector (unknown arguments are None) and flags a risk
-(``rm -rf``, ``git clean -f``, ``chmod 777``...), checks the paths it writes or deletes
-(``cp``, ``mv``, ``tee``, ``sed -i``, ``dd of=``...), or hands an inner command back to the
-checker (``find -exec``; the wrappers, shells and interpreters are in ``gate_runners``).
+(``rm -rf``, ``chmod 777``...), checks the paths it writes or deletes (``cp``, ``mv``,
+``tee``, ``sed -i``, ``dd of=``...), records the links it makes (``ln``, ``cp -s``: a write
+through one later in the command reaches its target), or hands an inner command back to the
+checker (``find -exec``; the wrappers, shells and interpreters are in ``gate_runners``, git
+in ``gate_git``, archivers in ``gate_archives``, build tools in ``gate_build``).
+
+A program with no rule that is not known to only read (``cat``, ``grep``…) may write any
+path it is given: naming a protected path to it is risky (``patch .git/config``,
+``sqlite3 .env``).
 """
 
 from __future__ import annotations
@@ -13,7 +19,8 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from .gate_args import Rule, check_shell_code, run_inner, split_options
+from . import gate_archives, gate_build, gate_git
+from .gate_args import Rule, check_named_paths, run_inner, split_options
 from .gate_bash import Field, Invocation
 from .gate_runners import RUNNER_RULES, SHELLS, interpreter_language, run_interpreter, run_shell
 from .gate_scripts import run_program_file, run_script_file
@@ -42,6 +49,9 @@ def check_invocation(checker: BashChecker, inv: Invocation) -> None:
         run_interpreter(checker, inv, args, language)
     elif "/" in (inv.argv[0] or ""):
         run_program_file(checker, inv)
+        check_named_paths(checker, inv, args, name)
+    elif name not in READERS:
+        check_named_paths(checker, inv, args, name)
 
 
 # ---------------------------------------------------------------------- deleting and writing
@@ -98,6 +108,56 @@ def _writes_operands(with_value: str = "", long_with_value: Sequence[str] = (), 
             checker.touches(target, inv.scope, verb)
 
     return rule
+
+
+def _links(symbolic: Sequence[str], hard: Sequence[str], default_hard: bool) -> Rule:
+    """``ln``/``cp -s``: the destination is written, and a write through it later reaches the source."""
+
+    def rule(checker: BashChecker, inv: Invocation, args: list[Field]) -> None:
+        _COPY_PATHS(checker, inv, args)
+        flags, values, operands = split_options(args, "tS", ("--target-directory", "--suffix"))
+        is_symbolic = bool(set(symbolic) & set(flags))
+        if not (is_symbolic or default_hard or set(hard) & set(flags)) or inv.scope.cwds is None:
+            return
+        folder = values.get("-t", values.get("--target-directory"))
+        relative = bool({"-r", "--relative"} & set(flags)) or not is_symbolic
+        for cwd in inv.scope.cwds:
+            for source, link in _link_pairs(cwd, folder, operands, bool({"-T", "--no-target-directory"} & set(flags))):
+                # A symbolic link's text is read from the link's own folder (unless -r made it from here).
+                base = cwd if relative else os.path.dirname(link)
+                checker.link(link, os.path.join(base, os.path.expanduser(source)))
+
+    return rule
+
+
+def _link_pairs(cwd: str, folder: Field, operands: list[Field], no_folder: bool) -> list[tuple[str, str]]:
+    """(source as written, absolute link path) for each link ``ln``/``cp`` makes."""
+    if folder is not None:
+        sources, into = operands, os.path.join(cwd, folder)
+    elif len(operands) == 1:
+        sources, into = operands, cwd
+    elif len(operands) == 2 and (no_folder or not os.path.isdir(os.path.join(cwd, operands[1] or ""))):
+        source, link = operands
+        return [(source, os.path.normpath(os.path.join(cwd, link)))] if source is not None and link is not None else []
+    else:
+        sources, into = operands[:-1], os.path.join(cwd, operands[-1] or "")
+    return [(s, os.path.normpath(os.path.join(into, os.path.basename(s.rstrip("/"))))) for s in sources if s is not None]
+
+
+def _sort(checker: BashChecker, inv: Invocation, args: list[Field]) -> None:
+    _, values, _ = split_options(args, "kotST", ("--output", "--key", "--field-separator", "--temporary-directory",
+                                                  "--buffer-size", "--files0-from", "--parallel", "--compress-program"))
+    for option in ("-o", "--output"):
+        if option in values:
+            checker.touches(values[option], inv.scope)
+    if "--compress-program" in values:
+        checker.flag("runs a program from sort (--compress-program)")
+
+
+def _uniq(checker: BashChecker, inv: Invocation, args: list[Field]) -> None:
+    _, _, operands = split_options(args, "fsw", ("--skip-fields", "--skip-chars", "--check-chars", "--group"))
+    if len(operands) > 1:
+        checker.touches(operands[1], inv.scope)  # uniq IN OUT
 
 
 def _chmod(checker: BashChecker, inv: Invocation, args: list[Field]) -> None:
@@ -157,47 +217,6 @@ def _find(checker: BashChecker, inv: Invocation, args: list[Field]) -> None:
             run_inner(checker, inv, inner)
         elif arg in ("-fprint", "-fprint0", "-fprintf", "-fls") and index < len(args):
             checker.touches(args[index], inv.scope)
-
-
-def _git(checker: BashChecker, inv: Invocation, args: list[Field]) -> None:
-    index = 0
-    while index < len(args) and (args[index] or "").startswith("-"):
-        option = args[index] or ""
-        index += 1
-        if option in ("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env"):
-            value = args[index] if index < len(args) else ""
-            index += 1
-            if option == "-c":
-                _git_config(checker, inv, value)
-        elif option.startswith("-c") and len(option) > 2:
-            _git_config(checker, inv, option[2:])
-    if index >= len(args):
-        return
-    sub = args[index]
-    if sub is None:
-        checker.flag("runs a git command only known when it runs")
-        return
-    flags, _, operands = split_options(args[index + 1:])
-    if sub == "push" and (
-        {"-f", "--force", "--force-with-lease", "--force-if-includes", "--mirror", "--delete", "-d", "--prune"}
-        & set(flags) or any(o is not None and o.startswith(("+", ":")) for o in operands)
-    ):
-        checker.flag("force-pushes or deletes on the remote (git push --force)")
-    if sub == "clean" and {"-f", "--force"} & set(flags) and not {"-n", "--dry-run"} & set(flags):
-        checker.flag("deletes untracked files (git clean -f)")
-    if sub == "reset" and "--hard" in flags:
-        checker.flag("discards uncommitted changes (git reset --hard)")
-    if sub in ("checkout", "restore") and ({"-f", "--force"} & set(flags) or "." in operands) and "--staged" not in flags:
-        checker.flag(f"discards uncommitted changes (git {sub})")
-
-
-def _git_config(checker: BashChecker, inv: Invocation, value: Field) -> None:
-    if value is None:
-        checker.flag("sets git configuration only known when it runs (git -c)")
-        return
-    key, _, setting = value.partition("=")
-    if key.lower().startswith("alias.") and setting.startswith("!"):
-        check_shell_code(checker, inv, setting[1:], "a git alias")
 
 
 def _cd(checker: BashChecker, inv: Invocation, args: list[Field]) -> None:
@@ -261,19 +280,6 @@ def _chown(checker: BashChecker, inv: Invocation, args: list[Field]) -> None:
         checker.flag("gives files to owner or group 777 (chown 777)")
 
 
-def _tar(checker: BashChecker, inv: Invocation, args: list[Field]) -> None:
-    for index, arg in enumerate(args):
-        if arg is None:
-            continue
-        if arg.startswith(("--to-command", "--use-compress-program", "--checkpoint-action", "--rsh-command",
-                           "--info-script", "--new-volume-script")) or arg == "-I":
-            checker.flag(f"runs commands from tar ({arg.split('=')[0]})")
-        if arg in ("-C", "--directory") and index + 1 < len(args):
-            checker.touches(args[index + 1], inv.scope)
-        elif arg.startswith("--directory="):
-            checker.touches(arg.partition("=")[2], inv.scope)
-
-
 def _crontab(checker: BashChecker, inv: Invocation, args: list[Field]) -> None:
     if not ({"-l", "-V"} & {a for a in args if a is not None}):
         checker.flag("changes scheduled jobs (crontab)")
@@ -298,6 +304,20 @@ def _output_files(with_value: str, long_with_value: Sequence[str], outputs: Sequ
     return rule
 
 
+READERS = frozenset({
+    "cat", "tac", "less", "more", "head", "tail", "grep", "egrep", "fgrep", "rg", "ag", "ack", "wc", "ls", "dir",
+    "stat", "file", "du", "df", "diff", "cmp", "comm", "md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum",
+    "sha512sum", "b2sum", "cksum", "sum", "od", "xxd", "hexdump", "strings", "nl", "cut", "paste", "column", "fold",
+    "fmt", "expand", "unexpand", "tr", "jq", "echo", "printf", "test", "[", "[[", "true", "false", "realpath",
+    "readlink", "basename", "dirname", "pwd", "tree", "bat", "batcat", "which", "type", "whereis", "export",
+    "declare", "local", "readonly", "typeset", "unset", "set", "shift", "exit", "return", "read", "mapfile",
+    "readarray", "alias", "hash", "wait", "sleep", "fd", "fdfind", "zcat", "zgrep", "zless", "bzcat", "xzcat",
+    "base64", "lsattr", "getfacl", "namei", "ssh", "ping", "date", "id", "whoami", "uname", "getopts",
+})
+"""Commands that only read the paths they are given (so naming a protected one is fine)."""
+
+_COPY_PATHS = _writes_operands("tS", ("--target-directory", "--suffix"), target_options=("-t", "--target-directory"),
+                               dest_only=True)
 _MV_PATHS = _writes_operands("tS", ("--target-directory", "--suffix"), target_options=("-t", "--target-directory"))
 _CHOWN_PATHS = _writes_operands(skip_first=True, verb="changes")
 
@@ -310,14 +330,13 @@ RULES: dict[str, Rule] = {
     "touch": _writes_operands("rtd", ("--reference", "--date")),
     "mkdir": _writes_operands("m", ("--mode", "--context")),
     "tee": _writes_operands(),
-    "ln": _writes_operands("tS", ("--target-directory", "--suffix"), target_options=("-t", "--target-directory"),
-                           dest_only=True),
-    "cp": _writes_operands("tS", ("--target-directory", "--suffix"), target_options=("-t", "--target-directory"),
-                           dest_only=True),
+    "ln": _links(("-s", "--symbolic"), (), default_hard=True),
+    "cp": _links(("-s", "--symbolic-link"), ("-l", "--link"), default_hard=False),
+    "sort": _sort,
+    "uniq": _uniq,
     "mv": _mv,
     "install": _writes_operands("tSmogC", ("--target-directory", "--suffix", "--mode", "--owner", "--group"),
                                 target_options=("-t", "--target-directory"), dest_only=True),
-    "rsync": _writes_operands("eTf", ("--rsh", "--exclude", "--include", "--filter", "--temp-dir"), dest_only=True),
     "chown": _chown,
     "chgrp": _writes_operands(skip_first=True, verb="changes"),
     "chmod": _chmod,
@@ -325,17 +344,18 @@ RULES: dict[str, Rule] = {
     "sed": _sed,
     "gsed": _sed,
     "find": _find,
-    "git": _git,
     "curl": _output_files("oHdXuAeFTxrbcKwmEyY", ("--output", "--cookie-jar"), ("-o", "--output", "-c", "--cookie-jar")),
     "wget": _output_files("OoaPeUt", ("--output-document", "--output-file"), ("-O", "--output-document", "-o")),
     "cd": _cd,
     "shopt": _shopt,
     "source": _source,
     ".": _source,
-    "tar": _tar,
     "unzip": _output_files("dPx", (), ("-d",)),
     "crontab": _crontab,
     "pushd": _cd,
     "popd": _cd,
+    "git": gate_git.git_rule,
+    **gate_archives.RULES,
+    **gate_build.RULES,
     **RUNNER_RULES,
 }

@@ -22,9 +22,10 @@ DEFAULT_PROTECTED = [".env", ".env.*", ".git", ".git/*", "*/.git/*", ".pi/settin
 HOME_PROTECTED = [
     "~/.ssh", "~/.gnupg", "~/.aws", "~/.azure", "~/.kube", "~/.docker/config.json", "~/.config/gcloud",
     "~/.netrc", "~/.npmrc", "~/.pypirc", "~/.git-credentials", "~/.bashrc", "~/.bash_profile", "~/.bash_login",
-    "~/.profile", "~/.zshrc", "~/.zshenv", "~/.zprofile", "~/.config/fish",
+    "~/.profile", "~/.zshrc", "~/.zshenv", "~/.zprofile", "~/.config/fish", "~/.gitconfig", "~/.config/git",
 ]
-"""Credentials and shell start-up files: writing them hands over the account."""
+"""Credentials, shell start-up files and git's own configuration (its aliases, pager and hooks path run code in
+every repository): writing them hands over the account."""
 SAFE_DEVICES = ("/dev/null", "/dev/zero", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/tty", "/dev/full")
 SAFE_DEVICE_DIRS = ("/dev/fd/", "/dev/pts/", "/dev/shm/")
 

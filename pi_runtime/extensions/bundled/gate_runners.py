@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from .gate_args import Rule, check_inline_code, check_shell_code, is_option, run_inner, split_options
+from .gate_args import Rule, check_inline_code, check_named_paths, check_shell_code, is_option, run_inner, split_options
 from .gate_bash import Field, Invocation, Risky
 from .gate_scripts import run_script_file
 
@@ -177,6 +177,9 @@ def run_shell(checker: BashChecker, inv: Invocation, args: list[Field]) -> None:
 
 
 def run_interpreter(checker: BashChecker, inv: Invocation, args: list[Field], language: str) -> None:
+    if language in _SWITCH_VALUES:
+        _perl_or_ruby(checker, inv, args, language)
+        return
     letters = _CODE_FLAGS.get(language, "e")
     index = 0
     while index < len(args):
@@ -195,18 +198,69 @@ def run_interpreter(checker: BashChecker, inv: Invocation, args: list[Field], la
             if arg[-1] in letters:
                 check_inline_code(checker, args[index] if index < len(args) else "", language)
                 return
-            if language == "perl" and "i" in arg[1:]:
-                _, _, files = split_options(args[index:], "e")
-                for target in files[1:]:
-                    checker.touches(target, inv.scope, "edits")
             if arg in ("-m", "-I", "-r", "-W", "-X", "-M"):
                 if arg == "-m":
+                    check_named_paths(checker, inv, args[index + 1:], f"{language} -m")
                     return  # a module: not inline code
                 index += 1
             continue
         if arg == "-":
             break
+        check_named_paths(checker, inv, args[index:], f"a {language} script")
         return  # a script file: not inline code
+    _code_from_input(checker, inv, language)
+
+
+_SWITCH_VALUES = {"perl": ("0CdDFIlmMx", "I"), "ruby": ("0CEFIKWrx", "CEIr")}
+"""Switches whose value is the rest of their cluster, and those that may take the next argument instead."""
+
+
+def _perl_or_ruby(checker: BashChecker, inv: Invocation, args: list[Field], language: str) -> None:
+    """``perl``/``ruby``: ``-e`` code is searched, and ``-i`` edits in place every file after the code."""
+    rest_letters, next_letters = _SWITCH_VALUES[language]
+    code_letters = "eE" if language == "perl" else "e"
+    codes: list[Field] = []
+    in_place = False
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        if arg is None:
+            checker.flag(f"runs {language} with an argument only known when it runs")
+            return
+        if not arg.startswith("-") or arg == "-":
+            break
+        index += 1
+        if arg == "--":
+            break
+        if arg.startswith("--"):
+            continue
+        for position, letter in enumerate(arg[1:], 1):
+            rest = arg[position + 1:]
+            if letter in code_letters:
+                codes.append(rest or (args[index] if index < len(args) else ""))
+                index += 0 if rest else 1
+                break
+            if letter == "i":
+                in_place = True
+                break  # the rest is the backup suffix (-i.bak)
+            if letter in rest_letters:
+                index += 1 if not rest and letter in next_letters else 0
+                break
+    operands = args[index:]
+    for code in codes:
+        check_inline_code(checker, code, language)
+    if not codes and not operands:
+        _code_from_input(checker, inv, language)
+        return
+    files = operands if codes else operands[1:]  # without -e the first operand is the script
+    if in_place:
+        for target in files:
+            checker.touches(target, inv.scope, "edits")
+    elif not codes:
+        check_named_paths(checker, inv, files, f"a {language} script")
+
+
+def _code_from_input(checker: BashChecker, inv: Invocation, language: str) -> None:
     if inv.stdin_text is not False:
         check_inline_code(checker, inv.stdin_text if isinstance(inv.stdin_text, str) else None, language)
     elif inv.stdin_piped:

@@ -36,7 +36,7 @@ def run_script_file(checker: BashChecker, inv: Invocation, target: Field, runner
         if path in checker.written:
             checker.flag(f"runs a script that the same command writes, so the gate cannot read it ({shown})")
             continue
-        text = _fresh_text(checker, path, shown)
+        text = fresh_text(checker, path, shown)
         if text is None:
             continue
         try:
@@ -64,12 +64,13 @@ def is_shell_script(path: str) -> bool:
     return name in SHELL_NAMES
 
 
-def _fresh_text(checker: BashChecker, path: str, shown: str) -> str | None:
-    """The script's text when it must be checked; None when it is old enough to trust."""
+def fresh_text(checker: BashChecker, path: str, shown: str, missing_ok: bool = False) -> str | None:
+    """The file's text when it must be checked; None when it is old enough to trust (or missing and ``missing_ok``)."""
     try:
         info = os.stat(path)
     except FileNotFoundError:
-        checker.flag(f"runs a script that does not exist yet, so the gate cannot read it ({shown})")
+        if not missing_ok:
+            checker.flag(f"runs a script that does not exist yet, so the gate cannot read it ({shown})")
         return None
     except OSError as exc:
         checker.flag(f"runs a script the gate cannot read ({shown}: {exc.strerror})")

@@ -13,12 +13,18 @@ Risky:
   path. A command name or a written path only known at run time, and text that does not
   parse, are risky too (see ``gate_bash`` and ``gate_commands``). A shell script file
   changed since the session began (written by the agent, or downloaded: ``curl -o x.sh``
-  then ``sh x.sh``) is read and checked like the command line (``gate_scripts``);
+  then ``sh x.sh``) is read and checked like the command line (``gate_scripts``), and so
+  are the Makefile recipes and package.json scripts a build tool would run from a fresh
+  file (``gate_build``). git settings that run code and aliases are checked, and ``git
+  config`` changes write a protected file (``gate_git``); archivers that delete what they
+  archive are recursive deletes (``gate_archives``); a write through a link the same
+  command makes reaches the link's target; a protected path given to a program the gate
+  has no rule for (and that is not a known reader) is risky;
 - ``write``/``edit`` outside the working directory or on a protected path.
 
 Protected: ``.env``, ``.env.*``, ``.git/``, the project's ``.pi/settings.json`` and
 ``.pi/extensions``, pi's agent dir, and credentials and shell start-up files in the home
-folder (``~/.ssh``, ``~/.aws``, ``~/.bashrc``…). Paths are resolved through symlinks when
+folder (``~/.ssh``, ``~/.aws``, ``~/.bashrc``, ``~/.gitconfig``…). Paths are resolved through symlinks when
 the call is about to run, so a link made by an earlier call is seen through.
 
 With a UI the user confirms each risky call; a dialog nobody answers is denied after
