@@ -83,8 +83,11 @@ class ScopedModels(PickList):
                 f"esc close · {count}" + (" (unsaved)" if self.dirty else ""))
 
     def _changed(self, enabled: Enabled, keep: str | None) -> None:
+        """Show ``enabled``; the cursor stays on the model ``keep`` (a move), or on the same row
+        (a tick: as in Pi, Enter pressed again goes on to the next model)."""
         from textual.widgets import Static
 
+        row = self.highlighted
         self.enabled = enabled
         self.dirty = True
         self.items = self._items()
@@ -93,6 +96,8 @@ class ScopedModels(PickList):
             for index, item in enumerate(self.shown):
                 if item is not None and item.value == keep:
                     self.highlighted = index
+        elif row is not None and self.shown:
+            self.highlighted = min(row, len(self.shown) - 1)
         self.query_one(".picker-hint", Static).update(self._hint())
         if self.on_change is not None:
             self.on_change(None if enabled is None else list(enabled))
@@ -114,7 +119,7 @@ class ScopedModels(PickList):
             enabled = [r for r in self.enabled if r != ref]
         else:
             enabled = [*self.enabled, ref]
-        self._changed(_normalised(enabled, self.every), ref)
+        self._changed(_normalised(enabled, self.every), None)
 
     def action_enable_all(self) -> None:
         if self.enabled is None:
