@@ -53,6 +53,9 @@ def make_app(scene: Scene, agent_dir: str | None = None) -> tuple[Any, Any]:
     auth = Path(agent_dir) / "auth.json"
     auth.write_text(json.dumps({"anthropic": {"type": "api_key", "key": "sk-a"},
                                 "openai": {"type": "api_key", "key": "sk-o"}}), encoding="utf-8")
+    # As /login writes it: no "accessible to other users" warning, whose path (a test's temp
+    # folder) would show through the dialogs and differ from run to run.
+    auth.chmod(0o600)
     registry = ModelRegistry(Path(agent_dir) / "models.json", AuthStorage(auth), env={})
     provider = ScriptedProvider(f"screens-{scene.name}")
     with_mcp = scene.name == "cmd_mcp"
