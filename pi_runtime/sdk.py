@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .agent.agent import Agent
 from .agent.tool import AgentTool
@@ -27,6 +27,13 @@ from .extensions.load_configured import load_extensions as load_extensions  # th
 from .kernel.session import AgentSession, typed_settings
 from .kernel.thinking import clamp_thinking
 from .settings_model import Settings
+
+if TYPE_CHECKING:
+    from .ai.models import ModelRegistry
+    from .extensions.runner import ExtensionRunner
+    from .resources.port import ResourceLoaderPort
+    from .session.manager import SessionManager
+    from .settings import SettingsManager
 
 DEFAULT_TOOLS = ("read", "bash", "edit", "write")
 
@@ -107,22 +114,11 @@ def _default_model(registry: Any, typed: Settings) -> Model | None:
 
 
 def _enabled_scope(registry: Any, patterns: list[str]) -> tuple[list[tuple[Model, str | None]], list[str]]:
-    """``enabledModels`` as scoped models: each pattern as ``--models`` reads it; one that
-    matches nothing is left out (a model that went away must not stop pi from starting) and
-    returned, for Pi's "No models match pattern" warning."""
-    from .ai.models import ModelNotFoundError
-    from .modes.model_select import resolve_scope
+    """``enabledModels`` as scoped models: each pattern as ``--models`` reads it; one that matches
+    nothing is left out with Pi's warning (a model that went away must not stop pi from starting)."""
+    from .modes.model_select import scope_with_warnings
 
-    out: list[tuple[Model, str | None]] = []
-    unmatched: list[str] = []
-    for pattern in patterns:
-        try:
-            found = resolve_scope(registry, pattern)
-        except (ModelNotFoundError, ValueError):
-            unmatched.append(pattern)
-            continue
-        out.extend(pair for pair in found if all(pair[0].ref != m.ref for m, _ in out))
-    return out, unmatched
+    return scope_with_warnings(registry, patterns)
 
 
 def create_agent_session(
@@ -135,14 +131,14 @@ def create_agent_session(
     exclude_tools: Iterable[str] = (),
     no_tools: bool = False,
     custom_tools: Iterable[AgentTool] = (),
-    session_manager: Any = None,
-    settings: Any = None,
-    resource_loader: Any = None,
-    model_registry: Any = None,
+    session_manager: SessionManager | None = None,
+    settings: SettingsManager | None = None,
+    resource_loader: ResourceLoaderPort | None = None,
+    model_registry: ModelRegistry | None = None,
     scoped_models: list[tuple[Model, str | None]] | None = None,
     extensions: Iterable[str] = (),
     no_extensions: bool = False,
-    extension_runner: Any = None,
+    extension_runner: ExtensionRunner | None = None,
     mcp: bool = False,
 ) -> AgentSession:
     """Create an ``AgentSession`` (see the module docstring for an offline example).
@@ -185,7 +181,14 @@ def create_agent_session(
         session = holder.get("session")
         if session is None:
             return {}
-        return {"PI_SESSION_ID": session.session_id, "PI_MODEL": session.model.ref if session.model else ""}
+        # Pi's names: the selection (a virtual model's, not where a request was routed).
+        env = {"PI_SESSION_ID": session.session_id}
+        if session.session_file:
+            env["PI_SESSION_FILE"] = session.session_file
+        if session.model is not None:
+            env.update(PI_PROVIDER=session.model.provider, PI_MODEL=session.model.id)
+        env["PI_REASONING_LEVEL"] = session.thinking_level
+        return env
 
     typed = typed_settings(settings)
     options = ToolOptions(bash_env=bash_env, shell_path=typed.shell_path or None,
@@ -200,8 +203,6 @@ def create_agent_session(
         available[tool.name] = tool
     defaults = typed.default_tools
     base_defaults = list(DEFAULT_TOOLS) + [t.name for t in custom_tools]
-    if isinstance(defaults, list) and defaults:
-        base_defaults = [t.name for t in select_tools(available, defaults, defaults=base_defaults)]
     if extension_runner is None:
         trusted = getattr(resource_loader, "project_trusted", None)
         if trusted is None:
@@ -215,18 +216,24 @@ def create_agent_session(
             any(e.path == "builtin:mcp" for e in runner.extensions) or runner.mcp_servers.builtin_on_demand):
         tools = _without_mcp_names(tools)  # MCP tools do not exist yet; the MCP extension applies these entries
     built_in = dict(available)  # before extension tools replace any (a reload brings these back)
+    extension_defaults = []
     if runner is not None:
         # Extension tools can be chosen with --tools and are active unless they opt out.
         for tool in runner.registered_tools():
             available[tool.name] = tool
-            if getattr(tool, "default_active", True) and tool.name not in base_defaults:
-                base_defaults.append(tool.name)
+            # Registering activates (declares) only direct and model-only tools that do not opt out (Pi).
+            if getattr(tool, "default_active", True) and getattr(tool, "exposure", "direct") in ("direct", "model-only"):
+                extension_defaults.append(tool.name)
+    if isinstance(defaults, list) and defaults:
+        # After the extensions loaded: defaultTools may name their inactive tools ("+codemode").
+        base_defaults = [t.name for t in select_tools(available, defaults, defaults=base_defaults)]
+    base_defaults += [name for name in extension_defaults if name not in base_defaults]
     active = select_tools(available, tools, defaults=base_defaults, exclude=exclude_tools, no_tools=no_tools)
 
-    unmatched_scope: list[str] = []
+    scope_warnings: list[str] = []
     if scoped_models is None and typed.enabled_models:
-        enabled_scope, unmatched_scope = _enabled_scope(model_registry, typed.enabled_models)
-        scoped_models = enabled_scope or None
+        found, scope_warnings = _enabled_scope(model_registry, typed.enabled_models)
+        scoped_models = found or None
         if model is None and scoped_models and getattr(session_manager, "leaf_id", None) is None:
             # A new session starts on the saved default when it is in the scope, else the first
             # scoped model (with its thinking level), as Pi does with enabledModels.
@@ -255,7 +262,7 @@ def create_agent_session(
         from .resources.system_prompt import DEFAULT_TOOL_DESCRIPTIONS
 
         resources = resource_loader.resources
-        active = session.agent.state.tools
+        active = [t for t in session.agent.state.tools if not t.declaration_hidden]
         descriptions = {}
         for tool in active:
             snippet = getattr(tool, "prompt_snippet", None)
@@ -280,14 +287,13 @@ def create_agent_session(
         scoped_models=scoped_models,
     )
     holder["session"] = session
+    session.startup_warnings.extend(scope_warnings)
     session.load_context()
     if model is not None:
         agent.state.model = model
     if thinking_level is not None or not session_manager.raw_entries():
         agent.state.thinking_level = clamp_thinking(level, agent.state.model)
     _record_history_start(session_manager, agent)
-    for pattern in unmatched_scope:
-        session.add_notice(f'No models match pattern "{pattern}" (enabledModels in settings.json)')
     if runner is not None:
         runner.bind(session, built_in)
     session.refresh_system_prompt()

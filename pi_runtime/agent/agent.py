@@ -15,6 +15,9 @@ Hooks (all optional; each documents its contract):
   together (models.json headers) and wins when set. An exception from either ends the
   turn with an error message, never out of the loop.
 - ``before_tool_call`` / ``after_tool_call``: see ``tool_exec``.
+- ``prepare_request(signal) -> RequestTarget | None`` (async): called before every model request;
+  returns where this request goes (a virtual model's router picked it) or None for the selection.
+  An exception ends the turn with an error message naming the selection (routing failed).
 - ``declare_loadout(pending) -> messages``: called before every model request with the
   messages about to go in (the prompts, steering, follow-ups; often none); returns them with
   any message to add first (the kernel's declaration of changed tools, as Pi 1.6). Must not raise.
@@ -37,12 +40,14 @@ from ..ai.types import ImageContent, Model, TextContent, UserMessage
 from ..records import record
 from .convert import convert_to_llm as default_convert
 from .listeners import Listener, Listeners
-from .loop import AgentRun
+from .loop import AgentRun, RequestTarget
 from .tool import AgentTool
 from .tool_exec import AfterHook, BeforeHook
 
 QueueMode = Literal["one-at-a-time", "all"]
 QueueKind = Literal["steer", "follow_up"]
+StreamingBehavior = Literal["steer", "followUp"]
+"""Where text sent while a run streams goes (Pi's ``streamingBehavior``): steering or a follow-up."""
 
 
 @record
@@ -106,6 +111,8 @@ class Agent:
         self.checks_each_call: Callable[[], bool] | None = None
         """True while ``before_tool_call`` gates calls on the state they run in (a permission
         gate): a batch then runs one call at a time, each checked just before it runs."""
+        self.prepare_request: Callable[[AbortSignal | None], Awaitable[RequestTarget | None]] | None = None
+        """See the module docstring: routes a request made with a virtual model."""
         self.declare_loadout: Callable[[list[Any]], list[Any]] | None = None
         """See the module docstring: lets the kernel add a system message before a request."""
         self.prepare_next_turn: Callable[[], Awaitable[None]] | None = None
@@ -134,18 +141,22 @@ class Agent:
         """Add a listener (sync or async). Returns a function that removes it."""
         return self._listeners.add(listener)
 
-    async def _emit(self, event: Any) -> None:
+    # The loop's surface (see ``loop.LoopHost``): emitting, and taking queued messages.
+
+    async def emit(self, event: Any) -> None:
+        """Deliver ``event`` to every subscriber, after any event queued with :meth:`emit_soon`."""
         if self._scheduled:
-            await self._drain_scheduled()
+            await self.flush_events()
         await self._listeners.emit(event)
 
-    def _schedule_emit(self, event: Any) -> None:
+    def emit_soon(self, event: Any) -> None:
         """Emit from synchronous code (a tool's update callback), keeping event order."""
         self._scheduled.append(event)
         if self._drain_task is None or self._drain_task.done():
-            self._drain_task = asyncio.ensure_future(self._drain_scheduled())
+            self._drain_task = asyncio.ensure_future(self.flush_events())
 
-    async def _drain_scheduled(self) -> None:
+    async def flush_events(self) -> None:
+        """Deliver what :meth:`emit_soon` queued (a tool's end waits for its updates to be out)."""
         while self._scheduled:
             await self._listeners.emit(self._scheduled.pop(0))
 
@@ -228,13 +239,16 @@ class Agent:
             return taken
         return [queue.pop(0)]
 
-    def _take_steering(self) -> list[Any]:
+    def take_steering(self) -> list[Any]:
+        """Take the steering messages due now (one, or all in ``all`` mode); the loop calls this
+        after each turn's tool calls."""
         taken = self._take(self._steering, self.steering_mode)
         if taken and self.on_queue_taken is not None:
             self.on_queue_taken("steer", taken)
         return taken
 
-    def _take_follow_up(self) -> list[Any]:
+    def take_follow_up(self) -> list[Any]:
+        """Take the follow-up messages due now; the loop calls this when it would otherwise stop."""
         taken = self._take(self._follow_up, self.follow_up_mode)
         if taken and self.on_queue_taken is not None:
             self.on_queue_taken("followUp", taken)
@@ -280,7 +294,7 @@ class Agent:
         if not messages:
             raise ValueError("No messages to continue from")
         if getattr(messages[-1], "role", None) == "assistant":
-            batch = self._take_steering() or self._take_follow_up()
+            batch = self.take_steering() or self.take_follow_up()
             if not batch:
                 raise ValueError("Cannot continue from an assistant message with nothing queued")
             return await self._run(batch, poll_steering_first=False)

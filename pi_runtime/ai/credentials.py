@@ -72,7 +72,8 @@ class RequestAuth:
     """What a request needs to authenticate. Never printed with its secrets."""
 
     api_key: str | None = field(repr=False)
-    headers: dict[str, str] = field(default_factory=dict, repr=False)
+    headers: dict[str, str | None] = field(default_factory=dict, repr=False)
+    """Headers to send; a None value removes a header the wire API would send (Pi's ``null``)."""
     source: str | None = None
     """Where the key came from: runtime, auth.json, models.json, env:<NAME>, local or None."""
     base_url: str | None = None

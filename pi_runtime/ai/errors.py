@@ -110,7 +110,7 @@ _RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 520, 521, 522, 523,
 # A status at the start ("429 Too many requests"), after a label ("status code 503") or in Pi's
 # "<provider> API error (429): ..." wording.
 _STATUS_IN_TEXT = re.compile(
-    r"^\s*(?:error:?\s*)?(\d{3})\b|\b(?:status(?: code)?|http|code)[\s:=]*(\d{3})\b|\berror \((\d{3})\)", _I
+    r"^\s*(?:error:?\s*)?(\d{3})\b|\b(?:status(?: code)?|http|code)\"?[\s:=]*(\d{3})\b|\berror \((\d{3})\)", _I
 )
 
 

@@ -26,7 +26,7 @@ import difflib
 import os
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .abort import AbortSignal
 from .credentials import (
@@ -43,7 +43,11 @@ from .env_keys import AMBIENT, EnvAuth, credential_hint, describe_env, env_var_n
 from .model_table import ModelTable
 from .models_json import ProviderConfig
 from .oauth_logins import OAuthLogins
-from .types import Model
+from .provider_endpoints import credential_endpoint
+from .types import VIRTUAL_MODEL_API, Model
+
+if TYPE_CHECKING:
+    from .virtual import ModelRoute, ModelRouteRequest, VirtualModelDefinition
 
 
 class ModelNotFoundError(LookupError):
@@ -101,6 +105,7 @@ class ModelRegistry(OAuthLogins):
         self._runtime_keys: dict[str, str] = {}
         OAuthLogins.__init__(self)
         self._extra: dict[tuple[str, str], Model] = {}
+        self._virtual: dict[tuple[str, str], VirtualModelDefinition] = {}
         self.errors: list[str] = []
         """Problems that dropped part of models.json (file and field named in each)."""
         self.warnings: list[str] = []
@@ -148,6 +153,53 @@ class ModelRegistry(OAuthLogins):
         """Take back a model added with :meth:`add_model`; a built-in or models.json model it replaced returns."""
         if self._extra.pop((provider, model_id), None) is not None:
             self.refresh()
+
+    # ------------------------------------------------------------------ virtual models (virtual.py)
+
+    def register_virtual_model(self, definition: VirtualModelDefinition) -> Model:
+        """List a virtual model under ``definition.provider`` (any provider id); registering the same
+        provider and id again replaces it. It hides a physical model a later catalogue adds with its id.
+
+        Raises:
+            ValueError: Empty provider or id, an id of a physical model of that provider, a bad level.
+        """
+        from .virtual import create_virtual_model, is_virtual  # only when a virtual model is used
+
+        provider, model_id = definition.provider, definition.id
+        if not provider.strip() or not model_id.strip():
+            raise ValueError("Virtual model provider and id must not be empty.")
+        existing = self._table.find(provider, model_id)
+        if existing is not None and not is_virtual(existing):
+            raise ValueError(f"Virtual model {provider}/{model_id} conflicts with a physical model.")
+        model = create_virtual_model(definition)
+        self._virtual[(provider, model_id)] = definition
+        self.add_model(model)
+        return model
+
+    def unregister_virtual_model(self, provider: str, model_id: str) -> bool:
+        """Remove a virtual model (a physical model it hid returns); False when none is registered so."""
+        if self._virtual.pop((provider, model_id), None) is None:
+            return False
+        self.remove_model(provider, model_id)
+        return True
+
+    def physical(self, provider: str, model_id: str) -> Model | None:
+        """The catalogue model ``provider/model_id`` when it is a physical one (exact id), else None."""
+        model = self._table.find(provider, model_id)
+        return model if model is not None and model.api != VIRTUAL_MODEL_API else None
+
+    async def route_virtual(self, model: Model, request: ModelRouteRequest) -> ModelRoute:
+        """The physical model and level for one request made with the virtual ``model``.
+
+        Raises:
+            RoutingError: Not registered (any more), or the router failed or answered wrongly.
+        """
+        from .virtual import RoutingError, route_request
+
+        definition = self._virtual.get((model.provider, model.id))
+        if definition is None:
+            raise RoutingError(f"Virtual model {model.ref} is not registered.")
+        return await route_request(definition, self, model, request)
 
     # ------------------------------------------------------------------ lookup
 
@@ -315,9 +367,16 @@ class ModelRegistry(OAuthLogins):
         return resolve_env_auth(provider, env) is not None
 
     def has_credentials(self, model: Model) -> bool:
-        """Whether a request to ``model`` can authenticate, without running any command."""
+        """Whether a request to ``model`` can authenticate, without running any command.
+
+        A virtual model listed under a provider with physical models is available when they are
+        (the provider's credentials, or a server on this machine); under an id no physical model
+        uses it needs none (as in Pi)."""
         if self.provider_has_credentials(model.provider):
             return True
+        if model.api == VIRTUAL_MODEL_API:
+            physical = [m for m in self._table.models_of(model.provider) if m.api != VIRTUAL_MODEL_API]
+            return not physical or any(self.has_credentials(m) for m in physical)
         return (is_local_url(model.base_url) or model.api in KEYLESS_APIS) and model.provider not in self._oauth
 
     def available_providers(self) -> list[str]:
@@ -364,10 +423,10 @@ class ModelRegistry(OAuthLogins):
                 f"No API key for provider '{model.provider}': set {ways}, run /login, "
                 f"or configure it in {self.models_path or 'models.json'}"
             )
-        headers: dict[str, str] = {}
+        headers: dict[str, str | None] = {}
         if from_env is not None:
             # A bearer token goes as a header (ANTHROPIC_AUTH_TOKEN); None in Pi's map drops one.
-            headers.update({name: value for name, value in from_env.headers.items() if value is not None})
+            headers.update(from_env.headers)
         cfg = self._configs.get(model.provider)
         templates: list[tuple[dict[str, str], str]] = []
         if cfg is not None and cfg.fields.headers:
@@ -383,7 +442,10 @@ class ModelRegistry(OAuthLogins):
                 headers[name] = value
         if cfg is not None and cfg.fields.auth_header and key:
             headers["Authorization"] = f"Bearer {key}"
-        base_url = None
+        stored = self.auth.get(model.provider) if self.auth is not None and source == "auth.json" else None
+        base_url, endpoint_headers = credential_endpoint(model.provider, model.base_url, key,
+                                                         stored.env if stored is not None else {}, self._environ())
+        headers.update(endpoint_headers)
         signed_in = self._oauth_auth(model.provider) if source == "auth.json" else None
         if signed_in is not None:
             headers = {**signed_in.headers, **headers}

@@ -24,8 +24,9 @@ class StreamOptions:
     temperature: float | None = None
     reasoning: str | None = None
     """Thinking level: off, minimal, low, medium, high, xhigh (mapped per provider)."""
-    headers: dict[str, str] = field(default_factory=dict)
-    """Extra request headers; their values count as secrets in error messages."""
+    headers: dict[str, str | None] = field(default_factory=dict)
+    """Extra request headers; their values count as secrets in error messages. A None value removes
+    the header (names compare without case), as ``null`` does in Pi."""
     session_id: str | None = None
     """Used as a prompt-cache key by providers that support one."""
     timeout: float | None = DEFAULT_IDLE_TIMEOUT

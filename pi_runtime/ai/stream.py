@@ -35,6 +35,9 @@ _BUILTIN_APIS = {
     "pi-messages": "pi_runtime.ai.providers.pi_messages",
     "scripted": "pi_runtime.ai.providers.scripted",
 }
+_FITS_OUTPUT_TO_WINDOW = frozenset(_BUILTIN_APIS) - {"pi-messages", "scripted"}
+"""The wire APIs whose requests Pi sends with the output limit fitted into the context window
+(Pi's own API forwards the caller's limit as it is)."""
 _registry: dict[str, ProviderStream] = {}
 _takes_wire: set[ProviderStream] = set()
 """Built-in stream functions whose module sets ``ACCEPTS_WIRE_MESSAGES``: they take a stored
@@ -164,6 +167,21 @@ def stream(
         return AssistantMessageStream(model, _unknown_api(model))
     if fn not in _takes_wire:
         context = with_objects(context)
+    if model.api in _FITS_OUTPUT_TO_WINDOW:
+        from dataclasses import replace
+
+        from .context_budget import request_max_tokens
+
+        # Pi fits every request's output limit into the window the input leaves (context_budget.py).
+        opts = replace(opts, max_tokens=request_max_tokens(model, context, opts.max_tokens))
+    if opts.session_id:
+        from dataclasses import replace
+
+        from .providers._identity import session_headers
+
+        routing = session_headers(model, opts.session_id)
+        if routing:  # OpenCode's conversation header, under the credential's and the caller's (as in Pi)
+            opts = replace(opts, headers={**routing, **opts.headers})
     if model.provider == "github-copilot":
         from dataclasses import replace
 

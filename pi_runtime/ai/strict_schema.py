@@ -11,6 +11,8 @@ the tool says ``"require"``; then the request fails with the reason, as in Pi 1.
 from __future__ import annotations
 
 import copy
+import json
+from collections.abc import Callable
 from typing import Any
 
 from .types import Tool
@@ -50,13 +52,21 @@ def _allows_null(node: Any) -> bool:
     return isinstance(node.get("anyOf"), list) and any(_allows_null(v) for v in node["anyOf"])
 
 
-def _make_strict(node: Any) -> None:
+Refuses = Callable[[str, Any], bool]
+"""A provider's extra test: whether its strict mode refuses a keyword with this value."""
+
+
+def _make_strict(node: Any, refuses: Refuses | None = None) -> None:
     """Rewrite ``node`` in place, or raise ``NotStrictable``."""
     if not isinstance(node, dict):
         raise NotStrictable("boolean schemas are unsupported")
     for key in _UNSUPPORTED_KEYS:
         if node.get(key) is not None:
             raise NotStrictable(f"{key} schemas are unsupported")
+    if refuses is not None:
+        for key, value in node.items():
+            if refuses(key, value):
+                raise NotStrictable(f"{key}: {json.dumps(value)} is unsupported")
     if "type" not in node and "anyOf" not in node and "enum" not in node:
         raise NotStrictable("schemas without a type are unsupported")
     if "anyOf" in node:
@@ -66,11 +76,11 @@ def _make_strict(node: Any) -> None:
         for variant in variants:
             if _structured(variant):
                 raise NotStrictable("object and array unions are unsupported")
-            _make_strict(variant)
+            _make_strict(variant, refuses)
     if "items" in node:
         if isinstance(node["items"], list):
             raise NotStrictable("tuple schemas are unsupported")
-        _make_strict(node["items"])
+        _make_strict(node["items"], refuses)
     is_object = node.get("type") == "object"
     if "properties" in node and not is_object:
         raise NotStrictable("properties require type object")
@@ -87,30 +97,31 @@ def _make_strict(node: Any) -> None:
     if any(k not in properties for k in required):
         raise NotStrictable("required contains an unknown property")
     for name, prop in list(properties.items()):
-        _make_strict(prop)
+        _make_strict(prop, refuses)
         if name not in required and not _allows_null(prop):
             properties[name] = {"anyOf": [prop, {"type": "null"}]}
     node["required"] = list(properties)
     node["additionalProperties"] = False
 
 
-def strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
+def strict_schema(schema: dict[str, Any], refuses: Refuses | None = None) -> dict[str, Any]:
     """A strict copy of ``schema`` (the original is left alone).
 
     Raises:
-        NotStrictable: the schema cannot be expressed in strict mode.
+        NotStrictable: the schema cannot be expressed in strict mode (or uses what ``refuses`` refuses).
     """
     copied = copy.deepcopy(schema)
     if not isinstance(copied, dict):
         raise NotStrictable("root schema must have type object")
-    _make_strict(copied)
+    _make_strict(copied, refuses)
     if copied.get("type") != "object":
         raise NotStrictable("root schema must have type object")
     return copied
 
 
-def strict_choice(tool: Tool, supports_strict: bool) -> bool | None:
-    """Whether ``tool`` goes strict: True, or None when its declaration does not decide.
+def strict_choice(tool: Tool, supports_strict: bool, refuses: Refuses | None = None) -> bool | None:
+    """Whether ``tool`` goes strict: True, or None when its declaration does not decide (``refuses``:
+    keywords the provider's strict mode refuses besides the common ones, e.g. Anthropic's ``maximum``).
 
     Raises:
         ValueError: the tool requires strict sampling and cannot have it (the request fails).
@@ -120,7 +131,7 @@ def strict_choice(tool: Tool, supports_strict: bool) -> bool | None:
         return None
     if supports_strict:
         try:
-            strict_schema(tool.parameters)
+            strict_schema(tool.parameters, refuses)
             return True
         except NotStrictable as exc:
             if config.get("strict") != "require":

@@ -81,7 +81,7 @@ def prepare_branch_messages(entries: list[Entry], token_budget: int, edits: dict
 
 
 async def summarize_branch(session_manager: Any, old_leaf_id: str, target_id: str | None, model: Model, *,
-                           api_key: str | None = None, headers: dict[str, str] | None = None,
+                           api_key: str | None = None, headers: dict[str, str | None] | None = None,
                            instructions: str | None = None, signal: AbortSignal | None = None,
                            reserve_tokens: int = DEFAULT_RESERVE_TOKENS) -> dict[str, Any] | None:
     """Summarise the branch being left.

@@ -47,7 +47,7 @@ def _max_tokens(model: Model, prompt_chars: int) -> int:
 
 async def summarize(transcript: str, instruction: str, model: Model, *, previous_summary: str | None = None,
                     instructions: str | None = None, api_key: str | None = None,
-                    headers: dict[str, str] | None = None, signal: AbortSignal | None = None,
+                    headers: dict[str, str | None] | None = None, signal: AbortSignal | None = None,
                     label: str = "Summarization") -> tuple[str, dict[str, Any]]:
     """One summary request: no tools, the summariser system prompt, the transcript.
 
@@ -104,7 +104,7 @@ def _add_usage(a: dict[str, Any] | None, b: dict[str, Any]) -> dict[str, Any]:
 
 
 async def compact(prep: CompactionPreparation, model: Model, *, instructions: str | None = None,
-                  api_key: str | None = None, headers: dict[str, str] | None = None,
+                  api_key: str | None = None, headers: dict[str, str | None] | None = None,
                   signal: AbortSignal | None = None) -> dict[str, Any]:
     """Summarise a prepared compaction.
 
@@ -151,7 +151,7 @@ async def compact(prep: CompactionPreparation, model: Model, *, instructions: st
 
 async def run_compaction(session_manager: Any, model: Model, *,
                          settings: CompactionSettings | None = None,
-                         api_key: str | None = None, headers: dict[str, str] | None = None,
+                         api_key: str | None = None, headers: dict[str, str | None] | None = None,
                          instructions: str | None = None, signal: AbortSignal | None = None,
                          preparation: CompactionPreparation | None = None) -> dict[str, Any]:
     """Compact the active branch of a session and append the ``compaction`` entry.

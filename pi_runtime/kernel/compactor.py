@@ -38,6 +38,8 @@ class Compactor:
         gate: Extensions' vetoes and notifications.
         settings: Returns the typed ``Settings`` in force (None: defaults).
         request_auth: ``model -> (model to send to, api_key, headers)`` for the summary calls.
+        limits_model: The model whose window the context is measured against (the physical model
+            of the latest response under a virtual selection); None: the model in use.
     """
 
     def __init__(
@@ -49,7 +51,8 @@ class Compactor:
         emit: Callable[[Any], Awaitable[None]],
         gate: ExtensionGate,
         settings: Callable[[], Any],
-        request_auth: Callable[[Any, Any], Awaitable[tuple[Any, str | None, dict[str, str]]]],
+        request_auth: Callable[[Any, Any], Awaitable[tuple[Any, str | None, dict[str, str | None]]]],
+        limits_model: Callable[[], Any] | None = None,
     ) -> None:
         self._agent = agent
         self._record = record
@@ -58,6 +61,7 @@ class Compactor:
         self._gate = gate
         self._settings = settings
         self._request_auth = request_auth
+        self._limits_model = limits_model or (lambda: self._agent.state.model)
         self._controller: AbortController | None = None
         self.is_compacting = False
         self.auto_enabled = bool(self.effective_settings().enabled)
@@ -102,7 +106,7 @@ class Compactor:
         Args:
             before_prompt: The check before a prompt starts (aborted answers count).
         """
-        model = self._agent.state.model
+        model = self._limits_model()
         if not self.auto_enabled or model is None:
             return
         tokens = _tokens_after_answer(self._agent.state.messages, include_aborted=before_prompt)
@@ -116,6 +120,20 @@ class Compactor:
             return
         await self.run("threshold")
 
+    async def compact_for(self, model: Any) -> bool:
+        """Compact before a request routed to ``model`` when the context is over its threshold (a
+        virtual model routed to a smaller window than the conversation needs); True when it did."""
+        from ..compaction.estimate import estimate_context_tokens
+
+        if not self.auto_enabled or not model.context_window:
+            return False
+        tokens = estimate_context_tokens(self._agent.state.messages)
+        if tokens is None or not self._over_threshold(tokens, model.context_window):
+            return False
+        if self._suspended_at(tokens):
+            return False
+        return await self.run("threshold") is not None
+
     async def compact_before_next_response(self) -> None:
         """Between the turns of one run (after tool results, before the next model call), as Pi's
         ``_compactBeforeNextAssistantResponse``: compact when the context as it will be sent (the
@@ -123,7 +141,7 @@ class Compactor:
         large files is compacted before its next request rather than after the run."""
         from ..compaction.estimate import estimate_context_tokens
 
-        model = self._agent.state.model
+        model = self._limits_model()
         if not self.auto_enabled or model is None or model.context_window <= 0:
             return
         tokens = estimate_context_tokens(self._agent.state.messages)
@@ -190,9 +208,20 @@ class Compactor:
         preparation = prepare_compaction(manager.raw_branch(), settings)
         if preparation is None and reason != "manual":
             return None
+        outcome = _Outcome(reason, will_retry)
+        if preparation is None:
+            # Nothing to compact: as Pi, session_before_compact is not asked (it would get no preparation).
+            await self._emit(CompactionStartEvent(reason))
+            branch = manager.raw_branch()
+            last = branch[-1].get("type") if branch else None
+            why = "Already compacted" if last == "compaction" else "Nothing to compact (session too small)"
+            await self._emit(CompactionEndEvent(reason, error_message=_failure_message(reason, why)))
+            await self._gate.notify("session_compact_failed", **outcome.failed(error=why))
+            if raise_errors:
+                raise CompactionError(why)
+            return None
         # Made before the gate: a handler that summarises with its own model call gets the signal.
         controller = self._controller = AbortController()
-        outcome = _Outcome(reason, will_retry)
         # Busy from here: Esc (abort) reaches a handler that writes a summary of its own, even
         # one that ignores the signal, and no prompt starts meanwhile.
         self.is_compacting = True
@@ -211,16 +240,6 @@ class Compactor:
             return None
         outcome.from_extension = decision.supplied is not None
         await self._emit(CompactionStartEvent(reason))
-        if preparation is None and decision.supplied is None:
-            self._controller = None
-            branch = manager.raw_branch()
-            last = branch[-1].get("type") if branch else None
-            why = "Already compacted" if last == "compaction" else "Nothing to compact (session too small)"
-            await self._emit(CompactionEndEvent(reason, error_message=_failure_message(reason, why)))
-            await self._gate.notify("session_compact_failed", **outcome.failed(error=why))
-            if raise_errors:
-                raise CompactionError(why)
-            return None
         self.is_compacting = True
         try:
             raw = await self._summarise(preparation, decision.supplied, settings, instructions, controller)

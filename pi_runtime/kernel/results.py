@@ -33,6 +33,12 @@ class BashResult:
             out["fullOutputPath"] = self.full_output_path
         return out
 
+    @classmethod
+    def from_wire(cls, data: dict[str, Any]) -> BashResult:
+        exit_code = data.get("exitCode")
+        return cls(str(data.get("output", "")), exit_code if isinstance(exit_code, int) else None,
+                   bool(data.get("cancelled", False)), bool(data.get("truncated", False)), data.get("fullOutputPath"))
+
 
 @record(frozen=True, slots=True)
 class CompactionResult:
@@ -87,6 +93,10 @@ class NavigateResult:
     def to_wire(self) -> dict[str, Any]:
         return {"cancelled": self.cancelled, "editorText": self.editor_text, "summaryEntryId": self.summary_entry_id}
 
+    @classmethod
+    def from_wire(cls, data: dict[str, Any]) -> NavigateResult:
+        return cls(bool(data.get("cancelled", False)), data.get("editorText"), data.get("summaryEntryId"))
+
 
 @record(frozen=True, slots=True)
 class ForkResult:
@@ -99,6 +109,10 @@ class ForkResult:
     def to_wire(self) -> dict[str, Any]:
         return {"text": self.text, "cancelled": self.cancelled}
 
+    @classmethod
+    def from_wire(cls, data: dict[str, Any]) -> ForkResult:
+        return cls(str(data.get("text", "")), bool(data.get("cancelled", False)))
+
 
 @record(frozen=True, slots=True)
 class SwitchResult:
@@ -108,6 +122,10 @@ class SwitchResult:
 
     def to_wire(self) -> dict[str, Any]:
         return {"cancelled": self.cancelled}
+
+    @classmethod
+    def from_wire(cls, data: dict[str, Any]) -> SwitchResult:
+        return cls(bool(data.get("cancelled", False)))
 
 
 @record(frozen=True, slots=True)
@@ -119,6 +137,12 @@ class CycleModelResult:
 
     def to_wire(self) -> dict[str, Any]:
         return {"model": self.model.to_public_wire(), "thinkingLevel": self.thinking_level, "isScoped": self.is_scoped}
+
+    @classmethod
+    def from_wire(cls, data: dict[str, Any]) -> CycleModelResult:
+        from ..ai.types import Model
+
+        return cls(Model.model_validate(data["model"]), str(data["thinkingLevel"]), bool(data.get("isScoped", False)))
 
 
 @record(frozen=True, slots=True)
@@ -142,6 +166,22 @@ class UsageTotals:
             "input": self.input, "output": self.output, "cacheRead": self.cache_read,
             "cacheWrite": self.cache_write, "total": self.total_tokens,
         }
+
+
+@record(frozen=True, slots=True)
+class ModelSpend:
+    """Cost and tokens of the calls one ``provider/model`` answered (Pi's usage breakdown in ``/session``).
+
+    ``key`` is ``provider/model`` as the answers name them (the server's own model name when it
+    gave one), or ``Tools/summaries`` for what tools, compactions and branch summaries spent.
+    """
+
+    key: str
+    cost: float
+    tokens: int
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"key": self.key, "cost": round(self.cost, 6), "tokens": self.tokens}
 
 
 @record(frozen=True, slots=True)
@@ -177,6 +217,8 @@ class SessionStats:
     total_messages: int
     usage: UsageTotals
     context_usage: ContextUsage | None
+    cost_by_model: tuple[ModelSpend, ...] = ()
+    """What each physical model cost, dearest first (a virtual model spreads a session over several)."""
 
     def to_wire(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -192,4 +234,7 @@ class SessionStats:
         }
         if self.context_usage is not None:
             out["contextUsage"] = self.context_usage.to_wire()
+        if self.cost_by_model:
+            # pi's addition to Pi's RPC shape: the breakdown Pi's /session shows.
+            out["costByModel"] = [spend.to_wire() for spend in self.cost_by_model]
         return out

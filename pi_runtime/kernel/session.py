@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..agent.agent import Agent, QueueKind
+from ..agent.agent import Agent, QueueKind, QueueMode, StreamingBehavior
 from ..agent.events import AgentEndEvent, MessageEndEvent, MessageStartEvent, TurnEndEvent
 from ..agent.listeners import Listener
 from ..ai.types import Model
@@ -33,7 +33,7 @@ from .budget import Budget
 from .compactor import Compactor
 from .events import SessionInfoChangedEvent
 from .extension_port import ExtensionGate, ExtensionHooks
-from .input_router import InputRouter
+from .input_router import InputRouter, PromptDisposition
 from .message_queue import QueuedMessage
 from .model_control import ModelControl
 from .navigator import TreeNavigator
@@ -52,11 +52,20 @@ from .results import (
     UsageTotals,
 )
 from .retry import RetryPolicy, request_limits
+from .routing import RequestRouter
 from .run_driver import RunDriver
 from .session_actions import KernelActions
 from .system_prompt import SystemPromptSource
 from .usage_ledger import UsageLedger
 from .views import entries_since, last_assistant_text, session_state, session_stats, tree_to_wire
+
+if TYPE_CHECKING:
+    from ..ai.models import ModelRegistry
+    from ..ai.virtual import RoutedModel
+    from ..extensions.runner import ExtensionRunner
+    from ..resources.port import ResourceLoaderPort
+    from ..session.manager import SessionManager
+    from ..settings import SettingsManager
 
 _DEFAULT_SETTINGS: Settings | None = None
 
@@ -78,7 +87,7 @@ class AgentSession:
     Args:
         agent: The agent (model, tools, transcript, queues).
         session_manager: The session file.
-        settings: The ``SettingsManager`` (None: defaults).
+        settings: The ``SettingsManager``.
         model_registry: Models and credentials (None: the agent's model, no key checks).
         resources: The ``ResourceLoader`` (skills, templates, context files).
         cwd: The working folder.
@@ -90,16 +99,18 @@ class AgentSession:
         self,
         *,
         agent: Agent,
-        session_manager: Any,
-        settings: Any,
-        model_registry: Any = None,
-        resources: Any = None,
+        session_manager: SessionManager,
+        settings: SettingsManager,
+        model_registry: ModelRegistry | None = None,
+        resources: ResourceLoaderPort | None = None,
         cwd: str,
         system_prompt_builder: Callable[[AgentSession], Any] | None = None,
         scoped_models: list[tuple[Model, str | None]] | None = None,
     ) -> None:
         self.agent = agent
         self.settings = settings
+        self.startup_warnings: list[str] = []
+        """One-line warnings from start-up for the front end to show (a scope pattern matching nothing)."""
         self.model_registry = model_registry
         self.resources = resources
         self.cwd = cwd
@@ -119,7 +130,11 @@ class AgentSession:
         self._compactor = Compactor(
             agent=agent, record=self._record, ledger=self.ledger, emit=self._outbox.emit, gate=self._gate,
             settings=lambda: typed_settings(self.settings), request_auth=self._request_auth,
+            limits_model=lambda: self._router.limits_model(),
         )
+        self._router = RequestRouter(agent=agent, record=self._record, registry=model_registry,
+                                     emit=self._outbox.emit, compact_for=self._compactor.compact_for)
+        agent.prepare_request = self._router.prepare
         agent.prepare_next_turn = self._compactor.compact_before_next_response
         self.retry_policy = RetryPolicy.from_settings(typed)
         self._driver: RunDriver
@@ -130,12 +145,14 @@ class AgentSession:
         recovery = self._recovery = Recovery(
             agent=agent, record=self._record, compactor=self._compactor, emit=self._outbox.emit,
             policy=self.retry_policy, aborting=aborting,
+            on_retry=self._router.retrying, model_for_message=self._router.model_for_message,
         )
         self._driver = RunDriver(
             agent=agent, record=self._record, emit=self._outbox.emit, gate=self._gate, compactor=self._compactor,
             recovery=recovery, system_prompt=self._system_prompt,
             budget=Budget(max_turns=typed.budget.max_turns, max_tokens=typed.budget.max_tokens,
                           max_cost=typed.budget.max_cost),
+            before_run=self._router.starting_run,
         )
         self._bash = BashRunner(
             cwd=cwd, emit=self._outbox.emit, record=self._record_outside_run, gate=self._gate,
@@ -195,9 +212,9 @@ class AgentSession:
     # ------------------------------------------------------------------ extensions
 
     @property
-    def extension_runner(self) -> Any:
+    def extension_runner(self) -> ExtensionRunner | None:
         """The attached ``ExtensionRunner`` (None without extensions)."""
-        return self._gate.runner
+        return self._gate.runner  # type: ignore[return-value]  # the gate holds it by the kernel's narrower port
 
     @extension_runner.setter
     def extension_runner(self, runner: ExtensionHooks | None) -> None:
@@ -254,6 +271,12 @@ class AgentSession:
     @property
     def thinking_level(self) -> str:
         return self.agent.state.thinking_level
+
+    @property
+    def routed_model(self) -> RoutedModel | None:
+        """Under a virtual selection, the physical model and level of the latest successful response
+        (what the footer shows after the arrow); None otherwise."""
+        return self._router.routed()
 
     @property
     def messages(self) -> list[Any]:
@@ -335,11 +358,11 @@ class AgentSession:
     async def cycle_thinking_level(self) -> str | None:
         return await self._models.cycle_thinking_level()
 
-    def set_steering_mode(self, mode: str) -> None:
-        self.agent.steering_mode = mode  # type: ignore[assignment]  # validated by the caller (RPC, settings)
+    def set_steering_mode(self, mode: QueueMode) -> None:
+        self.agent.steering_mode = mode
 
-    def set_follow_up_mode(self, mode: str) -> None:
-        self.agent.follow_up_mode = mode  # type: ignore[assignment]  # validated by the caller (RPC, settings)
+    def set_follow_up_mode(self, mode: QueueMode) -> None:
+        self.agent.follow_up_mode = mode
 
     def set_auto_compaction(self, enabled: bool) -> None:
         self._compactor.auto_enabled = enabled
@@ -361,10 +384,10 @@ class AgentSession:
         self,
         text: str,
         images: list[Any] | None = None,
-        streaming_behavior: str | None = None,
+        streaming_behavior: StreamingBehavior | None = None,
         *,
         wait: bool = True,
-    ) -> str:
+    ) -> PromptDisposition:
         """Send what the user typed. Returns ``started``, ``queued`` or ``handled``.
 
         Extension commands and ``input`` hooks see the text first, in every state. While a
@@ -380,11 +403,11 @@ class AgentSession:
             await self.wait_for_idle()
         return disposition
 
-    async def steer(self, text: str, images: list[Any] | None = None) -> str:
+    async def steer(self, text: str, images: list[Any] | None = None) -> PromptDisposition:
         """Queue a message for after the current tool calls."""
         return await self._input.steer(text, images)
 
-    async def follow_up(self, text: str, images: list[Any] | None = None) -> str:
+    async def follow_up(self, text: str, images: list[Any] | None = None) -> PromptDisposition:
         """Queue a message for when the agent would otherwise stop."""
         return await self._input.follow_up(text, images)
 
@@ -565,8 +588,9 @@ class AgentSession:
         return self.ledger.totals()
 
     def context_usage(self) -> ContextUsage | None:
-        """Context fill against the window of the model in use now."""
-        return self.ledger.context(self.agent.state.messages, self.model)
+        """Context fill against the window of the model in use now (under a virtual selection, of the
+        physical model that gave the latest response; before any, the virtual model's own, if declared)."""
+        return self.ledger.context(self.agent.state.messages, self._router.limits_model())
 
     def get_session_stats(self) -> SessionStats:
         """Message counts, tokens and cost over the whole file (every branch, summaries too)."""
@@ -605,10 +629,11 @@ class AgentSession:
 
     # ------------------------------------------------------------------ plumbing
 
-    async def _request_auth(self, model: Any, signal: Any = None) -> tuple[Any, str | None, dict[str, str]]:
+    async def _request_auth(self, model: Any, signal: Any = None) -> tuple[Any, str | None, dict[str, str | None]]:
         """``(model to send to, key, headers)``: the model carries the endpoint a credential names."""
         if self.model_registry is None:
             return model, None, {}
+        model, _level = await self._router.route_direct(model, signal)  # a virtual selection: routed first
         auth = await self.model_registry.request_auth_async(model, signal)
         if auth.base_url:
             model = model.model_copy(update={"base_url": auth.base_url})

@@ -14,7 +14,7 @@ from typing import Any
 from ..ai.models import ModelNotFoundError
 from ..ai.types import THINKING_LEVELS, Model
 
-LEVELS = (*THINKING_LEVELS, "max")
+LEVELS = THINKING_LEVELS
 
 
 class ThinkingLevelError(ValueError):
@@ -81,6 +81,25 @@ def resolve_model_arg(registry: Any, value: str, provider: str | None = None) ->
         if level is None:
             raise
         return find_model(registry, pattern, provider), level
+
+
+def scope_with_warnings(registry: Any, patterns: list[str]) -> tuple[list[tuple[Model, str | None]], list[str]]:
+    """Scope patterns (``--models``, ``enabledModels``) -> the scoped models, and a warning in Pi's
+    words for each pattern that matches nothing (the others still count; nothing stops start-up)."""
+    from ..ai.models import ModelNotFoundError
+
+    out: list[tuple[Model, str | None]] = []
+    warnings: list[str] = []
+    for pattern in (p.strip() for p in patterns):
+        if not pattern:
+            continue
+        try:
+            found = resolve_scope(registry, pattern)
+        except (ModelNotFoundError, ValueError):
+            warnings.append(f'No models match pattern "{pattern}"')
+            continue
+        out.extend(pair for pair in found if all(pair[0].ref != m.ref for m, _ in out))
+    return out, warnings
 
 
 def resolve_scope(registry: Any, spec: str) -> list[tuple[Model, str | None]]:

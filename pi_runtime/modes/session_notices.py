@@ -27,6 +27,7 @@ def startup_problems(session: Any) -> list[str]:
     errors, an auth.json pi cannot use or that other users can read.
     """
     problems = [str(w) for w in getattr(session.settings, "warnings", None) or []]
+    problems.extend(getattr(session, "startup_warnings", None) or [])  # scope patterns matching nothing
     registry = getattr(session, "model_registry", None)
     problems.extend(str(e) for e in getattr(registry, "errors", None) or [])
     auth = getattr(registry, "auth", None)

@@ -18,7 +18,7 @@ from ..ai.models import ModelNotFoundError
 from ..cli_args import CliArgs, UsageError, check_model_choice
 from ..kernel.session import AgentSession, typed_settings
 from .cli_extensions import LoadedExtensions, apply_extension_flags, load_for_command_line, open_project_trust
-from .model_select import ThinkingLevelError, check_level, resolve_model_arg, resolve_scope
+from .model_select import ThinkingLevelError, check_level, resolve_model_arg, scope_with_warnings
 
 
 class StartupError(Exception):
@@ -338,7 +338,8 @@ def _build_with_manager(args: CliArgs, cwd: str, agent_dir: Path, settings: Any,
     elif args.model:
         model, level = resolve_model_arg(registry, args.model, args.provider)
     # (enabledModels from the settings are the SDK's: create_agent_session applies them.)
-    scoped = resolve_scope(registry, args.models) if args.models else None
+    scoped, scope_warnings = scope_with_warnings(registry, args.models.split(",")) if args.models else (None, [])
+    scoped = scoped or None
     if model is None and scoped and not manager.raw_branch():
         # A new session starts on the saved default when it is in the scope, else on its first model (Pi).
         typed = typed_settings(settings)
@@ -374,6 +375,7 @@ def _build_with_manager(args: CliArgs, cwd: str, agent_dir: Path, settings: Any,
         )
     except ValueError as exc:  # select_tools: unknown tool / mixed +/- entries
         raise UsageError(str(exc)) from exc
+    session.startup_warnings[:0] = scope_warnings
     if args.name:
         manager.append_session_info(args.name)
     return session

@@ -96,7 +96,7 @@ class OpenSession:
             if getattr(message, "role", None) == "user":
                 from ..transcript.history import user_text
 
-                text = " ".join(user_text(message.content).split())
+                text = " ".join(user_text(getattr(message, "content", "")).split())
                 break
         self._prompt_for = (key, text)
         return text

@@ -161,7 +161,8 @@ async def test_thinking_with_signature_deltas_and_a_redacted_block(loopback: Loo
     assert [e.content_index for e in got if e.type.startswith("thinking")] == [0, 0, 0, 0, 1, 1]
     assert got[4].content == "Let me think."
     assert msg.content[0] == ThinkingContent(thinking="Let me think.", thinking_signature="SIG-part1-part2")
-    assert msg.content[1] == ThinkingContent(thinking="", thinking_signature="ENCRYPTED==", redacted=True)
+    assert msg.content[1] == ThinkingContent(thinking="[Reasoning redacted]", thinking_signature="ENCRYPTED==",
+                                             redacted=True)
     assert msg.content[2] == TextContent(text="Answer.")
     assert msg.stop_reason == "stop"
 
@@ -246,7 +247,7 @@ async def test_refusal_ends_as_an_error_keeping_the_text(loopback: LoopbackServe
     got, msg = await run(make_model(loopback), ctx())
     assert got[-1].type == "error" and got[-1].reason == "error"
     assert msg.stop_reason == "error"
-    assert "refusal" in msg.error_message
+    assert msg.error_message == "The model refused to complete the request"  # Pi's words
     assert msg.text() == "I can"
 
 
@@ -256,14 +257,16 @@ async def test_refusal_ends_as_an_error_keeping_the_text(loopback: LoopbackServe
 @pytest.mark.parametrize(
     ("status", "body", "headers", "expected"),
     [
+        # Pi's words (its Anthropic SDK's): the status, then the body as it came.
         (400, {"type": "error", "error": {"type": "invalid_request_error", "message": "max_tokens: too large"}},
-         {}, "400 max_tokens: too large"),
+         {}, '400 {"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: too large"}}'),
         (401, {"type": "error", "error": {"type": "authentication_error", "message": f"invalid x-api-key {KEY}"}},
-         {}, "401 invalid x-api-key [redacted]"),
+         {}, '401 {"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key [redacted]"}}'),
         (429, {"type": "error", "error": {"type": "rate_limit_error", "message": "Rate limited"}},
-         {"retry-after": "7"}, "429 Rate limited (retry after 7s)"),
+         {"retry-after": "7"}, '429 {"type":"error","error":{"type":"rate_limit_error","message":"Rate limited"}} '
+                               "(retry after 7s)"),
         (500, {"type": "error", "error": {"type": "api_error", "message": "Internal server error"}},
-         {}, "500 Internal server error"),
+         {}, '500 {"type":"error","error":{"type":"api_error","message":"Internal server error"}}'),
     ],
 )
 async def test_http_errors(
@@ -313,7 +316,7 @@ async def test_stream_that_ends_without_message_stop_is_an_error(loopback: Loopb
     loopback.push(reply([message_start(), *text_events(["cut"])]))
     _, msg = await run(make_model(loopback), ctx())
     assert msg.stop_reason == "error"
-    assert "message_stop" in msg.error_message
+    assert msg.error_message == "Anthropic stream ended without a stop reason"  # Pi's words
     assert msg.text() == "cut"
 
 
@@ -409,11 +412,13 @@ async def test_request_body_field_by_field(loopback: LoopbackServer) -> None:
     assert msg.stop_reason == "stop"
 
     req = loopback.requests[0]
-    assert (req.method, req.path) == ("POST", "/v1/messages")
+    assert (req.method, req.path) == ("POST", "/v1/messages?beta=true")  # the SDK's beta endpoint, as Pi
     assert req.headers["x-api-key"] == KEY
     assert "authorization" not in req.headers
     assert req.headers["anthropic-version"] == "2023-06-01"
-    assert req.headers["anthropic-beta"] == "fine-grained-tool-streaming-2025-05-14,interleaved-thinking-2025-05-14"
+    # Tools stream eagerly (eager_input_streaming): no fine-grained-tool-streaming beta (Pi 1.6).
+    assert req.headers["anthropic-beta"] == "interleaved-thinking-2025-05-14"
+    assert req.headers["anthropic-dangerous-direct-browser-access"] == "true"
     assert req.headers["content-type"] == "application/json"
     assert req.headers["x-model-header"] == "m"
     assert req.headers["x-extra"] == "1"
@@ -423,12 +428,13 @@ async def test_request_body_field_by_field(loopback: LoopbackServer) -> None:
     assert body["model"] == "claude-test-1"
     assert body["stream"] is True
     assert body["max_tokens"] == 32000
-    assert body["thinking"] == {"type": "enabled", "budget_tokens": 16384}
+    assert body["thinking"] == {"type": "enabled", "budget_tokens": 16384, "display": "summarized"}
     assert "temperature" not in body  # thinking on: the API only takes its default
     assert body["system"] == [{"type": "text", "text": "You are terse.", "cache_control": {"type": "ephemeral"}}]
     assert body["tools"] == [{
-        "name": "read", "description": "Read a file",
+        "name": "read", "description": "Read a file", "eager_input_streaming": True,
         "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
+        "cache_control": {"type": "ephemeral"},
     }]
     assert body["messages"] == [
         {"role": "user", "content": [
@@ -446,9 +452,8 @@ async def test_request_body_field_by_field(loopback: LoopbackServer) -> None:
             {"type": "tool_result", "tool_use_id": "toolu_1", "content": [
                 {"type": "text", "text": "print(1)"},
                 {"type": "image", "source": {"type": "base64", "media_type": "image/gif", "data": "R0lG"}},
-            ]},
-            {"type": "tool_result", "tool_use_id": "call_weird_id", "content": [{"type": "text", "text": "boom"}],
-             "is_error": True},
+            ], "is_error": False},
+            {"type": "tool_result", "tool_use_id": "call_weird_id", "content": "boom", "is_error": True},
         ]},
         {"role": "user", "content": [
             {"type": "text", "text": "Thanks, continue", "cache_control": {"type": "ephemeral"}},
@@ -463,7 +468,8 @@ async def test_thinking_off_sends_temperature_and_options_max_tokens(loopback: L
     body = req.json()
     assert body["temperature"] == 0.3
     assert body["max_tokens"] == 1234
-    assert "thinking" not in body and "system" not in body and "tools" not in body
+    assert body["thinking"] == {"type": "disabled"}  # a reasoning model told not to think (Pi)
+    assert "system" not in body and "tools" not in body
     assert "anthropic-beta" not in req.headers
     # No system prompt: the cache breakpoint still marks the last user turn.
     assert body["messages"] == [
@@ -471,28 +477,30 @@ async def test_thinking_off_sends_temperature_and_options_max_tokens(loopback: L
     ]
 
 
-async def test_thinking_budget_shrinks_to_fit_max_tokens(loopback: LoopbackServer) -> None:
+async def test_thinking_budget_comes_on_top_of_the_output_limit(loopback: LoopbackServer) -> None:
+    # Pi 1.6: the budget is added to the caller's limit (never past the model's), and always leaves
+    # 1024 tokens of the limit for the answer.
     loopback.push(ok_reply(), ok_reply(), ok_reply())
     await run(make_model(loopback), ctx(), reasoning="high", max_tokens=4000)
     await run(make_model(loopback, max_tokens=1500), ctx(), reasoning="low")
     await run(make_model(loopback), ctx(), reasoning="minimal", max_tokens=1000)
     first, second, third = (r.json() for r in loopback.requests)
-    # The budget leaves 1024 tokens for the answer where it can...
-    assert (first["max_tokens"], first["thinking"]["budget_tokens"]) == (4000, 2976)
-    # ...never goes under the API's minimum of 1024...
-    assert (second["max_tokens"], second["thinking"]["budget_tokens"]) == (1500, 1024)
-    # ...and a limit at or under the minimum budget is raised so the request is valid.
-    assert (third["max_tokens"], third["thinking"]["budget_tokens"]) == (2048, 1024)
+    assert (first["max_tokens"], first["thinking"]["budget_tokens"]) == (4000 + 16384, 16384)
+    assert (second["max_tokens"], second["thinking"]["budget_tokens"]) == (1500, 476)
+    assert (third["max_tokens"], third["thinking"]["budget_tokens"]) == (1000 + 1024, 1000)
     for body in (first, second, third):
-        assert body["max_tokens"] > body["thinking"]["budget_tokens"]
+        assert body["max_tokens"] - body["thinking"]["budget_tokens"] >= 1000
 
 
 async def test_reasoning_ignored_for_non_reasoning_model(loopback: LoopbackServer) -> None:
-    loopback.push(ok_reply())
+    loopback.push(ok_reply(), ok_reply())
     await run(make_model(loopback, reasoning=False), ctx(), reasoning="high", temperature=0.5)
-    body = loopback.requests[0].json()
-    assert "thinking" not in body
-    assert body["temperature"] == 0.5
+    await run(make_model(loopback, reasoning=False), ctx(), temperature=0.5)
+    asked, plain = (r.json() for r in loopback.requests)
+    assert "thinking" not in asked and "thinking" not in plain
+    # As in Pi, a thinking level asked of a model that does not reason still leaves the temperature out
+    # (the session never asks: it clamps the level to off for such a model).
+    assert "temperature" not in asked and plain["temperature"] == 0.5
 
 
 async def test_history_from_another_model_and_text_only_model(loopback: LoopbackServer, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -514,7 +522,7 @@ async def test_history_from_another_model_and_text_only_model(loopback: Loopback
     msgs = req.json()["messages"]
     assert msgs[0]["content"] == [
         {"type": "text", "text": "see"},
-        {"type": "text", "text": "(image omitted: this model does not accept images)"},
+        {"type": "text", "text": "(image omitted: model does not support images)"},
     ]
     # Another model's signature is no use to this one: no thinking block is replayed.
     assert msgs[1]["role"] == "assistant"
@@ -530,7 +538,7 @@ async def test_key_from_the_environment_never_appears_in_errors(
     loopback.push(Reply.json(401, body))
     _, msg = await run(make_model(loopback), ctx(), api_key=None)
     assert loopback.requests[0].headers["x-api-key"] == "sk-ant-env-secret-5555"
-    assert msg.error_message == "401 bad key [redacted]"
+    assert msg.error_message == '401 {"type":"error","error":{"type":"authentication_error","message":"bad key [redacted]"}}'
 
 
 async def test_a_claude_subscription_token_goes_out_as_claude_code(loopback: LoopbackServer) -> None:
@@ -553,7 +561,7 @@ async def test_a_claude_subscription_token_goes_out_as_claude_code(loopback: Loo
     req = loopback.requests[0]
     assert req.headers["authorization"] == f"Bearer {token}"
     assert "x-api-key" not in req.headers
-    assert req.headers["anthropic-beta"] == "claude-code-20250219,oauth-2025-04-20,fine-grained-tool-streaming-2025-05-14"
+    assert req.headers["anthropic-beta"] == "claude-code-20250219,oauth-2025-04-20"  # eager tool streaming instead
     assert req.headers["user-agent"] == "claude-cli/2.1.322"
     assert req.headers["x-app"] == "cli"
     assert req.headers["anthropic-dangerous-direct-browser-access"] == "true"

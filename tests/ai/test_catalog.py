@@ -153,6 +153,6 @@ def test_models_carry_pis_extra_fields_and_thinking_levels() -> None:
     radius = reg.find("radius", "balanced")
     assert radius is not None and radius.thinking_level_map["minimal"] is None
     # Levels the map sets to null are not offered (Pi's getSupportedThinkingLevels).
-    assert available_thinking_levels(radius) == ["low", "high"]
+    assert available_thinking_levels(radius) == ["low", "high", "max"]  # Pi offers max where the map declares it
     assert "xhigh" in available_thinking_levels(reg.find("anthropic", "claude-fable-5"))
     assert "xhigh" not in available_thinking_levels(reg.find("anthropic", "claude-haiku-4-5"))

@@ -226,12 +226,15 @@ def google_error(code: int, status: str, message: str) -> dict[str, Any]:
 @pytest.mark.parametrize(
     ("status", "body", "headers", "expected"),
     [
-        (400, google_error(400, "INVALID_ARGUMENT", "Invalid JSON payload"), {}, "400 Invalid JSON payload"),
+        # Pi's words (its Google SDK's): the error body as it came; its "code" is the status.
+        (400, google_error(400, "INVALID_ARGUMENT", "Invalid JSON payload"), {},
+         '{"error":{"code":400,"message":"Invalid JSON payload","status":"INVALID_ARGUMENT"}}'),
         (401, [google_error(401, "UNAUTHENTICATED", f"API key {KEY} not valid")], {},
-         "401 API key [redacted] not valid"),
+         '401 [{"error":{"code":401,"message":"API key [redacted] not valid","status":"UNAUTHENTICATED"}}]'),
         (429, google_error(429, "RESOURCE_EXHAUSTED", "Quota exceeded"), {"retry-after": "12"},
-         "429 Quota exceeded (retry after 12s)"),
-        (500, google_error(500, "INTERNAL", "Internal error"), {}, "500 Internal error"),
+         '{"error":{"code":429,"message":"Quota exceeded","status":"RESOURCE_EXHAUSTED"}} (retry after 12s)'),
+        (500, google_error(500, "INTERNAL", "Internal error"), {},
+         '{"error":{"code":500,"message":"Internal error","status":"INTERNAL"}}'),
     ],
 )
 async def test_http_errors(
@@ -446,7 +449,7 @@ async def test_non_reasoning_model_and_history_from_another_model(
     body = req.json()
     assert "thinkingConfig" not in body["generationConfig"]
     contents = body["contents"]
-    assert contents[0]["parts"][1] == {"text": "(image omitted: this model does not accept images)"}
+    assert contents[0]["parts"][1] == {"text": "(image omitted: model does not support images)"}
     model_parts = contents[1]["parts"]
     assert all(not p.get("thought") and "thoughtSignature" not in p for p in model_parts)
     assert model_parts[-1] == {"functionCall": {"name": "ls", "args": {}}}
@@ -460,7 +463,7 @@ async def test_key_from_the_environment_never_appears_in_errors(
     loopback.push(Reply.json(400, google_error(400, "INVALID_ARGUMENT", "key AIza-env-secret-5555 expired")))
     _, msg = await run(make_model(loopback), ctx(), api_key=None)
     assert loopback.requests[0].headers["x-goog-api-key"] == "AIza-env-secret-5555"
-    assert msg.error_message == "400 key [redacted] expired"
+    assert msg.error_message == '{"error":{"code":400,"message":"key [redacted] expired","status":"INVALID_ARGUMENT"}}'
 
 
 def test_history_for_gemini_3_carries_call_ids_and_only_valid_own_signatures() -> None:

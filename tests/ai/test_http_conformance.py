@@ -167,7 +167,9 @@ async def test_error_statuses_carry_their_message():
         [b"HTTP/1.1 503 Service Unavailable\r\ntransfer-encoding: chunked\r\n\r\n" + chunked(b"upstream overloaded")],
     ) as server:
         errors = [(await run(server.url))[1] for _ in range(3)]
-    assert errors == ["401 Invalid API key", "429 slow down!! (retry after 7s)", "503 upstream overloaded"]
+    # Pi's wording: the provider's error object as it came, or the body's text.
+    assert errors == ['401: {"message":"Invalid API key","type":"auth"}', "429 slow down!! (retry after 7s)",
+                      "503 upstream overloaded"]
 
 
 async def test_terminal_escapes_in_server_text_are_stripped():
@@ -176,7 +178,8 @@ async def test_terminal_escapes_in_server_text_are_stripped():
                          [b"HTTP/1.1 400 Bad\r\ncontent-length: 13\r\n\r\nraw\x1b[31m text"]) as server:
         first = (await run(server.url))[1]
         second = (await run(server.url))[1]
-    assert (first, second) == ("400 bad key!", "400 raw text")
+    # Control characters stay escaped inside the JSON (harmless text); C1 controls and raw escapes go.
+    assert (first, second) == ('400: {"message":"bad\\u001b]0;pwned\\u0007 key\\u001b[2J!"}', "400 raw text")
 
 
 async def test_a_same_origin_307_is_followed_and_another_origin_is_named():

@@ -90,7 +90,7 @@ async def test_text_deltas(loopback):
 
     n = len(range(0, len(text), 4))
     assert types(events) == ["start", "text_start", *["text_delta"] * n, "text_end", "done"]
-    assert message.content == [TextContent(text=text, text_signature="msg_1")]
+    assert message.content == [TextContent(text=text, text_signature='{"v":1,"id":"msg_1"}')]
     assert message.stop_reason == "stop"
     assert message.response_id == "resp_1"
     request = loopback.requests[0]
@@ -108,6 +108,7 @@ async def test_reasoning_summary_then_text(loopback):
         ev("response.reasoning_summary_part.added", item_id="rs_1", output_index=0, summary_index=0),
         ev("response.reasoning_summary_text.delta", item_id="rs_1", output_index=0, summary_index=0, delta="Fir"),
         ev("response.reasoning_summary_text.delta", item_id="rs_1", output_index=0, summary_index=0, delta="st."),
+        ev("response.reasoning_summary_part.done", item_id="rs_1", output_index=0, summary_index=0),
         ev("response.reasoning_summary_part.added", item_id="rs_1", output_index=0, summary_index=1),
         ev("response.reasoning_summary_text.delta", item_id="rs_1", output_index=0, summary_index=1,
            delta="Second."),
@@ -124,7 +125,7 @@ async def test_reasoning_summary_then_text(loopback):
     assert isinstance(thinking, ThinkingContent)
     assert thinking.thinking == "First.\n\nSecond."
     assert json.loads(thinking.thinking_signature) == reasoning_item
-    assert message.content[1] == TextContent(text="Done.", text_signature="msg_2")
+    assert message.content[1] == TextContent(text="Done.", text_signature='{"v":1,"id":"msg_2"}')
     assert message.usage.output == 40 and message.usage.to_wire()["reasoning"] == 30
     body = loopback.requests[0].json()
     assert body["reasoning"] == {"effort": "high", "summary": "auto"}
@@ -214,7 +215,7 @@ async def test_stream_ending_without_completion_is_an_error(loopback):
     loopback.push(sse([created(), *message_events("half")]))
     _, message = await run(make_model(loopback))
     assert message.stop_reason == "error"
-    assert "before the response completed" in message.error_message
+    assert message.error_message == "OpenAI Responses stream ended before a terminal response event"
     assert message.text() == "half"
 
 
@@ -223,7 +224,8 @@ async def test_http_errors(loopback, status):
     loopback.push(Reply.json(status, {"error": {"message": f"bad thing {status}"}}))
     _, message = await run(make_model(loopback))
     assert message.stop_reason == "error"
-    assert message.error_message.startswith(str(status)) and f"bad thing {status}" in message.error_message
+    # Pi's words: the API named, the status, the error object as it came.
+    assert message.error_message == f'OpenAI API error ({status}): {{"message":"bad thing {status}"}}'
 
 
 async def test_429_retry_after(loopback):
@@ -306,8 +308,9 @@ async def test_request_body_replays_history(loopback):
     assert body["temperature"] == 0.5
     assert body["reasoning"] == {"effort": "low", "summary": "auto"}
     assert body["prompt_cache_key"] == "sess-x"
+    # No strict mode unless the model's compat says the server has one (Pi's default): no "strict" field.
     assert body["tools"] == [{"type": "function", "name": "read", "description": "Read",
-                              "parameters": {"type": "object", "properties": {}}, "strict": False}]
+                              "parameters": {"type": "object", "properties": {}}}]
     assert body["input"] == [
         {"role": "developer", "content": "Be brief."},
         {"role": "user", "content": [{"type": "input_text", "text": "look"},
@@ -315,11 +318,11 @@ async def test_request_body_replays_history(loopback):
         reasoning_item,
         {"type": "message", "role": "assistant", "status": "completed", "id": "msg_7",
          "content": [{"type": "output_text", "text": "Checking.", "annotations": []}]},
-        {"type": "function_call", "call_id": "call_7", "id": "fc_7", "name": "read", "arguments": '{"path": "x.png"}'},
+        {"type": "function_call", "call_id": "call_7", "id": "fc_7", "name": "read", "arguments": '{"path":"x.png"}'},
         {"type": "function_call_output", "call_id": "call_7",
          "output": [{"type": "input_text", "text": "an image"},
                     {"type": "input_image", "detail": "auto", "image_url": url}]},
-        {"type": "function_call", "call_id": "toolu_1", "name": "read", "arguments": '{"path": "y"}'},
+        {"type": "function_call", "call_id": "toolu_1", "name": "read", "arguments": '{"path":"y"}'},
         {"type": "function_call_output", "call_id": "toolu_1", "output": "y data"},
         {"role": "user", "content": [{"type": "input_text", "text": "next"}]},
     ]
@@ -335,5 +338,5 @@ async def test_compat_switches(loopback):
     body = request.json()
     assert body["input"][0] == {"role": "system", "content": "S"}
     assert "max_output_tokens" not in body and "prompt_cache_key" not in body
-    assert "reasoning" not in body  # thinking off
-    assert (request.headers["session_id"], request.headers["x-client-request-id"]) == ("s1", "s1")
+    assert body["reasoning"] == {"effort": "none"}  # thinking off, said explicitly (Pi)
+    assert (request.headers["session-id"], request.headers["x-client-request-id"]) == ("s1", "s1")

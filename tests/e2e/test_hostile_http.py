@@ -123,7 +123,10 @@ def test_a_900_kb_error_message_keeps_pis_head_on_screen_and_in_the_session(loop
     assert result.returncode == 1
     assert_one_line_error(result.stderr)
     line = result.stderr.strip()
-    assert line.startswith("pi: 400 context too long: xxx") and line.endswith(f"... [truncated {len(text) - 3996} chars]")
+    # Pi's words: the status, then the error object as compact JSON, cut at 4,000 characters.
+    error = json.dumps({"message": text, "type": "server_error"}, separators=(",", ":"))
+    assert line.startswith('pi: 400: {"message":"context too long: xxx')
+    assert line.endswith(f"... [truncated {len(error) - 4000} chars]")
     assert len(line) < 4100
     [saved] = session_files(env)
     [failed] = [json.loads(x)["message"] for x in saved.read_text().splitlines() if '"errorMessage"' in x]

@@ -95,7 +95,7 @@ def test_a_server_asking_for_longer_than_the_cap_is_retried_with_the_usual_backo
     assert time.monotonic() - started < 10
     starts = [e for e in events if e["type"] == "auto_retry_start"]
     assert len(starts) == 1 and starts[0]["delayMs"] <= 20
-    assert starts[0]["errorMessage"] == "Server requested 86400s retry delay (max: 2s). 429 Rate limited"
+    assert starts[0]["errorMessage"] == 'Server requested 86400s retry delay (max: 2s). 429: {"message":"Rate limited"}'
     assert len(loopback.requests) == 2 and result.returncode == 0
 
 

@@ -84,7 +84,7 @@ def test_pi_reaches_a_real_host_name_through_the_standin(tmp_path: Path, standin
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "stand-in says hi"
     [request] = standin.requests_to("api.anthropic.com")
-    assert request.path == "/v1/messages"
+    assert request.path == "/v1/messages?beta=true"  # the Anthropic SDK's beta endpoint, as Pi sends it
     assert request.headers["x-api-key"] == "sk-ant-standin-test"
 
 

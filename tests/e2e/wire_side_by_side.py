@@ -1,18 +1,23 @@
-"""What Pi and pi send for each wire API, side by side: the same prompt, tool round trip and server.
+"""What Pi and pi send, side by side: the same prompt, tool round trip and played provider host.
 
-Each API has a scripted loopback server that answers the first request with a ``bash`` tool call
-and the second (which carries the tool's result) with text. ``run`` gives the requests one
-``pi`` executable (Pi's or ours) sent; ``comparable`` reduces a request to what must match:
-method, path, headers and the JSON body with its key order, less what is volatile or owned by
-another part of the agent (``KEPT`` names every such difference and why).
+The prompt needs one ``bash`` call: the played server answers the first request with the call and
+the second (which carries the tool's result) with text (``wire_replies``). ``run`` sends it
+through one wire API to a models.json provider; ``run_provider`` through a catalogue provider's
+default model, signed in as ``provider_cases`` says, to the provider's real host name, played by
+the stand-in. Either gives the requests one ``pi`` executable (Pi's or ours) sent;
+``comparable`` reduces a request to what must match: method, host, path with its query, headers
+and the JSON body with its key order, less what is volatile or owned by another part of the agent
+(``KEPT`` names every such difference and why).
 
-Used by ``test_wire_apis_with_pi.py`` (when ``PI_REFERENCE`` names Pi) and as a script:
-``PI_REFERENCE=... python tests/e2e/wire_side_by_side.py [api ...]`` prints both sides.
+Used by ``test_wire_apis_with_pi.py`` and ``test_every_provider_with_pi.py`` (when
+``PI_REFERENCE`` names Pi) and as a script that prints both sides:
+``PI_REFERENCE=... python tests/e2e/wire_side_by_side.py [api ... | provider-case ...]``; with
+``--record [case ...]`` it saves Pi's requests for the provider cases (``RECORDING``), which the
+provider test compares pi with when Pi is not installed.
 """
 
 from __future__ import annotations
 
-import base64
 import json
 import os
 import subprocess
@@ -21,101 +26,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import wire_replies as replies
+from provider_cases import CODEX_TOKEN, KEY, ProviderCase, provider_cases
+
 from pi_runtime.testing.loopback import LoopbackServer, RecordedRequest, Reply
 from pi_runtime.testing.standin import ProviderStandIn
 
-
-def _b64(data: dict[str, Any]) -> str:
-    return base64.urlsafe_b64encode(json.dumps(data).encode()).rstrip(b"=").decode()
-
-
-CODEX_TOKEN = (_b64({"alg": "RS256", "typ": "JWT"}) + "." +
-               _b64({"https://api.openai.com/auth": {"chatgpt_account_id": "acct_side"}, "exp": 9999999999}) + ".sig")
-KEY = "sk-side-by-side-0123456789"
 PROMPT = "run echo"
-COMMAND = "echo shared"
-
-# ----------------------------------------------------------------------------- scripted servers
-
-
-def _sse_events(reply: Reply) -> list[dict[str, Any]]:
-    out = []
-    for piece in reply.pieces:
-        if isinstance(piece, bytes) and b"data: " in piece:
-            data = piece[piece.index(b"data: ") + 6:].strip()
-            if data != b"[DONE]":
-                out.append(json.loads(data))
-    return out
-
-
-def _responses(request: RecordedRequest) -> Reply:
-    items = (request.json() or {}).get("input") or []
-    if any(i.get("type") == "function_call_output" for i in items):
-        item = {"type": "message", "id": "msg_2", "role": "assistant", "status": "completed",
-                "content": [{"type": "output_text", "text": "done", "annotations": []}]}
-        events = [{"type": "response.created", "response": {"id": "resp_2", "status": "in_progress"}},
-                  {"type": "response.output_item.added", "output_index": 0, "item": {**item, "content": []}},
-                  {"type": "response.output_text.delta", "item_id": "msg_2", "output_index": 0, "content_index": 0,
-                   "delta": "done"},
-                  {"type": "response.output_item.done", "output_index": 0, "item": item},
-                  {"type": "response.completed", "response": {"id": "resp_2", "status": "completed", "usage": {
-                      "input_tokens": 30, "output_tokens": 2, "total_tokens": 32}}}]
-    else:
-        call = {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "bash",
-                "arguments": json.dumps({"command": COMMAND}), "status": "completed"}
-        events = [{"type": "response.created", "response": {"id": "resp_1", "status": "in_progress"}},
-                  {"type": "response.output_item.added", "output_index": 0, "item": {**call, "arguments": ""}},
-                  {"type": "response.function_call_arguments.delta", "item_id": "fc_1", "output_index": 0,
-                   "delta": call["arguments"]},
-                  {"type": "response.output_item.done", "output_index": 0, "item": call},
-                  {"type": "response.completed", "response": {"id": "resp_1", "status": "completed", "usage": {
-                      "input_tokens": 20, "output_tokens": 5, "total_tokens": 25}}}]
-    return Reply.sse(events, event_names=[e["type"] for e in events])
-
-
-def _codex(request: RecordedRequest) -> Reply:
-    if request.method == "GET":
-        return Reply.upgrade()
-    if request.method == "WS":
-        return Reply.ws(_sse_events(_responses(request)))
-    return _responses(request)
-
-
-def _mistral(request: RecordedRequest) -> Reply:
-    last = ((request.json() or {}).get("messages") or [{}])[-1]
-    usage = {"prompt_tokens": 20, "completion_tokens": 5, "total_tokens": 25}
-    if last.get("role") == "tool":
-        chunks = [{"id": "m2", "choices": [{"index": 0, "delta": {"role": "assistant", "content": "done"},
-                                            "finish_reason": None}]},
-                  {"id": "m2", "choices": [{"index": 0, "delta": {"content": ""}, "finish_reason": "stop"}],
-                   "usage": usage}]
-    else:
-        call = {"id": "AbC123xyz", "function": {"name": "bash", "arguments": json.dumps({"command": COMMAND})},
-                "index": 0}
-        chunks = [{"id": "m1", "choices": [{"index": 0, "delta": {"role": "assistant", "tool_calls": [call]},
-                                            "finish_reason": None}]},
-                  {"id": "m1", "choices": [{"index": 0, "delta": {"content": ""}, "finish_reason": "tool_calls"}],
-                   "usage": usage}]
-    return Reply.sse([*chunks, "[DONE]"])
-
-
-def _pi_messages(request: RecordedRequest) -> Reply:
-    messages = ((request.json() or {}).get("context") or {}).get("messages") or [{}]
-    usage = {"input": 20, "output": 5, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 25,
-             "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}}
-    if messages[-1].get("role") == "toolResult":
-        events = [{"type": "start"}, {"type": "text_start", "contentIndex": 0},
-                  {"type": "text_delta", "contentIndex": 0, "delta": "done"},
-                  {"type": "text_end", "contentIndex": 0, "content": "done"},
-                  {"type": "done", "reason": "stop", "usage": usage, "responseId": "r2"}]
-    else:
-        call = {"type": "toolCall", "id": "call_1", "name": "bash", "arguments": {"command": COMMAND}}
-        events = [{"type": "start"}, {"type": "toolcall_start", "contentIndex": 0, "id": "call_1", "toolName": "bash"},
-                  {"type": "toolcall_delta", "contentIndex": 0, "delta": json.dumps({"command": COMMAND})},
-                  {"type": "toolcall_end", "contentIndex": 0, "toolCall": call},
-                  {"type": "done", "reason": "toolUse", "usage": usage, "responseId": "r1"}]
-    return Reply.sse(events)
-
+COMMAND = replies.COMMAND
 
 REAL_HOSTS: dict[str, tuple[str, dict[str, str]]] = {
     # api: (models.json baseUrl, environment) when the request goes to the provider's real host
@@ -129,10 +47,10 @@ REAL_HOSTS: dict[str, tuple[str, dict[str, str]]] = {
 
 SERVERS: dict[str, tuple[Callable[[RecordedRequest], Reply], str, str]] = {
     # api: (server, base URL suffix, key)
-    "mistral-conversations": (_mistral, "", KEY),
-    "azure-openai-responses": (_responses, "/openai/v1", KEY),
-    "openai-codex-responses": (_codex, "", CODEX_TOKEN),
-    "pi-messages": (_pi_messages, "", KEY),
+    "mistral-conversations": (replies.mistral, "", KEY),
+    "azure-openai-responses": (replies.responses, "/openai/v1", KEY),
+    "openai-codex-responses": (replies.codex, "", CODEX_TOKEN),
+    "pi-messages": (replies.pi_messages, "", KEY),
 }
 
 # ----------------------------------------------------------------------------- what may differ
@@ -144,65 +62,89 @@ KEPT: dict[str, str] = {
         "is 'gzip, deflate' direct but 'br, gzip, deflate, zstd' through a proxy"),
     "header sec-websocket-key, sec-websocket-extensions": "the WebSocket client's handshake (random key; both offer "
                                                           "permessage-deflate, worded by each library)",
-    "header x-stainless-*": "telemetry of the OpenAI JS SDK Pi's Azure API goes through; pi uses no SDK",
+    "header x-stainless-*": "telemetry of the OpenAI and Anthropic JS SDKs Pi's requests go through; pi uses no SDK",
+    "header x-goog-api-client": "telemetry of Google's JS SDK (google-genai-sdk/... gl-node/...)",
+    "header amz-sdk-invocation-id, amz-sdk-request, x-amz-user-agent": (
+        "telemetry of the AWS JS SDK (pi identifies itself as pi and makes one attempt per request)"),
+    "header accept: */*": "the HTTP client's default when a wire API asks for nothing in particular (httpx2; Pi "
+                          "sends none to Bedrock)",
     "header content-length, host": "transport",
     "body: system prompt text and prompt sections": (
         "the prompt is the agent's, not the wire API's: pi's adds a <date> section to a custom prompt"),
     "body: tool descriptions and parameter schemas": (
-        "the tools are the agent's: pi's bash tool has its own schema and wording"),
+        "the tools are the agent's: pi's bash tool has its own schema and wording (whether a schema was made "
+        "strict is still compared: '<tool parameters, strict>')"),
     "body: session id, timestamps, durationMs, cwd": "volatile",
 }
 _TRANSPORT_HEADERS = {"user-agent", "accept-encoding", "accept-language", "sec-fetch-mode", "connection", "pragma",
                       "cache-control", "sec-websocket-key", "sec-websocket-extensions", "content-length", "host"}
 _VOLATILE_KEYS = {"timestamp", "durationMs"}
+_SESSION_HEADERS = ("session-id", "session_id", "x-session-id", "x-session-affinity", "x-client-request-id",
+                    "x-opencode-session",
+                    "x-affinity")
+"""Headers that carry the run's session id (each program has its own), masked as ``<session>``."""
 
 
-def _scrub_tool(tool: Any) -> Any:
-    if not isinstance(tool, dict):
-        return tool
-    out = dict(tool)
-    if "function" in out:
-        out["function"] = _scrub_tool(out["function"])
-    for key in ("description", "parameters"):
-        if key in out:
-            out[key] = f"<tool {key}>"
-    return out
+SYSTEM_PROMPT = "You are terse."
+_SCHEMA_KEYS = {"parameters", "input_schema", "inputSchema", "parametersJsonSchema", "parameters_json_schema"}
+
+
+def _schema_marker(schema: Any) -> str:
+    """A tool schema reduced to whether it was made strict (every property required, no others allowed)."""
+    node = schema.get("json", schema) if isinstance(schema, dict) else schema
+    if not isinstance(node, dict):
+        return "<tool parameters>"
+    strict = node.get("additionalProperties") is False and sorted(node.get("required") or []) == sorted(
+        node.get("properties") or {})
+    return "<tool parameters, strict>" if strict else "<tool parameters>"
 
 
 def _scrub(value: Any, session: str, cwd: str) -> Any:
+    """``value`` with the agent's own texts (system prompt, tool wording and schemas) and volatile values masked,
+    whatever the wire API's shape: a tool is any object named ``bash``, the prompt any text opening with
+    ``SYSTEM_PROMPT``."""
     if isinstance(value, dict):
         out = {}
+        name = value.get("name")
+        is_tool = isinstance(name, str) and name.lower() == "bash" and any(
+            k in value for k in ("description", *_SCHEMA_KEYS))
         for key, item in value.items():
             if key in _VOLATILE_KEYS:
                 out[key] = "<volatile>"
             elif key == "sections" and isinstance(item, dict):
                 out[key] = "<prompt sections>"
-            elif key in ("tools", "toolsAdded") and isinstance(item, list):
-                out[key] = [_scrub_tool(t) for t in item]
-            elif key == "content" and value.get("role") in ("system", "developer") and isinstance(item, str):
-                out[key] = "<system prompt>" if item else ""
+            elif is_tool and key == "description":
+                out[key] = "<tool description>"
+            elif is_tool and key in _SCHEMA_KEYS:
+                out[key] = _schema_marker(item)
             else:
                 out[key] = _scrub(item, session, cwd)
         return out
     if isinstance(value, list):
         return [_scrub(v, session, cwd) for v in value]
     if isinstance(value, str):
+        if value.startswith(SYSTEM_PROMPT):
+            return "<system prompt>"
         return value.replace(session, "<session>").replace(cwd, "<cwd>") if session else value.replace(cwd, "<cwd>")
     return value
+
+
+_SDK_HEADERS = ("x-stainless-", "amz-sdk-")
 
 
 def comparable(request: RecordedRequest, cwd: str) -> dict[str, Any]:
     """The parts of ``request`` that must match between Pi and pi."""
     headers = {k: v for k, v in request.headers.items()
-               if k not in _TRANSPORT_HEADERS and not k.startswith("x-stainless-")}
-    session = headers.get("session-id") or headers.get("x-affinity") or ""
+               if k not in _TRANSPORT_HEADERS and not k.startswith(_SDK_HEADERS)
+               and k not in ("x-amz-user-agent", "x-goog-api-client") and not (k == "accept" and v == "*/*")}
+    session = next((headers[h] for h in _SESSION_HEADERS if headers.get(h)), "")
     body_bytes = request.decoded_body()
     body: Any = None
     if body_bytes:
         body = json.loads(body_bytes)
         session = session or str(((body.get("options") or {}).get("sessionId")) or body.get("prompt_cache_key") or "")
     scrubbed_headers = {k: (v.replace(session, "<session>") if session else v) for k, v in sorted(headers.items())}
-    return {"method": request.method, "path": request.path, "headers": scrubbed_headers,
+    return {"method": request.method, "host": request.host, "path": request.path, "headers": scrubbed_headers,
             "body": json.dumps(_scrub(body, session, cwd), separators=(",", ":"), ensure_ascii=False)
             if body is not None else None,
             "compact": body_bytes == json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
@@ -251,7 +193,7 @@ def run(binary: str, api: str, tmp: Path, timeout: float = 90, thinking: str | N
             "models": [{"id": "m1", "contextWindow": 100000, "maxTokens": 4000, "reasoning": bool(thinking),
                         **(model or {})}]}}}))
         (agent / "settings.json").write_text(json.dumps({"retry": {"enabled": False}, "transport": "auto"}))
-        args = [binary, "--model", "side/m1", "--system-prompt", "You are terse.", "--tools", "bash",
+        args = [binary, "--model", "side/m1", "--system-prompt", SYSTEM_PROMPT, "--tools", "bash",
                 "-nc", "-ne", "-ns", "-np", *(["--thinking", thinking] if thinking else []), "-p", PROMPT]
         proc = subprocess.run(args, cwd=project, env=env, capture_output=True, text=True,
                               timeout=timeout, stdin=subprocess.DEVNULL)
@@ -260,18 +202,127 @@ def run(binary: str, api: str, tmp: Path, timeout: float = 90, thinking: str | N
         return list(server.requests), str(project), proc.stdout
 
 
-if __name__ == "__main__":
+_CREDENTIAL_VARS = ("AWS_", "GOOGLE_", "GCLOUD_", "AZURE_", "CLOUDFLARE_", "ANTHROPIC_", "PI_", "COPILOT_", "HF_TOKEN")
+
+
+def run_provider(binary: str, case: ProviderCase, tmp: Path, timeout: float = 120
+                 ) -> tuple[list[RecordedRequest], str, subprocess.CompletedProcess[str]]:
+    """Run the prompt with the ``pi`` at ``binary`` on ``case``'s catalogue model, its provider's real
+    host played by the stand-in, signed in with ``case``'s placeholder credential.
+
+    Returns:
+        The requests the stand-in received, the project folder (the prompt's cwd) and the run.
+    """
+    agent, project, home = tmp / "agent", tmp / "project", tmp / "home"
+    for folder in (agent, project, home):
+        folder.mkdir(parents=True)
+    (agent / "settings.json").write_text(json.dumps({"retry": {"enabled": False}}))
+    if case.auth:
+        (agent / "auth.json").write_text(json.dumps(case.auth))
+        (agent / "auth.json").chmod(0o600)
+    for name, text in case.home_files.items():
+        (home / name).write_text(text)
+    with ProviderStandIn(replies.answer, directory=tmp / "ca") as standin:
+        env = {k: v for k, v in os.environ.items()
+               if not k.endswith("_API_KEY") and not k.startswith(_CREDENTIAL_VARS) and "PROXY" not in k.upper()}
+        env.update(standin.env(), PI_CODING_AGENT_DIR=str(agent), HOME=str(home),
+                   **{k: v.replace("@HOME@", str(home)) for k, v in case.env.items()})
+        args = [binary, "--model", f"{case.provider}/{case.model}", "--system-prompt", SYSTEM_PROMPT,
+                "--tools", "bash", "-nc", "-ne", "-ns", "-np", *(["--thinking", case.thinking] if case.thinking else []),
+                "-p", PROMPT]
+        try:
+            done = subprocess.run(args, cwd=project, env=env, capture_output=True, text=True, timeout=timeout,
+                                  stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired as stuck:  # what it sent until then is what a test must see
+            done = subprocess.CompletedProcess(args, -9, _text(stuck.stdout), f"timed out: {_text(stuck.stderr)}")
+        return list(standin.requests), str(project), done
+
+
+def _text(output: bytes | str | None) -> str:
+    return output.decode(errors="replace") if isinstance(output, bytes) else output or ""
+
+
+RECORDING = Path(__file__).parent.parent / "fixtures" / "provider_requests.json"
+"""Pi 1.6's requests for every provider case (``comparable``, ``normalized``), for runs without Pi."""
+_LIMIT_FIELDS = (("max_tokens",), ("max_completion_tokens",), ("max_output_tokens",), ("inferenceConfig", "maxTokens"),
+                 ("generationConfig", "maxOutputTokens"))
+FITTED = "<fitted to the context window>"
+
+
+def _model_max_tokens(case: ProviderCase) -> int:
+    from pi_runtime.ai.catalog import builtin_catalog
+
+    return int(next(m for m in builtin_catalog().rows(case.provider) if m["id"] == case.model)["maxTokens"])
+
+
+def normalized(case: ProviderCase, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``requests`` (``comparable``) with the first body's output limit shown as ``FITTED`` when it was
+    fitted into the context window (below the model's limit): its value counts the agent's own prompt."""
+    out = [dict(r) for r in requests]
+    first = next((r for r in out if r.get("body")), None)
+    if first is None:
+        return out
+    body = json.loads(first["body"])
+    limit = _model_max_tokens(case)
+    for path in _LIMIT_FIELDS:
+        holder = body
+        for key in path[:-1]:
+            holder = holder.get(key) if isinstance(holder, dict) else None
+        value = holder.get(path[-1]) if isinstance(holder, dict) else None
+        if isinstance(holder, dict) and isinstance(value, int) and not isinstance(value, bool) and value < limit:
+            holder[path[-1]] = FITTED
+    first["body"] = json.dumps(body, separators=(",", ":"), ensure_ascii=False)
+    return out
+
+
+def recorded_requests() -> dict[str, list[dict[str, Any]]]:
+    """The recording of Pi's requests, by case id (empty when there is none)."""
+    if not RECORDING.exists():
+        return {}
+    recorded: dict[str, list[dict[str, Any]]] = json.loads(RECORDING.read_text())["cases"]
+    return recorded
+
+
+def record(reference: str, ids: list[str]) -> None:
+    """Run Pi on each case (all when ``ids`` is empty) and save its requests into ``RECORDING``."""
     import tempfile
 
-    reference = os.environ["PI_REFERENCE"]
-    ours = str(Path(sys.executable).parent / "pi")
-    level = os.environ.get("THINKING") or None
-    for api in sys.argv[1:] or list(SERVERS):
-        for name, binary in (("Pi", reference), ("pi", ours)):
-            requests, cwd, _ = run(binary, api, Path(tempfile.mkdtemp()), thinking=level,
+    cases = [c for c in provider_cases() if not ids or c.id in ids]
+    saved = recorded_requests()
+    for case in cases:
+        requests, cwd, done = run_provider(reference, case, Path(tempfile.mkdtemp(prefix="pi-record-")))
+        if done.returncode != 0:
+            raise SystemExit(f"Pi failed on {case.id}: {done.stderr[-1000:]}")
+        saved[case.id] = normalized(case, [comparable(r, cwd) for r in requests])
+        print(f"recorded {case.id}: {len(requests)} requests", flush=True)
+    from pi_runtime.ai.catalog import builtin_catalog
+
+    source = builtin_catalog().source
+    RECORDING.write_text(json.dumps({"pi": f"{source.package} {source.version}", "cases": dict(sorted(saved.items()))},
+                                    indent=1, ensure_ascii=False) + "\n")
+
+
+def _print_case(name: str, reference: str, ours: str) -> None:
+    import tempfile
+
+    cases = {c.id: c for c in provider_cases()}
+    for who, binary in (("Pi", reference), ("pi", ours)):
+        if name in cases:
+            requests, cwd, done = run_provider(binary, cases[name], Path(tempfile.mkdtemp()))
+            if done.returncode:
+                print(f"{who} failed ({done.returncode}): {done.stderr[-1500:]}")
+        else:
+            requests, cwd, _ = run(binary, name, Path(tempfile.mkdtemp()), thinking=os.environ.get("THINKING") or None,
                                    model=CODEX_CATALOG_MODEL if os.environ.get("CATALOG") else None,
                                    real_hosts=bool(os.environ.get("REAL_HOSTS")))
-            print("hosts:", sorted({r.host for r in requests}))
-            print(f"== {api} / {name}")
-            for request in requests:
-                print(json.dumps(comparable(request, cwd), indent=1))
+        print(f"== {name} / {who}")
+        for request in requests:
+            print(json.dumps(comparable(request, cwd), indent=1))
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--record"]:
+        record(os.environ["PI_REFERENCE"], sys.argv[2:])
+        raise SystemExit(0)
+    for argument in sys.argv[1:] or list(SERVERS):
+        _print_case(argument, os.environ["PI_REFERENCE"], str(Path(sys.executable).parent / "pi"))

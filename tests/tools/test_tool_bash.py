@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import tracemalloc
@@ -247,11 +248,15 @@ async def test_cancelling_the_task_kills_the_tree(tmp_path):
     assert not pid_alive(int(pid_file.read_text()))
 
 
-async def test_timeout_validation():
-    with pytest.raises(ValueError):
-        BashTool.Params(command="x", timeout=0)
-    with pytest.raises(ValueError):
-        BashTool.Params(command="x", timeout=10**9)
+async def test_timeout_validation(tmp_path):
+    # As Pi 1.6: the schema takes any number (so the tool stays strict where strict tools refuse bounds);
+    # the command is refused when it would run, with Pi's words.
+    tool = make(tmp_path)
+    with pytest.raises(ValueError, match="^Invalid timeout: must be a finite number of seconds$"):
+        await tool.execute("c1", BashTool.Params(command="echo no", timeout=0), None, None)
+    with pytest.raises(ValueError, match=r"^Invalid timeout: maximum is 2147483\.647 seconds$"):
+        await tool.execute("c2", BashTool.Params(command="echo no", timeout=10**9), None, None)
+    assert "maximum" not in json.dumps(BashTool.Params.model_json_schema())
 
 
 async def test_output_held_back_by_the_throttle_is_sent_before_the_result(tmp_path):

@@ -163,7 +163,9 @@ async def test_theme_switch_and_invalid_user_theme(provider, workdir, agent_dir)
 async def test_keybinding_override_from_agent_dir(provider, workdir, agent_dir):
     (agent_dir / "keybindings.json").write_text(json.dumps({"app.tools.expand": "ctrl+y",
                                                             "app.message.followUp": ["ctrl+q"]}), encoding="utf-8")
-    provider.push(scripted_text("slow " * 40, first_delay=1.0), scripted_text("done"))
+    # The first answer stalls until aborted: the follow-up key must find the run still going
+    # however slow the machine (a loaded run saw a second's stream end before Ctrl+Q arrived).
+    provider.push(scripted_text("slow " * 40, hang=True), scripted_text("done"))
     session = make_session(provider, workdir)
     app = create_app(session, static=True, agent_dir=str(agent_dir))
     async with app.run_test(size=(100, 30)) as pilot:
@@ -176,4 +178,5 @@ async def test_keybinding_override_from_agent_dir(provider, workdir, agent_dir):
         app.editor.insert("queued")
         await pilot.press("ctrl+q")
         assert await wait_for(pilot, lambda: session.follow_up_texts == ["queued"])
+        await session.abort()
         await settle(pilot, session)

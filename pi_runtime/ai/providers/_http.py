@@ -41,7 +41,8 @@ _ERROR_BODY_LIMIT = 1 << 20
 """Bytes of an error body kept: enough for any real message, bounded for a hostile one."""
 
 __all__ = [
-    "OPENED", "Aborted", "ProviderError", "StreamFormatError", "failure_events", "keyed_request", "post_sse",
+    "OPENED", "Aborted", "ProviderError", "StreamFormatError", "failure_events", "final_headers", "keyed_request",
+    "post_sse",
     "post_stream",
 ]
 
@@ -85,6 +86,17 @@ def keyed_request(model: Any, context: Any, options: StreamOptions, build: Any) 
         return (options, build(model, context, options, api_key)), None
     except ValueError as exc:
         return None, str(exc)
+
+
+def final_headers(headers: Mapping[str, str | None]) -> dict[str, str]:
+    """The headers to send, merged as Pi merges them: names compare without case, a later value wins
+    (keeping the later spelling), and None removes the header (``"Authorization": null`` in a
+    credential's headers drops the bearer token a wire API adds)."""
+    merged: dict[str, tuple[str, str | None]] = {}
+    for name, value in headers.items():
+        merged.pop(name.lower(), None)
+        merged[name.lower()] = (name, value)
+    return {name: value for name, value in merged.values() if value is not None}
 
 
 def too_long_to_wait(delay: float | None, options: StreamOptions | None) -> bool:
@@ -218,7 +230,7 @@ def _default_error_text(status: int, _headers: Mapping[str, str], body: bytes) -
 
 async def post_sse(
     url: str,
-    headers: dict[str, str],
+    headers: Mapping[str, str | None],
     body: dict[str, Any],
     options: StreamOptions,
     *,
@@ -251,7 +263,7 @@ async def post_sse(
 
 async def post_stream(
     url: str,
-    headers: dict[str, str],
+    headers: Mapping[str, str | None],
     body: dict[str, Any],
     options: StreamOptions,
     *,
@@ -285,6 +297,7 @@ async def post_stream(
     if signal is not None and signal.aborted:
         raise Aborted()
     queue: asyncio.Queue[Any] = asyncio.Queue()
+    headers = final_headers(headers)
     # Extension hooks (before_provider_headers / before_provider_request): the one place every
     # HTTP provider's request passes before it is sent.
     if options.on_headers is not None:

@@ -1,281 +1,69 @@
-"""The ``anthropic-messages`` wire protocol: Anthropic's Messages API with SSE streaming.
+"""The ``anthropic-messages`` wire protocol: Anthropic's Messages API with SSE streaming, as Pi 1.6 speaks it.
 
-``build_request`` turns a context into the POST body (system prompt and last user turn
-marked for prompt caching, thinking replayed with its signature, tool results grouped into
-user turns); ``stream`` sends it and translates the event stream into ``MessageBuilder``
-calls. Request failures never raise: they end the stream with an ``error``/``aborted``
-message that keeps whatever arrived before.
+``_anthropic_request`` builds the request (Pi's betas, headers, caching, thinking and tools);
+``_anthropic_threads`` keeps the message threads Pi uses on api.anthropic.com; this module sends
+it and translates the event stream into ``MessageBuilder`` calls. Request failures never raise:
+they end the stream with an ``error``/``aborted`` message that keeps whatever arrived before.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import aclosing
 from typing import Any
 
 from ..builder import MessageBuilder
+from ..env_keys import env_api_key
 from ..events import AssistantMessageEvent
 from ..options import StreamOptions
 from ..reported_cost import apply_reported_cost, is_openrouter
 from ..transform import prepare_messages
-from ..types import (
-    AssistantMessage,
-    Context,
-    ImageContent,
-    Model,
-    TextContent,
-    ThinkingContent,
-    ToolCall,
-    ToolResultMessage,
-    UserMessage,
-)
+from ..types import Context, Model
+from . import _anthropic_request as request
+from . import _anthropic_threads as threads
 from . import subscription_quirks as quirks
-from ._http import StreamFormatError, failure_events, keyed_request, post_sse
+from ._error_words import anthropic_words
+from ._http import ProviderError, StreamFormatError, failure_events, final_headers, missing_key_message, post_sse
+from ._identity import user_agent
+from ._openai_common import header_owned_auth
 
 API = "anthropic-messages"
 DEFAULT_BASE_URL = "https://api.anthropic.com"
-ANTHROPIC_VERSION = "2023-06-01"
-
-THINKING_BUDGETS: dict[str, int] = {
-    "minimal": 1024,
-    "low": 2048,
-    "medium": 8192,
-    "high": 16384,
-    "xhigh": 32000,
-}
-"""Thinking level -> ``budget_tokens``."""
-MIN_THINKING_BUDGET = 1024
-"""The smallest budget the API accepts."""
-MIN_ANSWER_TOKENS = 1024
-"""Room kept for the visible answer when the budget has to shrink to fit ``max_tokens``."""
-
-_BETA_INTERLEAVED_THINKING = "interleaved-thinking-2025-05-14"
-_BETA_FINE_GRAINED_TOOLS = "fine-grained-tool-streaming-2025-05-14"
-_EPHEMERAL = {"type": "ephemeral"}
-_IMAGE_OMITTED = "(image omitted: this model does not accept images)"
+ANTHROPIC_VERSION = request.ANTHROPIC_VERSION
+_MARKER = re.compile(r"^<[^>]+>$")
+OAUTH_BETA = "oauth-2025-04-20"
+"""The beta the Anthropic SDK adds to requests made with an OAuth-style access token (workload identity)."""
+_STRICT_LIMIT_ERRORS = ("The compiled grammar is too large", "Too many strict tools (",
+                        "Schemas contains too many parameters with union types (")
+"""Claude's refusals of a request whose strict tools exceed its limits (the request is sent again without)."""
+_over_strict_limits: set[str] = set()
+"""Sessions whose strict tools Claude refused for its limits: their ``prefer`` tools go non-strict."""
 
 _STOP_REASONS = {
     "end_turn": "stop",
     "stop_sequence": "stop",
     "pause_turn": "stop",
     "max_tokens": "length",
-    "model_context_window_exceeded": "length",
     "tool_use": "toolUse",
 }
 
 
-# --------------------------------------------------------------------------- request
-
-
-def tool_use_id(call_id: str) -> str:
-    """Anthropic only accepts ``[a-zA-Z0-9_-]{1,64}`` ids; ids from other providers are mapped."""
-    clean = re.sub(r"[^a-zA-Z0-9_-]", "_", call_id)[:64]
-    return clean or "tool_call"
-
-
-def thinking_config(model: Model, options: StreamOptions) -> tuple[dict[str, Any] | None, int]:
-    """The ``thinking`` parameter and ``max_tokens`` for a request.
-
-    Args:
-        model: The target model (thinking is only sent when ``model.reasoning``).
-        options: ``reasoning`` picks the budget; ``max_tokens`` overrides the model's.
-
-    Returns:
-        ``(thinking, max_tokens)``; ``thinking`` is None when thinking is off. The budget
-        always stays below ``max_tokens`` because the API counts it inside that limit.
-
-    Raises:
-        ValueError: an unknown thinking level.
-    """
-    max_tokens = options.max_tokens or model.max_tokens
-    level = options.reasoning
-    if not model.reasoning or level in (None, "off"):
-        return None, max_tokens
-    if level not in THINKING_BUDGETS:
-        raise ValueError(
-            f"Unknown thinking level {level!r} (expected off, {', '.join(THINKING_BUDGETS)})"
-        )
-    budget = THINKING_BUDGETS[level]
-    if budget > max_tokens - MIN_ANSWER_TOKENS:
-        budget = max(MIN_THINKING_BUDGET, max_tokens - MIN_ANSWER_TOKENS)
-    if max_tokens <= budget:
-        max_tokens = budget + MIN_ANSWER_TOKENS
-    return {"type": "enabled", "budget_tokens": budget}, max_tokens
-
-
-def _user_blocks(content: str | list[Any], model: Model) -> list[dict[str, Any]]:
-    if isinstance(content, str):
-        return [{"type": "text", "text": content}] if content else []
-    blocks: list[dict[str, Any]] = []
-    for part in content:
-        if isinstance(part, TextContent):
-            if part.text:
-                blocks.append({"type": "text", "text": part.text})
-        elif isinstance(part, ImageContent):
-            if "image" in model.input:
-                blocks.append({
-                    "type": "image",
-                    "source": {"type": "base64", "media_type": part.mime_type, "data": part.data},
-                })
-            else:
-                blocks.append({"type": "text", "text": _IMAGE_OMITTED})
-    return blocks
-
-
-def _assistant_blocks(message: AssistantMessage, tool_name: Any = None) -> list[dict[str, Any]]:
-    blocks: list[dict[str, Any]] = []
-    for part in message.content:
-        if isinstance(part, TextContent):
-            if part.text:
-                blocks.append({"type": "text", "text": part.text})
-        elif isinstance(part, ThinkingContent):
-            if part.redacted and part.thinking_signature:
-                blocks.append({"type": "redacted_thinking", "data": part.thinking_signature})
-            elif part.thinking_signature:
-                blocks.append({
-                    "type": "thinking",
-                    "thinking": part.thinking,
-                    "signature": part.thinking_signature,
-                })
-            elif part.thinking.strip():
-                # Unsigned thinking is rejected by the API; keep what it said as text.
-                blocks.append({"type": "text", "text": part.thinking})
-        elif isinstance(part, ToolCall):
-            blocks.append({
-                "type": "tool_use",
-                "id": tool_use_id(part.id),
-                "name": tool_name(part.name) if tool_name is not None else part.name,
-                "input": part.arguments,
-            })
-    return blocks
-
-
-def _tool_result_block(message: ToolResultMessage, model: Model) -> dict[str, Any]:
-    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_use_id(message.tool_call_id)}
-    content = _user_blocks(message.content, model)
-    if content:
-        block["content"] = content
-    if message.is_error:
-        block["is_error"] = True
-    return block
-
-
-def convert_messages(messages: list[Any], model: Model, tool_name: Any = None) -> list[dict[str, Any]]:
-    """Prepared history -> Anthropic ``messages`` (consecutive tool results share a user turn).
-
-    Args:
-        messages: Output of ``prepare_messages`` (user, assistant and toolResult only).
-        model: The target model (decides whether images are sent).
-        tool_name: Renames the tools of past calls (Claude Code's spelling for a subscription).
-
-    Returns:
-        The ``messages`` array, the last user turn's last block marked for caching.
-    """
-    out: list[dict[str, Any]] = []
-    for message in messages:
-        if isinstance(message, UserMessage):
-            blocks = _user_blocks(message.content, model)
-            if blocks:
-                out.append({"role": "user", "content": blocks})
-        elif isinstance(message, AssistantMessage):
-            blocks = _assistant_blocks(message, tool_name)
-            if blocks:
-                out.append({"role": "assistant", "content": blocks})
-        elif isinstance(message, ToolResultMessage):
-            block = _tool_result_block(message, model)
-            last = out[-1] if out else None
-            if last and last["role"] == "user" and last["content"][-1].get("type") == "tool_result":
-                last["content"].append(block)
-            else:
-                out.append({"role": "user", "content": [block]})
-    for entry in reversed(out):
-        if entry["role"] == "user":
-            # The cache breakpoint moves with the conversation: everything up to the newest
-            # user turn is read back from the cache on the next request.
-            entry["content"][-1]["cache_control"] = dict(_EPHEMERAL)
-            break
-    return out
+tool_use_id = request.tool_use_id
 
 
 def build_request(
-    model: Model, context: Context, options: StreamOptions, api_key: str
+    model: Model, context: Context, options: StreamOptions, api_key: str | None
 ) -> tuple[str, dict[str, str], dict[str, Any]]:
-    """The URL, headers and JSON body of one streaming Messages request.
-
-    Args:
-        model: Target model; ``base_url`` like ``https://api.anthropic.com``.
-        context: System prompt, history and tools.
-        options: Token limit, temperature, reasoning level and extra headers.
-        api_key: The resolved credential (an OAuth token is sent as a bearer token).
-
-    Returns:
-        ``(url, headers, body)``.
+    """The URL, headers and JSON body of one streaming Messages request (no thread).
 
     Raises:
-        ValueError: an unknown thinking level.
+        ValueError: a tool requires a strict schema it cannot have.
     """
-    thinking, max_tokens = thinking_config(model, options)
-    # A Claude Pro/Max token goes out as Claude Code (subscription_quirks.py); Copilot's does not.
-    oauth = quirks.is_claude_subscription(model.provider, api_key)
-    tool_name = quirks.to_claude_code if oauth else None
-    system: list[dict[str, Any]] = []
-    if oauth:
-        system.append({"type": "text", "text": quirks.CLAUDE_CODE_IDENTITY, "cache_control": dict(_EPHEMERAL)})
-    if context.system_prompt:
-        system.append({"type": "text", "text": context.system_prompt})
-    if system:
-        system[-1]["cache_control"] = dict(_EPHEMERAL)
-    body: dict[str, Any] = {
-        "model": model.id,
-        "max_tokens": max_tokens,
-        "messages": convert_messages(prepare_messages(context.messages, model), model, tool_name),
-        "stream": True,
-    }
-    if system:
-        body["system"] = system
-    if context.tools:
-        body["tools"] = [
-            {"name": tool_name(t.name) if tool_name else t.name, "description": t.description,
-             "input_schema": t.parameters}
-            for t in context.tools
-        ]
-    if thinking is not None:
-        body["thinking"] = thinking
-    elif options.temperature is not None:
-        # With thinking on the API only accepts its default temperature.
-        body["temperature"] = options.temperature
-
-    betas = []
-    if context.tools:
-        betas.append(_BETA_FINE_GRAINED_TOOLS)
-    if thinking is not None:
-        betas.append(_BETA_INTERLEAVED_THINKING)
-    headers = {
-        "content-type": "application/json",
-        "accept": "text/event-stream",
-        "anthropic-version": ANTHROPIC_VERSION,
-    }
-    if oauth:
-        headers["authorization"] = f"Bearer {api_key}"
-        headers.update(quirks.claude_code_headers())
-        betas[:0] = quirks.CLAUDE_CODE_BETAS
-    elif model.provider == quirks.COPILOT:
-        headers["authorization"] = f"Bearer {api_key}"  # the Copilot token
-        headers["accept"] = "application/json"
-        headers["anthropic-dangerous-direct-browser-access"] = "true"
-    else:
-        headers["x-api-key"] = api_key
-    if betas:
-        headers["anthropic-beta"] = ",".join(betas)
-    headers.update(model.headers or {})
-    headers.update(options.headers)
-    base = (model.base_url or DEFAULT_BASE_URL).rstrip("/")
-    return f"{base}/v1/messages", headers, body
-
-
-# --------------------------------------------------------------------------- response
+    url, headers, body = request.build(model, context, options, api_key)
+    return url, final_headers(headers), body
 
 
 class _StreamParser:
@@ -288,6 +76,7 @@ class _StreamParser:
         self.blocks: dict[int, int] = {}
         """Anthropic content index -> index in our message."""
         self.stop_reason: str | None = None
+        self.stop_details: dict[str, Any] = {}
         self.done = False
 
     def handle(self, event: str | None, data: str) -> list[AssistantMessageEvent]:
@@ -302,7 +91,8 @@ class _StreamParser:
         if kind == "message_start":
             message = payload.get("message") or {}
             b.message.response_id = message.get("id") or b.message.response_id
-            b.message.response_model = message.get("model") or b.message.response_model
+            if message.get("model") and message["model"] != b.model.id:  # a fallback model answered
+                b.message.response_model = message["model"]
             self._usage(message.get("usage"), initial=True)
             return b.start()
         if kind == "content_block_start":
@@ -313,7 +103,10 @@ class _StreamParser:
             index = self.blocks.pop(payload.get("index", 0), None)
             return b.end_block(index) if index is not None else []
         if kind == "message_delta":
-            self.stop_reason = (payload.get("delta") or {}).get("stop_reason") or self.stop_reason
+            delta = payload.get("delta") or {}
+            self.stop_reason = delta.get("stop_reason") or self.stop_reason
+            if isinstance(delta.get("stop_details"), dict):
+                self.stop_details = delta["stop_details"]
             b.set_raw_stop_reason(self.stop_reason)
             self._usage(payload.get("usage"))
             return []
@@ -371,6 +164,7 @@ class _StreamParser:
                 events += b.thinking_delta(ours, block["thinking"])
         elif kind == "redacted_thinking":
             ours, events = b.thinking_start(signature=block.get("data") or "", redacted=True)
+            b.message.content[ours].thinking = "[Reasoning redacted]"  # type: ignore[union-attr]
         elif kind == "tool_use":
             name = block.get("name", "")
             if self.tool_name is not None:
@@ -401,19 +195,60 @@ class _StreamParser:
         return []
 
     def _finish(self) -> list[AssistantMessageEvent]:
+        """The closing events, in Pi's words for the stop reasons that are errors."""
         self.done = True
         raw = self.stop_reason
         if raw is None:
-            return self.builder.finish(None)
+            return self.builder.fail("Anthropic stream ended without a stop reason")
         if raw in _STOP_REASONS:
             return self.builder.finish(_STOP_REASONS[raw])
         if raw == "refusal":
-            return self.builder.fail("The model declined to answer (stop_reason: refusal)")
-        return self.builder.fail(f"Unexpected stop reason from Anthropic: {raw}")
+            explanation = self.stop_details.get("explanation")
+            return self.builder.fail(explanation if isinstance(explanation, str) and explanation
+                                     else "The model refused to complete the request")
+        if raw == "sensitive":
+            return self.builder.fail("Provider stopped with: sensitive")
+        return self.builder.fail(f"Unhandled stop reason: {raw}")
+
+    def end_of_body(self) -> list[AssistantMessageEvent]:
+        """The body ended: what ``message_stop`` would have closed (a stop reason may have come alone)."""
+        return [] if self.done else self._finish()
 
 
 StreamParser = _StreamParser
 """The response parser, public for the routes that speak this format elsewhere (Vertex AI)."""
+
+
+def _has_credential(options: StreamOptions) -> bool:
+    return header_owned_auth(options.headers, "authorization", "x-api-key", "cf-aig-authorization")
+
+
+def _reply(model: Model, message: Any, subscription: bool) -> list[dict[str, Any]]:
+    """An answer as the next request will send it (for the thread's fingerprint)."""
+    converted, _ = request.convert_messages(prepare_messages([message], model), model, subscription=subscription,
+                                            marker=None,
+                                            allow_empty_signature=request.compat(model)["allowEmptySignature"])
+    return [m for m in converted if m["role"] == "assistant"]
+
+
+class _Refusal:
+    """The body of the last error response, kept to tell a thread's refusal from other errors."""
+
+    def __init__(self) -> None:
+        self.code: str | None = None
+        self.kind: str | None = None
+
+    def __call__(self, status: int, body: bytes) -> str:
+        text = body.decode("utf-8", errors="replace").strip()
+        try:
+            error = (json.loads(text) or {}).get("error") or {}
+        except (ValueError, AttributeError):
+            error = {}
+        detail = error.get("details") if isinstance(error, dict) else None
+        code = detail.get("error_code") if isinstance(detail, dict) else None
+        self.code = code if isinstance(code, str) else None
+        self.kind = error.get("type") if isinstance(error, dict) and isinstance(error.get("type"), str) else None
+        return anthropic_words(status, body)
 
 
 async def stream(
@@ -430,23 +265,101 @@ async def stream(
         An async iterator of events ending with exactly one ``done`` or ``error``.
     """
     builder = MessageBuilder(model)
-    prepared, problem = keyed_request(model, context, options, build_request)
-    if prepared is None:
-        for event in builder.fail(problem or "The request could not be built"):
+    api_key = options.api_key or env_api_key(model.provider)
+    if api_key and _MARKER.match(api_key):
+        api_key = None  # Pi's "configured from the environment" marker is no key (workload identity)
+    federation_token = None
+    if not api_key and not _has_credential(options):
+        from . import _anthropic_federation as federated  # rare: only a workload's environment needs it
+
+        federation = federated.from_environment(os.environ) if model.provider == "anthropic" else None
+        if federation is None:
+            for event in builder.fail(missing_key_message(model.provider)):
+                yield event
+            return
+        try:
+            federation_token = await federated.access_token(federation, model.base_url, user_agent(), options.signal)
+        except federated.FederationError as exc:
+            for event in builder.fail(str(exc)):
+                yield event
+            return
+        except Exception as exc:  # noqa: BLE001 - an abort while exchanging: the contract says never raise
+            for event in failure_events(builder, exc, options):
+                yield event
+            return
+    settings = request.compat(model)
+    session = options.session_id if request.retention(options) != "none" else None
+    thread_session = session if settings["supportsMessageThreads"] and not options.extra.get(
+        "disable_continuation") else None
+    subscription = request.is_subscription_token(model, api_key)
+    prefer_strict = session not in _over_strict_limits
+    try:
+        url, headers, body = request.build(model, context, options, api_key, threads=thread_session is not None,
+                                           prefer_strict=prefer_strict)
+    except ValueError as exc:
+        for event in builder.fail(str(exc)):
             yield event
         return
-    options, (url, headers, body) = prepared
-    subscription = quirks.is_claude_subscription(model.provider, options.api_key)
+    if federation_token is not None:
+        # The exchanged token goes as a bearer token, with the OAuth beta the SDK adds for it.
+        headers["authorization"] = f"Bearer {federation_token}"
+        if OAUTH_BETA not in (headers.get("anthropic-beta") or "").split(","):
+            headers["anthropic-beta"] = ",".join(b for b in (headers.get("anthropic-beta"), OAUTH_BETA) if b)
+    features = [f for f in (headers.get("anthropic-beta") or "").split(",") if f]
+    builder.message.provider_thinking_level = request.provider_thinking_level(model, options)
+    send = threads.prepare(thread_session, model.base_url, body, features) if thread_session else None
+    threaded = send is not None
+    send = send or body
+    refusal = _Refusal()
     parser = _StreamParser(builder, (lambda name: quirks.from_claude_code(name, context.tools)) if subscription else None)
-    try:
-        async with aclosing(post_sse(url, headers, body, options)) as sse:
-            async for name, data in sse:
-                for event in parser.handle(name, data):
-                    yield event
-                if parser.done:
-                    return
-        tail = builder.fail("The stream ended before message_stop (the response was cut short)")
-    except Exception as exc:  # noqa: BLE001 - the contract: providers never raise
-        tail = failure_events(builder, exc, options)
-    for event in tail:
+    tail = None
+    for attempt in range(3):
+        started = False
+        try:
+            async with aclosing(post_sse(url, headers, send, options, error_text=refusal)) as sse:
+                async for name, data in sse:
+                    started = True
+                    events = parser.handle(name, data)
+                    if parser.done:
+                        tail = events  # yielded last: the consumer stops reading at the final event
+                        break
+                    for event in events:
+                        yield event
+            if not parser.done:
+                tail = parser.end_of_body()
+            if (thread_session and threaded and builder.message.stop_reason not in ("error", "aborted")
+                    and builder.message.response_model is None):
+                threads.record_reply(thread_session, model.base_url, body, features,
+                                     _reply(model, builder.message, subscription), builder.message.response_id)
+            break
+        except ProviderError as exc:
+            if started or attempt == 2 or (options.signal is not None and options.signal.aborted):
+                tail = failure_events(builder, exc, options)
+                break
+            action = threads.refused(refusal.code, exc.status, str(exc)) if threaded and thread_session else None
+            if action == "new":
+                send = threads.created(body)
+                continue
+            if action == "without" and thread_session:
+                threads.turn_off(thread_session)
+                send, threaded = body, False
+                continue
+            if (exc.status == 400 and refusal.kind == "invalid_request_error" and session is not None
+                    and any(m in str(exc) for m in _STRICT_LIMIT_ERRORS) and _strict_in(body) and prefer_strict):
+                _over_strict_limits.add(session)
+                prefer_strict = False
+                url, headers, body = request.build(model, context, options, api_key,
+                                                   threads=thread_session is not None, prefer_strict=False)
+                send = (threads.created(body) if threaded else body)
+                continue
+            tail = failure_events(builder, exc, options)
+            break
+        except Exception as exc:  # noqa: BLE001 - the contract: providers never raise
+            tail = failure_events(builder, exc, options)
+            break
+    for event in tail or []:
         yield event
+
+
+def _strict_in(body: Mapping[str, Any]) -> bool:
+    return any(isinstance(t, dict) and t.get("strict") for t in body.get("tools") or ())

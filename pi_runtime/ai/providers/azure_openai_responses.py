@@ -27,7 +27,7 @@ from ..builder import MessageBuilder
 from ..events import AssistantMessageEvent
 from ..options import StreamOptions
 from ..types import Context, Model
-from ._http import OPENED, failure_events, keyed_request, post_sse
+from ._http import OPENED, failure_events, final_headers, keyed_request, post_sse
 from ._identity import identity_headers
 from ._openai_common import model_extra, sampling_params
 from ._responses_input import convert_input, convert_tools
@@ -133,11 +133,11 @@ def build_request(
     if encrypted:
         body["include"] = ["reasoning.encrypted_content"]
     body.update(sampling_params(model, options, level))
-    headers = {"accept": "application/json", "content-type": "application/json", "api-key": api_key,
-               **identity_headers()}
+    headers: dict[str, str | None] = {"accept": "application/json", "content-type": "application/json",
+                                      "api-key": api_key, **identity_headers(model)}
     for source in (model.headers, options.headers):
         headers.update({k.lower(): v for k, v in (source or {}).items()})
-    return url, headers, body
+    return url, final_headers(headers), body
 
 
 def error_text(status: int, body: bytes) -> str:

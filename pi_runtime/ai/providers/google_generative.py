@@ -22,6 +22,7 @@ from typing import Any
 from ..builder import MessageBuilder
 from ..events import AssistantMessageEvent
 from ..options import StreamOptions
+from ..strict_schema import strict_choice, tool_parameters
 from ..transform import prepare_messages
 from ..types import (
     AssistantMessage,
@@ -34,13 +35,15 @@ from ..types import (
     ToolResultMessage,
     UserMessage,
 )
-from ._http import ProviderError, StreamFormatError, failure_events, keyed_request, post_sse
+from ._error_words import google_words
+from ._http import ProviderError, StreamFormatError, failure_events, final_headers, keyed_request, post_sse
+from ._identity import identity_headers
 from .google_thinking import thinking_config
 
 API = "google-generative-ai"
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
 
-_IMAGE_OMITTED = "(image omitted: this model does not accept images)"
+_IMAGE_OMITTED = "(image omitted: model does not support images)"
 _call_counter = itertools.count(1)
 
 
@@ -180,6 +183,98 @@ def convert_messages(messages: list[Any], model: Model) -> list[dict[str, Any]]:
     return out
 
 
+_PART_KEYS = ("functionCall", "functionResponse", "inlineData", "text", "thought", "thoughtSignature")
+"""The order Google's SDK writes a part's fields in, whatever order they were given."""
+_CALL_KEYS = ("args", "id", "name")
+_VERTEX_RESPONSE_KEYS = ("id", "name", "parts", "response")
+_SUBSCHEMAS = frozenset({"additionalProperties", "unevaluatedProperties", "propertyNames", "items", "prefixItems",
+                         "additionalItems", "unevaluatedItems", "contains", "allOf", "anyOf", "oneOf", "not", "if",
+                         "then", "else", "contentSchema"})
+_NAME_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"})
+
+
+def _ordered(value: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    return {**{k: value[k] for k in keys if k in value}, **{k: v for k, v in value.items() if k not in keys}}
+
+
+def as_sent(contents: list[dict[str, Any]], vertex: bool = False) -> list[dict[str, Any]]:
+    """``contents`` with each field where Google's SDK (Pi's client) puts it: ``parts`` before ``role``,
+    a part's fields in the SDK's order, a function call's ``args, id, name`` for the Gemini API and a
+    function response's ``id, name, parts, response`` for Vertex AI."""
+    out = []
+    for content in contents:
+        parts = []
+        for part in content.get("parts") or []:
+            part = _ordered(part, _PART_KEYS)
+            if not vertex and isinstance(part.get("functionCall"), dict):
+                part["functionCall"] = _ordered(part["functionCall"], _CALL_KEYS)
+            if vertex and isinstance(part.get("functionResponse"), dict):
+                part["functionResponse"] = _ordered(part["functionResponse"], _VERTEX_RESPONSE_KEYS)
+            parts.append(part)
+        out.append({"parts": parts, "role": content.get("role")})
+    return out
+
+
+def const_as_enum(schema: Any, name_map: bool = False) -> Any:
+    """String and number ``const`` values as one-value ``enum``s (Gemini ignores ``const`` in
+    ``parametersJsonSchema`` but honours ``enum``), as Pi rewrites them."""
+    if isinstance(schema, list):
+        return [const_as_enum(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {key: const_as_enum(value, key in _NAME_MAPS) if (name_map or key in _SUBSCHEMAS or key in _NAME_MAPS)
+           else value for key, value in schema.items()}
+    if not name_map and "const" in out and "enum" not in out and isinstance(out["const"], str | int | float) \
+            and not isinstance(out["const"], bool):
+        out["enum"] = [out.pop("const")]
+    return out
+
+
+def strict_sampling(model: Model) -> bool:
+    """Gemini 3 and later enforce required parameters in validated function calling (Pi's strict mode)."""
+    major = _gemini_major(model.id)
+    return major is not None and major >= 3
+
+
+def declarations(model: Model, tools: list[Any]) -> tuple[list[dict[str, Any]], str | None]:
+    """The tools as one ``functionDeclarations`` entry, and the function-calling mode (``VALIDATED`` when a
+    tool goes strict on a model that enforces it)."""
+    supports = strict_sampling(model)
+    out, strict_any = [], False
+    for tool in tools:
+        strict = strict_choice(tool, supports)
+        strict_any = strict_any or strict is True
+        out.append({"name": tool.name, "description": tool.description,
+                    "parametersJsonSchema": const_as_enum(tool_parameters(tool, strict))})
+    return [{"functionDeclarations": out}], ("VALIDATED" if strict_any else None)
+
+
+def build_body(model: Model, context: Context, options: StreamOptions, vertex: bool = False) -> dict[str, Any]:
+    """The ``streamGenerateContent`` body as Pi's client sends it (keys in the SDK's order).
+
+    Raises:
+        ValueError: an unknown thinking level, or a tool that requires a strict schema it cannot have.
+    """
+    body: dict[str, Any] = {
+        "contents": as_sent(convert_messages(prepare_messages(context.messages, model), model), vertex)}
+    if context.system_prompt:
+        # Google's SDK (what Pi sends through) gives the instruction the user role.
+        body["systemInstruction"] = {"parts": [{"text": context.system_prompt}], "role": "user"}
+    if context.tools:
+        body["tools"], mode = declarations(model, list(context.tools))
+        if mode is not None:
+            body["toolConfig"] = {"functionCallingConfig": {"mode": mode}}
+    config: dict[str, Any] = {}
+    if options.temperature is not None:
+        config["temperature"] = options.temperature
+    config["maxOutputTokens"] = options.max_tokens or model.max_tokens
+    thinking = thinking_config(model, options.reasoning)
+    if thinking is not None:
+        config["thinkingConfig"] = thinking
+    body["generationConfig"] = config
+    return body
+
+
 def build_request(
     model: Model, context: Context, options: StreamOptions, api_key: str
 ) -> tuple[str, dict[str, str], dict[str, Any]]:
@@ -197,34 +292,13 @@ def build_request(
     Raises:
         ValueError: an unknown thinking level.
     """
-    config: dict[str, Any] = {"maxOutputTokens": options.max_tokens or model.max_tokens}
-    if options.temperature is not None:
-        config["temperature"] = options.temperature
-    thinking = thinking_config(model, options.reasoning)
-    if thinking is not None:
-        config["thinkingConfig"] = thinking
-    body: dict[str, Any] = {
-        "contents": convert_messages(prepare_messages(context.messages, model), model),
-        "generationConfig": config,
-    }
-    if context.system_prompt:
-        # Google's SDK (what Pi sends through) gives the instruction the user role.
-        body["systemInstruction"] = {"parts": [{"text": context.system_prompt}], "role": "user"}
-    if context.tools:
-        # parametersJsonSchema takes full JSON Schema; `parameters` only an OpenAPI subset.
-        body["tools"] = [{"functionDeclarations": [
-            {"name": t.name, "description": t.description, "parametersJsonSchema": t.parameters}
-            for t in context.tools
-        ]}]
-    headers = {
-        "content-type": "application/json",
-        "accept": "text/event-stream",
-        "x-goog-api-key": api_key,
-    }
+    body = build_body(model, context, options)
+    headers: dict[str, str | None] = {"content-type": "application/json", "x-goog-api-key": api_key,
+                                      **identity_headers(model)}
     headers.update(model.headers or {})
     headers.update(options.headers)
     base = (model.base_url or DEFAULT_BASE_URL).rstrip("/")
-    return f"{base}/models/{model.id}:streamGenerateContent?alt=sse", headers, body
+    return f"{base}/models/{model.id}:streamGenerateContent?alt=sse", final_headers(headers), body
 
 
 # --------------------------------------------------------------------------- response
@@ -385,7 +459,7 @@ async def stream(
     options, (url, headers, body) = prepared
     parser = _StreamParser(builder)
     try:
-        async with aclosing(post_sse(url, headers, body, options)) as sse:
+        async with aclosing(post_sse(url, headers, body, options, error_text=google_words)) as sse:
             async for _, data in sse:
                 for event in parser.handle(data):
                     yield event

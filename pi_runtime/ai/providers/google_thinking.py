@@ -11,51 +11,16 @@ stop thinking.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from typing import Any
 
+from ..thinking_levels import clamp_level, level_map
 from ..types import Model
 
-LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
 _GOOGLE_LEVELS = ("minimal", "low", "medium", "high")
 _BUDGETS_25_PRO = {"minimal": 128, "low": 2048, "medium": 8192, "high": 32768}
 _BUDGETS_25_FLASH = {"minimal": 128, "low": 2048, "medium": 8192, "high": 24576}
+_BUDGETS_25_FLASH_LITE = {"minimal": 512, "low": 2048, "medium": 8192, "high": 24576}
 _LEVEL_MODELS = re.compile(r"gemini-3(?:\.\d+)?-(?:pro|flash)|gemini-(?:[4-9]|[1-9]\d)|gemma-?4")
-_MISSING = object()
-
-
-def level_map(model: Model) -> Mapping[str, Any]:
-    """The model's ``thinkingLevelMap``, or an empty map."""
-    levels = model.thinking_level_map
-    return levels if isinstance(levels, dict) else {}
-
-
-def supported_levels(model: Model) -> list[str]:
-    """The levels a model offers: all but those mapped to null; xhigh and max only when mapped."""
-    if not model.reasoning:
-        return ["off"]
-    mapping = level_map(model)
-    out = []
-    for level in LEVELS:
-        mapped = mapping.get(level, _MISSING)
-        if mapped is None or (level in ("xhigh", "max") and mapped is _MISSING):
-            continue
-        out.append(level)
-    return out
-
-
-def clamp_level(model: Model, level: str) -> str:
-    """``level`` if offered, else the nearest offered one above it, else below it."""
-    available = supported_levels(model)
-    if level in available:
-        return level
-    if level not in LEVELS:
-        return available[0] if available else "off"
-    index = LEVELS.index(level)
-    for candidate in (*LEVELS[index + 1:], *reversed(LEVELS[:index])):
-        if candidate in available:
-            return candidate
-    return available[0] if available else "off"
 
 
 def uses_thinking_level(model: Model) -> bool:
@@ -76,6 +41,8 @@ def _google_level(model: Model, level: str) -> str:
 def _budget(model: Model, level: str) -> int:
     if "2.5-pro" in model.id:
         return _BUDGETS_25_PRO[level]
+    if "2.5-flash-lite" in model.id:
+        return _BUDGETS_25_FLASH_LITE[level]
     if "2.5-flash" in model.id:
         return _BUDGETS_25_FLASH[level]
     return -1

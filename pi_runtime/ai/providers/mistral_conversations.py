@@ -36,7 +36,7 @@ from ..types import (
     ToolResultMessage,
     UserMessage,
 )
-from ._http import OPENED, StreamFormatError, failure_events, keyed_request, post_sse
+from ._http import OPENED, StreamFormatError, failure_events, final_headers, keyed_request, post_sse
 from ._identity import identity_headers
 from ._ids import short_hash
 from ._openai_common import model_extra, usage_int
@@ -239,13 +239,13 @@ def build_request(
     body.update(_thinking_fields(model, options))
     if options.session_id:
         body["prompt_cache_key"] = options.session_id
-    headers = {**identity_headers(), "accept": "text/event-stream", "authorization": f"Bearer {api_key}",
-               "content-type": "application/json"}
+    headers: dict[str, str | None] = {**identity_headers(model), "accept": "text/event-stream",
+                                      "authorization": f"Bearer {api_key}", "content-type": "application/json"}
     for source in (model.headers, options.headers):
         headers.update({k.lower(): v for k, v in (source or {}).items()})
     if options.session_id and "x-affinity" not in headers:
         headers["x-affinity"] = options.session_id
-    return f"{model.base_url.rstrip('/')}/v1/chat/completions", headers, body
+    return f"{model.base_url.rstrip('/')}/v1/chat/completions", final_headers(headers), body
 
 
 def error_text(status: int, body: bytes) -> str:

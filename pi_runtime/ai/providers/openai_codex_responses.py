@@ -34,7 +34,7 @@ from ..events import AssistantMessageEvent
 from ..options import StreamOptions
 from ..types import Context, Model
 from . import _codex_ws as ws
-from ._http import Aborted, failure_events, post_sse
+from ._http import Aborted, failure_events, final_headers, post_sse
 from ._identity import identity_headers
 from ._openai_common import model_extra
 from ._responses_input import compact, convert_input, convert_tools
@@ -166,12 +166,12 @@ def build_body(model: Model, context: Context, options: StreamOptions) -> dict[s
 
 
 def _headers(model: Model, options: StreamOptions, token: str, account: str) -> dict[str, str]:
-    headers = {"originator": "pi", **identity_headers()}
+    headers: dict[str, str | None] = {"originator": "pi", **identity_headers(model)}
     for source in (model.headers, options.headers):
         headers.update({k.lower(): v for k, v in (source or {}).items()})
     headers["authorization"] = f"Bearer {token}"
     headers["chatgpt-account-id"] = account
-    return headers
+    return final_headers(headers)
 
 
 def sse_headers(model: Model, options: StreamOptions, token: str, account: str) -> dict[str, str]:

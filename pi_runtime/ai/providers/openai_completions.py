@@ -3,13 +3,14 @@
 Spoken by OpenAI and by most compatible servers (OpenRouter, DeepSeek, Groq, Ollama,
 llama.cpp, vLLM, LM Studio, ...). Their differences are described by the model's ``compat``
 switches (models-configuration.md); unset switches are guessed from the base URL. Message
-conversion lives in ``_openai_common``; this module builds the request body and
-turns the SSE stream into builder calls.
+conversion lives in ``_completions_messages``, the switches in ``_completions_compat``; this
+module builds the request body and turns the SSE stream into builder calls.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -17,26 +18,29 @@ from ..builder import MessageBuilder
 from ..events import AssistantMessageEvent
 from ..options import StreamOptions
 from ..reported_cost import apply_reported_cost, is_openrouter
+from ..thinking_levels import request_level
 from ..types import Context, Model
-from ._http import OPENED, failure_events, post_sse
-from ._openai_common import (
+from ._completions_compat import budget_field, reasoning_fields, resolve_compat, thinking_budget
+from ._completions_messages import (
     REASONING_FIELDS,
-    MissingApiKey,
+    apply_cache_control,
     convert_messages,
     convert_tools,
-    endpoint,
     has_tool_history,
-    provider_effort,
-    request_headers,
+)
+from ._error_words import openai_words
+from ._http import OPENED, failure_events, post_sse
+from ._identity import identity_headers
+from ._openai_common import (
+    MissingApiKey,
+    endpoint,
     resolve_api_key,
     sampling_params,
-    thinking_budget,
-    thinking_level,
     usage_int,
 )
 
 ACCEPTS_WIRE_MESSAGES = True
-"""``context.messages`` may hold stored messages as wire dicts (``_openai_common`` reads both)."""
+"""``context.messages`` may hold stored messages as wire dicts (``_completions_messages`` reads both)."""
 
 _DECODE = json.JSONDecoder().decode
 """``json.loads`` minus its argument checks: this runs once per streamed token."""
@@ -46,141 +50,47 @@ _FINISH = {
     "length": "length", "max_tokens": "length",
     "tool_calls": "toolUse", "function_call": "toolUse", "tool_use": "toolUse",
 }
-
-
-# --------------------------------------------------------------------------- compat
-
-
-def detect_compat(model: Model) -> dict[str, Any]:
-    """Defaults for the compat switches, guessed from the provider and base URL."""
-    url = model.base_url.lower()
-    provider = model.provider
-    official = "api.openai.com" in url
-    zai = provider == "zai" or "api.z.ai" in url
-    grok = provider == "xai" or "api.x.ai" in url
-    openrouter = provider == "openrouter" or "openrouter.ai" in url
-    deepseek = provider == "deepseek" or "deepseek.com" in url
-    together = provider == "together" or "together.xyz" in url or "together.ai" in url
-    mistral = provider == "mistral" or "mistral.ai" in url
-    if zai:
-        thinking_format = "zai"
-    elif openrouter:
-        thinking_format = "openrouter"
-    elif deepseek:
-        thinking_format = "deepseek"
-    elif together:
-        thinking_format = "together"
-    else:
-        thinking_format = "openai"
-    return {
-        "supportsStore": official,
-        "supportsDeveloperRole": official,
-        "supportsReasoningEffort": not (grok or zai),
-        "supportsUsageInStreaming": True,
-        "supportsFinishReason": True,
-        "maxTokensField": "max_tokens" if "chutes.ai" in url or mistral else "max_completion_tokens",
-        "requiresToolResultName": mistral,
-        "requiresAssistantAfterToolResult": mistral,
-        "requiresNonNullAssistantContent": False,
-        "requiresToolsWithToolHistory": False,
-        "requiresThinkingAsText": mistral,
-        "requiresReasoningContentOnAssistantMessages": deepseek,
-        "thinkingFormat": thinking_format,
-        "sendSessionAffinityHeaders": openrouter,
-        "sessionAffinityFormat": "openrouter" if openrouter else "openai",
-        "promptCacheKeyMode": "auto",
-        "zaiToolStream": False,
-    }
-
-
-def resolve_compat(model: Model) -> dict[str, Any]:
-    """Detected defaults overridden field by field by the model's ``compat``."""
-    compat = detect_compat(model)
-    compat.update({k: v for k, v in (model.compat or {}).items() if v is not None})
-    return compat
+PROMPT_CACHE_KEY_LIMIT = 64
+"""OpenAI's longest ``prompt_cache_key`` (characters); a longer session id is cut."""
 
 
 # --------------------------------------------------------------------------- request
 
 
-def _template_values(template: dict[str, Any], level: str | None, effort: str | None,
-                     budget: int | None) -> dict[str, Any]:
-    """Fill ``{"$var": "thinking.enabled"|"thinking.effort"|"thinking.budget"}`` placeholders."""
-    values = {"thinking.enabled": level is not None, "thinking.effort": effort, "thinking.budget": budget}
-    out: dict[str, Any] = {}
-    for key, value in template.items():
-        if isinstance(value, dict) and "$var" in value:
-            if value.get("omitWhenOff") and level is None:
-                continue
-            out[key] = values.get(value["$var"])
-        else:
-            out[key] = value
-    return out
+def _retention(options: StreamOptions) -> str:
+    """The cache retention asked for: the request's, else ``long`` from ``PI_CACHE_RETENTION``, else short."""
+    wanted = options.extra.get("cache_retention")
+    if wanted:
+        return str(wanted)
+    return "long" if os.environ.get("PI_CACHE_RETENTION") == "long" else "short"
 
 
-def _reasoning_params(model: Model, compat: dict[str, Any], level: str | None,
-                      options: StreamOptions) -> dict[str, Any]:
-    """The request fields that switch thinking on or off, in the server's dialect."""
-    if not model.reasoning:
+def _session_headers(compat: dict[str, Any], session_id: str | None) -> dict[str, str]:
+    if not session_id or not compat.get("sendSessionAffinityHeaders"):
         return {}
-    effort = provider_effort(model, level)
-    on = level is not None
-    with_effort = bool(effort) and compat.get("supportsReasoningEffort", True)
-    budget = thinking_budget(level, options)
-    fmt = compat.get("thinkingFormat") or "openai"
-    params: dict[str, Any] = {}
-    if fmt == "openai":
-        if with_effort:
-            params["reasoning_effort"] = effort
-    elif fmt == "openrouter":
-        params["reasoning"] = {"effort": effort if on and effort else "none"}
-    elif fmt in ("deepseek", "zai"):
-        params["thinking"] = {"type": "enabled" if on else "disabled"}
-        if fmt == "deepseek" and with_effort:
-            params["reasoning_effort"] = effort
-    elif fmt == "together":
-        params["reasoning"] = {"enabled": on}
-        if with_effort:
-            params["reasoning_effort"] = effort
-    elif fmt == "qwen":
-        params["enable_thinking"] = on
-    elif fmt == "qwen-chat-template":
-        params["chat_template_kwargs"] = {"enable_thinking": on, "preserve_thinking": True}
-    elif fmt == "chat-template":
-        params["chat_template_kwargs"] = _template_values(
-            compat.get("chatTemplateKwargs") or {"enable_thinking": {"$var": "thinking.enabled"}},
-            level, effort, budget)
-    elif fmt == "baseten":
-        params["chat_template_args"] = _template_values(
-            compat.get("chatTemplateArgs") or {}, level, effort, budget)
-        if with_effort:
-            params["reasoning_effort"] = effort
-    elif fmt == "string-thinking" and on and effort:
-        params["thinking"] = effort
-    elif fmt == "ant-ling" and on and effort:
-        params["reasoning"] = {"effort": effort}
-    budget_field = compat.get("thinkingTokenBudgetField") or (
-        "thinking_token_budget" if compat.get("supportsThinkingTokenBudget") else None)
-    if budget_field and budget is not None:
-        params[budget_field] = budget
-    return params
+    if compat.get("sessionAffinityFormat") == "openrouter":
+        return {"x-session-id": session_id}
+    headers = {"session_id": session_id} if compat.get("sessionAffinityFormat") == "openai" else {}
+    return {**headers, "x-client-request-id": session_id, "x-session-affinity": session_id}
 
 
-def _session_headers(model: Model, compat: dict[str, Any], options: StreamOptions) -> dict[str, str]:
-    sid = options.session_id
-    if not sid or not compat.get("sendSessionAffinityHeaders"):
-        return {}
-    fmt = compat.get("sessionAffinityFormat") or "openai"
-    if fmt == "openrouter":
-        return {"x-session-id": sid}
-    headers = {"x-client-request-id": sid, "x-session-affinity": sid}
-    if fmt == "openai":
-        headers["session_id"] = sid
+def request_headers(model: Model, options: StreamOptions, api_key: str | None,
+                    compat: dict[str, Any]) -> dict[str, str | None]:
+    """The headers as Pi's OpenAI client sends them: JSON both ways, the bearer key, pi's identity,
+    the model's headers, the session-affinity headers, then the request's (None removes one)."""
+    headers: dict[str, str | None] = {"accept": "application/json", "content-type": "application/json"}
+    if api_key:
+        headers["authorization"] = f"Bearer {api_key}"
+    headers.update(identity_headers(model))
+    headers.update(model.headers or {})
+    retention = _retention(options)
+    headers.update(_session_headers(compat, options.session_id if retention != "none" else None))
+    headers.update(options.headers)
     return headers
 
 
 def build_request(model: Model, context: Context, options: StreamOptions) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The JSON body for ``/chat/completions`` and the resolved compat switches.
+    """The JSON body for ``/chat/completions`` (keys in Pi's order) and the resolved compat switches.
 
     Args:
         model: The target model (its ``compat`` and models.json extras shape the body).
@@ -191,39 +101,50 @@ def build_request(model: Model, context: Context, options: StreamOptions) -> tup
         ``(body, compat)``.
     """
     compat = resolve_compat(model)
-    level = thinking_level(model, options)
-    body: dict[str, Any] = {
-        "model": model.id,
-        "messages": convert_messages(model, context, compat, reasoning_on=level is not None),
-        "stream": True,
-    }
-    if compat.get("supportsUsageInStreaming", True):
+    level = request_level(model, options.reasoning)
+    retention = _retention(options)
+    messages = convert_messages(model, context, compat)
+    body: dict[str, Any] = {"model": model.id, "messages": messages, "stream": True}
+    mode = compat.get("promptCacheKeyMode") or "auto"
+    long_cache = retention == "long" and bool(compat.get("supportsLongCacheRetention"))
+    if retention != "none" and options.session_id and (
+            mode == "enabled" or (mode == "auto" and ("api.openai.com" in model.base_url or long_cache))):
+        body["prompt_cache_key"] = options.session_id[:PROMPT_CACHE_KEY_LIMIT]
+    if long_cache:
+        body["prompt_cache_retention"] = "24h"
+    if compat.get("supportsUsageInStreaming") is not False:
         body["stream_options"] = {"include_usage": True}
     if compat.get("supportsStore"):
         body["store"] = False
     max_tokens = options.max_tokens or model.max_tokens
     if max_tokens:
-        body[compat.get("maxTokensField") or "max_completion_tokens"] = max_tokens
+        body["max_tokens" if compat.get("maxTokensField") == "max_tokens" else "max_completion_tokens"] = max_tokens
     if options.temperature is not None:
         body["temperature"] = options.temperature
     if context.tools:
         body["tools"] = convert_tools(context.tools, compat)
         if compat.get("zaiToolStream"):
             body["tool_stream"] = True
-    elif compat.get("requiresToolsWithToolHistory") and has_tool_history(body["messages"]):
+    elif compat.get("requiresToolsWithToolHistory") and has_tool_history(messages):
         body["tools"] = []
-    body.update(_reasoning_params(model, compat, level, options))
-    mode = compat.get("promptCacheKeyMode") or "auto"
-    if options.session_id and (
-        mode == "enabled" or (mode == "auto" and "api.openai.com" in model.base_url)
-    ):
-        body["prompt_cache_key"] = options.session_id
-    if compat.get("openRouterRouting"):
-        body["provider"] = compat["openRouterRouting"]
-    if compat.get("vercelGatewayRouting"):
-        body["providerOptions"] = {"gateway": compat["vercelGatewayRouting"]}
+    if compat.get("cacheControlFormat") == "anthropic" and retention != "none":
+        marker: dict[str, Any] = {"type": "ephemeral", **({"ttl": "1h"} if long_cache else {})}
+        apply_cache_control(messages, body.get("tools"), marker)
+    if options.extra.get("tool_choice") is not None:
+        body["tool_choice"] = options.extra["tool_choice"]
     if compat.get("vllmPriority") is not None:
         body["priority"] = compat["vllmPriority"]
+    ceiling = body.get("max_tokens") or body.get("max_completion_tokens") or model.max_tokens
+    budget = thinking_budget(level, options, ceiling) if model.reasoning else None
+    body.update(reasoning_fields(model, compat, level, budget))
+    field = budget_field(compat)
+    if field and budget is not None:
+        body[field] = budget
+    if compat.get("openRouterRouting") is not None:
+        body["provider"] = compat["openRouterRouting"]
+    routing = compat.get("vercelGatewayRouting") or {}
+    if routing.get("only") or routing.get("order"):
+        body["providerOptions"] = {"gateway": {k: routing[k] for k in ("only", "order") if routing.get(k)}}
     body.update(sampling_params(model, options, level))
     return body, compat
 
@@ -270,11 +191,11 @@ async def stream(model: Model, context: Context, options: StreamOptions) -> Asyn
     try:
         api_key = resolve_api_key(model, options)
         body, compat = build_request(model, context, options)
-    except MissingApiKey as exc:
+    except (MissingApiKey, ValueError) as exc:
         for event in builder.fail(str(exc)):
             yield event
         return
-    headers = request_headers(model, options, api_key, _session_headers(model, compat, options))
+    headers = request_headers(model, options, api_key, compat)
     msg = builder.message
     current = -1  # index of the open text/thinking block
     current_kind = ""
@@ -284,7 +205,7 @@ async def stream(model: Model, context: Context, options: StreamOptions) -> Asyn
     loads = _DECODE
     try:
         async for item in post_sse(endpoint(model, "chat/completions"), headers, body, options,
-                                   announce_open=True):
+                                   announce_open=True, error_text=openai_words):
             if item is OPENED:  # the server accepted the request: Pi's ``start``
                 for event in builder.start():
                     yield event

@@ -23,7 +23,7 @@ from ..events import AssistantMessageEvent
 from ..options import StreamOptions
 from ..transcript import role, transcript
 from ..types import Context, Model, TextContent, ThinkingContent, ToolCall, Usage
-from ._http import StreamFormatError, failure_events, keyed_request, post_sse
+from ._http import StreamFormatError, failure_events, final_headers, keyed_request, post_sse
 from ._identity import identity_headers
 
 API = "pi-messages"
@@ -74,13 +74,13 @@ def build_request(
     if options.session_id:
         forwarded["sessionId"] = options.session_id
     body = {"model": model.id, "context": wire_context(context), "options": forwarded}
-    headers = {**identity_headers(), "authorization": f"Bearer {api_key}", "accept": "text/event-stream",
-               "content-type": "application/json"}
+    headers: dict[str, str | None] = {**identity_headers(model), "authorization": f"Bearer {api_key}",
+                                      "accept": "text/event-stream", "content-type": "application/json"}
     headers.update({k.lower(): v for k, v in options.headers.items()})
     url = f"{model.base_url.rstrip('/')}/messages"
     if options.extra.get("debug"):
         url += "?debug=1"
-    return url, headers, body
+    return url, final_headers(headers), body
 
 
 def error_text(status: int, body: bytes) -> str:

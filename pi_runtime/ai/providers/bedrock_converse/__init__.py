@@ -22,7 +22,7 @@ from ...builder import MessageBuilder
 from ...events import AssistantMessageEvent
 from ...options import StreamOptions
 from ...types import Context, Model
-from .._http import Aborted, failure_events, post_stream
+from .._http import Aborted, failure_events, final_headers, post_stream
 from . import aws
 from .request import build_body
 from .response import FrameDecoder, StreamParser, as_item, error_text
@@ -70,7 +70,7 @@ def request_headers(model: Model, options: StreamOptions) -> dict[str, str]:
     """The unsigned headers: JSON, then the model's and the request's own (minus the signature's)."""
     headers = {"content-type": "application/json"}
     headers.update(aws.request_headers(model.headers or {}))
-    headers.update(aws.request_headers(options.headers))
+    headers.update(aws.request_headers(final_headers(options.headers)))
     return headers
 
 

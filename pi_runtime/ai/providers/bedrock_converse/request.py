@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...options import StreamOptions
+from ...strict_schema import strict_choice, tool_parameters
 from ...transform import prepare_messages
 from ...types import (
     AssistantMessage,
@@ -25,11 +26,12 @@ from ...types import (
     Model,
     TextContent,
     ThinkingContent,
+    Tool,
     ToolCall,
     ToolResultMessage,
     UserMessage,
 )
-from ..anthropic_messages import tool_use_id
+from .._anthropic_request import tool_use_id
 
 EMPTY_TEXT = "<empty>"
 """What Pi sends where Bedrock requires a text and there is none (blank text is rejected)."""
@@ -100,6 +102,17 @@ def _govcloud(model: Model, region: str | None) -> bool:
 def _level_map(model: Model) -> Mapping[str, Any]:
     levels = model.thinking_level_map
     return levels if isinstance(levels, dict) else {}
+
+
+def _tool_spec(tool: Tool, supports_strict: bool) -> dict[str, Any]:
+    """A tool as Pi sends it (fields in the AWS SDK's order): strict where the model's compat says
+    Bedrock takes strict tools for it and the tool asks for it (``constrainedSampling``)."""
+    strict = strict_choice(tool, supports_strict)
+    spec: dict[str, Any] = {"name": tool.name, "inputSchema": {"json": tool_parameters(tool, strict)},
+                            "description": tool.description}
+    if strict:
+        spec["strict"] = True
+    return {"toolSpec": spec}
 
 
 # --------------------------------------------------------------------------- thinking
@@ -354,10 +367,8 @@ def build_body(
         inference["temperature"] = options.temperature
     body["inferenceConfig"] = inference
     if context.tools:
-        body["toolConfig"] = {"tools": [
-            {"toolSpec": {"name": t.name, "description": t.description, "inputSchema": {"json": t.parameters}}}
-            for t in context.tools
-        ]}
+        body["toolConfig"] = {"tools": [_tool_spec(t, bool((model.compat or {}).get("supportsStrictMode")))
+                                        for t in context.tools]}
     fields = model_request_fields(model, options, region, budget)
     if fields is not None:
         body["additionalModelRequestFields"] = fields

@@ -26,7 +26,8 @@ from ...events import AssistantMessageEvent
 from ...options import StreamOptions
 from ...types import Context, Model
 from .. import anthropic_messages, google_generative
-from .._http import ProviderError, failure_events, post_stream
+from .._http import ProviderError, failure_events, final_headers, post_stream
+from .._identity import identity_headers
 from . import adc, routes
 
 API = "google-vertex"
@@ -75,11 +76,11 @@ async def _auth(model: Model, options: StreamOptions, env: Mapping[str, str]) ->
 
 def _gemini_request(model: Model, context: Context, options: StreamOptions,
                     auth: dict[str, str]) -> tuple[dict[str, str], dict[str, Any]]:
-    _, _, body = google_generative.build_request(model, context, options, "")
-    headers = {"content-type": "application/json", "accept": "text/event-stream", **auth}
+    body = google_generative.build_body(model, context, options, vertex=True)
+    headers: dict[str, str | None] = {"content-type": "application/json", **identity_headers(model), **auth}
     headers.update(model.headers or {})
     headers.update(options.headers)
-    return headers, body
+    return final_headers(headers), body
 
 
 def _anthropic_request(model: Model, context: Context, options: StreamOptions,

@@ -1,0 +1,140 @@
+"""Fitting a request's output limit into the model's context window, as Pi 1.6 does for every wire API.
+
+A model whose output limit is as large as its window (many are: 262,144 of 262,144) would have
+every request refused once the input is counted in, so the limit sent is at most the window
+minus the input and a margin: the larger of 4,096 tokens and 15 % of the input (OpenRouter counts
+the input with its own tokenizer, up to 12 % higher), the 15 % only while at least 32,768 tokens
+of output remain. The input is estimated as Pi estimates it: the usage the last answer reported
+plus 3.5 characters a token for what came after it, or everything estimated when no answer
+reported usage (the system prompt with its tool declarations included).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .. import deep_json
+
+CHARS_PER_TOKEN = 3.5
+IMAGE_CHARS = 4_800
+SAFETY_TOKENS = 4_096
+SAFETY_RATIO = 0.15
+MIN_OUTPUT_WITH_RATIO_MARGIN = 32_768
+
+
+def _wire(message: Any) -> dict[str, Any]:
+    return message if isinstance(message, dict) else message.to_wire()
+
+
+def _json_chars(value: Any) -> int:
+    return len(deep_json.dumps(value, separators=(",", ":"), ensure_ascii=False))
+
+
+def _content_chars(content: Any) -> int:
+    if isinstance(content, str):
+        return len(content)
+    chars = 0
+    for block in content or ():
+        block = _wire(block)
+        kind = block.get("type")
+        if kind == "text":
+            chars += len(block.get("text") or "")
+        elif kind == "image":
+            chars += IMAGE_CHARS
+    return chars
+
+
+def _tokens(chars: int) -> int:
+    return math.ceil(chars / CHARS_PER_TOKEN)
+
+
+def message_tokens(message: Any) -> int:
+    """The estimate for one message of the context (Pi's ``estimateMessageTokens``)."""
+    wire = _wire(message)
+    role = wire.get("role")
+    if role in ("user", "toolResult"):
+        return _tokens(_content_chars(wire.get("content")))
+    if role == "system":
+        text = [_content_text(wire.get("content"))]
+        text += [v for v in (wire.get("sections") or {}).values() if isinstance(v, str)]
+        tools = sum(_tokens(_json_chars(wire[key])) for key in ("toolsAdded", "toolsRemoved") if wire.get(key))
+        return _tokens(len("\n\n".join(t for t in text if t))) + tools
+    chars = 0
+    for block in wire.get("content") or ():
+        block = _wire(block)
+        kind = block.get("type")
+        if kind == "text":
+            chars += len(block.get("text") or "")
+        elif kind == "thinking":
+            chars += len(block.get("thinking") or "")
+        elif kind == "toolCall":
+            chars += len(block.get("name") or "") + _json_chars(block.get("arguments") or {})
+    return _tokens(chars)
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    return "\n".join(b.get("text", "") for b in map(_wire, content or ()) if b.get("type") == "text")
+
+
+def _field(message: Any, wire_name: str, attr: str) -> Any:
+    return message.get(wire_name) if isinstance(message, dict) else getattr(message, attr, None)
+
+
+def _reported(message: Any) -> int:
+    """The context size the provider reported with an answer (0: none)."""
+    usage = _field(message, "usage", "usage")
+    if usage is None:
+        return 0
+    if isinstance(usage, dict):
+        total = usage.get("totalTokens") or 0
+        parts = [usage.get(k) or 0 for k in ("input", "output", "cacheRead", "cacheWrite")]
+    else:
+        total = usage.total_tokens
+        parts = [usage.input, usage.output, usage.cache_read, usage.cache_write]
+    return int(total or sum(int(p) for p in parts))
+
+
+def context_tokens(system_prompt: str | None, tools: list[Any] | None, messages: list[Any]) -> int:
+    """The estimated size of a request's input (Pi's ``estimateContextTokens`` over its transcript).
+
+    Only the messages after the last answer with usage are converted and measured, so a long
+    session costs a scan of roles and timestamps.
+    """
+    last, newest = None, float("-inf")
+    for index, message in enumerate(messages):
+        stamp = _field(message, "timestamp", "timestamp") or 0
+        if _field(message, "role", "role") == "assistant" and stamp >= newest and _field(
+                message, "stopReason", "stop_reason") not in ("aborted", "error") and _reported(message) > 0:
+            # A message inserted after the answer (a compaction summary) would make its usage stale.
+            last = index
+        newest = max(newest, stamp)
+    if last is not None:
+        return _reported(messages[last]) + sum(message_tokens(m) for m in messages[last + 1:])
+    system: dict[str, Any] = {"role": "system", "content": system_prompt or ""}
+    if tools:
+        system["toolsAdded"] = [t if isinstance(t, dict) else t.to_wire() for t in tools]
+    head = message_tokens(system) if system_prompt or tools else 0
+    return head + sum(message_tokens(m) for m in messages if _field(m, "role", "role") != "system")
+
+
+def clamp_max_tokens(context_window: int, max_tokens: int, input_tokens: int) -> int:
+    """``max_tokens`` fitted into ``context_window`` with ``input_tokens`` of input (Pi's
+    ``clampMaxTokensToContext``); a model without a window keeps its limit."""
+    if context_window <= 0:
+        return max(1, max_tokens)
+    margin = max(SAFETY_TOKENS, math.ceil(input_tokens * SAFETY_RATIO))
+    room = context_window - input_tokens - margin
+    if room < MIN_OUTPUT_WITH_RATIO_MARGIN:
+        room = min(MIN_OUTPUT_WITH_RATIO_MARGIN, context_window - input_tokens - SAFETY_TOKENS)
+    return min(max_tokens, max(1, room))
+
+
+def request_max_tokens(model: Any, context: Any, max_tokens: int | None) -> int:
+    """The output limit a request to ``model`` carries: the caller's (or the model's) fitted into the
+    window left by ``context`` (a ``Context``: system prompt, tools, messages)."""
+    wanted = max_tokens or model.max_tokens
+    used = context_tokens(context.system_prompt, context.tools, list(context.messages))
+    return clamp_max_tokens(model.context_window or 0, wanted, used)
