@@ -105,7 +105,9 @@ def context_tokens(system_prompt: str | None, tools: list[Any] | None, messages:
     """
     last, newest = None, float("-inf")
     for index, message in enumerate(messages):
-        stamp = _field(message, "timestamp", "timestamp") or 0
+        stamp = _field(message, "timestamp", "timestamp")
+        if not isinstance(stamp, (int, float)) or isinstance(stamp, bool):
+            stamp = 0  # a hand-edited line's text stamp: ordered first rather than a crash
         if _field(message, "role", "role") == "assistant" and stamp >= newest and _field(
                 message, "stopReason", "stop_reason") not in ("aborted", "error") and _reported(message) > 0:
             # A message inserted after the answer (a compaction summary) would make its usage stale.
