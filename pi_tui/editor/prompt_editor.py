@@ -60,7 +60,7 @@ class PromptEditor(TextArea, inherit_bindings=False):
         _key("tui.editor.yankPop", "yank_pop", "alt+y"),
         _key("tui.editor.undo", "undo", "ctrl+minus"),
         _key("tui.editor.jumpForward", "jump(1)", "ctrl+right_square_bracket"),
-        _key("tui.editor.jumpBackward", "jump(-1)", "ctrl+alt+right_square_bracket"),
+        _key("tui.editor.jumpBackward", "jump(-1)", "alt+ctrl+right_square_bracket"),
         # Not a priority binding: the app's keymap rebinds it by id like the app's own keys.
         _key("app.clipboard.pasteImage", "paste_clipboard", "ctrl+v"),
         # Selection keys have no Pi id; they keep TextArea's meaning.
