@@ -23,9 +23,11 @@ from . import images as image_files
 from . import paste
 from .completion_menu import CompletionMenu
 from .kill_ring import KillRing
+from .typed_text import take_in_editor
 
 if TYPE_CHECKING:
     from ..terminal.clipboard import ClipboardContent
+    from ..terminal.typed_runs import TypedRun
 
 EDITOR_ACTIONS = ("submit", "newline", "followUp", "tab")
 
@@ -210,6 +212,10 @@ class PromptEditor(TextArea, inherit_bindings=False):
             self._stop(event)
             return
         await super()._on_key(event)
+
+    async def _on_typed_run(self, run: TypedRun) -> None:
+        """Keys typed together, forwarded by the app: one insertion, or each key as it would come alone."""
+        await take_in_editor(self, run, waiting_jump=bool(self._jump))
 
     async def _run_own_binding(self, key: str) -> bool:
         """Run the editor's own binding for ``key`` now; False when it has none.
