@@ -234,14 +234,16 @@ def markdown_renderable(text: str, code_theme_name: str | None = None) -> Markdo
     return markdown
 
 
-def warm_up() -> None:
-    """Import and exercise the Markdown stack (markdown-it, Pygments) ahead of the first answer.
+def warm_up(code: bool = True) -> None:
+    """Import and exercise the Markdown stack (markdown-it; with ``code``, Pygments too) ahead of
+    the answer that needs it.
 
     Safe to call from a worker thread: it only imports and renders to a private console.
     """
     from rich.console import Console
 
-    Console(width=40, file=_NullFile()).print(markdown_renderable("# a\n\n- `b`\n\n```python\nc = 1\n```"))
+    sample = "# a\n\n- `b`" + ("\n\n```python\nc = 1\n```" if code else "")
+    Console(width=40, file=_NullFile()).print(markdown_renderable(sample))
 
 
 class _NullFile(io.StringIO):
