@@ -4,6 +4,7 @@ Cases (each run a few times, ours and Pi's interleaved; the median wall time, th
 time (user + system of all threads: steadier than wall time on a busy machine), the largest
 peak RSS and ours as a fraction of Pi's median wall time are shown):
   --version              start-up floor
+  --list-models          the whole catalogue (a placeholder in every provider variable: 1,688 models)
   -p "say hi"            a one-line answer from a loopback OpenAI-compatible server
   -p (2,000 tokens)      a long streamed answer (~2,000 deltas)
   --session (20k) -p     open a generated 20,000-message session file and answer
@@ -174,8 +175,13 @@ def main() -> None:
 
         big = agent / "sessions" / encode_cwd(str(project)) / "2025-01-01T00-00-00-000Z_bench-20k.jsonl"
         model = ["--model", "bench/bench-model"]
+        # A placeholder in every provider's variables: --list-models shows the whole catalogue.
+        from pi_runtime.ai.env_keys import ENV_KEYS
+
+        every_key = {**env, **{name: "placeholder" for names in ENV_KEYS.values() for name in names}}
         cases = [
             ("pi --version", ["--version"]),
+            ("--list-models (all keys)", ["--list-models"]),
             ('pi -p "say hi"', ["-p", "say hi", "--no-session", *model]),
             ("2,000-token answer", ["-p", "long answer please", "--no-session", *model]),
             ("--session (20k) -p", ["--session", str(big), "-p", "say hi", *model]),
@@ -192,7 +198,8 @@ def main() -> None:
                 for i, cmd in enumerate(commands):  # interleaved, so load changes hit both alike
                     if "20k" in label:
                         write_session(big, str(project), SESSION_MESSAGES)
-                    wall, rss, _code, cpu = measure([*cmd, *args], env, str(project))
+                    case_env = every_key if label.startswith("--list-models") else env
+                    wall, rss, _code, cpu = measure([*cmd, *args], case_env, str(project))
                     walls[i].append(wall)
                     cpus[i].append(cpu)
                     peaks[i] = max(peaks[i], rss)

@@ -9,7 +9,10 @@ _SUBCOMMANDS = {
     "mcp": "pi_runtime.mcp.cli", "auth": "pi_runtime.auth_cli",
     "install": "pi_runtime.packages.cli", "remove": "pi_runtime.packages.cli", "uninstall": "pi_runtime.packages.cli",
     "list": "pi_runtime.packages.cli", "update": "pi_runtime.packages.cli",
+    "serve": "pi_runtime.serve.cli", "attach": "pi_runtime.remote.attach_cli",
 }
+_TAKE_REST = ("mcp", "auth", "serve", "attach")
+"""Subcommands whose ``run`` gets the words after the subcommand's name (the others get all)."""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -30,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
         import importlib
 
         gc.enable()  # no mode follows to turn it back on
-        return int(importlib.import_module(_SUBCOMMANDS[args[0]]).run(args[1:] if args[0] in ("mcp", "auth") else args))
+        return int(importlib.import_module(_SUBCOMMANDS[args[0]]).run(args[1:] if args[0] in _TAKE_REST else args))
     from .cli_main import run
 
     return run(args)

@@ -258,6 +258,8 @@ Modes:
   --mode text|json|rpc        Output interface (json: JSONL events; rpc: JSONL commands on stdin)
   --export <session> [out]    Export a session to HTML and exit
   --list-models [search]      List available models and exit
+  pi serve [options]          Keep this folder's sessions running for any number of viewers
+  pi attach --list | <id>     List the served sessions, or attach one (--mode rpc)
 
 Models:
   --model <pattern>[:level]   Model by provider/id, id or fuzzy name, optional thinking level

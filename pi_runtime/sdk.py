@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .agent.agent import Agent
 from .agent.tool import AgentTool
@@ -27,6 +27,13 @@ from .extensions.load_configured import load_extensions as load_extensions  # th
 from .kernel.session import AgentSession, typed_settings
 from .kernel.thinking import clamp_thinking
 from .settings_model import Settings
+
+if TYPE_CHECKING:
+    from .ai.models import ModelRegistry
+    from .extensions.runner import ExtensionRunner
+    from .resources.port import ResourceLoaderPort
+    from .session.manager import SessionManager
+    from .settings import SettingsManager
 
 DEFAULT_TOOLS = ("read", "bash", "edit", "write")
 
@@ -88,11 +95,38 @@ def _default_model(registry: Any, typed: Settings) -> Model | None:
         found = registry.lookup(model_id)
         if found is not None:
             return found
+    # Pi's choice: the default model of the first provider (in Pi's order) that has credentials,
+    # else the first model with credentials.
+    from .ai.catalog import builtin_catalog
+
+    catalog = builtin_catalog()
+    for provider in catalog.default_model_order:
+        info = catalog.providers.get(provider)
+        if info is not None and info.default_model and registry.provider_has_credentials(provider):
+            found = registry.find(provider, info.default_model)
+            if found is not None:
+                return found
     available = registry.available()
     if available:
         return available[0]
     # Nothing has credentials: keep a sensible model so the first prompt explains how to connect.
     return registry.find("anthropic", "claude-sonnet-4-5") or (registry.all() or [None])[0]
+
+
+def _enabled_scope(registry: Any, patterns: list[str]) -> list[tuple[Model, str | None]]:
+    """``enabledModels`` as scoped models: each pattern as ``--models`` reads it; one that
+    matches nothing is left out (a model that went away must not stop pi from starting)."""
+    from .ai.models import ModelNotFoundError
+    from .modes.model_select import resolve_scope
+
+    out: list[tuple[Model, str | None]] = []
+    for pattern in patterns:
+        try:
+            found = resolve_scope(registry, pattern)
+        except (ModelNotFoundError, ValueError):
+            continue
+        out.extend(pair for pair in found if all(pair[0].ref != m.ref for m, _ in out))
+    return out
 
 
 def create_agent_session(
@@ -105,14 +139,14 @@ def create_agent_session(
     exclude_tools: Iterable[str] = (),
     no_tools: bool = False,
     custom_tools: Iterable[AgentTool] = (),
-    session_manager: Any = None,
-    settings: Any = None,
-    resource_loader: Any = None,
-    model_registry: Any = None,
+    session_manager: SessionManager | None = None,
+    settings: SettingsManager | None = None,
+    resource_loader: ResourceLoaderPort | None = None,
+    model_registry: ModelRegistry | None = None,
     scoped_models: list[tuple[Model, str | None]] | None = None,
     extensions: Iterable[str] = (),
     no_extensions: bool = False,
-    extension_runner: Any = None,
+    extension_runner: ExtensionRunner | None = None,
     mcp: bool = False,
 ) -> AgentSession:
     """Create an ``AgentSession`` (see the module docstring for an offline example).
@@ -169,8 +203,6 @@ def create_agent_session(
         available[tool.name] = tool
     defaults = typed.default_tools
     base_defaults = list(DEFAULT_TOOLS) + [t.name for t in custom_tools]
-    if isinstance(defaults, list) and defaults:
-        base_defaults = [t.name for t in select_tools(available, defaults, defaults=base_defaults)]
     if extension_runner is None:
         trusted = getattr(resource_loader, "project_trusted", None)
         if trusted is None:
@@ -184,14 +216,28 @@ def create_agent_session(
             any(e.path == "builtin:mcp" for e in runner.extensions) or runner.mcp_servers.builtin_on_demand):
         tools = _without_mcp_names(tools)  # MCP tools do not exist yet; the MCP extension applies these entries
     built_in = dict(available)  # before extension tools replace any (a reload brings these back)
+    extension_defaults = []
     if runner is not None:
         # Extension tools can be chosen with --tools and are active unless they opt out.
         for tool in runner.registered_tools():
             available[tool.name] = tool
-            if getattr(tool, "default_active", True) and tool.name not in base_defaults:
-                base_defaults.append(tool.name)
+            # Registering activates (declares) only direct and model-only tools that do not opt out (Pi).
+            if getattr(tool, "default_active", True) and getattr(tool, "exposure", "direct") in ("direct", "model-only"):
+                extension_defaults.append(tool.name)
+    if isinstance(defaults, list) and defaults:
+        # After the extensions loaded: defaultTools may name their inactive tools ("+codemode").
+        base_defaults = [t.name for t in select_tools(available, defaults, defaults=base_defaults)]
+    base_defaults += [name for name in extension_defaults if name not in base_defaults]
     active = select_tools(available, tools, defaults=base_defaults, exclude=exclude_tools, no_tools=no_tools)
 
+    if scoped_models is None and typed.enabled_models:
+        scoped_models = _enabled_scope(model_registry, typed.enabled_models) or None
+        if model is None and scoped_models and getattr(session_manager, "leaf_id", None) is None:
+            # A new session starts on the saved default when it is in the scope, else the first
+            # scoped model (with its thinking level), as Pi does with enabledModels.
+            saved = f"{typed.default_provider}/{typed.default_model}"
+            model, scoped_level = next(((m, lv) for m, lv in scoped_models if m.ref == saved), scoped_models[0])
+            thinking_level = thinking_level or scoped_level
     chosen = model or _default_model(model_registry, typed)
     default_level = None
     if settings is not None:
@@ -214,7 +260,7 @@ def create_agent_session(
         from .resources.system_prompt import DEFAULT_TOOL_DESCRIPTIONS
 
         resources = resource_loader.resources
-        active = session.agent.state.tools
+        active = [t for t in session.agent.state.tools if not t.declaration_hidden]
         descriptions = {}
         for tool in active:
             snippet = getattr(tool, "prompt_snippet", None)

@@ -65,6 +65,6 @@ def test_every_app_helper_is_used_by_the_app():
 def test_what_the_docs_name_in_the_face_is_there():
     docs = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
     named = {m for doc in docs for m in re.findall(r"pi_runtime\.frontend\.(\w+)", doc.read_text())}
-    submodules = {"events", "session", "app_support"}
+    submodules = {"events", "session", "wire", "app_support"}
     assert named, "the docs name nothing of the face"
     assert {name for name in named - submodules if not hasattr(face, name)} == set()

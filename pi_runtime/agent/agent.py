@@ -40,6 +40,8 @@ from .tool_exec import AfterHook, BeforeHook
 
 QueueMode = Literal["one-at-a-time", "all"]
 QueueKind = Literal["steer", "follow_up"]
+StreamingBehavior = Literal["steer", "followUp"]
+"""Where text sent while a run streams goes (Pi's ``streamingBehavior``): steering or a follow-up."""
 
 
 @record
@@ -129,18 +131,22 @@ class Agent:
         """Add a listener (sync or async). Returns a function that removes it."""
         return self._listeners.add(listener)
 
-    async def _emit(self, event: Any) -> None:
+    # The loop's surface (see ``loop.LoopHost``): emitting, and taking queued messages.
+
+    async def emit(self, event: Any) -> None:
+        """Deliver ``event`` to every subscriber, after any event queued with :meth:`emit_soon`."""
         if self._scheduled:
-            await self._drain_scheduled()
+            await self.flush_events()
         await self._listeners.emit(event)
 
-    def _schedule_emit(self, event: Any) -> None:
+    def emit_soon(self, event: Any) -> None:
         """Emit from synchronous code (a tool's update callback), keeping event order."""
         self._scheduled.append(event)
         if self._drain_task is None or self._drain_task.done():
-            self._drain_task = asyncio.ensure_future(self._drain_scheduled())
+            self._drain_task = asyncio.ensure_future(self.flush_events())
 
-    async def _drain_scheduled(self) -> None:
+    async def flush_events(self) -> None:
+        """Deliver what :meth:`emit_soon` queued (a tool's end waits for its updates to be out)."""
         while self._scheduled:
             await self._listeners.emit(self._scheduled.pop(0))
 
@@ -223,13 +229,16 @@ class Agent:
             return taken
         return [queue.pop(0)]
 
-    def _take_steering(self) -> list[Any]:
+    def take_steering(self) -> list[Any]:
+        """Take the steering messages due now (one, or all in ``all`` mode); the loop calls this
+        after each turn's tool calls."""
         taken = self._take(self._steering, self.steering_mode)
         if taken and self.on_queue_taken is not None:
             self.on_queue_taken("steer", taken)
         return taken
 
-    def _take_follow_up(self) -> list[Any]:
+    def take_follow_up(self) -> list[Any]:
+        """Take the follow-up messages due now; the loop calls this when it would otherwise stop."""
         taken = self._take(self._follow_up, self.follow_up_mode)
         if taken and self.on_queue_taken is not None:
             self.on_queue_taken("followUp", taken)
@@ -275,7 +284,7 @@ class Agent:
         if not messages:
             raise ValueError("No messages to continue from")
         if getattr(messages[-1], "role", None) == "assistant":
-            batch = self._take_steering() or self._take_follow_up()
+            batch = self.take_steering() or self.take_follow_up()
             if not batch:
                 raise ValueError("Cannot continue from an assistant message with nothing queued")
             return await self._run(batch, poll_steering_first=False)

@@ -22,12 +22,29 @@ def _wire(message: Any) -> Any:
     return message.to_wire() if hasattr(message, "to_wire") else message
 
 
+def _message(data: Any) -> Any:
+    """A wire message as its typed class (``UnknownMessage`` for a role this version does not know)."""
+    from ..ai.types import parse_message
+
+    return parse_message(data)
+
+
+def _result(data: Any) -> ToolResult:
+    from .tool import ToolResult
+
+    return ToolResult.from_wire(data)
+
+
 @record(slots=True)
 class AgentStartEvent:
     type: ClassVar[Literal["agent_start"]] = "agent_start"
 
     def to_wire(self) -> dict[str, Any]:
         return {"type": self.type}
+
+    @classmethod
+    def from_wire(cls, data: dict[str, Any]) -> AgentStartEvent:
+        return cls()
 
 
 @record(slots=True)
@@ -41,6 +58,10 @@ class AgentEndEvent:
     def to_wire(self) -> dict[str, Any]:
         return {"type": self.type, "messages": [_wire(m) for m in self.messages], "willRetry": self.will_retry}
 
+    @classmethod
+    def from_wire(cls, data: dict[str, Any]) -> AgentEndEvent:
+        return cls([_message(m) for m in data.get("messages") or []], bool(data.get("willRetry", False)))
+
 
 @record(slots=True)
 class TurnStartEvent:
@@ -48,6 +69,10 @@ class TurnStartEvent:
 
     def to_wire(self) -> dict[str, Any]:
         return {"type": self.type}
+
+    @classmethod
+    def from_wire(cls, data: dict[str, Any]) -> TurnStartEvent:
+        return cls()
 
 
 @record(slots=True)
@@ -63,6 +88,10 @@ class TurnEndEvent:
             "toolResults": [_wire(m) for m in self.tool_results],
         }
 
+    @classmethod
+    def from_wire(cls, data: dict[str, Any]) -> TurnEndEvent:
+        return cls(_message(data["message"]), [_message(m) for m in data.get("toolResults") or []])
+
 
 @record(slots=True)
 class MessageStartEvent:
@@ -71,6 +100,10 @@ class MessageStartEvent:
 
     def to_wire(self) -> dict[str, Any]:
         return {"type": self.type, "message": _wire(self.message)}
+
+    @classmethod
+    def from_wire(cls, data: dict[str, Any]) -> MessageStartEvent:
+        return cls(_message(data["message"]))
 
 
 @record(slots=True)
@@ -87,6 +120,14 @@ class MessageUpdateEvent:
             "assistantMessageEvent": self.assistant_message_event.to_wire(),
         }
 
+    @classmethod
+    def from_wire(cls, data: dict[str, Any], message: Any) -> MessageUpdateEvent:
+        """``message`` is the live message the update belongs to, already grown by it: the wire
+        carries only the delta (``ai.stream_replay.StreamReplay`` keeps that copy)."""
+        from ..ai.events import event_from_wire
+
+        return cls(message, event_from_wire(data["assistantMessageEvent"], message))
+
 
 @record(slots=True)
 class MessageEndEvent:
@@ -95,6 +136,10 @@ class MessageEndEvent:
 
     def to_wire(self) -> dict[str, Any]:
         return {"type": self.type, "message": _wire(self.message)}
+
+    @classmethod
+    def from_wire(cls, data: dict[str, Any]) -> MessageEndEvent:
+        return cls(_message(data["message"]))
 
 
 @record(slots=True)
@@ -106,6 +151,10 @@ class ToolExecutionStartEvent:
 
     def to_wire(self) -> dict[str, Any]:
         return {"type": self.type, "toolCallId": self.tool_call_id, "toolName": self.tool_name, "args": self.args}
+
+    @classmethod
+    def from_wire(cls, data: dict[str, Any]) -> ToolExecutionStartEvent:
+        return cls(str(data["toolCallId"]), str(data["toolName"]), dict(data.get("args") or {}))
 
 
 @record(slots=True)
@@ -124,6 +173,11 @@ class ToolExecutionUpdateEvent:
             "args": self.args,
             "partialResult": self.partial_result.to_wire(),
         }
+
+    @classmethod
+    def from_wire(cls, data: dict[str, Any]) -> ToolExecutionUpdateEvent:
+        return cls(str(data["toolCallId"]), str(data["toolName"]), dict(data.get("args") or {}),
+                   _result(data.get("partialResult") or {}))
 
 
 @record(slots=True)
@@ -147,6 +201,12 @@ class ToolExecutionEndEvent:
         if self.duration_ms is not None:
             out["durationMs"] = round(self.duration_ms, 3)
         return out
+
+    @classmethod
+    def from_wire(cls, data: dict[str, Any]) -> ToolExecutionEndEvent:
+        duration = data.get("durationMs")
+        return cls(str(data["toolCallId"]), str(data["toolName"]), _result(data.get("result") or {}),
+                   bool(data.get("isError", False)), None if duration is None else float(duration))
 
 
 AgentEvent = (

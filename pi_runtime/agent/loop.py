@@ -10,6 +10,9 @@ calls are not run); a batch whose every result asked to terminate; a turn with n
 calls and nothing queued. An abort during tool execution is not a stop of its own: as in
 Pi, the loop goes on to the next turn (taking any steering), whose model call ends at once
 as an empty ``aborted`` assistant message, so the session records the same entries as Pi's.
+
+The loop sees its agent only through ``LoopHost`` (``loop_host.py``): state, hooks, ``emit`` and
+the queue takers; never the agent's private fields.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ from .tool_exec import ToolBatch
 from .transcript import Transcript
 
 if TYPE_CHECKING:
-    from .agent import Agent
+    from .loop_host import LoopHost
 
 
 ABORTED_BEFORE_REQUEST = "This operation was aborted"
@@ -45,13 +48,13 @@ ABORTED_BEFORE_REQUEST = "This operation was aborted"
 class AgentRun:
     """One low-level run: from ``agent_start`` to ``agent_end``."""
 
-    def __init__(self, agent: Agent) -> None:
+    def __init__(self, agent: LoopHost) -> None:
         self.agent = agent
         self.produced: list[Any] = []
         self._tool_cache: dict[int, Any] = {}
 
     async def emit(self, event: Any) -> None:
-        await self.agent._emit(event)
+        await self.agent.emit(event)
 
     async def _add_message(self, message: Any) -> None:
         await self.emit(MessageStartEvent(message))
@@ -64,7 +67,7 @@ class AgentRun:
         await self.emit(TurnStartEvent())
         for message in self._declared(prompts):
             await self._add_message(message)
-        pending = self.agent._take_steering() if poll_steering_first else []
+        pending = self.agent.take_steering() if poll_steering_first else []
         first_turn = True
         while True:
             more_tool_calls = True
@@ -91,8 +94,8 @@ class AgentRun:
                 if self.agent.ending_after_turn:
                     return await self._end()
                 more_tool_calls = bool(calls) and not terminate
-                pending = self.agent._take_steering()
-            follow_ups = self.agent._take_follow_up()
+                pending = self.agent.take_steering()
+            follow_ups = self.agent.take_follow_up()
             if not follow_ups:
                 break
             pending = follow_ups
@@ -109,10 +112,12 @@ class AgentRun:
     def _tool_specs(self) -> list[Any]:
         specs = []
         for tool in self.agent.state.tools:
-            spec = self._tool_cache.get(id(tool))
-            if spec is None:
-                spec = self._tool_cache[id(tool)] = tool.to_tool()
-            specs.append(spec)
+            if tool.declaration_hidden:  # callable (codemode ``only``), not declared
+                continue
+            cached = self._tool_cache.get(id(tool))
+            if cached is None or cached[0] is not tool.declared_description:
+                cached = self._tool_cache[id(tool)] = (tool.declared_description, tool.to_tool())
+            specs.append(cached[1])
         return specs
 
     async def _request_auth(self) -> tuple[str | None, dict[str, str], str | None]:

@@ -33,6 +33,9 @@ class ToolResult:
     """Runtime-only hint: stop after this batch when every result in it terminates."""
     is_error: bool = False
     """The tool failed but made its own result (Pi's ``isError``): recorded as an error result."""
+    structured_content: Any = None
+    """What programmatic callers (codemode scripts) get instead of the text, for tools with an
+    ``output_schema`` (bash's ``{output, exit_code, ...}``); never sent to the model."""
 
     @classmethod
     def text(cls, text: str, details: Any = None) -> ToolResult:
@@ -48,6 +51,21 @@ class ToolResult:
             out["isError"] = True
         return out
 
+    @classmethod
+    def from_wire(cls, data: dict[str, Any]) -> ToolResult:
+        """The result from its wire shape (what a remote viewer receives).
+
+        Raises:
+            ValueError: A content block that is neither text nor an image.
+        """
+        import msgspec
+
+        content = msgspec.convert(data.get("content") or [], list[TextContent | ImageContent], strict=False)
+        return cls(content=content, details=data.get("details"), terminate=bool(data.get("terminate", False)),
+                   is_error=bool(data.get("isError", False)))
+
+
+Exposure = Literal["direct", "deferred", "model-only", "hidden"]
 
 PREFER_STRICT_SCHEMA: dict[str, Any] = {"type": "json_schema", "strict": "prefer"}
 """What Pi's built-in tools declare: a strict schema where the provider takes one, else the plain one."""
@@ -71,6 +89,17 @@ class AgentTool:
     """A ``ToolParams`` subclass, or any pydantic model (extensions may bring their own)."""
     execution_mode: ClassVar[Literal["parallel", "sequential"] | None] = None
     """``sequential`` forces the whole batch containing this tool to run one by one."""
+    output_schema: dict[str, Any] | None = None
+    """JSON schema of ``ToolResult.structured_content``, which scripts receive; None: they get the text."""
+    exposure: str = "direct"
+    """How the tool reaches the model (Pi's :data:`Exposure`): ``direct`` (declared while active),
+    ``deferred`` (callable from codemode scripts, declared once ``tool_search`` loads it), ``model-only``
+    (declared, never called by scripts), ``hidden`` (unreachable). An MCP tool keeps its server's
+    setting here (``codemode`` counts as ``deferred``)."""
+    declared_description: str | None = None
+    """Set while another tool (codemode) changes how this one is declared to the model."""
+    declaration_hidden: bool = False
+    """Set while the tool stays callable but is left out of the model's declarations (codemode ``only``)."""
     constrained_sampling: ClassVar[dict[str, Any] | None] = None
     """Pi's ``constrainedSampling`` (see ``Tool.constrained_sampling``); declared with the tool."""
 
@@ -84,15 +113,14 @@ class AgentTool:
         raise NotImplementedError
 
     def parameters_schema(self) -> dict[str, Any]:
-        schema = self.Params.model_json_schema()
-        schema.pop("title", None)
-        for prop in schema.get("properties", {}).values():
-            prop.pop("title", None)
-        return schema
+        """The parameters as declared to the model (Pi's compact form, :mod:`.tool_schema`)."""
+        from .tool_schema import declared_schema
+
+        return declared_schema(self.Params.model_json_schema())
 
     def to_tool(self) -> Tool:
-        return Tool(name=self.name, description=self.description, parameters=self.parameters_schema(),
-                    constrained_sampling=self.constrained_sampling)
+        return Tool(name=self.name, description=self.declared_description or self.description,
+                    parameters=self.parameters_schema(), constrained_sampling=self.constrained_sampling)
 
 
 class FunctionTool(AgentTool):

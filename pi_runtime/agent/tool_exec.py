@@ -33,7 +33,7 @@ from .events import (
 from .tool import AgentTool, ToolResult
 
 if TYPE_CHECKING:
-    from .agent import Agent
+    from .loop_host import LoopHost
 
 TRUNCATED_ARGS_MESSAGE = (
     "The tool was not run: the response hit the output token limit, so its arguments may be "
@@ -124,7 +124,7 @@ def _shown_arguments(args: Any) -> str:
 
 
 class ToolBatch:
-    def __init__(self, agent: Agent, message: AssistantMessage, emit: Callable[[Any], Awaitable[None]]):
+    def __init__(self, agent: LoopHost, message: AssistantMessage, emit: Callable[[Any], Awaitable[None]]):
         self.agent = agent
         self.message = message
         self.emit = emit
@@ -213,7 +213,7 @@ class ToolBatch:
             # Updates that arrive after the tool returned are dropped: the end event is final.
             if finished:
                 return
-            self.agent._schedule_emit(ToolExecutionUpdateEvent(call.id, call.name, call.arguments, partial))
+            self.agent.emit_soon(ToolExecutionUpdateEvent(call.id, call.name, call.arguments, partial))
 
         started = time.monotonic()
         try:
@@ -233,7 +233,7 @@ class ToolBatch:
         finally:
             finished = True
         duration = (time.monotonic() - started) * 1000
-        await self.agent._drain_scheduled()
+        await self.agent.flush_events()
         hook = self.agent.after_tool_call
         if hook is not None:
             try:

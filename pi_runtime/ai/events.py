@@ -172,3 +172,44 @@ AssistantMessageEvent = (
     | DoneEvent
     | ErrorEvent
 )
+
+
+def event_from_wire(data: dict[str, Any], partial: AssistantMessage) -> AssistantMessageEvent:
+    """The typed stream event for its wire shape (Pi's delta-only one, see ``to_wire``).
+
+    Args:
+        data: The wire event (``message_update``'s ``assistantMessageEvent``).
+        partial: The live message the event belongs to (what ``partial`` refers to).
+
+    Raises:
+        ValueError: An unknown ``type`` or a field of the wrong shape.
+    """
+    from .types import AssistantMessage, ToolCall
+
+    kind = data.get("type")
+    index = data.get("contentIndex", 0)
+    if kind == "start":
+        return StartEvent(partial)
+    if kind == "text_start":
+        return TextStartEvent(index, partial)
+    if kind == "text_delta":
+        return TextDeltaEvent(index, str(data["delta"]), partial)
+    if kind == "text_end":
+        return TextEndEvent(index, str(data["content"]), partial)
+    if kind == "thinking_start":
+        return ThinkingStartEvent(index, partial)
+    if kind == "thinking_delta":
+        return ThinkingDeltaEvent(index, str(data["delta"]), partial)
+    if kind == "thinking_end":
+        return ThinkingEndEvent(index, str(data["content"]), partial)
+    if kind == "toolcall_start":
+        return ToolCallStartEvent(index, partial)
+    if kind == "toolcall_delta":
+        return ToolCallDeltaEvent(index, str(data["delta"]), partial)
+    if kind == "toolcall_end":
+        return ToolCallEndEvent(index, ToolCall.model_validate(data["toolCall"]), partial)
+    if kind == "done":
+        return DoneEvent(str(data["reason"]), AssistantMessage.model_validate(data["message"]))
+    if kind == "error":
+        return ErrorEvent(str(data["reason"]), AssistantMessage.model_validate(data["error"]))
+    raise ValueError(f"Unknown assistant message event type: {kind!r}")

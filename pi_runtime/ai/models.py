@@ -1,14 +1,16 @@
 """The model registry: built-in catalogue + models.json, lookup, and credential resolution.
 
 ``ModelRegistry`` is what the CLI, the kernel and ``/model`` ask for models. It merges the
-built-in catalogue (``catalog.py``) with ``<agent dir>/models.json`` (``models_json.py``),
-finds models by ``provider/id``, bare id or name, suggests close matches, and resolves the
+built-in catalogue (``catalog/``: Pi's 43 providers, generated data) and the live catalogues
+saved in ``<agent dir>/models-store.json`` with ``<agent dir>/models.json``
+(``models_json.py``), one provider at a time as they are needed (``model_table.py``), finds
+models by ``provider/id``, bare id or name, suggests close matches, and resolves the
 credentials for a request in Pi's order:
 
 1. a runtime key (``--api-key``, ``set_runtime_api_key``),
 2. a stored credential (auth.json, through any ``CredentialSource`` such as ``AuthStorage``),
 3. ``apiKey`` from models.json,
-4. the provider's environment variables (``env_keys.py``).
+4. the provider's environment variables, in Pi's ways (``env_keys.py``).
 
 A model whose base URL is on this machine (localhost) needs no key at all. Problems in
 models.json end up in ``errors`` / ``warnings`` and never cost the built-in models.
@@ -22,11 +24,10 @@ from __future__ import annotations
 import asyncio
 import difflib
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from . import catalog
 from .abort import AbortSignal
 from .credentials import (
     CredentialError,
@@ -38,15 +39,11 @@ from .credentials import (
     referenced_env_names,
     resolve_value,
 )
-from .env_keys import AMBIENT, ambient_credentials, credential_hint, env_var_names
-from .models_json import ModelDef, ModelOverride, ProviderConfig, load_models_json
+from .env_keys import AMBIENT, EnvAuth, credential_hint, describe_env, env_var_names, resolve_env_auth
+from .model_table import ModelTable
+from .models_json import ProviderConfig
 from .oauth_logins import OAuthLogins
 from .types import Model
-
-_MODEL_FIELDS = {
-    "name", "reasoning", "thinkingLevelMap", "input", "inputLimits", "cost", "promptCache",
-    "contextWindow", "maxTokens", "samplingParams", "samplingParamsByThinkingLevel", "compat",
-}
 
 
 class ModelNotFoundError(LookupError):
@@ -74,6 +71,8 @@ class ModelRegistry(OAuthLogins):
         auth: Stored credentials (auth.json); None means none are stored.
         env: Environment for key lookup; ``os.environ`` (read at call time) when None.
         builtins: Include the built-in catalogue.
+        store_path: The saved live catalogues; ``models-store.json`` beside models.json when
+            None (none when no models.json is read, as Pi keeps them in memory then).
     """
 
     def __init__(
@@ -84,12 +83,18 @@ class ModelRegistry(OAuthLogins):
         read_models_json: bool = True,
         env: Mapping[str, str] | None = None,
         builtins: bool = True,
+        store_path: str | Path | None = None,
     ) -> None:
         if models_path is None and read_models_json:
             from ..paths import models_path as default_models_path
 
             models_path = default_models_path()
         self.models_path: Path | None = Path(models_path) if read_models_json and models_path else None
+        if store_path is None and self.models_path is not None:
+            from .catalog.store import STORE_NAME
+
+            store_path = self.models_path.with_name(STORE_NAME)
+        self.store_path: Path | None = Path(store_path) if store_path is not None else None
         self.auth = auth
         self._env = env
         self._builtins = builtins
@@ -103,115 +108,41 @@ class ModelRegistry(OAuthLogins):
         self.refresh()
 
     def __repr__(self) -> str:
-        return f"<ModelRegistry {len(self._models)} models, {len(self.errors)} errors>"
+        return f"<ModelRegistry {len(self.providers())} providers, {len(self.errors)} errors>"
 
     # ------------------------------------------------------------------ loading
 
     def refresh(self) -> None:
-        """(Re)read models.json and rebuild the model list. Never raises."""
+        """(Re)read models.json (and the saved live catalogues) and start the model list over. Never raises."""
+        from .catalog import builtin_catalog
+        from .models_json import load_models_json
         from .stream import known_apis
 
-        self._models: dict[tuple[str, str], Model] = {}
-        self._configs: dict[str, ProviderConfig] = {}
-        # Per-model header templates and where they were configured (for messages).
-        self._model_headers: dict[tuple[str, str], tuple[dict[str, str], str]] = {}
         self.errors, self.warnings = [], []
-        if self._builtins:
-            for pid in catalog.PROVIDERS:
-                for data in catalog.model_dicts(pid):
-                    model = Model.model_validate(data)
-                    self._models[(pid, model.id)] = model
-        for key, model in self._extra.items():
-            self._models[key] = model
-        if self.models_path is None:
-            return
-        loaded = load_models_json(self.models_path, set(known_apis()))
-        self.errors.extend(loaded.errors)
-        self.warnings.extend(loaded.warnings)
-        for cfg in loaded.providers.values():
-            self._apply_provider(cfg)
+        store = self.store_path if self._builtins else None
+        self._table = ModelTable(builtins=self._builtins, store=store, errors=self.errors, warnings=self.warnings)
+        loaded = None
+        if self.models_path is not None:
+            # Pi's wire APIs that pi has no module for yet are still accepted: such a model is
+            # listed and its requests end with a clear "no provider for api" error.
+            apis = set(known_apis()) | {api for info in builtin_catalog().providers.values() for api in info.apis}
+            loaded = load_models_json(self.models_path, apis)
+            self.errors.extend(loaded.errors)
+            self.warnings.extend(loaded.warnings)
+        self._table.reset(loaded, dict(self._extra))
 
-    def _apply_provider(self, cfg: ProviderConfig) -> None:
-        pid, f = cfg.id, cfg.fields
-        self._configs[pid] = cfg
-        existing = [m for (p, _), m in self._models.items() if p == pid]
-        builtin_info = catalog.PROVIDERS.get(pid, {})
-        # A provider-level baseUrl or compat re-points the provider's existing models too.
-        if f.base_url or f.compat:
-            for model in existing:
-                update: dict[str, Any] = {}
-                if f.base_url:
-                    update["base_url"] = f.base_url
-                if f.compat:
-                    update["compat"] = {**(model.compat or {}), **f.compat}
-                self._models[(pid, model.id)] = model.model_copy(update=update)
-        default_api = f.api or (existing[0].api if existing else builtin_info.get("api"))
-        default_url = f.base_url or (existing[0].base_url if existing else builtin_info.get("baseUrl"))
-        if not existing and not cfg.models:
-            self.warnings.append(f"{cfg.where}: not a built-in provider and defines no models")
-        for index, mdef in enumerate(cfg.models):
-            built = self._build_model(pid, mdef, default_api, default_url, cfg, index)
-            if built is not None:
-                self._models[(pid, built.id)] = built
-        for mid, override in cfg.overrides.items():
-            target = self._models.get((pid, mid))
-            if target is None:
-                self.warnings.append(f"{cfg.where}.modelOverrides: no model '{mid}' to override; ignored")
-                continue
-            self._models[(pid, mid)] = self._apply_override(
-                target, override, f"{cfg.where}.modelOverrides.{mid}"
-            )
+    @property
+    def _configs(self) -> dict[str, Any]:
+        return self._table.configs
 
-    def _build_model(
-        self, pid: str, mdef: ModelDef, api: str | None, url: str | None,
-        cfg: ProviderConfig, index: int,
-    ) -> Model | None:
-        where = f"{cfg.where}.models[{index}]"
-        api = mdef.api or api
-        url = mdef.base_url or url
-        if not api or not url:
-            missing = " and ".join(n for n, v in (("api", api), ("baseUrl", url)) if not v)
-            self.errors.append(
-                f"{where}: no {missing} for model '{mdef.id}' (set it on the provider or the model)"
-            )
-            return None
-        data = {k: v for k, v in mdef.model_dump(by_alias=True, exclude_none=True).items()
-                if k in _MODEL_FIELDS}
-        data.update(id=mdef.id, provider=pid, api=api, baseUrl=url)
-        data.setdefault("name", mdef.id)
-        if cfg.fields.compat or mdef.compat:
-            data["compat"] = {**(cfg.fields.compat or {}), **(mdef.compat or {})}
-        for key in ("contextWindow", "maxTokens"):
-            if key in data:
-                data[key] = int(data[key])
-        if mdef.headers:
-            self._model_headers[(pid, mdef.id)] = (dict(mdef.headers), f"{where}.headers")
-        return Model.model_validate(data)
-
-    def _apply_override(self, model: Model, override: ModelOverride, where: str) -> Model:
-        data = model.to_wire()
-        patch = override.model_dump(by_alias=True, exclude_unset=True)
-        for key, value in patch.items():
-            if key == "headers" and value:
-                headers, _ = self._model_headers.get((model.provider, model.id), ({}, ""))
-                self._model_headers[(model.provider, model.id)] = ({**headers, **value}, f"{where}.headers")
-            elif key not in _MODEL_FIELDS:
-                continue
-            elif key == "samplingParamsByThinkingLevel" and isinstance(data.get(key), dict):
-                merged = dict(data[key])
-                for level, params in value.items():
-                    merged[level] = {**merged.get(level, {}), **params}
-                data[key] = merged
-            elif isinstance(value, dict) and isinstance(data.get(key), dict):
-                data[key] = {**data[key], **value}
-            else:
-                data[key] = int(value) if key in ("contextWindow", "maxTokens") else value
-        return Model.model_validate(data)
+    def provider_config(self, provider: str) -> ProviderConfig | None:
+        """What models.json says about ``provider`` (None when it says nothing)."""
+        return self._table.configs.get(provider)
 
     def add_model(self, model: Model) -> None:
         """Add or replace a model at run time (extensions); kept across ``refresh()``."""
         self._extra[(model.provider, model.id)] = model
-        self._models[(model.provider, model.id)] = model
+        self._table.put(model)
 
     def remove_model(self, provider: str, model_id: str) -> None:
         """Take back a model added with :meth:`add_model`; a built-in or models.json model it replaced returns."""
@@ -221,30 +152,45 @@ class ModelRegistry(OAuthLogins):
     # ------------------------------------------------------------------ lookup
 
     def all(self) -> list[Model]:
-        """Every model, built-ins first in catalogue order, then models.json additions."""
-        return list(self._models.values())
+        """Every model, provider by provider: the catalogue's order, then models.json's providers."""
+        return self._table.all()
+
+    def models_of(self, provider: str) -> list[Model]:
+        """``provider``'s models in order (an empty list for an unknown provider)."""
+        return self._table.models_of(provider)
 
     def providers(self) -> list[str]:
         """Provider ids that have at least one model."""
-        return list(dict.fromkeys(p for p, _ in self._models))
+        return self._table.provider_ids()
 
     def provider_name(self, provider: str) -> str:
         """Display name of a provider (models.json ``name``, catalogue name, else the id)."""
         cfg = self._configs.get(provider)
         if cfg is not None and cfg.fields.name:
             return cfg.fields.name
-        return catalog.PROVIDERS.get(provider, {}).get("name", provider)
+        if self._builtins:
+            from .catalog import provider_info
+
+            info = provider_info(provider)
+            if info is not None:
+                return info.name
+        return provider
 
     def find(self, provider: str, model_id: str) -> Model | None:
         """The model ``model_id`` of ``provider`` (exact id, else case-insensitive), or None."""
-        model = self._models.get((provider, model_id))
+        model = self._table.find(provider, model_id)
         if model is not None:
             return model
         wanted = model_id.lower()
-        for (p, mid), candidate in self._models.items():
-            if p == provider and mid.lower() == wanted:
-                return candidate
-        return None
+        return next((m for m in self._table.models_of(provider) if m.id.lower() == wanted), None)
+
+    def matching(self, test: Callable[[str, str, str], bool]) -> list[Model]:
+        """The models for which ``test(provider, id, name)`` holds, in order.
+
+        Only the providers with a match are built, so a search over the whole catalogue for
+        ``--model sonnet`` builds a handful of models, not 1,700.
+        """
+        return self._table.matching(test)
 
     def lookup(self, ref: str) -> Model | None:
         """Find a model by ``provider/id``, bare id or display name; None when nothing matches.
@@ -259,9 +205,9 @@ class ModelRegistry(OAuthLogins):
                 if model is not None:
                     return model
         wanted = ref.lower()
-        matches = [m for m in self._models.values() if m.id == ref]
-        matches = matches or [m for m in self._models.values() if m.id.lower() == wanted]
-        matches = matches or [m for m in self._models.values() if m.name.lower() == wanted]
+        matches = self.matching(lambda _p, mid, _n: mid == ref)
+        matches = matches or self.matching(lambda _p, mid, _n: mid.lower() == wanted)
+        matches = matches or self.matching(lambda _p, _m, name: name.lower() == wanted)
         if not matches:
             return None
         for model in matches:
@@ -281,15 +227,23 @@ class ModelRegistry(OAuthLogins):
         return model
 
     def suggest(self, ref: str, limit: int = 5) -> list[str]:
-        """The ``provider/id`` refs closest to ``ref`` (for "did you mean" messages)."""
-        refs = [m.ref for m in self._models.values()]
+        """The ``provider/id`` refs closest to ``ref`` (for "did you mean" messages).
+
+        Refs containing ``ref`` come first, then close ids (an id several providers serve is
+        named once, by a provider with credentials if any, else the first), then close refs.
+        """
+        models = self.all()
+        refs = [m.ref for m in models]
         wanted = ref.strip().lower()
-        by_id = {m.id.lower(): m.ref for m in self._models.values()}
+        by_id: dict[str, str] = {}
+        for model in sorted(models, key=lambda m: not self.provider_has_credentials(m.provider)):
+            by_id.setdefault(model.id.lower(), model.ref)
         out = [r for r in refs if wanted and wanted in r.lower()][:limit]
-        for close in difflib.get_close_matches(wanted, [r.lower() for r in refs], n=limit, cutoff=0.6):
-            out.append(next(r for r in refs if r.lower() == close))
         for close in difflib.get_close_matches(wanted, list(by_id), n=limit, cutoff=0.6):
             out.append(by_id[close])
+        lowered = {r.lower(): r for r in reversed(refs)}
+        for close in difflib.get_close_matches(wanted, list(lowered), n=limit, cutoff=0.6):
+            out.append(lowered[close])
         return list(dict.fromkeys(out))[:limit]
 
     # ------------------------------------------------------------------ credentials
@@ -310,43 +264,47 @@ class ModelRegistry(OAuthLogins):
             return None
         return cfg.fields.api_key, f"{cfg.where}.apiKey"
 
-    def _resolve_key(self, model: Model) -> tuple[str | None, str | None]:
+    def _resolve_key(self, model: Model) -> tuple[str | None, str | None, EnvAuth | None]:
         provider, env = model.provider, self._environ()
         if provider in self._runtime_keys:
-            return self._runtime_keys[provider], "runtime"
+            return self._runtime_keys[provider], "runtime", None
         if self.auth is not None:
             key = self._oauth_key(provider) or self.auth.get_api_key(provider)
             if key:
-                return key, "auth.json"
+                return key, "auth.json", None
         configured = self._config_key(provider)
         if configured is not None:
             key = resolve_value(configured[0], where=configured[1], env=env)
             if key:
-                return key, "models.json"
-        for name in env_var_names(provider):
-            if env.get(name):
-                return env[name], f"env:{name}"
-        if ambient_credentials(provider, env):  # AWS or Google cloud credentials: the provider reads them
-            return AMBIENT, "env"
+                return key, "models.json", None
+        found = resolve_env_auth(provider, env)
+        if found is not None:
+            # A way with neither key nor header is a cloud account's (AWS, Google): the provider
+            # reads those credentials itself and gets Pi's marker for the key.
+            key = found.api_key if found.api_key is not None or found.headers else AMBIENT
+            return key, f"env:{found.source}", found
         if (is_local_url(model.base_url) or model.api in KEYLESS_APIS) and provider not in self._oauth:
-            return None, "local"  # an OAuth provider needs its login even on this machine
-        return None, None
+            return None, "local", None  # an OAuth provider needs its login even on this machine
+        return None, None, None
 
     def resolve_api_key(self, model: Model) -> str | None:
         """The key for a request to ``model``, from the first source that has one.
 
         Returns:
-            The key; None when there is none (check ``has_credentials`` — local servers
-            need none).
+            The key; None when there is none (check ``has_credentials``: local servers, AWS's
+            credential chain and Google's application default credentials have none).
 
         Raises:
             CredentialError: A configured ``!command`` failed (message names the file/field).
         """
         return self._resolve_key(model)[0]
 
-    def has_credentials(self, model: Model) -> bool:
-        """Whether a request to ``model`` can authenticate, without running any command."""
-        provider, env = model.provider, self._environ()
+    def provider_has_credentials(self, provider: str) -> bool:
+        """Whether ``provider`` is configured (a key or a way Pi accepts), without running any command.
+
+        Models on this machine need no credentials; ``has_credentials(model)`` adds them.
+        """
+        env = self._environ()
         if provider in self._runtime_keys:
             return True
         if self.auth is not None and self.auth.has_api_key(provider):
@@ -354,24 +312,35 @@ class ModelRegistry(OAuthLogins):
         configured = self._config_key(provider)
         if configured is not None and is_resolvable_without_running(configured[0], env):
             return True
-        if any(env.get(name) for name in env_var_names(provider)):
+        return resolve_env_auth(provider, env) is not None
+
+    def has_credentials(self, model: Model) -> bool:
+        """Whether a request to ``model`` can authenticate, without running any command."""
+        if self.provider_has_credentials(model.provider):
             return True
-        if ambient_credentials(provider, env):
-            return True
-        return (is_local_url(model.base_url) or model.api in KEYLESS_APIS) and provider not in self._oauth
+        return (is_local_url(model.base_url) or model.api in KEYLESS_APIS) and model.provider not in self._oauth
+
+    def available_providers(self) -> list[str]:
+        """Providers with at least one model that has credentials (``available()``'s providers,
+        without building the models of a catalogue provider)."""
+        return [p for p in self.providers() if self.provider_has_credentials(p)
+                or (not self._table.is_catalog_only(p) and any(self.has_credentials(m) for m in self._table.models_of(p)))]
 
     def available(self) -> list[Model]:
         """Models whose provider has usable credentials (what ``/model`` offers); a signed-in account
-        that names its models (GitHub Copilot) offers only those."""
-        allowed: dict[str, set[str] | None] = {}
-
-        def usable(model: Model) -> bool:
-            if model.provider not in allowed:
-                allowed[model.provider] = self._signed_in_models(model.provider)
-            ids = allowed[model.provider]
-            return ids is None or model.id in ids
-
-        return [m for m in self._models.values() if self.has_credentials(m) and usable(m)]
+        that names its models (GitHub Copilot) offers only those. A catalogue provider without
+        credentials is skipped unbuilt (none of its models is local)."""
+        out: list[Model] = []
+        for provider in self.providers():
+            if self.provider_has_credentials(provider):
+                models = self._table.models_of(provider)
+            elif not self._table.is_catalog_only(provider):
+                models = [m for m in self._table.models_of(provider) if self.has_credentials(m)]
+            else:
+                continue
+            ids = self._signed_in_models(provider) if models else None
+            out.extend(models if ids is None else [m for m in models if m.id in ids])
+        return out
 
     def request_auth(self, model: Model) -> RequestAuth:
         """Key and resolved headers for one request to ``model``.
@@ -380,7 +349,7 @@ class ModelRegistry(OAuthLogins):
             NoCredentialsError: No key from any source and the server is not local.
             CredentialError: A ``!command`` failed or a header refers to an unset variable.
         """
-        key, source = self._resolve_key(model)
+        key, source, from_env = self._resolve_key(model)
         oauth = self.oauth_config(model.provider) if source is None else None
         if oauth is not None and (model.provider in self._oauth or not env_var_names(model.provider)):
             raise NoCredentialsError(f"Not logged in to {oauth.name} ({model.provider}): run /login "
@@ -390,18 +359,21 @@ class ModelRegistry(OAuthLogins):
                 f"No credentials for provider '{model.provider}': {credential_hint(model.provider)}, or run /login"
             )
         if source is None:
-            names = " or ".join(env_var_names(model.provider)) or "an apiKey in models.json"
+            ways = describe_env(model.provider) or "an apiKey in models.json"
             raise NoCredentialsError(
-                f"No API key for provider '{model.provider}': set {names}, run /login, "
+                f"No API key for provider '{model.provider}': set {ways}, run /login, "
                 f"or configure it in {self.models_path or 'models.json'}"
             )
         headers: dict[str, str] = {}
+        if from_env is not None:
+            # A bearer token goes as a header (ANTHROPIC_AUTH_TOKEN); None in Pi's map drops one.
+            headers.update({name: value for name, value in from_env.headers.items() if value is not None})
         cfg = self._configs.get(model.provider)
         templates: list[tuple[dict[str, str], str]] = []
         if cfg is not None and cfg.fields.headers:
             templates.append((cfg.fields.headers, f"{cfg.where}.headers"))
-        if (model.provider, model.id) in self._model_headers:
-            templates.append(self._model_headers[(model.provider, model.id)])
+        if (model.provider, model.id) in self._table.model_headers:
+            templates.append(self._table.model_headers[(model.provider, model.id)])
         for mapping, where in templates:
             for name, raw in mapping.items():
                 value = resolve_value(raw, where=f"{where}.{name}", env=self._environ())

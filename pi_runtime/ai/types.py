@@ -399,7 +399,17 @@ class Model(WireModel):
     max_tokens: int = 16_384
     headers: dict[str, str] | None = None
     compat: dict[str, Any] | None = None
-    """OpenAI-compatibility switches (see models-configuration.md)."""
+    """The wire API's switches for this model (Pi's ``compat``; see models-configuration.md)."""
+    thinking_level_map: dict[str, str | None] | None = None
+    """Pi thinking level -> the provider's value; null marks a level the model lacks."""
+    input_limits: dict[str, Any] | None = None
+    """Request size and image limits (``maxRequestBytes``, ``images.maxPerRequest``, resizing)."""
+    prompt_cache: dict[str, Any] | None = None
+    """Prompt-cache lifetimes in seconds per retention tier (``short``, ``long``)."""
+    sampling_params: dict[str, Any] | None = None
+    """Default sampling parameters (temperature, top_p, ...); a request's own win."""
+    sampling_params_by_thinking_level: dict[str, dict[str, Any]] | None = None
+    """Sampling parameters for a thinking level, over ``sampling_params``."""
 
     @property
     def ref(self) -> str:

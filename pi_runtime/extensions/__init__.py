@@ -98,6 +98,11 @@ _HELPERS = {
     "fuzzy_filter": "pi_runtime.extensions.fuzzy",
     # Pi's create<Name>ToolDefinition(cwd): a built-in to wrap (same name, other renderers).
     "create_tools": "pi_runtime.tools",
+    # Pi's parseFrontmatter (skills, prompt templates, an extension's own markdown files).
+    "parse_frontmatter": "pi_runtime.resources.frontmatter", "FrontmatterError": "pi_runtime.resources.frontmatter",
+    # Pi's ToolOptions / FileOperations / SpawnContext: replacing the built-in tools' file and shell layer.
+    "ToolOptions": "pi_runtime.tools", "FileOperations": "pi_runtime.tools.operations",
+    "ShellOperations": "pi_runtime.tools.operations", "SpawnContext": "pi_runtime.tools.bash",
 }
 
 
@@ -105,6 +110,10 @@ def __getattr__(name: str) -> Any:
     # The parts and the tools' helpers load on first use, so importing extensions stays light.
     import importlib
 
+    if name == "VERSION":  # Pi's VERSION: the running pi's version
+        from .. import __version__
+
+        return __version__
     part = _PARTS.get(name)
     if part is not None:
         value = getattr(importlib.import_module(part, __name__), name)
@@ -141,7 +150,15 @@ if TYPE_CHECKING:
     from ..ai.providers._http import ProviderError as ProviderError
     from ..ai.providers._http import post_sse as post_sse
     from ..compaction.serialize import serialize_conversation as serialize_conversation
+    from ..resources.frontmatter import FrontmatterError as FrontmatterError
+    from ..resources.frontmatter import parse_frontmatter as parse_frontmatter
+    from ..tools import ToolOptions as ToolOptions
     from ..tools import create_tools as create_tools
+    from ..tools.bash import SpawnContext as SpawnContext
+    from ..tools.operations import FileOperations as FileOperations
+    from ..tools.operations import ShellOperations as ShellOperations
+
+    VERSION: str
     from ..tools.mutation_queue import file_mutation_lock as file_mutation_lock
     from ..tools.mutation_queue import with_file_mutation_queue as with_file_mutation_queue
     from ..tools.truncate import DEFAULT_MAX_BYTES as DEFAULT_MAX_BYTES
@@ -154,12 +171,51 @@ if TYPE_CHECKING:
     from .fuzzy import fuzzy_filter as fuzzy_filter
 
 __all__ = [
-    "BUNDLED", "CONFIG_DIR_NAME", "DEFAULT_MAX_BYTES", "DEFAULT_MAX_LINES", "EVENTS", "EVENT_NAMES",
-    "AbortController", "AbortSignal", "ExtensionAPI",
-    "ExtensionCall", "ExtensionCommandContext", "ExtensionContext", "ExtensionEvent", "ExtensionEventT",
-    "ExtensionRunner", "ExtensionSource", "ExtensionToolContext", "ExtensionUI", "GuardedUI", "HeadlessUI",
-    "LoadFailure", "ProviderError", "StreamWriter", "TruncationResult", "convert_to_llm", "create_local_bash_operations", "create_tools",
-    "discover_extensions", "file_mutation_lock", "format_size", "fuzzy_filter", "get_agent_dir", "is_tool_call_event_type",
-    "post_sse", "serialize_conversation", "text_stream", "truncate_head", "truncate_line", "truncate_tail",
+    "BUNDLED",
+    "CONFIG_DIR_NAME",
+    "DEFAULT_MAX_BYTES",
+    "DEFAULT_MAX_LINES",
+    "EVENTS",
+    "EVENT_NAMES",
+    "VERSION",
+    "AbortController",
+    "AbortSignal",
+    "ExtensionAPI",
+    "ExtensionCall",
+    "ExtensionCommandContext",
+    "ExtensionContext",
+    "ExtensionEvent",
+    "ExtensionEventT",
+    "ExtensionRunner",
+    "ExtensionSource",
+    "ExtensionToolContext",
+    "ExtensionUI",
+    "FileOperations",
+    "FrontmatterError",
+    "GuardedUI",
+    "HeadlessUI",
+    "LoadFailure",
+    "ProviderError",
+    "ShellOperations",
+    "SpawnContext",
+    "StreamWriter",
+    "ToolOptions",
+    "TruncationResult",
+    "convert_to_llm",
+    "create_local_bash_operations",
+    "create_tools",
+    "discover_extensions",
+    "file_mutation_lock",
+    "format_size",
+    "fuzzy_filter",
+    "get_agent_dir",
+    "is_tool_call_event_type",
+    "parse_frontmatter",
+    "post_sse",
+    "serialize_conversation",
+    "text_stream",
+    "truncate_head",
+    "truncate_line",
+    "truncate_tail",
     "with_file_mutation_queue",
 ]

@@ -24,7 +24,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from .calls import ExtensionCall
 from .events import EVENT_NAMES
@@ -33,8 +33,23 @@ from .registry import Command, Extension, Flag, Shortcut
 from .subscriptions import EventSubscriptions
 
 if TYPE_CHECKING:
+    from ..agent.tool import AgentTool
     from .bus import EventBus
     from .runner import ExtensionRunner
+    from .signatures import (
+        CommandHandler,
+        Completions,
+        DeliverAs,
+        ExecutionMode,
+        Exposure,
+        FlagType,
+        MessageRenderer,
+        RenderCall,
+        RenderResult,
+        ShortcutHandler,
+        ToolExecute,
+        UserDeliverAs,
+    )
 
 FLAG_TYPES = ("boolean", "string")
 
@@ -87,13 +102,35 @@ class ExtensionAPI(EventSubscriptions):
 
     # ------------------------------------------------------------------ registration
 
-    def register_tool(self, tool: Any = None, /, **definition: Any) -> Any:
+    def register_tool(
+        self,
+        tool: AgentTool | None = None,
+        /,
+        *,
+        name: str | None = None,
+        description: str = "",
+        params: type[Any] | None = None,
+        execute: ToolExecute | None = None,
+        label: str = "",
+        prompt_snippet: str | None = None,
+        prompt_guidelines: list[str] | None = None,
+        execution_mode: ExecutionMode | None = None,
+        default_active: bool = True,
+        exposure: Exposure = "direct",
+        output_schema: dict[str, Any] | None = None,
+        render: dict[str, Any] | None = None,
+        render_call: RenderCall | None = None,
+        render_result: RenderResult | None = None,
+        render_shell: Literal["self"] | None = None,
+    ) -> AgentTool:
         """Register a tool the model can call.
 
         Either an ``AgentTool`` instance, or keywords: ``name``, ``description``, ``params``
         (a pydantic model), ``execute(call_id, params, signal, on_update, ctx)``, and
         optionally ``label``, ``prompt_snippet``, ``prompt_guidelines``, ``execution_mode``
-        (``"sequential"``), ``default_active``, ``render`` (hints), ``render_call``,
+        (``"sequential"``), ``default_active``, ``exposure`` (``"deferred"``: callable from codemode
+        scripts and loaded by ``tool_search``; ``"model-only"``; ``"hidden"``), ``output_schema`` (what
+        ``structured_content`` holds for scripts), ``render`` (hints), ``render_call``,
         ``render_result`` and ``render_shell`` (front-end renderers). A tool with a built-in's
         name replaces it.
 
@@ -103,8 +140,17 @@ class ExtensionAPI(EventSubscriptions):
         from .tools import ExtensionTool
 
         if tool is None:
-            tool = ExtensionTool(self._ext, **definition)
-        elif definition:
+            if not name:
+                raise ValueError("register_tool: a tool needs a name")
+            if execute is None:
+                raise ValueError(f"register_tool({name!r}): execute must be callable")
+            tool = ExtensionTool(
+                self._ext, name=name, description=description, params=params, execute=execute, label=label,
+                prompt_snippet=prompt_snippet, prompt_guidelines=prompt_guidelines, execution_mode=execution_mode,
+                default_active=default_active, render=render, render_call=render_call, render_result=render_result,
+                render_shell=render_shell, exposure=exposure, output_schema=output_schema,
+            )
+        elif name is not None or execute is not None:
             raise ValueError("register_tool: pass a tool object or keywords, not both")
         if isinstance(tool, ExtensionTool):
             self._bind_tool(tool)
@@ -133,10 +179,10 @@ class ExtensionAPI(EventSubscriptions):
     def register_command(
         self,
         name: str,
-        handler: Callable[..., Any] | None = None,
+        handler: CommandHandler | None = None,
         *,
         description: str = "",
-        get_argument_completions: Callable[[str], Any] | None = None,
+        get_argument_completions: Completions | None = None,
     ) -> Any:
         """Register ``/name``: ``handler(args, ctx)`` runs when the user types it, even mid-run.
 
@@ -153,7 +199,7 @@ class ExtensionAPI(EventSubscriptions):
 
         return add(handler) if handler is not None else add
 
-    def register_shortcut(self, key: str, handler: Callable[..., Any] | None = None, *,
+    def register_shortcut(self, key: str, handler: ShortcutHandler | None = None, *,
                           description: str = "") -> Any:
         """Bind ``key`` (Pi's format, e.g. ``ctrl+shift+p``) to ``handler(ctx)``; the app binds it.
 
@@ -165,7 +211,8 @@ class ExtensionAPI(EventSubscriptions):
 
         return add(handler) if handler is not None else add
 
-    def register_flag(self, name: str, *, description: str = "", type: str = "boolean", default: Any = None) -> None:
+    def register_flag(self, name: str, *, description: str = "", type: FlagType = "boolean",
+                      default: str | bool | None = None) -> None:
         """Declare a command-line flag ``--name`` (``type`` ``boolean`` or ``string``); read it with :meth:`get_flag`."""
         if type not in FLAG_TYPES:
             raise ValueError(f"register_flag({name!r}): type is 'boolean' or 'string', not {type!r}")
@@ -226,11 +273,11 @@ class ExtensionAPI(EventSubscriptions):
 
     # ------------------------------------------------------------------ renderers (front ends call them)
 
-    def register_message_renderer(self, custom_type: str, renderer: Callable[..., Any]) -> None:
+    def register_message_renderer(self, custom_type: str, renderer: MessageRenderer) -> None:
         """Draw custom messages of ``custom_type`` with ``renderer(message, options, theme)`` in the app."""
         self._ext.message_renderers[custom_type] = renderer
 
-    def register_entry_renderer(self, custom_type: str, renderer: Callable[..., Any]) -> None:
+    def register_entry_renderer(self, custom_type: str, renderer: MessageRenderer) -> None:
         """Draw custom entries (``append_entry``) of ``custom_type`` with ``renderer(entry, options, theme)``."""
         self._ext.entry_renderers[custom_type] = renderer
 
@@ -246,7 +293,7 @@ class ExtensionAPI(EventSubscriptions):
 
     # ------------------------------------------------------------------ messages and entries
 
-    def send_message(self, message: Any, *, deliver_as: str = "steer", trigger_turn: bool | None = None) -> None:
+    def send_message(self, message: Any, *, deliver_as: DeliverAs = "steer", trigger_turn: bool | None = None) -> None:
         """Add a custom message (``{"customType", "content", "display", "details"}``) to the conversation.
 
         Args:
@@ -262,7 +309,7 @@ class ExtensionAPI(EventSubscriptions):
         send_custom_message(self._runner.actions, self._runner.messages, message, deliver_as=deliver_as,
                             trigger_turn=trigger_turn)
 
-    def send_user_message(self, content: Any, *, deliver_as: str | None = None,
+    def send_user_message(self, content: Any, *, deliver_as: UserDeliverAs | None = None,
                           expand_prompt_templates: bool = False) -> ExtensionCall[Any]:
         """Send a user message as if typed (the ``input`` event sees ``source="extension"``).
 

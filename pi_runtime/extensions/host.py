@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from .registry import Command, Flag, Shortcut
+    from .reporter import ErrorReporter
     from .runner import ExtensionRunner
 
 
@@ -32,6 +33,8 @@ class ExtensionHost(Protocol):
     """Set by the host: end pi gracefully (the runner waits for idle first)."""
     reload_handler: Callable[[], Any] | None
     """Set by a host whose reload does more (the app: keybindings, themes, shortcuts): ``ctx.reload()`` runs it."""
+    reporter: ErrorReporter
+    """Where a front end reports an extension's failure in its UI (``extension_error``)."""
 
     def set_ui(self, ui: Any, mode: str | None = None) -> None: ...
     async def start(self, reason: str = "startup") -> None: ...

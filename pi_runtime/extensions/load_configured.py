@@ -52,6 +52,8 @@ def load_extensions(
         if "builtin:mcp" not in paths:
             paths.append("builtin:mcp")
         mcp = False  # loaded already: nothing to add on demand
+    if not no_extensions:
+        _add_tool_builtins(paths, settings, trusted, tools, mcp_loaded="builtin:mcp" in paths)
     sources, failures = discover_extensions(cwd, agent_dir, settings=settings, project_trusted=trusted,
                                             paths=paths, no_extensions=no_extensions)
     if not sources and not failures:
@@ -66,6 +68,51 @@ def load_extensions(
         # No mcp.json: the built-in MCP support comes when an extension registers a server.
         runner.mcp_servers.builtin_on_demand = (tools, list(exclude_tools))
     return runner if runner.extensions or runner.failures else None
+
+
+_TOOL_BUILTINS = {"codemode": "codemode", "tool-search": "tool_search"}
+"""The built-in extensions that only register a tool, by the tool's name."""
+
+
+def _add_tool_builtins(paths: list[str], settings: Any, trusted: bool, tools: Any, mcp_loaded: bool) -> None:
+    """Add ``builtin:codemode`` and ``builtin:tool-search`` when something can use their tools.
+
+    Pi always loads them (their tools are registered inactive); pi loads them when a tool list
+    names their tool (``--tools +codemode``, ``defaultTools``), when MCP is on (servers' tools are
+    reached through them), or when the ``extensions`` setting says ``+builtin:<name>``, so a run
+    that cannot use them does not pay for an extension runner. ``-builtin:<name>`` leaves them out.
+    """
+    named: set[str] = set()
+    for spec in [tools, *_default_tools(settings, trusted)]:
+        items = spec.split(",") if isinstance(spec, str) else list(spec or ())
+        named.update(str(item).strip().lstrip("+") for item in items)
+    for builtin, tool in _TOOL_BUILTINS.items():
+        path = f"builtin:{builtin}"
+        if path in paths or builtin_disabled(settings, trusted, builtin):
+            continue
+        if tool in named or mcp_loaded or builtin_enabled(settings, trusted, builtin):
+            paths.insert(0, path)  # before other -e paths: an extension's tool of the same name replaces it
+
+
+def _default_tools(settings: Any, trusted: bool) -> list[Any]:
+    if settings is None or not hasattr(settings, "raw"):
+        return []
+    lists = [settings.raw(scope).get("defaultTools") for scope in (("global", "project") if trusted else ("global",))]
+    return [entries for entries in lists if isinstance(entries, list)]
+
+
+def builtin_enabled(settings: Any, trusted: bool, name: str) -> bool:
+    """Whether the settings' ``extensions`` lists say ``+builtin:<name>`` last."""
+    if settings is None or not hasattr(settings, "raw"):
+        return False
+    enabled = False
+    for scope in ("global", "project") if trusted else ("global",):
+        entries = settings.raw(scope).get("extensions")
+        for entry in entries if isinstance(entries, list) else []:
+            text = entry.strip() if isinstance(entry, str) else ""
+            if text[1:] == f"builtin:{name}" and text[0] in "+-":
+                enabled = text[0] == "+"
+    return enabled
 
 
 def builtin_disabled(settings: Any, trusted: bool, name: str) -> bool:

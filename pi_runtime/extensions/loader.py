@@ -37,6 +37,8 @@ BUNDLED = {
     "plan-mode": "pi_runtime.extensions.bundled.plan_mode",
     "subagent": "pi_runtime.extensions.bundled.subagent",
     "mcp": "pi_runtime.mcp.extension",
+    "codemode": "pi_runtime.codemode.extension",
+    "tool-search": "pi_runtime.codemode.tool_search",
 }
 """Bundled extension name -> module."""
 

@@ -33,6 +33,10 @@ class NestedToolResult:
     content: list[Any] = field(default_factory=list)
     details: Any = None
     is_error: bool = False
+    structured_content: Any = None
+    """The tool's result for programmatic callers (tools with an ``output_schema``), if it gave one."""
+    tool_call_id: str = ""
+    """The nested call's id (``<parent id>/<n>``)."""
 
     @property
     def text(self) -> str:
@@ -63,8 +67,8 @@ class NestedCalls:
         return self._parents.get(call_id)
 
     def available(self) -> list[str]:
-        """Names a tool can call (the active tools)."""
-        return self._tools.active_names()
+        """Names a tool can call: the active ``direct`` tools and every ``deferred`` one (Pi's callable tools)."""
+        return [t.name for t in self._tools_by_name()]
 
     async def execute(self, parent_id: str, name: str, args: dict[str, Any] | None = None, *, signal: Any = None,
                       on_update: Callable[[Any], None] | None = None) -> NestedToolResult:
@@ -102,23 +106,34 @@ class NestedCalls:
             started = time.monotonic()
             try:
                 result = await tool.execute(call_id, params, signal, updated)
-                outcome = NestedToolResult(list(result.content), result.details, result.is_error)
+                outcome = NestedToolResult(list(result.content), result.details, result.is_error,
+                                           result.structured_content)
             except Exception as exc:  # noqa: BLE001 - a failing nested tool is a result for its caller
                 outcome = NestedToolResult(_text(str(exc) or type(exc).__name__), getattr(exc, "details", None), True)
             duration = (time.monotonic() - started) * 1000
             patched = await self._hooks.patch_result(name, call_id, args, outcome.content, outcome.details,
                                                      outcome.is_error)
             if patched is not None:
-                outcome = NestedToolResult(*patched)
+                # A handler that replaced the content replaced what the structured result said too.
+                kept = outcome.structured_content if list(patched[0]) == list(outcome.content) else None
+                outcome = NestedToolResult(*patched, structured_content=kept)
             return await self._end(call_id, name, outcome, duration)
         finally:
             self._parents.pop(call_id, None)
 
     def _tools_by_name(self) -> list[Any]:
-        names = set(self._tools.active_names())
-        return [t for n, t in self._tools.all.items() if n in names]
+        from .toolset import exposure_of
+
+        active = set(self._tools.active_names())
+        out = []
+        for name, tool in self._tools.all.items():
+            exposure = exposure_of(tool)
+            if exposure == "deferred" or (exposure == "direct" and name in active):
+                out.append(tool)
+        return out
 
     async def _end(self, call_id: str, name: str, result: NestedToolResult, duration: float | None = None) -> NestedToolResult:
+        result.tool_call_id = call_id
         await self._dispatcher.emit("tool_execution_end", ToolExecutionEndEvent(
             tool_call_id=call_id, tool_name=name, result=result, is_error=result.is_error, duration_ms=duration,
             parent_tool_call_id=self._parents.get(call_id)))

@@ -48,6 +48,9 @@ def to_tool_result(value: Any, tool_name: str) -> ToolResult:
         result = ToolResult(content=content, details=json_value(result_field(value, "details")))
         result.terminate = bool(result_field(value, "terminate", False))
         result.is_error = bool(result_field(value, "is_error", False))
+        structured = result_field(value, "structured_content")
+        if structured is not None:
+            result.structured_content = json_value(structured)
         return result
     raise TypeError(f"tool {tool_name} returned {type(value).__name__}; expected ToolResult, str or dict")
 
@@ -123,6 +126,8 @@ class ExtensionTool(AgentTool):
         render_call: Callable[..., Any] | None = None,
         render_result: Callable[..., Any] | None = None,
         render_shell: str | None = None,
+        exposure: str = "direct",
+        output_schema: dict[str, Any] | None = None,
     ) -> None:
         if not name or not isinstance(name, str):
             raise ValueError("register_tool: a tool needs a name")
@@ -130,6 +135,8 @@ class ExtensionTool(AgentTool):
             raise ValueError(f"register_tool({name!r}): execute must be callable")
         if execution_mode not in (None, "parallel", "sequential"):
             raise ValueError(f"register_tool({name!r}): execution_mode is 'parallel' or 'sequential'")
+        if exposure not in ("direct", "deferred", "model-only", "hidden"):
+            raise ValueError(f"register_tool({name!r}): exposure is 'direct', 'deferred', 'model-only' or 'hidden'")
         # The AgentTool interface declares these at class level; an instance sets its own.
         self.name = name  # type: ignore[misc]
         self.label = label or name  # type: ignore[misc]
@@ -137,6 +144,8 @@ class ExtensionTool(AgentTool):
         self.Params = params or ToolParams  # type: ignore[misc]
         self.execution_mode = execution_mode  # type: ignore[misc,assignment]
         self.extension = extension
+        self.exposure = exposure
+        self.output_schema = output_schema
         self.prompt_snippet = prompt_snippet
         """One line for the ``tools`` section of the system prompt; without it the tool is not listed there (Pi)."""
         self.prompt_guidelines = list(prompt_guidelines or [])
@@ -158,8 +167,33 @@ class ExtensionTool(AgentTool):
         self.report_failure: Callable[[str, str], Awaitable[None]] | None = None
         """Sends ``extension_error`` for a result of the wrong shape (set when the tool is registered)."""
 
+    def _updates(self, on_update: Callable[[ToolResult], None] | None) -> Callable[[Any], None] | None:
+        """``on_update`` as the extension calls it: Pi's plain ``{"content": ..., "details": ...}``
+        dicts, strings and ``ToolResult``s all become partial results."""
+        if on_update is None:
+            return None
+
+        def update(partial: Any = None) -> None:
+            if partial is None:
+                partial = ToolResult()
+            try:
+                result = to_tool_result(partial, self.name)
+            except TypeError as exc:
+                report, problem = self.report_failure, f"on_update: {exc}"
+                if report is not None:
+                    from ..background import spawn
+
+                    async def send() -> None:
+                        await report(f"tool:{self.name}", problem)
+
+                    spawn(send(), name="tool-update-report")
+                return
+            on_update(result)
+
+        return update
+
     async def execute(self, call_id, params, signal, on_update) -> ToolResult:
-        args: list[Any] = [call_id, params, signal, on_update]
+        args: list[Any] = [call_id, params, signal, self._updates(on_update)]
         if self._wants_ctx:
             args.append(self.context_for(call_id) if self.context_for is not None else None)
         try:

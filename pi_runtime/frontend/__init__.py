@@ -1,7 +1,8 @@
 """The public face of the runtime: what a front end, an SDK user or an extension's host needs.
 
 - :class:`SessionPort`, the session interface, and the closed union of its events
-  (:mod:`pi_runtime.frontend.events`, light enough to import before the kernel);
+  (:mod:`pi_runtime.frontend.events`, light enough to import before the kernel), with their JSON
+  shape both ways (``event_to_wire``, ``EventDecoder``) for a front end in another process;
 - typed results of the session's commands and the errors they raise, the queue's messages;
 - building a session (``create_agent_session``) and a sibling beside it, the session files
   (``SessionManager``, ``read_session_info``, ``project_session_dir``), settings, models and
@@ -41,6 +42,8 @@ if TYPE_CHECKING:
     from pi_runtime.ai.types import Usage as Usage
     from pi_runtime.auth import AuthStorage as AuthStorage
     from pi_runtime.frontend.session import SessionPort as SessionPort
+    from pi_runtime.frontend.wire import EventDecoder as EventDecoder
+    from pi_runtime.frontend.wire import event_to_wire as event_to_wire
     from pi_runtime.kernel.errors import CompactionError as CompactionError
     from pi_runtime.kernel.errors import PromptError as PromptError
     from pi_runtime.kernel.errors import SessionBusyError as SessionBusyError

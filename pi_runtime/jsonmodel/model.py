@@ -21,6 +21,7 @@ Fields live in the instance ``__dict__`` and assignment is not validated. Unknow
 from __future__ import annotations
 
 import copy
+import functools
 import inspect
 import typing
 from collections.abc import Callable, Iterator
@@ -33,7 +34,7 @@ _SCALARS = (str, int, float, bool, type(None))
 
 
 class _Spec:
-    __slots__ = ("extra", "fields", "keys", "order", "prepare")
+    __slots__ = ("by_key", "construct_defaults", "extra", "fields", "keys", "order", "prepare")
 
     def __init__(self, cls: Any) -> None:
         config = cls.model_config
@@ -60,6 +61,19 @@ class _Spec:
         # str skips its validator call, the commonest case on a long session.
         self.order = [(info.alias or name, name, info, _exact_type(info)) for name, info in self.fields.items()]
         self.keys = {key for key, _, _, _ in self.order} | set(self.fields)
+        self.by_key = {key: name for key, name, _, _ in self.order}
+        # For model_construct_wire: immutable defaults shared, the others made per instance.
+        fixed: dict[str, Any] = {}
+        factories: list[tuple[str, Callable[[], Any]]] = []
+        for name, info in self.fields.items():
+            if info.default_factory is not None:
+                factories.append((name, info.default_factory))
+            elif info.default is not MISSING:
+                if type(info.default) in _SCALARS:
+                    fixed[name] = info.default
+                else:
+                    factories.append((name, functools.partial(copy.deepcopy, info.default)))
+        self.construct_defaults = (fixed, factories)
         self.prepare: Callable[[Any], Any] | None = getattr(cls, "prepare_input", None)
 
 
@@ -233,6 +247,35 @@ class JsonModel(metaclass=_ModelMeta):
         obj.__dict__ = data
         obj.__pydantic_extra__ = values if spec.extra == "allow" else None
         obj.__pydantic_fields_set__ = given | set(values)
+        return obj
+
+    @classmethod
+    def model_construct_wire(cls, data: dict[str, Any]) -> Any:
+        """An instance from a trusted dict keyed by wire names (aliases), without validation.
+
+        Nested values stay as given (a nested model field must already hold the model); unknown
+        keys are kept as extras when the class allows them. For generated data read many times
+        over (the model catalogue), where ``model_validate`` would check what is known good.
+        """
+        spec = cls._jm_spec()
+        names = spec.by_key
+        given: dict[str, Any] = {}
+        extras: dict[str, Any] = {}
+        for key, value in data.items():
+            name = names.get(key)
+            if name is None:
+                extras[key] = value
+            else:
+                given[name] = value
+        fixed, factories = spec.construct_defaults
+        values = {**fixed, **given}
+        for name, make in factories:
+            if name not in given:
+                values[name] = make()
+        obj = cls.__new__(cls)
+        obj.__dict__ = values
+        obj.__pydantic_extra__ = extras if spec.extra == "allow" else None
+        obj.__pydantic_fields_set__ = set(given) | set(extras)
         return obj
 
     @classmethod

@@ -157,9 +157,20 @@ class Compactor:
         preparation = prepare_compaction(manager.raw_branch(), settings)
         if preparation is None and reason != "manual":
             return None
+        outcome = _Outcome(reason, will_retry)
+        if preparation is None:
+            # Nothing to compact: as Pi, session_before_compact is not asked (it would get no preparation).
+            await self._emit(CompactionStartEvent(reason))
+            branch = manager.raw_branch()
+            last = branch[-1].get("type") if branch else None
+            why = "Already compacted" if last == "compaction" else "Nothing to compact (session too small)"
+            await self._emit(CompactionEndEvent(reason, error_message=_failure_message(reason, why)))
+            await self._gate.notify("session_compact_failed", **outcome.failed(error=why))
+            if raise_errors:
+                raise CompactionError(why)
+            return None
         # Made before the gate: a handler that summarises with its own model call gets the signal.
         controller = self._controller = AbortController()
-        outcome = _Outcome(reason, will_retry)
         # Busy from here: Esc (abort) reaches a handler that writes a summary of its own, even
         # one that ignores the signal, and no prompt starts meanwhile.
         self.is_compacting = True
@@ -178,16 +189,6 @@ class Compactor:
             return None
         outcome.from_extension = decision.supplied is not None
         await self._emit(CompactionStartEvent(reason))
-        if preparation is None and decision.supplied is None:
-            self._controller = None
-            branch = manager.raw_branch()
-            last = branch[-1].get("type") if branch else None
-            why = "Already compacted" if last == "compaction" else "Nothing to compact (session too small)"
-            await self._emit(CompactionEndEvent(reason, error_message=_failure_message(reason, why)))
-            await self._gate.notify("session_compact_failed", **outcome.failed(error=why))
-            if raise_errors:
-                raise CompactionError(why)
-            return None
         self.is_compacting = True
         try:
             raw = await self._summarise(preparation, decision.supplied, settings, instructions, controller)

@@ -12,11 +12,11 @@ class PromptError(Exception):
 
 def no_credentials_message(provider: str, auth_errors: list[str] | None = None) -> str:
     """Pi's "No API key" text; ``auth_errors`` (auth.json unreadable) are the likelier cause, told first."""
-    from ..ai.env_keys import credential_hint, env_var_names
+    from ..ai.env_keys import credential_hint, suggested_env_var
 
-    names = env_var_names(provider)
+    name = suggested_env_var(provider)
     hint = credential_hint(provider)  # cloud credentials (AWS, Google): more than a key
-    how = hint or (f"set {names[0]}" if names else f"add an apiKey for '{provider}' to models.json")
+    how = hint or (f"set {name}" if name else f"add an apiKey for '{provider}' to models.json")
     unread = f" (stored keys were not read: {'; '.join(auth_errors)})" if auth_errors else ""
     what = "credentials" if hint else "API key"
     return f"No {what} for provider '{provider}'{unread}: {how}, or use /login {provider}."

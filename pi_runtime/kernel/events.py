@@ -27,6 +27,10 @@ class AgentSettledEvent:
     def to_wire(self) -> dict[str, Any]:
         return {"type": self.type, "aborted": self.aborted}
 
+    @classmethod
+    def from_wire(cls, data: dict[str, Any]) -> AgentSettledEvent:
+        return cls(bool(data.get("aborted", False)))
+
 
 @record(slots=True)
 class QueueUpdateEvent:
@@ -40,6 +44,17 @@ class QueueUpdateEvent:
     def to_wire(self) -> dict[str, Any]:
         return {"type": self.type, "steering": list(self.steering), "followUp": list(self.follow_up)}
 
+    def wire_extras(self) -> dict[str, Any]:
+        """pi's addition for its own clients (``pi serve``): the queue with ids, under ``queue``."""
+        return {"queue": [item.to_wire() for item in self.items]}
+
+    @classmethod
+    def from_wire(cls, data: dict[str, Any]) -> QueueUpdateEvent:
+        from .message_queue import QueuedMessage
+
+        return cls(list(data.get("steering") or []), list(data.get("followUp") or []),
+                   [QueuedMessage.from_wire(item) for item in data.get("queue") or []])
+
 
 @record(slots=True)
 class CompactionStartEvent:
@@ -49,6 +64,10 @@ class CompactionStartEvent:
 
     def to_wire(self) -> dict[str, Any]:
         return {"type": self.type, "reason": self.reason}
+
+    @classmethod
+    def from_wire(cls, data: dict[str, Any]) -> CompactionStartEvent:
+        return cls(str(data["reason"]))
 
 
 @record(slots=True)
@@ -70,6 +89,11 @@ class CompactionEndEvent:
             "errorMessage": self.error_message,
         })
 
+    @classmethod
+    def from_wire(cls, data: dict[str, Any]) -> CompactionEndEvent:
+        return cls(str(data["reason"]), data.get("result"), bool(data.get("aborted", False)),
+                   bool(data.get("willRetry", False)), data.get("errorMessage"))
+
 
 @record(slots=True)
 class AutoRetryStartEvent:
@@ -88,6 +112,10 @@ class AutoRetryStartEvent:
             "errorMessage": self.error_message,
         }
 
+    @classmethod
+    def from_wire(cls, data: dict[str, Any]) -> AutoRetryStartEvent:
+        return cls(int(data["attempt"]), int(data["maxAttempts"]), int(data["delayMs"]), str(data["errorMessage"]))
+
 
 @record(slots=True)
 class AutoRetryEndEvent:
@@ -100,6 +128,10 @@ class AutoRetryEndEvent:
         return _drop_none({
             "type": self.type, "success": self.success, "attempt": self.attempt, "finalError": self.final_error,
         })
+
+    @classmethod
+    def from_wire(cls, data: dict[str, Any]) -> AutoRetryEndEvent:
+        return cls(bool(data["success"]), int(data["attempt"]), data.get("finalError"))
 
 
 @record(slots=True)
@@ -117,6 +149,12 @@ class EntryAppendedEvent:
             entry = self.entry.to_wire() if hasattr(self.entry, "to_wire") else self.entry
         return {"type": self.type, "entry": entry}
 
+    @classmethod
+    def from_wire(cls, data: dict[str, Any]) -> EntryAppendedEvent:
+        from ..session.entries import parse_entry
+
+        return cls(parse_entry(data["entry"]))
+
 
 @record(slots=True)
 class SessionInfoChangedEvent:
@@ -126,6 +164,10 @@ class SessionInfoChangedEvent:
     def to_wire(self) -> dict[str, Any]:
         return _drop_none({"type": self.type, "name": self.name})
 
+    @classmethod
+    def from_wire(cls, data: dict[str, Any]) -> SessionInfoChangedEvent:
+        return cls(data.get("name"))
+
 
 @record(slots=True)
 class ThinkingLevelChangedEvent:
@@ -134,6 +176,10 @@ class ThinkingLevelChangedEvent:
 
     def to_wire(self) -> dict[str, Any]:
         return {"type": self.type, "level": self.level}
+
+    @classmethod
+    def from_wire(cls, data: dict[str, Any]) -> ThinkingLevelChangedEvent:
+        return cls(str(data["level"]))
 
 
 @record(slots=True)
@@ -146,6 +192,17 @@ class ModelChangedEvent:
     def to_wire(self) -> dict[str, Any]:
         return {"type": self.type, "model": self.model.to_public_wire()}
 
+    def wire_extras(self) -> dict[str, Any]:
+        """pi's addition for its own clients (``pi serve``): how the model was chosen."""
+        return {"source": self.source}
+
+    @classmethod
+    def from_wire(cls, data: dict[str, Any]) -> ModelChangedEvent:
+        """The model as the wire shows it (no password in its URL, header values masked)."""
+        from ..ai.types import Model
+
+        return cls(Model.model_validate(data["model"]), str(data.get("source", "set")))
+
 
 @record(slots=True)
 class BashExecutionUpdateEvent:
@@ -155,6 +212,10 @@ class BashExecutionUpdateEvent:
 
     def to_wire(self) -> dict[str, Any]:
         return _drop_none({"type": self.type, "id": self.id, "delta": self.delta})
+
+    @classmethod
+    def from_wire(cls, data: dict[str, Any]) -> BashExecutionUpdateEvent:
+        return cls(str(data["delta"]), data.get("id"))
 
 
 @record(slots=True)
@@ -171,6 +232,10 @@ class SessionChangedEvent:
     def to_wire(self) -> dict[str, Any]:
         return _drop_none({"type": self.type, "reason": self.reason, "sessionFile": self.session_file})
 
+    @classmethod
+    def from_wire(cls, data: dict[str, Any]) -> SessionChangedEvent:
+        return cls(str(data["reason"]), data.get("sessionFile"))
+
 
 @record(slots=True)
 class ExtensionErrorEvent:
@@ -181,6 +246,10 @@ class ExtensionErrorEvent:
 
     def to_wire(self) -> dict[str, Any]:
         return {"type": self.type, "extensionPath": self.extension_path, "event": self.event, "error": self.error}
+
+    @classmethod
+    def from_wire(cls, data: dict[str, Any]) -> ExtensionErrorEvent:
+        return cls(str(data["extensionPath"]), str(data["event"]), str(data["error"]))
 
 
 @record(slots=True)
@@ -193,6 +262,10 @@ class BudgetExceededEvent:
 
     def to_wire(self) -> dict[str, Any]:
         return {"type": self.type, "limit": self.limit, "message": self.message}
+
+    @classmethod
+    def from_wire(cls, data: dict[str, Any]) -> BudgetExceededEvent:
+        return cls(str(data["limit"]), str(data["message"]))
 
 
 KernelEvent = (

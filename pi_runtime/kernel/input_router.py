@@ -5,7 +5,7 @@ extension that handles it. One entry point for every front end and every state.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 from ..agent.agent import Agent
 from ..ai.types import ImageContent, TextContent, UserMessage
@@ -16,6 +16,10 @@ from .extension_port import ExtensionGate
 from .message_queue import MessageQueue, QueuedMessage
 from .outbox import EventOutbox
 from .run_driver import RunDriver
+
+PromptDisposition = Literal["started", "queued", "handled"]
+"""What became of text sent with ``prompt``: a run started, it was queued (steer or follow-up), or an
+extension command or ``input`` hook handled it (no run)."""
 
 
 class InputRouter:
@@ -130,7 +134,7 @@ class InputRouter:
 
     # ------------------------------------------------------------------ routing
 
-    async def prompt(self, text: str, images: list[Any] | None, streaming_behavior: str | None) -> str:
+    async def prompt(self, text: str, images: list[Any] | None, streaming_behavior: str | None) -> PromptDisposition:
         """``started``, ``queued`` or ``handled`` (see ``AgentSession.prompt``)."""
         if self._driver.is_running and self._driver.aborting:
             # Sent once the run was told to stop (Esc, then a new message at once): it only
@@ -156,14 +160,14 @@ class InputRouter:
         self._driver.start([self.user_message(text, images)])
         return "started"
 
-    async def steer(self, text: str, images: list[Any] | None = None) -> str:
+    async def steer(self, text: str, images: list[Any] | None = None) -> PromptDisposition:
         """Queue a message for after the current tool calls."""
         text = self.expand(text) if self._gate.expand_templates() else text
         self.queue.add(self.user_message(text, images), "steer")
         await self._outbox.emit(self.queue_event())
         return "queued"
 
-    async def follow_up(self, text: str, images: list[Any] | None = None) -> str:
+    async def follow_up(self, text: str, images: list[Any] | None = None) -> PromptDisposition:
         """Queue a message for when the agent would otherwise stop."""
         text = self.expand(text) if self._gate.expand_templates() else text
         self.queue.add(self.user_message(text, images), "follow_up")

@@ -44,6 +44,12 @@ class QueuedMessage:
         return {"id": self.id, "kind": "followUp" if self.kind == "follow_up" else "steer",
                 "text": self.text, "images": self.images}
 
+    @classmethod
+    def from_wire(cls, data: dict[str, Any]) -> QueuedMessage:
+        """A queued message from its wire shape (``get_queue``, pi's queue commands)."""
+        return cls(str(data["id"]), "follow_up" if data.get("kind") == "followUp" else "steer",
+                   str(data.get("text", "")), int(data.get("images") or 0))
+
 
 class QueueEditError(LookupError):
     """A queue operation named a message that is not queued (any more).

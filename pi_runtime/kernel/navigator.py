@@ -31,6 +31,20 @@ def message_text(message: Any) -> str:
     return "".join(getattr(b, "text", "") for b in content if getattr(b, "type", "") == "text")
 
 
+def fork_points(manager: SessionManager) -> list[dict[str, str]]:
+    """User messages a fork can start from (``entryId``, ``text``), in file order: those of the
+    whole tree, abandoned branches included, as Pi's ``getUserMessagesForForking`` (``/fork``
+    and RPC ``get_fork_messages``); a message without text is left out."""
+    out = []
+    for entry in manager.get_entries():
+        message = getattr(entry, "message", None)
+        if getattr(entry, "type", None) == "message" and getattr(message, "role", None) == "user":
+            text = message_text(message)
+            if text:
+                out.append({"entryId": entry.id, "text": text})
+    return out
+
+
 class TreeNavigator:
     """Tree and session moves for one kernel.
 
@@ -141,17 +155,8 @@ class TreeNavigator:
         return NavigateResult(editor_text=editor_text, summary_entry_id=summary_id)
 
     def fork_points(self) -> list[dict[str, str]]:
-        """User messages a fork can start from (``entryId``, ``text``), in file order: those of the
-        whole tree, abandoned branches included, as Pi's ``getUserMessagesForForking`` (``/fork``
-        and RPC ``get_fork_messages``); a message without text is left out."""
-        out = []
-        for entry in self._record.manager.get_entries():
-            message = getattr(entry, "message", None)
-            if getattr(entry, "type", None) == "message" and getattr(message, "role", None) == "user":
-                text = message_text(message)
-                if text:
-                    out.append({"entryId": entry.id, "text": text})
-        return out
+        """See :func:`fork_points`."""
+        return fork_points(self._record.manager)
 
     async def fork(self, entry_id: str) -> ForkResult:
         """New session holding the history before the user message ``entry_id``.

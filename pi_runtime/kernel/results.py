@@ -33,6 +33,12 @@ class BashResult:
             out["fullOutputPath"] = self.full_output_path
         return out
 
+    @classmethod
+    def from_wire(cls, data: dict[str, Any]) -> BashResult:
+        exit_code = data.get("exitCode")
+        return cls(str(data.get("output", "")), exit_code if isinstance(exit_code, int) else None,
+                   bool(data.get("cancelled", False)), bool(data.get("truncated", False)), data.get("fullOutputPath"))
+
 
 @record(frozen=True, slots=True)
 class CompactionResult:
@@ -87,6 +93,10 @@ class NavigateResult:
     def to_wire(self) -> dict[str, Any]:
         return {"cancelled": self.cancelled, "editorText": self.editor_text, "summaryEntryId": self.summary_entry_id}
 
+    @classmethod
+    def from_wire(cls, data: dict[str, Any]) -> NavigateResult:
+        return cls(bool(data.get("cancelled", False)), data.get("editorText"), data.get("summaryEntryId"))
+
 
 @record(frozen=True, slots=True)
 class ForkResult:
@@ -99,6 +109,10 @@ class ForkResult:
     def to_wire(self) -> dict[str, Any]:
         return {"text": self.text, "cancelled": self.cancelled}
 
+    @classmethod
+    def from_wire(cls, data: dict[str, Any]) -> ForkResult:
+        return cls(str(data.get("text", "")), bool(data.get("cancelled", False)))
+
 
 @record(frozen=True, slots=True)
 class SwitchResult:
@@ -108,6 +122,10 @@ class SwitchResult:
 
     def to_wire(self) -> dict[str, Any]:
         return {"cancelled": self.cancelled}
+
+    @classmethod
+    def from_wire(cls, data: dict[str, Any]) -> SwitchResult:
+        return cls(bool(data.get("cancelled", False)))
 
 
 @record(frozen=True, slots=True)
@@ -119,6 +137,12 @@ class CycleModelResult:
 
     def to_wire(self) -> dict[str, Any]:
         return {"model": self.model.to_public_wire(), "thinkingLevel": self.thinking_level, "isScoped": self.is_scoped}
+
+    @classmethod
+    def from_wire(cls, data: dict[str, Any]) -> CycleModelResult:
+        from ..ai.types import Model
+
+        return cls(Model.model_validate(data["model"]), str(data["thinkingLevel"]), bool(data.get("isScoped", False)))
 
 
 @record(frozen=True, slots=True)

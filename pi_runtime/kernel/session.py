@@ -20,9 +20,9 @@ always apply; while a run streams, ``streaming_behavior`` says whether it steers
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..agent.agent import Agent, QueueKind
+from ..agent.agent import Agent, QueueKind, QueueMode, StreamingBehavior
 from ..agent.events import AgentEndEvent, MessageEndEvent, MessageStartEvent, TurnEndEvent
 from ..agent.listeners import Listener
 from ..ai.types import Model
@@ -32,7 +32,7 @@ from .budget import Budget
 from .compactor import Compactor
 from .events import SessionInfoChangedEvent
 from .extension_port import ExtensionGate, ExtensionHooks
-from .input_router import InputRouter
+from .input_router import InputRouter, PromptDisposition
 from .message_queue import QueuedMessage
 from .model_control import ModelControl
 from .navigator import TreeNavigator
@@ -57,6 +57,13 @@ from .system_prompt import SystemPromptSource
 from .usage_ledger import UsageLedger
 from .views import entries_since, last_assistant_text, session_state, session_stats, tree_to_wire
 
+if TYPE_CHECKING:
+    from ..ai.models import ModelRegistry
+    from ..extensions.runner import ExtensionRunner
+    from ..resources.port import ResourceLoaderPort
+    from ..session.manager import SessionManager
+    from ..settings import SettingsManager
+
 _DEFAULT_SETTINGS: Settings | None = None
 
 
@@ -77,7 +84,7 @@ class AgentSession:
     Args:
         agent: The agent (model, tools, transcript, queues).
         session_manager: The session file.
-        settings: The ``SettingsManager`` (None: defaults).
+        settings: The ``SettingsManager``.
         model_registry: Models and credentials (None: the agent's model, no key checks).
         resources: The ``ResourceLoader`` (skills, templates, context files).
         cwd: The working folder.
@@ -89,10 +96,10 @@ class AgentSession:
         self,
         *,
         agent: Agent,
-        session_manager: Any,
-        settings: Any,
-        model_registry: Any = None,
-        resources: Any = None,
+        session_manager: SessionManager,
+        settings: SettingsManager,
+        model_registry: ModelRegistry | None = None,
+        resources: ResourceLoaderPort | None = None,
         cwd: str,
         system_prompt_builder: Callable[[AgentSession], Any] | None = None,
         scoped_models: list[tuple[Model, str | None]] | None = None,
@@ -191,9 +198,9 @@ class AgentSession:
     # ------------------------------------------------------------------ extensions
 
     @property
-    def extension_runner(self) -> Any:
+    def extension_runner(self) -> ExtensionRunner | None:
         """The attached ``ExtensionRunner`` (None without extensions)."""
-        return self._gate.runner
+        return self._gate.runner  # type: ignore[return-value]  # the gate holds it by the kernel's narrower port
 
     @extension_runner.setter
     def extension_runner(self, runner: ExtensionHooks | None) -> None:
@@ -308,11 +315,11 @@ class AgentSession:
     async def cycle_thinking_level(self) -> str | None:
         return await self._models.cycle_thinking_level()
 
-    def set_steering_mode(self, mode: str) -> None:
-        self.agent.steering_mode = mode  # type: ignore[assignment]  # validated by the caller (RPC, settings)
+    def set_steering_mode(self, mode: QueueMode) -> None:
+        self.agent.steering_mode = mode
 
-    def set_follow_up_mode(self, mode: str) -> None:
-        self.agent.follow_up_mode = mode  # type: ignore[assignment]  # validated by the caller (RPC, settings)
+    def set_follow_up_mode(self, mode: QueueMode) -> None:
+        self.agent.follow_up_mode = mode
 
     def set_auto_compaction(self, enabled: bool) -> None:
         self._compactor.auto_enabled = enabled
@@ -334,10 +341,10 @@ class AgentSession:
         self,
         text: str,
         images: list[Any] | None = None,
-        streaming_behavior: str | None = None,
+        streaming_behavior: StreamingBehavior | None = None,
         *,
         wait: bool = True,
-    ) -> str:
+    ) -> PromptDisposition:
         """Send what the user typed. Returns ``started``, ``queued`` or ``handled``.
 
         Extension commands and ``input`` hooks see the text first, in every state. While a
@@ -353,11 +360,11 @@ class AgentSession:
             await self.wait_for_idle()
         return disposition
 
-    async def steer(self, text: str, images: list[Any] | None = None) -> str:
+    async def steer(self, text: str, images: list[Any] | None = None) -> PromptDisposition:
         """Queue a message for after the current tool calls."""
         return await self._input.steer(text, images)
 
-    async def follow_up(self, text: str, images: list[Any] | None = None) -> str:
+    async def follow_up(self, text: str, images: list[Any] | None = None) -> PromptDisposition:
         """Queue a message for when the agent would otherwise stop."""
         return await self._input.follow_up(text, images)
 

@@ -67,6 +67,8 @@ class SystemPromptSource:
         cache: dict[int, tuple[Any, dict[str, Any]]] = {}
         out = []
         for tool in self._agent.state.tools:
+            if tool.declaration_hidden:  # callable from codemode scripts only (``codemode.mode: only``)
+                continue
             known = self._wire_tools.get(id(tool))
             if known is None or known[0] is not tool:
                 known = (tool, tool.to_tool().to_wire())

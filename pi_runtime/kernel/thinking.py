@@ -6,16 +6,19 @@ from ..ai.types import THINKING_LEVELS, Model
 
 
 def available_thinking_levels(model: Model | None) -> list[str]:
-    """``off`` for models without reasoning; ``xhigh`` only where the model declares it."""
+    """The levels ``model`` offers, by Pi's rule: ``off`` only without reasoning; a level its
+    ``thinkingLevelMap`` maps to null is left out; ``xhigh`` only where the model declares it
+    (mapped in ``thinkingLevelMap``, or pi's ``compat.supportsXhigh``)."""
     if model is None or not model.reasoning:
         return ["off"]
-    levels = list(THINKING_LEVELS)
-    supports_xhigh = bool((model.compat or {}).get("supportsXhigh", False)) or "xhigh" in (
+    mapping = model.thinking_level_map or {}
+    declared = "xhigh" in mapping or bool((model.compat or {}).get("supportsXhigh", False)) or "xhigh" in (
         getattr(model, "thinking_levels", None) or []
     )
-    if not supports_xhigh:
+    levels = [level for level in THINKING_LEVELS if not (level in mapping and mapping[level] is None)]
+    if not declared and "xhigh" in levels:
         levels.remove("xhigh")
-    return levels
+    return levels or ["off"]
 
 
 def clamp_thinking(level: str, model: Model | None) -> str:

@@ -56,6 +56,28 @@ def manager_for_bus(bus: Any) -> McpManager | None:
         return None
 
 
+def activate_discovery(pi: Any, manager: McpManager) -> None:
+    """Turn on the tool that reaches the servers' undeclared tools, from their configuration (before
+    they connect): ``codemode`` for ``codemode`` exposure (unless ``autoEnableCodemode`` is false),
+    ``tool_search`` for ``deferred`` (Pi). Only a tool that reaches other tools counts: an extension's
+    tool of the same name without ``reaches_tools`` is never turned on."""
+    exposures: set[str] = set()
+    for entry in manager.entries:
+        if entry.enabled:
+            exposures.add(entry.exposure)
+            exposures.update(str(v) for v in (entry.config.get("toolExposure") or {}).values())
+    wanted = []
+    if "codemode" in exposures and manager.config.auto_enable_codemode is not False:
+        wanted.append("codemode")
+    if "deferred" in exposures:
+        wanted.append("tool_search")
+    tools = {t["name"] for t in pi.get_all_tools()}
+    reaching = [n for n in wanted if n in tools and getattr(pi._runner.tools.all.get(n), "reaches_tools", None)]
+    active = pi.get_active_tools()
+    if any(n not in active for n in reaching):
+        pi.set_active_tools([*active, *reaching])
+
+
 def extension(pi: Any) -> None:
     """Serve the session's MCP servers (see the module docstring)."""
     from .. import __version__
@@ -88,6 +110,7 @@ def extension(pi: Any) -> None:
         if manager is not None:
             manager.set_registered(pi.get_mcp_servers())
             manager.start()
+            activate_discovery(pi, manager)
 
     async def registrations_changed(_event: Any, ctx: Any) -> None:
         manager = manager_for(ctx)
@@ -97,16 +120,28 @@ def extension(pi: Any) -> None:
         # The registrations now, not the event's: changes are applied in order, the last one wins.
         removed = manager.set_registered(pi.get_mcp_servers())
         manager.start()
+        activate_discovery(pi, manager)
         gone = before - {t.name for t in manager.tools()}
         if gone:  # unreachable from the next request on, before the server is even stopped
             pi.set_active_tools([name for name in pi.get_active_tools() if name not in gone])
         await manager.close_connections(removed)
 
-    async def before_prompt(_event: Any, ctx: Any) -> None:
+    async def before_prompt(event: Any, ctx: Any) -> None:
         manager = state["manager"]
         if manager is None:
             return
         await manager.wait_for_declared()
+        sections = getattr(event, "sections", None)
+        if sections is not None:  # the servers as they are when the prompt starts (Pi 1.6)
+            from .servers_section import SECTION, render_section
+
+            text = render_section(
+                (entry, getattr(manager.connections.get(entry.name), "instructions", None))
+                for entry in manager.entries)
+            if text:
+                sections.set(SECTION, text)
+            else:
+                sections.remove(SECTION)
         await manager.reconnect_signed_in()
         for problem in manager.problems():
             ctx.ui.notify(problem, "warning")

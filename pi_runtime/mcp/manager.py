@@ -5,9 +5,10 @@ tools appear once it connects (``on_tools`` hands the new set to whoever registe
 prompt waits up to :data:`FIRST_PROMPT_WAIT` seconds for servers whose tools are declared to the
 model, so they are in its request. Closing stops every server concurrently.
 
-Exposure: pi has no ``codemode`` (Pi's QuickJS script tool) and no ``tool_search`` yet, so tools
-whose exposure is ``codemode`` (Pi's default) or ``deferred`` are declared to the model like
-``direct`` ones instead of being unreachable; ``hidden`` tools are registered but never declared.
+Exposure (Pi's): ``direct`` tools are declared to the model; ``codemode`` (the default) tools are
+only callable from ``codemode`` scripts; ``deferred`` tools are declared once ``tool_search`` loads
+them (both count as ``deferred`` in :func:`pi_runtime.extensions.toolset.exposure_of`); ``hidden``
+tools are registered but unreachable.
 ``--tools`` keeps MCP tools unless one of its entries names MCP tools (``mcp__…`` or a resource
 tool); ``--exclude-tools`` applies to them as to any tool.
 """
@@ -52,8 +53,8 @@ def is_mcp_tool_name(name: str) -> bool:
 
 
 def declared(exposure: str) -> bool:
-    """Whether tools of this exposure are declared to the model (see the module docstring)."""
-    return exposure != "hidden"
+    """Whether tools of this exposure are declared to the model as soon as they register."""
+    return exposure == "direct"
 
 
 class McpLog:

@@ -116,6 +116,16 @@ class McpTool(AgentTool):
         self._schema = input_schema(definition.get("inputSchema"))
         self._connection = connection
         self._readable = readable_resources
+        self.output_schema = result_schema(definition.get("outputSchema"))
+
+    @property
+    def namespace(self) -> Any:
+        """The server as codemode's ``describeNamespace()`` and search see it (a ``Namespace``)."""
+        from ..codemode.search import Namespace
+        from .config import namespace
+
+        description = str(self._connection.entry.config.get("description") or "").strip() or None
+        return Namespace(namespace(self.server), description, self._connection.instructions, (self.server,))
 
     def parameters_schema(self) -> dict[str, Any]:
         return self._schema
@@ -143,8 +153,56 @@ class McpTool(AgentTool):
         content, full_path = result_content(self.server, self.tool, wire, readable_resources=self._readable())
         if full_path:
             details["fullOutputPath"] = full_path
-        if wire.get("isError"):
-            error = ToolError("\n".join(b.text for b in content if isinstance(b, TextContent)))
-            error.details = details  # type: ignore[attr-defined]
-            raise error
-        return ToolResult(content=content, details=details)
+        script_value = {k: v for k, v in wire.items() if k != "_meta"}  # a script's CallToolResult (Pi drops _meta)
+        # An isError result is an error for the model that keeps its content (as Pi returns it).
+        return ToolResult(content=content, details=details, is_error=bool(wire.get("isError")),
+                          structured_content=script_value)
+
+
+_CONTENT_BLOCK_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "type": {"enum": ["text", "image", "audio", "resource_link", "resource"]},
+        "text": {"type": "string"},
+        "data": {"type": "string"},
+        "mimeType": {"type": "string"},
+    },
+    "required": ["type"],
+    "additionalProperties": True,
+}
+_DATA_KEYWORDS = frozenset({"const", "enum", "default", "examples"})
+_MAP_KEYWORDS = frozenset({"properties", "patternProperties", "dependentSchemas", "dependencies", "$defs", "definitions"})
+
+
+def _relocate(schema: Any, pointer: str) -> Any:
+    """``schema`` moved below the JSON pointer ``pointer``: its local ``$ref``s rewritten to match."""
+    if isinstance(schema, list):
+        return [_relocate(item, pointer) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "$ref" and isinstance(value, str) and (value == "#" or value.startswith("#/")):
+            out[key] = pointer + value[1:]
+        elif key in _DATA_KEYWORDS:
+            out[key] = value
+        elif key in _MAP_KEYWORDS and isinstance(value, dict):
+            out[key] = {name: _relocate(sub, pointer) for name, sub in value.items()}
+        else:
+            out[key] = _relocate(value, pointer)
+    return out
+
+
+def result_schema(structured: Any) -> dict[str, Any]:
+    """The output schema of every MCP tool for scripts: the ``CallToolResult`` they receive, with the
+    tool's own output schema as ``structuredContent`` (Pi's shape)."""
+    return {
+        "type": "object",
+        "properties": {
+            "content": {"type": "array", "items": _CONTENT_BLOCK_SCHEMA},
+            "structuredContent": _relocate(structured, "#/properties/structuredContent") if structured else {},
+            "isError": {"type": "boolean"},
+        },
+        "required": ["content"],
+        "additionalProperties": True,
+    }

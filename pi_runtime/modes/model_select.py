@@ -42,9 +42,8 @@ def split_thinking(pattern: str) -> tuple[str, str | None]:
 
 def _fuzzy(registry: Any, pattern: str, provider: str | None) -> Model | None:
     wanted = pattern.lower()
-    pool = [m for m in registry.all() if provider is None or m.provider == provider]
-    hits = [m for m in pool if wanted in m.id.lower() or wanted in (m.name or "").lower()
-            or wanted in m.ref.lower()]
+    hits = registry.matching(lambda p, mid, name: (provider is None or p == provider) and (
+        wanted in mid.lower() or wanted in name.lower() or wanted in f"{p}/{mid}".lower()))
     if not hits:
         return None
     # Prefer credentials, then the shortest id (an alias over a dated snapshot).
@@ -98,8 +97,8 @@ def resolve_scope(registry: Any, spec: str) -> list[tuple[Model, str | None]]:
         pattern, level = split_thinking(raw)
         if any(ch in pattern for ch in "*?["):
             glob = pattern.lower()
-            models = [m for m in registry.all()
-                      if fnmatch.fnmatchcase(m.ref.lower(), glob) or fnmatch.fnmatchcase(m.id.lower(), glob)]
+            models = registry.matching(lambda p, mid, _name, glob=glob: fnmatch.fnmatchcase(f"{p}/{mid}".lower(), glob)
+                                       or fnmatch.fnmatchcase(mid.lower(), glob))
             if not models:
                 raise ModelNotFoundError(pattern, registry.suggest(pattern.replace("*", "")), registry.errors)
         else:

@@ -8,18 +8,36 @@ import sys
 from ..cli_args import CliArgs
 
 
-def _k(n: int | None) -> str:
-    if not n:
-        return "-"
-    return f"{n // 1_000_000}M" if n >= 1_000_000 and n % 1_000_000 == 0 else (f"{n // 1000}K" if n >= 1000 else str(n))
+def format_token_count(count: int | None) -> str:
+    """``200000`` -> ``200K``, ``65536`` -> ``65.5K``, ``1048576`` -> ``1M``, as Pi's list shows them."""
+    if not count:
+        return "0"
+    for unit, size in (("M", 1_000_000), ("K", 1_000)):
+        if count >= size:
+            value = count / size
+            return f"{value:.0f}{unit}" if value.is_integer() else f"{value:.1f}{unit}"
+    return str(count)
+
+
+# ASCII punctuation and symbols in the order of Unicode's root collation (what JavaScript's
+# ``localeCompare`` uses), moved below the digits (which sort below the letters), so that a
+# ``str.translate`` gives a key that plain string order sorts as ``localeCompare`` would.
+_COLLATION = str.maketrans({c: chr(1 + i) for i, c in enumerate(" _-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$")})
+
+
+def collation_key(text: str) -> str:
+    """Sorts ids as JavaScript's ``localeCompare`` does (case ignored, ``~anthropic/…`` first)."""
+    return text.casefold().translate(_COLLATION)
 
 
 def list_models(args: CliArgs) -> int:
-    """Print the models that have credentials, extensions' providers' models included, optionally filtered.
+    """Print the models that have credentials, extensions' providers' models included, as Pi does:
+    filtered by Pi's fuzzy match on ``provider id``, sorted by provider then id.
 
     Raises:
         UsageError: a ``--flag`` no extension registered (they load first, as in Pi).
     """
+    from ..extensions.fuzzy import fuzzy_filter
     from .cli_extensions import apply_extension_flags, load_without_session, report_load_failures
 
     loaded = load_without_session(args)
@@ -29,21 +47,21 @@ def list_models(args: CliArgs) -> int:
     for problem in registry.errors:
         print(f"pi: models.json: {problem}", file=sys.stderr)
     models = registry.available()
-    search = (args.list_models_search or "").strip().lower()
+    search = (args.list_models_search or "").strip()
     if search:
-        terms = search.split()
-        models = [m for m in models if all(t in f"{m.provider} {m.id} {m.name}".lower() for t in terms)]
+        models = fuzzy_filter(models, search, lambda m: f"{m.provider} {m.id}")
     if not models:
         hint = f" matching '{args.list_models_search}'" if search else ""
         print(f"No models available{hint}. Set an API key (e.g. ANTHROPIC_API_KEY) or use /login.", file=sys.stderr)
         return 1 if search else 0
+    models.sort(key=lambda m: (collation_key(m.provider), collation_key(m.id)))
     rows = [("provider", "model", "context", "max-out", "thinking", "images")]
     for m in models:
-        rows.append((m.provider, m.id, _k(m.context_window), _k(m.max_tokens),
+        rows.append((m.provider, m.id, format_token_count(m.context_window), format_token_count(m.max_tokens),
                      "yes" if m.reasoning else "no", "yes" if "image" in (m.input or []) else "no"))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    for row in rows:
-        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+    out = sys.stdout
+    out.write("".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() + "\n" for row in rows))
     return 0
 
 

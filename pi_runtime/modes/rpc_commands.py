@@ -171,21 +171,6 @@ async def _get_messages(s: Any, cmd: dict[str, Any]) -> Any:
     return {"messages": s.get_messages()}
 
 
-@command("set_model")
-async def _set_model(s: Any, cmd: dict[str, Any]) -> Any:
-    provider, model_id = _str(cmd, "provider"), _str(cmd, "modelId")
-    model = s.model_registry.find(provider, model_id) if s.model_registry else None
-    if model is None:
-        raise CommandError(f"Model not found: {provider}/{model_id}")
-    await s.set_model(model)
-    return model.to_public_wire()
-
-
-@command("cycle_model")
-async def _cycle_model(s: Any, cmd: dict[str, Any]) -> Any:
-    return await s.cycle_model()
-
-
 @command("get_available_models")
 async def _available_models(s: Any, cmd: dict[str, Any]) -> Any:
     models = s.model_registry.available() if s.model_registry else []
@@ -305,11 +290,6 @@ async def _fork(s: Any, cmd: dict[str, Any]) -> Any:
         raise CommandError(exc.args[0] if exc.args else str(exc)) from exc
 
 
-@command("clone")
-async def _clone(s: Any, cmd: dict[str, Any]) -> Any:
-    return await s.clone()
-
-
 @command("get_fork_messages")
 async def _fork_messages(s: Any, cmd: dict[str, Any]) -> Any:
     return {"messages": s.get_fork_messages()}
@@ -353,3 +333,8 @@ async def _commands(s: Any, cmd: dict[str, Any]) -> Any:
     if runner is not None:
         return {"commands": runner.get_commands()}
     return {"commands": resource_commands(getattr(s.resources, "resources", s.resources))}
+
+
+# pi's tree commands and the fields it adds to Pi's set_model, cycle_model and clone: registered here,
+# after the names they use exist, so the one command table has them.
+from . import rpc_tree_commands  # noqa: E402, F401

@@ -69,6 +69,7 @@ Options:
 Options:
   --extensions            Update installed packages only
   --extension <source>    Update one package only
+  --models                Refresh model catalogs only (into models-store.json, shared with Pi)
   --all                   Update pi and installed packages
   -a, --approve           Trust project-local files for this command
   -na, --no-approve       Ignore project-local files for this command
@@ -210,8 +211,15 @@ def _update(args: _Args, agent_dir: Path, cwd: str, trusted: bool, out: Out, err
     packages = "--extensions" in args.flags or "--all" in args.flags or (target is not None and target not in ("self", "pi"))
     self_update = not packages or "--all" in args.flags or "--self" in args.flags or target in ("self", "pi")
     if "--models" in args.flags:
-        error("error: pi has no model catalogs to refresh.")
-        return 1
+        if args.flags & {"--self", "--extensions", "--all"} or args.extension:
+            error("--models cannot be combined with --self, --extensions, --all, or --extension")
+            return 1
+        if args.positional:
+            error("--models cannot be combined with a positional source")
+            return 1
+        from .models_update import update_models
+
+        return update_models(agent_dir, out, error)
     status = 0
     if packages:
         status = _update_packages(None if target in (None, "self", "pi") else target, agent_dir, cwd, trusted, out, error)

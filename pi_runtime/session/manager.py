@@ -178,6 +178,30 @@ class SessionManager(EntryAppends):
         """Sessions of every project, newest first."""
         return listing.list_all_sessions(sessions_root)
 
+    @classmethod
+    def replica(cls, header: Entry, entries: builtins.list[Entry], leaf_id: str | None) -> SessionManager:
+        """A read-only copy of a session another process owns (a ``pi serve`` viewer's), kept
+        current with :meth:`replicate`; appends raise ``ReadOnlySessionError``.
+
+        Args:
+            header: The session header line.
+            entries: Every entry in file order (kept, not copied: do not modify them).
+            leaf_id: Where the owner's leaf is.
+        """
+        manager = cls(str(header.get("cwd") or os.getcwd()), None, persist=False)
+        manager.header = header
+        manager._set_entries(entries)
+        manager._leaf_id = leaf_id
+        manager.read_only = True
+        return manager
+
+    def replicate(self, entries: builtins.list[Entry], leaf_id: str | None) -> None:
+        """Take the entries the owner appended since (in file order) and where its leaf is now."""
+        for entry in entries:
+            self._entries.append(entry)
+            self._index(entry)
+        self._leaf_id = leaf_id
+
     @staticmethod
     def find(id_or_prefix: str, cwd: str | None = None, sessions_root: str | os.PathLike[str] | None = None) -> Path | None:
         """A session file by id or id prefix, current project first, then every project."""

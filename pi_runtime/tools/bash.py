@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -28,6 +29,20 @@ from .truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES
 
 MAX_TIMEOUT_SECONDS = 2_147_483
 """Largest accepted timeout (about 24.8 days; Pi's timer limit)."""
+STRUCTURED_OUTPUT_MAX_BYTES = 1024 * 1024
+"""Output a codemode script gets from ``tools.bash()``: past it, the first and last halves."""
+BASH_OUTPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["output", "truncated", "exit_code", "wall_time_seconds"],
+    "properties": {
+        "output": {"type": "string", "description": "Combined stdout and stderr, possibly truncated"},
+        "truncated": {"type": "boolean"},
+        "full_output_path": {"type": "string", "description": "Full output, when truncated"},
+        "exit_code": {"type": "number"},
+        "wall_time_seconds": {"type": "number"},
+    },
+}
+"""What a codemode script's ``tools.bash()`` resolves to, also for a non-zero exit code (Pi's schema)."""
 
 EnvSource = Mapping[str, str] | Callable[[], Mapping[str, str]] | None
 """Extra environment for commands: a mapping, or a callable read when each command starts
@@ -114,6 +129,7 @@ class BashTool(AgentTool):
     ) -> ToolResult:
         ctx = self._spawn_context(params.command)
         collector = OutputCollector()
+        started = time.monotonic()
         loop = asyncio.get_running_loop()
         last_emit = -1e9
         pending: asyncio.TimerHandle | None = None
@@ -148,7 +164,18 @@ class BashTool(AgentTool):
                 pending.cancel()
                 emit()
             collector.close()
-        return self._finish(collector, outcome, params.timeout)
+        result = self._finish(collector, outcome, params.timeout)
+        if outcome.exit_code is not None:
+            output, truncated = _full_output(collector)
+            structured: dict[str, Any] = {"output": output, "truncated": truncated}
+            if truncated and collector.full_output_path:
+                structured["full_output_path"] = collector.full_output_path
+            structured["exit_code"] = outcome.exit_code
+            structured["wall_time_seconds"] = round((time.monotonic() - started) * 10) / 10
+            result.structured_content = structured
+        return result
+
+    output_schema = BASH_OUTPUT_SCHEMA
 
     @staticmethod
     def _partial(collector: OutputCollector) -> ToolResult:
@@ -201,3 +228,37 @@ class BashTool(AgentTool):
         error.details = details  # type: ignore[attr-defined]
         error.exit_code = outcome.exit_code  # type: ignore[attr-defined]
         raise error
+
+
+def _full_output(collector: OutputCollector) -> tuple[str, bool]:
+    """The whole output for a script, or past 1 MiB its first and last 512 KiB around an omission line."""
+    path = collector.full_output_path
+    if path is None or collector.total_bytes <= collector.buffered_bytes:
+        return collector.text(), False
+    with open(path, "rb") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        if size <= STRUCTURED_OUTPUT_MAX_BYTES:
+            return handle.read().decode("utf-8", errors="replace"), False
+        head_bytes = STRUCTURED_OUTPUT_MAX_BYTES // 2
+        tail_bytes = STRUCTURED_OUTPUT_MAX_BYTES - head_bytes
+        head = handle.read(head_bytes)
+        handle.seek(size - tail_bytes)
+        tail = handle.read(tail_bytes)
+    head = head[: len(head) - _incomplete_suffix(head)]
+    start = 0
+    while start < len(tail) and tail[start] & 0xC0 == 0x80:  # skip a character cut at the start
+        start += 1
+    omitted = size - head_bytes - tail_bytes
+    text = f"{head.decode('utf-8', errors='replace')}\n\n[... {omitted} bytes omitted ...]\n\n"
+    return text + tail[start:].decode("utf-8", errors="replace"), True
+
+
+def _incomplete_suffix(data: bytes) -> int:
+    """Bytes of a UTF-8 character cut off at the end of ``data``."""
+    for back in range(1, min(4, len(data)) + 1):
+        byte = data[-back]
+        if byte & 0xC0 == 0x80:
+            continue
+        needed = 2 if byte & 0xE0 == 0xC0 else 3 if byte & 0xF0 == 0xE0 else 4 if byte & 0xF8 == 0xF0 else 1
+        return back if needed > back else 0
+    return 0

@@ -72,6 +72,11 @@ class OutputCollector:
             self._buffered -= len(self._chunks.popleft())
 
     @property
+    def buffered_bytes(self) -> int:
+        """Bytes still held in memory (the whole output while it is short)."""
+        return self._buffered
+
+    @property
     def total_lines(self) -> int:
         """Lines in the whole output (a final newline ends a line, it does not start one)."""
         if self.total_bytes == 0:

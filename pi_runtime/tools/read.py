@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import BinaryIO, Literal
+from typing import Any, BinaryIO, Literal
 
 from ..agent.tool import PREFER_STRICT_SCHEMA, AgentTool, ToolError, ToolParams, ToolResult, UpdateCallback
 from ..ai.abort import AbortSignal
@@ -95,9 +95,27 @@ def _is_bmp(head: bytes) -> bool:
     return planes == 1 and bits in (1, 4, 8, 16, 24, 32)
 
 
+READ_OUTPUT_SCHEMA: dict[str, Any] = {"anyOf": [
+    {"type": "string"},
+    {"type": "object", "required": ["type", "data", "mimeType", "note"], "properties": {
+        "type": {"const": "image"}, "data": {"type": "string"}, "mimeType": {"type": "string"},
+        "note": {"type": "string"}}},
+]}
+"""What a codemode script's ``tools.read()`` resolves to: the text, or an image block with its note."""
+
+
+def _script_value(result: ToolResult) -> Any:
+    text = next((b.text for b in result.content if isinstance(b, TextContent)), "")
+    image = next((b for b in result.content if isinstance(b, ImageContent)), None)
+    if image is None:
+        return text
+    return {"type": "image", "data": image.data, "mimeType": image.mime_type, "note": text}
+
+
 class ReadTool(AgentTool):
     name = "read"
     label = "read"
+    output_schema = READ_OUTPUT_SCHEMA
     constrained_sampling = PREFER_STRICT_SCHEMA
     description = (
         "Read the contents of a file. Supports text files and images (jpg, png, gif, webp). "
@@ -143,6 +161,7 @@ class ReadTool(AgentTool):
         result = await asyncio.to_thread(self._read, params, signal)
         if signal is not None and signal.aborted:
             raise ToolError("Operation aborted")
+        result.structured_content = _script_value(result)
         return result
 
     def _read(self, params: ReadParams, signal: AbortSignal | None) -> ToolResult:

@@ -200,7 +200,7 @@ def _start(app: Any, option: Any, back: Any) -> None:
 
 
 def _ask_key(app: Any, option: Any, back: Any) -> None:
-    from pi_runtime.frontend.app_support import env_var_names
+    from pi_runtime.frontend.app_support import env_var_names, suggested_env_var
 
     auth = auth_storage(app)
     registry = app.session.model_registry
@@ -219,8 +219,10 @@ def _ask_key(app: Any, option: Any, back: Any) -> None:
         if app.session is not None and registry is not None:
             app.call_later(app.chrome.refresh_model, app.session)
 
-    app.push_screen(ApiKeyPrompt(option.provider, option.name, list(env_var_names(option.provider)), option.method),
-                    entered)
+    # The variable Pi's docs name first (ANTHROPIC_API_KEY, not ANTHROPIC_AUTH_TOKEN).
+    suggested = suggested_env_var(option.provider)
+    names = [*([suggested] if suggested else []), *(n for n in env_var_names(option.provider) if n != suggested)]
+    app.push_screen(ApiKeyPrompt(option.provider, option.name, names, option.method), entered)
 
 
 def _account_login(app: Any, option: Any, back: Any) -> None:

@@ -8,6 +8,7 @@ otherwise.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -41,21 +42,36 @@ def format_price(model: Any) -> str:
     return f"{money(cost.input)}/{money(cost.output)}"
 
 
+def model_label(model: Any, width: int, current: bool) -> Text:
+    """One model's row: the id, context window, price, thinking and its name."""
+    label = Text("● " if current else "  ", style="bold")
+    label.append(model.id.ljust(width), style="bold" if current else "")
+    label.append(f"  {format_tokens(model.context_window):>5} ctx", style="dim")
+    label.append(f"  {format_price(model):>11}", style="dim")
+    if model.reasoning:
+        label.append("  thinking", style="italic dim")
+    if model.name and model.name != model.id:
+        label.append(f"  {model.name}", style="italic")
+    return label
+
+
 def model_items(models: list[Any], registry: Any, current: str) -> list[PickItem]:
-    """Pick-list rows for ``models``, grouped under their provider's display name."""
+    """Pick-list rows for ``models``, grouped under their provider's display name.
+
+    A row's label is made when it is first drawn: with 1,700 models, building them all took
+    longer than the picker may take to open.
+    """
     width = max((len(m.id) for m in models), default=10)
+    names: dict[str, str] = {}
     items = []
     for model in models:
-        group = registry.provider_name(model.provider) if registry is not None else model.provider
-        label = Text("● " if model.ref == current else "  ", style="bold")
-        label.append(model.id.ljust(width), style="bold" if model.ref == current else "")
-        label.append(f"  {format_tokens(model.context_window):>5} ctx", style="dim")
-        label.append(f"  {format_price(model):>11}", style="dim")
-        if model.reasoning:
-            label.append("  thinking", style="italic dim")
-        if model.name and model.name != model.id:
-            label.append(f"  {model.name}", style="italic")
-        items.append(PickItem(model, label, f"{model.provider}/{model.id} {model.name}", group, model.ref == current))
+        group = names.get(model.provider)
+        if group is None:
+            group = registry.provider_name(model.provider) if registry is not None else model.provider
+            names[model.provider] = group
+        is_current = model.ref == current
+        items.append(PickItem(model, partial(model_label, model, width, is_current),
+                              f"{model.provider}/{model.id} {model.name}", group, is_current))
     return items
 
 

@@ -63,22 +63,15 @@ class ScopedModels(PickList):
         return items
 
     def _redraw(self, keep: str | None = None) -> None:
-        from textual.widgets import OptionList
-
         self.items = self._items()
         self.refill(self.query_text)
         if keep is not None:
             for index, item in enumerate(self.shown):
                 if item is not None and item.value == keep:
-                    self.query_one(OptionList).highlighted = index
+                    self.highlighted = index
 
     def _highlighted(self) -> str | None:
-        from textual.widgets import OptionList
-
-        index = self.query_one(OptionList).highlighted
-        if index is None or not (0 <= index < len(self.shown)):
-            return None
-        item = self.shown[index]
+        item = self.highlighted_item
         return item.value if item is not None else None
 
     def on_input_changed(self, event) -> None:

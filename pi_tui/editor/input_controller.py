@@ -110,9 +110,9 @@ class InputController:
 
         # One path in every state: extension commands and input hooks see the text even while
         # the agent streams; the kernel decides whether it starts a run, steers or follows up.
-        behaviour = "followUp" if mode == "followUp" else "steer"
         try:
-            await session.prompt(text, images, streaming_behavior=behaviour, wait=False)
+            await session.prompt(text, images, streaming_behavior="followUp" if mode == "followUp" else "steer",
+                                 wait=False)
         except PromptError as exc:
             await self._app.transcript.add_notice(str(exc), "error")
 

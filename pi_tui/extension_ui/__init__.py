@@ -1,8 +1,8 @@
 """Extensions' ``ctx.ui`` in the app: dialogs, widgets, footer/header, custom screens and
 editors, key shortcuts, themes, and containing an extension's failures.
 
-Extensions import two classes from here: ``from pi_tui.extension_ui import CustomEditor,
-BorderedLoader``. They are looked up on first use so that importing this package (the app
+Extensions import their building blocks from here: ``from pi_tui.extension_ui import CustomEditor,
+BorderedLoader, SettingsList, SettingItem, Editor``. They are looked up on first use so that importing this package (the app
 does, for every extension) costs nothing more.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["BorderedLoader", "CustomEditor"]
+__all__ = ["BorderedLoader", "CustomEditor", "Editor", "SettingItem", "SettingsList"]
 
 
 def __getattr__(name: str) -> Any:
@@ -22,4 +22,8 @@ def __getattr__(name: str) -> Any:
         from .bordered_loader import BorderedLoader
 
         return BorderedLoader
+    if name in ("Editor", "SettingItem", "SettingsList"):
+        from . import components
+
+        return getattr(components, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

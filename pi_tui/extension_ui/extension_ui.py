@@ -221,9 +221,15 @@ class AppExtensionUI:
             elif not screen.finished:
                 screen.finish(value)
 
-        widget = build_custom(factory, self.app, self.theme, done)
+        try:
+            widget = build_custom(factory, self.app, self.theme, done)
+        except TypeError:
+            if "early" not in holder:
+                raise
         if "early" in holder:
-            return holder["early"][0]  # finished before it was shown: nothing to show
+            # Finished before it was shown: nothing to show, whatever the factory returned (Pi keeps
+            # the value of a done() called inside the factory even when it returns no component).
+            return holder["early"][0]
         screen = ExtensionScreen(widget, overlay=overlay)
         holder["screen"] = screen
         return await self._ask(screen, None)

@@ -129,7 +129,7 @@ def loaded_resources(session: SessionPort) -> list[tuple[str, list[str]]]:
 def provider_count(session: SessionPort) -> int:
     """How many providers have credentials (the footer names the provider when more than one)."""
     registry = session.model_registry
-    return len({m.provider for m in registry.available()}) if registry is not None else 0
+    return len(registry.available_providers()) if registry is not None else 0
 
 
 def footer_stats(session: SessionPort, providers: int = 1) -> FooterStats:

@@ -74,6 +74,8 @@ class ToolBox(Widget):
         """An extension's renderer for this tool (``render_call`` / ``render_result``), or None."""
         self.result: Any = None
         """The final result (content, details, is_error) for an extension's ``render_result``."""
+        self.partial: Any = None
+        """The latest partial result while the tool runs (what ``render_result`` shows with ``isPartial``)."""
         self.duration_ms: float | None = None
         """How long the tool ran (from the kernel's ``tool_execution_end``), shown as Pi's "Took 0.2s"."""
         self._started: float | None = None
@@ -108,7 +110,10 @@ class ToolBox(Widget):
 
     def set_partial(self, result: Any) -> None:
         """A partial result while the tool runs (bash output so far)."""
-        self.output = terminal_safe(result_text(getattr(result, "content", None)), multiline=True)
+        content = getattr(result, "content", None)
+        self.output = terminal_safe(result_text(content), multiline=True)
+        self.partial = SimpleNamespace(content=content or [], details=getattr(result, "details", None),
+                                       is_error=False, isError=False)
         self.refresh(layout=True)
 
     def set_result(self, content: Any, details: Any, is_error: bool, duration_ms: float | None = None) -> None:
@@ -154,7 +159,8 @@ class ToolBox(Widget):
         if self.result is not None or self.state == "running":
             options = {**render_options(getattr(self.app, "session", None), self.expanded),
                        "isPartial": self.result is None}
-            result = self.result or SimpleNamespace(content=[], details=None, is_error=False, isError=False)
+            result = self.result or self.partial or SimpleNamespace(content=[], details=None, is_error=False,
+                                                                    isError=False)
             body = as_renderable(call_renderer(renderer_part(self.renderer, "render_result"), result, options,
                                                theme, context))
         return title, body

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from pi_runtime.frontend.app_support import ENV_KEYS
+from pi_runtime.frontend.app_support import ENV_KEYS, suggested_env_var
 
 MODELS_JSON_SNIPPET = """{
   "providers": {
@@ -54,8 +54,8 @@ class WelcomePanel(Static):
             text.append("Type /local to use one (it is added to models.json for you).\n\n")
         text.append(f"No credentials found for {model or 'any model'}. Connect a provider one of these ways:\n\n")
         text.append("1. Set an API key in your environment, then restart pi:\n", style="bold")
-        for provider, names in list(ENV_KEYS.items())[:9]:
-            text.append(f"     {provider:<12} {names[0]}\n")
+        for provider in list(ENV_KEYS)[:9]:
+            text.append(f"     {provider:<12} {suggested_env_var(provider)}\n")
         text.append("     (more providers: see `pi --list-models`)\n\n")
         text.append("2. Sign in from here: ", style="bold")
         text.append("/login <provider>\n\n")

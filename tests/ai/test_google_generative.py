@@ -456,8 +456,7 @@ async def test_non_reasoning_model_and_history_from_another_model(
 async def test_key_from_the_environment_never_appears_in_errors(
     loopback: LoopbackServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.delenv("GEMINI_API_KEY", raising=False)
-    monkeypatch.setenv("GOOGLE_API_KEY", "AIza-env-secret-5555")
+    monkeypatch.setenv("GEMINI_API_KEY", "AIza-env-secret-5555")  # Pi's one variable for Gemini
     loopback.push(Reply.json(400, google_error(400, "INVALID_ARGUMENT", "key AIza-env-secret-5555 expired")))
     _, msg = await run(make_model(loopback), ctx(), api_key=None)
     assert loopback.requests[0].headers["x-goog-api-key"] == "AIza-env-secret-5555"

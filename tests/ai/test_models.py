@@ -30,20 +30,24 @@ def write_models(tmp_path: Path, providers: dict) -> Path:
 # ---------------------------------------------------------------------------- catalogue
 
 
-def test_catalogue_covers_the_four_apis_with_sane_figures() -> None:
+def test_catalogue_covers_pis_ten_apis_with_sane_figures() -> None:
     reg = ModelRegistry(read_models_json=False, env={})
     apis = {m.api for m in reg.all()}
-    assert apis == {"anthropic-messages", "openai-responses", "google-generative-ai", "openai-completions"}
+    assert apis == {"anthropic-messages", "openai-responses", "google-generative-ai", "openai-completions",
+                    "mistral-conversations", "azure-openai-responses", "openai-codex-responses",
+                    "bedrock-converse-stream", "google-vertex", "pi-messages"}
     for provider in ("anthropic", "openai", "google", "openrouter", "groq", "deepseek", "xai", "mistral", "cerebras"):
-        models = [m for m in reg.all() if m.provider == provider]
+        models = reg.models_of(provider)
         assert len(models) >= 2, provider
         for m in models:
-            assert m.base_url == catalog.PROVIDERS[provider]["baseUrl"]
-            assert 0 < m.max_tokens <= m.context_window
-            assert m.cost.output >= m.cost.input >= 0
-            assert m.name and m.input and set(m.input) <= {"text", "image"}
+            assert m.base_url.startswith("https://"), m.ref
+            assert 0 < m.max_tokens <= m.context_window, m.ref
+            assert m.cost.input >= 0 and m.cost.output >= 0, m.ref
+            assert m.name and m.input and set(m.input) <= {"text", "image"}, m.ref
     sonnet = reg.find("anthropic", "claude-sonnet-4-5")
     assert sonnet.reasoning and "image" in sonnet.input and sonnet.cost.input == 3
+    assert sonnet.base_url == catalog.PROVIDERS["anthropic"]["baseUrl"] == "https://api.anthropic.com"
+    assert sonnet.prompt_cache == {"short": 300, "long": 3600}  # Pi's fields beyond the basics carry over
     assert reg.find("openai", "gpt-5").api == "openai-responses"
     assert reg.find("google", "gemini-2.5-pro").base_url.endswith("/v1beta")
 
@@ -64,7 +68,9 @@ def test_lookup_forms() -> None:
     assert reg.lookup("anthropic/claude-haiku-4-5").ref == "anthropic/claude-haiku-4-5"
     assert reg.lookup("claude-haiku-4-5").provider == "anthropic"
     assert reg.lookup("CLAUDE-HAIKU-4-5").id == "claude-haiku-4-5"
-    assert reg.lookup("Claude Haiku 4.5").id == "claude-haiku-4-5"
+    # By display name: several providers carry Anthropic's names; one with credentials wins.
+    keyed = ModelRegistry(read_models_json=False, env={"ANTHROPIC_API_KEY": "k"})
+    assert keyed.lookup("Claude Haiku 4.5 (latest)").ref == "anthropic/claude-haiku-4-5"
     # OpenRouter ids contain a slash themselves.
     assert reg.lookup("openrouter/anthropic/claude-sonnet-4.5").provider == "openrouter"
     assert reg.lookup("anthropic/claude-sonnet-4.5").provider == "openrouter"
@@ -98,7 +104,9 @@ def test_fuzzy_suggestions_in_errors() -> None:
         reg.resolve("claude-sonet-4-5")
     assert "anthropic/claude-sonnet-4-5" in info.value.suggestions
     assert "Did you mean" in str(info.value) and "claude-sonnet-4-5" in str(info.value)
-    assert "openai/gpt-5" in reg.suggest("gpt5")
+    assert any(s.endswith("/gpt-5") for s in reg.suggest("gpt5"))
+    # An id many providers serve is suggested from one with credentials.
+    assert "openai/gpt-5" in ModelRegistry(read_models_json=False, env={"OPENAI_API_KEY": "k"}).suggest("gpt5")
     assert any(s.startswith("google/gemini-2.5") for s in reg.suggest("gemini-2.5"))
     assert reg.suggest("zzzzzzzzzzzz") == []
     assert len(reg.suggest("claude", limit=3)) == 3
@@ -237,8 +245,8 @@ def test_auth_json_command_key_and_stored_env(tmp_path: Path) -> None:
     auth.set("groq", {"type": "api_key", "key": "$GROQ_SCOPED", "env": {"GROQ_SCOPED": "scoped-key"}})
     auth.set_api_key("xai", "!echo xai-from-cmd")
     reg = ModelRegistry(read_models_json=False, auth=auth, env={})
-    assert reg.resolve_api_key(reg.find("groq", "qwen/qwen3-32b")) == "scoped-key"
-    assert reg.resolve_api_key(reg.find("xai", "grok-4")) == "xai-from-cmd"
+    assert reg.resolve_api_key(reg.find("groq", "qwen/qwen3.6-27b")) == "scoped-key"
+    assert reg.resolve_api_key(reg.find("xai", "grok-4.7")) == "xai-from-cmd"
     assert {m.provider for m in reg.available()} == {"groq", "xai"}
 
 

@@ -51,8 +51,11 @@ def env(tmp_path: Path, loopback: LoopbackServer) -> dict[str, str]:
     home.mkdir()
     project = tmp_path / "project"
     project.mkdir()
+    from pi_runtime.ai.env_keys import ENV_KEYS
+
+    credentials = {name for names in ENV_KEYS.values() for name in names}
     out = {k: v for k, v in os.environ.items()
-           if not k.endswith("_API_KEY") and not k.startswith("PI_") and k != "AWS_PROFILE"}
+           if not k.endswith("_API_KEY") and not k.startswith("PI_") and k not in credentials}
     out.update({"PI_CODING_AGENT_DIR": str(agent), "HOME": str(home), "PI_TEST_PROJECT": str(project),
                 "PYTHONDONTWRITEBYTECODE": "1"})
     return out

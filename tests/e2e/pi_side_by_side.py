@@ -130,11 +130,12 @@ def _env(agent: Path, home: Path) -> dict[str, str]:
     return env
 
 
-def run(binary: str, scenario: Scenario, tmp: Path, timeout: float = 90) -> Run:
-    """Run ``scenario`` with the ``pi`` executable ``binary`` (ours or Pi's) in a fresh folder under ``tmp``."""
+def run(binary: str, scenario: Scenario, tmp: Path, timeout: float = 90, mkdirs: bool = True) -> Run:
+    """Run ``scenario`` with the ``pi`` executable ``binary`` (ours or Pi's) in a fresh folder under ``tmp``
+    (``mkdirs=False``: the caller made ``agent/`` and put files in it)."""
     agent, project, home = tmp / "agent", tmp / "project", tmp / "home"
     for folder in (agent, project, home):
-        folder.mkdir(parents=True)
+        folder.mkdir(parents=True, exist_ok=not mkdirs)
     for name, text in scenario.files.items():
         (project / name).write_text(text)
     with LoopbackServer(scenario.responder) as server:

@@ -16,8 +16,10 @@ from pi_runtime import deep_json
 
 
 class RpcClient:
-    def __init__(self, env: dict[str, str], *args: str) -> None:
-        self.proc = subprocess.Popen([PI, "--mode", "rpc", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    def __init__(self, env: dict[str, str], *args: str, argv: list[str] | None = None) -> None:
+        """``pi --mode rpc *args``, or the command ``argv`` (another program speaking Pi's RPC)."""
+        command = argv if argv is not None else [PI, "--mode", "rpc", *args]
+        self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, env=env, cwd=env["PI_TEST_PROJECT"])
         self.records: list[dict[str, Any]] = []
         self._new = threading.Condition()

@@ -36,15 +36,16 @@ def write_mcp(env: dict[str, str], servers: dict[str, Any], *, project: bool = F
 
 
 def time_server(marker: str, **extra: Any) -> dict[str, Any]:
+    """The time server with ``direct`` exposure (tools declared to the model) unless ``extra`` says otherwise."""
     return {"command": executable("mcp-server-time"), "args": ["--local-timezone", "UTC"],
-            "env": {MARKER: marker}, **extra}
+            "env": {MARKER: marker}, "exposure": "direct", **extra}
 
 
 def wrapped_time_server(marker: str) -> dict[str, Any]:
     """The time server behind a shell wrapper that also leaves a child of its own running (as
     ``npx``/``uvx`` wrappers do): only stopping the whole process group ends that child."""
     script = f"sleep 300 </dev/null >/dev/null 2>&1 & exec {executable('mcp-server-time')}"
-    return {"command": "sh", "args": ["-c", script], "env": {MARKER: marker}}
+    return {"command": "sh", "args": ["-c", script], "env": {MARKER: marker}, "exposure": "direct"}
 
 
 def declared_tools(request: Any) -> list[str]:
@@ -68,7 +69,7 @@ def test_print_mode_calls_a_stdio_server_tool_and_leaves_no_server_behind(loopba
     assert result.returncode == 0, result.stderr
     assert result.stdout == "It is late.\n"
     first, second = loopback.requests
-    # Pi's default exposure (codemode) is declared directly in pi; hidden tools never are.
+    # direct tools are declared; hidden tools never are.
     assert {"mcp__time__get_current_time", "mcp__time__convert_time"} <= set(declared_tools(first))
     assert not any(name.startswith("mcp__quiet__") for name in declared_tools(first))
     [answer] = tool_messages(second)
@@ -170,7 +171,8 @@ def test_a_killed_pi_leaves_no_server_behind(env, sig):
 
 
 def test_a_failing_server_is_reported_once_and_the_prompt_still_runs(loopback, env):
-    write_mcp(env, {"broken": {"command": "/nonexistent/mcp-server"}})
+    # A server with declared (direct) tools: the first prompt waits for it, so its failure is known.
+    write_mcp(env, {"broken": {"command": "/nonexistent/mcp-server", "exposure": "direct"}})
     loopback.push(text_reply("Fine."))
     result = run_pi(["-p", "hi", "--model", MODEL], env, timeout=60)
     assert result.returncode == 0, result.stderr

@@ -25,7 +25,8 @@ MARKER = "PI_MCP_HOSTILE_MARKER"
 def hostile(env: dict[str, str], *flags: str, name: str = "h", **extra: Any) -> str:
     """Write an ``mcp.json`` with one hostile server (given ``flags``); returns its marker."""
     marker = uuid.uuid4().hex
-    server = {"command": sys.executable, "args": [SERVER, *flags], "env": {MARKER: marker}, **extra}
+    server = {"command": sys.executable, "args": [SERVER, *flags], "env": {MARKER: marker}, "exposure": "direct",
+              **extra}
     path = Path(env["PI_CODING_AGENT_DIR"], "mcp.json")
     path.write_text(json.dumps({"mcpServers": {name: server}}), encoding="utf-8")
     return marker
@@ -103,7 +104,7 @@ def test_answers_the_sdk_cannot_parse_fail_at_once_and_malformed_tools_are_skipp
 
 
 def test_mcp_list_shows_server_supplied_names_without_control_characters(env):
-    hostile(env, "--tools", "2", "--hostile-names")
+    hostile(env, "--tools", "2", "--hostile-names", exposure="codemode")
     result = run_pi(["mcp", "list"], env, timeout=60)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()

@@ -193,3 +193,20 @@ def test_model_call_options_take_pis_spellings():
                      "serviceTier": "flex", "extra": {"sampling_params": {"top_k": 5}}})
     assert (opts.max_tokens, opts.reasoning, opts.session_id) == (99, "high", "s")
     assert opts.extra == {"serviceTier": "flex", "sampling_params": {"top_k": 5}}
+
+
+async def test_nothing_to_compact_does_not_ask_session_before_compact(make_session, write_ext):
+    path = write_ext("asked", """
+        seen = {"asked": 0}
+        def extension(pi):
+            def before(event, ctx):
+                seen["asked"] += 1
+            pi.on("session_before_compact", before)
+            pi.on("session_compact_failed", lambda e, ctx: seen.update(failed=e.fields()))
+    """)
+    session = make_session(extensions=[path], persist=True)
+    with pytest.raises(CompactionError, match="Nothing to compact"):
+        await session.compact()
+    seen = module_of(path).seen
+    assert seen["asked"] == 0  # Pi does not call it without a preparation
+    assert "Nothing to compact" in seen["failed"]["error_message"]

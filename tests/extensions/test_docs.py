@@ -12,7 +12,7 @@ from pi_runtime.ai.providers.scripted import scripted_text, scripted_tool_call
 from .conftest import errors
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "extensions.md"
-EXAMPLES = [b for b in re.findall(r"```python\n(.*?)```", DOC.read_text(), re.S) if "def extension(pi)" in b]
+EXAMPLES = [b for b in re.findall(r"```python\n(.*?)```", DOC.read_text(), re.S) if "def extension(pi" in b]
 
 
 def test_docs_have_examples():

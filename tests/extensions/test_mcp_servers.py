@@ -199,7 +199,8 @@ async def test_an_extension_owning_mcp_replaces_the_builtin_support(make_session
     session = make_session(extensions=[path], mcp=True)
     runner = session.extension_runner
     await runner.start()
-    assert [e.path for e in runner.extensions] == [path]  # builtin:mcp is taken out: no mcp.json read
+    # builtin:mcp is taken out (no mcp.json read); the codemode and tool_search built-ins stay, as in Pi
+    assert [e.path for e in runner.extensions if e.path not in ("builtin:codemode", "builtin:tool-search")] == [path]
     assert mcp_manager_for(session) is None and processes_with_env(MARKER, marker) == []
     assert runner.errors == [(path, "register_mcp_server",
                               'MCP server "clock" is not connected: no extension connects registered MCP servers '

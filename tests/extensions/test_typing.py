@@ -81,3 +81,47 @@ def test_public_types_import_from_one_module():
     assert types.ProviderError is ProviderError and types.post_sse is post_sse
     assert {cls.__name__ for cls in types.EVENTS.values()} <= set(types.__all__)
     assert {"SessionEntry", "MessageEntry", "CustomEntry", "ExtensionContext", "ToolResult"} <= set(types.__all__)
+
+
+REGISTRATIONS_GOOD = """
+    from typing import Any
+
+    from pi_runtime.extensions.types import ExtensionAPI
+
+
+    def extension(pi: ExtensionAPI) -> None:
+        async def run(call_id: str, params: Any, signal: Any, on_update: Any, ctx: Any) -> dict[str, Any]:
+            on_update({"content": [{"type": "text", "text": "50%"}]})
+            return {"content": "done", "details": {}}
+
+        async def command(args: str, ctx: Any) -> None:
+            pi.send_message({"customType": "x", "content": "y"}, deliver_as="followUp")
+
+        pi.register_tool(name="t", description="d", params=None, execute=run, exposure="deferred")
+        pi.register_command("c", command)
+        pi.register_flag("plan", type="boolean", default=False)
+"""
+
+REGISTRATIONS_BAD = """
+    from typing import Any
+
+    from pi_runtime.extensions.types import ExtensionAPI
+
+
+    def extension(pi: ExtensionAPI) -> None:
+        async def run(call_id: str, params: Any, signal: Any, on_update: Any, ctx: Any) -> int:
+            return 3
+
+        pi.register_tool(name="t", description="d", params=None, execute=run)
+        pi.send_message({"customType": "x", "content": "y"}, deliver_as="follow_up")
+        pi.register_tool(name="u", description="d", params=None, execute=run, exposure="codemode")
+        pi.register_command("c", lambda: None)
+"""
+
+
+def test_registration_calls_are_typed(tmp_path):
+    good = mypy(tmp_path, "good_reg.py", REGISTRATIONS_GOOD)
+    assert good.returncode == 0, good.stdout
+    bad = mypy(tmp_path, "bad_reg.py", REGISTRATIONS_BAD)
+    lines = sorted({int(line.split(":")[1]) for line in bad.stdout.splitlines() if ": error:" in line})
+    assert lines == [11, 12, 13, 14], bad.stdout  # wrong return, deliver_as, exposure, handler arity

@@ -33,14 +33,15 @@ async def test_tools_appear_reload_rereads_mcp_json_and_dispose_stops_servers(tm
     # The session's agent_dir wins over the process default (an SDK session in another dir).
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "elsewhere"))
     first, second = uuid.uuid4().hex, uuid.uuid4().hex
-    write_servers(agent, {"time": {"command": time_server, "env": {MARKER: first}}})
+    write_servers(agent, {"time": {"command": time_server, "env": {MARKER: first}, "exposure": "direct"}})
     provider = ScriptedProvider(f"mcp-ext-{uuid.uuid4().hex[:6]}")
     provider.push(scripted_tool_call("mcp__time__get_current_time", {"timezone": "UTC"}), scripted_text("ok"))
     session = create_agent_session(cwd=str(project), agent_dir=str(agent), model=provider.model(),
                                    session_manager=SessionManager.in_memory(),
                                    settings=SettingsManager.in_memory(), mcp=True)
     runner = session.extension_runner
-    assert runner is not None and [e.path for e in runner.extensions] == ["builtin:mcp"]
+    assert runner is not None and [e.path for e in runner.extensions] == [
+        "builtin:tool-search", "builtin:codemode", "builtin:mcp"]
     await runner.start()
     await session.prompt("time?")
     context, _options = provider.requests[0]
@@ -49,7 +50,7 @@ async def test_tools_appear_reload_rereads_mcp_json_and_dispose_stops_servers(tm
     manager = mcp_manager_for(session)
     assert manager is not None and manager.connections["time"].state == "connected"
 
-    write_servers(agent, {"clock": {"command": time_server, "env": {MARKER: second}}})
+    write_servers(agent, {"clock": {"command": time_server, "env": {MARKER: second}, "exposure": "direct"}})
     await runner.reload()
     assert wait_until(lambda: not processes_with_env(MARKER, first), 10)  # the old server is gone
     reloaded = mcp_manager_for(session)

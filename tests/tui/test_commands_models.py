@@ -145,7 +145,7 @@ async def test_thinking_picker_sets_level_and_editor_border_follows(session, age
     async with app.run_test(size=(100, 30)) as pilot:
         await type_command(pilot, "/thinking")
         assert "Thinking level" in screen_text(app) and "xhigh" not in screen_text(app)
-        while app.screen.query_one("#picker-list").highlighted_option.prompt.plain.split()[-3] != "high":
+        while app.screen.highlighted_item.text.plain.split()[-3] != "high":
             await pilot.press("down")
         await pilot.press("enter")
         await workers_done(pilot)
@@ -158,7 +158,7 @@ async def test_thinking_picker_sets_level_and_editor_border_follows(session, age
         assert app.editor.styles.border_top[1] != high
         default = session.settings.settings.default_thinking_level
         await type_command(pilot, "/thinking")
-        while app.screen.query_one("#picker-list").highlighted_option.prompt.plain.split()[-3] != "low":
+        while app.screen.highlighted_item.text.plain.split()[-3] != "low":
             await pilot.press("down")
         await pilot.press("ctrl+s")  # app.thinking.save: this level, and saved as the default
         await workers_done(pilot)

@@ -161,3 +161,63 @@ async def test_renderers_get_pis_output_pad_option(provider, workdir, agent_dir,
         await settle(pilot, session)
         text = screen_text(app)
         assert "PAD=0" in text and "TOOLPAD=0" in text
+
+
+async def test_done_inside_a_factory_that_returns_no_widget_keeps_its_value(provider, workdir, agent_dir, tmp_path):
+    """Pi keeps done()'s value even when the factory then returns no component."""
+    from pi_runtime.testing.waiting import eventually
+
+    ext = tmp_path / "nothing.py"
+    ext.write_text(textwrap.dedent("""
+        def extension(pi):
+            async def pick(args, ctx):
+                def factory(tui, theme, keys, done):
+                    done("chosen")
+                value = await ctx.ui.custom(factory)
+                ctx.ui.notify(f"value {value}")
+            pi.register_command("pick", pick)
+    """))
+    session = make_session(provider, workdir, extensions=[str(ext)])
+    app = create_app(session, static=True, agent_dir=str(agent_dir))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_command(pilot, "/pick")
+        assert await eventually(lambda: any("value chosen" in str(n.message) for n in app._notifications))
+        assert not session.extension_runner.errors
+
+
+async def test_settings_list_and_editor_for_custom_components(provider, workdir, agent_dir, tmp_path):
+    """Pi's tools example toggles settings with a SettingsList; a question box uses an Editor."""
+    from pi_runtime.testing.waiting import eventually
+
+    ext = tmp_path / "parts.py"
+    ext.write_text(textwrap.dedent("""
+        from pi_tui.extension_ui import Editor, SettingsList
+        def extension(pi):
+            async def toggle(args, ctx):
+                changes = []
+                def factory(tui, theme, keys, done):
+                    items = [{"id": "bash", "label": "bash", "currentValue": "on", "values": ["on", "off"]}]
+                    return SettingsList(items, lambda i, v: changes.append((i, v)), lambda: done(changes))
+                ctx.ui.notify(f"changes {await ctx.ui.custom(factory)}")
+            async def ask(args, ctx):
+                def factory(tui, theme, keys, done):
+                    return Editor("", on_submit=done, on_cancel=lambda: done(None), id="ask-box")
+                ctx.ui.notify(f"answer {await ctx.ui.custom(factory)!r}")
+            pi.register_command("toggle", toggle)
+            pi.register_command("ask", ask)
+    """))
+    session = make_session(provider, workdir, extensions=[str(ext)])
+    app = create_app(session, static=True, agent_dir=str(agent_dir))
+
+    def notified(text):
+        return any(text in str(n.message) for n in app._notifications)
+
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_command(pilot, "/toggle")
+        assert await eventually(lambda: len(app.screen_stack) > 1)
+        await pilot.press("enter", "space", "escape")
+        assert await eventually(lambda: notified("changes [('bash', 'off'), ('bash', 'on')]"))
+        await type_command(pilot, "/ask")
+        assert await eventually(lambda: bool(app.screen.query("#ask-box")))
+        await pilot.press("h", "i", "shift+enter", "x", "enter")
+        assert await eventually(lambda: notified("answer 'hi\\nx'"))

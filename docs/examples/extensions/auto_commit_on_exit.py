@@ -7,8 +7,10 @@ The message is the first line of the last answer: ``[pi] <first 50 characters>``
 
 from __future__ import annotations
 
+from pi_runtime.extensions import ExtensionAPI
 
-def extension(pi):
+
+def extension(pi: ExtensionAPI) -> None:
     async def on_shutdown(event, ctx):
         status = await pi.exec("git", ["status", "--porcelain"])
         if status.code != 0 or not status.stdout.strip():

@@ -9,10 +9,12 @@ where it comes from.
 
 from __future__ import annotations
 
+from pi_runtime.extensions import ExtensionAPI
+
 SOURCES = [("extension", "Extensions"), ("prompt", "Prompts"), ("skill", "Skills")]
 
 
-def extension(pi):
+def extension(pi: ExtensionAPI) -> None:
     def complete(prefix):
         matches = [key for key, _ in SOURCES if key.startswith(prefix)]
         return [{"value": key, "label": key} for key in matches] or None

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import uuid
 
-from pi_runtime.extensions import convert_to_llm, serialize_conversation
+from pi_runtime.extensions import ExtensionAPI, convert_to_llm, serialize_conversation
 
 PROMPT = """You are a conversation summarizer. Create a comprehensive summary of this conversation that captures:{previous}
 
@@ -44,7 +44,7 @@ def summary_model(ctx):
     return ctx.model_registry.find(provider, model_id)
 
 
-def extension(pi):
+def extension(pi: ExtensionAPI) -> None:
     async def before_compact(event, ctx):
         prep = event.preparation
         if prep is None:

@@ -11,6 +11,8 @@ elsewhere ``set_footer`` does nothing.
 
 from __future__ import annotations
 
+from pi_runtime.extensions import ExtensionAPI
+
 
 def tokens(n: int) -> str:
     return f"{n}" if n < 1000 else f"{n / 1000:.1f}k"
@@ -32,7 +34,7 @@ def usage_line(ctx, branch: str | None, theme, width: int):
     return line[:width] if width > 0 else line
 
 
-def extension(pi):
+def extension(pi: ExtensionAPI) -> None:
     enabled = {"on": False}
 
     def footer_factory(ctx):

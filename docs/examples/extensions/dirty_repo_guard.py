@@ -9,10 +9,12 @@ never interferes.
 
 from __future__ import annotations
 
+from pi_runtime.extensions import ExtensionAPI
+
 PROCEED = "Yes, proceed anyway"
 
 
-def extension(pi):
+def extension(pi: ExtensionAPI) -> None:
     async def check(ctx, action):
         status = await pi.exec("git", ["status", "--porcelain"])
         if status.code != 0 or not status.stdout.strip():

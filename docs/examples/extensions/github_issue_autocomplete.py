@@ -11,7 +11,7 @@ import asyncio
 import json
 import re
 
-from pi_runtime.extensions import fuzzy_filter
+from pi_runtime.extensions import ExtensionAPI, fuzzy_filter
 
 MAX_ISSUES = 100
 MAX_SUGGESTIONS = 20
@@ -79,7 +79,7 @@ def issue_provider(current, get_issues):
     return IssueProvider()
 
 
-def extension(pi):
+def extension(pi: ExtensionAPI) -> None:
     async def session_start(event, ctx):
         repo, error = await resolve_github_repo(pi, ctx.cwd)
         if error:

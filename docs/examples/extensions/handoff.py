@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 
-from pi_runtime.extensions import convert_to_llm, serialize_conversation
+from pi_runtime.extensions import ExtensionAPI, convert_to_llm, serialize_conversation
 
 SYSTEM_PROMPT = """You are a context transfer assistant. Given a conversation history and the user's goal \
 for a new thread, generate a focused prompt that:
@@ -59,7 +59,7 @@ def handoff_messages(branch):
     return [m for m in map(entry_message, branch) if m is not None]
 
 
-def extension(pi):
+def extension(pi: ExtensionAPI) -> None:
     async def handoff(args, ctx):
         if ctx.mode != "tui":
             ctx.ui.notify("handoff requires interactive mode", "error")

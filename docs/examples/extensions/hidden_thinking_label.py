@@ -10,10 +10,12 @@ the app the calls do nothing.
 
 from __future__ import annotations
 
+from pi_runtime.extensions import ExtensionAPI
+
 DEFAULT_LABEL = "Pondering..."
 
 
-def extension(pi):
+def extension(pi: ExtensionAPI) -> None:
     state = {"label": DEFAULT_LABEL}  # set again in every session_start (/new, /resume, /reload)
     pi.on("session_start", lambda e, ctx: ctx.ui.set_hidden_thinking_label(state["label"]))
 

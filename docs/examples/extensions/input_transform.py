@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from pi_runtime.extensions import ExtensionAPI
 
-def extension(pi):
+
+def extension(pi: ExtensionAPI) -> None:
     def on_input(event, ctx):
         if event.source == "extension":  # leave messages other extensions send alone
             return {"action": "continue"}

@@ -12,6 +12,8 @@ The mode is shown in the editor's bottom border. App only (``ctx.mode == "tui"``
 
 from __future__ import annotations
 
+from pi_runtime.extensions import ExtensionAPI
+
 
 def _modal_editor_class():
     # Imported here, not at the top: in print/JSON mode the extension must load without the app.
@@ -55,7 +57,7 @@ def _modal_editor_class():
     return ModalEditor
 
 
-def extension(pi):
+def extension(pi: ExtensionAPI) -> None:
     def session_start(event, ctx):
         if ctx.mode != "tui":
             return

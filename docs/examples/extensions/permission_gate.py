@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import re
 
+from pi_runtime.extensions import ExtensionAPI
+
 DANGEROUS = [re.compile(r"\brm\s+(-rf?|--recursive)", re.I), re.compile(r"\bsudo\b", re.I),
              re.compile(r"\b(chmod|chown)\b.*777", re.I)]
 
 
-def extension(pi):
+def extension(pi: ExtensionAPI) -> None:
     async def gate(event, ctx):
         if event.tool_name != "bash":
             return None

@@ -23,7 +23,7 @@ import json
 import sys
 from pathlib import Path
 
-from pi_runtime.extensions import CONFIG_DIR_NAME, get_agent_dir
+from pi_runtime.extensions import CONFIG_DIR_NAME, ExtensionAPI, get_agent_dir
 
 NONE = "(none)"
 
@@ -55,7 +55,7 @@ def describe(preset: dict) -> str:
     return " | ".join(parts)
 
 
-def extension(pi):
+def extension(pi: ExtensionAPI) -> None:
     state = {"presets": {}, "name": None, "preset": None, "original": None}
 
     pi.register_flag("preset", description="Preset configuration to use", type="string")

@@ -9,6 +9,9 @@ prompt the model gets, without re-parsing the rendered text.
 """
 
 
+from pi_runtime.extensions import ExtensionAPI
+
+
 def build_tool_guidance(options):
     tools = options["selectedTools"] or []
     rules = []
@@ -27,7 +30,7 @@ def build_tool_guidance(options):
     return "\n".join(rules)
 
 
-def extension(pi):
+def extension(pi: ExtensionAPI) -> None:
     def before_agent_start(event, ctx):
         options = event.system_prompt_options
         guidance = build_tool_guidance(options)

@@ -11,10 +11,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pi_runtime.extensions import CONFIG_DIR_NAME
+from pi_runtime.extensions import CONFIG_DIR_NAME, ExtensionAPI
 
 
-def extension(pi):
+def extension(pi: ExtensionAPI) -> None:
     def log_file(ctx):
         path = Path(ctx.cwd, CONFIG_DIR_NAME, "provider-payload.log")
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 
+from pi_runtime.extensions import ExtensionAPI
+
 SYSTEM_PROMPT = """You are a question extractor. Given text from a conversation, extract any questions that need \
 answering and format them for the user to fill in.
 
@@ -41,7 +43,7 @@ def last_assistant_text(branch):
     return None, "No assistant messages found"
 
 
-def extension(pi):
+def extension(pi: ExtensionAPI) -> None:
     async def qna(args, ctx):
         if ctx.mode != "tui":
             ctx.ui.notify("qna requires interactive mode", "error")

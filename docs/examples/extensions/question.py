@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from pi_runtime.extensions import ExtensionAPI
+
 OTHER = "Type something."
 
 
@@ -109,7 +111,7 @@ def picker(question: str, options: list[Option], theme, done):
     return Picker()
 
 
-def extension(pi):
+def extension(pi: ExtensionAPI) -> None:
     async def execute(call_id, params, signal, on_update, ctx):
         labels = [option.label for option in params.options]
         details = {"question": params.question, "options": labels, "answer": None}

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import re
 
+from pi_runtime.extensions import ExtensionAPI
+
 DANGEROUS = (re.compile(r"\brm\s+(-rf?|--recursive)", re.I), re.compile(r"\bsudo\b", re.I))
 
 
-def extension(pi):
+def extension(pi: ExtensionAPI) -> None:
     turns = {"count": 0}
 
     def on_start(event, ctx):

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import random
 
+from pi_runtime.extensions import ExtensionAPI
+
 WIDTH, HEIGHT, TICK = 40, 15, 0.1
 SAVE_TYPE = "snake-save"
 MOVES = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}
@@ -160,7 +162,7 @@ def snake_widget(saved, save, close):
     return Snake()
 
 
-def extension(pi):
+def extension(pi: ExtensionAPI) -> None:
     async def snake(args, ctx):
         if ctx.mode != "tui":
             ctx.ui.notify("Snake requires interactive mode", "error")

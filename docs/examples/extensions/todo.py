@@ -15,6 +15,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from pi_runtime.extensions import ExtensionAPI
+
 
 class TodoParams(BaseModel):
     action: Literal["list", "add", "toggle", "clear"]
@@ -22,7 +24,7 @@ class TodoParams(BaseModel):
     id: int | None = Field(default=None, description="Todo ID (for toggle)")
 
 
-def extension(pi):
+def extension(pi: ExtensionAPI) -> None:
     state = {"todos": [], "next_id": 1}
 
     def snapshot(action, error=None):

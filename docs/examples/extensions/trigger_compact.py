@@ -10,10 +10,12 @@ callbacks report the outcome.
 
 from __future__ import annotations
 
+from pi_runtime.extensions import ExtensionAPI
+
 COMPACT_THRESHOLD_TOKENS = 100_000
 
 
-def extension(pi):
+def extension(pi: ExtensionAPI) -> None:
     state = {"previous_tokens": None}
 
     def trigger_compaction(ctx, custom_instructions=None):

@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 from pi_runtime.extensions import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_LINES,
+    ExtensionAPI,
     format_size,
     truncate_head,
     with_file_mutation_queue,
@@ -43,7 +44,7 @@ def truncation_flag(details) -> bool:
     return bool(truncation.get("truncated"))
 
 
-def extension(pi):
+def extension(pi: ExtensionAPI) -> None:
     async def execute(call_id, params, signal, on_update, ctx):
         command, args = search_command(params)
         found = await pi.exec(command, args, cwd=ctx.cwd, signal=signal, max_buffer=100 * 1024 * 1024)

@@ -61,10 +61,10 @@ class StreamFormatError(Exception):
 
 def missing_key_message(provider: str) -> str:
     """The error shown when no credential is configured for ``provider``."""
-    from ..env_keys import env_var_names
+    from ..env_keys import describe_env
 
-    names = env_var_names(provider)
-    hint = f"set {' or '.join(names)}" if names else "configure a key in auth.json or models.json"
+    ways = describe_env(provider)
+    hint = f"set {ways}" if ways else "configure a key in auth.json or models.json"
     return f"No API key for provider '{provider}': {hint}."
 
 

@@ -11,7 +11,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ... import deep_json
-from ..env_keys import env_api_key, env_var_names
+from ..env_keys import describe_env, env_api_key
 from ..options import StreamOptions
 from ..transform import prepare_messages
 from ..types import (
@@ -39,11 +39,14 @@ class MissingApiKey(Exception):
 
 
 def model_extra(model: Model, camel: str) -> Any:
-    """A models.json field that ``Model`` does not declare (kept as an extra, camelCase)."""
+    """A model field by its wire name: declared on ``Model`` or kept as an unknown key (camelCase)."""
+    snake = "".join("_" + c.lower() if c.isupper() else c for c in camel)
+    declared = getattr(model, snake, None) if snake in type(model).model_fields else None
+    if declared is not None:
+        return declared
     extra = model.model_extra or {}
     if camel in extra:
         return extra[camel]
-    snake = "".join("_" + c.lower() if c.isupper() else c for c in camel)
     return extra.get(snake)
 
 
@@ -67,12 +70,8 @@ def resolve_api_key(model: Model, options: StreamOptions) -> str | None:
         return key
     if is_local_url(model.base_url):
         return None  # a local server runs without authentication
-    names = env_var_names(model.provider)
-    hint = (
-        f"set {' or '.join(names)}"
-        if names
-        else "add an apiKey for it in models.json or auth.json"
-    )
+    ways = describe_env(model.provider)
+    hint = f"set {ways}" if ways else "add an apiKey for it in models.json or auth.json"
     raise MissingApiKey(
         f"No API key for provider '{model.provider}': {hint}, or pass --api-key."
     )

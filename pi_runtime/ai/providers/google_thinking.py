@@ -25,8 +25,8 @@ _MISSING = object()
 
 
 def level_map(model: Model) -> Mapping[str, Any]:
-    """The model's ``thinkingLevelMap`` (kept among its extra fields), or an empty map."""
-    levels = (model.model_extra or {}).get("thinkingLevelMap")
+    """The model's ``thinkingLevelMap``, or an empty map."""
+    levels = model.thinking_level_map
     return levels if isinstance(levels, dict) else {}
 
 

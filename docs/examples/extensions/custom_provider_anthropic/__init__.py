@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pi_runtime.extensions import StreamWriter, post_sse
+from pi_runtime.extensions import ExtensionAPI, StreamWriter, post_sse
 
 CLAUDE_CODE_TOOLS = ["Read", "Write", "Edit", "Bash", "Grep", "Glob", "AskUserQuestion", "TodoWrite", "WebFetch",
                      "WebSearch"]
@@ -210,7 +210,7 @@ async def stream_custom_anthropic(model: Any, context: Any, options: Any):
             yield event
 
 
-def extension(pi):
+def extension(pi: ExtensionAPI) -> None:
     pi.register_provider(
         "custom-anthropic",
         base_url="https://api.anthropic.com",

@@ -10,10 +10,12 @@ returns a theme; pi does not load themes from extensions (``themePaths`` is igno
 
 from pathlib import Path
 
+from pi_runtime.extensions import ExtensionAPI
+
 HERE = Path(__file__).resolve().parent
 
 
-def extension(pi):
+def extension(pi: ExtensionAPI) -> None:
     def discover(event, ctx):
         return {"skillPaths": [str(HERE / "SKILL.md")], "promptPaths": [str(HERE / "dynamic.md")]}
 

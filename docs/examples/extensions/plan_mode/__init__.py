@@ -11,6 +11,8 @@
 
 from __future__ import annotations
 
+from pi_runtime.extensions import ExtensionAPI
+
 from .utils import TodoItem, all_steps_complete, extract_todo_items, is_safe_command, mark_completed_steps
 
 PLAN_MODE_TOOLS = ["read", "bash", "grep", "find", "ls", "questionnaire"]
@@ -54,7 +56,7 @@ def _text_of(message) -> str:
     return "\n".join(parts)
 
 
-def extension(pi):
+def extension(pi: ExtensionAPI) -> None:
     state = {"enabled": False, "executing": False, "todos": [], "tools_before": None}
 
     pi.register_flag("plan", description="Start in plan mode (read-only exploration)", type="boolean", default=False)

@@ -98,8 +98,7 @@ def _govcloud(model: Model, region: str | None) -> bool:
 
 
 def _level_map(model: Model) -> Mapping[str, Any]:
-    extra = model.model_extra or {}
-    levels = extra.get("thinkingLevelMap")
+    levels = model.thinking_level_map
     return levels if isinstance(levels, dict) else {}
 
 
