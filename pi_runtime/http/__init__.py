@@ -131,6 +131,11 @@ def prepare_in_background(*, trust_store: bool = False, modules: tuple[str, ...]
                 importlib.import_module(name)
         except Exception:  # noqa: BLE001 - the request itself reports what is wrong
             pass
+        # The modules live as long as the process: out of the collector's reach (else each full
+        # collection while an answer streams scans them again).
+        import gc
+
+        gc.freeze()
 
     thread = threading.Thread(target=prepare, name="pi-http-prepare", daemon=True)
     thread.start()
