@@ -189,7 +189,14 @@ def create_agent_session(
         session = holder.get("session")
         if session is None:
             return {}
-        return {"PI_SESSION_ID": session.session_id, "PI_MODEL": session.model.ref if session.model else ""}
+        # Pi's names: the selection (a virtual model's, not where a request was routed).
+        env = {"PI_SESSION_ID": session.session_id}
+        if session.session_file:
+            env["PI_SESSION_FILE"] = session.session_file
+        if session.model is not None:
+            env.update(PI_PROVIDER=session.model.provider, PI_MODEL=session.model.id)
+        env["PI_REASONING_LEVEL"] = session.thinking_level
+        return env
 
     typed = typed_settings(settings)
     options = ToolOptions(bash_env=bash_env, shell_path=typed.shell_path or None,

@@ -273,6 +273,7 @@ def run_interactive(args: Any, typeahead: Any = None, preloaded: Any = None) -> 
         app.initial_prompt = first
     if typeahead is not None:
         app.typeahead_lines, app.typeahead_partial = list(typeahead.lines), typeahead.partial
+    _follow_the_terminals_size()
     # Long streams allocate many small objects; keep start-up objects out of every collection.
     gc.freeze()
     try:
@@ -282,6 +283,25 @@ def run_interactive(args: Any, typeahead: Any = None, preloaded: Any = None) -> 
     if app.ended_by_signal is None:
         _print_exit_output(app)
     return int(code or 0)
+
+
+def _follow_the_terminals_size() -> None:
+    """Drop exported ``COLUMNS``/``LINES`` when the terminal can say its size itself.
+
+    They are a snapshot taken when some parent exported them, and Textual reads them before the
+    terminal (``shutil.get_terminal_size``) at start and after every SIGWINCH: with them set, pi
+    never followed a resize (the screen stayed drawn for the old size). Pi reads the terminal.
+    Where the terminal reports no size (0x0), they stay the only figure there is.
+    """
+    import sys
+
+    try:
+        size = os.get_terminal_size(sys.__stdout__.fileno()) if sys.__stdout__ is not None else None
+    except (OSError, ValueError):
+        return
+    if size is not None and size.columns and size.lines:
+        os.environ.pop("COLUMNS", None)
+        os.environ.pop("LINES", None)
 
 
 def _print_exit_output(app: PiApp) -> None:

@@ -15,6 +15,9 @@ Hooks (all optional; each documents its contract):
   together (models.json headers) and wins when set. An exception from either ends the
   turn with an error message, never out of the loop.
 - ``before_tool_call`` / ``after_tool_call``: see ``tool_exec``.
+- ``prepare_request(signal) -> RequestTarget | None`` (async): called before every model request;
+  returns where this request goes (a virtual model's router picked it) or None for the selection.
+  An exception ends the turn with an error message naming the selection (routing failed).
 - ``declare_loadout(pending) -> messages``: called before every model request with the
   messages about to go in (the prompts, steering, follow-ups; often none); returns them with
   any message to add first (the kernel's declaration of changed tools, as Pi 1.6). Must not raise.
@@ -34,7 +37,7 @@ from ..ai.types import ImageContent, Model, TextContent, UserMessage
 from ..records import record
 from .convert import convert_to_llm as default_convert
 from .listeners import Listener, Listeners
-from .loop import AgentRun
+from .loop import AgentRun, RequestTarget
 from .tool import AgentTool
 from .tool_exec import AfterHook, BeforeHook
 
@@ -105,6 +108,8 @@ class Agent:
         self.checks_each_call: Callable[[], bool] | None = None
         """True while ``before_tool_call`` gates calls on the state they run in (a permission
         gate): a batch then runs one call at a time, each checked just before it runs."""
+        self.prepare_request: Callable[[AbortSignal | None], Awaitable[RequestTarget | None]] | None = None
+        """See the module docstring: routes a request made with a virtual model."""
         self.declare_loadout: Callable[[list[Any]], list[Any]] | None = None
         """See the module docstring: lets the kernel add a system message before a request."""
         self.block_images: Callable[[], bool] | None = None

@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import inspect
 import time
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..ai.options import StreamOptions
 from ..ai.stream import stream as default_stream
 from ..ai.stream import takes_system_messages, takes_wire_messages
-from ..ai.types import AssistantMessage, Context, ToolResultMessage
+from ..ai.types import AssistantMessage, Context, Model, TextContent, ToolResultMessage
 from .convert import convert_to_llm as default_convert
 from .events import (
     AgentEndEvent,
@@ -43,6 +44,14 @@ if TYPE_CHECKING:
 
 
 ABORTED_BEFORE_REQUEST = "This operation was aborted"
+
+
+@dataclass(frozen=True, slots=True)
+class RequestTarget:
+    """The model and thinking level one request goes to (the selection unless it was routed)."""
+
+    model: Model
+    thinking_level: str
 
 
 class AgentRun:
@@ -120,10 +129,9 @@ class AgentRun:
             specs.append(cached[1])
         return specs
 
-    async def _request_auth(self) -> tuple[str | None, dict[str, str], str | None]:
-        """``(key, headers, base URL the credential names or None)`` for the next request."""
+    async def _request_auth(self, model: Model) -> tuple[str | None, dict[str, str], str | None]:
+        """``(key, headers, base URL the credential names or None)`` for the next request (to ``model``)."""
         agent = self.agent
-        model = agent.state.model
         if agent.get_request_auth is not None:
             auth = agent.get_request_auth(model)
             if inspect.isawaitable(auth):
@@ -136,7 +144,7 @@ class AgentRun:
             return key, {}, None
         return None, {}, None
 
-    async def _send_again_after_refusal(self, final: AssistantMessage, api_key: str | None) -> bool:
+    async def _send_again_after_refusal(self, final: AssistantMessage, api_key: str | None, model: Model) -> bool:
         """After a 401 that came before anything streamed: whether a renewed sign-in may be tried.
 
         A signed-in credential can be refused before its expiry (revoked, rotated elsewhere); it is
@@ -151,29 +159,49 @@ class AgentRun:
         if status_in_text(final.error_message) != 401:
             return False
         try:
-            return await agent.reauthorize(agent.state.model, api_key)
+            return await agent.reauthorize(model, api_key)
         except Exception as exc:  # noqa: BLE001 - the refresh failed: say so with the refusal
             if not (agent.signal is not None and agent.signal.aborted):
                 final.error_message = f"{final.error_message}\n{exc}"
             return False
 
-    async def _fail_without_request(self, error: str,
-                                    stop_reason: Literal["error", "aborted"] = "error") -> AssistantMessage:
-        model = self.agent.state.model
+    async def _fail_without_request(self, error: str, stop_reason: Literal["error", "aborted"] = "error", *,
+                                    target: RequestTarget | None = None) -> AssistantMessage:
+        model = target.model if target is not None else self.agent.state.model
+        level = target.thinking_level if target is not None else self.agent.state.thinking_level
         message = AssistantMessage(
             api=model.api, provider=model.provider, model=model.id, stop_reason=stop_reason, error_message=error,
-            duration_ms=0, thinking_level=self._requested_level(),
+            duration_ms=0, thinking_level=(level if model.reasoning else None) or "off",
         )
+        return await self._add_failure(message)
+
+    async def _add_failure(self, message: AssistantMessage) -> AssistantMessage:
         await self.emit(MessageStartEvent(message))
-        self.agent.state.error_message = error
+        self.agent.state.error_message = message.error_message
         self.agent.state.messages.append(message)
         self.produced.append(message)
         await self.emit(MessageEndEvent(message))
         return message
 
-    def _requested_level(self) -> str:
-        state = self.agent.state
-        return (state.thinking_level if state.model.reasoning else None) or "off"
+    async def _target(self) -> RequestTarget | AssistantMessage:
+        """The model and level for the next request: the selection, or where ``prepare_request``
+        routes it. A routing failure ends the turn with an error message naming the selection, in
+        the shape Pi gives a run that failed before its request (an empty text block, no timing)."""
+        agent = self.agent
+        state = agent.state
+        if agent.prepare_request is not None:
+            try:
+                target = await agent.prepare_request(agent.signal)
+            except Exception as exc:  # noqa: BLE001 - a router's failure is this request's error response
+                aborted = agent.signal is not None and agent.signal.aborted
+                model = state.model
+                return await self._add_failure(AssistantMessage(
+                    content=[TextContent(text="")], api=model.api, provider=model.provider, model=model.id,
+                    stop_reason="aborted" if aborted else "error", error_message=str(exc) or type(exc).__name__,
+                ))
+            if target is not None:
+                return target
+        return RequestTarget(state.model, state.thinking_level)
 
     async def _stream_response(self) -> AssistantMessage:
         started = time.monotonic()
@@ -183,11 +211,15 @@ class AgentRun:
             # Aborted before the request (mid-tool, the host's pre-run hooks, a context transform):
             # none is sent. Pi's message here is the one its fetch rejects an aborted signal with.
             return await self._fail_without_request(ABORTED_BEFORE_REQUEST, stop_reason="aborted")
-        source = state.messages
+        target = await self._target()
+        if isinstance(target, AssistantMessage):
+            return target
+        model = target.model
+        source = state.messages  # read after routing: a compaction before the request replaces it
         messages: list[Any]
         if (isinstance(source, Transcript) and source.pending and agent.transform_context is None
                 and agent.convert_to_llm is default_convert and agent.stream_fn is default_stream
-                and takes_wire_messages(state.model.api)):
+                and takes_wire_messages(model.api)):
             # Stored messages go into the request as the session file's dicts (see Transcript);
             # for any other provider the transcript is validated here, once.
             messages = [*source.stored_dicts(), *source.added()]
@@ -195,7 +227,7 @@ class AgentRun:
             messages = list(source)
             if agent.transform_context is not None:
                 messages = await agent.transform_context(messages, agent.signal)
-        if agent.convert_to_llm is default_convert and takes_system_messages(state.model.api):
+        if agent.convert_to_llm is default_convert and takes_system_messages(model.api):
             llm_messages = default_convert(messages, keep_system=True)  # Pi's own API sends the transcript
         else:
             llm_messages = agent.convert_to_llm(messages)
@@ -210,17 +242,18 @@ class AgentRun:
         refused_once = False
         while True:
             try:
-                api_key, headers, base_url = await self._request_auth()
+                api_key, headers, base_url = await self._request_auth(model)
             except Exception as exc:  # noqa: BLE001 - e.g. a failing `!command` key in models.json
                 if agent.signal is not None and agent.signal.aborted:
                     # Aborted while the key was being fetched (an OAuth refresh): the turn is aborted.
-                    return await self._fail_without_request("Request was aborted", stop_reason="aborted")
-                return await self._fail_without_request(f"Could not get credentials: {exc}")
+                    return await self._fail_without_request("Request was aborted", stop_reason="aborted",
+                                                            target=target)
+                return await self._fail_without_request(f"Could not get credentials: {exc}", target=target)
             options = StreamOptions(
                 api_key=api_key,
                 headers=headers,
                 signal=agent.signal,
-                reasoning=state.thinking_level if state.model.reasoning else None,
+                reasoning=target.thinking_level if model.reasoning else None,
                 session_id=agent.session_id,
                 max_tokens=agent.max_tokens,
                 temperature=agent.temperature,
@@ -228,7 +261,7 @@ class AgentRun:
             if agent.request_limits is not None:
                 agent.request_limits().apply(options)
             # A credential may name its own endpoint (GitHub Copilot's account endpoint).
-            request_model = state.model.model_copy(update={"base_url": base_url}) if base_url else state.model
+            request_model = model.model_copy(update={"base_url": base_url}) if base_url else model
             stream = agent.stream_fn(request_model, context, options)
             partial: AssistantMessage | None = None
             async for event in stream:
@@ -246,7 +279,7 @@ class AgentRun:
                         await self.emit(MessageStartEvent(partial))
                     await self.emit(MessageUpdateEvent(partial, event))
             final = await stream.result()
-            if partial is None and not refused_once and await self._send_again_after_refusal(final, api_key):
+            if partial is None and not refused_once and await self._send_again_after_refusal(final, api_key, model):
                 refused_once = True  # nothing was shown yet: the renewed request replaces this one
                 continue
             break

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from ..ai.options import RequestLimits
     from ..ai.types import Model
     from .agent import AgentState
+    from .loop import RequestTarget
     from .tool_exec import AfterHook, BeforeHook
 
 
@@ -32,6 +33,8 @@ class LoopHost(Protocol):
     after_tool_call: AfterHook | None
     checks_each_call: Callable[[], bool] | None
     declare_loadout: Callable[[list[Any]], list[Any]] | None
+    prepare_request: Callable[[AbortSignal | None], Awaitable[RequestTarget | None]] | None
+    """Where the next request goes (a virtual model's router); None: the selection."""
     block_images: Callable[[], bool] | None
     tool_execution: Literal["parallel", "sequential"]
     session_id: str | None

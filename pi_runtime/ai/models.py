@@ -26,7 +26,7 @@ import difflib
 import os
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .abort import AbortSignal
 from .credentials import (
@@ -43,7 +43,10 @@ from .env_keys import AMBIENT, EnvAuth, credential_hint, describe_env, env_var_n
 from .model_table import ModelTable
 from .models_json import ProviderConfig
 from .oauth_logins import OAuthLogins
-from .types import Model
+from .types import VIRTUAL_MODEL_API, Model
+
+if TYPE_CHECKING:
+    from .virtual import ModelRoute, ModelRouteRequest, VirtualModelDefinition
 
 
 class ModelNotFoundError(LookupError):
@@ -101,6 +104,7 @@ class ModelRegistry(OAuthLogins):
         self._runtime_keys: dict[str, str] = {}
         OAuthLogins.__init__(self)
         self._extra: dict[tuple[str, str], Model] = {}
+        self._virtual: dict[tuple[str, str], VirtualModelDefinition] = {}
         self.errors: list[str] = []
         """Problems that dropped part of models.json (file and field named in each)."""
         self.warnings: list[str] = []
@@ -148,6 +152,53 @@ class ModelRegistry(OAuthLogins):
         """Take back a model added with :meth:`add_model`; a built-in or models.json model it replaced returns."""
         if self._extra.pop((provider, model_id), None) is not None:
             self.refresh()
+
+    # ------------------------------------------------------------------ virtual models (virtual.py)
+
+    def register_virtual_model(self, definition: VirtualModelDefinition) -> Model:
+        """List a virtual model under ``definition.provider`` (any provider id); registering the same
+        provider and id again replaces it. It hides a physical model a later catalogue adds with its id.
+
+        Raises:
+            ValueError: Empty provider or id, an id of a physical model of that provider, a bad level.
+        """
+        from .virtual import create_virtual_model, is_virtual  # only when a virtual model is used
+
+        provider, model_id = definition.provider, definition.id
+        if not provider.strip() or not model_id.strip():
+            raise ValueError("Virtual model provider and id must not be empty.")
+        existing = self._table.find(provider, model_id)
+        if existing is not None and not is_virtual(existing):
+            raise ValueError(f"Virtual model {provider}/{model_id} conflicts with a physical model.")
+        model = create_virtual_model(definition)
+        self._virtual[(provider, model_id)] = definition
+        self.add_model(model)
+        return model
+
+    def unregister_virtual_model(self, provider: str, model_id: str) -> bool:
+        """Remove a virtual model (a physical model it hid returns); False when none is registered so."""
+        if self._virtual.pop((provider, model_id), None) is None:
+            return False
+        self.remove_model(provider, model_id)
+        return True
+
+    def physical(self, provider: str, model_id: str) -> Model | None:
+        """The catalogue model ``provider/model_id`` when it is a physical one (exact id), else None."""
+        model = self._table.find(provider, model_id)
+        return model if model is not None and model.api != VIRTUAL_MODEL_API else None
+
+    async def route_virtual(self, model: Model, request: ModelRouteRequest) -> ModelRoute:
+        """The physical model and level for one request made with the virtual ``model``.
+
+        Raises:
+            RoutingError: Not registered (any more), or the router failed or answered wrongly.
+        """
+        from .virtual import RoutingError, route_request
+
+        definition = self._virtual.get((model.provider, model.id))
+        if definition is None:
+            raise RoutingError(f"Virtual model {model.ref} is not registered.")
+        return await route_request(definition, self, model, request)
 
     # ------------------------------------------------------------------ lookup
 
@@ -315,9 +366,16 @@ class ModelRegistry(OAuthLogins):
         return resolve_env_auth(provider, env) is not None
 
     def has_credentials(self, model: Model) -> bool:
-        """Whether a request to ``model`` can authenticate, without running any command."""
+        """Whether a request to ``model`` can authenticate, without running any command.
+
+        A virtual model listed under a provider with physical models is available when they are
+        (the provider's credentials, or a server on this machine); under an id no physical model
+        uses it needs none (as in Pi)."""
         if self.provider_has_credentials(model.provider):
             return True
+        if model.api == VIRTUAL_MODEL_API:
+            physical = [m for m in self._table.models_of(model.provider) if m.api != VIRTUAL_MODEL_API]
+            return not physical or any(self.has_credentials(m) for m in physical)
         return (is_local_url(model.base_url) or model.api in KEYLESS_APIS) and model.provider not in self._oauth
 
     def available_providers(self) -> list[str]:

@@ -361,6 +361,17 @@ custom one registered at run time."""
 ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
 THINKING_LEVELS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high", "xhigh")
 
+VIRTUAL_MODEL_API = "pi-virtual"
+"""The api of a virtual model's catalogue entry (``virtual.py``); no provider serves it, a request
+made with one is routed to a physical model first."""
+
+
+def is_virtual(model: Any) -> bool:
+    """Whether a model, an assistant message or a message dict names a virtual model."""
+    if isinstance(model, dict):
+        return model.get("api") == VIRTUAL_MODEL_API
+    return getattr(model, "api", None) == VIRTUAL_MODEL_API
+
 
 class CostTier(WireModel):
     """Prices for a request whose input exceeds ``input_tokens_above`` (models.json ``cost.tiers``)."""

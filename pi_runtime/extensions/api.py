@@ -238,6 +238,35 @@ class ExtensionAPI(EventSubscriptions):
         """Remove a provider this extension registered and its models (no effect otherwise)."""
         self._runner.providers.unregister(name, self._ext.path)
 
+    def register_virtual_model(self, definition: dict[str, Any] | None = None, /, **fields: Any) -> Any:
+        """List a model that routes each request to a physical one (Pi's ``registerVirtualModel``):
+        ``provider``, ``id``, ``name``, ``route(request, ctx)``, optionally ``thinking_levels``,
+        ``context_window``, ``max_tokens``, ``input`` (see :mod:`pi_runtime.extensions.virtual_models`).
+        Registering the same provider and id again replaces it.
+
+        Returns:
+            The catalogue entry, or None when it was refused (reported as an ``extension_error``,
+            as Pi reports it; the extension keeps loading).
+        """
+        from .virtual_models import definition_from
+
+        ext, runner = self._ext, self._runner
+        try:
+            model = runner.providers.virtual.register(
+                ext.path, definition_from({**(definition or {}), **fields}, lambda: runner.context(ext)))
+        except ValueError as exc:
+            runner.reporter.report_soon(ext.path, "register_virtual_model", str(exc))
+            return None
+        session = runner.session
+        if session is not None and session.model is not None and session.model.ref == model.ref:
+            session.agent.state.model = model  # the selection follows a replaced definition (as Pi)
+        return model
+
+    def unregister_virtual_model(self, provider: str, id: str) -> None:
+        """Remove a virtual model (Pi's ``unregisterVirtualModel``); a session that has it selected
+        keeps the selection, and its next request ends with an error saying it is not registered."""
+        self._runner.providers.virtual.unregister(provider, id)
+
     def refresh_models(self, provider: str | None = None) -> ExtensionCall[list[Any]]:
         """Run the ``refresh_models`` callbacks (of ``provider``, or all) and publish their models."""
         return self._call(self._runner.refresh_models(provider), "pi.refresh_models(...)")

@@ -21,7 +21,7 @@ from typing import Any
 from ..ai.abort import AbortSignal
 from ..ai.options import StreamOptions
 from ..ai.stream import AssistantMessageStream, stream
-from ..ai.types import Context, Model, UnknownMessage
+from ..ai.types import Context, Model, UnknownMessage, is_virtual
 
 _OPTION_NAMES = {"maxTokens": "max_tokens", "sessionId": "session_id", "apiKey": "api_key",
                  # complete()'s API-specific spelling of the thinking level (Pi's summarize example)
@@ -95,6 +95,25 @@ def _options(value: Any) -> StreamOptions:
     return StreamOptions(**known, extra=extra)
 
 
+async def _route_direct(registry: Any, model: Model, ctx: Context, opts: StreamOptions) -> tuple[Model, StreamOptions]:
+    """A call made with a virtual model goes where its router sends a ``direct`` request (as Pi): the
+    output budget capped to the routed model, its level as the reasoning effort, and credentials
+    given for the virtual model's provider kept from any other provider."""
+    from ..ai.virtual import ModelRouteRequest
+
+    request = ModelRouteRequest(model=model, thinking_level=opts.reasoning or "off", reason="direct",
+                                messages=list(ctx.messages), signal=opts.signal)
+    route = await registry.route_virtual(model, request)
+    target: Model = route.model
+    limit = target.max_tokens
+    max_tokens = min(opts.max_tokens, limit) if opts.max_tokens and limit > 0 else opts.max_tokens
+    reasoning = None if route.thinking_level == "off" else route.thinking_level
+    same_provider = target.provider == model.provider
+    return target, dataclasses.replace(
+        opts, max_tokens=max_tokens, reasoning=reasoning,
+        api_key=opts.api_key if same_provider else None, headers=opts.headers if same_provider else {})
+
+
 class ExtensionModelRegistry:
     """The session's ``ModelRegistry`` plus Pi's ``complete``/``stream_simple``/auth look-ups."""
 
@@ -150,6 +169,8 @@ class ExtensionModelRegistry:
                                  else f"model must be a Model, not {type(model).__name__}")
         opts = _options(options)
         ctx = _context(context)
+        if is_virtual(model):
+            model, opts = await _route_direct(self._registry, model, ctx, opts)
         if opts.api_key is None:
             auth = await self._registry.request_auth_async(model, opts.signal)  # reaches an OAuth refresh_token
             headers = {**dict(auth.headers or {}), **opts.headers}

@@ -94,8 +94,12 @@ class ProviderRegistrations:
     """
 
     def __init__(self, registry: Any = None) -> None:
+        from .virtual_models import VirtualModelRegistrations
+
         self.registry = registry
         self._by_name: dict[str, Registration] = {}
+        self.virtual = VirtualModelRegistrations(lambda: self.registry)
+        """Extensions' virtual models (taken away with their owner, not with ``unregister``)."""
 
     def refreshable(self) -> list[str]:
         """Providers with a ``refresh_models`` callback."""
@@ -249,9 +253,10 @@ class ProviderRegistrations:
         return True
 
     def unregister_owner(self, owner: str) -> None:
-        """Remove every provider ``owner`` registered (its extension is being reloaded)."""
+        """Remove every provider and virtual model ``owner`` registered (its extension is being reloaded)."""
         for name in self.names(owner):
             self.unregister(name)
+        self.virtual.unregister_owner(owner)
 
     async def refresh(self, name: str | None = None, *, signal: Any = None,
                       on_error: Callable[[str, str, str], Any] | None = None) -> list[Model]:

@@ -40,6 +40,8 @@ if TYPE_CHECKING:
     from pi_runtime.ai.types import ImageContent as ImageContent
     from pi_runtime.ai.types import Model as Model
     from pi_runtime.ai.types import Usage as Usage
+    from pi_runtime.ai.types import is_virtual as is_virtual
+    from pi_runtime.ai.virtual import RoutedModel as RoutedModel
     from pi_runtime.auth import AuthStorage as AuthStorage
     from pi_runtime.frontend.session import SessionPort as SessionPort
     from pi_runtime.frontend.wire import EventDecoder as EventDecoder

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from ..agent.agent import QueueKind, QueueMode, StreamingBehavior
     from ..ai.models import ModelRegistry
     from ..ai.types import AgentMessage, ImageContent, Model
+    from ..ai.virtual import RoutedModel
     from ..extensions.host import ExtensionHost
     from ..kernel.input_router import PromptDisposition
     from ..kernel.message_queue import QueuedMessage
@@ -50,6 +51,8 @@ class SessionPort(Protocol):
     def model(self) -> Model: ...
     @property
     def thinking_level(self) -> str: ...
+    @property
+    def routed_model(self) -> RoutedModel | None: ...
     @property
     def messages(self) -> list[AgentMessage]: ...
     @property

@@ -38,6 +38,8 @@ class Compactor:
         gate: Extensions' vetoes and notifications.
         settings: Returns the typed ``Settings`` in force (None: defaults).
         request_auth: ``model -> (model to send to, api_key, headers)`` for the summary calls.
+        limits_model: The model whose window the context is measured against (the physical model
+            of the latest response under a virtual selection); None: the model in use.
     """
 
     def __init__(
@@ -50,6 +52,7 @@ class Compactor:
         gate: ExtensionGate,
         settings: Callable[[], Any],
         request_auth: Callable[[Any, Any], Awaitable[tuple[Any, str | None, dict[str, str]]]],
+        limits_model: Callable[[], Any] | None = None,
     ) -> None:
         self._agent = agent
         self._record = record
@@ -58,6 +61,7 @@ class Compactor:
         self._gate = gate
         self._settings = settings
         self._request_auth = request_auth
+        self._limits_model = limits_model or (lambda: self._agent.state.model)
         self._controller: AbortController | None = None
         self.is_compacting = False
         self.auto_enabled = bool(self.effective_settings().enabled)
@@ -96,7 +100,7 @@ class Compactor:
         """
         from ..compaction.estimate import estimate_context_tokens, should_compact
 
-        model = self._agent.state.model
+        model = self._limits_model()
         if not self.auto_enabled or model is None or not self._ledger.usage_known:
             return
         tokens = estimate_context_tokens(self._agent.state.messages)
@@ -109,6 +113,20 @@ class Compactor:
         if self._suspended_at(tokens):
             return
         await self.run("threshold")
+
+    async def compact_for(self, model: Any) -> bool:
+        """Compact before a request routed to ``model`` when the context is over its threshold (a
+        virtual model routed to a smaller window than the conversation needs); True when it did."""
+        from ..compaction.estimate import estimate_context_tokens, should_compact
+
+        if not self.auto_enabled or not model.context_window:
+            return False
+        tokens = estimate_context_tokens(self._agent.state.messages)
+        if tokens is None or not should_compact(tokens, model.context_window, self.effective_settings()):
+            return False
+        if self._suspended_at(tokens):
+            return False
+        return await self.run("threshold") is not None
 
     def _suspended_at(self, tokens: int) -> bool:
         """Whether automatic attempts wait after a failure (Pi would try again after every turn).

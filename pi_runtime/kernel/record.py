@@ -11,6 +11,7 @@ from typing import Any, cast
 
 from ..agent.agent import Agent
 from ..agent.transcript import Transcript
+from ..ai.types import is_virtual
 from ..session.entries import parse_messages
 from .thinking import clamp_thinking
 
@@ -103,6 +104,13 @@ class SessionRecord:
         state.messages = cast("list[Any]", Transcript(ctx.message_dicts, materialize, materialize_one))
         if ctx.model and self._registry is not None:
             model = self._registry.find(ctx.model.get("provider", ""), ctx.model.get("modelId", ""))
+            change = ctx.model_change
+            if change is not None and change != ctx.model:
+                # A virtual selection holds past the responses it routed, while it is registered;
+                # otherwise the physical model that answered last is the selection (as Pi).
+                selected = self._registry.find(change.get("provider", ""), change.get("modelId", ""))
+                if selected is not None and is_virtual(selected):
+                    model = selected
             if model is not None:
                 state.model = model
         state.thinking_level = clamp_thinking(ctx.thinking_level or state.thinking_level, state.model)

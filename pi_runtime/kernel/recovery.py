@@ -45,6 +45,9 @@ class Recovery:
         emit: The kernel's event outlet.
         policy: Backoff settings (``enabled`` may change at run time).
         aborting: Whether the user is aborting (no recovery then).
+        on_retry: Told of the failed message a retry repeats (a virtual model's router gets it).
+        model_for_message: The model whose window applies to a message (None: another model's,
+            which the overflow check then leaves alone); the model in use when not given.
     """
 
     def __init__(
@@ -56,6 +59,8 @@ class Recovery:
         emit: Callable[[Any], Awaitable[None]],
         policy: RetryPolicy,
         aborting: Callable[[], bool],
+        on_retry: Callable[[Any], None] | None = None,
+        model_for_message: Callable[[Any], Any] | None = None,
     ) -> None:
         self._agent = agent
         self._record = record
@@ -63,6 +68,8 @@ class Recovery:
         self._emit = emit
         self.policy = policy
         self._aborting = aborting
+        self._on_retry = on_retry
+        self._model_for_message = model_for_message
         self._attempt = 0
         self._overflow_tried = False
         self._wait: AbortController | None = None
@@ -111,6 +118,8 @@ class Recovery:
                 result = await self._compactor.run("overflow", will_retry=True)
                 if result is None or self._aborting():
                     return
+            if self._on_retry is not None:
+                self._on_retry(last)
             await self._agent.continue_()
 
     async def _wait_for_retry(self, last: Any) -> bool:
@@ -165,4 +174,5 @@ class Recovery:
     def _overflowed(self, last: Any) -> bool:
         from ..ai.errors import is_context_overflow
 
-        return is_context_overflow(last, self._agent.state.model.context_window)
+        model = self._agent.state.model if self._model_for_message is None else self._model_for_message(last)
+        return model is not None and is_context_overflow(last, model.context_window)

@@ -169,6 +169,22 @@ class UsageTotals:
 
 
 @record(frozen=True, slots=True)
+class ModelSpend:
+    """Cost and tokens of the calls one ``provider/model`` answered (Pi's usage breakdown in ``/session``).
+
+    ``key`` is ``provider/model`` as the answers name them (the server's own model name when it
+    gave one), or ``Tools/summaries`` for what tools, compactions and branch summaries spent.
+    """
+
+    key: str
+    cost: float
+    tokens: int
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"key": self.key, "cost": round(self.cost, 6), "tokens": self.tokens}
+
+
+@record(frozen=True, slots=True)
 class ContextUsage:
     """How full the model's context window is."""
 
@@ -200,6 +216,8 @@ class SessionStats:
     total_messages: int
     usage: UsageTotals
     context_usage: ContextUsage | None
+    cost_by_model: tuple[ModelSpend, ...] = ()
+    """What each physical model cost, dearest first (a virtual model spreads a session over several)."""
 
     def to_wire(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -215,4 +233,7 @@ class SessionStats:
         }
         if self.context_usage is not None:
             out["contextUsage"] = self.context_usage.to_wire()
+        if self.cost_by_model:
+            # pi's addition to Pi's RPC shape: the breakdown Pi's /session shows.
+            out["costByModel"] = [spend.to_wire() for spend in self.cost_by_model]
         return out

@@ -42,6 +42,7 @@ class RunDriver:
         recovery: Recovery,
         system_prompt: SystemPromptSource,
         budget: Budget,
+        before_run: Callable[[], None] | None = None,
     ) -> None:
         self._agent = agent
         self._record = record
@@ -51,6 +52,8 @@ class RunDriver:
         self._recovery = recovery
         self._system_prompt = system_prompt
         self.budget = budget
+        self._before_run = before_run
+        """Called as a prompt (not a continuation) starts a run, after the history's start is recorded."""
         self._settled = asyncio.Event()
         self._settled.set()
         self._task: asyncio.Task[None] | None = None
@@ -127,6 +130,8 @@ class RunDriver:
             self._after_settle.extend(prompts)
             return
         self._record.ensure_history_start()
+        if self._before_run is not None and not continue_run:
+            self._before_run()
         self._settled.clear()
         self._meter = BudgetMeter(self.budget) if self.budget.active else None
         self._budget_stop = None

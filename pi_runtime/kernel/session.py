@@ -51,6 +51,7 @@ from .results import (
     UsageTotals,
 )
 from .retry import RetryPolicy, request_limits
+from .routing import RequestRouter
 from .run_driver import RunDriver
 from .session_actions import KernelActions
 from .system_prompt import SystemPromptSource
@@ -59,6 +60,7 @@ from .views import entries_since, last_assistant_text, session_state, session_st
 
 if TYPE_CHECKING:
     from ..ai.models import ModelRegistry
+    from ..ai.virtual import RoutedModel
     from ..extensions.runner import ExtensionRunner
     from ..resources.port import ResourceLoaderPort
     from ..session.manager import SessionManager
@@ -124,7 +126,11 @@ class AgentSession:
         self._compactor = Compactor(
             agent=agent, record=self._record, ledger=self.ledger, emit=self._outbox.emit, gate=self._gate,
             settings=lambda: typed_settings(self.settings), request_auth=self._request_auth,
+            limits_model=lambda: self._router.limits_model(),
         )
+        self._router = RequestRouter(agent=agent, record=self._record, registry=model_registry,
+                                     emit=self._outbox.emit, compact_for=self._compactor.compact_for)
+        agent.prepare_request = self._router.prepare
         self.retry_policy = RetryPolicy.from_settings(typed)
         self._driver: RunDriver
 
@@ -134,12 +140,14 @@ class AgentSession:
         recovery = self._recovery = Recovery(
             agent=agent, record=self._record, compactor=self._compactor, emit=self._outbox.emit,
             policy=self.retry_policy, aborting=aborting,
+            on_retry=self._router.retrying, model_for_message=self._router.model_for_message,
         )
         self._driver = RunDriver(
             agent=agent, record=self._record, emit=self._outbox.emit, gate=self._gate, compactor=self._compactor,
             recovery=recovery, system_prompt=self._system_prompt,
             budget=Budget(max_turns=typed.budget.max_turns, max_tokens=typed.budget.max_tokens,
                           max_cost=typed.budget.max_cost),
+            before_run=self._router.starting_run,
         )
         self._bash = BashRunner(
             cwd=cwd, emit=self._outbox.emit, record=self._record_outside_run, gate=self._gate,
@@ -234,6 +242,12 @@ class AgentSession:
     @property
     def thinking_level(self) -> str:
         return self.agent.state.thinking_level
+
+    @property
+    def routed_model(self) -> RoutedModel | None:
+        """Under a virtual selection, the physical model and level of the latest successful response
+        (what the footer shows after the arrow); None otherwise."""
+        return self._router.routed()
 
     @property
     def messages(self) -> list[Any]:
@@ -545,8 +559,9 @@ class AgentSession:
         return self.ledger.totals()
 
     def context_usage(self) -> ContextUsage | None:
-        """Context fill against the window of the model in use now."""
-        return self.ledger.context(self.agent.state.messages, self.model)
+        """Context fill against the window of the model in use now (under a virtual selection, of the
+        physical model that gave the latest response; before any, the virtual model's own, if declared)."""
+        return self.ledger.context(self.agent.state.messages, self._router.limits_model())
 
     def get_session_stats(self) -> SessionStats:
         """Message counts, tokens and cost over the whole file (every branch, summaries too)."""
@@ -583,6 +598,7 @@ class AgentSession:
         """``(model to send to, key, headers)``: the model carries the endpoint a credential names."""
         if self.model_registry is None:
             return model, None, {}
+        model, _level = await self._router.route_direct(model, signal)  # a virtual selection: routed first
         auth = await self.model_registry.request_auth_async(model, signal)
         if auth.base_url:
             model = model.model_copy(update={"base_url": auth.base_url})

@@ -12,7 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .results import ContextUsage, UsageTotals
+from .results import ContextUsage, ModelSpend, UsageTotals
+
+TOOLS_AND_SUMMARIES = "Tools/summaries"
+"""The breakdown's key for spend no model answer carries (tool results, compactions, branch summaries)."""
 
 
 class UsageLedger:
@@ -31,6 +34,8 @@ class UsageLedger:
         self._hit_rate: float | None = None
         self.counts = {"user": 0, "assistant": 0, "toolResult": 0, "toolCalls": 0, "messages": 0}
         """Message counts over the file (system messages left out)."""
+        self._by_model: dict[str, list[float]] = {}
+        """``provider/model`` -> [cost, tokens] (Pi's usage breakdown)."""
         self._stale = False
 
     # ------------------------------------------------------------------ totals
@@ -48,9 +53,34 @@ class UsageLedger:
             self._source, self._seen = manager, 0
             self._sums, self._cost, self._hit_rate = [0, 0, 0, 0], 0.0, None
             self.counts = dict.fromkeys(self.counts, 0)
+            self._by_model = {}
         entries = manager.raw_entries()
         self._add_entries(entries[self._seen:])
         self._seen = len(entries)
+
+    def cost_by_model(self) -> tuple[ModelSpend, ...]:
+        """Cost and tokens per ``provider/model`` over the whole file, dearest first (as Pi sorts it);
+        keys that spent nothing are left out."""
+        self._catch_up()
+        spends = [ModelSpend(key, cost, int(tokens)) for key, (cost, tokens) in self._by_model.items()
+                  if cost > 0 or tokens > 0]
+        return tuple(sorted(spends, key=lambda spend: -spend.cost))
+
+    def _spend(self, key: str, usage: dict[str, Any]) -> None:
+        tokens = 0
+        for name in ("input", "output", "cacheRead", "cacheWrite"):
+            value = usage.get(name)
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                tokens += int(value)
+        cost = usage.get("cost")
+        total = cost.get("total") if isinstance(cost, dict) else None
+        spent = float(total) if isinstance(total, (int, float)) and not isinstance(total, bool) else 0.0
+        slot = self._by_model.get(key)
+        if slot is None:
+            self._by_model[key] = [spent, tokens]
+        else:
+            slot[0] += spent
+            slot[1] += tokens
 
     def _add_entries(self, entries: list[dict[str, Any]]) -> None:
         """``_add_entry`` for each entry, with the common shapes read flat (a session just opened
@@ -59,6 +89,7 @@ class UsageLedger:
         s_in, s_out, s_read, s_write = self._sums
         cost, hit_rate = self._cost, self._hit_rate
         tally = {"user": 0, "assistant": 0, "toolResult": 0}
+        by_model = self._by_model
         calls = 0
         message: Any
         prompt: Any
@@ -97,6 +128,15 @@ class UsageLedger:
                     cost += float(total)
                 if role == "assistant":
                     hit_rate = read / (prompt + read + write) * 100 if prompt + read + write > 0 else None
+                    key = f"{message.get('provider')}/{message.get('responseModel') or message.get('model')}"
+                else:
+                    key = TOOLS_AND_SUMMARIES
+                slot = by_model.get(key)
+                if slot is None:
+                    by_model[key] = [0.0 if total is None else float(total), prompt + output + read + write]
+                else:
+                    slot[0] += 0.0 if total is None else float(total)
+                    slot[1] += prompt + output + read + write
             if role == "assistant":
                 content = message.get("content")
                 for block in content if type(content) is list else ():
@@ -128,11 +168,21 @@ class UsageLedger:
                 )
             if role in ("assistant", "toolResult"):
                 self._add_usage(message.get("usage"))
+            usage = message.get("usage")
             if role == "assistant":
-                self._note_cache_hits(message.get("usage"))
+                self._note_cache_hits(usage)
+                if isinstance(usage, dict):
+                    self._spend(f"{message.get('provider')}/{message.get('responseModel') or message.get('model')}",
+                                usage)
+            elif role == "toolResult" and isinstance(usage, dict):
+                self._spend(TOOLS_AND_SUMMARIES, usage)
         elif kind in ("compaction", "branch_summary", "usage"):
             # "usage": calls an extension or tool made on the side (Pi records them as entries).
             self._add_usage(entry.get("usage"))
+            usage = entry.get("usage")
+            if isinstance(usage, dict):
+                key = f"{entry.get('provider')}/{entry.get('model')}" if kind == "usage" else TOOLS_AND_SUMMARIES
+                self._spend(key, usage)
 
     def _note_cache_hits(self, usage: Any) -> None:
         if not isinstance(usage, dict):

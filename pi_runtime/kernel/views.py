@@ -87,5 +87,5 @@ def session_stats(session: Any, ledger: Any) -> SessionStats:
         session_file=session.session_file, session_id=session.session_id,
         user_messages=counts["user"], assistant_messages=counts["assistant"], tool_calls=counts["toolCalls"],
         tool_results=counts["toolResult"], total_messages=counts["messages"], usage=usage,
-        context_usage=session.context_usage(),
+        context_usage=session.context_usage(), cost_by_model=ledger.cost_by_model(),
     )

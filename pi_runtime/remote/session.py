@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from ..agent.agent import QueueKind, QueueMode, StreamingBehavior
     from ..ai.models import ModelRegistry
     from ..ai.types import ImageContent, Model
+    from ..ai.virtual import RoutedModel
     from ..extensions.host import ExtensionHost
     from ..frontend.events import SessionEvent
     from ..kernel.input_router import PromptDisposition
@@ -172,6 +173,21 @@ class RemoteSession:
     @property
     def thinking_level(self) -> str:
         return str(self._view.state.get("thinkingLevel", "off"))
+
+    @property
+    def routed_model(self) -> RoutedModel | None:
+        """Under a virtual selection, the physical model and level of the latest successful answer,
+        looked up in this folder's registry (the router itself runs in the server)."""
+        from ..ai.types import is_virtual
+
+        registry = self.model_registry
+        if registry is None or not is_virtual(self._view.state.get("model") or {}):
+            return None
+        from ..ai.virtual import RoutedModel, latest_response
+
+        latest = latest_response(self.messages)
+        model = registry.physical(latest.provider, latest.model) if latest is not None else None
+        return RoutedModel(model, latest.thinking_level) if model is not None else None
 
     @property
     def messages(self) -> list[Any]:
@@ -436,7 +452,8 @@ class RemoteSession:
         return self._ledger.totals()
 
     def context_usage(self) -> ContextUsage | None:
-        return self._ledger.context(self.messages, self.model)
+        routed = self.routed_model  # a virtual selection: the window of the model that answered last
+        return self._ledger.context(self.messages, routed.model if routed is not None else self.model)
 
     def get_session_stats(self) -> SessionStats:
         from ..kernel.views import session_stats

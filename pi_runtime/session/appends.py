@@ -20,7 +20,8 @@ class EntryAppends:
     _by_id: dict[str, Any]
     _leaf_id: str | None
 
-    def _append(self, kind: str, fields: dict[str, Any]) -> str:  # pragma: no cover - provided by host
+    def _append(self, kind: str, fields: dict[str, Any], *,
+                lead: dict[str, Any] | None = None) -> str:  # pragma: no cover - provided by host
         raise NotImplementedError
 
     def branch(self, entry_id: str) -> None:  # pragma: no cover - provided by host
@@ -76,10 +77,10 @@ class EntryAppends:
 
     def append_custom(self, custom_type: str, data: Any = None) -> str:
         """Extension state that stays out of the model context."""
-        fields: dict[str, Any] = {"customType": custom_type}
+        lead: dict[str, Any] = {"customType": custom_type}
         if data is not None:
-            fields["data"] = data
-        return self._append("custom", fields)
+            lead["data"] = data
+        return self._append("custom", {}, lead=lead)  # Pi's key order: type, customType, data, id, ...
 
     def append_custom_message(self, custom_type: str, content: Any, display: bool = True, details: Any = None) -> str:
         """An extension message that is part of the model context."""

@@ -44,6 +44,9 @@ class SessionContext:
     thinking_level: str = "off"
     model: dict[str, str] | None = None
     """``{"provider": ..., "modelId": ...}`` in force on the path, if any."""
+    model_change: dict[str, str] | None = None
+    """The latest ``model_change`` on the path: a virtual model it names stays selected past the
+    responses (they name the physical models it routed to) while it is registered."""
     left_out: list[str] = field(default_factory=list)
     """Ids of message entries on the path left out for a malformed message (``readable``)."""
     _messages: list[Any] | None = field(default=None, repr=False)
@@ -269,15 +272,20 @@ def build_session_context(by_id: dict[str, Entry], leaf_id: str | None) -> Sessi
         elif kind == "compaction":
             compaction_index = index
     # The model in force: the latest assistant message after the latest model change, else that change.
+    # A failed routing attempt (its message names the virtual model, api "pi-virtual") is stepped over.
     for index in range(len(path) - 1, model_change_index, -1):
         entry = path[index]
         message = entry.get("message") if entry.get("type") == "message" else None
-        if type(message) is dict and message.get("role") == "assistant" and message.get("model"):
+        if (type(message) is dict and message.get("role") == "assistant" and message.get("model")
+                and message.get("api") != "pi-virtual"):
             context.model = {"provider": message.get("provider", ""), "modelId": message["model"]}
             break
     else:
         if model_change is not None:
             context.model = {"provider": model_change.get("provider", ""), "modelId": model_change.get("modelId", "")}
+    if model_change is not None:
+        context.model_change = {"provider": model_change.get("provider", ""),
+                                "modelId": model_change.get("modelId", "")}
     selected, compaction = _select_from(path, compaction_index)
     dicts: list[dict[str, Any]] = []
     ids: list[str] = []

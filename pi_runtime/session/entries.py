@@ -246,8 +246,13 @@ def entry_to_wire(entry: SessionEntryBase | SessionHeader | UnknownEntry) -> dic
         return entry.to_wire()
     data = entry.model_dump(by_alias=True, exclude_none=True)
     # In field order, with the nulls that carry meaning put back where they belong.
-    order = ["type", *entry.__struct_encode_fields__, *entry.model_extra]
-    return {key: data.get(key) for key in order if key in data or key in _KEEP_NULL}
+    leading: tuple[str, ...] = _LEADING.get(str(data.get("type")), ())
+    order = ["type", *leading, *entry.__struct_encode_fields__, *entry.model_extra]
+    return {key: data.get(key) for key in dict.fromkeys(order) if key in data or key in _KEEP_NULL}
+
+
+_LEADING: dict[str, tuple[str, ...]] = {"custom": ("customType", "data")}
+"""Fields Pi writes before the ids and time, by entry type (its ``appendCustomEntry``)."""
 
 
 def shape_problems(data: dict[str, Any]) -> list[str]:

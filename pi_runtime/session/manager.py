@@ -293,10 +293,12 @@ class SessionManager(EntryAppends):
 
     # ------------------------------------------------------------------ appending
 
-    def _append(self, kind: str, fields: dict[str, Any]) -> str:
+    def _append(self, kind: str, fields: dict[str, Any], *, lead: dict[str, Any] | None = None) -> str:
+        """Append an entry: ``type``, then ``lead`` (fields Pi writes before the ids), the ids and
+        time, then ``fields``."""
         if self.read_only:
             raise ReadOnlySessionError(f"Session {self.path} is open read-only; nothing can be added to it")
-        entry: Entry = {"type": kind, "id": new_entry_id(self._by_id), "parentId": self._leaf_id,
+        entry: Entry = {"type": kind, **(lead or {}), "id": new_entry_id(self._by_id), "parentId": self._leaf_id,
                         "timestamp": iso_now()}
         entry.update(fields)
         line = None

@@ -147,6 +147,14 @@ def session_report(session: SessionPort) -> str:
         f"cache read {tokens.cache_read:,}, cache write {tokens.cache_write:,})",
         f"Cost:     ${tokens.cost:.4f}",
     ]
+    # Per physical model, as Pi's /session: a single entry repeats the total unless it names a model
+    # other than the selected one (a virtual model's routes, OpenRouter's auto, summaries).
+    spends = stats.cost_by_model
+    selected = f"{session.model.provider}/{session.model.id}" if session.model is not None else ""
+    if tokens.cost > 0 and spends and (len(spends) > 1 or spends[0].key != selected):
+        from ..transcript.render import format_tokens
+
+        lines += [f"  {spend.key}: ${spend.cost:.4f} ({format_tokens(spend.tokens)} tokens)" for spend in spends]
     usage = stats.context_usage
     if usage is not None and usage.tokens is not None:
         lines.append(f"Context:  {usage.tokens:,} of {usage.context_window:,} tokens ({usage.percent}%)")

@@ -31,7 +31,12 @@ def format_tokens(count: int) -> str:
 
 
 def format_price(model: Any) -> str:
-    """``$3/$15`` per million tokens in/out; ``free`` when both are zero."""
+    """``$3/$15`` per million tokens in/out; ``free`` when both are zero; ``routed`` for a virtual
+    model (each request costs what the model it is routed to costs)."""
+    from pi_runtime.frontend import is_virtual
+
+    if is_virtual(model):
+        return "routed"
     cost = model.cost
     if not cost.input and not cost.output:
         return "free"
@@ -46,7 +51,8 @@ def model_label(model: Any, width: int, current: bool) -> Text:
     """One model's row: the id, context window, price, thinking and its name."""
     label = Text("● " if current else "  ", style="bold")
     label.append(model.id.ljust(width), style="bold" if current else "")
-    label.append(f"  {format_tokens(model.context_window):>5} ctx", style="dim")
+    window = format_tokens(model.context_window) if model.context_window else "?"  # a router's unknown limit
+    label.append(f"  {window:>5} ctx", style="dim")
     label.append(f"  {format_price(model):>11}", style="dim")
     if model.reasoning:
         label.append("  thinking", style="italic dim")

@@ -63,6 +63,8 @@ class FooterBar(Static):
         self.model = ""
         self.thinking = "off"
         self.reasoning = False
+        self.routed = ""
+        """Under a virtual model: where the latest response went (``gpt-5.6-luna • medium``)."""
         self.working = False
         self.status = ""
         """Short transient text (e.g. "compacting")."""
@@ -85,9 +87,11 @@ class FooterBar(Static):
         self.stats = stats
         self._render_footer()
 
-    def set_model(self, model: str, thinking: str, reasoning: bool) -> None:
-        self.model, self.thinking, self.reasoning = model, thinking, reasoning
-        self._render_footer()
+    def set_model(self, model: str, thinking: str, reasoning: bool, routed: str = "") -> None:
+        """``routed``: the physical model (and level) a virtual model sent the latest request to."""
+        if (model, thinking, reasoning, routed) != (self.model, self.thinking, self.reasoning, self.routed):
+            self.model, self.thinking, self.reasoning, self.routed = model, thinking, reasoning, routed
+            self._render_footer()
 
     def set_cwd(self, cwd: str, branch: str | None) -> None:
         """The folder (and its git branch) of the session shown."""
@@ -188,6 +192,8 @@ class FooterBar(Static):
         model = self.model or ("" if starting else "no-model")
         if self.reasoning:
             model += " • thinking off" if self.thinking == "off" else f" • {self.thinking}"
+        if self.routed and self.model:
+            model += f" → {self.routed}"  # Pi: a virtual model shows where the latest response went
         width = max(20, self.size.width or 80)
         right = Text(model, style=muted)
         with_provider = Text(f"({s.provider}) {model}", style=muted) if s.provider and self.model else None

@@ -53,12 +53,16 @@ def make_app(scene: Scene, agent_dir: str | None = None) -> tuple[Any, Any]:
     auth = Path(agent_dir) / "auth.json"
     auth.write_text(json.dumps({"anthropic": {"type": "api_key", "key": "sk-a"},
                                 "openai": {"type": "api_key", "key": "sk-o"}}), encoding="utf-8")
+    auth.chmod(0o600)  # as /login writes it (an exposed auth.json is reported in the transcript)
     registry = ModelRegistry(Path(agent_dir) / "models.json", AuthStorage(auth), env={})
     provider = ScriptedProvider(f"screens-{scene.name}")
     with_mcp = scene.name == "cmd_mcp"
     if with_mcp:
         _write_mcp_config(Path(agent_dir))
     extensions = [_write_extension(Path(agent_dir))] if scene.name == "cmd_extensions" else []
+    if scene.name == "cmd_virtual_model":
+        registry.add_model(provider.model("claude-haiku-4-5", name="Claude Haiku 4.5"))
+        extensions = [_write_router(Path(agent_dir), provider.name)]
     session = create_agent_session(
         cwd=str(_project()), agent_dir=agent_dir, model=provider.model("claude-sonnet-4-5", name="Claude Sonnet 4.5"),
         session_manager=SessionManager.in_memory(), model_registry=registry,
@@ -101,6 +105,36 @@ def _write_extension(agent_dir: Path) -> str:
     path = agent_dir / "deploy.py"
     path.write_text(EXTENSION, encoding="utf-8")
     return str(path)
+
+
+ROUTER = """
+def extension(pi):
+    def route(request, ctx):
+        sticky = request.failed or request.previous
+        if request.reason != "user" and sticky is not None:
+            return {{"model": sticky.model, "thinking_level": sticky.thinking_level or "medium"}}
+        model_id = "claude-sonnet-4-5" if request.thinking_level == "high" else "claude-haiku-4-5"
+        return {{"model": ctx.model_registry.find("{provider}", model_id), "thinking_level": "medium"}}
+    pi.register_virtual_model(provider="router", id="auto", name="Auto", thinking_levels=["low", "high"],
+                              route=route)
+"""
+
+
+def _write_router(agent_dir: Path, provider: str) -> str:
+    """The virtual model scene's router: ``high`` goes to Sonnet, anything else to Haiku."""
+    path = agent_dir / "router.py"
+    path.write_text(ROUTER.format(provider=provider), encoding="utf-8")
+    return str(path)
+
+
+async def virtual_model(pilot: Any) -> None:
+    """``router/auto`` answers twice, from two models: the footer shows where the last answer went."""
+    session = pilot.app.session
+    await command(pilot, "/model router/auto")
+    await session.set_thinking_level("high")
+    await _talk(pilot, CONVERSATION[:1])
+    await session.set_thinking_level("low")
+    await _talk(pilot, CONVERSATION[1:2])
 
 
 async def extension_ui(pilot: Any) -> None:
@@ -229,6 +263,7 @@ SCENES = [
     Scene("cmd_thinking", (100, 30), thinking),
     Scene("cmd_mcp", (110, 30), mcp),
     Scene("cmd_extensions", (100, 26), extension_ui),
+    Scene("cmd_virtual_model", (120, 30), virtual_model),
 ]
 
 

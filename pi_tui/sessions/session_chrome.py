@@ -86,7 +86,7 @@ class SessionChrome:
     def refresh_model(self, session: SessionPort) -> None:
         model, level = session.model, session.thinking_level
         self._header.set_model(model.ref if model is not None else "")
-        self._footer.set_model(model.id if model else "", level, bool(model and model.reasoning))
+        self._footer.set_model(model.id if model else "", level, bool(model and model.reasoning), routed_text(session))
         # One restyle at most (each class added or removed on its own restyles the editor again).
         editor = self._editor
         wanted = {name for name in editor.classes if not name.startswith("thinking-")}
@@ -107,6 +107,10 @@ class SessionChrome:
         with 200 tool calls froze typing for 1.4-2.4 s.)"""
         if self._stats_due:
             self.refresh_stats(session)
+            from pi_runtime.frontend import is_virtual
+
+            if is_virtual(session.model):  # the latest answer may have come from another model
+                self.refresh_model(session)
 
     def refresh_stats(self, session: SessionPort) -> None:
         self._stats_due = False
@@ -124,6 +128,14 @@ def loaded_resources(session: SessionPort) -> list[tuple[str, list[str]]]:
         ("skills", [s.name for s in resources.skills]),
         ("prompt templates", ["/" + t.name for t in resources.prompt_templates]),
     ]
+
+
+def routed_text(session: SessionPort) -> str:
+    """Under a virtual model, the footer's ``model • level`` after the arrow (Pi's format); else empty."""
+    routed = session.routed_model
+    if routed is None:
+        return ""
+    return f"{routed.model.id} • {routed.thinking_level}" if routed.thinking_level else routed.model.id
 
 
 def provider_count(session: SessionPort) -> int:

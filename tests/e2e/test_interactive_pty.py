@@ -29,7 +29,8 @@ class Terminal:
 
     def __init__(self, args: list[str], env: dict[str, str]) -> None:
         self.pid, self.fd = pty.fork()
-        if self.pid == 0:  # the child: become pi
+        if self.pid == 0:  # the child: become pi, on a terminal of 100x30 as a real one reports it
+            fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
             os.chdir(env["PI_TEST_PROJECT"])
             os.execve(PI, [PI, *args], {**env, "TERM": "xterm-256color", "COLUMNS": "100", "LINES": "30"})
         self.output = b""
@@ -211,12 +212,26 @@ def test_esc_on_the_trust_question_ignores_the_project_this_time_only(terminal, 
     term.type(b"\x1b")
     assert term.wait_for("escapeinterrupt")  # the session is attached: its start-up help is shown
     # The warning must outlast the attach (whose history replaced the transcript and took the
-    # warning with it, so it only flashed, or, on a busy machine, never showed): a resize
-    # repaints the whole screen, which must still hold it.
+    # warning with it, so it only flashed, or, on a busy machine, never showed): a narrower
+    # terminal wraps the transcript anew, so every line of it is drawn again and must still hold
+    # it. (A terminal only taller redraws just what moved: a loaded run saw nothing but borders.)
     repaint = term.mark()
-    fcntl.ioctl(term.fd, termios.TIOCSWINSZ, struct.pack("HHHH", 31, 100, 0, 0))
+    fcntl.ioctl(term.fd, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 90, 0, 0))
     assert term.wait_for("Thisprojectisnottrusted", since=repaint), term.screen[-3000:]
     assert not (Path(env["PI_CODING_AGENT_DIR"]) / "trust.json").exists()
+
+
+def test_a_resize_is_followed_even_with_columns_and_lines_exported(terminal):
+    # The terminal runs pi with COLUMNS=100 and LINES=30 in its environment (as some shells
+    # export them). Textual reads those before the terminal, so pi kept drawing for 100x30.
+    term = terminal("--demo")
+    assert term.wait_for("demo-model")
+    resized = term.mark()
+    fcntl.ioctl(term.fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 72, 0, 0))
+    # The editor's box is drawn again, 72 columns wide.
+    assert term.wait_for("╭" + "─" * 70 + "╮", since=resized), term.screen[-1500:]
+    term.type(b"\x04")
+    assert term.exit_status() == 0
 
 
 def test_an_extensions_set_title_reaches_the_terminal(terminal, tmp_path):

@@ -187,3 +187,38 @@ async def test_the_tree_of_a_remote_session_follows_navigation_and_labels(serve,
     session.set_label(second.id, "the second question")
     await eventually(lambda: session.session_manager.get_label(second.id) == "the second question")
     await client.close()
+
+
+ROUTER = '''
+def extension(pi):
+    pi.register_virtual_model(
+        provider="router", id="auto", name="Auto", thinking_levels=["low", "high"],
+        route=lambda request, ctx: {"model": ctx.model_registry.find("loop", "loop-model"), "thinking_level": "low"})
+'''
+
+
+@pytest.mark.asyncio
+async def test_a_remote_session_with_a_virtual_model_shows_where_answers_went(env, loopback, tmp_path, monkeypatch):
+    """The router runs in the server; the viewer reads the selection and the answering model locally."""
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", env["PI_CODING_AGENT_DIR"])  # the viewer's registry: the same models
+    router = tmp_path / "router.py"
+    router.write_text(ROUTER)
+    runtime = short_runtime_dir()
+    serve = ServeProcess({**env, "XDG_RUNTIME_DIR": runtime}, "-e", str(router), "--model", "router/auto",
+                         "--thinking", "high")
+    try:
+        client = await ServeClient.connect(serve.socket)
+        session = await client.attach((await client.open_session())["session"])
+        assert session.model.ref == "router/auto" and session.routed_model is None
+        loopback.push(text_reply("routed"))
+        assert await session.prompt("hello") == "started"
+        routed = session.routed_model
+        # "low" clamped to what the model offers (it does not reason): "off", as its answer records.
+        assert routed is not None and (routed.model.ref, routed.thinking_level) == (MODEL, "off")
+        window = session.model_registry.find("loop", "loop-model").context_window
+        assert session.context_usage().context_window == window  # the answering model's, not the router's
+        await session.dispose()
+        await client.close()
+    finally:
+        serve.stop()
+        shutil.rmtree(runtime, ignore_errors=True)

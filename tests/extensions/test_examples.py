@@ -20,7 +20,7 @@ ALL = ["todo.py", "commands.py", "preset.py", "permission_gate.py", "input_trans
        "modal_editor.py", "custom_compaction.py", "handoff.py", "mcp_servers.py", "dirty_repo_guard.py",
        "truncated_tool.py", "question.py", "custom_footer.py", "prompt_customizer.py", "dynamic_resources",
        "github_issue_autocomplete.py",
-       "qna.py", "snake.py", "hidden_thinking_label.py", "trigger_compact.py"]
+       "qna.py", "snake.py", "hidden_thinking_label.py", "trigger_compact.py", "jev_router.py"]
 
 
 def example(name: str) -> str:
@@ -399,3 +399,46 @@ async def test_qna_and_snake_need_the_app_and_the_label_is_quiet_without_it(make
     assert "qna requires interactive mode" in err and "Snake requires interactive mode" in err
     assert "Hidden thinking label set to: Mulling" in err
     assert session.provider.requests == [] and errors(session) == []
+
+
+async def test_jev_router_plans_keeps_a_planning_model_and_sends_direct_requests_to_luna(tmp_path):
+    """The port's decisions, asked through the registry as the kernel asks them (the whole run against
+    a loopback Codex server, beside Pi's own file, is in tests/e2e/test_virtual_pi_side_by_side.py)."""
+    from pi_runtime.ai.models import ModelRegistry
+    from pi_runtime.ai.types import AssistantMessage, ToolResultMessage, UserMessage
+    from pi_runtime.ai.virtual import ModelRouteRequest, RoutedModel
+    from pi_runtime.extensions import ExtensionRunner
+
+    registry = ModelRegistry(read_models_json=False, env={})
+    registry.set_runtime_api_key("openai-codex", "token")
+    runner = ExtensionRunner(cwd=str(tmp_path), model_registry=registry)
+    runner.load([example("jev_router.py")])
+    assert runner.failures == []
+    from pi_runtime.sdk import create_agent_session
+    from pi_runtime.session.manager import SessionManager
+    from pi_runtime.settings import SettingsManager
+
+    create_agent_session(cwd=str(tmp_path), agent_dir=str(tmp_path), model=registry.find("jev", "auto"),
+                         model_registry=registry, session_manager=SessionManager.in_memory(str(tmp_path)),
+                         settings=SettingsManager.in_memory({}), extension_runner=runner)
+    auto = registry.find("jev", "auto")
+    assert (auto.context_window, auto.max_tokens, auto.reasoning) == (272_000, 128_000, True)
+
+    def ask(reason, messages=(), state=None, previous=None):
+        request = ModelRouteRequest(model=auto, thinking_level="high", reason=reason, messages=list(messages),
+                                    state=state, previous=previous)
+        return registry.route_virtual(auto, request)
+
+    first = await ask("user", [UserMessage(content="plan it")])
+    assert (first.model.id, first.thinking_level, first.state) == (
+        "gpt-5.6-terra", "high", {"phase": "planning", "model": "gpt-5.6-terra"})
+    sol = registry.find("openai-codex", "gpt-5.6-sol")
+    kept = await ask("user", [UserMessage(content="go on")], previous=RoutedModel(sol, "high"))
+    assert kept.model.id == "gpt-5.6-sol"  # a session already on Sol plans there (no cache miss)
+    edited = [UserMessage(content="edit"), AssistantMessage(provider="openai-codex", model="gpt-5.6-terra"),
+              ToolResultMessage(tool_call_id="c1", tool_name="edit", is_error=False)]
+    switched = await ask("continuation", edited, state=first.state)
+    assert (switched.model.id, switched.state) == ("gpt-5.6-luna", {"phase": "implementation", "model": "gpt-5.6-luna"})
+    failed_edit = [*edited[:2], ToolResultMessage(tool_call_id="c1", tool_name="edit", is_error=True)]
+    assert (await ask("continuation", failed_edit, state=first.state)).model.id == "gpt-5.6-terra"
+    assert (await ask("direct")).model.id == "gpt-5.6-luna"

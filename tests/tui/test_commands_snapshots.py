@@ -11,7 +11,8 @@ import pytest
 from pi_tui.screenshots.command_scenes import SCENES, make_app
 
 SNAPSHOT_SCENES = [s for s in SCENES if s.name in (
-    "cmd_model_picker", "cmd_settings", "cmd_hotkeys", "cmd_compaction", "cmd_fork_picker", "cmd_login")]
+    "cmd_model_picker", "cmd_settings", "cmd_hotkeys", "cmd_compaction", "cmd_fork_picker", "cmd_login",
+    "cmd_virtual_model")]
 
 
 @pytest.mark.parametrize("scene", SNAPSHOT_SCENES, ids=[s.name for s in SNAPSHOT_SCENES])
