@@ -33,6 +33,7 @@ from .editor.completion_menu import CompletionMenu
 from .editor.input_controller import InputController
 from .editor.key_hold import KeyHold
 from .editor.prompt_editor import PromptEditor
+from .editor.typed_text import take_in_app
 from .footer.footer_bar import FooterBar
 from .footer.header_bar import HeaderBar
 from .keys.app_actions import AppActions
@@ -43,11 +44,12 @@ from .sessions.session_chrome import SessionChrome
 from .sessions.session_start import show_start_help, start_session
 from .sessions.session_tabs import SessionTabs
 from .sessions.workspace import Workspace
-from .terminal import escape_key, extended_keys, terminal_keys
+from .terminal import escape_key, extended_keys, terminal_keys, typed_runs
 from .terminal.app_driver import driver_class_for
 from .terminal.key_sequences import PASTE_END, PASTE_START, events_for, sequence_for
 from .terminal.terminal_input import TerminalInput, editor_key
 from .terminal.textual_internals import whole_screen_render
+from .terminal.typed_runs import TypedRun
 from .terminal.window_title import show_window_title
 from .theme.theme_service import ThemeService, theme_variable_defaults
 from .transcript.jump_hint import EndOutOfSight, JumpToLatest
@@ -63,6 +65,7 @@ if TYPE_CHECKING:
 terminal_keys.install()
 extended_keys.install()
 escape_key.install()
+typed_runs.install()
 
 
 class PiApp(AppActions, inherit_bindings=False):
@@ -143,9 +146,13 @@ class PiApp(AppActions, inherit_bindings=False):
 
     def get_driver_class(self) -> type[Driver]:
         # Pi's modifyOtherKeys request (Shift+Enter under tmux) and a safe end when the terminal closes.
-        return driver_class_for(super().get_driver_class())
+        return driver_class_for(super().get_driver_class(), typed_runs=True)
 
     async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, TypedRun):  # keys that arrived together (terminal/typed_runs.py)
+            self.last_input_at = time.perf_counter()
+            await take_in_app(self, event)
+            return
         if isinstance(event, (events.Key, events.Paste)):
             self.last_input_at = time.perf_counter()
             if not event.is_forwarded and self.key_hold.keep(event):

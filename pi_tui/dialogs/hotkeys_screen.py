@@ -139,12 +139,12 @@ def hotkey_table(keymap: Any) -> Group:
 
 
 class HotkeysScreen(Modal[None]):
-    """Scrollable list of bindings; Esc or q closes."""
+    """Scrollable list of bindings; Esc or Ctrl+C (`tui.select.cancel`) closes."""
 
     DEFAULT_CSS = PICKER_CSS.replace("PickList", "HotkeysScreen") + """
     HotkeysScreen VerticalScroll { height: 1fr; }
     """
-    BINDINGS = [Binding("escape,q", "dismiss(None)", "Close", id="tui.select.cancel")]
+    BINDINGS = [Binding("escape,ctrl+c", "dismiss(None)", "Close", id="tui.select.cancel")]
 
     def __init__(self, keymap: Any) -> None:
         super().__init__(id="hotkeys-screen")

@@ -92,7 +92,7 @@ class PickList(Modal[Any]):
     """Returns the picked item's ``value`` (or None when cancelled)."""
 
     DEFAULT_CSS = PICKER_CSS
-    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", id="tui.select.cancel")]
+    BINDINGS = [Binding("escape,ctrl+c", "dismiss(None)", "Cancel", id="tui.select.cancel")]
 
     def __init__(self, title: str, items: list[PickItem], *, hint: str = "", detail: str = "",
                  placeholder: str = "type to filter", filterable: bool = True, id: str | None = None) -> None:

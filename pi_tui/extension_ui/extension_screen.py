@@ -31,7 +31,7 @@ class ExtensionScreen(Modal[Any]):
         border: round $pi-border-accent; padding: 0 1;
     }
     """
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="tui.select.cancel")]
+    BINDINGS = [Binding("escape,ctrl+c", "cancel", "Cancel", id="tui.select.cancel")]
 
     def __init__(self, widget: Widget, *, overlay: bool = False) -> None:
         super().__init__(classes="-overlay" if overlay else "")

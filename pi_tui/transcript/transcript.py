@@ -8,6 +8,7 @@ messages are mounted at all is decided by its ``HistoryWindow`` (``transcript_wi
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +34,9 @@ from .thinking_block import ThinkingBlock
 from .tool_box import ToolBox, tool_dom_id
 from .transcript_window import INITIAL_MESSAGES, REMOUNT_MESSAGES, HistoryWindow
 from .user_message import UserMessage
+
+_code_warmed = False
+"""Code highlighting was warmed up (once per process, whichever transcript saw the first answer)."""
 
 if TYPE_CHECKING:
     from pi_runtime.frontend import BashResult, SessionPort
@@ -84,10 +88,22 @@ class Transcript(VerticalScroll, can_focus=False):
     def warm_up(self) -> None:
         """Load the Markdown stack before the first answer needs it, in a thread. The app calls
         this once the session is attached: earlier, it would compete for the interpreter with
-        the session build, which the first answer waits for too."""
+        the session build, which the first answer waits for too. Code highlighting (Pygments,
+        twice the cost) waits for the first answer to start (``_on_message_start``): before that it
+        competed with the first prompt's request (measured: the request 40-70 ms later)."""
         from .markdown_render import warm_up
 
-        self.run_worker(warm_up, thread=True, name="markdown-warm-up", group="startup", exit_on_error=False)
+        self.run_worker(functools.partial(warm_up, code=False), thread=True, name="markdown-warm-up",
+                        group="startup", exit_on_error=False)
+
+    def _warm_up_code(self) -> None:
+        global _code_warmed
+        if _code_warmed:
+            return
+        _code_warmed = True
+        from .markdown_render import warm_up
+
+        self.run_worker(warm_up, thread=True, name="code-warm-up", group="startup", exit_on_error=False)
 
     # ------------------------------------------------------------------ history
 
@@ -248,6 +264,7 @@ class Transcript(VerticalScroll, can_focus=False):
             await self._add(UserMessage(user_text(message.content), message=message))
             self.follow()
         elif role == "assistant":
+            self._warm_up_code()
             await self._finish_blocks()
             self._blocks = {}
             self._tools.clear()
