@@ -73,6 +73,7 @@ class RemoteSession(SessionCommands):
         self._bash_deltas: dict[str, Callable[[str], None]] = {}
         self._held: list[dict[str, Any]] | None = None
         self._commands: list[dict[str, Any]] = []
+        self._notices: list[str] = []
         """Records that came while a snapshot is fetched after missed ones (None: none is)."""
         self._background: set[asyncio.Future[Any]] = set()
         self.ui = RemoteUIBinding(self)
@@ -300,7 +301,18 @@ class RemoteSession(SessionCommands):
         return self._view.manager
 
     def take_session_notices(self) -> list[str]:
-        return []  # the server reports its file problems itself
+        """This viewer's own one-line reports (the server prints its file problems on its stderr)."""
+        notices, self._notices = self._notices, []
+        return notices
+
+    def add_notice(self, text: str) -> None:
+        self._notices.append(text)
+
+    def reload_settings(self) -> None:
+        """Read this folder's settings again here (``/reload``); the server reads its own at its next use."""
+        reload = getattr(self.settings, "reload", None)
+        if callable(reload):
+            reload()
 
     @property
     def extension_runner(self) -> ExtensionHost | None:
@@ -454,10 +466,3 @@ class RemoteSession(SessionCommands):
             raise KeyError(f"Entry {entry_id} not found")
         dicts = manager.context_at(entry_id).message_dicts
         return parse_messages(dicts[-last:] if last else list(dicts))
-
-    def export_html(self, path: str | None = None) -> str:
-        """Not available synchronously over the socket: ``await session.call("export_html", outputPath=...)``."""
-        from .errors import RemoteError
-
-        raise RemoteError("export_html", "export_html is asynchronous on a served session: "
-                                         "await session.call('export_html', outputPath=path)")

@@ -156,3 +156,27 @@ class SessionCommands:
         """Label an entry (sent without waiting): returns ``""``, the label entry's id not being known yet."""
         self._send_soon("set_label", entryId=entry_id, label=label)
         return ""
+
+    # ------------------------------------------------------------------ exports (written here, from the replica)
+
+    def export_html(self, path: str | None = None) -> str:
+        """Write the HTML transcript from this viewer's copy of the tree; returns its path. The system
+        prompt and the tool list live in the server: the server's own export has them
+        (``await session.call("export_html", outputPath=path)``)."""
+        from pathlib import Path
+
+        from ..kernel.export_html import default_output, render_html, session_data
+
+        manager = self._view.manager
+        out = Path(path) if path else default_output(self._view.state.get("sessionFile"), manager.session_id,
+                                                     self._view.cwd or ".")
+        out.write_text(render_html(session_data(manager)), encoding="utf-8")
+        return str(out)
+
+    def export_jsonl(self, path: str | None = None) -> str:
+        """Write the active branch as a session file of its own, from this viewer's copy; returns its path."""
+        import os
+
+        from ..session.transfer import export_branch_jsonl
+
+        return export_branch_jsonl(self._view.manager, path, os.getcwd())

@@ -265,3 +265,23 @@ async def test_scoped_models_set_by_a_viewer_are_the_servers_and_every_viewers(s
         await a.call("set_scoped_models", models=[{"provider": "loop", "modelId": "nope"}])
     for client in (first, second):
         await client.close()
+
+
+@pytest.mark.asyncio
+async def test_exports_of_a_remote_session_are_written_from_the_viewers_copy(serve, loopback, tmp_path):
+    client = await ServeClient.connect(serve.socket)
+    session = await client.attach((await client.open_session())["session"])
+    loopback.push(text_reply("An answer worth keeping."))
+    await session.prompt("keep this")
+    from pi_runtime.kernel.export_html.data import decode_session_data
+
+    page = Path(session.export_html(str(tmp_path / "out.html")))
+    embedded = decode_session_data(page.read_text())
+    assert embedded["leafId"] == session.session_manager.leaf_id
+    assert "An answer worth keeping." in str(embedded["entries"][-1])
+    branch = Path(session.export_jsonl(str(tmp_path / "branch.jsonl")))
+    lines = branch.read_text().splitlines()
+    assert '"type":"session"' in lines[0].replace(" ", "") and "An answer worth keeping." in lines[-1]
+    session.add_notice("said here")
+    assert session.take_session_notices() == ["said here"] and session.take_session_notices() == []
+    await client.close()
