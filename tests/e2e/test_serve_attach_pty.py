@@ -46,3 +46,32 @@ def test_two_attached_apps_share_one_session(env, loopback):
             term.close()
         serve.stop()
         shutil.rmtree(runtime, ignore_errors=True)
+
+
+def test_attach_mistakes_are_one_line_before_the_app_starts(env):
+    import subprocess
+
+    from e2e_support import PI
+
+    runtime = short_runtime_dir()
+    served_env = {**env, "XDG_RUNTIME_DIR": runtime}
+    cwd = env["PI_TEST_PROJECT"]
+    try:
+        nobody = subprocess.run([PI, "attach"], capture_output=True, text=True, env=served_env, cwd=cwd, timeout=30)
+        assert nobody.returncode == 1 and nobody.stderr.count("\n") == 1 and "no pi serve listens" in nobody.stderr
+        serve = ServeProcess(served_env, "--model", MODEL)
+        try:
+            viewer = serve.viewer()
+            handles = [viewer.ok({"type": "open_session"})["session"] for _ in range(2)]
+            unknown = subprocess.run([PI, "attach", "zzzz"], capture_output=True, text=True, env=served_env, cwd=cwd,
+                                     timeout=30)
+            assert unknown.returncode == 1 and unknown.stderr == "pi: no session zzzz on this pi serve (pi attach --list names them)\n"
+            listed = subprocess.run([PI, "attach", "--list"], capture_output=True, text=True, env=served_env, cwd=cwd,
+                                    timeout=30)
+            numbered = [line.split()[:2] for line in listed.stdout.splitlines() if not line.startswith("    ")]
+            assert numbered == [["1", handles[0]], ["2", handles[1]]]
+            viewer.close()
+        finally:
+            serve.stop()
+    finally:
+        shutil.rmtree(runtime, ignore_errors=True)
