@@ -34,6 +34,8 @@ async def keep_attached(session: RemoteSession, report: Callable[[str, Severity]
     while True:
         await session.wait_disconnected()
         if session.view.closed:
+            reason = session.view.closed_reason
+            report(f"pi serve closed this session ({reason})" if reason else "pi serve closed this session", "warning")
             return
         report("lost the connection to pi serve; reconnecting…", "warning")
         delay = 0.0

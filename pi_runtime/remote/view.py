@@ -45,6 +45,8 @@ class SessionView:
     def __init__(self, snapshot: dict[str, Any]) -> None:
         self.cursor = 0
         self.closed = False
+        self.closed_reason = ""
+        """Why the server closed the session (its ``session_closed`` record)."""
         self.reset(snapshot)
 
     def reset(self, snapshot: dict[str, Any]) -> None:
@@ -103,6 +105,7 @@ class SessionView:
             self.dialogs.pop(str(record.get("id")), None)
         elif kind == "session_closed":
             self.closed = True
+            self.closed_reason = str(record.get("reason") or "")
         elif kind == "scoped_models":
             self.scoped_models = list(record.get("models") or [])
         else:

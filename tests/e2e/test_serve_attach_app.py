@@ -265,3 +265,20 @@ async def test_steer_follow_up_and_escape_from_the_app_act_on_the_servers_run(se
         assert await until(pilot, lambda: "Aborted" in transcript_text(app))
     gate.set()
     viewer.close()
+
+
+@pytest.mark.asyncio
+async def test_a_prompt_to_a_session_the_server_closed_is_kept_and_said(serve, loopback):
+    viewer = serve.viewer()
+    handle = viewer.ok({"type": "open_session"})["session"]
+    app = AttachedApp(serve.socket, [handle])
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert await until(pilot, app.ready.is_set)
+        viewer.ok({"type": "close_session", "session": handle})
+        assert await until(pilot, lambda: any("pi serve closed this session" in str(n.message)
+                                              for n in app._notifications))
+        app.editor.insert("typed too late")
+        await pilot.press("enter")
+        assert await until(pilot, lambda: "Not sent:" in transcript_text(app))
+        assert app.editor.text == "typed too late"  # nothing lost
+    viewer.close()
