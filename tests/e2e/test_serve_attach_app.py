@@ -282,3 +282,30 @@ async def test_a_prompt_to_a_session_the_server_closed_is_kept_and_said(serve, l
         assert await until(pilot, lambda: "Not sent:" in transcript_text(app))
         assert app.editor.text == "typed too late"  # nothing lost
     viewer.close()
+
+
+@pytest.mark.asyncio
+async def test_a_question_asked_while_nobody_watched_opens_when_the_app_attaches(env, loopback, monkeypatch):
+    for name in ("PI_CODING_AGENT_DIR", "HOME"):
+        monkeypatch.setenv(name, env[name])
+    monkeypatch.chdir(env["PI_TEST_PROJECT"])
+    data = Path(env["PI_TEST_PROJECT"]) / "data"
+    data.mkdir()
+    runtime = short_runtime_dir()
+    process = ServeProcess({**env, "XDG_RUNTIME_DIR": runtime}, "--model", MODEL, "-e", "builtin:permission-gate")
+    try:
+        viewer = process.viewer()
+        handle = viewer.ok({"type": "open_session"})["session"]
+        loopback.push(tool_reply("bash", {"command": "rm -rf data"}), text_reply("removed while you were away"))
+        viewer.ok({"type": "prompt", "session": handle, "message": "clean up"})  # not attached: nobody is asked
+        assert await eventually(lambda: viewer.ok({"type": "list_sessions"})["sessions"][0]["status"] == "waiting")
+        app = AttachedApp(process.socket, [handle])
+        async with app.run_test(size=(100, 30)) as pilot:
+            assert await until(pilot, lambda: isinstance(app.screen, ConfirmPrompt))
+            await pilot.press("y")
+            assert await until(pilot, lambda: "removed while you were away" in transcript_text(app))
+            assert not data.exists()
+        viewer.close()
+    finally:
+        process.stop()
+        shutil.rmtree(runtime, ignore_errors=True)
