@@ -90,6 +90,7 @@ async def run_attached(socket: Path, sessions: list[RemoteSession]) -> int:
     import sys
 
     from .launch import _follow_the_terminals_size
+    from .sessions.served import is_served
 
     app = AttachedApp(socket, [s.handle for s in sessions], attached=sessions)
     _follow_the_terminals_size()
@@ -98,8 +99,10 @@ async def run_attached(socket: Path, sessions: list[RemoteSession]) -> int:
         code = await app.run_async()
     finally:
         gc.unfreeze()
-    if app.ended_by_signal is None and app.ready.is_set():
-        handles = [str(getattr(entry.session, "handle", "")) for entry in app.workspace.sessions]
+    # The served sessions still running there (not those it closed, nor a local tab's).
+    handles = [entry.session.handle for entry in app.workspace.sessions
+               if is_served(entry.session) and not entry.session.view.closed]
+    if app.ended_by_signal is None and handles:
         again = f"pi attach {handles[0]}" if len(handles) == 1 else "pi attach"
         sys.stdout.write(f"Detached: pi serve goes on running {'it' if len(handles) == 1 else 'them'} ({again})\n")
         sys.stdout.flush()

@@ -45,7 +45,7 @@ def start_opening(app: PiHost, kind: str, *, path: str | None = None, entry_id: 
     if is_served(source):  # the new session runs on the same pi serve, beside this one
         from .served_tabs import open_served_tab
 
-        app.run_worker(open_served_tab(app, source, kind, path=path, entry_id=entry_id),  # type: ignore[arg-type]
+        app.run_worker(open_served_tab(app, source, kind, path=path, entry_id=entry_id),
                        name="open-session", group="sessions", exit_on_error=False)
         return
     from pi_runtime.frontend import open_sibling_session

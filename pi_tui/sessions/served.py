@@ -8,10 +8,13 @@ shows their dialogs, statuses and widgets through ``RemoteSession.ui``).
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeGuard
+
+if TYPE_CHECKING:
+    from pi_runtime.remote.session import RemoteSession
 
 
-def is_served(session: Any) -> bool:
+def is_served(session: Any) -> TypeGuard[RemoteSession]:
     """True for a ``RemoteSession``. Nothing is imported for this: when the module that defines
     it was never loaded, no session of this process can be one."""
     module = sys.modules.get("pi_runtime.remote.session")

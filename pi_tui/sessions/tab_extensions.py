@@ -73,4 +73,4 @@ async def _start_served_tab(app: PiHost, workspace: Workspace, entry: OpenSessio
     if is_served(entry.session):
         from .served_tabs import start_served_tab
 
-        await start_served_tab(app, workspace, entry, entry.session)  # type: ignore[arg-type]  # is_served
+        await start_served_tab(app, workspace, entry, entry.session)
