@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,11 +28,11 @@ class AttachedApp(PiApp):
     Args:
         socket: Where the server listens.
         handles: The server's ids of the sessions to attach, the first one shown.
-        attached: The sessions already attached (``pi attach`` attaches them while the app is
+        attached: The sessions being attached (``pi attach`` starts that while the app is
             imported); ``handles`` is then not used.
     """
 
-    def __init__(self, socket: Path, handles: list[str], *, attached: list[RemoteSession] | None = None,
+    def __init__(self, socket: Path, handles: list[str], *, attached: Awaitable[list[RemoteSession]] | None = None,
                  **kwargs: Any) -> None:
         super().__init__(None, **kwargs)
         self.socket = socket
@@ -47,20 +48,23 @@ class AttachedApp(PiApp):
 
         exit_signals.install(self)
         self.input.show_starting()
-        self.run_worker(self._attach_all(), name="attach", group="startup", exit_on_error=False)
+        # The first frame first: the editor takes keys while the sessions' state is read and drawn.
+        self.call_after_refresh(lambda: self.run_worker(self._attach_all(), name="attach", group="startup",
+                                                        exit_on_error=False))
 
     async def _attach_all(self) -> None:
         from pi_runtime.remote.client import NoServer, ServeClient
         from pi_runtime.remote.errors import ConnectionLost, RemoteError
 
-        sessions = self._attached
-        if sessions is None:
-            try:
+        try:
+            if self._attached is not None:
+                sessions = await self._attached
+            else:
                 client = await ServeClient.connect(self.socket, client="pi attach (app)")
                 sessions = [await client.attach(handle) for handle in self.handles]
-            except (NoServer, RemoteError, ConnectionLost, OSError) as exc:
-                self.exit(1, return_code=1, message=f"pi: {exc}")
-                return
+        except (NoServer, RemoteError, ConnectionLost, OSError) as exc:
+            self.exit(1, return_code=1, message=f"pi: {exc}")
+            return
         self.footer_bar.set_working(False)
         # An answer streaming in a session is drawn as far as it got when the tab's bridge
         # subscribes (``RemoteSession.subscribe``), then grows with the stream.
@@ -80,9 +84,9 @@ class AttachedApp(PiApp):
         self.ready.set()
 
 
-async def run_attached(socket: Path, sessions: list[RemoteSession]) -> int:
-    """Run the app on attached served sessions until the user quits (on the running loop: the
-    sessions' connection lives on it); returns the exit code.
+async def run_attached(socket: Path, attaching: Awaitable[list[RemoteSession]]) -> int:
+    """Run the app on served sessions being attached until the user quits (on the running loop:
+    the sessions' connection lives on it); returns the exit code.
 
     Quitting detaches: the runs go on in the server. The line printed afterwards says how to come back.
     """
@@ -92,7 +96,7 @@ async def run_attached(socket: Path, sessions: list[RemoteSession]) -> int:
     from .launch import _follow_the_terminals_size
     from .sessions.served import is_served
 
-    app = AttachedApp(socket, [s.handle for s in sessions], attached=sessions)
+    app = AttachedApp(socket, [], attached=attaching)
     _follow_the_terminals_size()
     gc.freeze()  # as ``pi``: objects made at start stay out of every collection during long streams
     try:

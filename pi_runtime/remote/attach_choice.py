@@ -62,10 +62,13 @@ async def choose_handles(client: ServeClient, ref: str | None, *, new: bool = Fa
 
 
 async def attach_for_app(socket: Path, ref: str | None, *, new: bool = False, continue_recent: bool = False,
-                         load_app: Callable[[], Any]) -> tuple[list[RemoteSession], Any]:
-    """Connect, choose the sessions and attach them while ``load_app`` (the app's imports, in a
-    thread) runs: the server builds and sends the snapshots meanwhile. Returns the attached
-    sessions and what ``load_app`` returned.
+                         load_app: Callable[[], Any]) -> tuple[asyncio.Future[list[RemoteSession]], Any]:
+    """Connect, choose the sessions and ask to attach them, then run ``load_app`` (the app's
+    imports) while the server builds and sends their snapshots. Returns the attaching (a future the
+    app awaits once it has painted its first frame) and what ``load_app`` returned.
+
+    The imports run here, blocking the loop, rather than in a thread: reading a snapshot (decoding
+    megabytes of JSON) would take the interpreter from them, and the first frame waits for them.
 
     Raises:
         NoServer, AttachChoiceError, RemoteError: As :func:`choose_handles` (the connection is closed).
@@ -73,12 +76,19 @@ async def attach_for_app(socket: Path, ref: str | None, *, new: bool = False, co
     from .client import ServeClient
 
     client = await ServeClient.connect(socket, client="pi attach")
-    loading = asyncio.ensure_future(asyncio.to_thread(load_app))
     try:
         handles = await choose_handles(client, ref, new=new, continue_recent=continue_recent)
-        sessions = [await client.attach(handle) for handle in handles]
     except BaseException:
         await client.close()
-        await asyncio.gather(loading, return_exceptions=True)
         raise
-    return sessions, await loading
+    attaching = asyncio.ensure_future(asyncio.gather(*(client.attach(handle) for handle in handles)))
+    for _ in range(3):
+        # Let the attach commands be written (gather's tasks start on the next turns) before the
+        # loop blocks: the server works on the snapshots meanwhile.
+        await asyncio.sleep(0)
+    try:
+        return attaching, load_app()
+    except BaseException:
+        attaching.cancel()
+        await client.close()
+        raise

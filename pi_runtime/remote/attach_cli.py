@@ -92,8 +92,9 @@ def run(argv: list[str]) -> int:
 def _app(path: Path, ref: str | None, *, new: bool, continue_recent: bool) -> int:
     """The full app on the chosen sessions; quitting it leaves their runs going on the server.
 
-    The app's imports (a thread) overlap the server building and sending the sessions' snapshots,
-    and the app then runs on the loop and the connection that attached them.
+    The app's imports (a thread) overlap the server building and sending the sessions' snapshots;
+    the app paints its first frame (the editor takes keys from then on) before it shows them, and
+    runs on the loop and the connection that attached them.
     """
     import asyncio
     import importlib
@@ -107,13 +108,13 @@ def _app(path: Path, ref: str | None, *, new: bool, continue_recent: bool) -> in
 
     async def main() -> int:
         try:
-            sessions, module = await attach_for_app(path, ref, new=new, continue_recent=continue_recent,
-                                                    load_app=load_app)
+            attaching, module = await attach_for_app(path, ref, new=new, continue_recent=continue_recent,
+                                                     load_app=load_app)
         except (NoServer, AttachChoiceError, RemoteError) as exc:
             return _fail(str(exc))
         except ImportError as exc:
             return _fail(f"the app cannot start: {exc} (pi attach --mode rpc works without it)")
-        return int(await module.run_attached(path, sessions) or 0)
+        return int(await module.run_attached(path, attaching) or 0)
 
     return asyncio.run(main())
 
