@@ -9,9 +9,10 @@ in progress in it (its answer held at a gate). Then:
    (``RemoteSession`` built: the replica of the tree, the transcript's context, the partial answer);
    also until the last message is read and until the whole transcript is validated. Goal < 0.5 s.
 1b. attach in the app: ``pi attach <id>`` (the installed command, on a 120x40 pseudo-terminal) until
-   the answer being streamed is on screen, and until a key typed then shows in the editor (ready to
-   type); and the app in this process (Pilot, headless) from its construction until every tab is
-   in place (``AttachedApp.ready``), which leaves out the interpreter's start and imports.
+   its first frame, until a key typed at that moment shows in the editor (ready to type: goal
+   < 0.5 s), and until the answer being streamed is on screen; ``pi --session`` of a copy of the
+   file as the baseline; and the app in this process (Pilot, headless) from its construction until
+   every tab is in place (``AttachedApp.ready``), which leaves out the interpreter's start and imports.
 2. fan-out: five viewers (one process each, blocking sockets) attached to a session while a 2,000-delta
    answer streams; for each record, the spread between the first and the last viewer to read it.
    Goal: within 5 ms.
