@@ -73,6 +73,7 @@ class RemoteSession(SessionCommands):
         self._bash_deltas: dict[str, Callable[[str], None]] = {}
         self._held: list[dict[str, Any]] | None = None
         self._commands: list[dict[str, Any]] = []
+        self._shortcuts: list[str] = []
         self._notices: list[str] = []
         """Records that came while a snapshot is fetched after missed ones (None: none is)."""
         self._background: set[asyncio.Future[Any]] = set()
@@ -324,11 +325,23 @@ class RemoteSession(SessionCommands):
         :meth:`refresh_commands`; typed as ``/name``, they run there (the prompt expands them)."""
         return list(self._commands)
 
+    @property
+    def extension_shortcuts(self) -> list[str]:
+        """The keys (Pi's syntax) the server's extensions bound, as of the last :meth:`refresh_commands`."""
+        return list(self._shortcuts)
+
     async def refresh_commands(self) -> list[dict[str, Any]]:
-        """Ask the server for its extensions' commands (and prompt templates and skills, Pi's list)."""
+        """Ask the server for its extensions' commands (and prompt templates and skills, Pi's list)
+        and their shortcuts."""
         data = await self.call("get_commands")
         self._commands = [c for c in data.get("commands") or [] if isinstance(c, dict) and c.get("name")]
+        shortcuts = (await self.call("get_shortcuts")).get("shortcuts") or []
+        self._shortcuts = [str(s["key"]) for s in shortcuts if isinstance(s, dict) and s.get("key")]
         return self.extension_commands
+
+    async def run_shortcut(self, key: str) -> bool:
+        """Run the handler an extension bound to ``key`` in the server; False when none has it."""
+        return bool((await self.call("run_shortcut", key=key))["handled"])
 
     @property
     def steering_texts(self) -> list[str]:

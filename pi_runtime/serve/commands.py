@@ -1,7 +1,8 @@
 """The session commands ``pi serve`` answers: ``pi --mode rpc``'s (Pi's and pi's, unchanged), and
 ``get_snapshot``, which needs the session's stream (its cursor and the message being streamed), and
 ``set_scoped_models`` (the models Ctrl+P cycles through, which the app's ``/scoped-models`` edits;
-every viewer is told with a ``scoped_models`` record)."""
+every viewer is told with a ``scoped_models`` record), and ``get_shortcuts``/``run_shortcut`` (the
+extensions' key bindings: a viewer binds the keys and runs the handlers here)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,8 @@ async def run_session_command(live: LiveSession, cmd: dict[str, Any]) -> Any:
         return live.hub.snapshot()
     if name == "set_scoped_models":
         return set_scoped_models(live, cmd)
+    if name in ("get_shortcuts", "run_shortcut"):
+        return await _shortcut_command(live, cmd)
     handler = COMMANDS.get(name)
     if handler is None:
         raise CommandError(f"Unknown command: {name}")
@@ -56,3 +59,16 @@ def set_scoped_models(live: LiveSession, cmd: dict[str, Any]) -> None:
         scoped.append((model, level if isinstance(level, str) else None))
     live.session.scoped_models = scoped
     live.hub.publish({"type": "scoped_models", "models": scoped_models_wire(live.session)})
+
+
+async def _shortcut_command(live: LiveSession, cmd: dict[str, Any]) -> dict[str, Any]:
+    """``get_shortcuts``: ``{"shortcuts": [{"key", "description"}]}`` (Pi's key syntax);
+    ``run_shortcut`` with ``key``: ``{"handled": bool}`` (False: no extension has that key)."""
+    runner = live.session.extension_runner
+    if cmd["type"] == "get_shortcuts":
+        shortcuts = runner.shortcuts() if runner is not None else {}
+        return {"shortcuts": [{"key": key, "description": shortcut.description} for key, shortcut in shortcuts.items()]}
+    key = cmd.get("key")
+    if not isinstance(key, str) or not key:
+        raise CommandError("'key' must be a key in Pi's syntax (ctrl+shift+p)")
+    return {"handled": bool(runner is not None and await runner.run_shortcut(key))}

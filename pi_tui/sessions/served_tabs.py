@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..extension_ui.extension_host import new_extension_ui, show_extension_ui
+from ..extension_ui.extension_host import bind_shortcuts, new_extension_ui, show_extension_ui
 
 if TYPE_CHECKING:
     from pi_runtime.remote.reconnect import Severity
@@ -39,8 +39,14 @@ async def start_served_tab(app: PiHost, workspace: Workspace, entry: OpenSession
         app.notify(f"{entry.name}: {text}", severity=severity, timeout=6)
 
     app.run_worker(keep_attached(session, report), name="keep-attached", group="served", exit_on_error=False)
-    # Their commands join the slash menu (typed, they run in the server, as any prompt does).
-    app.run_worker(session.refresh_commands(), name="served-commands", group="served", exit_on_error=False)
+    # Their commands join the slash menu (typed, they run in the server, as any prompt does), and
+    # their shortcuts are bound here (pressed, they run there).
+    async def learn_commands() -> None:
+        await session.refresh_commands()
+        if entry is workspace.active:
+            bind_shortcuts(app, session)
+
+    app.run_worker(learn_commands(), name="served-commands", group="served", exit_on_error=False)
 
 
 async def open_served_tab(app: PiHost, source: RemoteSession, kind: str, *, path: str | None = None,

@@ -209,11 +209,16 @@ def extension(pi):
         ctx.ui.notify(f"Waved {args}")
 
     pi.register_command("wave", wave, description="Wave at every viewer")
+
+    async def shout(ctx):
+        ctx.ui.notify("Shortcut ran in the server")
+
+    pi.register_shortcut("f7", shout, description="Shout")
 '''
 
 
 @pytest.mark.asyncio
-async def test_a_served_extensions_command_is_in_the_menu_and_runs_in_the_server(env, loopback, monkeypatch, tmp_path):
+async def test_a_served_extensions_command_and_shortcut_run_in_the_server(env, loopback, monkeypatch, tmp_path):
     for name in ("PI_CODING_AGENT_DIR", "HOME"):
         monkeypatch.setenv(name, env[name])
     monkeypatch.chdir(env["PI_TEST_PROJECT"])
@@ -236,6 +241,10 @@ async def test_a_served_extensions_command_is_in_the_menu_and_runs_in_the_server
             viewer.wait(lambda r: r.get("method") == "setStatus" and r.get("statusText") == "waving hello")
             assert await until(pilot, lambda: "waving hello" in transcript_text(app))  # the tab shows its status
             assert await until(pilot, lambda: any("Waved hello" in str(n.message) for n in app._notifications))
+            assert await until(pilot, lambda: "f7" in app.extension_keys)  # bound here, it runs there
+            await pilot.press("f7")
+            assert await until(pilot, lambda: any("Shortcut ran in the server" in str(n.message)
+                                                  for n in app._notifications))
         viewer.close()
     finally:
         process.stop()
