@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from .app import PiApp
 
 if TYPE_CHECKING:
-    from pi_runtime.remote.session import RemoteSession
+    from pi_runtime.frontend import RemoteSession
 
 
 class AttachedApp(PiApp):
@@ -53,8 +53,7 @@ class AttachedApp(PiApp):
                                                         exit_on_error=False))
 
     async def _attach_all(self) -> None:
-        from pi_runtime.remote.client import NoServer, ServeClient
-        from pi_runtime.remote.errors import ConnectionLost, RemoteError
+        from pi_runtime.frontend import ConnectionLost, NoServer, RemoteError, ServeClient
 
         try:
             if self._attached is not None:

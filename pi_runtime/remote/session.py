@@ -339,6 +339,11 @@ class RemoteSession(SessionCommands):
         self._shortcuts = [str(s["key"]) for s in shortcuts if isinstance(s, dict) and s.get("key")]
         return self.extension_commands
 
+    async def complete_command(self, name: str, prefix: str) -> list[Any] | None:
+        """The argument completions the server's extension gives for ``/name prefix`` (None: none)."""
+        items = (await self.call("complete_command", name=name, prefix=prefix))["items"]
+        return None if items is None else list(items)
+
     async def run_shortcut(self, key: str) -> bool:
         """Run the handler an extension bound to ``key`` in the server; False when none has it."""
         return bool((await self.call("run_shortcut", key=key))["handled"])

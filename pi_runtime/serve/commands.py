@@ -2,7 +2,8 @@
 ``get_snapshot``, which needs the session's stream (its cursor and the message being streamed), and
 ``set_scoped_models`` (the models Ctrl+P cycles through, which the app's ``/scoped-models`` edits;
 every viewer is told with a ``scoped_models`` record), and ``get_shortcuts``/``run_shortcut`` (the
-extensions' key bindings: a viewer binds the keys and runs the handlers here)."""
+extensions' key bindings: a viewer binds the keys and runs the handlers here), and
+``complete_command`` (an extension command's argument completions)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,8 @@ async def run_session_command(live: LiveSession, cmd: dict[str, Any]) -> Any:
         return set_scoped_models(live, cmd)
     if name in ("get_shortcuts", "run_shortcut"):
         return await _shortcut_command(live, cmd)
+    if name == "complete_command":
+        return await _complete_command(live, cmd)
     handler = COMMANDS.get(name)
     if handler is None:
         raise CommandError(f"Unknown command: {name}")
@@ -72,3 +75,19 @@ async def _shortcut_command(live: LiveSession, cmd: dict[str, Any]) -> dict[str,
     if not isinstance(key, str) or not key:
         raise CommandError("'key' must be a key in Pi's syntax (ctrl+shift+p)")
     return {"handled": bool(runner is not None and await runner.run_shortcut(key))}
+
+
+async def _complete_command(live: LiveSession, cmd: dict[str, Any]) -> dict[str, Any]:
+    """``complete_command`` with ``name`` and ``prefix`` (the text after ``/name ``):
+    ``{"items": [...]}``, each a string or ``{value, label?, description?}``; null when the command
+    has no completions."""
+    name, prefix = cmd.get("name"), cmd.get("prefix", "")
+    if not isinstance(name, str) or not isinstance(prefix, str):
+        raise CommandError("'name' and 'prefix' must be strings")
+    runner = live.session.extension_runner
+    items = await runner.complete_command(name, prefix) if runner is not None else None
+    if items is None:
+        return {"items": None}
+    keep = ("value", "label", "description")
+    return {"items": [item if isinstance(item, str) else {k: str(item[k]) for k in keep if item.get(k) is not None}
+                      for item in items if isinstance(item, str) or (isinstance(item, dict) and "value" in item)]}

@@ -11,7 +11,7 @@ import sys
 from typing import TYPE_CHECKING, Any, TypeGuard
 
 if TYPE_CHECKING:
-    from pi_runtime.remote.session import RemoteSession
+    from pi_runtime.frontend import RemoteSession
 
 
 def is_served(session: Any) -> TypeGuard[RemoteSession]:

@@ -14,8 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ..extension_ui.extension_host import bind_shortcuts, new_extension_ui, show_extension_ui
 
 if TYPE_CHECKING:
-    from pi_runtime.remote.reconnect import Severity
-    from pi_runtime.remote.session import RemoteSession
+    from pi_runtime.frontend import RemoteSession, Severity
 
     from ..host import PiHost
     from .open_session import OpenSession
@@ -24,7 +23,7 @@ if TYPE_CHECKING:
 
 async def start_served_tab(app: PiHost, workspace: Workspace, entry: OpenSession, session: RemoteSession) -> None:
     """Show the served session's extension UI in ``entry``'s tab and keep it attached."""
-    from pi_runtime.remote.reconnect import keep_attached
+    from pi_runtime.frontend import keep_attached
 
     from .tab_extensions import dialog_gate
 
@@ -53,7 +52,7 @@ async def open_served_tab(app: PiHost, source: RemoteSession, kind: str, *, path
                           entry_id: str | None = None) -> None:
     """Open a session on ``source``'s server (a new one, the file ``path``, or a fork or clone of
     ``source``) and show it in a new tab; a refusal is said, nothing opened."""
-    from pi_runtime.remote.errors import RemoteError
+    from pi_runtime.frontend import RemoteError
 
     client = source.client
     try:

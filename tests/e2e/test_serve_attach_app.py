@@ -208,7 +208,11 @@ def extension(pi):
         ctx.ui.set_status("wave", f"waving {args}")
         ctx.ui.notify(f"Waved {args}")
 
-    pi.register_command("wave", wave, description="Wave at every viewer")
+    def whom(prefix):
+        return [w for w in ["hello", "goodbye", {"value": "everyone", "description": "all viewers"}]
+                if (w if isinstance(w, str) else w["value"]).startswith(prefix)]
+
+    pi.register_command("wave", wave, description="Wave at every viewer", get_argument_completions=whom)
 
     async def shout(ctx):
         ctx.ui.notify("Shortcut ran in the server")
@@ -218,7 +222,7 @@ def extension(pi):
 
 
 @pytest.mark.asyncio
-async def test_a_served_extensions_command_and_shortcut_run_in_the_server(env, loopback, monkeypatch, tmp_path):
+async def test_a_served_extensions_command_completions_and_shortcut_work_from_the_app(env, loopback, monkeypatch, tmp_path):
     for name in ("PI_CODING_AGENT_DIR", "HOME"):
         monkeypatch.setenv(name, env[name])
     monkeypatch.chdir(env["PI_TEST_PROJECT"])
@@ -236,7 +240,14 @@ async def test_a_served_extensions_command_and_shortcut_run_in_the_server(env, l
             from pi_tui.commands.commands import COMMANDS
 
             assert await until(pilot, lambda: ("wave", "Wave at every viewer") in COMMANDS.menu_entries(app.session))
-            app.editor.insert("/wave hello")
+            await pilot.press(*"/wave ")  # the argument completions come from the server's extension
+            assert await until(pilot, lambda: app.menu.is_open and app.menu.kind == "args"
+                               and [c.value for c in app.menu.items] == ["hello", "goodbye", "everyone"])
+            await pilot.press(*"he")
+            assert await until(pilot, lambda: [c.value for c in app.menu.items] == ["hello"])
+            await pilot.press("escape")
+            app.editor.load_text("/wave hello")
+            app.editor.move_cursor((0, len("/wave hello")))
             await pilot.press("enter")
             viewer.wait(lambda r: r.get("method") == "setStatus" and r.get("statusText") == "waving hello")
             assert await until(pilot, lambda: "waving hello" in transcript_text(app))  # the tab shows its status
