@@ -302,8 +302,10 @@ class RemoteSession(SessionCommands):
         return self._view.manager
 
     def take_session_notices(self) -> list[str]:
-        """This viewer's own one-line reports (the server prints its file problems on its stderr)."""
-        notices, self._notices = self._notices, []
+        """The session's one-line reports (a save that failed in the server...) and this viewer's own,
+        each given once. Those of the session's start are printed by ``pi serve`` on its stderr."""
+        notices, self._notices = self._view.notices + self._notices, []
+        self._view.notices = []
         return notices
 
     def add_notice(self, text: str) -> None:

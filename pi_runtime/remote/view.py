@@ -47,6 +47,8 @@ class SessionView:
         self.closed = False
         self.closed_reason = ""
         """Why the server closed the session (its ``session_closed`` record)."""
+        self.notices: list[str] = []
+        """The session's one-line reports not taken yet (``session_notice`` records)."""
         self.reset(snapshot)
 
     def reset(self, snapshot: dict[str, Any]) -> None:
@@ -108,6 +110,8 @@ class SessionView:
             self.closed_reason = str(record.get("reason") or "")
         elif kind == "scoped_models":
             self.scoped_models = list(record.get("models") or [])
+        elif kind == "session_notice":
+            self.notices.append(str(record.get("text") or ""))
         else:
             event = self.decoder.decode(record)
             self._follow(event, record)

@@ -329,3 +329,27 @@ async def test_a_question_asked_while_nobody_watched_opens_when_the_app_attaches
     finally:
         process.stop()
         shutil.rmtree(runtime, ignore_errors=True)
+
+
+@pytest.mark.asyncio
+async def test_the_servers_notices_about_a_file_show_in_the_tab(serve, loopback, tmp_path):
+    from pi_runtime.ai.types import AssistantMessage, TextContent, UserMessage
+    from pi_runtime.session import SessionManager
+
+    writer = SessionManager.create(serve.env["PI_TEST_PROJECT"], tmp_path / "sessions")
+    writer.append_message(UserMessage(content="hello"))
+    writer.append_message(AssistantMessage(content=[TextContent(text="hi")], api="x", provider="p", model="m"))
+    writer.close()
+    path = writer.session_file
+    with open(path, "ab") as fh:
+        fh.write(b"garbage\n")
+    viewer = serve.viewer()
+    handle = viewer.ok({"type": "open_session"})["session"]
+    app = AttachedApp(serve.socket, [handle])
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert await until(pilot, app.ready.is_set)
+        await app.session.switch_session(str(path))  # the server opens the file and reports the bad line
+        assert await until(pilot, lambda: any(str(n.message).startswith(f"{path}: skipped 1 malformed line(s)")
+                                              for n in app._notifications))
+        assert app.session.take_session_notices() == []  # shown once
+    viewer.close()
