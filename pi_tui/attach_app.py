@@ -105,7 +105,8 @@ async def run_attached(socket: Path, attaching: Awaitable[list[RemoteSession]]) 
     # The served sessions still running there (not those it closed, nor a local tab's).
     handles = [entry.session.handle for entry in app.workspace.sessions
                if is_served(entry.session) and not entry.session.view.closed]
-    if app.ended_by_signal is None and handles:
+    # Only on a terminal: under a web driver stdout carries the driver's packets.
+    if app.ended_by_signal is None and handles and sys.stdout.isatty():
         again = f"pi attach {handles[0]}" if len(handles) == 1 else "pi attach"
         sys.stdout.write(f"Detached: pi serve goes on running {'it' if len(handles) == 1 else 'them'} ({again})\n")
         sys.stdout.flush()
