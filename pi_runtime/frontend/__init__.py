@@ -7,8 +7,8 @@
 - building a session (``create_agent_session``) and a sibling beside it, the session files
   (``SessionManager``, ``read_session_info``, ``project_session_dir``), settings, models and
   credentials (with provider sign-in), the session's MCP servers (``mcp_manager_for``);
-- a session that ``pi serve`` runs, held through the same interface (``ServeClient``,
-  ``RemoteSession``, ``keep_attached``) with the errors of its connection;
+- a client of ``pi serve`` (``ServeClient``, ``NoServer``) and its sessions (``RemoteSession``,
+  a ``SessionPort``), kept attached (``keep_attached``), with the errors of the connection;
 - the scripted provider for demos, screenshots and tests.
 
 The app's own helpers (its command line, trust question, previews, local-server and MCP sign-in
