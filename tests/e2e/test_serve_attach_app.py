@@ -353,3 +353,32 @@ async def test_the_servers_notices_about_a_file_show_in_the_tab(serve, loopback,
                                               for n in app._notifications))
         assert app.session.take_session_notices() == []  # shown once
     viewer.close()
+
+
+@pytest.mark.asyncio
+async def test_a_restarted_server_without_the_session_is_said_once_it_is_back(env, loopback, monkeypatch):
+    for name in ("PI_CODING_AGENT_DIR", "HOME"):
+        monkeypatch.setenv(name, env[name])
+    monkeypatch.chdir(env["PI_TEST_PROJECT"])
+    runtime = short_runtime_dir()
+    served_env = {**env, "XDG_RUNTIME_DIR": runtime}
+    first = ServeProcess(served_env, "--model", MODEL)
+    second = None
+    try:
+        viewer = first.viewer()
+        handle = viewer.ok({"type": "open_session"})["session"]
+        viewer.close()
+        app = AttachedApp(first.socket, [handle])
+        async with app.run_test(size=(100, 30)) as pilot:
+            assert await until(pilot, app.ready.is_set)
+            first.proc.kill()  # gone without a word: the connection drops, the tab keeps trying
+            first.proc.wait(10)
+            assert await until(pilot, lambda: any("reconnecting" in str(n.message) for n in app._notifications))
+            second = ServeProcess(served_env, "--model", MODEL)  # the same place, none of the old sessions
+            assert await until(pilot, lambda: any("pi serve no longer has this session" in str(n.message)
+                                                  for n in app._notifications), timeout=30)
+    finally:
+        for process in (first, second):
+            if process is not None:
+                process.stop()
+        shutil.rmtree(runtime, ignore_errors=True)
