@@ -66,6 +66,8 @@ if TYPE_CHECKING:
     from pi_runtime.kernel.session import typed_settings as typed_settings
     from pi_runtime.mcp.manager import mcp_manager_for as mcp_manager_for
     from pi_runtime.paths import agent_dir as agent_dir
+    from pi_runtime.remote.attach_choice import AttachChoiceError as AttachChoiceError
+    from pi_runtime.remote.attach_choice import match_session as match_session
     from pi_runtime.remote.client import NoServer as NoServer
     from pi_runtime.remote.client import ServeClient as ServeClient
     from pi_runtime.remote.errors import ConnectionLost as ConnectionLost

@@ -1,4 +1,4 @@
-"""Opening and closing tabs: ``/open [new|resume|fork|clone]``, ``/close``, and quitting.
+"""Opening and closing tabs: ``/open [new|resume|fork|clone|attach]``, ``/close``, and quitting.
 
 Pi's ``/new``, ``/resume``, ``/fork`` and ``/clone`` replace the session shown, as in Pi; these
 open the result in a new tab instead, while the session shown keeps running. The new session
@@ -13,14 +13,20 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ..host import PiHost
 
-OPEN_KINDS = ("new", "resume", "fork", "clone")
+OPEN_KINDS = ("new", "resume", "fork", "clone", "attach")
 
 
 async def open_command(app: PiHost, arg: str) -> None:
     """``/open`` and its argument: what to open in the new tab."""
-    kind = (arg.split() or ["new"])[0]
+    kind, *rest = arg.split() or ["new"]
     if kind not in OPEN_KINDS:
         await app.transcript.add_notice(f"/open {kind}: expected one of {', '.join(OPEN_KINDS)}", "warning")
+        return
+    if kind == "attach":  # a session of this folder's pi serve (served_tabs.py)
+        from .served_tabs import attach_served_tab
+
+        app.run_worker(attach_served_tab(app, rest[0] if rest else None), name="attach-session", group="sessions",
+                       exit_on_error=False)
         return
     session = app.session
     if session is None:

@@ -4,7 +4,9 @@ Their extensions run in the server: the tab shows their dialogs (a background ta
 is shown, as a local one's), statuses, widgets and title, and sends the answers back (the first
 viewer to answer wins; the others' dialogs close). A dropped connection reconnects from the last
 record applied, said in a notification. ``/open new|resume|fork|clone`` from a served tab opens
-the new session on the same server, beside the shown one, and attaches it in a new tab.
+the new session on the same server, beside the shown one, and attaches it in a new tab;
+``/open attach [id]`` attaches a session the folder's ``pi serve`` runs (from any tab, a local
+one's included) in a new tab.
 """
 
 from __future__ import annotations
@@ -65,3 +67,58 @@ async def open_served_tab(app: PiHost, source: RemoteSession, kind: str, *, path
         app.notify(f"Could not open the session: {exc}", severity="error", timeout=8)
         return
     await app.workspace.open(session, editor_text=str(row.get("editorText") or ""))
+
+
+async def attach_served_tab(app: PiHost, ref: str | None) -> None:
+    """``/open attach [id]``: a session of the shown served tab's server (or of this folder's
+    ``pi serve``) that no tab shows yet, in a new tab; several: the user picks one."""
+    from pi_runtime.frontend import AttachChoiceError, NoServer, RemoteError, ServeClient, match_session
+
+    from .served import is_served
+
+    shown = app.session
+    client = shown.client if is_served(shown) and not shown.client.closed.is_set() else None
+    try:
+        if client is None:
+            client = await ServeClient.connect(folder=app.cwd, client="pi (app)")
+        rows = await client.list_sessions()
+    except (NoServer, RemoteError) as exc:
+        app.notify(str(exc), severity="warning", timeout=6)
+        return
+    here = {entry.session.handle for entry in app.workspace.sessions
+            if is_served(entry.session) and entry.session.client.path == client.path}
+    rows = [row for row in rows if row["session"] not in here]
+    if ref:
+        try:
+            rows = [match_session(rows, ref)]
+        except AttachChoiceError as exc:
+            app.notify(str(exc), severity="warning", timeout=6)
+            return
+    if not rows:
+        app.notify("Every session pi serve runs is open here (/open new starts one)", timeout=4)
+        return
+    handle = str(rows[0]["session"]) if len(rows) == 1 else await _pick(app, rows)
+    if handle is None:
+        return
+    try:
+        session = await client.attach(handle)
+    except RemoteError as exc:
+        app.notify(f"Could not attach the session: {exc}", severity="error", timeout=8)
+        return
+    await app.workspace.open(session)
+
+
+async def _pick(app: PiHost, rows: list[dict[str, Any]]) -> str | None:
+    """The user's choice among the served sessions (None: Esc)."""
+    from pi_runtime.frontend import terminal_safe
+
+    from ..dialogs.pick_list import PickItem, PickList
+    from .resume_flows import ask_screen
+
+    items = []
+    for row in rows:
+        name = row.get("name") or row.get("lastAnswer") or "(empty)"
+        label = terminal_safe(f"{row['session']}  {row.get('status', '')}  {' '.join(str(name).split())[:80]}")
+        items.append(PickItem(str(row["session"]), label, label))
+    chosen = await ask_screen(app, PickList("Attach a session pi serve runs", items))
+    return str(chosen) if chosen else None

@@ -382,3 +382,50 @@ async def test_a_restarted_server_without_the_session_is_said_once_it_is_back(en
             if process is not None:
                 process.stop()
         shutil.rmtree(runtime, ignore_errors=True)
+
+
+@pytest.mark.asyncio
+async def test_a_local_app_attaches_a_served_session_in_a_tab_beside_its_own(env, loopback, monkeypatch):
+    from pi_runtime.frontend import SessionManager, create_agent_session
+    from pi_tui.launch import create_app
+
+    runtime = short_runtime_dir()
+    for name, value in (("PI_CODING_AGENT_DIR", env["PI_CODING_AGENT_DIR"]), ("HOME", env["HOME"]),
+                        ("XDG_RUNTIME_DIR", runtime)):
+        monkeypatch.setenv(name, value)  # the app finds the folder's server as pi attach would
+    monkeypatch.chdir(env["PI_TEST_PROJECT"])
+    process = ServeProcess({**env, "XDG_RUNTIME_DIR": runtime}, "--model", MODEL)
+    try:
+        viewer = process.viewer()
+        handles = [viewer.ok({"type": "open_session"})["session"] for _ in range(2)]
+        local = create_agent_session(cwd=env["PI_TEST_PROJECT"], session_manager=SessionManager.in_memory())
+        app = create_app(local, static=True)
+        async with app.run_test(size=(100, 30)) as pilot:
+            assert await until(pilot, lambda: app.session is local)
+            from pi_tui.dialogs.pick_list import PickList
+
+            app.editor.insert("/open attach")  # two not shown here: the user picks
+            await pilot.press("enter")
+            assert await until(pilot, lambda: isinstance(app.screen, PickList))
+            await pilot.press("down", "enter")
+            assert await until(pilot, lambda: len(app.workspace.sessions) == 2)
+            served = app.workspace.sessions[1].session
+            assert served.handle == handles[1] and app.session is served
+            loopback.push(text_reply("Answered by the server."))
+            app.editor.insert("to the served tab")
+            await pilot.press("enter")
+            assert await until(pilot, lambda: "Answered by the server." in transcript_text(app))
+            assert local.messages == []  # the local session had none of it
+            app.editor.insert(f"/open attach {handles[0][:4]}")  # by its id
+            await pilot.press("enter")
+            assert await until(pilot, lambda: len(app.workspace.sessions) == 3)
+            assert app.session.handle == handles[0]
+            app.editor.insert("/open attach")
+            await pilot.press("enter")
+            assert await until(pilot, lambda: any("Every session pi serve runs is open here" in str(n.message)
+                                                  for n in app._notifications))
+        assert [row["viewers"] for row in viewer.ok({"type": "list_sessions"})["sessions"]] == [0, 0]  # detached
+        viewer.close()
+    finally:
+        process.stop()
+        shutil.rmtree(runtime, ignore_errors=True)
