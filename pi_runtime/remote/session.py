@@ -322,35 +322,6 @@ class RemoteSession(SessionCommands):
         return None  # extensions run in the server: see ``extension_commands``, ``ui``
 
     @property
-    def extension_commands(self) -> list[dict[str, Any]]:
-        """The server's extension commands (``name``, ``description``, ``source``) as of the last
-        :meth:`refresh_commands`; typed as ``/name``, they run there (the prompt expands them)."""
-        return list(self._commands)
-
-    @property
-    def extension_shortcuts(self) -> list[str]:
-        """The keys (Pi's syntax) the server's extensions bound, as of the last :meth:`refresh_commands`."""
-        return list(self._shortcuts)
-
-    async def refresh_commands(self) -> list[dict[str, Any]]:
-        """Ask the server for its extensions' commands (and prompt templates and skills, Pi's list)
-        and their shortcuts."""
-        data = await self.call("get_commands")
-        self._commands = [c for c in data.get("commands") or [] if isinstance(c, dict) and c.get("name")]
-        shortcuts = (await self.call("get_shortcuts")).get("shortcuts") or []
-        self._shortcuts = [str(s["key"]) for s in shortcuts if isinstance(s, dict) and s.get("key")]
-        return self.extension_commands
-
-    async def complete_command(self, name: str, prefix: str) -> list[Any] | None:
-        """The argument completions the server's extension gives for ``/name prefix`` (None: none)."""
-        items = (await self.call("complete_command", name=name, prefix=prefix))["items"]
-        return None if items is None else list(items)
-
-    async def run_shortcut(self, key: str) -> bool:
-        """Run the handler an extension bound to ``key`` in the server; False when none has it."""
-        return bool((await self.call("run_shortcut", key=key))["handled"])
-
-    @property
     def steering_texts(self) -> list[str]:
         return [item.text for item in self._view.queue if item.kind == "steer"]
 

@@ -1,7 +1,7 @@
 """The commands of a served session: model, thinking level and modes; compaction, bash, the tree,
-fork, clone, new and switched sessions, names and labels. A part of ``RemoteSession``, in a module
-of its own to keep both small; each sends the protocol's command and reads the kernel's result
-type from the answer."""
+fork, clone, new and switched sessions, names and labels; exports; its extensions' commands,
+completions and shortcuts. A part of ``RemoteSession``, in a module of its own to keep both small;
+each sends the protocol's command and reads the kernel's result type from the answer."""
 
 from __future__ import annotations
 
@@ -29,6 +29,8 @@ class SessionCommands:
     handle: str
     _view: SessionView
     _bash_deltas: dict[str, Callable[[str], None]]
+    _commands: list[dict[str, Any]]
+    _shortcuts: list[str]
 
     @property
     def client(self) -> ServeClient:
@@ -180,3 +182,34 @@ class SessionCommands:
         from ..session.transfer import export_branch_jsonl
 
         return export_branch_jsonl(self._view.manager, path, os.getcwd())
+
+    # ------------------------------------------------------------------ extensions (they run in the server)
+
+    @property
+    def extension_commands(self) -> list[dict[str, Any]]:
+        """The server's extension commands (``name``, ``description``, ``source``) as of the last
+        :meth:`refresh_commands`; typed as ``/name``, they run there (the prompt expands them)."""
+        return list(self._commands)
+
+    @property
+    def extension_shortcuts(self) -> list[str]:
+        """The keys (Pi's syntax) the server's extensions bound, as of the last :meth:`refresh_commands`."""
+        return list(self._shortcuts)
+
+    async def refresh_commands(self) -> list[dict[str, Any]]:
+        """Ask the server for its extensions' commands (and prompt templates and skills, Pi's list)
+        and their shortcuts."""
+        data = await self.call("get_commands")
+        self._commands = [c for c in data.get("commands") or [] if isinstance(c, dict) and c.get("name")]
+        shortcuts = (await self.call("get_shortcuts")).get("shortcuts") or []
+        self._shortcuts = [str(s["key"]) for s in shortcuts if isinstance(s, dict) and s.get("key")]
+        return self.extension_commands
+
+    async def complete_command(self, name: str, prefix: str) -> list[Any] | None:
+        """The argument completions the server's extension gives for ``/name prefix`` (None: none)."""
+        items = (await self.call("complete_command", name=name, prefix=prefix))["items"]
+        return None if items is None else list(items)
+
+    async def run_shortcut(self, key: str) -> bool:
+        """Run the handler an extension bound to ``key`` in the server; False when none has it."""
+        return bool((await self.call("run_shortcut", key=key))["handled"])
