@@ -1,65 +1,30 @@
 """``pi attach`` in the full app (``pi_tui.attach_app``), driven with Pilot against the installed
 ``pi serve`` on a loopback model: an answer joined mid-stream is drawn once and whole, a prompt
-typed in the app runs in the server, quitting leaves the run going, a dropped connection comes
-back with what it missed, and an extension's question of the server is answered in the app."""
+typed in the app runs in the server (steer, follow-up and Esc act on its run), quitting leaves the
+run going, a dropped connection comes back with what it missed, tabs and ``/open`` open sessions
+on the server, and a local app attaches a served session beside its own."""
 
 from __future__ import annotations
 
-import html
-import re
 import shutil
 import threading
-from pathlib import Path
 
 import pytest
-from e2e_support import MODEL, Reply, chunk, text_reply, tool_reply, usage
+from attach_support import app_environment, started_run, transcript_text, until
+from e2e_support import MODEL, text_reply
 from serve_support import ServeProcess, short_runtime_dir
 
-from pi_runtime.testing.waiting import eventually
 from pi_tui.attach_app import AttachedApp
-from pi_tui.dialogs.text_prompt import ConfirmPrompt
 
 
 @pytest.fixture
 def serve(env, monkeypatch):
-    # The app reads settings, themes and the model registry from this agent dir, as the server does.
-    for name in ("PI_CODING_AGENT_DIR", "HOME"):
-        monkeypatch.setenv(name, env[name])
-    monkeypatch.chdir(env["PI_TEST_PROJECT"])
+    app_environment(env, monkeypatch)
     runtime = short_runtime_dir()
     process = ServeProcess({**env, "XDG_RUNTIME_DIR": runtime}, "--model", MODEL)
     yield process
     process.stop()
     shutil.rmtree(runtime, ignore_errors=True)
-
-
-def held(first: str, rest: str, gate: threading.Event) -> Reply:
-    """An answer whose first piece streams at once and whose rest waits for ``gate``."""
-    return Reply.sse([chunk({"content": first}), chunk({"content": rest}), chunk(finish="stop"), usage(), "[DONE]"],
-                     gate_at=1, gate=gate)
-
-
-def transcript_text(app: AttachedApp) -> str:
-    """What the shown transcript holds (its widgets' text, on screen or scrolled away)."""
-    svg = app.export_screenshot()
-    return html.unescape(re.sub(r"<[^>]+>", "", svg)).replace("\xa0", " ")
-
-
-async def until(pilot, check, timeout: float = 20.0) -> bool:
-    """``check`` polled while the app goes on (no fixed wait)."""
-    return await eventually(check, timeout=timeout)
-
-
-def started_run(serve: ServeProcess, loopback, gate: threading.Event, first: str, rest: str):
-    """A session on the server with a run streaming ``first`` and holding ``rest`` at ``gate``."""
-    viewer = serve.viewer()
-    handle = viewer.ok({"type": "open_session"})["session"]
-    viewer.ok({"type": "attach", "session": handle})
-    loopback.push(held(first, rest, gate))
-    viewer.ok({"type": "prompt", "session": handle, "message": "start"})
-    viewer.wait(lambda r: r.get("type") == "message_update"
-                and r.get("assistantMessageEvent", {}).get("delta") == first)
-    return viewer, handle
 
 
 @pytest.mark.asyncio
@@ -129,38 +94,6 @@ async def test_a_dropped_connection_comes_back_with_what_it_missed(serve, loopba
 
 
 @pytest.mark.asyncio
-async def test_an_extension_question_of_the_server_is_answered_in_the_app(env, loopback, monkeypatch):
-    for name in ("PI_CODING_AGENT_DIR", "HOME"):
-        monkeypatch.setenv(name, env[name])
-    monkeypatch.chdir(env["PI_TEST_PROJECT"])
-    data = Path(env["PI_TEST_PROJECT"]) / "data"
-    data.mkdir()
-    runtime = short_runtime_dir()
-    process = ServeProcess({**env, "XDG_RUNTIME_DIR": runtime}, "--model", MODEL, "-e", "builtin:permission-gate")
-    try:
-        viewer = process.viewer()
-        handle = viewer.ok({"type": "open_session"})["session"]
-        viewer.ok({"type": "attach", "session": handle})
-        app = AttachedApp(process.socket, [handle])
-        async with app.run_test(size=(100, 30)) as pilot:
-            assert await until(pilot, app.ready.is_set)
-            loopback.push(tool_reply("bash", {"command": "rm -rf data"}), text_reply("removed"))
-            app.editor.insert("clean up")
-            await pilot.press("enter")
-            assert await until(pilot, lambda: isinstance(app.screen, ConfirmPrompt))
-            asked = viewer.wait_event("extension_ui_request", method="confirm")
-            await pilot.press("y")
-            resolved = viewer.wait_event("extension_ui_resolved", id=asked["id"])
-            assert resolved["confirmed"] is True
-            assert await until(pilot, lambda: "removed" in transcript_text(app))
-            assert not data.exists()
-        viewer.close()
-    finally:
-        process.stop()
-        shutil.rmtree(runtime, ignore_errors=True)
-
-
-@pytest.mark.asyncio
 async def test_every_running_session_gets_a_tab_and_open_makes_new_ones_on_the_server(serve, loopback):
     viewer = serve.viewer()
     first = viewer.ok({"type": "open_session"})["session"]
@@ -200,66 +133,6 @@ async def test_every_running_session_gets_a_tab_and_open_makes_new_ones_on_the_s
         assert await until(pilot, lambda: not app.is_running)
     assert len(viewer.ok({"type": "list_sessions"})["sessions"]) == 4  # quitting detached, closed nothing
     viewer.close()
-
-
-WAVE = '''
-def extension(pi):
-    async def wave(args, ctx):
-        ctx.ui.set_status("wave", f"waving {args}")
-        ctx.ui.notify(f"Waved {args}")
-
-    def whom(prefix):
-        return [w for w in ["hello", "goodbye", {"value": "everyone", "description": "all viewers"}]
-                if (w if isinstance(w, str) else w["value"]).startswith(prefix)]
-
-    pi.register_command("wave", wave, description="Wave at every viewer", get_argument_completions=whom)
-
-    async def shout(ctx):
-        ctx.ui.notify("Shortcut ran in the server")
-
-    pi.register_shortcut("f7", shout, description="Shout")
-'''
-
-
-@pytest.mark.asyncio
-async def test_a_served_extensions_command_completions_and_shortcut_work_from_the_app(env, loopback, monkeypatch, tmp_path):
-    for name in ("PI_CODING_AGENT_DIR", "HOME"):
-        monkeypatch.setenv(name, env[name])
-    monkeypatch.chdir(env["PI_TEST_PROJECT"])
-    extension = tmp_path / "wave.py"
-    extension.write_text(WAVE)
-    runtime = short_runtime_dir()
-    process = ServeProcess({**env, "XDG_RUNTIME_DIR": runtime}, "--model", MODEL, "-e", str(extension))
-    try:
-        viewer = process.viewer()
-        handle = viewer.ok({"type": "open_session"})["session"]
-        viewer.ok({"type": "attach", "session": handle})
-        app = AttachedApp(process.socket, [handle])
-        async with app.run_test(size=(100, 30)) as pilot:
-            assert await until(pilot, app.ready.is_set)
-            from pi_tui.commands.commands import COMMANDS
-
-            assert await until(pilot, lambda: ("wave", "Wave at every viewer") in COMMANDS.menu_entries(app.session))
-            await pilot.press(*"/wave ")  # the argument completions come from the server's extension
-            assert await until(pilot, lambda: app.menu.is_open and app.menu.kind == "args"
-                               and [c.value for c in app.menu.items] == ["hello", "goodbye", "everyone"])
-            await pilot.press(*"he")
-            assert await until(pilot, lambda: [c.value for c in app.menu.items] == ["hello"])
-            await pilot.press("escape")
-            app.editor.load_text("/wave hello")
-            app.editor.move_cursor((0, len("/wave hello")))
-            await pilot.press("enter")
-            viewer.wait(lambda r: r.get("method") == "setStatus" and r.get("statusText") == "waving hello")
-            assert await until(pilot, lambda: "waving hello" in transcript_text(app))  # the tab shows its status
-            assert await until(pilot, lambda: any("Waved hello" in str(n.message) for n in app._notifications))
-            assert await until(pilot, lambda: "f7" in app.extension_keys)  # bound here, it runs there
-            await pilot.press("f7")
-            assert await until(pilot, lambda: any("Shortcut ran in the server" in str(n.message)
-                                                  for n in app._notifications))
-        viewer.close()
-    finally:
-        process.stop()
-        shutil.rmtree(runtime, ignore_errors=True)
 
 
 @pytest.mark.asyncio
@@ -305,61 +178,8 @@ async def test_a_prompt_to_a_session_the_server_closed_is_kept_and_said(serve, l
 
 
 @pytest.mark.asyncio
-async def test_a_question_asked_while_nobody_watched_opens_when_the_app_attaches(env, loopback, monkeypatch):
-    for name in ("PI_CODING_AGENT_DIR", "HOME"):
-        monkeypatch.setenv(name, env[name])
-    monkeypatch.chdir(env["PI_TEST_PROJECT"])
-    data = Path(env["PI_TEST_PROJECT"]) / "data"
-    data.mkdir()
-    runtime = short_runtime_dir()
-    process = ServeProcess({**env, "XDG_RUNTIME_DIR": runtime}, "--model", MODEL, "-e", "builtin:permission-gate")
-    try:
-        viewer = process.viewer()
-        handle = viewer.ok({"type": "open_session"})["session"]
-        loopback.push(tool_reply("bash", {"command": "rm -rf data"}), text_reply("removed while you were away"))
-        viewer.ok({"type": "prompt", "session": handle, "message": "clean up"})  # not attached: nobody is asked
-        assert await eventually(lambda: viewer.ok({"type": "list_sessions"})["sessions"][0]["status"] == "waiting")
-        app = AttachedApp(process.socket, [handle])
-        async with app.run_test(size=(100, 30)) as pilot:
-            assert await until(pilot, lambda: isinstance(app.screen, ConfirmPrompt))
-            await pilot.press("y")
-            assert await until(pilot, lambda: "removed while you were away" in transcript_text(app))
-            assert not data.exists()
-        viewer.close()
-    finally:
-        process.stop()
-        shutil.rmtree(runtime, ignore_errors=True)
-
-
-@pytest.mark.asyncio
-async def test_the_servers_notices_about_a_file_show_in_the_tab(serve, loopback, tmp_path):
-    from pi_runtime.ai.types import AssistantMessage, TextContent, UserMessage
-    from pi_runtime.session import SessionManager
-
-    writer = SessionManager.create(serve.env["PI_TEST_PROJECT"], tmp_path / "sessions")
-    writer.append_message(UserMessage(content="hello"))
-    writer.append_message(AssistantMessage(content=[TextContent(text="hi")], api="x", provider="p", model="m"))
-    writer.close()
-    path = writer.session_file
-    with open(path, "ab") as fh:
-        fh.write(b"garbage\n")
-    viewer = serve.viewer()
-    handle = viewer.ok({"type": "open_session"})["session"]
-    app = AttachedApp(serve.socket, [handle])
-    async with app.run_test(size=(100, 30)) as pilot:
-        assert await until(pilot, app.ready.is_set)
-        await app.session.switch_session(str(path))  # the server opens the file and reports the bad line
-        assert await until(pilot, lambda: any(str(n.message).startswith(f"{path}: skipped 1 malformed line(s)")
-                                              for n in app._notifications))
-        assert app.session.take_session_notices() == []  # shown once
-    viewer.close()
-
-
-@pytest.mark.asyncio
 async def test_a_restarted_server_without_the_session_is_said_once_it_is_back(env, loopback, monkeypatch):
-    for name in ("PI_CODING_AGENT_DIR", "HOME"):
-        monkeypatch.setenv(name, env[name])
-    monkeypatch.chdir(env["PI_TEST_PROJECT"])
+    app_environment(env, monkeypatch)
     runtime = short_runtime_dir()
     served_env = {**env, "XDG_RUNTIME_DIR": runtime}
     first = ServeProcess(served_env, "--model", MODEL)
