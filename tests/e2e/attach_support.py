@@ -49,3 +49,17 @@ def started_run(serve: ServeProcess, loopback, gate: threading.Event, first: str
     viewer.wait(lambda r: r.get("type") == "message_update"
                 and r.get("assistantMessageEvent", {}).get("delta") == first)
     return viewer, handle
+
+
+async def attached_as_pi_attach_does(socket: Any, handles: list[str]) -> Any:
+    """The sessions attached before the app exists, as ``pi attach`` attaches them (the
+    connection's tasks then run outside the app's context); for ``AttachedApp(attached=...)``."""
+    from pi_runtime.frontend import ServeClient
+
+    client = await ServeClient.connect(socket)
+    sessions = [await client.attach(handle) for handle in handles]
+
+    async def attaching() -> list[Any]:
+        return sessions
+
+    return attaching()

@@ -10,7 +10,7 @@ import shutil
 import threading
 
 import pytest
-from attach_support import app_environment, started_run, transcript_text, until
+from attach_support import app_environment, attached_as_pi_attach_does, started_run, transcript_text, until
 from e2e_support import MODEL, text_reply
 from serve_support import ServeProcess, short_runtime_dir
 
@@ -31,7 +31,7 @@ def serve(env, monkeypatch):
 async def test_an_answer_joined_mid_stream_is_drawn_once_and_a_prompt_runs_in_the_server(serve, loopback):
     gate = threading.Event()
     viewer, handle = started_run(serve, loopback, gate, "Half an answer", " and the rest of it.")
-    app = AttachedApp(serve.socket, [handle])
+    app = AttachedApp(serve.socket, [], attached=await attached_as_pi_attach_does(serve.socket, [handle]))
     async with app.run_test(size=(100, 30)) as pilot:
         assert await until(pilot, app.ready.is_set)
         assert await until(pilot, lambda: "Half an answer" in transcript_text(app))

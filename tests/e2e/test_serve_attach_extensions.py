@@ -9,11 +9,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-from attach_support import app_environment, transcript_text, until
+from attach_support import app_environment, attached_as_pi_attach_does, transcript_text, until
 from e2e_support import MODEL, text_reply, tool_reply
 from serve_support import ServeProcess, short_runtime_dir
 
-from pi_runtime.frontend import RemoteSession, ServeClient
 from pi_runtime.testing.waiting import eventually
 from pi_tui.attach_app import AttachedApp
 from pi_tui.dialogs.text_prompt import ConfirmPrompt
@@ -41,13 +40,7 @@ async def test_an_extension_question_of_the_server_is_answered_in_the_app(env, l
         handle = viewer.ok({"type": "open_session"})["session"]
         viewer.ok({"type": "attach", "session": handle})
         # Attached before the app exists, as pi attach does: the connection's tasks are not the app's.
-        client = await ServeClient.connect(process.socket)
-        attached = [await client.attach(handle)]
-
-        async def attaching() -> list[RemoteSession]:
-            return attached
-
-        app = AttachedApp(process.socket, [], attached=attaching())
+        app = AttachedApp(process.socket, [], attached=await attached_as_pi_attach_does(process.socket, [handle]))
         async with app.run_test(size=(100, 30)) as pilot:
             assert await until(pilot, app.ready.is_set)
             loopback.push(tool_reply("bash", {"command": "rm -rf data"}), text_reply("removed"))
@@ -96,7 +89,7 @@ async def test_a_served_extensions_command_completions_and_shortcut_work_from_th
         viewer = process.viewer()
         handle = viewer.ok({"type": "open_session"})["session"]
         viewer.ok({"type": "attach", "session": handle})
-        app = AttachedApp(process.socket, [handle])
+        app = AttachedApp(process.socket, [], attached=await attached_as_pi_attach_does(process.socket, [handle]))
         async with app.run_test(size=(100, 30)) as pilot:
             assert await until(pilot, app.ready.is_set)
             from pi_tui.commands.commands import COMMANDS
