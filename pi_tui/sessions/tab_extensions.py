@@ -65,7 +65,6 @@ async def start_tab_extensions(app: PiHost, workspace: Workspace, entry: OpenSes
         bind_shortcuts(app, session)
 
 
-
 async def _start_served_tab(app: PiHost, workspace: Workspace, entry: OpenSession) -> None:
     """A session of a ``pi serve``: its extensions run there (``served_tabs.py``)."""
     from .served import is_served
