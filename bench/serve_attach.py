@@ -8,13 +8,19 @@ in progress in it (its answer held at a gate). Then:
 1. attach: a new client connects, says hello and attaches that session, until it holds the state
    (``RemoteSession`` built: the replica of the tree, the transcript's context, the partial answer);
    also until the last message is read and until the whole transcript is validated. Goal < 0.5 s.
+1b. attach in the app: ``pi attach <id>`` (the installed command, on a 120x40 pseudo-terminal) until
+   its first frame, until a key typed at that moment shows in the editor (ready to type: goal
+   < 0.5 s), and until the answer being streamed is on screen; ``pi --session`` of a copy of the
+   file as the baseline; and the app in this process (Pilot, headless) from its construction until
+   every tab is in place (``AttachedApp.ready``), which leaves out the interpreter's start and imports.
 2. fan-out: five viewers (one process each, blocking sockets) attached to a session while a 2,000-delta
    answer streams; for each record, the spread between the first and the last viewer to read it.
    Goal: within 5 ms.
 3. first answer: prompt to first text delta, a local ``AgentSession`` in this process against the same
    loopback server vs the same prompt through the server (``RemoteSession``). Goal: no slower.
 
-Run: ``.venv/bin/python bench/serve_attach.py [--messages 20000] [--runs 7]``. Give ``uptime`` with the figures.
+Run: ``.venv/bin/python bench/serve_attach.py [--messages 20000] [--runs 7] [--app-runs 5]``. Give ``uptime``
+with the figures.
 """
 
 from __future__ import annotations
@@ -99,6 +105,72 @@ async def _attach_once(sock: Path, handle: str) -> dict[str, float]:
     await session.dispose()
     await client.close()
     return {"state": t_state - t0, "last_message": t_last - t0, "all_validated": t_all - t0, "messages": n}
+
+
+def _app_attach(sock: Path, handle: str, env: dict[str, str], cwd: Path, runs: int) -> dict[str, list[float]]:
+    """``pi attach <id>`` on a pseudo-terminal, ``runs`` times, from the process's start: until its
+    first frame (the editor's box drawn), until a key typed at that moment is echoed (ready to
+    type), and until the streaming answer is drawn (the app quits on SIGTERM: it only detaches)."""
+    from tui_resume import TYPED, Terminal
+
+    figures: dict[str, list[float]] = {"frame": [], "typed": [], "painted": []}
+    for _ in range(runs):
+        # As installed: byte-compiled modules are read, not compiled again at each start.
+        app_env = {k: v for k, v in env.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        term = Terminal([PI, "attach", handle], {**app_env, "TERM": "xterm-256color"}, cwd)
+        seen, output = {}, b""
+        try:
+            while len(seen) < 3 and time.perf_counter() - term.start < 30:
+                output += term.read(0.005)
+                now = time.perf_counter() - term.start
+                if "frame" not in seen and "╭".encode() in output:
+                    seen["frame"] = now
+                    os.write(term.fd, TYPED)
+                if "frame" in seen and "typed" not in seen and TYPED in output:
+                    seen["typed"] = now
+                if "painted" not in seen and b"Half an answer" in output:
+                    seen["painted"] = now
+            if len(seen) < 3:
+                raise SystemExit(f"pi attach never showed everything (saw {sorted(seen)})")
+            for key, value in seen.items():
+                figures[key].append(value)
+        finally:
+            term.close()
+    return figures
+
+
+def _local_resume(session_file: Path, env: dict[str, str], cwd: Path, runs: int, last: str) -> list[float]:
+    """The baseline: ``pi --session`` of a copy of the same file (no server), until its last
+    message is on screen, ``runs`` times."""
+    from tui_resume import Terminal
+
+    copy = cwd / "local-copy.jsonl"
+    shutil.copyfile(session_file, copy)
+    app_env = {k: v for k, v in env.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    painted: list[float] = []
+    for _ in range(runs):
+        term = Terminal([PI, "--session", str(copy)], {**app_env, "TERM": "xterm-256color"}, cwd)
+        try:
+            took = term.wait_for(last.encode(), timeout=60)
+            if took is None:
+                raise SystemExit("pi --session never showed the last message")
+            painted.append(took)
+        finally:
+            term.close()
+    return painted
+
+
+async def _app_in_process(sock: Path, handle: str) -> float:
+    """The app (headless, Pilot) from its construction until every tab is attached and shown."""
+    from pi_tui.attach_app import AttachedApp
+
+    t0 = time.perf_counter()
+    app = AttachedApp(sock, [handle])
+    async with app.run_test(size=(120, 40)):
+        await app.ready.wait()
+        ready = time.perf_counter() - t0
+        assert app.session is not None and app.session.streaming_message is not None
+    return ready
 
 
 WATCHER = r"""
@@ -197,6 +269,7 @@ def main() -> None:
     parser.add_argument("--messages", type=int, default=20_000)
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--deltas", type=int, default=2000)
+    parser.add_argument("--app-runs", type=int, default=5)
     options = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="pi-serve-bench-"))
     with LoopbackServer() as loopback:
@@ -219,10 +292,23 @@ def main() -> None:
             while json.loads(rfile.readline()).get("type") != "message_update":
                 pass
             attaches = [asyncio.run(_attach_once(sock, handle)) for _ in range(options.runs)]
+            app = _app_attach(sock, handle, env, root / "project", options.app_runs)
+            in_process = [asyncio.run(_app_in_process(sock, handle)) for _ in range(options.app_runs)]
+            local = _local_resume(session_file, env, root / "project", options.app_runs,
+                                  f"Done {options.messages - 1}.")
             gate.set()
             print(f"attach a running {attaches[0]['messages']:,}-message session (median of {options.runs}):")
             for key in ("state", "last_message", "all_validated"):
                 print(f"  until {key.replace('_', ' ')}: {statistics.median(a[key] for a in attaches) * 1000:.0f} ms")
+            print(f"pi attach <id> into the full app (median of {options.app_runs}, from the process's start):")
+            for key, what in (("frame", "first frame (the editor on screen)"),
+                              ("typed", "a key typed at the first frame is in the editor (ready to type)"),
+                              ("painted", "the running answer on screen")):
+                print(f"  {what}: {statistics.median(app[key]) * 1000:.0f} ms (max {max(app[key]) * 1000:.0f} ms)")
+            print(f"  baseline, pi --session of a copy of the file (no server), its last message on screen: "
+                  f"{statistics.median(local) * 1000:.0f} ms (max {max(local) * 1000:.0f} ms)")
+            print(f"  the app in this process, constructed until every tab is shown: "
+                  f"{statistics.median(in_process) * 1000:.0f} ms (max {max(in_process) * 1000:.0f} ms)")
             fan = _fanout(sock, loopback, options.deltas)
             print(f"fan-out to 5 viewers over {fan['records']:,} records: spread median {fan['median_ms']:.3f} ms, "
                   f"p99 {fan['p99_ms']:.3f} ms, max {fan['max_ms']:.3f} ms")

@@ -225,9 +225,13 @@ class PiApp(AppActions, inherit_bindings=False):
         super()._handle_exception(error)
 
     async def _run_shortcut(self, key: str) -> None:
+        from .sessions.served import is_served
+
         runner = self.session.extension_runner if self.session is not None else None
         if runner is not None:
             await runner.run_shortcut(key)
+        elif is_served(self.session):
+            await self.session.run_shortcut(key)  # the extension runs in pi serve
 
     def compose(self) -> ComposeResult:
         self.header_bar = HeaderBar(version=self.version, cwd=self.cwd, id="header")

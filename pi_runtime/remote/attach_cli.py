@@ -1,11 +1,15 @@
-"""``pi attach``: list the sessions a folder's ``pi serve`` runs, or attach one headless.
+"""``pi attach``: the sessions a folder's ``pi serve`` runs, in the full app or headless.
 
-    pi attach --list [--json]                 the running sessions: id, state, model, name, last answer
+    pi attach                                 every running session in the app, one tab each
+    pi attach <id or index>                   that session in the app
+    pi attach --new|--continue                a new (or the folder's most recent) session, in the app
+    pi attach --list [--json]                 the running sessions: index, id, state, model, name, last answer
     pi attach <id> --mode rpc                 Pi's RPC protocol for that session on stdin/stdout
     pi attach --new|--continue --mode rpc     open a session on the server first, then the same
 
-``--folder DIR`` names another folder's server, ``--socket PATH`` a server by its socket. Attaching
-the full app is the next step (phase 2 of issue 38).
+``--folder DIR`` names another folder's server, ``--socket PATH`` a server by its socket. The app
+is imported only when it is asked for (``pi_tui.attach_app``): the headless forms never load it.
+A mistake (no server, an unknown or ambiguous id) is one line before the app takes the terminal.
 """
 
 from __future__ import annotations
@@ -16,8 +20,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-USAGE = """Usage: pi attach --list [--json] | pi attach <id> --mode rpc | pi attach --new|--continue --mode rpc
+USAGE = """Usage: pi attach [<id or index>] | pi attach --new|--continue | pi attach --list [--json]
+       pi attach <id> --mode rpc | pi attach --new|--continue --mode rpc
 
+  (no id)          Every session the folder's pi serve runs, in the app, one tab each
+  <id or index>    One session: a prefix of its id, or its number in pi attach --list
   --list           Print the sessions the folder's pi serve runs
   --json           With --list: one JSON object per session
   --mode rpc       Speak Pi's RPC protocol for the session on stdin/stdout (any RPC client works)
@@ -67,10 +74,12 @@ def run(argv: list[str]) -> int:
     path = Path(socket_arg).absolute() if socket_arg else _socket_of(folder)
     if options["list"]:
         return _list(path, options["json"])
+    if mode is None:
+        return _app(path, ref, new=options["new"], continue_recent=options["continue"])
+    if mode != "rpc":
+        return _fail(f"--mode {mode}: pi attach speaks rpc (or opens the app without --mode)", 2)
     if ref is None and not (options["new"] or options["continue"]):
         return _fail("which session? (pi attach --list names them; --new opens one)", 2)
-    if mode != "rpc":
-        return _fail("only --mode rpc can attach for now; the app attaches in a later version", 2)
     from .bridge import BridgeError, open_bridge, run_bridge
 
     try:
@@ -78,6 +87,36 @@ def run(argv: list[str]) -> int:
     except BridgeError as exc:
         return _fail(str(exc))
     return run_bridge(sock, reader)
+
+
+def _app(path: Path, ref: str | None, *, new: bool, continue_recent: bool) -> int:
+    """The full app on the chosen sessions; quitting it leaves their runs going on the server.
+
+    The app's imports (a thread) overlap the server building and sending the sessions' snapshots;
+    the app paints its first frame (the editor takes keys from then on) before it shows them, and
+    runs on the loop and the connection that attached them.
+    """
+    import asyncio
+    import importlib
+
+    from .attach_choice import AttachChoiceError, attach_for_app
+    from .client import NoServer
+    from .errors import RemoteError
+
+    def load_app() -> Any:
+        return importlib.import_module("pi_tui.attach_app")
+
+    async def main() -> int:
+        try:
+            attaching, module = await attach_for_app(path, ref, new=new, continue_recent=continue_recent,
+                                                     load_app=load_app)
+        except (NoServer, AttachChoiceError, RemoteError) as exc:
+            return _fail(str(exc))
+        except ImportError as exc:
+            return _fail(f"the app cannot start: {exc} (pi attach --mode rpc works without it)")
+        return int(await module.run_attached(path, attaching) or 0)
+
+    return asyncio.run(main())
 
 
 def _socket_of(folder: str | None) -> Path:
@@ -105,7 +144,7 @@ def _list(path: Path, as_json: bool) -> int:
     if as_json:
         lines = [json.dumps(row, ensure_ascii=False) for row in sessions]
     else:
-        lines = [_row(row) for row in sessions] or ["No sessions running (open one: pi attach --new --mode rpc)"]
+        lines = [_row(index, row) for index, row in enumerate(sessions, 1)] or ["No sessions running (open one: pi attach --new)"]
     try:
         sys.stdout.write("".join(line + "\n" for line in lines))
         sys.stdout.flush()
@@ -115,7 +154,7 @@ def _list(path: Path, as_json: bool) -> int:
     return 0
 
 
-def _row(row: dict[str, Any]) -> str:
+def _row(index: int, row: dict[str, Any]) -> str:
     from ..text_safety import terminal_safe
 
     state = STATES.get(row.get("status") or "", str(row.get("status")))
@@ -123,6 +162,6 @@ def _row(row: dict[str, Any]) -> str:
     answer = " ".join(str(row.get("lastAnswer") or row.get("error") or "").split())
     if len(answer) > 100:
         answer = answer[:99] + "…"
-    parts = [row["session"], state, str(row.get("model") or "-"), name, f"{row.get('viewers', 0)} viewer(s)"]
+    parts = [f"{index:>2}", row["session"], state, str(row.get("model") or "-"), name, f"{row.get('viewers', 0)} viewer(s)"]
     line = "  ".join(parts)
     return terminal_safe(f"{line}\n    {answer}" if answer else line, multiline=True)

@@ -135,6 +135,14 @@ class ServeClient:
             command["name"] = name
         return dict(await self.request(command))
 
+    async def open_beside(self, handle: str, kind: str, entry_id: str | None = None) -> dict[str, Any]:
+        """Open a session beside ``handle``'s on the server: ``new``, ``fork`` (before the user message
+        ``entry_id``) or ``clone``; its listing row, with ``editorText`` for a fork."""
+        command: dict[str, Any] = {"type": "open_session", "beside": handle, "kind": kind}
+        if entry_id is not None:
+            command["entryId"] = entry_id
+        return dict(await self.request(command))
+
     async def close_session(self, handle: str) -> None:
         """End a session on the server (its run is aborted)."""
         await self.request({"type": "close_session", "session": handle})

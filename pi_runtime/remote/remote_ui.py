@@ -10,6 +10,7 @@ at once.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -25,11 +26,18 @@ class RemoteUIBinding:
     def __init__(self, session: RemoteSession) -> None:
         self._session = session
         self._ui: Any = None
+        self._context = contextvars.copy_context()
         self._asking: dict[str, asyncio.Task[None]] = {}
 
     def bind(self, ui: Any) -> None:
-        """Show this session's extension UI in ``ui`` (an ``ExtensionUI``); None stops."""
+        """Show this session's extension UI in ``ui`` (an ``ExtensionUI``); None stops.
+
+        The UI is called in the context ``bind`` was called from, whatever task a record arrives
+        in: a front end's UI may need its own context (Textual's widgets find their app there),
+        and the connection's reader task was started before the front end existed.
+        """
         self._ui = ui
+        self._context = contextvars.copy_context()
         if ui is None:
             for task in self._asking.values():
                 task.cancel()
@@ -72,7 +80,7 @@ class RemoteUIBinding:
         if method is None:
             return
         try:
-            method(*args, **kwargs)
+            self._context.copy().run(lambda: method(*args, **kwargs))
         except Exception:  # a front end failing to show something must not stop the stream
             log.exception("the front end failed to show %s", name)
 
@@ -80,7 +88,7 @@ class RemoteUIBinding:
         request_id = str(record.get("id"))
         if request_id in self._asking:
             return
-        task = asyncio.ensure_future(self._dialog(request_id, record))
+        task = asyncio.get_running_loop().create_task(self._dialog(request_id, record), context=self._context.copy())
         self._asking[request_id] = task
         task.add_done_callback(lambda _: self._asking.pop(request_id, None))
 

@@ -25,10 +25,12 @@ from . import queue_prediction
 from .delivery import EventDelivery
 from .local_folder import LocalFolder
 from .remote_ui import RemoteUIBinding
+from .session_commands import SessionCommands
+from .stream_shadow import StreamShadow
 from .view import SessionView
 
 if TYPE_CHECKING:
-    from ..agent.agent import QueueKind, QueueMode, StreamingBehavior
+    from ..agent.agent import QueueKind, StreamingBehavior
     from ..ai.models import ModelRegistry
     from ..ai.types import ImageContent, Model
     from ..ai.virtual import RoutedModel
@@ -37,14 +39,8 @@ if TYPE_CHECKING:
     from ..kernel.input_router import PromptDisposition
     from ..kernel.message_queue import QueuedMessage
     from ..kernel.results import (
-        BashResult,
-        CompactionResult,
         ContextUsage,
-        CycleModelResult,
-        ForkResult,
-        NavigateResult,
         SessionStats,
-        SwitchResult,
         UsageTotals,
     )
     from ..resources.port import ResourceLoaderPort
@@ -55,7 +51,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("pi.remote")
 
 
-class RemoteSession:
+class RemoteSession(SessionCommands):
     """A served session (see the module docstring). Made by ``ServeClient.attach``."""
 
     def __init__(self, client: ServeClient, attach_data: dict[str, Any]) -> None:
@@ -68,18 +64,29 @@ class RemoteSession:
         self._view = SessionView(snapshot)
         self.cwd: str = self._view.cwd or os.getcwd()
         self._folder = LocalFolder(self.cwd, bool(snapshot.get("projectTrusted", False)))
-        self.scoped_models: list[tuple[Model, str | None]] = []
         self._ledger = UsageLedger(lambda: self._view.manager)
         self._delivery = EventDelivery()
+        self._shadow = StreamShadow(self._view.streaming)
+        self._delivery.subscribe(self._shadow)  # first: it must see each event before any other subscriber
         self._started_at: int | None = None
         """The count of settled runs when a prompt of ours started one whose ``agent_settled`` has not come yet."""
         self._bash_deltas: dict[str, Callable[[str], None]] = {}
-        self._background: set[asyncio.Task[Any]] = set()
+        self._held: list[dict[str, Any]] | None = None
+        self._commands: list[dict[str, Any]] = []
+        self._shortcuts: list[str] = []
+        self._notices: list[str] = []
+        """Records that came while a snapshot is fetched after missed ones (None: none is)."""
+        self._background: set[asyncio.Future[Any]] = set()
         self.ui = RemoteUIBinding(self)
         """Shows the session's extension dialogs in a front end's UI (``ui.bind(...)``)."""
         self.connected = True
 
     # ------------------------------------------------------------------ records and events
+
+    @property
+    def client(self) -> ServeClient:
+        """The connection this session's records come through (another one after a reconnect)."""
+        return self._client
 
     @property
     def cursor(self) -> int:
@@ -92,7 +99,44 @@ class RemoteSession:
         return self._view
 
     def receive(self, record: dict[str, Any]) -> None:
-        """Apply one record of the session's stream (called by the client, in order)."""
+        """Apply one record of the session's stream (called by the client, in order).
+
+        A record past the next cursor means some were missed (the stream has no gaps, so this is a
+        server's or a connection's fault): the session starts again from a fresh snapshot, and the
+        records that come meanwhile wait for it.
+        """
+        if self._held is not None:
+            self._held.append(record)
+            return
+        cursor = record.get("cursor")
+        if isinstance(cursor, int) and cursor > self._view.cursor + 1 and not self._view.closed:
+            log.warning("pi serve's records %d to %d never came: taking a snapshot", self._view.cursor + 1, cursor - 1)
+            self._held = [record]
+            self._keep(asyncio.ensure_future(self._resync()))
+            return
+        self._apply(record)
+
+    async def _resync(self) -> None:
+        try:
+            snapshot = await self.call("get_snapshot")
+        except Exception as exc:  # noqa: BLE001 - the reconnect (from the cursor before the gap) takes over
+            log.warning("no snapshot after missed records: %s", exc)
+            self._held = None
+            return
+        held, self._held = self._held or [], None
+        self._restart(snapshot)
+        for record in held:
+            self.receive(record)  # those the snapshot includes are skipped by their cursor
+
+    def _restart(self, snapshot: dict[str, Any]) -> None:
+        """Start again from ``snapshot``; subscribers are told to rebuild (``session_changed``,
+        reason ``resync``) and get the answer streaming at the snapshot drawn again."""
+        self._view.reset(snapshot)
+        self._delivery.put(SessionChangedEvent("resync", self.session_file))
+        for event in StreamShadow(self._view.streaming).catch_up():
+            self._delivery.put(event)
+
+    def _apply(self, record: dict[str, Any]) -> None:
         try:
             event = self._view.apply(record)
         except ValueError as exc:
@@ -110,8 +154,19 @@ class RemoteSession:
         self._delivery.put(event)
 
     def subscribe(self, listener: Callable[[SessionEvent], Any]) -> Callable[[], None]:
-        """Receive every event of the session, typed (sync or async listener). Returns an unsubscriber."""
-        return self._delivery.subscribe(listener)
+        """Receive every event of the session, typed (sync or async listener). Returns an unsubscriber.
+
+        While an answer streams, the listener first gets it as far as the other subscribers had
+        it (a ``message_start`` and a delta per block, at once), then the stream's own events.
+        """
+        import inspect
+
+        unsubscribe = self._delivery.subscribe(listener)
+        for event in self._shadow.catch_up():
+            result = listener(event)
+            if inspect.isawaitable(result):
+                self._keep(asyncio.ensure_future(result))
+        return unsubscribe
 
     def resume_from(self, attach_data: dict[str, Any]) -> None:
         """After a reconnect: replayed records follow; or, past the replay buffer, start again from the
@@ -119,12 +174,16 @@ class RemoteSession:
         self.connected = True
         snapshot = attach_data.get("snapshot")
         if snapshot is not None:
-            self._view.reset(snapshot)
-            self._delivery.put(SessionChangedEvent("resync", self.session_file))
+            self._restart(snapshot)
 
     def connection_lost(self) -> None:
         self.connected = False
         self._delivery.wake()
+
+    async def wait_disconnected(self) -> None:
+        """Until the connection is lost or the session closed on the server (at once if so already)."""
+        while self.connected and not self._view.closed:
+            await self._delivery.changed()
 
     async def reconnect(self) -> dict[str, Any]:
         """Connect again and continue from :attr:`cursor`: the records missed meanwhile are replayed
@@ -163,6 +222,24 @@ class RemoteSession:
     @resources.setter
     def resources(self, value: ResourceLoaderPort | None) -> None:
         self._folder.resources = value
+
+    @property
+    def scoped_models(self) -> list[tuple[Model, str | None]]:
+        """The models Ctrl+P cycles through on the server, looked up in this folder's registry."""
+        registry = self.model_registry
+        found = []
+        for item in self._view.scoped_models:
+            model = registry.find(item["provider"], item["modelId"]) if registry is not None else None
+            if model is not None:
+                found.append((model, item.get("thinkingLevel")))
+        return found
+
+    @scoped_models.setter
+    def scoped_models(self, models: list[tuple[Model, str | None]]) -> None:
+        """Sent without waiting; the copy follows at once (the server tells every viewer)."""
+        wire = [{"provider": model.provider, "modelId": model.id, "thinkingLevel": level} for model, level in models]
+        self._view.scoped_models = wire
+        self._send_soon("set_scoped_models", models=wire)
 
     @property
     def model(self) -> Model:
@@ -225,11 +302,24 @@ class RemoteSession:
         return self._view.manager
 
     def take_session_notices(self) -> list[str]:
-        return []  # the server reports its file problems itself
+        """The session's one-line reports (a save that failed in the server...) and this viewer's own,
+        each given once. Those of the session's start are printed by ``pi serve`` on its stderr."""
+        notices, self._notices = self._view.notices + self._notices, []
+        self._view.notices = []
+        return notices
+
+    def add_notice(self, text: str) -> None:
+        self._notices.append(text)
+
+    def reload_settings(self) -> None:
+        """Read this folder's settings again here (``/reload``); the server reads its own at its next use."""
+        reload = getattr(self.settings, "reload", None)
+        if callable(reload):
+            reload()
 
     @property
     def extension_runner(self) -> ExtensionHost | None:
-        return None  # extensions run in the server; their commands: ``await session.call("get_commands")``
+        return None  # extensions run in the server: see ``extension_commands``, ``ui``
 
     @property
     def steering_texts(self) -> list[str]:
@@ -265,7 +355,10 @@ class RemoteSession:
             except Exception as exc:  # noqa: BLE001 - nobody awaits this call
                 log.warning("pi serve refused %s: %s", command, exc)
 
-        task = asyncio.ensure_future(send())
+        self._keep(asyncio.ensure_future(send()))
+
+    def _keep(self, task: asyncio.Future[Any]) -> None:
+        """Hold a task nobody awaits until it ends (the loop keeps only weak references)."""
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
@@ -337,115 +430,6 @@ class RemoteSession:
         self._send_soon("move_queued", **fields)
         return queue_prediction.moved(queue, message_id, index, kind)
 
-    # ------------------------------------------------------------------ model, thinking, modes
-
-    def available_thinking_levels(self, model: Model | None = None) -> list[str]:
-        from ..kernel.thinking import available_thinking_levels
-
-        return available_thinking_levels(model or self.model)
-
-    async def set_model(self, model: Model, *, persist_default: bool = False) -> None:
-        await self.call("set_model", provider=model.provider, modelId=model.id, persistDefault=persist_default)
-
-    async def cycle_model(self, direction: int = 1) -> CycleModelResult | None:
-        from ..kernel.results import CycleModelResult
-
-        data = await self.call("cycle_model", direction=direction)
-        return None if data is None else CycleModelResult.from_wire(data)
-
-    async def set_thinking_level(self, level: str) -> str:
-        await self.call("set_thinking_level", level=level)
-        return self.thinking_level  # its thinking_level_changed came before the answer
-
-    async def cycle_thinking_level(self) -> str | None:
-        data = await self.call("cycle_thinking_level")
-        return None if data is None else str(data["level"])
-
-    def set_steering_mode(self, mode: QueueMode) -> None:
-        self._send_soon("set_steering_mode", mode=mode)
-
-    def set_follow_up_mode(self, mode: QueueMode) -> None:
-        self._send_soon("set_follow_up_mode", mode=mode)
-
-    def set_auto_compaction(self, enabled: bool) -> None:
-        self._send_soon("set_auto_compaction", enabled=enabled)
-
-    def set_auto_retry(self, enabled: bool) -> None:
-        self._send_soon("set_auto_retry", enabled=enabled)
-
-    def refresh_system_prompt(self) -> None:
-        """Nothing to do here: the server rebuilds its prompt when its tools or resources change."""
-
-    # ------------------------------------------------------------------ commands
-
-    async def compact(self, instructions: str | None = None) -> CompactionResult:
-        from ..kernel.results import CompactionResult
-
-        fields = {"customInstructions": instructions} if instructions else {}
-        return CompactionResult.from_wire(await self.call("compact", **fields))
-
-    async def execute_bash(self, command: str, exclude_from_context: bool = False, *, request_id: str | None = None,
-                           on_delta: Callable[[str], None] | None = None) -> BashResult:
-        import uuid
-
-        from ..kernel.results import BashResult
-
-        rid = request_id or f"bash-{uuid.uuid4().hex[:12]}"
-        if on_delta is not None:
-            self._bash_deltas[rid] = on_delta
-        try:
-            data = await self._client.request({"type": "bash", "session": self.handle, "id": rid, "command": command,
-                                               "excludeFromContext": exclude_from_context})
-        finally:
-            self._bash_deltas.pop(rid, None)
-        return BashResult.from_wire(data)
-
-    async def navigate_tree(self, entry_id: str, summarize: bool | str = False) -> NavigateResult:
-        from ..kernel.results import NavigateResult
-
-        return NavigateResult.from_wire(await self.call("navigate_tree", entryId=entry_id, summarize=summarize))
-
-    def get_fork_messages(self) -> list[dict[str, str]]:
-        from ..kernel.navigator import fork_points
-
-        return fork_points(self._view.manager)
-
-    async def fork(self, entry_id: str) -> ForkResult:
-        from ..kernel.results import ForkResult
-
-        return ForkResult.from_wire(await self.call("fork", entryId=entry_id))
-
-    async def clone(self, entry_id: str | None = None) -> SwitchResult:
-        from ..kernel.results import SwitchResult
-
-        return SwitchResult.from_wire(await self.call("clone", **({"entryId": entry_id} if entry_id else {})))
-
-    async def new_session(self, parent_session: str | None = None) -> SwitchResult:
-        from ..kernel.results import SwitchResult
-
-        fields = {"parentSession": parent_session} if parent_session else {}
-        return SwitchResult.from_wire(await self.call("new_session", **fields))
-
-    async def sibling_allowed(self, kind: str, entry_id: str | None = None) -> bool:
-        fields = {"entryId": entry_id} if entry_id else {}
-        return bool((await self.call("sibling_allowed", kind=kind, **fields))["allowed"])
-
-    async def switch_session(self, path: str) -> SwitchResult:
-        from ..kernel.results import SwitchResult
-
-        return SwitchResult.from_wire(await self.call("switch_session", sessionPath=path))
-
-    async def switch_allowed(self, path: str) -> bool:
-        return bool((await self.call("switch_allowed", sessionPath=path))["allowed"])
-
-    async def set_session_name(self, name: str) -> None:
-        await self.call("set_session_name", name=name)
-
-    def set_label(self, entry_id: str, label: str | None) -> str:
-        """Label an entry (sent without waiting): returns ``""``, the label entry's id not being known yet."""
-        self._send_soon("set_label", entryId=entry_id, label=label)
-        return ""
-
     # ------------------------------------------------------------------ views (read from the replica)
 
     def usage_totals(self) -> UsageTotals:
@@ -473,10 +457,3 @@ class RemoteSession:
             raise KeyError(f"Entry {entry_id} not found")
         dicts = manager.context_at(entry_id).message_dicts
         return parse_messages(dicts[-last:] if last else list(dicts))
-
-    def export_html(self, path: str | None = None) -> str:
-        """Not available synchronously over the socket: ``await session.call("export_html", outputPath=...)``."""
-        from .errors import RemoteError
-
-        raise RemoteError("export_html", "export_html is asynchronous on a served session: "
-                                         "await session.call('export_html', outputPath=path)")

@@ -45,6 +45,10 @@ class SessionView:
     def __init__(self, snapshot: dict[str, Any]) -> None:
         self.cursor = 0
         self.closed = False
+        self.closed_reason = ""
+        """Why the server closed the session (its ``session_closed`` record)."""
+        self.notices: list[str] = []
+        """The session's one-line reports not taken yet (``session_notice`` records)."""
         self.reset(snapshot)
 
     def reset(self, snapshot: dict[str, Any]) -> None:
@@ -73,6 +77,8 @@ class SessionView:
         self.statuses: dict[str, str] = dict(ui.get("statuses") or {})
         self.widgets: dict[str, dict[str, Any]] = dict(ui.get("widgets") or {})
         self.title: str | None = ui.get("title")
+        self.scoped_models: list[dict[str, Any]] = list(snapshot.get("scopedModels") or [])
+        """The models Ctrl+P cycles through (``provider``, ``modelId``, ``thinkingLevel``); empty: all."""
         self._messages: list[Any] | None = None
         self._messages_leaf: str | None = None
 
@@ -101,6 +107,11 @@ class SessionView:
             self.dialogs.pop(str(record.get("id")), None)
         elif kind == "session_closed":
             self.closed = True
+            self.closed_reason = str(record.get("reason") or "")
+        elif kind == "scoped_models":
+            self.scoped_models = list(record.get("models") or [])
+        elif kind == "session_notice":
+            self.notices.append(str(record.get("text") or ""))
         else:
             event = self.decoder.decode(record)
             self._follow(event, record)

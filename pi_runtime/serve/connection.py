@@ -216,13 +216,28 @@ class Connection:
         if (path is not None and not isinstance(path, str)) or (name is not None and not isinstance(name, str)):
             self.send(response("open_session", cmd_id, error="'sessionPath' and 'name' must be strings"))
             return
+        sessions = self.server.sessions
+        beside = cmd.get("beside")
+        editor_text = ""
         try:
-            live = await self.server.sessions.open(session_path=path, continue_recent=cmd.get("continue") is True,
-                                                   name=name)
-        except user_errors() as exc:
+            if beside is not None:
+                # A session built beside another one (the app's /open new|fork|clone in a tab).
+                source = sessions.find(beside)
+                if source is None:
+                    self.send(response("open_session", cmd_id, error=self._no_session({"session": beside})))
+                    return
+                entry_id = cmd.get("entryId")
+                live, editor_text = await sessions.open_beside(source, str(cmd.get("kind") or "new"),
+                                                               entry_id if isinstance(entry_id, str) else None)
+            else:
+                live = await sessions.open(session_path=path, continue_recent=cmd.get("continue") is True, name=name)
+        except user_errors() + (KeyError, ValueError) as exc:
             self.send(response("open_session", cmd_id, error=exc))
             return
-        self.send(response("open_session", cmd_id, data=live.summary(), session=live.handle))
+        data = live.summary()
+        if editor_text:
+            data["editorText"] = editor_text
+        self.send(response("open_session", cmd_id, data=data, session=live.handle))
 
     async def _close_session(self, cmd: dict[str, Any]) -> None:
         live = self.server.sessions.find(cmd.get("session"))

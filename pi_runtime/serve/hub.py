@@ -101,6 +101,8 @@ class SessionHub:
 
     def _on_event(self, event: Any) -> None:
         self.check_entries()
+        if event.type in _NOTICE_POINTS:
+            self.check_notices()
         wire = event_to_wire(event)
         kind = event.type
         if kind in _STREAM_EVENTS:
@@ -131,6 +133,13 @@ class SessionHub:
             new = entries[self._told_entries:]
             self._told_entries, self._told_leaf = len(entries), manager.leaf_id
             self.publish({"type": "session_entries", "entries": new, "leafId": manager.leaf_id})
+
+    def check_notices(self) -> None:
+        """Send the session's one-line reports (a save that failed, lines skipped in a file switched
+        to) to the viewers, before the event that follows them: a front end takes its session's
+        notices when an answer ends or the session changes."""
+        for text in self.session.take_session_notices():
+            self.publish({"type": "session_notice", "text": str(text)})
 
     def check_state(self) -> None:
         """Send Pi's ``get_state`` data when it changed since viewers last got it."""
@@ -175,6 +184,8 @@ class SessionHub:
 
     def snapshot(self) -> dict[str, Any]:
         """The session's state as of the current cursor (see the module docstring)."""
+        from .commands import scoped_models_wire
+
         self.checkpoint()
         session = self.session
         manager = session.session_manager
@@ -193,6 +204,7 @@ class SessionHub:
                 "message": streaming.to_wire(), "toolJson": {str(k): v for k, v in self._stream.open_tool_json().items()},
             },
             "ui": self.ui.snapshot(),
+            "scopedModels": scoped_models_wire(session),
         }
 
     # ------------------------------------------------------------------ for listings
@@ -211,3 +223,5 @@ class SessionHub:
 
 
 _STREAM_EVENTS = frozenset({"message_start", "message_update", "message_end"})
+_NOTICE_POINTS = frozenset({"message_end", "agent_settled", "session_changed"})
+"""Where a front end looks for a session's notices (the app does at these events)."""

@@ -122,6 +122,25 @@ class LiveSessions:
         # Built on the loop: a 20,000-message session takes ~0.3 s, during which other sessions wait.
         session = build_session(args, cwd=self.folder)
         print_startup_notices(session)
+        return await self._adopt(session)
+
+    async def open_beside(self, source: LiveSession, kind: str, entry_id: str | None = None) -> tuple[LiveSession, str]:
+        """A session built beside ``source`` (``pi_runtime.sibling``): ``new``, ``fork`` before the
+        user message ``entry_id``, or ``clone`` of its active branch; ``source`` runs on untouched.
+        Returns it and, for a fork, the text of the message it was forked before (for the editor).
+
+        Raises:
+            KeyError, ValueError: No such user message; a clone of an empty session.
+        """
+        from ..sibling import open_sibling_session
+
+        if kind not in ("new", "fork", "clone"):
+            raise ValueError(f"kind must be new, fork or clone (not {kind!r})")
+        sibling = open_sibling_session(source.session, kind, entry_id=entry_id)  # type: ignore[arg-type]
+        return await self._adopt(sibling.session), sibling.editor_text
+
+    async def _adopt(self, session: Any) -> LiveSession:
+        """Serve a built session: its hub, its handle, its extensions started with the fan-out UI."""
         handle = secrets.token_hex(4)
         while handle in self.by_handle:
             handle = secrets.token_hex(4)

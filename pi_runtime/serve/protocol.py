@@ -26,7 +26,7 @@ MAX_PENDING_BYTES = 64 << 20
 with its cursor): one stalled viewer never holds up a run or the others."""
 
 SERVE_ONLY = frozenset({"session_entries", "session_state", "extension_ui_resolved", "session_closed",
-                        "session_changed"})
+                        "session_changed", "scoped_models", "session_notice"})
 """Records of a session's stream that Pi's RPC shape does not have: left out for an ``rpc`` viewer
 (``session_changed`` is the kernel's in-process event, which Pi's JSON and RPC modes leave out too)."""
 

@@ -62,11 +62,12 @@ class CommandRegistry:
         if session is None:
             return out
         runner = session.extension_runner
-        if runner is not None:
-            # An extension command named like a built-in (builtin:mcp's /mcp) never runs here.
-            # get_commands() lists templates and skills too (Pi's shape); they are added below.
-            out += [(c["name"], c.get("description") or "") for c in runner.get_commands()
-                    if c.get("source") == "extension" and c["name"] not in self._commands]
+        # A served session's extensions run in pi serve: their commands as it last listed them.
+        commands = runner.get_commands() if runner is not None else getattr(session, "extension_commands", [])
+        # An extension command named like a built-in (builtin:mcp's /mcp) never runs here.
+        # get_commands() lists templates and skills too (Pi's shape); they are added below.
+        out += [(c["name"], c.get("description") or "") for c in commands
+                if c.get("source") == "extension" and c["name"] not in self._commands]
         resources = getattr(session.resources, "resources", None)
         if resources is not None:
             from pi_runtime.frontend import typed_settings

@@ -110,7 +110,7 @@ async def _resume(app: PiHost, session: SessionPort, arg: str) -> None:
     open_resume(app)
 
 
-@command("open", "Open a session in a new tab: /open [new|resume|fork|clone] (this one keeps running)")
+@command("open", "Open a session in a new tab: /open [new|resume|fork|clone|attach] (this one keeps running)")
 async def _open(app: PiHost, session: SessionPort, arg: str) -> None:
     from ..sessions.open_flows import open_command
 

@@ -8,7 +8,7 @@ own keys (``PromptEditor``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..extension_ui.extension_completion import BuiltinProvider, ProviderStack
 from . import path_completion
@@ -123,11 +123,16 @@ class CompletionController:
         """``name`` when ``line`` is ``/name args…`` for an extension command that completes its arguments."""
         if not line.startswith("/") or " " not in line:
             return None
+        from ..sessions.served import is_served
+
         session = self._app.session
         runner = session.extension_runner if session is not None else None
-        if runner is None:
-            return None
         name = line[1:].split(" ", 1)[0]
+        if runner is None:
+            # A served session's extension command: its server is asked (it may have none to give).
+            served = is_served(session) and any(c.get("name") == name and c.get("source") == "extension"
+                                                for c in session.extension_commands)
+            return name if served else None
         command = runner.commands().get(name)
         return name if command is not None and command.get_argument_completions is not None else None
 
@@ -135,14 +140,19 @@ class CompletionController:
         """Ask the extension for completions of the text after ``/name `` (in a worker: it may wait)."""
         name = self._argument_command(line)
         session = self._app.session
-        if name is None or session is None or session.extension_runner is None:
+        if name is None or session is None:
             return
-        runner = session.extension_runner
+        from ..sessions.served import is_served
+
+        # The extension's runner here, or a served session (which asks its server).
+        source: CommandCompleter | None = session.extension_runner or (session if is_served(session) else None)
+        if source is None:
+            return
         begin = len(name) + 2
         prefix = line[begin:col]
 
         async def fetch() -> None:
-            items = await runner.complete_command(name, prefix)
+            items = await source.complete_command(name, prefix)
             editor = self._app.editor
             if editor.document.get_line(0)[begin:editor.cursor_location[1]] != prefix:
                 return  # typed on meanwhile: a newer request is on its way
@@ -225,6 +235,12 @@ class CompletionController:
             return
         prefix = "@" if token.startswith("@") else ""
         self._show_paths(row, start, prefix, path_completion.candidates(token[len(prefix):], self._app.cwd))
+
+
+class CommandCompleter(Protocol):
+    """Who gives an extension command's argument completions: its runner, or a served session."""
+
+    async def complete_command(self, name: str, prefix: str) -> list[Any] | None: ...
 
 
 def _argument_item(item: object) -> Completion | None:

@@ -115,6 +115,15 @@ class InputController:
                                  wait=False)
         except PromptError as exc:
             await self._app.transcript.add_notice(str(exc), "error")
+        except Exception as exc:
+            from ..sessions.served import is_served
+
+            if not is_served(session):
+                raise
+            # pi serve is out of reach (reconnecting, or it closed the session): nothing was sent,
+            # so the text goes back to the editor to send again.
+            self.restore_to_editor([text])
+            await self._app.transcript.add_notice(f"Not sent: {exc}", "error")
 
     async def _bash(self, session: SessionPort, command: str, exclude: bool) -> None:
         transcript = self._app.transcript

@@ -47,12 +47,13 @@ def show_extension_ui(app: PiHost, ui: AppExtensionUI | None) -> None:
 def bind_shortcuts(app: PiHost, session: SessionPort) -> None:
     """Bind every extension shortcut (a key Pi's syntax cannot read is reported, not bound)."""
     from ..keys.keymap import KeySyntaxError, to_textual_key
+    from ..sessions.served import is_served
 
     runner = session.extension_runner
     app.extension_keys = {}
-    if runner is None:
-        return
-    for key in runner.shortcuts():
+    # A served session's extensions bound theirs in pi serve: the keys are bound here, run there.
+    keys = list(runner.shortcuts()) if runner is not None else session.extension_shortcuts if is_served(session) else []
+    for key in keys:
         try:
             app.extension_keys[to_textual_key(key)] = key
         except KeySyntaxError as exc:

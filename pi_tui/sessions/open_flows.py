@@ -1,4 +1,4 @@
-"""Opening and closing tabs: ``/open [new|resume|fork|clone]``, ``/close``, and quitting.
+"""Opening and closing tabs: ``/open [new|resume|fork|clone|attach]``, ``/close``, and quitting.
 
 Pi's ``/new``, ``/resume``, ``/fork`` and ``/clone`` replace the session shown, as in Pi; these
 open the result in a new tab instead, while the session shown keeps running. The new session
@@ -13,14 +13,20 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ..host import PiHost
 
-OPEN_KINDS = ("new", "resume", "fork", "clone")
+OPEN_KINDS = ("new", "resume", "fork", "clone", "attach")
 
 
 async def open_command(app: PiHost, arg: str) -> None:
     """``/open`` and its argument: what to open in the new tab."""
-    kind = (arg.split() or ["new"])[0]
+    kind, *rest = arg.split() or ["new"]
     if kind not in OPEN_KINDS:
         await app.transcript.add_notice(f"/open {kind}: expected one of {', '.join(OPEN_KINDS)}", "warning")
+        return
+    if kind == "attach":  # a session of this folder's pi serve (served_tabs.py)
+        from .served_tabs import attach_served_tab
+
+        app.run_worker(attach_served_tab(app, rest[0] if rest else None), name="attach-session", group="sessions",
+                       exit_on_error=False)
         return
     session = app.session
     if session is None:
@@ -39,6 +45,14 @@ def start_opening(app: PiHost, kind: str, *, path: str | None = None, entry_id: 
     """Build the session in a thread, then show it in a new tab."""
     source = app.session
     if source is None:
+        return
+    from .served import is_served
+
+    if is_served(source):  # the new session runs on the same pi serve, beside this one
+        from .served_tabs import open_served_tab
+
+        app.run_worker(open_served_tab(app, source, kind, path=path, entry_id=entry_id),
+                       name="open-session", group="sessions", exit_on_error=False)
         return
     from pi_runtime.frontend import open_sibling_session
 
@@ -104,8 +118,10 @@ async def close_command(app: PiHost) -> None:
     if entry is None or len(workspace.sessions) < 2:
         await app.transcript.add_notice("This is the only open session (/quit ends pi)", "warning")
         return
-    if not (entry.working or entry.session.is_streaming):
-        await workspace.close(entry)
+    from .served import is_served
+
+    if not (entry.working or entry.session.is_streaming) or is_served(entry.session):
+        await workspace.close(entry)  # a served session is detached: its run goes on in pi serve
         return
     from ..dialogs.text_prompt import ConfirmPrompt
 

@@ -49,6 +49,7 @@ async def start_tab_extensions(app: PiHost, workspace: Workspace, entry: OpenSes
     session = entry.session
     runner = session.extension_runner
     if runner is None:
+        await _start_served_tab(app, workspace, entry)
         return
     ui = await new_extension_ui(app, entry)
     ui.before_dialog = dialog_gate(workspace, entry)
@@ -62,3 +63,13 @@ async def start_tab_extensions(app: PiHost, workspace: Workspace, entry: OpenSes
     await runner.start()
     if entry is workspace.active:
         bind_shortcuts(app, session)
+
+
+async def _start_served_tab(app: PiHost, workspace: Workspace, entry: OpenSession) -> None:
+    """A session of a ``pi serve``: its extensions run there (``served_tabs.py``)."""
+    from .served import is_served
+
+    if is_served(entry.session):
+        from .served_tabs import start_served_tab
+
+        await start_served_tab(app, workspace, entry, entry.session)

@@ -60,8 +60,12 @@ class Workspace:
 
     @property
     def busy(self) -> list[OpenSession]:
-        """Sessions with a run (or compaction) in progress, or a question waiting."""
-        return [e for e in self.sessions if e.working or e.questions or e.session.is_streaming]
+        """Sessions of this process with a run (or compaction) in progress, or a question waiting
+        (a served session's run goes on in ``pi serve`` when the app quits: it is never busy here)."""
+        from .served import is_served
+
+        return [e for e in self.sessions
+                if (e.working or e.questions or e.session.is_streaming) and not is_served(e.session)]
 
     # ------------------------------------------------------------------ opening
 

@@ -222,3 +222,66 @@ async def test_a_remote_session_with_a_virtual_model_shows_where_answers_went(en
     finally:
         serve.stop()
         shutil.rmtree(runtime, ignore_errors=True)
+
+
+@pytest.mark.asyncio
+async def test_a_gap_in_the_cursors_is_mended_from_a_snapshot(serve, loopback):
+    client = await ServeClient.connect(serve.socket)
+    handle = (await client.open_session())["session"]
+    session = await client.attach(handle)
+    rebuilt: list[object] = []
+    session.subscribe(rebuilt.append)
+    loopback.push(text_reply("first"))
+    await session.prompt("one")
+    # A record numbered past the next one: those between never came (the stream has no gaps,
+    # so this is what a lost record looks like to a viewer).
+    stale = session.cursor
+    session.receive({"type": "session_state", "state": {}, "session": handle, "cursor": stale + 3})
+    assert await eventually(lambda: any(isinstance(e, SessionChangedEvent) and e.reason == "resync" for e in rebuilt))
+    helper = await (await ServeClient.connect(serve.socket)).attach(handle)
+    assert session.cursor == helper.cursor and session.messages == helper.messages
+    assert session.view.state["sessionId"] == helper.view.state["sessionId"]  # the crafted state did not stick
+    loopback.push(text_reply("second"))
+    await session.prompt("two")  # the stream goes on from the snapshot
+    assert session.get_last_assistant_text() == "second"
+    await client.close()
+
+
+@pytest.mark.asyncio
+async def test_scoped_models_set_by_a_viewer_are_the_servers_and_every_viewers(serve, env, monkeypatch):
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", env["PI_CODING_AGENT_DIR"])  # the viewers' registry: the same models
+    first, second = await ServeClient.connect(serve.socket), await ServeClient.connect(serve.socket)
+    handle = (await first.open_session())["session"]
+    a, b = await first.attach(handle), await second.attach(handle)
+    assert a.scoped_models == []
+    reasoner = a.model_registry.find("loop", "loop-reasoner")
+    a.scoped_models = [(a.model, None), (reasoner, "high")]
+    assert [(m.ref, lv) for m, lv in a.scoped_models] == [(MODEL, None), ("loop/loop-reasoner", "high")]
+    await eventually(lambda: len(b.scoped_models) == 2)
+    assert [(m.ref, lv) for m, lv in b.scoped_models] == [(MODEL, None), ("loop/loop-reasoner", "high")]
+    cycled = await b.cycle_model()  # the server cycles through the scoped list, with its level
+    assert cycled is not None and cycled.model.ref == "loop/loop-reasoner" and cycled.thinking_level == "high"
+    with pytest.raises(Exception, match="Model not found"):
+        await a.call("set_scoped_models", models=[{"provider": "loop", "modelId": "nope"}])
+    for client in (first, second):
+        await client.close()
+
+
+@pytest.mark.asyncio
+async def test_exports_of_a_remote_session_are_written_from_the_viewers_copy(serve, loopback, tmp_path):
+    client = await ServeClient.connect(serve.socket)
+    session = await client.attach((await client.open_session())["session"])
+    loopback.push(text_reply("An answer worth keeping."))
+    await session.prompt("keep this")
+    from pi_runtime.kernel.export_html.data import decode_session_data
+
+    page = Path(session.export_html(str(tmp_path / "out.html")))
+    embedded = decode_session_data(page.read_text())
+    assert embedded["leafId"] == session.session_manager.leaf_id
+    assert "An answer worth keeping." in str(embedded["entries"][-1])
+    branch = Path(session.export_jsonl(str(tmp_path / "branch.jsonl")))
+    lines = branch.read_text().splitlines()
+    assert '"type":"session"' in lines[0].replace(" ", "") and "An answer worth keeping." in lines[-1]
+    session.add_notice("said here")
+    assert session.take_session_notices() == ["said here"] and session.take_session_notices() == []
+    await client.close()
