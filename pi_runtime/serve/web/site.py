@@ -1,0 +1,64 @@
+"""``pi serve --web`` put together: the web server, and what each browser connection runs.
+
+Kept apart from ``server.py`` (HTTP rules) and ``bridge.py`` (one page's app) so that the choice
+of what a page shows (``child.py``) and the lines printed for the user sit in one place.
+"""
+
+from __future__ import annotations
+
+import ssl
+from typing import TYPE_CHECKING
+
+from .assets import AssetsMissing
+from .bridge import BrowserBridge
+from .child import BrowserTarget, browser_command
+from .options import WebSetup, is_loopback
+from .server import WebServer
+
+if TYPE_CHECKING:
+    from websockets.asyncio.server import ServerConnection
+
+    from ..server import ServeServer
+
+__all__ = ["WebSetup", "WebStartError", "start_site"]
+
+
+class WebStartError(RuntimeError):
+    """The browser's server cannot start (one line for the user)."""
+
+
+def _say(line: str) -> None:
+    print(f"pi serve: {line}", flush=True)
+
+
+async def start_site(server: ServeServer, setup: WebSetup) -> WebServer:
+    """Listen for browsers and print the pairing URL.
+
+    Raises:
+        WebStartError: The port is taken, TLS files do not load, or textual-serve is missing.
+    """
+
+    async def on_browser(websocket: ServerConnection, width: int, height: int) -> None:
+        handles = list(server.sessions.by_handle)
+        target = BrowserTarget(server.socket_path, handles[-1] if handles else None, setup.page_flags)
+        await BrowserBridge(websocket, browser_command(target), server.folder, width, height).run()
+
+    def on_paired() -> None:
+        # A fresh link for the next device: the one just used is spent. Printed on the
+        # terminal pi serve runs in, as the first one was; never written to a log.
+        _say(f"a browser paired; another device can pair with {site.pairing_url()}")
+
+    site = WebServer(setup.options, server.folder, on_browser, on_paired)
+    options = setup.options
+    try:
+        url = await site.start()
+    except AssetsMissing as exc:
+        raise WebStartError(str(exc)) from None
+    except ssl.SSLError as exc:
+        raise WebStartError(f"--web-cert/--web-key cannot be loaded: {exc.reason or exc}") from None
+    except OSError as exc:
+        raise WebStartError(f"cannot listen on {options.host}:{options.port}: {exc.strerror or exc}") from None
+    where = "this machine only" if is_loopback(options.host) else "other machines too, over TLS"
+    _say(f"browser page on {site.options.origin} ({where}); open this link once to pair a browser:")
+    print(f"  {url}", flush=True)
+    return site
