@@ -1,0 +1,151 @@
+"""``pi serve --web`` at the HTTP level: the installed server on loopback, requests made by hand.
+
+The bar (issue 38): the pairing URL gates the page; the page's own ``/ws`` upgrade is accepted,
+a foreign Origin refused; the token never reaches a log.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import threading
+
+import pytest
+from e2e_support import MODEL, PI, Reply, chunk, usage
+from serve_support import ServeProcess, short_runtime_dir
+from web_support import get, open_ws, pair, pairing_url, ws_refusal
+
+
+@pytest.fixture
+def served_env(env):
+    runtime = short_runtime_dir()
+    yield {**env, "XDG_RUNTIME_DIR": runtime}
+    shutil.rmtree(runtime, ignore_errors=True)
+
+
+@pytest.fixture
+def web(served_env):
+    process = ServeProcess(served_env, "--model", MODEL, "--web")
+    yield process
+    process.stop()
+
+
+def test_the_page_needs_the_pairing_link_and_the_link_works_once(web):
+    origin, token = pairing_url(web)
+    assert re.fullmatch(r"http://127\.0\.0\.1:\d+", origin)
+    for path in ("/", "/static/textual.js", "/static/page.css", "/nothing"):
+        assert get(origin, path).status == 401, path
+    assert get(origin, "/?token=not-the-token").status == 403
+    answer = get(origin, f"/?token={token}")
+    assert answer.status == 303
+    assert answer.headers["location"] == "/"  # the token leaves the address bar
+    flags = [part.strip() for part in answer.headers["set-cookie"].split(";")]
+    assert {"HttpOnly", "SameSite=Strict", "Path=/"} <= set(flags)
+    cookie = flags[0]
+    assert get(origin, f"/?token={token}").status == 403  # spent
+    page = get(origin, "/", cookie=cookie)
+    assert page.status == 200 and b'class="textual-terminal"' in page.body
+    assert get(origin, "/", cookie="pi_web=made-up").status == 401
+    # The next device gets its own link, printed on the server's terminal.
+    assert any("another device can pair with" in line for line in web.lines)
+
+
+def test_every_resource_is_served_here(web):
+    origin, token = pairing_url(web)
+    cookie = pair(origin, token)
+    page = get(origin, "/", cookie=cookie)
+    csp = page.headers["content-security-policy"]
+    assert "default-src 'none'" in csp and "https:" not in csp
+    urls = re.findall(rb'(?:src|href)="([^"]+)"', page.body)
+    css = get(origin, "/static/page.css", cookie=cookie)
+    urls += re.findall(rb'url\("([^"]+)"\)', css.body)
+    assert urls, page.body
+    for url in urls:
+        assert url.startswith(b"/"), url  # nothing from another host (fonts included)
+        assert get(origin, url.decode(), cookie=cookie).status == 200, url
+    script = get(origin, "/static/textual.js", cookie=cookie)
+    assert script.headers["content-type"].startswith("text/javascript")
+    assert not re.search(rb"https?://(?!www\.w3\.org)", script.body)  # the client fetches nothing by address
+
+
+def test_only_the_pages_own_websocket_is_accepted(web):
+    origin, token = pairing_url(web)
+    cookie = pair(origin, token)
+    assert ws_refusal(origin, cookie=cookie, page_origin="http://evil.example") == 403
+    assert ws_refusal(origin, cookie=cookie, page_origin="http://localhost:1") == 403
+    assert ws_refusal(origin, cookie=cookie, page_origin=None) == 403  # no Origin: not a browser page of ours
+    assert ws_refusal(origin, cookie=None, page_origin=origin) == 401
+    assert ws_refusal(origin, cookie="pi_web=guess", page_origin=origin) == 401
+    with open_ws(origin, cookie=cookie, page_origin=origin) as ws:
+        # 101, and the app draws: the web driver's first screen comes as binary frames.
+        drawn = b""
+        while len(drawn) < 2000:
+            frame = ws.recv(timeout=60)
+            if isinstance(frame, bytes):
+                drawn += frame
+        assert b"\x1b[" in drawn
+        ws.send(json.dumps(["ping", "42"]))
+        while (frame := ws.recv(timeout=20)) != '["pong", "42"]':
+            assert isinstance(frame, bytes), frame
+
+
+def test_a_name_pointed_at_loopback_is_refused(web):
+    # DNS rebinding: another site's page reaching 127.0.0.1 under its own host name.
+    origin, token = pairing_url(web)
+    port = origin.rsplit(":", 1)[1]
+    assert get(origin, f"/?token={token}", host=f"evil.example:{port}").status == 403
+    assert get(origin, f"/?token={token}").status == 303  # the token was not spent by that
+
+
+def test_the_token_and_cookie_never_reach_the_log(served_env, loopback):
+    serve = ServeProcess(served_env, "--model", MODEL, "--web")
+    try:
+        origin, token = pairing_url(serve)
+        cookie = pair(origin, token)
+        assert ws_refusal(origin, cookie=cookie, page_origin="http://evil.example") == 403
+        get(origin, "/?token=" + token)
+        get(origin, "/", cookie="pi_web=" + "x" * 5000)
+    finally:
+        serve.stop()
+    stderr = serve.stderr()
+    value = cookie.split("=", 1)[1]
+    assert token not in stderr and value not in stderr
+    printed = "\n".join(serve.lines)
+    assert value not in printed
+    assert printed.count(token) == 1  # the pairing link, printed once, and nothing after it
+
+
+def test_closing_the_page_does_not_stop_a_run(web, loopback):
+    gate = threading.Event()
+    events = [chunk({"content": "Half of it, "}), chunk({"content": "and the rest."}), chunk(finish="stop"),
+              usage(), "[DONE]"]
+    loopback.push(Reply.sse(events, gate_at=1, gate=gate))
+    viewer = web.viewer()
+    handle = viewer.ok({"type": "open_session"})["session"]
+    viewer.ok({"type": "attach", "session": handle})
+    viewer.send({"type": "prompt", "session": handle, "message": "go"})
+    viewer.wait_event("message_update")
+    origin, token = pairing_url(web)
+    cookie = pair(origin, token)
+    with open_ws(origin, cookie=cookie, page_origin=origin) as ws:
+        assert isinstance(ws.recv(timeout=60), bytes | str)
+    gate.set()
+    viewer.wait_event("agent_settled", timeout=30)
+    assert viewer.ok({"type": "get_last_assistant_text", "session": handle})["text"] == "Half of it, and the rest."
+    viewer.close()
+
+
+@pytest.mark.parametrize(("flags", "message"), [
+    (["--web", "--web-host", "192.0.2.1"], "needs TLS"),
+    (["--web", "--web-host", "0.0.0.0"], "names no single address"),
+    (["--web", "--web-cert", "cert.pem"], "go together"),
+    (["--web", "--web-port", "http"], "must be a number"),
+    (["--web-port", "8080"], "needs --web"),
+])
+def test_unsafe_or_wrong_web_flags_are_refused(served_env, flags, message):
+    out = subprocess.run([PI, "serve", *flags], capture_output=True, text=True, env=served_env,
+                         cwd=served_env["PI_TEST_PROJECT"], timeout=60, stdin=subprocess.DEVNULL)
+    assert out.returncode == 2
+    assert message in out.stderr and out.stderr.count("\n") == 1, out.stderr
