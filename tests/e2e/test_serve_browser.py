@@ -1,0 +1,46 @@
+"""``pi serve --web`` in headless Chromium: pair, type a prompt, read the loopback model's answer.
+
+Needs Debian's ``chromium`` (skipped with the install command when it is absent). The page is
+driven as a user would: the pairing link opened in the address bar, keys typed into the terminal.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from cdp_support import Chromium, plain, require_chromium
+from e2e_support import MODEL, text_reply
+from serve_support import ServeProcess, short_runtime_dir
+from web_support import pairing_url
+
+
+@pytest.fixture
+def web(env):
+    require_chromium()
+    runtime = short_runtime_dir()
+    process = ServeProcess({**env, "XDG_RUNTIME_DIR": runtime}, "--model", MODEL, "--web")
+    yield process
+    process.stop()
+    shutil.rmtree(runtime, ignore_errors=True)
+
+
+def test_a_prompt_typed_in_the_browser_gets_the_answer(web, loopback):
+    origin, token = pairing_url(web)
+    loopback.push(text_reply("Greetings from the loopback model."))
+    with Chromium() as browser:
+        page = browser.new_page()
+        page.watch_terminal()
+        page.call("Network.enable")
+        page.go(f"{origin}/?token={token}")
+        page.wait_for(lambda: page.evaluate("location.href") == origin + "/", "the redirect to the page")
+        cookie = next(c for c in page.cookies() if c["name"] == "pi_web")
+        assert cookie["httpOnly"] and cookie["sameSite"] == "Strict"
+        assert page.evaluate("document.cookie") == ""  # HttpOnly: the page's scripts cannot read it
+        page.wait_for_text("loop-model")  # the app is up: its footer names the model
+        page.type_text("Say hello in the browser")
+        page.press_enter()
+        screen = page.wait_for_text("Greetings from the loopback model.")
+        assert "Say hello in the browser" in plain(screen)
+    prompt = loopback.requests[-1].json()["messages"][-1]["content"]
+    assert "Say hello in the browser" in str(prompt)
