@@ -44,3 +44,59 @@ def test_a_prompt_typed_in_the_browser_gets_the_answer(web, loopback):
         assert "Say hello in the browser" in plain(screen)
     prompt = loopback.requests[-1].json()["messages"][-1]["content"]
     assert "Say hello in the browser" in str(prompt)
+
+
+class _ForeignSite:
+    """Another site on 127.0.0.1 (another port: the same *site* for cookies, another *origin*)
+    whose page tries to open pi serve's websocket: the browser sends the cookie along, so only
+    the Origin check stands in the way."""
+
+    def __init__(self, target_ws: str) -> None:
+        import http.server
+        import threading
+
+        page = f"""<!DOCTYPE html><script>
+        window.outcome = "pending";
+        const ws = new WebSocket("{target_ws}");
+        ws.onopen = () => {{ window.outcome = "open"; }};
+        ws.onerror = () => {{ window.outcome = "refused"; }};
+        </script>""".encode()
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html")
+                self.send_header("Content-Length", str(len(page)))
+                self.end_headers()
+                self.wfile.write(page)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_a_foreign_page_cannot_open_the_websocket(web):
+    origin, token = pairing_url(web)
+    foreign = _ForeignSite(origin.replace("http", "ws", 1) + "/ws")
+    try:
+        with Chromium() as browser:
+            page = browser.new_page()
+            page.go(f"{origin}/?token={token}")  # paired: the browser holds the cookie
+            page.wait_for(lambda: page.evaluate("location.href") == origin + "/", "the redirect to the page")
+            page.go(foreign.url)
+            outcome = page.wait_for(lambda: (o := page.evaluate("window.outcome")) != "pending" and o,
+                                    "the foreign page's websocket to settle")
+            assert outcome == "refused"
+            # The same attempt from the page's own origin opens (the refusal was the Origin's doing).
+            page.go(origin + "/")
+            page.wait_for(lambda: page.evaluate("!!document.querySelector('.textual-terminal.-connected')"),
+                          "the page's own websocket")
+    finally:
+        foreign.close()
