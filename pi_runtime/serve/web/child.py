@@ -1,20 +1,18 @@
 """The command each browser connection runs: the one place that decides what a page shows.
 
-The goal (issue 38) is the app attached to the server's session, ``pi attach <id>``, so that
-closing the page leaves the run in ``pi serve``. Until ``pi attach`` opens the app (it speaks only
-``--mode rpc`` so far), a page runs the app on its own session in the served folder, built with
-the server's flags: the browser path (pairing, ``/ws``, the web driver) is the same either way,
-and switching is this one constant.
+A page shows ``pi attach --socket <the server's socket>``: the full app with every session the
+server runs, one tab each (a new session when none runs), as a client of the server, so closing
+the page leaves every run in ``pi serve``. Until ``pi attach`` can open the app (issue 38: the
+app as a client), a page runs the app on its own session in the served folder, built with the
+server's flags; the browser side (pairing, ``/ws``, the web driver) is the same either way.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-
-ATTACH_OPENS_APP = False
-"""Set when ``pi attach <id> --socket PATH`` opens the full app (issue 38, the app as a client)."""
 
 # Flags of ``pi serve`` that open a session at start: they are the server's, not each page's.
 _SERVER_ONLY_FLAGS = {"-c": 0, "--continue": 0, "-r": 0, "--resume": 0, "--session": 1, "--name": 1}
@@ -26,8 +24,6 @@ class BrowserTarget:
 
     socket_path: Path
     """The server's Unix socket."""
-    session: str | None
-    """The live session to show (its handle), or None to open a new one."""
     session_flags: list[str] = field(default_factory=list)
     """``pi serve``'s session flags (``--model``, ``-e``, …) for a page that runs its own session."""
 
@@ -46,9 +42,21 @@ def page_flags(serve_words: list[str]) -> list[str]:
     return out
 
 
+def attach_opens_app() -> bool:
+    """Whether ``pi attach`` opens the app: its module (``pi_tui/attach_app.py``) is installed.
+
+    Looked up without importing anything (``find_spec`` of a top-level package does not run it):
+    ``pi serve`` never loads the app. Transitional: once the attached app has landed, this and
+    the fallback go.
+    """
+    spec = importlib.util.find_spec("pi_tui")
+    folders = list(spec.submodule_search_locations or ()) if spec is not None else []
+    return any((Path(folder) / "attach_app.py").is_file() for folder in folders)
+
+
 def browser_command(target: BrowserTarget) -> list[str]:
     """The argv of the app a browser connection runs (in the served folder, under the web driver)."""
     pi = [sys.executable, "-m", "pi_runtime.cli"]
-    if ATTACH_OPENS_APP:
-        return [*pi, "attach", target.session or "--new", "--socket", str(target.socket_path)]
+    if attach_opens_app():
+        return [*pi, "attach", "--socket", str(target.socket_path)]
     return [*pi, *target.session_flags]

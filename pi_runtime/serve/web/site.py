@@ -39,8 +39,7 @@ async def start_site(server: ServeServer, setup: WebSetup) -> WebServer:
     """
 
     async def on_browser(websocket: ServerConnection, width: int, height: int) -> None:
-        handles = list(server.sessions.by_handle)
-        target = BrowserTarget(server.socket_path, handles[-1] if handles else None, setup.page_flags)
+        target = BrowserTarget(server.socket_path, setup.page_flags)
         await BrowserBridge(websocket, browser_command(target), server.folder, width, height).run()
 
     def on_paired() -> None:
