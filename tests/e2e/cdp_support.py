@@ -137,7 +137,7 @@ class Chromium:
     def new_page(self) -> Page:
         target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
         session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-        page = Page(self, session)
+        page = Page(self, session, target)
         page.call("Page.enable")
         page.call("Runtime.enable")
         return page
@@ -164,9 +164,14 @@ class Chromium:
 class Page:
     """One tab, through its flat CDP session."""
 
-    def __init__(self, browser: Chromium, session: str) -> None:
+    def __init__(self, browser: Chromium, session: str, target: str) -> None:
         self.browser = browser
         self.session = session
+        self.target = target
+
+    def close(self) -> None:
+        """Close the tab, as a user does (its websocket closes with it)."""
+        self.browser.call("Target.closeTarget", {"targetId": self.target})
 
     def call(self, method: str, params: dict[str, Any] | None = None, timeout: float = 30) -> dict[str, Any]:
         return self.browser.call(method, params, self.session, timeout)

@@ -7,12 +7,16 @@ driven as a user would: the pairing link opened in the address bar, keys typed i
 from __future__ import annotations
 
 import shutil
+import threading
 
 import pytest
-from cdp_support import Chromium, plain, require_chromium
-from e2e_support import MODEL, text_reply
+from cdp_support import Chromium, Page, plain, require_chromium
+from e2e_support import MODEL, Reply, chunk, text_reply, usage
 from serve_support import ServeProcess, short_runtime_dir
-from web_support import pairing_url
+from web_support import child_pids, pairing_url
+
+from pi_runtime.serve.web.child import attach_opens_app
+from pi_runtime.testing.waiting import wait_until
 
 
 @pytest.fixture
@@ -100,3 +104,58 @@ def test_a_foreign_page_cannot_open_the_websocket(web):
                           "the page's own websocket")
     finally:
         foreign.close()
+
+
+def open_app(browser: Chromium, origin: str, token: str) -> Page:
+    """A paired tab showing the app, once its footer is drawn."""
+    page = browser.new_page()
+    page.watch_terminal()
+    page.go(f"{origin}/?token={token}")
+    page.wait_for_text("loop-model")
+    return page
+
+
+@pytest.mark.skipif(not attach_opens_app(), reason="a page shows the served sessions once pi attach opens the app "
+                    "(issue 38, the app as a client); until then it runs its own session")
+def test_closing_the_page_leaves_its_run_going_in_the_server(web, loopback):
+    gate = threading.Event()
+    events = [chunk({"content": "The first half, "}), chunk({"content": "then the second."}), chunk(finish="stop"),
+              usage(), "[DONE]"]
+    loopback.push(Reply.sse(events, gate_at=1, gate=gate))
+    origin, token = pairing_url(web)
+    with Chromium() as browser:
+        page = open_app(browser, origin, token)
+        page.type_text("Start a long answer")
+        page.press_enter()
+        page.wait_for_text("The first half,")
+        assert wait_until(lambda: child_pids(web.proc.pid), timeout=5)
+        page.close()
+        # The page's app leaves with the tab...
+        assert wait_until(lambda: not child_pids(web.proc.pid), timeout=30), "the page's app is still running"
+    # ...and the run it started goes on in pi serve, to the end.
+    viewer = web.viewer()
+    rows = viewer.ok({"type": "list_sessions"})["sessions"]
+    assert [row["status"] for row in rows] == ["working"]
+    gate.set()
+    assert wait_until(lambda: viewer.ok({"type": "list_sessions"})["sessions"][0]["lastAnswer"]
+                      == "The first half, then the second.", timeout=30)
+    viewer.close()
+
+
+@pytest.mark.skipif(not attach_opens_app(), reason="a page shows the served sessions once pi attach opens the app")
+def test_a_browser_and_a_socket_viewer_share_the_session(web, loopback):
+    viewer = web.viewer()
+    handle = viewer.ok({"type": "open_session"})["session"]
+    viewer.ok({"type": "attach", "session": handle})
+    origin, token = pairing_url(web)
+    loopback.push(text_reply("Seen by both viewers."))
+    with Chromium() as browser:
+        page = open_app(browser, origin, token)
+        page.type_text("Hello from the browser")
+        page.press_enter()
+        page.wait_for_text("Seen by both viewers.")
+    start = viewer.wait_event("agent_start")
+    settled = viewer.wait_event("agent_settled")
+    assert start["cursor"] < settled["cursor"]
+    assert viewer.ok({"type": "get_last_assistant_text", "session": handle})["text"] == "Seen by both viewers."
+    viewer.close()

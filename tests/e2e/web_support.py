@@ -8,6 +8,7 @@ the server's rules.
 from __future__ import annotations
 
 import http.client
+import os
 import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -75,3 +76,19 @@ def ws_refusal(origin: str, *, cookie: str | None, page_origin: str | None) -> i
         return exc.response.status_code
     conn.close()
     raise AssertionError("the websocket upgrade was accepted")
+
+
+def child_pids(pid: int) -> set[int]:
+    """The processes ``pid`` started that are still running (Linux: /proc's children lists)."""
+    out: set[int] = set()
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except FileNotFoundError:
+        return out
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/children") as listing:
+                out.update(int(word) for word in listing.read().split())
+        except FileNotFoundError:
+            continue
+    return out
