@@ -7,15 +7,19 @@ a foreign Origin refused; the token never reaches a log.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import ssl
 import subprocess
 import threading
 
 import pytest
 from e2e_support import MODEL, PI, Reply, chunk, usage
 from serve_support import ServeProcess, short_runtime_dir
-from web_support import get, open_ws, pair, pairing_url, ws_refusal
+from web_support import child_pids, get, open_ws, pair, pairing_url, ws_refusal
+
+from pi_runtime.testing.waiting import wait_until
 
 
 @pytest.fixture
@@ -149,3 +153,37 @@ def test_unsafe_or_wrong_web_flags_are_refused(served_env, flags, message):
                          cwd=served_env["PI_TEST_PROJECT"], timeout=60, stdin=subprocess.DEVNULL)
     assert out.returncode == 2
     assert message in out.stderr and out.stderr.count("\n") == 1, out.stderr
+
+
+def test_tls_gives_a_secure_cookie_and_wants_the_https_origin(served_env):
+    from pi_runtime.testing.standin import TestAuthority
+
+    authority = TestAuthority()
+    authority.server_context("127.0.0.1")  # writes 127.0.0.1.pem and 127.0.0.1.key
+    folder = authority.directory
+    serve = ServeProcess(served_env, "--model", MODEL, "--web", "--web-cert", str(folder / "127.0.0.1.pem"),
+                         "--web-key", str(folder / "127.0.0.1.key"))
+    try:
+        origin, token = pairing_url(serve)
+        assert origin.startswith("https://127.0.0.1:")
+        tls = ssl.create_default_context(cafile=str(authority.ca_file))
+        answer = get(origin, f"/?token={token}", tls=tls)
+        assert answer.status == 303 and "; Secure" in answer.headers["set-cookie"]
+        cookie = answer.headers["set-cookie"].split(";", 1)[0]
+        assert "wss://127.0.0.1:" in answer.headers["content-security-policy"]
+        assert ws_refusal(origin, cookie=cookie, page_origin=origin.replace("https", "http"), tls=tls) == 403
+        with open_ws(origin, cookie=cookie, page_origin=origin, tls=tls) as ws:
+            assert isinstance(ws.recv(timeout=60), bytes)
+    finally:
+        serve.stop()
+
+
+def test_stopping_the_server_ends_the_pages_apps(web):
+    origin, token = pairing_url(web)
+    cookie = pair(origin, token)
+    with open_ws(origin, cookie=cookie, page_origin=origin) as ws:
+        ws.recv(timeout=60)
+        apps = child_pids(web.proc.pid)
+        assert apps
+        assert web.stop() == 128 + 15
+    assert wait_until(lambda: not any(os.path.exists(f"/proc/{pid}") for pid in apps), timeout=20)

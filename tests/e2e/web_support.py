@@ -10,6 +10,7 @@ from __future__ import annotations
 import http.client
 import os
 import re
+import ssl
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -36,10 +37,12 @@ def pairing_url(serve: ServeProcess) -> tuple[str, str]:
     raise AssertionError(f"no pairing URL in {serve.lines}")
 
 
-def get(origin: str, path: str, *, cookie: str | None = None, host: str | None = None) -> Answer:
-    """One GET request with only the headers named here."""
+def get(origin: str, path: str, *, cookie: str | None = None, host: str | None = None,
+        tls: ssl.SSLContext | None = None) -> Answer:
+    """One GET request with only the headers named here (over TLS with ``tls``)."""
     parts = urlsplit(origin)
-    conn = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=20)
+    conn = (http.client.HTTPSConnection(parts.hostname or "", parts.port, timeout=20, context=tls) if tls
+            else http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=20))
     try:
         conn.putrequest("GET", path, skip_host=True, skip_accept_encoding=True)
         conn.putheader("Host", host or parts.netloc)
@@ -52,26 +55,26 @@ def get(origin: str, path: str, *, cookie: str | None = None, host: str | None =
         conn.close()
 
 
-def pair(origin: str, token: str) -> str:
+def pair(origin: str, token: str, tls: ssl.SSLContext | None = None) -> str:
     """Spend ``token``; the ``Cookie`` header value the browser would send from then on."""
-    answer = get(origin, f"/?token={token}")
+    answer = get(origin, f"/?token={token}", tls=tls)
     assert answer.status == 303, answer
     return answer.headers["set-cookie"].split(";", 1)[0]
 
 
-def open_ws(origin: str, *, cookie: str | None, page_origin: str | None, query: str = "?width=100&height=30"
-            ) -> ClientConnection:
+def open_ws(origin: str, *, cookie: str | None, page_origin: str | None, query: str = "?width=100&height=30",
+            tls: ssl.SSLContext | None = None) -> ClientConnection:
     """The page's websocket as a browser would open it (``page_origin`` None: no Origin header)."""
     url = origin.replace("http", "ws", 1) + "/ws" + query
     headers = {"Cookie": cookie} if cookie is not None else {}
     return connect(url, origin=page_origin, additional_headers=headers, open_timeout=20,  # type: ignore[arg-type]
-                   max_size=None)
+                   max_size=None, ssl=tls)
 
 
-def ws_refusal(origin: str, *, cookie: str | None, page_origin: str | None) -> int:
+def ws_refusal(origin: str, *, cookie: str | None, page_origin: str | None, tls: ssl.SSLContext | None = None) -> int:
     """The HTTP status a refused websocket upgrade got (fails the test if it was accepted)."""
     try:
-        conn = open_ws(origin, cookie=cookie, page_origin=page_origin)
+        conn = open_ws(origin, cookie=cookie, page_origin=page_origin, tls=tls)
     except InvalidStatus as exc:
         return exc.response.status_code
     conn.close()
