@@ -17,7 +17,7 @@ import threading
 import pytest
 from e2e_support import MODEL, PI, Reply, chunk, usage
 from serve_support import ServeProcess, short_runtime_dir
-from web_support import child_pids, get, open_ws, pair, pairing_url, ws_refusal
+from web_support import PAIRING, child_pids, get, open_ws, pair, pairing_url, ws_refusal
 
 from pi_runtime.testing.waiting import wait_until
 
@@ -53,7 +53,8 @@ def test_the_page_needs_the_pairing_link_and_the_link_works_once(web):
     assert page.status == 200 and b'class="textual-terminal"' in page.body
     assert get(origin, "/", cookie="pi_web=made-up").status == 401
     # The next device gets its own link, printed on the server's terminal.
-    assert any("another device can pair with" in line for line in web.lines)
+    assert wait_until(lambda: any("another device can pair with" in line for line in web.lines), timeout=10)
+    assert len({m.group(2) for m in map(PAIRING.search, web.lines) if m}) == 2  # a new token, not the spent one
 
 
 def test_every_resource_is_served_here(web):

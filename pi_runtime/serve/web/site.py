@@ -7,6 +7,7 @@ of what a page shows (``child.py``) and the lines printed for the user sit in on
 from __future__ import annotations
 
 import ssl
+import sys
 from typing import TYPE_CHECKING
 
 from .assets import AssetsMissing
@@ -31,6 +32,18 @@ def _say(line: str) -> None:
     print(f"pi serve: {line}", flush=True)
 
 
+def _show_link(url: str, phone_can_reach: bool) -> None:
+    """The pairing link, and a QR code of it for a phone's camera when a phone could open it
+    (not on loopback: 127.0.0.1 on a phone is the phone) and a person is looking (a terminal,
+    not a log file)."""
+    print(f"  {url}", flush=True)
+    if phone_can_reach and sys.stdout.isatty():
+        import segno  # 33 ms, only here
+
+        segno.make(url, error="l").terminal(out=sys.stdout, compact=True)
+        sys.stdout.flush()
+
+
 async def start_site(server: ServeServer, setup: WebSetup) -> WebServer:
     """Listen for browsers and print the pairing URL.
 
@@ -45,7 +58,8 @@ async def start_site(server: ServeServer, setup: WebSetup) -> WebServer:
     def on_paired() -> None:
         # A fresh link for the next device: the one just used is spent. Printed on the
         # terminal pi serve runs in, as the first one was; never written to a log.
-        _say(f"a browser paired; another device can pair with {site.pairing_url()}")
+        _say("a browser paired; another device can pair with this link (once):")
+        _show_link(site.pairing_url(), not is_loopback(options.host))
 
     site = WebServer(setup.options, server.folder, on_browser, on_paired)
     options = setup.options
@@ -59,5 +73,5 @@ async def start_site(server: ServeServer, setup: WebSetup) -> WebServer:
         raise WebStartError(f"cannot listen on {options.host}:{options.port}: {exc.strerror or exc}") from None
     where = "this machine only" if is_loopback(options.host) else "other machines too, over TLS"
     _say(f"browser page on {site.options.origin} ({where}); open this link once to pair a browser:")
-    print(f"  {url}", flush=True)
+    _show_link(url, not is_loopback(options.host))
     return site
