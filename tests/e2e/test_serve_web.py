@@ -52,6 +52,8 @@ def test_the_page_needs_the_pairing_link_and_the_link_works_once(web):
     page = get(origin, "/", cookie=cookie)
     assert page.status == 200 and b'class="textual-terminal"' in page.body
     assert get(origin, "/", cookie="pi_web=made-up").status == 401
+    again = get(origin, f"/?token={token}", cookie=cookie)  # the spent link reopened in the paired browser
+    assert again.status == 303 and "set-cookie" not in again.headers
     # The next device gets its own link, printed on the server's terminal.
     assert wait_until(lambda: any("another device can pair with" in line for line in web.lines), timeout=10)
     assert len({m.group(2) for m in map(PAIRING.search, web.lines) if m}) == 2  # a new token, not the spent one

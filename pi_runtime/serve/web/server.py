@@ -136,8 +136,12 @@ class WebServer:
             return self._text(http.HTTPStatus.FORBIDDEN, f"This server answers only as {self._host_header}.")
         target = urlsplit(request.path)
         query = parse_qs(target.query)
+        paired = self.pairing.admits(request.headers.get("Cookie"))
         if target.path == "/" and "token" in query:
             cookie = self.pairing.redeem(query["token"][0])
+            if cookie is None and paired:
+                # This browser is paired already (the link reopened from its history): just the page.
+                return self._respond(http.HTTPStatus.SEE_OTHER, extra={"Location": "/"})
             if cookie is None:
                 return self._text(http.HTTPStatus.FORBIDDEN,
                                   "This pairing link was already used or is not valid. Pair again with the "
@@ -146,7 +150,7 @@ class WebServer:
                 self._on_paired()
             return self._respond(http.HTTPStatus.SEE_OTHER, extra={
                 "Location": "/", "Set-Cookie": Pairing.set_cookie_header(cookie, self.options.tls)})
-        if not self.pairing.admits(request.headers.get("Cookie")):
+        if not paired:
             return self._text(http.HTTPStatus.UNAUTHORIZED,
                               "Not paired: open the pairing link pi serve printed (it works once).")
         if target.path == "/ws":
