@@ -140,6 +140,7 @@ class Chromium:
         page = Page(self, session, target)
         page.call("Page.enable")
         page.call("Runtime.enable")
+        page.call("Log.enable")  # the browser's own messages: a blocked resource, a policy violation
         return page
 
     def close(self) -> None:

@@ -6,6 +6,7 @@ driven as a user would: the pairing link opened in the address bar, keys typed i
 
 from __future__ import annotations
 
+import json
 import shutil
 import threading
 
@@ -46,6 +47,14 @@ def test_a_prompt_typed_in_the_browser_gets_the_answer(web, loopback):
         page.press_enter()
         screen = page.wait_for_text("Greetings from the loopback model.")
         assert "Say hello in the browser" in plain(screen)
+        # Everything the page asked for came from pi serve, and nothing broke its policy.
+        requested = [e["params"]["request"]["url"] for e in browser.events
+                     if e.get("method") == "Network.requestWillBeSent"]
+        assert requested and all(url.startswith((origin + "/", "data:")) for url in requested), requested
+        logged = [e["params"] for e in browser.events if e.get("method") in (
+            "Runtime.consoleAPICalled", "Runtime.exceptionThrown", "Log.entryAdded")]
+        assert not [entry for entry in logged if "Content Security Policy" in json.dumps(entry)], logged
+        assert not [entry for entry in logged if "exceptionDetails" in entry], logged
     prompt = loopback.requests[-1].json()["messages"][-1]["content"]
     assert "Say hello in the browser" in str(prompt)
 
