@@ -1,0 +1,81 @@
+"""The phone layout (``pi_tui.phone``) on the installed ``pi serve``, driven with Pilot.
+
+A permission question asked by a run started from another viewer shows on the phone as a card
+with Approve/Deny; the answer given there lets the command run, and the card follows the run.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from e2e_support import MODEL, text_reply, tool_reply
+from serve_support import ServeProcess, short_runtime_dir
+
+from pi_runtime.testing.waiting import eventually
+from pi_tui.phone.app import PhoneApp
+from pi_tui.phone.cards import SessionCard
+from pi_tui.phone.questions import QuestionBox
+
+
+@pytest.fixture
+def gated(env):
+    runtime = short_runtime_dir()
+    process = ServeProcess({**env, "XDG_RUNTIME_DIR": runtime}, "--model", MODEL, "-e", "builtin:permission-gate")
+    yield process
+    process.stop()
+    shutil.rmtree(runtime, ignore_errors=True)
+
+
+def card_text(card: SessionCard) -> str:
+    return " ".join(str(static.render()) for static in card.query("Static"))
+
+
+async def test_a_permission_question_is_answered_from_the_phone(gated, loopback, env):
+    data = Path(env["PI_TEST_PROJECT"]) / "data"
+    data.mkdir()
+    viewer = gated.viewer()
+    handle = viewer.ok({"type": "open_session"})["session"]
+    viewer.ok({"type": "attach", "session": handle})
+    loopback.push(tool_reply("bash", {"command": "rm -rf data"}), text_reply("Cleaned up the data folder."))
+    viewer.ok({"type": "prompt", "session": handle, "message": "clean up"})
+    app = PhoneApp(gated.socket)
+    async with app.run_test(size=(44, 40)) as pilot:
+        assert await eventually(lambda: app.query("#approve"), timeout=30), "no question on the phone"
+        card = app.cards[handle]
+        assert await eventually(lambda: "waiting on you" in card_text(card) and card.has_class("-waiting"))
+        box = app.query_one(QuestionBox)
+        assert box.kind == "confirm" and "rm -rf data" in card_text(card)
+        await pilot.pause()  # laid out: the click lands on the button
+        assert await pilot.click("#approve")
+        viewer.wait_event("agent_settled", timeout=30)
+        assert await eventually(lambda: "Cleaned up the data folder." in card_text(card), timeout=30)
+        assert not app.query(QuestionBox)
+        assert "✓ done" in card_text(card)
+    assert not data.exists()  # approved: the command ran
+    viewer.close()
+
+
+async def test_deny_from_the_phone_keeps_the_files_and_another_viewers_answer_closes_the_question(gated, loopback, env):
+    data = Path(env["PI_TEST_PROJECT"]) / "data"
+    data.mkdir()
+    viewer = gated.viewer()
+    handle = viewer.ok({"type": "open_session"})["session"]
+    viewer.ok({"type": "attach", "session": handle})
+    loopback.push(tool_reply("bash", {"command": "rm -rf data"}), tool_reply("bash", {"command": "rm -rf data"},
+                  call_id="call_2"), text_reply("Left it alone."))
+    viewer.ok({"type": "prompt", "session": handle, "message": "clean up"})
+    app = PhoneApp(gated.socket)
+    async with app.run_test(size=(44, 40)) as pilot:
+        assert await eventually(lambda: app.query("#deny"), timeout=30)
+        await pilot.press("d")  # the key beside Deny
+        second = viewer.wait(lambda r: r.get("type") == "extension_ui_request" and r.get("method") == "confirm"
+                             and r["id"] != viewer.wait_event("extension_ui_resolved")["id"], timeout=30)
+        assert await eventually(lambda: app.query(QuestionBox), timeout=30)
+        # Answered on the desk: the phone's question goes.
+        viewer.send({"type": "extension_ui_response", "session": handle, "id": second["id"], "confirmed": False})
+        assert await eventually(lambda: not app.query(QuestionBox), timeout=30)
+        viewer.wait_event("agent_settled", timeout=30)
+    assert data.exists()
+    viewer.close()
