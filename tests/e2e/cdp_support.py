@@ -43,7 +43,14 @@ _TAP = """
   const Native = window.WebSocket;
   const decoder = new TextDecoder();
   window.__piDrawn = "";
+  window.__piSize = null;
   window.WebSocket = class extends Native {
+    send(data) {
+      if (typeof data === "string" && data.startsWith('["resize"')) {
+        window.__piSize = JSON.parse(data)[1];
+      }
+      return super.send(data);
+    }
     constructor(...args) {
       super(...args);
       this.addEventListener("message", (event) => {
@@ -61,6 +68,13 @@ _PLAIN = r"""window.__piDrawn
   .replace(/\x1b\[[0-9;?<>=]*[ -\/]*[@-~]/g, "")
   .replace(/\x1b[()][0-9A-Za-z]/g, "")
   .replace(/\x1b[=>78]/g, "")"""
+
+
+# Cursor positioning (CSI row;col H), other escape sequences (skipped), and runs of text.
+_TERMINAL_TOKENS = re.compile(
+    r"\x1b\[(?P<cup>[0-9;]*)H|\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]"
+    r"|\x1b[=>78]|(?P<text>[^\x1b]+)"
+)
 
 
 class CdpError(RuntimeError):
@@ -211,6 +225,39 @@ class Page:
     def wait_for_text(self, text: str, timeout: float = 60) -> str:
         return str(self.wait_for(lambda: screen if text in (screen := self.screen_text()) else None,
                                  f"{text!r} on the page", timeout))
+
+    def screen_cells(self) -> list[str]:
+        """The terminal's screen as rows of characters, replayed from what was drawn (cursor
+        positioning and text; styles ignored): enough to find where a word is."""
+        size = self.evaluate("window.__piSize")
+        drawn = str(self.evaluate("window.__piDrawn"))
+        cols, rows = int(size["width"]), int(size["height"])
+        grid = [[" "] * cols for _ in range(rows)]
+        row = col = 0
+        for match in _TERMINAL_TOKENS.finditer(drawn):
+            if match.group("cup") is not None:
+                numbers = [int(n) if n else 1 for n in (match.group("cup").split(";") + ["1"])[:2]]
+                row, col = numbers[0] - 1, numbers[1] - 1
+            elif match.group("text"):
+                for char in match.group("text"):
+                    if char in "\r\n":
+                        row, col = (row + 1, 0) if char == "\n" else (row, 0)
+                    elif 0 <= row < rows and 0 <= col < cols:
+                        grid[row][col] = char
+                        col += 1
+        return ["".join(line) for line in grid]
+
+    def tap_text(self, text: str) -> None:
+        """Tap (touch, as on a phone) the middle of the first place ``text`` is on the screen."""
+        lines = self.screen_cells()
+        row, col = next((r, line.index(text)) for r, line in enumerate(lines) if text in line)
+        box = self.evaluate("(() => { const r = document.querySelector('.xterm-screen').getBoundingClientRect();"
+                            " return [r.left, r.top, r.width, r.height]; })()")
+        cell_w, cell_h = box[2] / len(lines[0]), box[3] / len(lines)
+        x, y = box[0] + (col + len(text) / 2) * cell_w, box[1] + (row + 0.5) * cell_h
+        for kind in ("touchStart", "touchEnd"):
+            points = [{"x": x, "y": y}] if kind == "touchStart" else []
+            self.call("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
 
     def type_text(self, text: str) -> None:
         """Type into the terminal (xterm's hidden textarea has the focus)."""

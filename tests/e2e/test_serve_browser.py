@@ -9,10 +9,11 @@ from __future__ import annotations
 import json
 import shutil
 import threading
+from pathlib import Path
 
 import pytest
 from cdp_support import Chromium, Page, plain, require_chromium
-from e2e_support import MODEL, Reply, chunk, text_reply, usage
+from e2e_support import MODEL, Reply, chunk, text_reply, tool_reply, usage
 from serve_support import ServeProcess, short_runtime_dir
 from web_support import child_pids, pairing_url
 
@@ -168,3 +169,38 @@ def test_a_browser_and_a_socket_viewer_share_the_session(web, loopback):
     assert start["cursor"] < settled["cursor"]
     assert viewer.ok({"type": "get_last_assistant_text", "session": handle})["text"] == "Seen by both viewers."
     viewer.close()
+
+
+def test_a_phone_approves_a_permission_question(env, loopback):
+    require_chromium()
+    data = Path(env["PI_TEST_PROJECT"]) / "data"
+    data.mkdir()
+    runtime = short_runtime_dir()
+    serve = ServeProcess({**env, "XDG_RUNTIME_DIR": runtime}, "--model", MODEL, "--web", "-e", "builtin:permission-gate")
+    try:
+        viewer = serve.viewer()
+        handle = viewer.ok({"type": "open_session"})["session"]
+        viewer.ok({"type": "attach", "session": handle})
+        loopback.push(tool_reply("bash", {"command": "rm -rf data"}), text_reply("Cleaned up the data folder."))
+        viewer.ok({"type": "prompt", "session": handle, "message": "clean up"})
+        viewer.wait(lambda r: r.get("type") == "extension_ui_request" and r.get("method") == "confirm")
+        origin, token = pairing_url(serve)
+        with Chromium() as browser:
+            page = browser.new_page()
+            # A phone held upright: 390 x 844 CSS pixels, touch.
+            page.call("Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 2,
+                                                              "mobile": True})
+            page.call("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 1})
+            page.watch_terminal()
+            page.go(f"{origin}/?token={token}")
+            page.wait_for_text("Allow risky tool call?")  # the phone layout, with the gate's question
+            assert page.evaluate("window.__piSize.width") < 60
+            page.wait_for(lambda: any("Approve" in line for line in page.screen_cells()), "the Approve button")
+            page.tap_text("Approve")
+            viewer.wait_event("agent_settled", timeout=30)
+            page.wait_for_text("Cleaned up the data folder.")
+        assert not data.exists()
+        viewer.close()
+    finally:
+        serve.stop()
+        shutil.rmtree(runtime, ignore_errors=True)

@@ -5,6 +5,9 @@ server runs, one tab each (a new session when none runs), as a client of the ser
 the page leaves every run in ``pi serve``. Until ``pi attach`` can open the app (issue 38: the
 app as a client), a page runs the app on its own session in the served folder, built with the
 server's flags; the browser side (pairing, ``/ws``, the web driver) is the same either way.
+
+A page narrower than ``PHONE_COLUMNS`` (a phone held upright) gets the phone layout instead
+(``pi_tui.phone``): every session's state, last answer and queue, and its open questions.
 """
 
 from __future__ import annotations
@@ -13,6 +16,10 @@ import importlib.util
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+
+PHONE_COLUMNS = 60
+"""Below this many columns a page gets the phone layout (a phone upright is about 40 at the page's
+16 px font; a tablet upright about 80)."""
 
 # Flags of ``pi serve`` that open a session at start: they are the server's, not each page's.
 _SERVER_ONLY_FLAGS = {"-c": 0, "--continue": 0, "-r": 0, "--resume": 0, "--session": 1, "--name": 1}
@@ -54,8 +61,11 @@ def attach_opens_app() -> bool:
     return any((Path(folder) / "attach_app.py").is_file() for folder in folders)
 
 
-def browser_command(target: BrowserTarget) -> list[str]:
-    """The argv of the app a browser connection runs (in the served folder, under the web driver)."""
+def browser_command(target: BrowserTarget, columns: int) -> list[str]:
+    """The argv of the app a browser connection runs (in the served folder, under the web driver),
+    for a page ``columns`` wide when it connects."""
+    if columns < PHONE_COLUMNS:
+        return [sys.executable, "-m", "pi_tui.phone", "--socket", str(target.socket_path)]
     pi = [sys.executable, "-m", "pi_runtime.cli"]
     if attach_opens_app():
         return [*pi, "attach", "--socket", str(target.socket_path)]

@@ -53,7 +53,7 @@ async def start_site(server: ServeServer, setup: WebSetup) -> WebServer:
 
     async def on_browser(websocket: ServerConnection, width: int, height: int) -> None:
         target = BrowserTarget(server.socket_path, setup.page_flags)
-        await BrowserBridge(websocket, browser_command(target), server.folder, width, height).run()
+        await BrowserBridge(websocket, browser_command(target, width), server.folder, width, height).run()
 
     def on_paired() -> None:
         # A fresh link for the next device: the one just used is spent. Printed on the
