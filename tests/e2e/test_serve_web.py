@@ -190,3 +190,20 @@ def test_stopping_the_server_ends_the_pages_apps(web):
         assert apps
         assert web.stop() == 128 + 15
     assert wait_until(lambda: not any(os.path.exists(f"/proc/{pid}") for pid in apps), timeout=20)
+
+
+def test_the_server_imports_no_app_while_pages_are_open(served_env):
+    # The app of each page runs in a child process; pi serve itself stays headless.
+    env = {**served_env, "PYTHONPROFILEIMPORTTIME": "1"}
+    serve = ServeProcess(env, "--model", MODEL, "--web")
+    try:
+        origin, token = pairing_url(serve)
+        cookie = pair(origin, token)
+        for query in ("?width=120&height=40", "?width=40&height=40"):  # the app, then the phone layout
+            with open_ws(origin, cookie=cookie, page_origin=origin, query=query) as ws:
+                assert isinstance(ws.recv(timeout=60), bytes)
+    finally:
+        serve.stop()
+    imported = [line.rsplit("|", 1)[-1].strip() for line in serve.stderr().splitlines() if "import time:" in line]
+    assert any(name.startswith("pi_runtime.serve.web") for name in imported)
+    assert [name for name in imported if name.split(".")[0] in ("textual", "rich", "pi_tui", "textual_serve")] == []
