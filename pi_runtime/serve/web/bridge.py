@@ -64,6 +64,8 @@ class BrowserBridge:
         self.size = (width, height)
         self._stderr = bytearray()
         self._stderr_read = asyncio.Event()
+        self.exit_status: int | None = None
+        """The app's exit status once :meth:`run` returned (negative: ended by that signal)."""
 
     async def run(self) -> None:
         """Start the app, copy both ways, and always leave the child ended."""
@@ -80,6 +82,7 @@ class BrowserBridge:
             for task in tasks[:2]:
                 task.cancel()
             await self._end(proc)
+            self.exit_status = proc.returncode
             tasks[2].cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
             with contextlib.suppress(ConnectionClosed):
@@ -89,12 +92,14 @@ class BrowserBridge:
         stdout = proc.stdout
         assert stdout is not None
         prelude: list[bytes] = []
-        for _ in range(PRELUDE_LINES):
-            line = await stdout.readline()
-            if not line or line == READY_LINE:
-                break
-            prelude.append(line)
-        else:
+        line = b""
+        try:
+            for _ in range(PRELUDE_LINES):
+                line = await stdout.readline()
+                if not line or line == READY_LINE:
+                    break
+                prelude.append(line)
+        except ValueError:  # a line past the reader's limit: this is no Textual app starting
             line = b""
         if line != READY_LINE:
             await self._show_failure(proc, b"".join(prelude))
