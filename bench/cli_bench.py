@@ -13,7 +13,8 @@ peak RSS and ours as a fraction of Pi's median wall time are shown):
 Our package's bytecode is compiled first (``compileall``): an installed pi has it, and with
 ``PYTHONDONTWRITEBYTECODE`` set every run would compile the sources again (~0.1 s).
 
-Pi is looked up as ``$PI_REAL_BIN``, else the npm global ``@earendil-works/pi-coding-agent``
+Pi is looked up as ``$PI_REAL_BIN``, else ``$PI_REFERENCE`` (default /work/ref/node_modules/.bin/pi)
+with the Node installed beside it, else the npm global ``@earendil-works/pi-coding-agent``
 (needs Node >= 22.19). Peak RSS is the command's own ``ru_maxrss`` (``os.wait4`` in a small
 launcher: spawned from the bench itself, a command's peak read at least as the bench's RSS).
 
@@ -133,6 +134,10 @@ def real_pi() -> list[str] | None:
     override = os.environ.get("PI_REAL_BIN")
     if override:
         return override.split()
+    reference = Path(os.environ.get("PI_REFERENCE", "/work/ref/node_modules/.bin/pi"))
+    beside = reference.parent.parent / "node" / "bin" / "node"  # npm's node package beside Pi
+    if reference.exists() and beside.exists():
+        return [str(beside), str(reference.resolve())]
     node = shutil.which("node")
     npm = shutil.which("npm")
     if not node or not npm:

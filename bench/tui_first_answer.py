@@ -16,11 +16,13 @@ text lost" when no request reached the server (the keys were taken before the se
 ready and dropped), "answer not shown" when the server answered but the screen never showed it.
 
 Figures are medians since process start: raw mode, keys typed, the prompt's request at the
-server, the answer on screen. ``--delay S`` types S seconds after the first frame instead.
-Both programs run with PI_OFFLINE=1 (Pi would otherwise try to download fd and ripgrep on a
-fresh agent dir).
+server, the answer on screen, and the median of each run's typed-to-request time. ``--delay S``
+types S seconds after the first frame instead; ``--after-footer`` types once the footer shows the
+model (``m1``), as a user who waits for the app to look ready does. pi's bytecode is compiled
+first (``side_by_side.compile_bytecode``: an installed pi has it). Both programs run with
+PI_OFFLINE=1 (Pi would otherwise try to download fd and ripgrep on a fresh agent dir).
 
-Run: ``.venv/bin/python bench/tui_first_answer.py [--runs 7] [--timeout 15] [--delay 0] [--only pi|Pi]``.
+Run: ``.venv/bin/python bench/tui_first_answer.py [--runs 7] [--timeout 15] [--delay 0] [--after-footer] [--only pi|Pi]``.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
 from pi_runtime.testing.loopback import LoopbackServer, RecordedRequest, Reply  # noqa: E402
 
@@ -213,6 +216,7 @@ def report(name: str, outcomes: list[Outcome]) -> str:
     lines.append(f"  raw mode           median {median([o.raw_mode for o in outcomes])}")
     lines.append(f"  typed (1st frame)  median {median([o.typed for o in outcomes])}")
     lines.append(f"  request at server  median {median([o.request for o in outcomes])}")
+    lines.append(f"  typed -> request   median {median([o.request - o.typed for o in outcomes if o.request and o.typed])}")
     problems: dict[str, int] = {}
     for o in outcomes:
         if o.problem:
@@ -230,8 +234,14 @@ def main() -> None:
     parser.add_argument("--only", choices=("pi", "Pi"), help="run one program only")
     parser.add_argument("--delay", type=float, default=0.0,
                         help="seconds to wait after raw mode before typing (0: type at once)")
+    parser.add_argument("--after-footer", action="store_true", help="type once the footer shows the model")
     args = parser.parse_args()
+    from side_by_side import compile_bytecode, load
+
     from pi_runtime import __version__
+
+    compile_bytecode()
+    print(load())
 
     targets: list[tuple[str, list[str], str, bytes]] = [
         ("pi (this repository)", [sys.executable, "-m", "pi_runtime.cli"], "", f"v{__version__}".encode())]
@@ -242,6 +252,8 @@ def main() -> None:
         targets.append(("Pi 1.6 (reference)", [str(reference)], prefix, b"v1.6"))
     else:
         print(f"reference Pi not found at {reference}: pi only")
+    if args.after_footer:  # the footer's model: the same mark for both
+        targets = [(name, argv, prefix, b"m1") for name, argv, prefix, _ in targets]
     if args.only:
         targets = [t for t in targets if t[0].startswith(args.only + " ")]
     server = Server()
@@ -251,6 +263,7 @@ def main() -> None:
             outcomes = [one_run(argv, prefix, server, f"Pong{run:02d}x{os.getpid()}", args.timeout, frame,
                                 args.delay) for run in range(args.runs)]
             print(report(name, outcomes), flush=True)
+    print(load())
 
 
 if __name__ == "__main__":

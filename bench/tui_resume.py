@@ -36,6 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
 from session_open import generate  # noqa: E402
+from side_by_side import compile_bytecode  # noqa: E402
 
 CTRL_HOME = b"\x1b[1;5H"
 CTRL_END = b"\x1b[1;5F"
@@ -217,9 +218,10 @@ def main() -> None:
     parser.add_argument("--messages", type=int, default=10_000)
     parser.add_argument("--pages", type=int, default=300, help="PageUp/PageDown presses per direction")
     parser.add_argument("--skip-baseline", action="store_true")
-    parser.add_argument("--reference", default=os.environ.get("PI_REFERENCE", "/opt/piref/node_modules/.bin/pi"),
+    parser.add_argument("--reference", default=os.environ.get("PI_REFERENCE", "/work/ref/node_modules/.bin/pi"),
                         help="the real Pi's pi executable (its side is skipped when missing)")
     args = parser.parse_args()
+    compile_bytecode()  # as an installed pi has it
     work = Path(tempfile.mkdtemp(prefix="pi-resume-"))
     session_file = work / "session.jsonl"
     generate(session_file, args.messages)

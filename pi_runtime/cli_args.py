@@ -71,6 +71,8 @@ class CliArgs:
     system_prompt: str | None = None
     append_system_prompt: list[str] = field(default_factory=list)
     verbose: bool = False
+    tui_mode: str | None = None
+    """``--tui-mode`` (Pi's ``fullscreen`` or ``regular``; pi is always full-screen)."""
     approve: bool | None = None
     offline: bool = False
     export: list[str] = field(default_factory=list)
@@ -119,6 +121,7 @@ _FLAGS: dict[str, tuple[str, str]] = {
     "--system-prompt": ("system_prompt", "value"),
     "--append-system-prompt": ("append_system_prompt", "list"),
     "--verbose": ("verbose", "bool"),
+    "--tui-mode": ("tui_mode", "value"),
     "-a": ("approve", "bool"), "--approve": ("approve", "bool"),
     "-na": ("approve", "false"), "--no-approve": ("approve", "false"),
     "--offline": ("offline", "bool"),
@@ -289,6 +292,10 @@ Tools and resources:
   --skill <path>              Load a skill (repeatable);  -ns, --no-skills
   --prompt-template <path>    Load a prompt template;     -np, --no-prompt-templates
   -nc, --no-context-files     Skip AGENTS.md / CLAUDE.md
+  --theme <path>              Load a theme file or folder (repeatable); --no-themes: no discovered themes
+  --use-theme <name>          The theme for this run (light/dark pairs and "system" follow the terminal)
+  --verbose                   The whole start-up help, whatever quietStartup says
+  --tui-mode <mode>           Accepted for Pi's sake: pi is always full-screen
   --system-prompt <text|file> Replace the system prompt
   --append-system-prompt <t>  Append to the system prompt (repeatable)
   -a, --approve / -na, --no-approve   Trust / ignore project-local .pi resources

@@ -120,7 +120,6 @@ def _reader_gone() -> int:
 
 
 def _interactive(args: CliArgs) -> int:
-    collector_on()
     # The one place the runtime reaches the UI package: by name, at run time, only for the
     # interactive mode (DESIGN.md: the launcher imports pi_tui lazily; headless never does).
     import importlib
@@ -143,6 +142,10 @@ def _interactive(args: CliArgs) -> int:
             if str(getattr(exc, "name", "") or "").startswith("pi_tui"):
                 return _fail("interactive mode is not available yet (use -p, --mode json or --mode rpc)")
             return _fail(f"interactive mode cannot start: {exc}")
+        # Only now: the app's imports (Textual, pi_tui: a million allocations, hardly any garbage)
+        # ran without a collection every 700 of them, and are frozen out of the collector's reach
+        # (4 % of the CPU time to a first answer).
+        collector_on()
         return int(run_interactive(args, typeahead, preloaded=preloaded) or 0)
     finally:
         if hold is not None:

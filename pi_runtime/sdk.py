@@ -192,6 +192,7 @@ def create_agent_session(
 
     typed = typed_settings(settings)
     options = ToolOptions(bash_env=bash_env, shell_path=typed.shell_path or None,
+                          shell_command_prefix=typed.shell_command_prefix or None,
                           auto_resize_images=lambda: typed_settings(settings).images.auto_resize)
     own_tools = create_all_tools(cwd, options)
     # Pi lists a tool in the prompt's <tools> section when it is one of its own or gives a
@@ -292,10 +293,22 @@ def create_agent_session(
         agent.state.model = model
     if thinking_level is not None or not session_manager.raw_entries():
         agent.state.thinking_level = clamp_thinking(level, agent.state.model)
+    _record_history_start(session_manager, agent)
     if runner is not None:
         runner.bind(session, built_in)
     session.refresh_system_prompt()
     return session
+
+
+def _record_history_start(manager: Any, agent: Agent) -> None:
+    """As Pi's SDK: a session without messages starts its history with the model and thinking
+    level in force (so a resume restores them, whatever is appended first: a shell command, a
+    name); an older file without a thinking level gets one."""
+    kinds = {entry.get("type") for entry in manager.raw_entries()}
+    if "message" not in kinds and "model_change" not in kinds and agent.state.model is not None:
+        manager.append_model_change(agent.state.model.provider, agent.state.model.id)
+    if "thinking_level_change" not in kinds:
+        manager.append_thinking_level_change(agent.state.thinking_level)
 
 
 def _without_mcp_names(spec: str | Iterable[str]) -> list[str]:

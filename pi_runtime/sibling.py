@@ -103,8 +103,7 @@ def _build_beside(session: AgentSession, manager: Any, *, keep_model: bool) -> A
     if keep_model and not manager.raw_entries():
         # As ``new_session`` does: the new file starts with the model and level in use.
         manager.append_model_change(session.model.provider, session.model.id)
-        if session.thinking_level != "off":
-            manager.append_thinking_level_change(session.thinking_level)
+        manager.append_thinking_level_change(session.thinking_level)  # "off" too, as Pi
     from .tools import ALL_TOOL_NAMES
 
     active = session.actions.active_tools()

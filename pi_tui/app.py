@@ -33,6 +33,7 @@ from .editor.completion_menu import CompletionMenu
 from .editor.input_controller import InputController
 from .editor.key_hold import KeyHold
 from .editor.prompt_editor import PromptEditor
+from .editor.typed_text import take_in_app
 from .footer.footer_bar import FooterBar
 from .footer.header_bar import HeaderBar
 from .keys.app_actions import AppActions
@@ -43,11 +44,12 @@ from .sessions.session_chrome import SessionChrome
 from .sessions.session_start import show_start_help, start_session
 from .sessions.session_tabs import SessionTabs
 from .sessions.workspace import Workspace
-from .terminal import escape_key, extended_keys, terminal_keys
+from .terminal import escape_key, extended_keys, terminal_keys, typed_runs
 from .terminal.app_driver import driver_class_for
 from .terminal.key_sequences import PASTE_END, PASTE_START, events_for, sequence_for
 from .terminal.terminal_input import TerminalInput, editor_key
 from .terminal.textual_internals import whole_screen_render
+from .terminal.typed_runs import TypedRun
 from .terminal.window_title import show_window_title
 from .theme.theme_service import ThemeService, theme_variable_defaults
 from .transcript.jump_hint import EndOutOfSight, JumpToLatest
@@ -63,6 +65,7 @@ if TYPE_CHECKING:
 terminal_keys.install()
 extended_keys.install()
 escape_key.install()
+typed_runs.install()
 
 
 class PiApp(AppActions, inherit_bindings=False):
@@ -143,9 +146,13 @@ class PiApp(AppActions, inherit_bindings=False):
 
     def get_driver_class(self) -> type[Driver]:
         # Pi's modifyOtherKeys request (Shift+Enter under tmux) and a safe end when the terminal closes.
-        return driver_class_for(super().get_driver_class())
+        return driver_class_for(super().get_driver_class(), typed_runs=True)
 
     async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, TypedRun):  # keys that arrived together (terminal/typed_runs.py)
+            self.last_input_at = time.perf_counter()
+            await take_in_app(self, event)
+            return
         if isinstance(event, (events.Key, events.Paste)):
             self.last_input_at = time.perf_counter()
             if not event.is_forwarded and self.key_hold.keep(event):
@@ -257,6 +264,9 @@ class PiApp(AppActions, inherit_bindings=False):
         self.jump_hint.key = self.keymap.first_key("tui.altScreen.bottom")
         self._apply_editor_keys()
         self.theme_changed_signal.subscribe(self, lambda _theme: self._push_colors())
+        # Back from Ctrl+Z (fg): the terminal shows the shell's screen until everything is drawn
+        # again; Textual only draws what changes, so nothing came back until the next message.
+        self.app_resume_signal.subscribe(self, lambda _app: self.repaint_all())
         self._push_colors()
         if self.static:
             self.editor.cursor_blink = False
@@ -272,6 +282,15 @@ class PiApp(AppActions, inherit_bindings=False):
             self.input.show_starting()
             self.run_worker(self.session_factory, thread=True, name="build-session", group="startup",
                             exit_on_error=False)
+
+    def show_status(self, text: str) -> None:
+        """A status line in the shown transcript (``Transcript.show_status``), as Pi's ``showStatus``."""
+        self.call_later(self.transcript.show_status, text)
+
+    def repaint_all(self) -> None:
+        """Draw every cell of the screen again (after the terminal was given to another program)."""
+        for screen in self.screen_stack:
+            screen.refresh(layout=True)
 
     def on_end_out_of_sight(self, message: EndOutOfSight) -> None:
         if message.transcript is self.transcript:  # not a hidden tab's, nor the tree's preview
@@ -328,6 +347,10 @@ class PiApp(AppActions, inherit_bindings=False):
         if session.settings.project_trusted:
             # A stranger's clone does not get its theme files read: only a trusted project's.
             self.themes.set_folders([self.agent_dir / "themes", Path(self.cwd) / ".pi" / "themes"])
+        args = self.command_line
+        if args is not None:  # --theme paths, --no-themes
+            self.themes.cli_paths = [Path(self.cwd) / Path(p).expanduser() for p in getattr(args, "themes", [])]
+            self.themes.discover = not getattr(args, "no_themes", False)
         theme_paths = getattr(getattr(session, "resources", None), "theme_paths", None)
         if theme_paths is not None:
             # Packages' themes (and extensions' themePaths) are the session's to know.
@@ -336,10 +359,11 @@ class PiApp(AppActions, inherit_bindings=False):
         self.apply_display_settings()
         if typed_settings(session.settings).hide_thinking_block:
             self.transcript.set_thinking_collapsed(True)
-        settings_theme = typed_settings(session.settings).theme
-        if settings_theme and settings_theme != "system":
-            self.themes.apply(str(settings_theme).split("/")[-1])
+        settings_theme = self._settings_theme()
+        if settings_theme:
+            self.themes.apply(settings_theme)
         self.bridge = Bridge(session, self)
+        self.transcript.messages_when = self.bridge.messages_when
         self.bridge.start()
         self.workspace.adopt_first(session, self.bridge, self.transcript)
         self.chrome.show(session)
@@ -354,6 +378,18 @@ class PiApp(AppActions, inherit_bindings=False):
         # said once at start as the headless modes say it on stderr (Pi shows them too).
         self.start_notices.extend((problem, "warning") for problem in startup_problems(session))
         self.run_worker(start_session(self, session), name="start-session", group="session", exit_on_error=False)
+
+    def _settings_theme(self) -> str | None:
+        """The theme to show: ``--use-theme`` for this run, else the settings' (``system`` when
+        none, as Pi: light or dark as the terminal is; a ``light/dark`` pair picks by it too)."""
+        from pi_runtime.frontend import typed_settings
+
+        from .theme.theme import resolve_theme_setting
+
+        if self.session is None:
+            return None
+        chosen = getattr(self.command_line, "use_theme", None) or typed_settings(self.session.settings).theme
+        return resolve_theme_setting(str(chosen) if chosen else "system")
 
     def apply_display_settings(self) -> None:
         """Padding, menu height, scrollbar and folded thinking from the settings (start, /settings)."""
@@ -443,21 +479,29 @@ class PiApp(AppActions, inherit_bindings=False):
         self.header_bar.set_palette(colors)
 
     async def reload_resources(self) -> None:
-        """``/reload``: keybindings, themes and resources from disk again."""
+        """``/reload``: settings, keybindings, themes and resources from disk again."""
+        if self.session is not None:
+            self.session.reload_settings()  # first: what follows reads them
         self.keymap = load_keymap(self.agent_dir / "keybindings.json")
         self.set_keymap(self.keymap.textual_keymap())
         self._apply_editor_keys()
         self.themes.load()
-        self.themes.apply(self.themes.wanted, force=True)
+        self.themes.apply(self._settings_theme() or self.themes.wanted, force=True)
+        if self.session is not None:
+            from pi_runtime.frontend import typed_settings
+
+            self.apply_display_settings()
+            self.transcript.set_thinking_collapsed(bool(typed_settings(self.session.settings).hide_thinking_block))
         resources = getattr(self.session, "resources", None)
         if resources is not None and hasattr(resources, "reload"):
             resources.reload()
         if self.session is not None:
             self.chrome.refresh_resources(self.session)
+            self.chrome.refresh_stats(self.session)  # "(auto)" follows compaction.enabled
         problems = self.keymap.problems + self.themes.errors
         for problem in problems:
             self.notify(problem, severity="warning", timeout=8)
-        await self.transcript.add_notice("Reloaded keybindings, themes and resources" +
+        await self.transcript.add_notice("Reloaded settings, keybindings, themes and resources" +
                                          (f" ({len(problems)} problem(s))" if problems else ""))
 
     # ------------------------------------------------------------------ editor messages

@@ -25,6 +25,9 @@ if TYPE_CHECKING:
     from pi_runtime.frontend import SessionPort
 
 
+REBUILD_EVENTS = frozenset({"compaction_end", "session_changed"})
+"""Events after which a view is rebuilt from the session's messages (see ``messages_when``)."""
+
 EVENT_BATCH_SECONDS = 0.03
 """How long the app works through queued events before the keys typed meanwhile get their turn."""
 
@@ -52,6 +55,8 @@ class Bridge:
         self._pending: deque[Any] = deque()
         self._posted = False
         """A ``KernelEvents`` message is on its way and will see newly queued events too."""
+        self._lengths: dict[int, int] = {}
+        """For each waiting rebuild event (by ``id``): how many messages the session had then."""
 
     def start(self) -> None:
         """Begin forwarding (idempotent)."""
@@ -91,7 +96,21 @@ class Bridge:
                 return
             yield self._pending.popleft()
 
+    def messages_when(self, event: Any) -> list[Any]:
+        """The session's messages as they were when ``event`` (a rebuild event) was emitted.
+
+        The app works through events after the kernel went on: by the time it rebuilds the view
+        for a compaction before a prompt, the prompt is already in the session's messages, and
+        its own ``message_start`` is next in the queue. Messages are only appended between
+        rebuilds, so the ones the event saw are the first ``n``.
+        """
+        messages = self.session.messages
+        length = self._lengths.pop(id(event), None)
+        return messages if length is None or length >= len(messages) else list(messages[:length])
+
     def _on_event(self, event: Any) -> None:
+        if getattr(event, "type", None) in REBUILD_EVENTS:
+            self._lengths[id(event)] = len(self.session.messages)
         self._pending.append(event)
         if not self._posted:
             self._posted = True

@@ -16,10 +16,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, overload
 
 if TYPE_CHECKING:
+    from textual import events
     from textual.css.query import DOMQuery
     from textual.notifications import SeverityLevel
     from textual.screen import Screen, ScreenResultCallbackType
     from textual.theme import Theme
+    from textual.timer import Timer
     from textual.widget import AwaitMount, Widget
     from textual.worker import Worker, WorkType
 
@@ -36,6 +38,7 @@ if TYPE_CHECKING:
     from .queue.queue_pane import QueuePane
     from .sessions.session_chrome import SessionChrome
     from .sessions.workspace import Workspace
+    from .terminal.terminal_input import TerminalInput
     from .theme.theme_service import ThemeService
     from .transcript.jump_hint import JumpToLatest
     from .transcript.transcript import Transcript
@@ -86,6 +89,10 @@ class PiHost(Protocol):
     tmux_checked: bool
     key_hold: KeyHold
     """Keys typed right after a slash command, until what it opens is on screen."""
+    terminal_input: TerminalInput
+    """Extensions' ``ctx.ui.on_terminal_input`` listeners."""
+    last_input_at: float
+    """``time.perf_counter()`` of the last key or paste."""
     start_notices: list[tuple[str, str]]
     """(text, kind) said while the first session was still being built (the trust answer):
     shown after it is attached, whose history replaces the transcript."""
@@ -100,6 +107,10 @@ class PiHost(Protocol):
 
     # Textual's App calls the controllers make.
     title: str
+    app_focus: bool
+    @property
+    def focused(self) -> Widget | None: ...
+    async def on_event(self, event: events.Event) -> None: ...
     @property
     def is_headless(self) -> bool: ...
     @property
@@ -113,11 +124,14 @@ class PiHost(Protocol):
                    exclusive: bool = False, thread: bool = False) -> Worker[Any]: ...
     def call_later(self, callback: Callable[..., Any], *args: Any, **kwargs: Any) -> bool: ...
     def call_after_refresh(self, callback: Callable[..., Any], *args: Any, **kwargs: Any) -> bool: ...
+    def set_timer(self, delay: float, callback: Callable[[], Any] | None = None, *, name: str | None = None,
+                  pause: bool = False) -> Timer: ...
     def call_from_thread(self, callback: Callable[..., Any], *args: Any, **kwargs: Any) -> Any: ...
     def mount(self, *widgets: Widget, before: int | str | Widget | None = None,
               after: int | str | Widget | None = None) -> AwaitMount: ...
     def exit(self, result: int | None = None, return_code: int = 0, message: Any = None) -> None: ...
     def suspend(self) -> AbstractContextManager[None]: ...
+    def show_status(self, text: str) -> None: ...
     @overload
     def query(self, selector: str | None = None) -> DOMQuery[Widget]: ...
     @overload

@@ -159,21 +159,28 @@ def _session_factory(args: Any, first_frame: threading.Event | None = None,
         if first_frame is not None:
             first_frame.wait(FIRST_FRAME_WAIT)
         try:
-            from pi_runtime.frontend.app_support import build_session, trust_question
+            from pi_runtime.frontend.app_support import build_session, prepare_requests, trust_question
         except ImportError:  # the CLI helper's start-up module is not there yet
             return _fallback_session(args)
+        # The HTTP client's imports, beside the build: a prompt typed as the first frame shows waits
+        # for both (they cost about what the build does).
+        prepare_requests()
         if ask_trust is not None:
             folder = trust_question(args)
             if folder is not None:
                 args.approve = ask_trust(folder)
         try:
-            return build_session(args, preloaded=preloaded)
+            session = build_session(args, preloaded=preloaded)
         except Exception as exc:
             from pi_runtime.frontend.app_support import SessionFolderGone
 
             if ask_folder is None or not isinstance(exc, SessionFolderGone):
                 raise
-            return _build_in_place_of(args, exc, ask_folder(exc.recorded, exc.current), preloaded)
+            session = _build_in_place_of(args, exc, ask_folder(exc.recorded, exc.current), preloaded)
+        # Its model's provider module (and trust store), on a worker thread while the session is
+        # attached and the user types.
+        prepare_requests(getattr(session, "model", None))
+        return session
 
     return build
 

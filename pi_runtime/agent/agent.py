@@ -21,6 +21,9 @@ Hooks (all optional; each documents its contract):
 - ``declare_loadout(pending) -> messages``: called before every model request with the
   messages about to go in (the prompts, steering, follow-ups; often none); returns them with
   any message to add first (the kernel's declaration of changed tools, as Pi 1.6). Must not raise.
+- ``prepare_next_turn()`` (async): called between the turns of a run, before the next turn
+  starts (Pi's ``prepareNextTurn``); the kernel compacts there when the context is over the
+  threshold, and may replace ``state.messages``. Must not raise.
 """
 
 from __future__ import annotations
@@ -112,6 +115,8 @@ class Agent:
         """See the module docstring: routes a request made with a virtual model."""
         self.declare_loadout: Callable[[list[Any]], list[Any]] | None = None
         """See the module docstring: lets the kernel add a system message before a request."""
+        self.prepare_next_turn: Callable[[], Awaitable[None]] | None = None
+        """See the module docstring: the kernel's compaction between the turns of a run."""
         self.block_images: Callable[[], bool] | None = None
         """True when images must not reach the model (``images.blockImages``), asked at each request."""
         self.steering_mode: QueueMode = steering_mode

@@ -82,6 +82,11 @@ class AgentRun:
             more_tool_calls = True
             while more_tool_calls or pending:
                 if not first_turn:
+                    if self.agent.prepare_next_turn is not None:
+                        await self.agent.prepare_next_turn()
+                        if not pending:
+                            # It can take a while (a compaction): steering typed meanwhile goes in now.
+                            pending = self.agent.take_steering()
                     await self.emit(TurnStartEvent())
                 first_turn = False
                 # Before every request, as Pi: a tool registered during the last turn is declared now.

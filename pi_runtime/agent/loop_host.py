@@ -35,6 +35,8 @@ class LoopHost(Protocol):
     declare_loadout: Callable[[list[Any]], list[Any]] | None
     prepare_request: Callable[[AbortSignal | None], Awaitable[RequestTarget | None]] | None
     """Where the next request goes (a virtual model's router); None: the selection."""
+    prepare_next_turn: Callable[[], Awaitable[None]] | None
+    """Between the turns of a run, before the next turn starts (a compaction of the context)."""
     block_images: Callable[[], bool] | None
     tool_execution: Literal["parallel", "sequential"]
     session_id: str | None

@@ -78,6 +78,19 @@ class ToolError(Exception):
     """A tool failure with a message meant for the model (no traceback)."""
 
 
+class ToolFailed(ToolError):
+    """A failure that still has a whole result to give: a command that ran and exited non-zero.
+
+    ``execute`` raises it, as Pi's tool tests expect of a failed command ("should handle command
+    errors"), and the agent loop records ``result`` as it is (its text, details and ``isError``),
+    so the session holds what Pi 1.6's bash tool returns for it.
+    """
+
+    def __init__(self, result: ToolResult) -> None:
+        super().__init__("".join(c.text for c in result.content if isinstance(c, TextContent)))
+        self.result = result
+
+
 class AgentTool:
     """Subclass and set ``name``, ``description``, ``Params``; implement ``execute``."""
 

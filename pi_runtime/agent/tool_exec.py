@@ -30,7 +30,7 @@ from .events import (
     ToolExecutionStartEvent,
     ToolExecutionUpdateEvent,
 )
-from .tool import AgentTool, ToolResult
+from .tool import AgentTool, ToolFailed, ToolResult
 
 if TYPE_CHECKING:
     from .loop_host import LoopHost
@@ -223,6 +223,8 @@ class ToolBatch:
             is_error = result.is_error
         except asyncio.CancelledError:
             raise
+        except ToolFailed as exc:  # a failed command: its whole result, as the tool made it
+            result, is_error = exc.result, True
         except Exception as exc:  # noqa: BLE001 - a tool failure is a result, not a crash
             result = _error(str(exc) or type(exc).__name__)
             # A tool may attach details to its error (bash: the saved full output).

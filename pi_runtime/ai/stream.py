@@ -69,6 +69,20 @@ def get_api(api: str) -> ProviderStream | None:
     return fn
 
 
+def prepare_requests(model: Model | None = None) -> None:
+    """Get ready, on a worker thread, for a first request: the HTTP client
+    (``pi_runtime.http.prepare_in_background``) and, once ``model`` is known, its provider module and
+    trust store. For a front end whose user is about to prompt: done after the prompt, these imports
+    delayed its request by 0.1-0.2 s (and, on the app's loop, its screen)."""
+    from ..http import prepare_in_background
+
+    if model is None:
+        prepare_in_background()
+        return
+    module = _BUILTIN_APIS.get(model.api) if model.api not in _registry else None
+    prepare_in_background(trust_store=model.base_url.startswith("https:"), modules=(module,) if module else ())
+
+
 def takes_wire_messages(api: str) -> bool:
     """Whether the provider for ``api`` reads stored messages as wire dicts (else it gets objects)."""
     fn = get_api(api)

@@ -1,10 +1,14 @@
 """Where to cut a path for compaction: keep about ``keepRecentTokens`` of recent context.
 
-A cut lands on an entry that starts a message the model can read on its own: a user,
-assistant, bash-execution or custom message, or a branch summary. It never lands on a tool
-result, which must stay with the assistant message that called the tool. When the cut falls
-inside one user-message span (it lands on an assistant message) the turn is split: the span's
-beginning is summarised separately from the older history.
+The cut is chosen on the context as the model sees it (Pi's session projection): after an
+earlier compaction, the entries it kept and the entries that followed it, without the system
+messages of the kept part (the compaction carries the prompt checkpoint instead). Walking back
+from the newest entry, the estimated sizes add up until ``keepRecentTokens`` is reached; the
+cut lands on the nearest entry at or after that point that starts a message the model can read
+on its own (user, assistant, bash execution, custom message, summary), never on a tool result,
+which must stay with the call that asked for it. Entries that add nothing to the context (model
+or thinking changes, labels) just before the cut stay with the kept part. When the cut entry
+does not start a turn, the turn is split: its beginning is summarised on its own.
 """
 
 from __future__ import annotations
@@ -17,8 +21,7 @@ from .estimate import estimate_message_tokens
 
 Entry = dict[str, Any]
 CUT_ROLES = {"user", "assistant", "bashExecution", "custom", "branchSummary", "compactionSummary"}
-SPAN_START_ROLES = {"user", "bashExecution", "custom", "branchSummary"}
-_METADATA = {"model_change", "thinking_level_change", "label", "session_info", "custom", "usage"}
+TURN_START_ROLES = {"user", "bashExecution", "custom", "branchSummary", "compactionSummary"}
 
 
 @record
@@ -26,13 +29,26 @@ class CutPoint:
     first_kept_index: int
     """Index (in the path) of the first entry kept verbatim."""
     turn_start_index: int
-    """For a split turn, where its user-message span starts; -1 otherwise."""
+    """For a split turn, where its turn starts; -1 otherwise."""
     is_split_turn: bool
 
 
-def _role(entry: Entry, edits: dict[str, Entry]) -> str | None:
-    message = entry_message(entry, edits)
-    return message.get("role") if message is not None else None
+def _projected(path: list[Entry], start: int, end: int) -> list[int]:
+    """The path indices in ``[start, end)`` that are part of the model's context, in order.
+
+    The latest compaction entry and the system messages it kept are left out (the compaction's
+    own checkpoint stands for them), as in Pi's projection.
+    """
+    latest = next((i for i in range(end - 1, start - 1, -1) if path[i].get("type") == "compaction"), -1)
+    indices = []
+    for i in range(start, end):
+        entry = path[i]
+        if i == latest:
+            continue
+        if i < latest and entry.get("type") == "message" and (entry.get("message") or {}).get("role") == "system":
+            continue
+        indices.append(i)
+    return indices
 
 
 def find_cut_point(path: list[Entry], start: int, end: int, keep_recent_tokens: int,
@@ -50,29 +66,34 @@ def find_cut_point(path: list[Entry], start: int, end: int, keep_recent_tokens: 
         The cut. ``first_kept_index == start`` means there is nothing to summarise.
     """
     edits = edits or {}
-    roles = [_role(path[i], edits) for i in range(start, end)]
-    valid = [start + k for k, r in enumerate(roles) if r in CUT_ROLES]
+    indices = _projected(path, start, end)
+    messages = [entry_message(path[i], edits) for i in indices]
+    is_compaction = [path[i].get("type") == "compaction" for i in indices]
+
+    def role(k: int) -> str | None:
+        message = messages[k]
+        return None if message is None or is_compaction[k] else message.get("role")
+
+    valid = [k for k in range(len(indices)) if role(k) in CUT_ROLES]
     if not valid:
         return CutPoint(start, -1, False)
     cut = valid[0]
     kept = 0
-    for i in range(end - 1, start - 1, -1):
-        message = entry_message(path[i], edits)
-        if message is None:
+    for k in range(len(indices) - 1, -1, -1):
+        message = messages[k]
+        tokens = estimate_message_tokens(message) if message is not None else 0
+        if tokens == 0:
             continue
-        kept += estimate_message_tokens(message)
+        kept += tokens
         if kept >= keep_recent_tokens:
-            cut = next((v for v in valid if v >= i), valid[-1])
+            cut = next((v for v in valid if v >= k), valid[-1])
             break
-    split = roles[cut - start] == "assistant"
-    turn_start = -1
-    if split:
-        turn_start = start
-        for j in range(cut - 1, start - 1, -1):
-            if roles[j - start] in SPAN_START_ROLES:
-                turn_start = j
-                break
-    # Settings changes and labels just before the cut stay with the kept part.
-    while cut > start and cut - 1 > turn_start and path[cut - 1].get("type") in _METADATA:
+    # Entries that add nothing to the context (settings changes, labels) just before the cut stay.
+    while cut > 0 and not is_compaction[cut - 1] and messages[cut - 1] is None:
         cut -= 1
-    return CutPoint(cut, turn_start, split)
+    if role(cut) in TURN_START_ROLES:
+        return CutPoint(indices[cut], -1, False)
+    turn_start = next((k for k in range(cut, -1, -1) if role(k) in TURN_START_ROLES), -1)
+    if turn_start < 0:
+        return CutPoint(indices[cut], -1, False)
+    return CutPoint(indices[cut], indices[turn_start], True)

@@ -14,6 +14,7 @@ auto-compaction then starts late on exactly the small local models that need it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from .. import deep_json
@@ -188,13 +189,15 @@ def estimate_context_tokens(messages: list[Any]) -> int | None:
     return estimate_context(messages).tokens
 
 
-def should_compact(tokens: int | None, context_window: int, settings: CompactionSettings | None = None) -> bool:
+def should_compact(tokens: int | None, context_window: int,
+                   settings: CompactionSettings | Mapping[str, Any] | None = None) -> bool:
     """Whether auto-compaction should run: ``tokens > context_window - reserveTokens``.
 
     Args:
         tokens: Estimated context tokens (None: unknown, never compacts).
         context_window: The model's window.
-        settings: The effective settings (defaults when None).
+        settings: The effective settings (defaults when None), or Pi's plain settings object
+            (``{"enabled", "reserveTokens", "keepRecentTokens"}``).
 
     Returns:
         True when enabled and over the threshold. As in Pi, a window no larger than the reserve
@@ -202,7 +205,7 @@ def should_compact(tokens: int | None, context_window: int, settings: Compaction
         the cut (``prepare_compaction``), which with the default ``keepRecentTokens`` keeps
         everything such a window can hold. An unknown window (0) never compacts.
     """
-    resolved = settings or CompactionSettings()
+    resolved = CompactionSettings.coerce(settings)
     if not resolved.enabled or tokens is None or context_window <= 0:
         return False
     return tokens > context_window - resolved.reserve_tokens

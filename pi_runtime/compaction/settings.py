@@ -7,6 +7,7 @@ per-model ``modelOverrides`` (each token value falls back on its own to the ordi
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ..records import record
@@ -26,6 +27,31 @@ class CompactionSettings:
             value = getattr(self, name)
             if not isinstance(value, int) or value < 0:
                 raise ValueError(f"compaction.{name} must be a non-negative integer, got {value!r}")
+
+    @classmethod
+    def coerce(cls, value: Any) -> CompactionSettings:
+        """``value`` as settings: these settings, Pi's plain object (``{"enabled": True,
+        "reserveTokens": 16384, "keepRecentTokens": 20000}``, snake_case keys too), or None for
+        the defaults. Missing keys take the defaults.
+
+        Raises:
+            ValueError: a token value that is not a non-negative integer.
+        """
+        if value is None:
+            return cls()
+        if isinstance(value, cls):
+            return value
+        if isinstance(value, Mapping):
+            def pick(camel: str, snake: str, default: Any) -> Any:
+                return value.get(camel, value.get(snake, default))
+
+            base = cls()
+            return cls(enabled=bool(pick("enabled", "enabled", base.enabled)),
+                       reserve_tokens=pick("reserveTokens", "reserve_tokens", base.reserve_tokens),
+                       keep_recent_tokens=pick("keepRecentTokens", "keep_recent_tokens", base.keep_recent_tokens))
+        return cls(enabled=bool(getattr(value, "enabled", True)),
+                   reserve_tokens=getattr(value, "reserve_tokens", cls().reserve_tokens),
+                   keep_recent_tokens=getattr(value, "keep_recent_tokens", cls().keep_recent_tokens))
 
     @classmethod
     def for_model(cls, block: Any, model_ref: str | None) -> CompactionSettings:

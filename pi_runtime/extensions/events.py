@@ -426,13 +426,14 @@ CANCELLABLE = frozenset({"session_before_switch", "session_before_fork", "sessio
 """Events whose handlers may return ``{"cancel": True}``."""
 
 
-def make_event(name: str, **fields: Any) -> ExtensionEvent:
-    """The event ``name`` with ``fields`` (unknown fields are dropped: the kernel may know more).
+def make_event(event_type: str, /, **fields: Any) -> ExtensionEvent:
+    """The event ``event_type`` with ``fields`` (unknown fields are dropped: the kernel may know more).
+    Positional-only: ``session_info_changed`` has a field called ``name``.
 
     Raises:
-        KeyError: ``name`` is not an extension event.
+        KeyError: ``event_type`` is not an extension event.
     """
-    cls = EVENTS[name]
+    cls = EVENTS[event_type]
     known = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]  # every event class is a dataclass
     return cls(**{snake(k): v for k, v in fields.items() if snake(k) in known})
 

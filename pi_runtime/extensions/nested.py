@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
+from ..agent.tool import ToolFailed
 from ..background import spawn
 from ..records import record
 from .events import ToolExecutionEndEvent, ToolExecutionStartEvent, ToolExecutionUpdateEvent
@@ -108,6 +109,9 @@ class NestedCalls:
                 result = await tool.execute(call_id, params, signal, updated)
                 outcome = NestedToolResult(list(result.content), result.details, result.is_error,
                                            result.structured_content)
+            except ToolFailed as exc:  # a failed command: its whole result
+                outcome = NestedToolResult(list(exc.result.content), exc.result.details, True,
+                                           exc.result.structured_content)
             except Exception as exc:  # noqa: BLE001 - a failing nested tool is a result for its caller
                 outcome = NestedToolResult(_text(str(exc) or type(exc).__name__), getattr(exc, "details", None), True)
             duration = (time.monotonic() - started) * 1000

@@ -68,7 +68,11 @@ if TYPE_CHECKING:
     from pi_runtime.session import SessionManager as SessionManager
     from pi_runtime.session.listing import read_session_info as read_session_info
     from pi_runtime.session.paths import project_session_dir as project_session_dir
+    from pi_runtime.session.search import SessionMatcher as SessionMatcher
+    from pi_runtime.session.search import parse_query as parse_query
+    from pi_runtime.session.search import read_session_texts as read_session_texts
     from pi_runtime.session.storage import SessionFileError as SessionFileError
+    from pi_runtime.session.transfer import copy_session_file as copy_session_file
     from pi_runtime.settings import SettingsManager as SettingsManager
     from pi_runtime.sibling import Sibling as Sibling
     from pi_runtime.sibling import open_sibling_session as open_sibling_session

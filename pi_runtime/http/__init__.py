@@ -88,14 +88,18 @@ _PREPARE_JOIN_SECONDS = 10.0
 """Longest wait at exit for the background import (it takes a tenth of a second or so)."""
 
 
-def prepare_in_background(*, trust_store: bool = False) -> None:
+def prepare_in_background(*, trust_store: bool = False, modules: tuple[str, ...] = ()) -> None:
     """Import the httpx2 side (and load the TLS trust store) on a worker thread, now.
 
-    For a run that is sure to send a request (``-p "..."``, a request about to be built): the
-    import (a tenth of a second) and the CA bundle load (which runs without the GIL) then
-    overlap with opening the session and building the request body, instead of following
-    them. Harmless when it loses the race: imports are locked per module and the trust store
-    is loaded once. Failures are left for the request to report.
+    For a run that is sure to send a request (``-p "..."``, a request about to be built, a session
+    just opened in the app): the import (a tenth of a second) and the CA bundle load (which runs
+    without the GIL) then overlap with opening the session and building the request body, instead
+    of following them. Harmless when it loses the race: imports are locked per module and the trust
+    store is loaded once. Failures are left for the request to report.
+
+    Args:
+        trust_store: load the TLS trust store too (a request to an https URL is coming).
+        modules: further modules the coming request needs (its provider's), imported after the client.
     """
     work = [] if _CLIENT_MODULE in sys.modules or "client" in _preparing else ["client"]
     if trust_store and "trust" not in _preparing:
@@ -103,24 +107,35 @@ def prepare_in_background(*, trust_store: bool = False) -> None:
 
         if not _tls._loaded:
             work.append("trust")
-    if not work:
+    more = [name for name in modules if name not in sys.modules and name not in _preparing]
+    if not work and not more:
         return
-    _preparing.update(work)
+    _preparing.update(work + more)
     import threading
 
     def prepare() -> None:
+        import importlib
+
         try:
             if "trust" in work:
                 from ._tls import tls_context
 
                 tls_context()
             if "client" in work:
-                import importlib
-
                 importlib.import_module(_CLIENT_MODULE)
-                import httpcore2  # noqa: F401 - what the first AsyncClient imports
+                # What the first request imports besides: the connection pool (httpcore2), and anyio's
+                # asyncio backend, which httpcore2's first lock loads on the event loop (10-40 ms there).
+                for name in _FIRST_REQUEST_MODULES:
+                    importlib.import_module(name)
+            for name in more:
+                importlib.import_module(name)
         except Exception:  # noqa: BLE001 - the request itself reports what is wrong
             pass
+        # The modules live as long as the process: out of the collector's reach (else each full
+        # collection while an answer streams scans them again).
+        import gc
+
+        gc.freeze()
 
     thread = threading.Thread(target=prepare, name="pi-http-prepare", daemon=True)
     thread.start()
@@ -130,6 +145,11 @@ def prepare_in_background(*, trust_store: bool = False) -> None:
     import atexit
 
     atexit.register(thread.join, _PREPARE_JOIN_SECONDS)
+
+
+_FIRST_REQUEST_MODULES = ("httpcore2", "httpcore2._async.connection_pool", "httpcore2._async.http11",
+                          "anyio._backends._asyncio", "anyio.streams.memory", "anyio.streams.stapled")
+"""Imported by a first request on the event loop unless imported ahead (measured: ``-X importtime`` of one)."""
 
 
 async def load_client() -> ModuleType:

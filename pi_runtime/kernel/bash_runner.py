@@ -33,6 +33,7 @@ class BashRunner:
         record: Stores the finished ``bashExecution`` message (deferred while a run streams).
         env: Extra environment for each command (read when it starts).
         shell_path: The user's ``shellPath`` setting (None: the default shell).
+        command_prefix: The ``shellCommandPrefix`` setting, run before each command.
         gate: Extensions' ``user_bash`` handlers may run the command elsewhere, answer it or block it.
     """
 
@@ -45,12 +46,14 @@ class BashRunner:
         env: Callable[[], dict[str, str]],
         shell_path: Callable[[], str | None],
         gate: ExtensionGate | None = None,
+        command_prefix: Callable[[], str | None] = lambda: None,
     ) -> None:
         self._cwd = cwd
         self._emit = emit
         self._record = record
         self._env = env
         self._shell_path = shell_path
+        self._command_prefix = command_prefix
         self._gate = gate
         self._controller: AbortController | None = None
 
@@ -101,9 +104,12 @@ class BashRunner:
 
         shell = decision.operations if decision is not None else LocalShellOperations(self._shell_path() or None)
         env = {**os.environ, **self._env()}
+        prefix = self._command_prefix()
+        # shellCommandPrefix (Pi's alias recipe) runs before the command; the command is recorded as typed.
+        to_run = f"{prefix}\n{command}" if prefix else command
         pumper = asyncio.get_running_loop().create_task(pump())
         try:
-            outcome = await shell.exec(command, self._cwd, on_data=on_data, signal=controller.signal, timeout=None, env=env)
+            outcome = await shell.exec(to_run, self._cwd, on_data=on_data, signal=controller.signal, timeout=None, env=env)
         except Exception as exc:  # noqa: BLE001 - report like a shell would
             collector.add(f"{exc}\n".encode())
             outcome = None

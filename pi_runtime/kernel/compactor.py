@@ -90,21 +90,27 @@ class Compactor:
         if self._controller is controller:
             self._controller = None
 
-    async def maybe_compact_for_threshold(self) -> None:
-        """Compact when the context has crossed ``window - reserveTokens`` (and automatic compaction is on).
+    async def maybe_compact_for_threshold(self, *, before_prompt: bool = False) -> None:
+        """Compact when the context has crossed ``window - reserveTokens``, checked as Pi checks it
+        after a run and before a prompt (``_checkCompaction``).
 
-        As in Pi, a window no larger than the reserve (an 8k local model) is always over the
-        threshold, but nothing is attempted, shown or asked of extensions unless the branch
-        holds something to summarise beyond ``keepRecentTokens``. A failed attempt is not
-        repeated every turn (see ``_suspended_at``).
+        The figure is the last answer's own reported usage (Pi's ``calculateContextTokens``); only
+        an answer that failed or reported nothing is estimated (the last valid usage plus what
+        followed, or everything). An answer from before the latest compaction describes a context
+        that no longer exists and is not looked at; nor, after a run, is an aborted one (before a
+        prompt it is, as in Pi). As in Pi, a window no larger than the reserve (an 8k local model)
+        is always over the threshold, but nothing is attempted, shown or asked of extensions unless
+        the branch holds something to summarise beyond ``keepRecentTokens``. A failed attempt is
+        not repeated every turn (see ``_suspended_at``).
+
+        Args:
+            before_prompt: The check before a prompt starts (aborted answers count).
         """
-        from ..compaction.estimate import estimate_context_tokens, should_compact
-
         model = self._limits_model()
-        if not self.auto_enabled or model is None or not self._ledger.usage_known:
+        if not self.auto_enabled or model is None:
             return
-        tokens = estimate_context_tokens(self._agent.state.messages)
-        if tokens is None or not should_compact(tokens, model.context_window, self.effective_settings()):
+        tokens = _tokens_after_answer(self._agent.state.messages, include_aborted=before_prompt)
+        if tokens is None or not self._over_threshold(tokens, model.context_window):
             return
         if _overflowed_silently(self._agent.state.messages, model.context_window):
             # Pi's "overflow" without a retry: the answer is complete, there is nothing to redo.
@@ -117,16 +123,43 @@ class Compactor:
     async def compact_for(self, model: Any) -> bool:
         """Compact before a request routed to ``model`` when the context is over its threshold (a
         virtual model routed to a smaller window than the conversation needs); True when it did."""
-        from ..compaction.estimate import estimate_context_tokens, should_compact
+        from ..compaction.estimate import estimate_context_tokens
 
         if not self.auto_enabled or not model.context_window:
             return False
         tokens = estimate_context_tokens(self._agent.state.messages)
-        if tokens is None or not should_compact(tokens, model.context_window, self.effective_settings()):
+        if tokens is None or not self._over_threshold(tokens, model.context_window):
             return False
         if self._suspended_at(tokens):
             return False
         return await self.run("threshold") is not None
+
+    async def compact_before_next_response(self) -> None:
+        """Between the turns of one run (after tool results, before the next model call), as Pi's
+        ``_compactBeforeNextAssistantResponse``: compact when the context as it will be sent (the
+        last usage plus the messages since, estimated) is over the threshold, so a run that reads
+        large files is compacted before its next request rather than after the run."""
+        from ..compaction.estimate import estimate_context_tokens
+
+        model = self._limits_model()
+        if not self.auto_enabled or model is None or model.context_window <= 0:
+            return
+        tokens = estimate_context_tokens(self._agent.state.messages)
+        if tokens is None or not self._over_threshold(tokens, model.context_window):
+            return
+        if self._suspended_at(tokens):
+            return
+        await self.run("threshold")
+
+    def _over_threshold(self, tokens: int, context_window: int) -> bool:
+        """``tokens > window - reserveTokens``. Whether automatic compaction is on is
+        ``auto_enabled`` (the settings' value, or what ``set_auto_compaction`` said since)."""
+        from ..compaction.estimate import should_compact
+
+        settings = self.effective_settings()
+        on = CompactionSettings(enabled=True, reserve_tokens=settings.reserve_tokens,
+                                keep_recent_tokens=settings.keep_recent_tokens)
+        return should_compact(tokens, context_window, on)
 
     def _suspended_at(self, tokens: int) -> bool:
         """Whether automatic attempts wait after a failure (Pi would try again after every turn).
@@ -282,6 +315,49 @@ def _failure_message(reason: str, why: str) -> str:
     if reason == "overflow":
         return f"Context overflow recovery failed: {why}"
     return f"Compaction failed: {why}"
+
+
+def _tokens_after_answer(messages: list[Any], *, include_aborted: bool) -> int | None:
+    """The context figure Pi's threshold check reads from the last answer (None: no check).
+
+    Args:
+        messages: The agent's context messages.
+        include_aborted: Whether an aborted last answer is looked at (before a prompt).
+    """
+    from ..compaction.estimate import as_dict, estimate_context, usage_tokens
+
+    last: dict[str, Any] | None = None
+    compacted_at: int | None = None
+    for message in reversed(messages):
+        wire = as_dict(message)
+        role = wire.get("role")
+        if role == "assistant" and last is None:
+            last = wire
+        elif role == "compactionSummary":
+            compacted_at = int(wire.get("timestamp") or 0)
+            break
+    if last is None or (not include_aborted and last.get("stopReason") == "aborted"):
+        return None
+    if compacted_at is not None and int(last.get("timestamp") or 0) <= compacted_at:
+        return None  # from before the latest compaction: its usage describes a context that is gone
+    direct = usage_tokens(last.get("usage"))
+    if last.get("stopReason") != "error" and direct > 0:
+        return direct
+    estimate = estimate_context(messages)
+    if estimate.last_usage_index < 0 and compacted_at is not None and _has_usage_before(messages, compacted_at):
+        return None  # Pi: only a pre-compaction usage to go by, which would trigger it again at once
+    return estimate.tokens
+
+
+def _has_usage_before(messages: list[Any], compacted_at: int) -> bool:
+    from ..compaction.estimate import as_dict, usage_tokens
+
+    for message in messages:
+        wire = as_dict(message)
+        if (wire.get("role") == "assistant" and wire.get("stopReason") not in ("error", "aborted")
+                and usage_tokens(wire.get("usage")) > 0 and int(wire.get("timestamp") or 0) <= compacted_at):
+            return True
+    return False
 
 
 def _overflowed_silently(messages: list[Any], context_window: int) -> bool:

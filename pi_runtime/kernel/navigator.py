@@ -179,6 +179,7 @@ class TreeNavigator:
             fresh = (SessionManager.create(self._cwd, sm.session_dir, parent_session=parent)
                      if sm.persist else SessionManager.in_memory(self._cwd))
             self._record.replace(fresh)
+            self._record.ensure_history_start()  # Pi's new runtime records them in the new file
         else:
             sm.create_branched_session(entry.parent_id)
         await self._changed("fork")
@@ -221,8 +222,7 @@ class TreeNavigator:
         # Keep the current model and thinking level in the new file's history.
         state = self._agent.state
         fresh.append_model_change(state.model.provider, state.model.id)
-        if state.thinking_level != "off":
-            fresh.append_thinking_level_change(state.thinking_level)
+        fresh.append_thinking_level_change(state.thinking_level)  # "off" too, as Pi
         if setup is not None:
             filled = setup(fresh)
             if inspect.isawaitable(filled):

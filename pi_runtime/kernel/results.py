@@ -195,9 +195,10 @@ class ContextUsage:
 
     @property
     def percent(self) -> float | None:
+        """Unrounded, as Pi's RPC ``get_session_stats`` sends it (75.015, not 75.0); displays round it."""
         if self.tokens is None or not self.context_window:
             return None
-        return round(self.tokens * 100 / self.context_window, 1)
+        return self.tokens * 100 / self.context_window
 
     def to_wire(self) -> dict[str, Any]:
         return {"tokens": self.tokens, "contextWindow": self.context_window, "percent": self.percent}

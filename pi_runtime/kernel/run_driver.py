@@ -154,8 +154,10 @@ class RunDriver:
         try:
             self._system_prompt.refresh()
             if not continue_run:
+                # As Pi's _prepareRun: compact first (a previous answer may have filled the window),
+                # then before_agent_start sees the context the prompt will be sent with.
+                await self._compactor.maybe_compact_for_threshold(before_prompt=True)
                 prompts = await self._gate.before_agent_start(prompts)
-                await self._compactor.maybe_compact_for_threshold()
             if continue_run:
                 await self._agent.continue_()
             else:

@@ -19,6 +19,7 @@ always apply; while a run streams, ``streaming_behavior`` says whether it steers
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -114,6 +115,7 @@ class AgentSession:
         self.resources = resources
         self.cwd = cwd
         self._disposed = False
+        self._notices: list[str] = []
         typed = typed_settings(settings)
 
         self._outbox = EventOutbox()
@@ -133,6 +135,7 @@ class AgentSession:
         self._router = RequestRouter(agent=agent, record=self._record, registry=model_registry,
                                      emit=self._outbox.emit, compact_for=self._compactor.compact_for)
         agent.prepare_request = self._router.prepare
+        agent.prepare_next_turn = self._compactor.compact_before_next_response
         self.retry_policy = RetryPolicy.from_settings(typed)
         self._driver: RunDriver
 
@@ -154,6 +157,7 @@ class AgentSession:
         self._bash = BashRunner(
             cwd=cwd, emit=self._outbox.emit, record=self._record_outside_run, gate=self._gate,
             env=lambda: {"PI_SESSION_ID": self.session_id}, shell_path=lambda: typed_settings(self.settings).shell_path,
+            command_prefix=lambda: typed_settings(self.settings).shell_command_prefix,
         )
         self._navigator = TreeNavigator(
             cwd=cwd, agent=agent, record=self._record, emit=self._outbox.emit, gate=self._gate,
@@ -225,6 +229,23 @@ class AgentSession:
         """Rebuild the system prompt (tools or resources changed)."""
         self._system_prompt.refresh()
 
+    def reload_settings(self) -> None:
+        """Read settings.json again (``/reload``, as Pi's ``reload``) and apply what the session
+        keeps from it: the queue modes, automatic compaction and retry, the budget. Values read at
+        each use (compaction sizes, shell, images) follow by themselves."""
+        reload = getattr(self.settings, "reload", None)
+        if callable(reload):
+            reload()
+        typed = typed_settings(self.settings)
+        self.agent.steering_mode = typed.steering_mode
+        self.agent.follow_up_mode = typed.follow_up_mode
+        self._compactor.auto_enabled = bool(typed.compaction.enabled)
+        fresh = RetryPolicy.from_settings(typed)
+        for name in ("enabled", "max_retries", "base_delay_ms", "max_delay_ms", "max_server_delay_ms"):
+            setattr(self.retry_policy, name, getattr(fresh, name))  # Recovery holds this object
+        self._driver.budget = Budget(max_turns=typed.budget.max_turns, max_tokens=typed.budget.max_tokens,
+                                     max_cost=typed.budget.max_cost)
+
     # ------------------------------------------------------------------ state
 
     @property
@@ -232,10 +253,16 @@ class AgentSession:
         return self._record.manager
 
     def take_session_notices(self) -> list[str]:
-        """One-line reports about the session file not shown yet (lines skipped on load, saves
-        that failed or work again); each is given once, for a front end to show."""
+        """One-line reports not shown yet (lines skipped on load, saves that failed or work again,
+        start-up warnings such as a stale ``enabledModels`` pattern); each is given once, for a
+        front end to show."""
         take = getattr(self._record.manager, "take_notices", None)
-        return list(take()) if take is not None else []
+        notices, self._notices = self._notices, []
+        return notices + (list(take()) if take is not None else [])
+
+    def add_notice(self, text: str) -> None:
+        """Queue a one-line report for the front end (``take_session_notices``)."""
+        self._notices.append(text)
 
     @property
     def model(self) -> Model:
@@ -593,6 +620,12 @@ class AgentSession:
         from .export_html import export_session_html
 
         return export_session_html(self, path)
+
+    def export_jsonl(self, path: str | None = None) -> str:
+        """Write the active branch as a session file of its own (Pi's ``exportToJsonl``); returns its path."""
+        from ..session.transfer import export_branch_jsonl
+
+        return export_branch_jsonl(self.session_manager, path, os.getcwd())
 
     # ------------------------------------------------------------------ plumbing
 

@@ -49,8 +49,11 @@ class UsageLedger:
 
     def _catch_up(self) -> None:
         manager = self._manager()
-        if manager is not self._source:
-            self._source, self._seen = manager, 0
+        # A fork or clone switches the same manager to a new file (a new session id): its
+        # entries are counted from the start, as a restart on that file would.
+        source = (manager, getattr(manager, "session_id", None))
+        if source != self._source:
+            self._source, self._seen = source, 0
             self._sums, self._cost, self._hit_rate = [0, 0, 0, 0], 0.0, None
             self.counts = dict.fromkeys(self.counts, 0)
             self._by_model = {}

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..ai.models import ModelNotFoundError
 from ..cli_args import CliArgs, UsageError, check_model_choice
-from ..kernel.session import AgentSession
+from ..kernel.session import AgentSession, typed_settings
 from .cli_extensions import LoadedExtensions, apply_extension_flags, load_for_command_line, open_project_trust
 from .model_select import ThinkingLevelError, check_level, resolve_model_arg, scope_with_warnings
 
@@ -171,24 +171,30 @@ def open_session_manager(args: CliArgs, cwd: str, settings: Any) -> Any:
     if args.resume:
         raise StartupError("--resume needs the interactive session picker; use --session <id> or --continue")
     if args.fork:
-        return SessionManager.fork_from(_find_session(args.fork, cwd, directory), cwd, directory)
+        if args.session_id and _project_session_with_id(args.session_id, cwd, directory) is not None:
+            raise StartupError(f"Session already exists with id '{args.session_id}'")
+        return SessionManager.fork_from(_find_session(args.fork, cwd, directory), cwd, directory,
+                                        session_id=args.session_id)
     if args.session:
         path = _find_session(args.session, cwd, directory, new_file_ok=True)
         return SessionManager.open(path, directory, cwd=cwd)
     if args.continue_:
         return SessionManager.continue_recent(cwd, directory)
     if args.session_id:
-        from ..session.paths import project_session_dir
-
-        folder = Path(directory) if directory else project_session_dir(cwd)
-        from ..session.listing import session_files
-        from ..session.paths import session_id_from_file_name
-
-        for file in session_files(folder):
-            if session_id_from_file_name(file.name) == args.session_id:
-                return SessionManager.open(file, folder, cwd=cwd)
+        found = _project_session_with_id(args.session_id, cwd, directory)
+        if found is not None:
+            return SessionManager.open(found, found.parent, cwd=cwd)
         return SessionManager.create(cwd, directory, session_id=args.session_id)
     return SessionManager.create(cwd, directory)
+
+
+def _project_session_with_id(session_id: str, cwd: str, directory: str | None) -> Path | None:
+    """This project's session file whose id is exactly ``session_id`` (None when there is none)."""
+    from ..session.listing import session_files
+    from ..session.paths import project_session_dir, session_id_from_file_name
+
+    folder = Path(directory) if directory else project_session_dir(cwd)
+    return next((f for f in session_files(folder) if session_id_from_file_name(f.name) == session_id), None)
 
 
 def _resumed_folder(args: CliArgs, cwd: str, settings: Any) -> str:
@@ -331,10 +337,14 @@ def _build_with_manager(args: CliArgs, cwd: str, agent_dir: Path, settings: Any,
         registry.add_model(model)
     elif args.model:
         model, level = resolve_model_arg(registry, args.model, args.provider)
+    # (enabledModels from the settings are the SDK's: create_agent_session applies them.)
     scoped, scope_warnings = scope_with_warnings(registry, args.models.split(",")) if args.models else (None, [])
     scoped = scoped or None
-    if model is None and scoped:
-        model, level = scoped[0]
+    if model is None and scoped and not manager.raw_branch():
+        # A new session starts on the saved default when it is in the scope, else on its first model (Pi).
+        typed = typed_settings(settings)
+        default = f"{typed.default_provider}/{typed.default_model}"
+        model, level = next((item for item in scoped if item[0].ref == default), scoped[0])
     if args.thinking:
         level = check_level(args.thinking)
     elif level is not None:

@@ -144,7 +144,7 @@ class SessionManager(EntryAppends):
 
     @classmethod
     def fork_from(cls, source: str | os.PathLike[str], cwd: str, session_dir: str | os.PathLike[str] | None = None,
-                  *, fsync: bool = True) -> SessionManager:
+                  *, fsync: bool = True, session_id: str | None = None) -> SessionManager:
         """Copy a whole session (every branch) into a new session of ``cwd``.
 
         Args:
@@ -152,6 +152,7 @@ class SessionManager(EntryAppends):
             cwd: Working directory of the new session.
             session_dir: Folder for the new file.
             fsync: Durability of the new file.
+            session_id: The new session's id (``--fork X --session-id Y``); a new UUIDv7 otherwise.
 
         Returns:
             The new manager, with ``parentSession`` pointing at the source.
@@ -160,7 +161,7 @@ class SessionManager(EntryAppends):
         loaded = storage.read_only(src)
         if loaded.header is None:
             raise storage.NotASessionFileError(f"{src} is empty, there is nothing to fork")
-        manager = cls.create(cwd, session_dir, parent_session=str(src), fsync=fsync)
+        manager = cls.create(cwd, session_dir, session_id=session_id, parent_session=str(src), fsync=fsync)
         manager._set_entries([dict(e) for e in loaded.entries])
         manager._flush_if_ready()
         return manager
@@ -470,7 +471,8 @@ class SessionManager(EntryAppends):
         ``create_branched_session`` is the same copy made in place.
         """
         copied, labels = self._branch_copy(leaf_id) if leaf_id is not None else ([], {})
-        parent = self._parent_reference()
+        # An empty session is no fork: it names no parent (``/resume`` would show it under this one).
+        parent = self._parent_reference() if leaf_id is not None else None
         if self.persist and self.session_dir is not None:
             copy = SessionManager.create(self.cwd, self.session_dir, parent_session=parent, fsync=self.fsync)
         else:

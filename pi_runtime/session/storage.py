@@ -21,6 +21,7 @@ original to ``<file>.v<N>.bak``.
 from __future__ import annotations
 
 import fcntl
+import functools
 import io
 import os
 import shutil
@@ -346,10 +347,14 @@ class SessionWriter:
                 f"continue in a copy: pi --fork {path}"
             ) from None
         self.needs_newline = False
-        self._syncer = Syncer(self._fd) if fsync else None
+        new_entry = functools.partial(fsync_dir, path.parent) if create_only else None
+        self._syncer = Syncer(self._fd, new_entry) if fsync else None
         """Runs each append's ``fsync`` off the caller's thread (the event loop's)."""
-        if create_only:
-            fsync_dir(path.parent)
+        if new_entry is not None:
+            if self._syncer is not None:
+                self._syncer.request()  # the new directory entry, on the syncer's thread
+            else:
+                new_entry()
 
     @property
     def closed(self) -> bool:

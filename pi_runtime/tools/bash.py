@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..agent.tool import PREFER_STRICT_SCHEMA, AgentTool, ToolError, ToolParams, ToolResult, UpdateCallback
+from ..agent.tool import PREFER_STRICT_SCHEMA, AgentTool, ToolError, ToolFailed, ToolParams, ToolResult, UpdateCallback
 from ..ai.abort import AbortSignal
 from ..ai.types import TextContent
 from ..jsonmodel import Field
@@ -185,6 +185,9 @@ class BashTool(AgentTool):
             structured["exit_code"] = outcome.exit_code
             structured["wall_time_seconds"] = round((time.monotonic() - started) * 10) / 10
             result.structured_content = structured
+        if result.is_error:
+            # A non-zero exit: raised (Pi's tests expect execute to reject) and recorded whole by the loop.
+            raise ToolFailed(result)
         return result
 
     output_schema = BASH_OUTPUT_SCHEMA
@@ -228,7 +231,8 @@ class BashTool(AgentTool):
             failure = "Command terminated without an exit code"
             text = text or "(no output)"  # as Pi: only an abort or timeout says nothing of the output
         elif outcome.exit_code != 0:
-            # Pi returns this one (the command ran): an error result with the output and details.
+            # The command ran: an error result with the output and details, as Pi 1.6 returns it
+            # (``execute`` raises it whole once its structured content is added).
             text = f"{text or '(no output)'}\n\nCommand exited with code {outcome.exit_code}"
             return ToolResult(content=[TextContent(text=text)], details=details, is_error=True)
 

@@ -52,7 +52,7 @@ async def _model(app: PiHost, session: SessionPort, arg: str) -> None:
         await app.transcript.add_notice(f"Unknown model '{arg}'{hint}", "error")
         return
     await session.set_model(model)  # for this session; the picker's Ctrl+S saves a default
-    app.notify(f"Model: {model.ref}", timeout=3)
+    app.show_status(f"Model: {model.id}")
 
 
 @command("thinking", "Set the thinking level")
@@ -157,7 +157,7 @@ def session_report(session: SessionPort) -> str:
         lines += [f"  {spend.key}: ${spend.cost:.4f} ({format_tokens(spend.tokens)} tokens)" for spend in spends]
     usage = stats.context_usage
     if usage is not None and usage.tokens is not None:
-        lines.append(f"Context:  {usage.tokens:,} of {usage.context_window:,} tokens ({usage.percent}%)")
+        lines.append(f"Context:  {usage.tokens:,} of {usage.context_window:,} tokens ({usage.percent:.1f}%)")
     return "\n".join(lines)
 
 
@@ -194,7 +194,7 @@ async def _clone(app: PiHost, session: SessionPort, arg: str) -> None:
         await session.abort()
     result = await session.clone()
     if not result.cancelled:
-        app.notify(f"Cloned into {session.session_file or 'a new in-memory session'}", timeout=4)
+        app.show_status("Cloned to new session")
 
 
 @command("compact", "Compact the current context")
@@ -232,10 +232,25 @@ async def _copy(app: PiHost, session: SessionPort, arg: str) -> None:
     copy_message(app)
 
 
-@command("export", "Export the session as HTML")
+@command("export", "Export the session as HTML, or as a session file (/export name.jsonl)")
 async def _export(app: PiHost, session: SessionPort, arg: str) -> None:
-    path = session.export_html(arg or None)
-    await app.transcript.add_notice(f"Exported to {path}")
+    from .session_transfer import export_command
+
+    await export_command(app, session, arg)
+
+
+@command("import", "Continue a session file (/import path.jsonl)")
+async def _import(app: PiHost, session: SessionPort, arg: str) -> None:
+    from .session_transfer import import_command
+
+    await import_command(app, session, arg)
+
+
+@command("share", "Share the session as a secret GitHub gist (needs the gh CLI)")
+async def _share(app: PiHost, session: SessionPort, arg: str) -> None:
+    from .session_transfer import share_command
+
+    await share_command(app, session, arg)
 
 
 @command("find", "Search the transcript")

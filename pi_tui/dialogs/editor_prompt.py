@@ -15,7 +15,7 @@ class EditorPrompt(Modal[str | None]):
     """Returns the edited text, or None when cancelled."""
 
     DEFAULT_CSS = DIALOG_CSS + """
-    EditorPrompt { align: center middle; background: $background 60%; }
+    EditorPrompt { align: center middle; background: transparent; }
     EditorPrompt TextArea { height: 16; border: tall $pi-border-muted; background: $pi-bg; }
     """
     BINDINGS = [

@@ -110,7 +110,7 @@ def hotkey_table(keymap: Any) -> Group:
     """
     by_section: dict[str, list[tuple[Text, Text, str]]] = {}
     for action_id, keys in keymap.pi_keys.items():
-        # A key the main view takes first (ctrl+f: search) does nothing in the editor: say so.
+        # A key the main view takes first does nothing in the editor: say so.
         shadowed = keymap.shadowed_keys(action_id)
         live = [k for k in keys if k not in shadowed]
         shown = Text(", ".join(live) if live else "—", style="bold" if live else "dim")
@@ -139,12 +139,12 @@ def hotkey_table(keymap: Any) -> Group:
 
 
 class HotkeysScreen(Modal[None]):
-    """Scrollable list of bindings; Esc or q closes."""
+    """Scrollable list of bindings; Esc or Ctrl+C (`tui.select.cancel`) closes."""
 
     DEFAULT_CSS = PICKER_CSS.replace("PickList", "HotkeysScreen") + """
     HotkeysScreen VerticalScroll { height: 1fr; }
     """
-    BINDINGS = [Binding("escape,q", "dismiss(None)", "Close", id="tui.select.cancel")]
+    BINDINGS = [Binding("escape,ctrl+c", "dismiss(None)", "Close", id="tui.select.cancel")]
 
     def __init__(self, keymap: Any) -> None:
         super().__init__(id="hotkeys-screen")

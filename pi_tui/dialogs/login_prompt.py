@@ -34,7 +34,7 @@ class ApiKeyPrompt(Modal[str | None]):
     """Masked one-line input for a key; returns it, or None when cancelled."""
 
     DEFAULT_CSS = DIALOG_CSS.replace("TextPrompt,", "ApiKeyPrompt, TextPrompt,")
-    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", id="tui.select.cancel")]
+    BINDINGS = [Binding("escape,ctrl+c", "dismiss(None)", "Cancel", id="tui.select.cancel")]
 
     def __init__(self, provider: str, provider_name: str, env_names: list[str], key_name: str | None = None) -> None:
         super().__init__(id="api-key-prompt")

@@ -33,7 +33,7 @@ class McpLoginScreen(Modal[None]):
     """
 
     DEFAULT_CSS = DIALOG_CSS.replace("TextPrompt,", "McpLoginScreen, TextPrompt,")
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="tui.select.cancel")]
+    BINDINGS = [Binding("escape,ctrl+c", "cancel", "Cancel", id="tui.select.cancel")]
 
     def __init__(self, manager: Any, name: str, on_done: Any) -> None:
         super().__init__(id="mcp-login")

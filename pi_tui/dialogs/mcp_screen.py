@@ -50,7 +50,7 @@ class McpScreen(Modal[None]):
     McpScreen #mcp-detail { color: $pi-muted; height: auto; max-height: 12; margin-top: 1; }
     """
     BINDINGS = [
-        Binding("escape,q", "dismiss(None)", "Close", id="tui.select.cancel"),
+        Binding("escape,ctrl+c", "dismiss(None)", "Close", id="tui.select.cancel"),
         Binding("r", "reconnect", "Reconnect"),
         Binding("s", "sign_in", "Sign in"),
         Binding("o", "sign_out", "Sign out"),

@@ -119,7 +119,7 @@ def open_model_picker(app: Any) -> None:
 
         async def apply() -> None:
             await session.set_model(model, persist_default=save)
-            app.notify(f"Model: {model.ref}" + (" (saved as default)" if save else ""), timeout=3)
+            app.show_status(f"Default model: {model.ref}" if save else f"Model: {model.id}")
 
         app.run_worker(apply(), name="set-model", group="kernel", exit_on_error=False)
 

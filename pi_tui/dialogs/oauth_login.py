@@ -35,7 +35,7 @@ class OAuthLoginScreen(Modal[None]):
     OAuthLoginScreen #oauth-input.asking { display: block; }
     """
     BINDINGS = [
-        Binding("escape", "cancel", "Cancel", id="tui.select.cancel"),
+        Binding("escape,ctrl+c", "cancel", "Cancel", id="tui.select.cancel"),
         Binding("enter", "open_url", "Open the link", id="tui.select.confirm"),
     ]
 

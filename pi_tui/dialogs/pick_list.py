@@ -26,7 +26,7 @@ MAX_ROWS = 24
 """The list's height at most; a longer one scrolls."""
 
 PICKER_CSS = """
-PickList { align: center middle; background: $background 60%; }
+PickList { align: center middle; background: transparent; }
 PickList > #picker {
     width: 90%;
     max-width: 110;
@@ -92,7 +92,7 @@ class PickList(Modal[Any]):
     """Returns the picked item's ``value`` (or None when cancelled)."""
 
     DEFAULT_CSS = PICKER_CSS
-    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", id="tui.select.cancel")]
+    BINDINGS = [Binding("escape,ctrl+c", "dismiss(None)", "Cancel", id="tui.select.cancel")]
 
     def __init__(self, title: str, items: list[PickItem], *, hint: str = "", detail: str = "",
                  placeholder: str = "type to filter", filterable: bool = True, id: str | None = None) -> None:
@@ -105,6 +105,8 @@ class PickList(Modal[Any]):
         self.filterable = filterable
         self.shown: list[PickItem | None] = []
         """The rows shown: an item, or None for a group header."""
+        self.filtered_for = ""
+        """The filter text the rows were last made for."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="picker"):
@@ -139,6 +141,7 @@ class PickList(Modal[Any]):
 
     def refill(self, query: str) -> None:
         """Show the items matching ``query`` (group headers as rows of their own)."""
+        self.filtered_for = query
         rows: list[Row] = []
         self.shown = []
         group = None
@@ -189,18 +192,32 @@ class PickList(Modal[Any]):
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
-        self.refill(event.value)
+        if event.value != self.filtered_for:
+            self.refill(event.value)
+
+    def _catch_up(self) -> None:
+        """Rows for the filter as typed so far: the input's ``Changed`` message may still be on
+        its way when the next key (a move, Enter) arrives in the same burst."""
+        if self.filterable:
+            value = self.query_one(Input).value
+            if value != self.filtered_for:
+                self.refill(value)
 
     def on_key(self, event) -> None:
+        # Moves and Enter act at once, in the order typed (the input's Submitted message would be
+        # handled after the rest of a burst: Enter, Down, Enter picked the last row twice).
         listing = self.query_one(PickRows)
         page = listing.page_size
         moves = {"up": -1, "down": 1, "pageup": -page, "pagedown": page}
         if event.key in moves:
             event.stop()
             event.prevent_default()
+            self._catch_up()
             listing.step(moves[event.key])
-        elif event.key == "enter" and listing.has_focus:
+        elif event.key == "enter" and (listing.has_focus or (self.filterable and self.query_one(Input).has_focus)):
             event.stop()
+            event.prevent_default()
+            self._catch_up()
             self.pick(self.highlighted)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:

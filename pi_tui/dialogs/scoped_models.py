@@ -1,14 +1,15 @@
-"""``/scoped-models``: choose (and order) the models Ctrl+P cycles through.
+"""``/scoped-models``: choose (and order) the models Ctrl+P cycles through, as Pi's selector.
 
-Enter toggles the highlighted model; Ctrl+A enables every model matching the filter,
-Ctrl+X clears them, Ctrl+P toggles the highlighted model's whole provider, Alt+Up/Down
-move an enabled model in the cycle order, Ctrl+S saves: ``enabledModels`` in settings
-gets the ``provider/id`` list (none enabled means "all models", the key is removed) and the
-session's ``scoped_models`` follow at once. Esc leaves without saving.
+Every model starts ticked when no scope is set (all models cycle). Enter ticks or unticks the
+highlighted model, Ctrl+A ticks every model matching the filter, Ctrl+X unticks them, Ctrl+P
+toggles the highlighted model's whole provider, Alt+Up/Down move a ticked model in the cycle
+order. Each change applies to the session at once; Ctrl+S also saves it as ``enabledModels`` in
+settings (all ticked removes the key) and Esc closes, keeping the session's choice.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -20,9 +21,17 @@ from .pick_list import PickItem, PickList
 if TYPE_CHECKING:
     from pi_runtime.frontend import SessionPort
 
+Enabled = list[str] | None
+"""Ticked refs in cycle order; None when every model is ticked."""
+
+
+def _normalised(refs: list[str], every: list[str]) -> Enabled:
+    """An explicit list that covers every model is "all" again."""
+    return None if len(refs) == len(every) and set(refs) == set(every) else refs
+
 
 class ScopedModels(PickList):
-    """Returns the ordered list of enabled models on save (None when cancelled)."""
+    """Stays open until Esc; ``on_change`` gets each new choice, ``on_save`` the one to keep."""
 
     BINDINGS = [
         Binding("ctrl+s", "save", "Save", id="app.models.save", priority=True),
@@ -33,72 +42,96 @@ class ScopedModels(PickList):
         Binding("alt+down", "move(1)", "Move down", id="app.models.reorderDown", priority=True),
     ]
 
-    def __init__(self, models: list[Any], enabled: list[str], registry: Any = None) -> None:
+    def __init__(self, models: list[Any], enabled: Enabled, *, on_change: Callable[[Enabled], None] | None = None,
+                 on_save: Callable[[Enabled], None] | None = None) -> None:
         self.models = {m.ref: m for m in models}
-        self.registry = registry
-        self.enabled: list[str] = [ref for ref in enabled if ref in self.models]
-        """Enabled refs in cycle order."""
-        self.query_text = ""
-        super().__init__("Models for Ctrl+P cycling", self._items(),
-                         hint="enter toggle · ctrl+a all · ctrl+x none · ctrl+p provider · "
-                              "alt+↑↓ order · ctrl+s save · esc cancel",
-                         detail="None enabled: Ctrl+P cycles through every model with credentials.",
+        self.every = list(self.models)
+        self.enabled: Enabled = None if enabled is None else _normalised(
+            [ref for ref in enabled if ref in self.models], self.every)
+        self.on_change = on_change
+        self.on_save = on_save
+        self.dirty = False
+        """Changed since opened or last saved (the hint says "unsaved")."""
+        super().__init__("Models for Ctrl+P cycling", self._items(), hint=self._hint(),
+                         detail="Session-only. Ctrl+S to save to settings.",
                          placeholder="type to filter models", id="scoped-models")
 
+    # ------------------------------------------------------------------ drawing
+
+    def _is_on(self, ref: str) -> bool:
+        return self.enabled is None or ref in self.enabled
+
     def _items(self) -> list[PickItem]:
-        ordered = self.enabled + [ref for ref in self.models if ref not in self.enabled]
+        enabled = self.enabled
+        ordered = self.every if enabled is None else enabled + [r for r in self.every if r not in enabled]
         width = max((len(r) for r in self.models), default=10)
         items = []
         for ref in ordered:
             model = self.models[ref]
-            on = ref in self.enabled
+            on = self._is_on(ref)
             label = Text("[x] " if on else "[ ] ", style="bold" if on else "dim")
-            if on:
-                label.append(f"{self.enabled.index(ref) + 1:>2}. ", style="dim")
-            else:
-                label.append("    ")
+            label.append(f"{enabled.index(ref) + 1:>2}. " if enabled is not None and on else "    ", style="dim")
             label.append(ref.ljust(width), style="bold" if on else "")
             label.append(f"  {format_tokens(model.context_window):>5} ctx  {format_price(model)}", style="dim")
             items.append(PickItem(ref, label, f"{ref} {model.name}"))
         return items
 
-    def _redraw(self, keep: str | None = None) -> None:
+    def _hint(self) -> str:
+        count = ("all enabled" if self.enabled is None
+                 else f"{len(self.enabled)}/{len(self.every)} enabled")
+        return ("enter toggle · ctrl+a all · ctrl+x clear · ctrl+p provider · alt+↑↓ order · ctrl+s save · "
+                f"esc close · {count}" + (" (unsaved)" if self.dirty else ""))
+
+    def _changed(self, enabled: Enabled, keep: str | None) -> None:
+        """Show ``enabled``; the cursor stays on the model ``keep`` (a move), or on the same row
+        (a tick: as in Pi, Enter pressed again goes on to the next model)."""
+        from textual.widgets import Static
+
+        row = self.highlighted
+        self.enabled = enabled
+        self.dirty = True
         self.items = self._items()
-        self.refill(self.query_text)
+        self.refill(self.filtered_for)
         if keep is not None:
             for index, item in enumerate(self.shown):
                 if item is not None and item.value == keep:
                     self.highlighted = index
+        elif row is not None and self.shown:
+            self.highlighted = min(row, len(self.shown) - 1)
+        self.query_one(".picker-hint", Static).update(self._hint())
+        if self.on_change is not None:
+            self.on_change(None if enabled is None else list(enabled))
 
     def _highlighted(self) -> str | None:
         item = self.highlighted_item
         return item.value if item is not None else None
 
-    def on_input_changed(self, event) -> None:
-        self.query_text = event.value
-        super().on_input_changed(event)
+    # ------------------------------------------------------------------ keys
 
     def pick(self, index: int | None, *, save: bool = False) -> None:
-        # Enter toggles here instead of closing the screen (Ctrl+S saves: action_save).
+        # Enter ticks or unticks here instead of closing the screen.
         if index is None or not (0 <= index < len(self.shown)) or self.shown[index] is None:
             return
         ref = self.shown[index].value  # type: ignore[union-attr]
-        if ref in self.enabled:
-            self.enabled.remove(ref)
+        if self.enabled is None:
+            enabled: list[str] = [r for r in self.every if r != ref]
+        elif ref in self.enabled:
+            enabled = [r for r in self.enabled if r != ref]
         else:
-            self.enabled.append(ref)
-        self._redraw(ref)
+            enabled = [*self.enabled, ref]
+        self._changed(_normalised(enabled, self.every), None)
 
     def action_enable_all(self) -> None:
-        for item in self.matching(self.query_text):
-            if item.value not in self.enabled:
-                self.enabled.append(item.value)
-        self._redraw(self._highlighted())
+        if self.enabled is None:
+            return
+        enabled = list(self.enabled)
+        enabled += [item.value for item in self.matching(self.filtered_for) if item.value not in enabled]
+        self._changed(_normalised(enabled, self.every), self._highlighted())
 
     def action_clear_all(self) -> None:
-        matching = {item.value for item in self.matching(self.query_text)}
-        self.enabled = [ref for ref in self.enabled if ref not in matching]
-        self._redraw(self._highlighted())
+        matching = {item.value for item in self.matching(self.filtered_for)}
+        current = self.every if self.enabled is None else self.enabled
+        self._changed([ref for ref in current if ref not in matching], self._highlighted())
 
     def action_toggle_provider(self) -> None:
         ref = self._highlighted()
@@ -106,53 +139,62 @@ class ScopedModels(PickList):
             return
         provider = self.models[ref].provider
         refs = [r for r, m in self.models.items() if m.provider == provider]
-        if all(r in self.enabled for r in refs):
-            self.enabled = [r for r in self.enabled if r not in refs]
+        current = self.every if self.enabled is None else self.enabled
+        if all(r in current for r in refs):
+            enabled = [r for r in current if r not in refs]
         else:
-            self.enabled += [r for r in refs if r not in self.enabled]
-        self._redraw(ref)
+            enabled = [*current, *(r for r in refs if r not in current)]
+        self._changed(_normalised(enabled, self.every), ref)
 
     def action_move(self, step: int) -> None:
         ref = self._highlighted()
-        if ref is None or ref not in self.enabled:
+        if ref is None or self.enabled is None or ref not in self.enabled:
             return
-        i = self.enabled.index(ref)
-        j = min(max(i + step, 0), len(self.enabled) - 1)
-        self.enabled.insert(j, self.enabled.pop(i))
-        self._redraw(ref)
+        enabled = list(self.enabled)
+        i = enabled.index(ref)
+        j = min(max(i + step, 0), len(enabled) - 1)
+        enabled.insert(j, enabled.pop(i))
+        self._changed(enabled, ref)
 
     def action_save(self) -> None:
-        self.dismiss([self.models[ref] for ref in self.enabled])
+        from textual.widgets import Static
+
+        if self.on_save is not None:
+            self.on_save(None if self.enabled is None else list(self.enabled))
+        self.dirty = False
+        self.query_one(".picker-hint", Static).update(self._hint())
 
 
-def apply_scoped_models(session: SessionPort, models: list[Any]) -> None:
-    """Save ``models`` as ``enabledModels`` and make the session cycle through them.
-
-    Raises:
-        SettingsError: settings.json could not be written (the session still changes).
-    """
+def apply_scoped_models(session: SessionPort, enabled: Enabled) -> None:
+    """Make the session cycle through ``enabled`` (None or empty: every model), keeping each
+    model's thinking level from the scope it had."""
     levels = {m.ref: lv for m, lv in session.scoped_models}
-    session.scoped_models = [(m, levels.get(m.ref)) for m in models]
-    session.settings.set("enabledModels", [m.ref for m in models] or None)
+    registry = session.model_registry
+    models = {m.ref: m for m in (registry.all() if registry is not None else [])}
+    chosen = [models[ref] for ref in enabled or () if ref in models]
+    session.scoped_models = [(m, levels.get(m.ref)) for m in chosen]
 
 
 def open_scoped_models(app: Any) -> None:
-    """Push the selector; saving applies and persists the choice."""
+    """Push the selector: each change applies to the session, Ctrl+S saves it to the settings."""
     from .model_picker import picker_models
 
     session = app.session
-    enabled = [m.ref for m, _ in getattr(session, "scoped_models", []) or []]
-    screen = ScopedModels(picker_models(session), enabled, session.model_registry)
+    scoped = [m.ref for m, _ in getattr(session, "scoped_models", []) or []]
+    models = picker_models(session)
+    for model, _ in getattr(session, "scoped_models", []) or []:
+        if all(m.ref != model.ref for m in models):
+            models.append(model)  # a scoped model without credentials is still shown (and can be unticked)
 
-    def saved(models: Any) -> None:
-        if models is None:
-            return
+    def changed(enabled: Enabled) -> None:
+        apply_scoped_models(session, enabled)
+
+    def save(enabled: Enabled) -> None:
         try:
-            apply_scoped_models(session, models)
+            session.settings.set("enabledModels", enabled or None)
         except Exception as exc:  # noqa: BLE001 - reported, the in-session change stays
-            app.notify(f"Scoped models not saved: {exc}", severity="error", timeout=8)
+            app.notify(f"Model selection not saved: {exc}", severity="error", timeout=8)
             return
-        app.notify(f"Ctrl+P cycles {len(models)} models" if models else "Ctrl+P cycles every available model",
-                   timeout=3)
+        app.notify("Model selection saved to settings", timeout=3)
 
-    app.push_screen(screen, saved)
+    app.push_screen(ScopedModels(models, scoped or None, on_change=changed, on_save=save))

@@ -44,7 +44,7 @@ class SettingsScreen(Modal[None]):
     SettingsScreen #settings-help { height: 2; }
     """
     BINDINGS = [
-        Binding("escape", "dismiss(None)", "Close", id="tui.select.cancel"),
+        Binding("escape,ctrl+c", "dismiss(None)", "Close", id="tui.select.cancel"),
         Binding("right,space", "change(1)", "Next value", show=False),
         Binding("left", "change(-1)", "Previous value", show=False),
     ]

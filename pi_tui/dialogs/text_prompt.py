@@ -10,7 +10,7 @@ from textual.widgets import Input, Static
 from .modal import Modal
 
 DIALOG_CSS = """
-TextPrompt, ConfirmPrompt, SummarizePrompt { align: center middle; background: $background 60%; }
+TextPrompt, ConfirmPrompt, SummarizePrompt { align: center middle; background: transparent; }
 .nav-dialog {
     width: 70%;
     max-width: 80;
@@ -31,7 +31,7 @@ class TextPrompt(Modal[str | None]):
     """Asks for one line; returns the text (possibly "") or None when cancelled."""
 
     DEFAULT_CSS = DIALOG_CSS
-    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", id="tui.select.cancel")]
+    BINDINGS = [Binding("escape,ctrl+c", "dismiss(None)", "Cancel", id="tui.select.cancel")]
 
     def __init__(self, title: str, value: str = "", *, hint: str = "enter to save · esc to cancel",
                  placeholder: str = "") -> None:

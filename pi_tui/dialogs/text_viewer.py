@@ -34,14 +34,14 @@ def changelog_head(path: Path = CHANGELOG, sections: int = 3) -> str:
 
 
 class TextViewer(Modal[None]):
-    """Shows markdown; Esc or q closes, arrows and PageUp/PageDown scroll."""
+    """Shows markdown; Esc or Ctrl+C (`tui.select.cancel`) closes, arrows and PageUp/PageDown scroll."""
 
     DEFAULT_CSS = PICKER_CSS.replace("PickList", "TextViewer") + """
     TextViewer > #picker { height: 90%; }
     TextViewer VerticalScroll { height: 1fr; }
     TextViewer Markdown { background: $pi-bg; padding: 0; margin: 0; }
     """
-    BINDINGS = [Binding("escape,q", "dismiss(None)", "Close", id="tui.select.cancel")]
+    BINDINGS = [Binding("escape,ctrl+c", "dismiss(None)", "Close", id="tui.select.cancel")]
 
     def __init__(self, title: str, markdown: str, *, id: str | None = None) -> None:
         super().__init__(id=id)

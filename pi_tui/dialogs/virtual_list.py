@@ -54,6 +54,9 @@ class VirtualList(ScrollView, can_focus=True):
         self.cursor = min(max(cursor, 0), max(count - 1, 0))
         self.virtual_size = Size(self.size.width, count)
         self._show_cursor(center=True)
+        # A list that grew (a search cleared) can only scroll that far once the new size is laid
+        # out: until then the scroll is clamped to the old length and the cursor left off screen.
+        self.call_after_refresh(self._show_cursor, center=True)
         self.refresh()
 
     def move_to(self, cursor: int) -> None:

@@ -31,6 +31,11 @@ class KeyHold:
             self._keys = []
             self._timer = self._app.set_timer(HOLD_LIMIT, self.release)
 
+    @property
+    def holding(self) -> bool:
+        """Keys are being kept (a slash command's screen is on its way)."""
+        return self._keys is not None
+
     def keep(self, event: events.Event) -> bool:
         """Keep ``event`` if keys are held (True: the caller drops it)."""
         if self._keys is None or not isinstance(event, events.Key):

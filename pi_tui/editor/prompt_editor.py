@@ -23,9 +23,11 @@ from . import images as image_files
 from . import paste
 from .completion_menu import CompletionMenu
 from .kill_ring import KillRing
+from .typed_text import take_in_editor
 
 if TYPE_CHECKING:
     from ..terminal.clipboard import ClipboardContent
+    from ..terminal.typed_runs import TypedRun
 
 EDITOR_ACTIONS = ("submit", "newline", "followUp", "tab")
 
@@ -60,7 +62,7 @@ class PromptEditor(TextArea, inherit_bindings=False):
         _key("tui.editor.yankPop", "yank_pop", "alt+y"),
         _key("tui.editor.undo", "undo", "ctrl+minus"),
         _key("tui.editor.jumpForward", "jump(1)", "ctrl+right_square_bracket"),
-        _key("tui.editor.jumpBackward", "jump(-1)", "ctrl+alt+right_square_bracket"),
+        _key("tui.editor.jumpBackward", "jump(-1)", "alt+ctrl+right_square_bracket"),
         # Not a priority binding: the app's keymap rebinds it by id like the app's own keys.
         _key("app.clipboard.pasteImage", "paste_clipboard", "ctrl+v"),
         # Selection keys have no Pi id; they keep TextArea's meaning.
@@ -206,10 +208,20 @@ class PromptEditor(TextArea, inherit_bindings=False):
             self._stop(event)
             self._browse(1)
             return
-        if not event.is_printable and await self._run_own_binding(key):
+        # Textual calls Alt+D printable (its character is "d"): a key with a modifier is never
+        # typing. Unbound, it goes on to the app's keys and types nothing (Pi: Alt+D deletes a
+        # word; a free Alt key does nothing).
+        modified = any(mod in key for mod in ("alt+", "ctrl+", "super+"))
+        if (modified or not event.is_printable) and await self._run_own_binding(key):
             self._stop(event)
             return
+        if modified:
+            return
         await super()._on_key(event)
+
+    async def _on_typed_run(self, run: TypedRun) -> None:
+        """Keys typed together, forwarded by the app: one insertion, or each key as it would come alone."""
+        await take_in_editor(self, run, waiting_jump=bool(self._jump))
 
     async def _run_own_binding(self, key: str) -> bool:
         """Run the editor's own binding for ``key`` now; False when it has none.

@@ -24,14 +24,14 @@ class ExtensionScreen(Modal[Any]):
     """Hosts one extension widget."""
 
     DEFAULT_CSS = """
-    ExtensionScreen { align: center middle; background: $background 60%; }
+    ExtensionScreen { align: center middle; background: transparent; }
     ExtensionScreen > #extension-host { width: 100%; height: 100%; background: $pi-bg; }
     ExtensionScreen.-overlay > #extension-host {
         width: auto; height: auto; max-width: 90%; max-height: 90%;
         border: round $pi-border-accent; padding: 0 1;
     }
     """
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="tui.select.cancel")]
+    BINDINGS = [Binding("escape,ctrl+c", "cancel", "Cancel", id="tui.select.cancel")]
 
     def __init__(self, widget: Widget, *, overlay: bool = False) -> None:
         super().__init__(classes="-overlay" if overlay else "")

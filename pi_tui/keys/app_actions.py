@@ -83,9 +83,11 @@ class AppActions(App[int], inherit_bindings=False):
     async def _cycle_model(self, session: SessionPort, direction: int) -> None:
         result = await session.cycle_model(direction)
         if result is None:
-            self.notify("Only one model available", timeout=3)
+            self.host.show_status("Only one model in scope" if session.scoped_models else "Only one model available")
         else:
-            self.notify(f"Model: {result.model.ref}", timeout=2)
+            model = result.model
+            level = f" (thinking: {result.thinking_level})" if model.reasoning and result.thinking_level != "off" else ""
+            self.host.show_status(f"Switched to {model.name or model.id}{level}")
 
     def action_cycle_thinking(self) -> None:
         if self.session is not None:
@@ -115,7 +117,7 @@ class AppActions(App[int], inherit_bindings=False):
             t.anchor()
 
     async def action_toggle_tree_pane(self) -> None:
-        await self.tree_pane.toggle()
+        await self.tree_pane.toggle_or_focus()
 
     def action_focus_next_pane(self) -> None:
         self.tree_pane.focus_next()

@@ -44,7 +44,7 @@ APP_BINDINGS: list[BindingType] = [
     _b("app.session.fork", "pi_cmd('fork')", "Fork", "pi_disabled_key"),
     _b("app.session.resume", "pi_cmd('resume')", "Resume", "pi_disabled_key"),
     _b("tui.altScreen.search", "pi_cmd('search')", "Search", "ctrl+shift+f"),
-    _b("pi.search", "pi_cmd('search')", "Search", "ctrl+f"),
+    _b("pi.search", "pi_cmd('search')", "Search", "alt+s"),
     _b("pi.search.next", "pi_cmd('search_next')", "Next match", "f3"),
     _b("pi.search.previous", "pi_cmd('search_prev')", "Previous match", "shift+f3"),
     _b("tui.altScreen.previousPrompt", "pi_cmd('select_prev')", "Previous message", "ctrl+shift+up"),

@@ -99,6 +99,8 @@ class Keymap:
     """Unknown ids, bad keys, conflicts: one sentence each."""
     overridden: set[str] = field(default_factory=set)
     """Ids the user file set."""
+    defaults: dict[str, list[str]] = field(default_factory=dict)
+    """Action id -> keys as ``keybindings/default.json`` writes them (what ``BINDINGS`` declare)."""
 
     def keys(self, action_id: str) -> list[str]:
         """Textual key names for an id (empty when unbound or unknown)."""
@@ -111,9 +113,13 @@ class Keymap:
         return out
 
     def textual_keymap(self) -> dict[str, str]:
-        """The mapping ``App.set_keymap`` takes (id -> comma-separated keys)."""
+        """The mapping ``App.set_keymap`` takes (id -> comma-separated keys): only the ids whose keys
+        differ from ``keybindings/default.json``, which every ``BINDINGS`` declaration repeats (a test
+        keeps them equal). Textual applies a keymap to every widget of the focus chain on every key
+        (``Screen._binding_chain``); with one entry per id that cost 2-3 ms a key, with none it is skipped."""
         # Textual ignores an empty key string, so a disabled action gets a key no terminal sends.
-        return {aid: ",".join(self.keys(aid)) or "pi_disabled_key" for aid in self.pi_keys}
+        return {aid: ",".join(self.keys(aid)) or "pi_disabled_key" for aid in self.pi_keys
+                if self.pi_keys[aid] != self.defaults.get(aid)}
 
     def first_key(self, action_id: str) -> str:
         """The first key of an id, for hints (``""`` when unbound)."""
@@ -154,7 +160,8 @@ def _as_list(value: Any) -> list[str] | None:
 def load_keymap(user_path: Path | None = None) -> Keymap:
     """Defaults from ``keybindings/default.json`` with the user's file applied on top."""
     raw = json.loads(DEFAULTS_PATH.read_text(encoding="utf-8"))
-    keymap = Keymap({k: _as_list(v) or [] for k, v in raw.items() if not k.startswith("$")})
+    defaults = {k: _as_list(v) or [] for k, v in raw.items() if not k.startswith("$")}
+    keymap = Keymap(dict(defaults), defaults={k: list(v) for k, v in defaults.items()})
     if user_path is not None and user_path.exists():  # a FIFO or device is reported, not read
         _apply_user(keymap, user_path)
     _report_conflicts(keymap)

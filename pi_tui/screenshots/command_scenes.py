@@ -230,7 +230,7 @@ async def scoped_models(pilot: Any) -> None:
 
 async def search(pilot: Any) -> None:
     await _talk(pilot, CONVERSATION)
-    await pilot.press("ctrl+f")
+    await pilot.press("alt+s")
     await pilot.press(*"run")
     await pilot.pause(0.2)
 

@@ -106,13 +106,12 @@ def make_app(scene: Scene, agent_dir: str | None = None) -> tuple[Any, Any]:
     session = create_agent_session(
         cwd=str(_project()), agent_dir=agent_dir, model=provider.model("claude-sonnet-4-5", name="Claude Sonnet 4.5"),
         session_manager=SessionManager.in_memory(),
-        settings=SettingsManager.in_memory({"compaction": {"enabled": False}}),
+        # The scene's theme is the session's setting, as a user's would be (applied when it is attached).
+        settings=SettingsManager.in_memory({"compaction": {"enabled": False}, "theme": scene.theme}),
     )
     pin_own_docs(session)
     app = create_app(session, static=True, agent_dir=agent_dir)
     SCENE_PROVIDERS[app] = provider
-    if scene.theme != "dark":
-        app.call_later(app.themes.apply, scene.theme)
     return app, provider
 
 

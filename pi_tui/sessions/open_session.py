@@ -68,6 +68,8 @@ class OpenSession:
     """Its extensions' ``ctx.ui`` (``AppExtensionUI``), once started."""
     shown: asyncio.Event = field(default_factory=asyncio.Event)
     """Set while this session is the one on screen (its extensions' dialogs wait for it)."""
+    _prompt_for: tuple[str, str] | None = None
+    """(session file, its first prompt) as last found (``name``)."""
 
     @property
     def state(self) -> TabState:
@@ -79,8 +81,25 @@ class OpenSession:
 
     @property
     def name(self) -> str:
-        """The session's display name, else ``session N``."""
-        return self.session.session_name or f"session {self.number}"
+        """What the session is called: its name, else its first prompt, else ``new session``."""
+        return self.session.session_name or self._first_prompt() or "new session"
+
+    def _first_prompt(self) -> str:
+        """The first user message on one line (found once per session file; a new session's
+        comes with its first prompt)."""
+        key = str(self.session.session_file or id(self.session.session_manager))
+        cached = self._prompt_for
+        if cached is not None and cached[0] == key and cached[1]:
+            return cached[1]
+        text = ""
+        for message in self.session.messages:
+            if getattr(message, "role", None) == "user":
+                from ..transcript.history import user_text
+
+                text = " ".join(user_text(getattr(message, "content", "")).split())
+                break
+        self._prompt_for = (key, text)
+        return text
 
     def note(self, event: ev.SessionEvent) -> str | None:
         """Follow ``event``; returns what a background tab should signal (``done``/``failed``), if anything."""

@@ -37,20 +37,21 @@ class MissingFolderPrompt(PickList):
                          hint="↑↓ navigate · enter select · esc cancel", filterable=False, id="missing-folder-prompt")
 
 
-def resume_picked(app: PiHost, path: str, *, new_tab: bool) -> None:
+def resume_picked(app: PiHost, path: str, *, new_tab: bool, said: str | None = None) -> None:
     """Resume the session file ``path`` the picker returned (in a worker): in place of the shown
     session (``/resume``), or in a new tab (``/open resume``). A file another tab has open is
-    that tab's (its session holds the file's lock): that tab is shown."""
+    that tab's (its session holds the file's lock): that tab is shown. ``said``: the status line
+    once it is open (``/import``'s)."""
     for entry in app.workspace.sessions:
         if entry.session.session_file and str(entry.session.session_file) == str(path):
             if entry is not app.workspace.active:
                 app.call_later(app.workspace.show, entry)
                 app.notify(f"Already open: {entry.name}", timeout=3)
             return
-    app.run_worker(_resume(app, path, new_tab), name="resume-session", group="sessions", exit_on_error=False)
+    app.run_worker(_resume(app, path, new_tab, said), name="resume-session", group="sessions", exit_on_error=False)
 
 
-async def _resume(app: PiHost, path: str, new_tab: bool) -> None:
+async def _resume(app: PiHost, path: str, new_tab: bool, said_here: str | None = None) -> None:
     from pi_runtime.frontend.app_support import where_to_resume
 
     session = app.session
@@ -72,7 +73,7 @@ async def _resume(app: PiHost, path: str, new_tab: bool) -> None:
             said = f"Forked into new session {_session_id(path)} in {session.cwd}"
         await _resume_here(app, path, new_tab, said)
     elif where.kind == "here":
-        await _resume_here(app, path, new_tab, None)
+        await _resume_here(app, path, new_tab, said_here)
     else:
         await _resume_elsewhere(app, path, where.folder, new_tab)
 
@@ -113,7 +114,7 @@ async def _resume_here(app: PiHost, path: str, new_tab: bool, said: str | None) 
         app.notify(f"Could not resume the session: {exc}", severity="error", timeout=8)
         return
     if not result.cancelled:
-        app.notify(said or f"Resumed {session.session_name or path}", timeout=3)
+        app.show_status(said or "Resumed session")
 
 
 async def _resume_elsewhere(app: PiHost, path: str, folder: str, new_tab: bool) -> None:
@@ -148,7 +149,7 @@ async def _resume_elsewhere(app: PiHost, path: str, folder: str, new_tab: bool) 
         from ..dialogs.trust_prompt import NOT_TRUSTED
 
         await app.transcript.add_notice(NOT_TRUSTED, "warning")
-    app.notify(f"Resumed session in {folder}", timeout=4)
+    app.show_status(f"Resumed session in {folder}")
 
 
 def _command_line(app: PiHost) -> Any:

@@ -139,6 +139,10 @@ class PickerState:
     prefixes: dict[Path, str] = field(default_factory=dict)
     """Tree guides (``├─ ``, ``│  └─ ``) of forks shown under their parent (threaded order)."""
     cursor: int = 0
+    snippets: dict[Path, str] = field(default_factory=dict)
+    """For a search: the message line each hit matched in (shown under it)."""
+    matcher: Any = None
+    """``SessionMatcher`` of the search (made on the first query; it keeps the texts it read)."""
 
     @property
     def sessions(self) -> list[Any]:
@@ -155,15 +159,25 @@ class PickerState:
         old_index, old_path = self.cursor, self.current_path
         target = old_path if keep is True else keep if isinstance(keep, Path) else None
         rows = [s for s in self.sessions if s.name] if self.named_only else list(self.sessions)
+        self.snippets = {}
         if self.query.strip():
+            # As Pi: every message's text is searched, not just the name and first message.
+            from pi_runtime.frontend import SessionMatcher, parse_query
+
+            if self.matcher is None:
+                self.matcher = SessionMatcher()
+            query = parse_query(self.query)
             scored = []
             for info in rows:
-                hay = f"{info.name or ''} {info.first_message} {info.cwd if self.scope == 'all' else ''}"
-                score = fuzzy_score(self.query, hay)
-                if score is not None:
-                    scored.append((score, info))
-            # Best match first; recency breaks ties.
-            scored.sort(key=lambda pair: (-pair[0], -pair[1].modified.timestamp()))
+                hit = self.matcher.match(info, query)
+                if hit is not None:
+                    scored.append((hit.score, info))
+                    if hit.snippet is not None:
+                        self.snippets[info.path] = hit.snippet
+            if self.sort == "recent":  # Pi: the recent order only filters
+                scored.sort(key=lambda pair: pair[1].modified, reverse=True)
+            else:  # best match first; recency breaks ties
+                scored.sort(key=lambda pair: (pair[0], -pair[1].modified.timestamp()))
             rows = [info for _, info in scored]
         elif self.sort == "name":
             rows.sort(key=lambda s: (title_of(s).lower(), -s.modified.timestamp()))

@@ -28,6 +28,7 @@ async def start_session(app: PiHost, session: SessionPort) -> None:
         await start_tab_extensions(app, app.workspace, entry)
     await show_start_help(app, session)
     await warn_about_tmux_keys(app)
+    await say_full_screen_only(app, session)
     notices, app.start_notices = app.start_notices, []
     for text, kind in notices:
         await app.transcript.add_notice(text, kind)
@@ -36,6 +37,22 @@ async def start_session(app: PiHost, session: SessionPort) -> None:
         await app.input.send(text)
     await app.input.session_attached()
     app.transcript.warm_up()
+
+
+FULL_SCREEN_ONLY = ("pi always runs full-screen: tuiMode \"regular\" (Pi's inline mode, in the terminal's "
+                    "own scrollback) is not available; the conversation is printed when pi exits.")
+
+
+async def say_full_screen_only(app: PiHost, session: SessionPort) -> None:
+    """Once per app: the settings (or ``--tui-mode``) ask for Pi's inline mode, which pi has not."""
+    from pi_runtime.frontend import typed_settings
+
+    if getattr(app, "_said_full_screen_only", False):
+        return
+    asked = getattr(app.command_line, "tui_mode", None) or typed_settings(session.settings).tui_mode
+    if asked == "regular":
+        app._said_full_screen_only = True  # type: ignore[attr-defined]  # once per app
+        await app.transcript.add_notice(FULL_SCREEN_ONLY, "warning")
 
 
 async def warn_about_tmux_keys(app: PiHost) -> None:
@@ -57,12 +74,15 @@ async def show_start_help(app: PiHost, session: SessionPort) -> None:
     from pi_runtime.frontend import typed_settings
 
     quiet = typed_settings(session.settings).quiet_startup
+    verbose = bool(getattr(app.command_line, "verbose", False))
+    if verbose:  # --verbose: the whole start-up help, whatever quietStartup says (Pi)
+        quiet = False
     if has_credentials(session):
         if quiet is True:
             return
         loaded = [] if quiet == "header" else loaded_resources(session)
         await app.transcript.mount(StartHints(app.keymap, loaded=loaded,
-                                              expanded=app.transcript.tools_expanded))
+                                              expanded=verbose or app.transcript.tools_expanded))
     else:
         await app.transcript.mount(WelcomePanel(model=app.model_ref(), agent_dir=str(app.agent_dir)))
         # Read from its headline down: the guide is often taller than the window.

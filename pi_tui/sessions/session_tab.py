@@ -1,4 +1,4 @@
-"""``SessionTab``: one session's tab (number, name, state, model, cost); a click shows it."""
+"""``SessionTab``: one session's tab (place, state, name, model, cost); a click shows it."""
 
 from __future__ import annotations
 
@@ -20,8 +20,9 @@ UNSEEN_WORDS = {"done": "done", "failed": "failed", "asks": "waiting for you"}
 """What a background tab says happened while it was not shown (until it is)."""
 
 
-def tab_label(entry: OpenSession) -> str:
-    """``1 name · ● working · model · $0.012``: what the tab says, most important first (it is cut at the end)."""
+def tab_label(entry: OpenSession, position: int | None = None) -> str:
+    """``1 ● name · working · model · $0.012``: what the tab says, most important first (it is cut
+    at the end: with five tabs at 80 columns the number, the state mark and the name's start stay)."""
     state = entry.state
     word = UNSEEN_WORDS.get(entry.unseen or "", state.value) if state is not TabState.WORKING else state.value
     model = entry.session.model
@@ -29,7 +30,8 @@ def tab_label(entry: OpenSession) -> str:
         cost = entry.session.usage_totals().cost
     except Exception:  # noqa: BLE001 - a tab must draw whatever the ledger says
         cost = 0.0
-    return f"{entry.number} {entry.name} · {STATE_MARKS[state]} {word} · {model.id if model else '-'} · {format_cost(cost)}"
+    number = position if position is not None else entry.number
+    return f"{number} {STATE_MARKS[state]} {entry.name} · {word} · {model.id if model else '-'} · {format_cost(cost)}"
 
 
 class SessionTab(Static):
@@ -59,9 +61,9 @@ class SessionTab(Static):
         super().__init__(markup=False)
         self.entry = entry
 
-    def show_state(self, active: bool) -> None:
+    def show_state(self, active: bool, position: int | None = None) -> None:
         entry = self.entry
-        self.update(Text(tab_label(entry)))
+        self.update(Text(tab_label(entry, position)))
         self.set_class(active, "-active")
         self.set_class(entry.unseen is not None and not active, "-unseen")
         self.set_class(entry.state is TabState.WAITING, "-waiting")

@@ -43,12 +43,13 @@ class SessionTabs(Horizontal):
         for entry, gone in tabs.items():
             if entry not in entries:
                 gone.remove()
-        for entry in entries:
+        for position, entry in enumerate(entries, 1):
             tab = tabs.get(entry)
             if tab is None:
                 tab = SessionTab(entry)
                 self.mount(tab)
-            tab.show_state(entry is workspace.active)
+            # Numbered by place in the bar (Alt+PageUp/PageDown order), not by how many were opened.
+            tab.show_state(entry is workspace.active, position)
 
     def on_session_tab_clicked(self, message: SessionTab.Clicked) -> None:
         message.stop()

@@ -21,6 +21,7 @@ from ..bridge import EVENT_BATCH_SECONDS, Bridge
 from ..extension_ui.extension_host import show_extension_ui
 from ..terminal.window_title import show_window_title
 from ..transcript.transcript import Transcript
+from .full_collections import FullCollections
 from .open_session import Draft, OpenSession
 
 if TYPE_CHECKING:
@@ -39,6 +40,8 @@ class Workspace:
         self.active: OpenSession | None = None
         """The session on screen."""
         self._next_number = 1
+        self._collections = FullCollections(app)
+        """Full garbage collections wait for the runs to end (``full_collections.py``)."""
 
     # ------------------------------------------------------------------ lookup
 
@@ -86,6 +89,7 @@ class Workspace:
         last = self.sessions[-1].transcript if self.sessions else shown
         await app.mount(transcript, after=last)
         bridge = Bridge(session, app)  # type: ignore[arg-type]  # the app is the message pump
+        transcript.messages_when = bridge.messages_when
         entry = self._entry(session, bridge, transcript)
         lines = editor_text.split("\n")
         entry.draft = Draft(editor_text, (len(lines) - 1, len(lines[-1])))  # the cursor at the end
@@ -186,8 +190,10 @@ class Workspace:
         match event:
             case ev.AgentStartEvent():
                 entry.transcript.set_streaming(True)
+                self._collections.run_started(entry)
             case ev.AgentSettledEvent():
                 entry.transcript.set_streaming(False)
+                self._collections.run_settled(entry)
                 ui = entry.extension_ui
                 if background and ui is not None and ui.footer_data is not None:
                     ui.footer_data.check_branch()  # the shown one's is checked by the app
@@ -239,6 +245,7 @@ class Workspace:
             index = self.sessions.index(entry)
             await self.show(self.sessions[index + 1] if index + 1 < len(self.sessions) else self.sessions[index - 1])
         self.sessions.remove(entry)
+        self._collections.run_settled(entry)  # a run that was cut short settles nothing more
         if entry.extension_ui is not None:
             entry.extension_ui.discard()  # its widgets and editor were kept hidden for its tab
         self._app.tree_pane.session_closed(entry.session)

@@ -24,6 +24,7 @@ from textual.drivers.linux_driver import LinuxDriver
 from .extended_keys import ExtendedKeysDriver
 from .safe_strips import guard_strip_output
 from .textual_internals import driver_output, replace_driver_output, resume_was_requested
+from .typed_runs import group_runs_in_this_thread
 
 
 class _HangupTolerantOutput:
@@ -72,8 +73,24 @@ class AppDriver(ExtendedKeysDriver):
             super()._sigcont_application(*args)
 
 
-def driver_class_for(chosen: type[Driver]) -> type[Driver]:
+class TypedRunsDriver(AppDriver):
+    """``AppDriver`` whose input thread hands printable keys that arrive together over as one
+    ``TypedRun`` (:mod:`.typed_runs`), for an app that takes them (pi's main app)."""
+
+    def run_input_thread(self) -> None:
+        group_runs_in_this_thread()
+        super().run_input_thread()
+
+
+def driver_class_for(chosen: type[Driver], *, typed_runs: bool = False) -> type[Driver]:
     """``AppDriver`` in place of Textual's ordinary Linux driver; any other (headless, web) kept.
-    Whichever it is, no text it draws can act on the terminal (:mod:`.safe_strips`)."""
+    Whichever it is, no text it draws can act on the terminal (:mod:`.safe_strips`).
+
+    Args:
+        chosen: the driver Textual picked.
+        typed_runs: the app handles ``TypedRun`` events (keys typed together, see :mod:`.typed_runs`).
+    """
     guard_strip_output()
-    return AppDriver if chosen is LinuxDriver else chosen
+    if chosen is not LinuxDriver:
+        return chosen
+    return TypedRunsDriver if typed_runs else AppDriver

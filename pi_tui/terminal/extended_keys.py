@@ -57,7 +57,9 @@ def _normalised(key: events.Key) -> events.Key:
         return key
     if modifiers == ["shift"] and base.isprintable():
         # Shift alone on a printable key types its character (tmux and xterm encode it when asked).
-        return events.Key(_character_key_name(base), base)
+        # csi-u names the unshifted key (``CSI 108;2u`` is Shift+L), so a letter is typed capital.
+        character = base.upper() if base.isalpha() else base
+        return events.Key(_character_key_name(character), character)
     if base.isupper():
         names = sorted({*modifiers, "shift"})
         return events.Key("+".join([*names, base.lower()]), None)

@@ -129,6 +129,16 @@ TOUCH_POINTS: dict[str, tuple[str, Callable[[], bool]]] = {
         lambda: _is_function("textual.drivers.linux_driver", "LinuxDriver._sigcont_application")
         and _uses("textual.drivers.linux_driver", "LinuxDriver.__init__", "_sigcont_application",
                   "_must_signal_resume", "_file")),
+    "textual.drivers.linux_driver.XTermParser": (
+        "printable keys arriving together reach the editor as one insertion: the input thread's parser "
+        "groups them (terminal/typed_runs.py)",
+        lambda: _uses("textual.drivers.linux_driver", "LinuxDriver.run_input_thread", "XTermParser")
+        and issubclass(_attribute("textual.drivers.linux_driver", "XTermParser"),
+                       _attribute("textual._xterm_parser", "XTermParser"))),
+    "textual.message.Message._set_forwarded, textual.widgets.TextArea._restart_blink": (
+        "such a run is typed as its keys would have been, or handled key by key (editor/typed_text.py)",
+        lambda: _is_function("textual.message", "Message._set_forwarded")
+        and _is_function("textual.widgets", "TextArea._restart_blink")),
     "textual.widget.Widget._on_key, textual.widgets.TextArea._on_key": (
         "the editor and the queue act on each key as it comes (editor/, queue/)",
         lambda: inspect.iscoroutinefunction(_attribute("textual.widget", "Widget._on_key"))
@@ -237,3 +247,14 @@ def replace_driver_output(driver: Any, file: Any) -> None:
 def resume_was_requested(driver: Any) -> bool:
     """The Linux driver suspended the app itself (Ctrl+Z) and expects a SIGCONT to resume it."""
     return bool(driver._must_signal_resume)
+
+
+def mark_forwarded(event: Any) -> None:
+    """Flag an input event as the app's forward to the focused widget flags it (so it does not
+    start over at the app when it bubbles back up)."""
+    event._set_forwarded()
+
+
+def restart_cursor_blink(text_area: Any) -> None:
+    """Show a text area's cursor at once and restart its blink, as a typed key does."""
+    text_area._restart_blink()

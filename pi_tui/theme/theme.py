@@ -9,6 +9,7 @@ that fails to load is reported and the caller falls back to ``dark``.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,8 +50,9 @@ class ThemeError(ValueError):
     """A theme file that cannot be used; the message says what is wrong and where."""
 
 
+@functools.cache
 def kebab(token: str) -> str:
-    """``userMessageBg`` -> ``user-message-bg``."""
+    """``userMessageBg`` -> ``user-message-bg``. (Cached: each theme load names ~60 tokens per theme.)"""
     return re.sub(r"(?<=[a-z0-9])([A-Z])", r"-\1", token).lower()
 
 
@@ -214,6 +216,38 @@ def load_theme_file(path: Path) -> PiTheme:
     theme = parse_theme(data, str(path))
     theme.source = str(path)
     return theme
+
+
+def terminal_appearance(env: dict[str, str] | None = None) -> str:
+    """``light`` or ``dark``: what the terminal's background is, from ``COLORFGBG`` (``fg;bg``, the
+    background a palette index: 0-6 and 8 dark, 7 and 9-15 light, as Pi and Vim read it); dark
+    when the terminal does not say."""
+    import os
+
+    value = (env if env is not None else os.environ).get("COLORFGBG", "")
+    background = value.split(";")[-1].strip()
+    if background.isdigit() and int(background) <= 15:
+        return "dark" if int(background) <= 6 or int(background) == 8 else "light"
+    return "dark"
+
+
+def resolve_theme_setting(setting: str | None, env: dict[str, str] | None = None) -> str | None:
+    """The theme a ``theme`` setting names for this terminal (None: pi's default).
+
+    ``light-name/dark-name`` (Pi's automatic pair) picks by the terminal's appearance; ``system``
+    (Pi's default, colours derived from the terminal's) is pi's light or dark theme, whichever
+    matches the terminal: pi already draws on the terminal's own background.
+    """
+    if not setting:
+        return None
+    if setting == "system":
+        return terminal_appearance(env)
+    light, slash, dark = setting.partition("/")
+    if slash:
+        if "/" in dark or not light.strip() or not dark.strip():
+            return None
+        return light.strip() if terminal_appearance(env) == "light" else dark.strip()
+    return setting
 
 
 def discover_themes(*folders: Path) -> tuple[dict[str, PiTheme], list[str]]:

@@ -54,10 +54,15 @@ class ThemeService:
         self.more_paths: Callable[[], list[Path]] = list
         """Theme files and folders the session knows of: packages', extensions' ``themePaths``
         (set once a session is attached; asked at every load)."""
+        self.cli_paths: list[Path] = []
+        """``--theme`` files and folders (loaded even with ``--no-themes``, as in Pi)."""
+        self.discover = True
+        """False with ``--no-themes``: no user, project or package themes, only built-in and ``--theme``."""
 
     def load(self) -> None:
         """Read every theme file again and register the valid ones."""
-        self.themes, self.errors = discover_themes(*self.more_paths(), *self.folders)
+        found = [*self.more_paths(), *self.folders] if self.discover else []
+        self.themes, self.errors = discover_themes(*found, *self.cli_paths)
         for theme in self.themes.values():
             self._target.register_theme(theme.to_textual())
 

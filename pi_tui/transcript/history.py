@@ -77,7 +77,9 @@ def widgets_for(message: Any, results: dict[str, Any], *, cwd: str, tools_expand
                               renderer=tool_renderer_lookup(session)(block.name))
                 result = results.get(block.id)
                 if result is not None:
-                    box.set_result(result.content, result.details, result.is_error)
+                    # The result message keeps how long the tool ran (Pi's durationMs): "Took 0.1s" again.
+                    box.set_result(result.content, result.details, result.is_error,
+                                   getattr(result, "duration_ms", None))
                 out.append(box)
         if message.stop_reason == "error":
             out.append(Notice(f"Error: {message.error_message or 'the request failed'}", "error"))

@@ -1,9 +1,10 @@
-"""Pi's "↓ Jump to latest message · ctrl+end" label, over the bottom row of the transcript while
-the reader has scrolled away from the end (new output keeps arriving out of sight).
+"""Pi's "↓ Jump to latest message · ctrl+end" label, on the bottom row of the transcript's area
+while the reader has scrolled away from the end (new output keeps arriving out of sight).
 
-One label for the app, in the workspace beside the transcripts: it is laid over the shown
-transcript (absolute position, drawn above the text, no room taken, so nothing reflows
-when it appears) and a click on it jumps to the end, as the key does.
+One label for the app, in the workspace beside the transcripts. While it shows, the transcript
+gives up its bottom row for it (a one-row margin: only the height changes, so no text reflows)
+instead of the label covering the last line being read; a click on it jumps to the end, as the
+key does.
 """
 
 from __future__ import annotations
@@ -54,6 +55,11 @@ class JumpToLatest(Static):
     def place(self, transcript: Any) -> None:
         """Over ``transcript``'s last row, centred, when it is scrolled away; hidden otherwise."""
         show = transcript.display and scrolled_away(transcript) and transcript.region.height > 2
+        reserved = transcript.styles.margin.bottom == 1
+        if show != reserved:
+            # The row under the label is the transcript's until it shows; the resize that follows
+            # places the label again.
+            transcript.styles.margin = (0, 0, 1 if show else 0, 0)
         if not show:
             self.display = False
             return
@@ -63,7 +69,7 @@ class JumpToLatest(Static):
         parent = self.parent
         origin = parent.content_region if isinstance(parent, Widget) else transcript.region
         self.styles.offset = (transcript.region.x - origin.x + (transcript.region.width - width) // 2,
-                              transcript.region.bottom - 1 - origin.y)
+                              transcript.region.bottom - (0 if reserved else 1) - origin.y)
         self.display = True
 
     async def on_click(self, event: events.Click) -> None:

@@ -5,16 +5,16 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-KINDS = ("error", "warning", "info", "retry")
+KINDS = ("error", "warning", "info", "retry", "status")
 
 
 class Notice(Static):
-    """Inline status text; ``kind`` picks the colour (error, warning, info, retry)."""
+    """Inline status text; ``kind`` picks the colour (error, warning, info, retry, status)."""
 
     def __init__(self, text: str, kind: str = "info", **kwargs) -> None:
         super().__init__(Text(text), classes=f"notice notice-{kind}", markup=False, **kwargs)
         self.kind = kind
-        """error, warning, info or retry."""
+        """error, warning, info, retry or status (what the app just did, dim, as Pi's status lines)."""
         self.message = None
 
     def set_text(self, text: str, kind: str | None = None) -> None:

@@ -1,4 +1,4 @@
-"""Transcript search (Ctrl+F or ``/find``): a bar above the editor, matches highlighted.
+"""Transcript search (Alt+S or ``/find``): a bar above the editor, matches highlighted.
 
 Typing searches the source text of every mounted block (case-insensitive, all words);
 matching blocks get the ``search-match`` class and the current one ``search-current``, and
@@ -46,7 +46,7 @@ class SearchBar(Horizontal):
     SearchBar > #search-count { width: auto; min-width: 28; padding: 1 1 0 1; color: $pi-muted; }
     """
     BINDINGS = [
-        Binding("shift+enter", "step(1)", "Newer match", show=False, id="tui.altScreen.searchPrevious"),
+        Binding("shift+enter,ctrl+shift+g", "step(1)", "Newer match", show=False, id="tui.altScreen.searchPrevious"),
         Binding("ctrl+g", "step(-1)", "Older match", show=False),
     ]
 

@@ -33,7 +33,7 @@ _FULL = [
     ("app.message.followUp", "to queue follow-up"),
     ("app.message.dequeue", "to edit all queued messages"),
     ("app.clipboard.pasteImage", "to paste images or text"),
-    ("pi.search", "to search the transcript"),  # pi's; Ctrl+F reaches pi in every terminal
+    ("pi.search", "to search the transcript"),  # pi's; Alt+S reaches pi in every terminal
     ("", "drop image files to attach"),
 ]
 """(key ids joined by ``|``, or a literal key; what it does) in Pi's order."""

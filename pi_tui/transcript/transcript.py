@@ -8,6 +8,8 @@ messages are mounted at all is decided by its ``HistoryWindow`` (``transcript_wi
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from textual.containers import VerticalScroll
@@ -32,6 +34,9 @@ from .thinking_block import ThinkingBlock
 from .tool_box import ToolBox, tool_dom_id
 from .transcript_window import INITIAL_MESSAGES, REMOUNT_MESSAGES, HistoryWindow
 from .user_message import UserMessage
+
+_code_warmed = False
+"""Code highlighting was warmed up (once per process, whichever transcript saw the first answer)."""
 
 if TYPE_CHECKING:
     from pi_runtime.frontend import BashResult, SessionPort
@@ -65,6 +70,13 @@ class Transcript(VerticalScroll, can_focus=False):
         """``fullscreenScrollbar``: hidden while following a stream (auto), always, or never (hidden)."""
         self._away = False
         """Scrolled away from the end (the app shows "Jump to latest message" then)."""
+        self._status_text: str | None = None
+        """The last status line (``show_status``), until the user sends something."""
+        self._status_notice: Notice | None = None
+        self.messages_when: Callable[[Any], list[Any]] | None = None
+        """The session's messages as they were when an event was emitted (``Bridge.messages_when``):
+        a view rebuilt for a compaction or a move must not already hold the messages whose own
+        events are still waiting in the same batch (they would be drawn twice)."""
 
     def on_mount(self) -> None:
         self.anchor()
@@ -76,10 +88,22 @@ class Transcript(VerticalScroll, can_focus=False):
     def warm_up(self) -> None:
         """Load the Markdown stack before the first answer needs it, in a thread. The app calls
         this once the session is attached: earlier, it would compete for the interpreter with
-        the session build, which the first answer waits for too."""
+        the session build, which the first answer waits for too. Code highlighting (Pygments,
+        twice the cost) waits for the first answer to start (``_on_message_start``): before that it
+        competed with the first prompt's request (measured: the request 40-70 ms later)."""
         from .markdown_render import warm_up
 
-        self.run_worker(warm_up, thread=True, name="markdown-warm-up", group="startup", exit_on_error=False)
+        self.run_worker(functools.partial(warm_up, code=False), thread=True, name="markdown-warm-up",
+                        group="startup", exit_on_error=False)
+
+    def _warm_up_code(self) -> None:
+        global _code_warmed
+        if _code_warmed:
+            return
+        _code_warmed = True
+        from .markdown_render import warm_up
+
+        self.run_worker(warm_up, thread=True, name="code-warm-up", group="startup", exit_on_error=False)
 
     # ------------------------------------------------------------------ history
 
@@ -104,7 +128,9 @@ class Transcript(VerticalScroll, can_focus=False):
 
     async def load_messages(self, messages: list[Any]) -> None:
         """Replace the view with the last window of ``messages`` (the last screenful first)."""
+        self._status_notice = None
         await self.window.load_messages(messages)
+        await self._restore_status()
 
     async def show_preview(self, messages: list[Any]) -> None:
         """Show ``messages`` (the end of a resumed session) until ``load_messages`` replaces them."""
@@ -209,7 +235,7 @@ class Transcript(VerticalScroll, can_focus=False):
                     else:
                         await self._add(Notice(text, variant))
                 elif self.session is not None:
-                    await self.load_messages(summary_last(self.session.messages))
+                    await self.load_messages(summary_last(self._messages_at(event)))
             case ev.BashExecutionUpdateEvent(id=request_id) if request_id in self._bash_panels:
                 self._bash_panels[request_id].append_output(event.delta)
             case ev.AgentSettledEvent(aborted=aborted):
@@ -217,7 +243,7 @@ class Transcript(VerticalScroll, can_focus=False):
                 if aborted:
                     await self._add(Notice("Aborted", "warning"))
             case ev.SessionChangedEvent() if self.session is not None:
-                await self.load_messages(self.session.messages)
+                await self.load_messages(self._messages_at(event))
             case ev.EntryAppendedEvent(entry=entry) if getattr(entry, "type", None) == "custom":
                 await self._on_custom_entry(entry)
             case ev.BudgetExceededEvent(message=text) | ev.ExtensionErrorEvent(error=text):
@@ -225,14 +251,20 @@ class Transcript(VerticalScroll, can_focus=False):
             case _:
                 pass
 
+    def _messages_at(self, event: Any) -> list[Any]:
+        assert self.session is not None
+        return self.messages_when(event) if self.messages_when is not None else self.session.messages
+
     async def _on_message_start(self, message: Any) -> None:
         role = getattr(message, "role", None)
         if role == "user":
+            self._status_text = None  # from here on the status line is history, not news
             # Whatever the user was reading, what they just sent (and its answer) comes into view.
             self.anchor()
             await self._add(UserMessage(user_text(message.content), message=message))
             self.follow()
         elif role == "assistant":
+            self._warm_up_code()
             await self._finish_blocks()
             self._blocks = {}
             self._tools.clear()
@@ -319,6 +351,22 @@ class Transcript(VerticalScroll, can_focus=False):
     async def add_notice(self, text: str, kind: str = "info") -> Notice:
         """An inline message from the app (prompt refused, command output...)."""
         return await self._add(Notice(text, kind))  # type: ignore[return-value]
+
+    async def show_status(self, text: str) -> None:
+        """What the app just did ("Switched to …", "Forked to new session"), as Pi's status line:
+        a dim line in the transcript, so it can be found later (a toast is gone in seconds). A
+        status right after another replaces it; it is drawn again after the rebuild that a fork,
+        clone or resume brings, until the user sends something."""
+        self._status_text = text
+        last = self.children[-1] if self.children else None
+        if last is not None and last is self._status_notice:
+            self._status_notice.set_text(text, "status")
+            return
+        self._status_notice = await self.add_notice(text, "status")
+
+    async def _restore_status(self) -> None:
+        if self._status_text is not None:
+            self._status_notice = await self.add_notice(self._status_text, "status")
 
     async def start_bash(self, request_id: str, command: str, exclude: bool) -> MessagePanel:
         """A panel for a user ``!command`` that fills as output arrives."""

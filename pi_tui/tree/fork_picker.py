@@ -71,4 +71,4 @@ async def _fork(app: Any, entry_id: str) -> None:
         app.notify("Fork cancelled by an extension", severity="warning", timeout=4)
         return
     app.editor.set_text(result.text)
-    app.notify("Forked into a new session", timeout=3)
+    app.show_status("Forked to new session")

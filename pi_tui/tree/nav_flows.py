@@ -10,6 +10,7 @@ folder, as Pi does, when that is another one).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 
@@ -34,26 +35,31 @@ def open_tree(app: Any) -> None:
     app.push_screen(browser, picked)
 
 
-def navigate_with_choice(app: Any, entry_id: str) -> None:
+def navigate_with_choice(app: Any, entry_id: str, on_decided: Callable[[], None] | None = None) -> None:
     """Move to ``entry_id`` after asking "Summarize branch?" (unless the settings skip the question).
 
-    Used by ``/tree`` and the tree pane.
+    Used by ``/tree`` and the tree pane; ``on_decided`` runs once the move goes ahead (or there
+    was nothing to move), not when the question is cancelled.
     """
     session = app.session
+    decided = on_decided or (lambda: None)
     if entry_id == session.session_manager.leaf_id:
         app.notify("Already at this entry", timeout=2)
+        decided()
         return
     from pi_runtime.frontend import typed_settings
 
     from .summarize_prompt import SummarizePrompt
 
     if typed_settings(session.settings).branch_summary.skip_prompt:  # no question, no summary
+        decided()
         app.run_worker(_navigate(app, entry_id, False), name="navigate", group="kernel", exit_on_error=False)
         return
 
     def answered(summarize: Any) -> None:
         if summarize is None:
             return
+        decided()
         app.run_worker(_navigate(app, entry_id, summarize), name="navigate", group="kernel",
                        exit_on_error=False)
 
@@ -77,8 +83,7 @@ async def _navigate(app: Any, entry_id: str, summarize: bool | str) -> None:
         return
     if result.editor_text:
         app.editor.set_text(result.editor_text)
-    app.notify("Moved in the session tree" + (" (branch summarised)" if result.summary_entry_id else ""),
-               timeout=3)
+    app.show_status("Navigated to selected point" + (" (branch summarised)" if result.summary_entry_id else ""))
 
 
 def open_resume(app: Any) -> None:

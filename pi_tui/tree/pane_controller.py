@@ -92,10 +92,29 @@ class TreePaneController:
         return self.preview is not None and bool(self.preview.display)
 
     async def toggle(self) -> None:
+        """``/pane tree``: open the pane (the editor keeps the keys) or close it."""
         await (self.close() if self.is_open else self.open())
 
+    async def toggle_or_focus(self) -> None:
+        """Alt+T (``app.pane.tree``): open the pane, or move into the open pane, or close the
+        focused one. Opening never takes the editor's keys: a user who opens the pane to look at
+        it and goes on typing must not type into its search or switch its filters."""
+        if not self.is_open:
+            await self.open()
+        elif self.has_focus:
+            await self.close()
+        else:
+            self.pane.focus_list()
+
+    @property
+    def has_focus(self) -> bool:
+        """Whether keys go to the pane (its list is focused)."""
+        focused = self.app.focused
+        return self.pane is not None and focused is not None and self.pane in focused.ancestors_with_self
+
     async def open(self) -> None:
-        """Dock the live tree beside the transcript and focus it."""
+        """Dock the live tree beside the transcript; the focus stays where it is (F6, a click or
+        Alt+T move into the pane)."""
         app = self.app
         if self.is_open or app.session is None:
             return
@@ -112,7 +131,6 @@ class TreePaneController:
         # Every layout pass (a resize among them) publishes this; layout() acts only when the width changed.
         app.screen.screen_layout_refresh_signal.subscribe(self.pane, lambda _screen: self.layout())
         self.layout()
-        self.pane.focus_list()
 
     def _live_for(self, session: SessionPort) -> Any:
         """``session``'s rows: built the first time, else caught up, the cursor where the session is."""
@@ -172,14 +190,20 @@ class TreePaneController:
             return
         columns = self._laid_out_for = self.app.size.width
         overlay = columns < OVERLAY_BELOW
-        room = columns * 2 // 3 if overlay else columns - MIN_TRANSCRIPT  # an overlay leaves a third in sight
+        room = self._room(columns)
         self.pane.set_class(overlay, "-overlay")
         self.pane.styles.width = max(min(self.width, room), min(MIN_WIDTH, columns))
 
+    @staticmethod
+    def _room(columns: int) -> int:
+        """The widest the pane may be: beside the transcript, or over it at most half the
+        terminal (at 80 columns a two-thirds overlay hid most of the conversation; deep rows
+        pan instead of needing the width)."""
+        return columns // 2 if columns < OVERLAY_BELOW else columns - MIN_TRANSCRIPT
+
     def resize(self, delta: int) -> None:
         """Widen or narrow the pane and remember the width in the settings (``treePaneWidth``)."""
-        columns = self.app.size.width
-        room = columns * 2 // 3 if columns < OVERLAY_BELOW else columns - MIN_TRANSCRIPT
+        room = self._room(self.app.size.width)
         self.width = max(MIN_WIDTH, min(self.width + delta, max(room, MIN_WIDTH), 200))
         self._laid_out_for = -1
         self.layout()
@@ -205,7 +229,7 @@ class TreePaneController:
         app.set_focus(order[(current + 1) % len(order)])
 
     def leave_pane(self) -> None:
-        """Esc with nothing left to end in the pane: the editor takes the keys again."""
+        """Esc (no search left to clear) or a chosen row: the editor takes the keys again."""
         self.app.set_focus(self.app.editor)
 
     def _shown_transcript(self) -> Any:
@@ -225,7 +249,7 @@ class TreePaneController:
         # Textual calls Alt+T printable (its character is "t"); only unmodified keys are typing.
         printable = printable and not any(mod in key for mod in ("alt+", "ctrl+", "super+"))
         focused = self.app.focused
-        if focused is not None and self.pane in focused.ancestors_with_self:
+        if self.has_focus:
             if self.pane.claims(key, printable):
                 self.pane.take_key(key, character if printable else None)
                 return True
@@ -325,7 +349,9 @@ class TreePaneController:
         progress is stopped first, as Pi's /tree does)."""
         from .nav_flows import navigate_with_choice
 
-        navigate_with_choice(self.app, entry_id)  # stops a run first, as /tree does
+        # Once the move is decided, the editor takes the keys: the next thing a user does after
+        # "continue here" is type, and those keys must not land in the pane's search.
+        navigate_with_choice(self.app, entry_id, on_decided=self.leave_pane)  # stops a run first, as /tree does
 
     def fork(self, entry_id: str) -> None:
         """A new session with the history before this user message (its text comes to the editor)."""
@@ -347,7 +373,7 @@ class TreePaneController:
         session = self._session()
         result = await session.clone(entry_id)
         if not result.cancelled:
-            self.app.notify(f"Cloned into {session.session_file or 'a new in-memory session'}", timeout=4)
+            self.app.show_status("Cloned to new session")
 
     def edit_label(self, entry_id: str) -> None:
         from ..dialogs.text_prompt import TextPrompt

@@ -36,6 +36,8 @@ async def tree_pane(pilot: Any, provider: Any) -> None:
     await pilot.press("enter")
     await _until(pilot, lambda: app.tree_pane.is_open)
     pane = app.tree_pane.pane
+    await pilot.press("alt+t")  # opening left the keys in the editor: move into the pane
+    await _until(pilot, lambda: app.focused is pane.list)
     while pane.live.rows.current_id != answer:
         await pilot.press("up")
     await _until(pilot, lambda: app.tree_pane.previewing)

@@ -3,6 +3,10 @@
 Same reading as the browser: ``› `` on the cursor, the guides, the role in its theme colour,
 labels in brackets, ``(+N)`` under a fold, ``← current`` on the leaf; rows off the active path
 are dimmed. Colours are read from the theme's ``pi-*`` variables when the theme changes.
+
+Deep rows (guides wider than a narrow pane) are panned as Pi's tree does: when the selected
+row's text would start too far right to read, every row is shifted left by the same amount
+(the cursor column stays), so the selected text and its neighbours' stay in sight.
 """
 
 from __future__ import annotations
@@ -18,6 +22,24 @@ from .tree_rows import TreeRows
 _KIND_VAR = {"user": "pi-accent", "assistant": "pi-success", "error": "pi-error", "tool": "pi-dim", "system": "pi-dim",
              "bash": "pi-bash-mode", "compaction": "pi-border-accent", "branch_summary": "pi-border-accent",
              "custom_message": "pi-custom-message-label"}
+
+
+GUTTER = 2
+"""The cursor column (``› ``), never panned away."""
+
+
+def pan_offset(tree: TreeRows, width: int) -> int:
+    """Columns to pan the rows left so the selected row's text can be read in ``width`` cells."""
+    if not tree.visible:
+        return 0
+    row_index = tree.visible[min(max(tree.cursor, 0), len(tree.visible) - 1)]
+    anchor = len(tree.rows[row_index].guide) + (2 if row_index in tree.folded else 0)
+    view = max(0, width - GUTTER)
+    readable = min(24, max(10, view // 3))
+    if anchor <= view - readable:
+        return 0
+    context = min(12, max(2, view // 4))
+    return max(0, anchor - context)
 
 
 class RowPainter:
@@ -53,7 +75,7 @@ class RowPainter:
         kind_style = s.get(row.kind)
         if kind_style is not None and not row.on_path:
             kind_style = kind_style + Style(dim=True)
-        parts: list[tuple[str, Style]] = [("› " if selected else "  ", s["leaf"]), (row.guide, s["guide"])]
+        parts: list[tuple[str, Style]] = [(row.guide, s["guide"])]
         if row_index in tree.folded:
             parts.append(("▸ ", s["fold"]))
         head, sep, rest = row.text.partition(": ")
@@ -73,7 +95,11 @@ class RowPainter:
             tail.append((f"  (+{hidden})", s["fold"]))
         if row_index == leaf_row:
             tail.append(("  ← current", s["leaf"]))
-        head_strip = Strip([Segment(text, style) for text, style in parts if text])
+        body = Strip([Segment(text, style) for text, style in parts if text])
+        shift = pan_offset(tree, width)
+        if shift:
+            body = body.crop(min(shift, body.cell_length), body.cell_length)
+        head_strip = Strip.join([Strip([Segment("› " if selected else "  ", s["leaf"])]), body])
         tail_strip = Strip([Segment(text, style) for text, style in tail])
         room = width - tail_strip.cell_length
         if head_strip.cell_length > room > 1:

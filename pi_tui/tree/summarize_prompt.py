@@ -28,7 +28,7 @@ class SummarizePrompt(Modal[bool | str | None]):
     SummarizePrompt #summary-instructions { display: none; }
     SummarizePrompt.custom #summary-instructions { display: block; }
     """
-    BINDINGS = [Binding("escape", "back", "Cancel", id="tui.select.cancel")]
+    BINDINGS = [Binding("escape,ctrl+c", "back", "Cancel", id="tui.select.cancel")]
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="nav-dialog"):

@@ -7,9 +7,10 @@ costs the same per event as a short one. What a key means for the session (previ
 fork, clone, width) goes to the host, which owns the transcript and the kernel calls.
 
 Keys arrive through ``claims()``/``take_key()`` before the app's own bindings: the tree's
-Ctrl+T/Ctrl+L/Ctrl+O filters are main-view keys elsewhere. Esc ends a search, then a preview,
-then goes back to the editor, as in the queue pane: it never aborts the run from here (a user
-tapping Esc to leave a preview must not stop the agent).
+Ctrl+T/Ctrl+L/Ctrl+O filters are main-view keys elsewhere. The pane takes keys only once the
+user moved into it (F6, a click, Alt+T on the open pane), and says so in its title bar. Esc ends a
+search; otherwise it ends the preview and gives the keys back to the editor, as in the queue pane:
+it never aborts the run from here (a user tapping Esc to leave a preview must not stop the agent).
 """
 
 from __future__ import annotations
@@ -68,7 +69,8 @@ class TreePane(TreeRowKeys, Vertical):
     }
     TreePane:focus-within { border-left: vkey $pi-border-accent; }
     TreePane.-overlay { layer: overlay; border-left: outer $pi-border-accent; }
-    TreePane #tree-pane-title { height: 1; padding: 0 1; color: $pi-accent; text-style: bold; }
+    TreePane #tree-pane-title { height: 1; padding: 0 1; color: $pi-muted; }
+    TreePane:focus-within #tree-pane-title { background: $pi-selected-bg; color: $pi-accent; text-style: bold; }
     TreePane #tree-pane-status { height: 1; padding: 0 1; color: $pi-muted; }
     TreePane #tree-pane-list { height: 1fr; background: $pi-bg; }
     TreePane #tree-pane-hints { height: auto; padding: 0 1; color: $pi-dim; }
@@ -82,7 +84,7 @@ class TreePane(TreeRowKeys, Vertical):
         self._leaf_row = live.rows.display_leaf()
 
     def compose(self) -> ComposeResult:
-        yield Static("Session tree", id="tree-pane-title")
+        yield Static(self._title(False), id="tree-pane-title", markup=False)
         yield Static("", id="tree-pane-status", markup=False)  # the search is typed text, not markup
         yield VirtualList(self._paint, id="tree-pane-list")
         yield Static("", id="tree-pane-hints", markup=False)
@@ -92,7 +94,7 @@ class TreePane(TreeRowKeys, Vertical):
         self.list = self.query_one(VirtualList)
         self.painter.set_colors(self.app.theme_variables)
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._recolor())
-        self.query_one("#tree-pane-hints", Static).update(self._hints())
+        self._mark_focus()
         self._sync(full=True)
 
     def _recolor(self) -> None:
@@ -108,11 +110,29 @@ class TreePane(TreeRowKeys, Vertical):
     def _paint(self, index: int, width: int, selected: bool) -> Strip:
         return self.painter.paint(self.live.rows, index, width, selected, self._leaf_row)
 
+    def _title(self, focused: bool) -> str:
+        return "▶ Session tree · keys here" if focused else "Session tree"
+
+    def _mark_focus(self) -> None:
+        """Title and hints say whether keys come here: the focused pane is plainly marked, and the
+        unfocused one says how to move in."""
+        focused = self.has_focus_within
+        self.query_one("#tree-pane-title", Static).update(self._title(focused))
+        focus_key = app_keymap(self.app).first_key("app.pane.tree") or "f6"
+        hints = self._hints() if focused else f"{focus_key} or f6: move here"
+        self.query_one("#tree-pane-hints", Static).update(hints.replace("shift+", "⇧"))
+
+    def on_descendant_focus(self) -> None:
+        self._mark_focus()
+
+    def on_descendant_blur(self) -> None:
+        self._mark_focus()
+
     def _hints(self) -> str:
         first = self.keys.first_key
         return (f"↑↓ move · enter go · esc live · {first('fork')} fork · {first('clone')} clone · "
                 f"{first('edit_label')} label · {first('wider')}/{first('narrower')} width · "
-                "^U/^T/^L/^A/^D filter · type to search").replace("shift+", "⇧")
+                "^U/^T/^L/^A/^D filter · type to search")
 
     def _update_status(self) -> None:
         tree = self.live.rows
@@ -201,10 +221,13 @@ class TreePane(TreeRowKeys, Vertical):
             if not matched:  # nothing matched, so no row was selected: back to where the session is
                 tree.go_to_row(tree.display_leaf())
             self._moved(full=True)
-        elif self.host.previewing:
-            self.host.end_preview()
         else:
-            self.host.leave_pane()  # back to the editor; Esc there aborts (twice Esc here must not)
+            # Back to the live conversation and to the editor at once: a user pressing Esc to get
+            # out must not find the next keys typed into the pane's search. Esc in the editor
+            # aborts; Esc here never does (twice Esc to leave must not stop the agent).
+            if self.host.previewing:
+                self.host.end_preview()
+            self.host.leave_pane()
 
     def _with_selection(self, action: Any) -> None:
         entry_id = self.live.rows.current_id

@@ -6,6 +6,9 @@ import base64
 import subprocess
 import sys
 
+import pytest
+
+from pi_runtime.agent.tool import ToolFailed
 from pi_runtime.tools.bash import BashParams, BashTool
 from pi_runtime.tools.read import ReadParams, ReadTool
 
@@ -14,7 +17,9 @@ PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4
 
 async def test_bash_gives_scripts_up_to_a_mebibyte_and_the_exit_code(tmp_path):
     bash = BashTool(str(tmp_path))
-    small = await bash.execute("c", BashParams(command="echo out; exit 3"), None, None)
+    with pytest.raises(ToolFailed) as failed:  # a non-zero exit rejects, carrying the whole result
+        await bash.execute("c", BashParams(command="echo out; exit 3"), None, None)
+    small = failed.value.result
     assert small.is_error
     assert small.structured_content["output"] == "out\n" and small.structured_content["exit_code"] == 3
     assert small.structured_content["truncated"] is False and "full_output_path" not in small.structured_content

@@ -137,3 +137,12 @@ def test_oversized_single_turn_is_split():
     assert cut.is_split_turn and path[cut.turn_start_index]["id"] == start
     assert path[cut.first_kept_index]["message"]["role"] == "assistant"
     assert CompactionSettings().keep_recent_tokens == 20_000
+
+
+def test_should_compact_takes_pis_plain_settings_object():
+    # Pi's tests call shouldCompact with a plain object: {enabled, reserveTokens, keepRecentTokens}.
+    settings = {"enabled": True, "reserveTokens": 10_000, "keepRecentTokens": 20_000}
+    assert should_compact(95_000, 100_000, settings)
+    assert not should_compact(85_000, 100_000, settings)
+    assert not should_compact(95_000, 100_000, {**settings, "enabled": False})
+    assert should_compact(95_000, 100_000, {"reserve_tokens": 10_000})  # snake_case, defaults for the rest

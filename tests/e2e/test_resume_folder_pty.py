@@ -103,7 +103,7 @@ def test_open_resume_runs_it_in_its_folder_in_a_new_tab_beside_this_one(folders,
     term = start_in(b, env)
     try:
         pick_from_all_folders(term, b"/open resume\r", a)
-        assert term.wait_for("2session2"), term.screen[-2000:]  # the second tab
+        assert term.wait_for("2○", "2●"), term.screen[-2000:]  # the second tab (its number, then its state)
         assert os.path.realpath(ask_for_pwd(term, loopback)) == os.path.realpath(a)
         mark = term.mark()
         term.type(b"\x1b[5;3~")  # Alt+PageUp: back to the first tab, which still runs in B
@@ -111,7 +111,7 @@ def test_open_resume_runs_it_in_its_folder_in_a_new_tab_beside_this_one(folders,
         assert os.path.realpath(ask_for_pwd(term, loopback)) == os.path.realpath(b)
         # /resume of the session the second tab has open shows that tab (its file is locked there).
         pick_from_all_folders(term, b"/resume\r", a)
-        assert term.wait_for("Alreadyopen:session2"), term.screen[-2000:]
+        assert term.wait_for("Alreadyopen:rememberprojecta"), term.screen[-2000:]  # the tab, by its first prompt
         assert "Couldnotresume" not in term.screen.replace(" ", "")
     finally:
         term.close()

@@ -125,10 +125,12 @@ def test_scoped_models_start_and_cycle(env):
     c = RpcClient(env, "--models", "loop-reasoner:high,loop/loop-model", "--no-session")
     try:
         state = c.ok({"type": "get_state"})
-        assert (state["model"]["id"], state["thinkingLevel"]) == ("loop-reasoner", "high")
+        # As Pi 1.6: the saved default (loop-model) is in the scope, so the session starts on it.
+        assert (state["model"]["id"], state["thinkingLevel"]) == ("loop-model", "off")
         cycled = c.ok({"type": "cycle_model"})
-        assert cycled["model"]["id"] == "loop-model" and cycled["isScoped"] is True
-        assert c.ok({"type": "cycle_model"})["model"]["id"] == "loop-reasoner"
+        assert cycled["model"]["id"] == "loop-reasoner" and cycled["isScoped"] is True
+        assert cycled["thinkingLevel"] == "high"
+        assert c.ok({"type": "cycle_model"})["model"]["id"] == "loop-model"
         assert c.close() == 0
     finally:
         c.kill()

@@ -20,6 +20,11 @@ def test_alt_t_docks_the_live_tree_and_previews_a_row(env):
         assert term.wait_for("Sessiontree"), term.screen[-2000:]
         assert term.wait_for("user:firstwords"), term.screen[-2000:]
         assert term.wait_for("assistant:##Demoanswer"), term.screen[-2000:]  # the answer joined the tree
+        term.type(ALT_T)  # opening left the keys in the editor; Alt+T on the open pane moves in
+        assert term.wait_for("Sessiontree·keyshere"), term.screen[-2000:]
+        term.type(b"\x1b[108;2u")  # Shift+L as tmux sends it with extended-keys on (csi-u)
+        assert term.wait_for("Labelfor"), term.screen[-2000:]
+        term.type(b"\x1b")
         term.type(UP)
         assert term.wait_for("PREVIEWofuser:firstwords"), term.screen[-2000:]
         term.type(ALT_T)  # closed: the editor has the keys again

@@ -64,3 +64,10 @@ def test_entries_whose_message_or_content_is_not_an_object_are_left_out(tmp_path
     totals = ledger.totals()
     assert (totals.input, totals.output) == (40 * 3, 40 * 3)
     assert ledger.counts["assistant"] == 80 and ledger.counts["toolCalls"] == 0
+
+
+def test_context_percent_goes_out_unrounded_as_pi_sends_it():
+    from pi_runtime.kernel.results import ContextUsage
+
+    assert ContextUsage(15_003, 20_000).to_wire()["percent"] == 75.015  # Pi's get_session_stats; pi sent 75.0
+    assert ContextUsage(None, 20_000).to_wire()["percent"] is None

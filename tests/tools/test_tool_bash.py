@@ -10,7 +10,7 @@ import tracemalloc
 
 import pytest
 
-from pi_runtime.agent.tool import ToolError
+from pi_runtime.agent.tool import ToolError, ToolFailed
 from pi_runtime.ai.abort import AbortController
 from pi_runtime.testing.waiting import eventually
 from pi_runtime.tools import BashTool, LocalShellOperations
@@ -45,9 +45,22 @@ async def test_no_output():
     assert result.content[0].text == "(no output)"
 
 
+async def failed(tool: BashTool, command: str):
+    """The result of a command that exited non-zero (``execute`` rejects, as Pi's tests expect)."""
+    with pytest.raises(ToolFailed) as raised:
+        await run(tool, command)
+    return raised.value.result
+
+
+async def test_command_errors_reject_as_in_pis_tests(tmp_path):
+    # Pi's "should handle command errors": execute rejects with "Command failed" or "code 1".
+    with pytest.raises(ToolError, match=r"(Command failed|code 1)"):
+        await run(make(tmp_path), "exit 1")
+
+
 async def test_nonzero_exit_is_an_error_result_with_output(tmp_path):
-    # As Pi: the command ran, so the tool returns its result marked as an error (no exception).
-    result = await run(make(tmp_path), "echo partial; exit 7")
+    # As Pi 1.6 records it: the command ran, so its result is marked as an error, details and all.
+    result = await failed(make(tmp_path), "echo partial; exit 7")
     assert result.is_error
     assert result.content[0].text == "partial\n\n\nCommand exited with code 7"
     assert result.details is None
@@ -56,12 +69,12 @@ async def test_nonzero_exit_is_an_error_result_with_output(tmp_path):
 
 
 async def test_nonzero_exit_without_output(tmp_path):
-    result = await run(make(tmp_path), "exit 3")
+    result = await failed(make(tmp_path), "exit 3")
     assert result.is_error and result.content[0].text == "(no output)\n\nCommand exited with code 3"
 
 
 async def test_signal_death_reports_128_plus_signal(tmp_path):
-    result = await run(make(tmp_path), "kill -KILL $$")
+    result = await failed(make(tmp_path), "kill -KILL $$")
     assert result.is_error and result.content[0].text.endswith("Command exited with code 137")
 
 

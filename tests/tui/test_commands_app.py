@@ -96,7 +96,7 @@ async def test_search_highlights_and_cycles_matches_and_copies_the_current_one(s
             provider.push(scripted_text(f"answer {i} mentions the needle {i}" if i != 2 else "nothing here"))
             await type_command(pilot, f"question {i}")
             await settle(pilot, session)
-        await pilot.press("ctrl+f")
+        await pilot.press("alt+s")
         await pilot.pause()
         await pilot.press(*"needle")
         await pilot.pause()

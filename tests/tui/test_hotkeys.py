@@ -26,23 +26,23 @@ def rows(keymap) -> dict[str, str]:
     return out
 
 
-def test_ctrl_f_is_listed_as_search_not_as_cursor_right(tmp_path):
+def test_ctrl_f_is_the_editors_cursor_right_as_in_pi(tmp_path):
     table = rows(load_keymap(tmp_path / "none.json"))
-    assert table["pi.search"].startswith("ctrl+f ")
+    assert table["pi.search"].startswith("alt+s ")
+    assert table["tui.editor.cursorRight"].startswith("right, ctrl+f ")
+    assert "is taken by" not in table["tui.editor.cursorRight"]
+
+
+def test_binding_search_to_ctrl_f_takes_it_from_the_editor(tmp_path):
+    user = tmp_path / "keybindings.json"
+    user.write_text(json.dumps({"pi.search": "ctrl+f"}))
+    table = rows(load_keymap(user))
     assert table["tui.editor.cursorRight"].startswith("right ")
     assert "ctrl+f is taken by: Search the transcript" in table["tui.editor.cursorRight"]
-
-
-def test_rebinding_search_gives_ctrl_f_back_to_the_editor(tmp_path):
-    user = tmp_path / "keybindings.json"
-    user.write_text(json.dumps({"pi.search": "alt+s"}))
-    table = rows(load_keymap(user))
-    assert table["tui.editor.cursorRight"].startswith("right, ctrl+f ")
-    assert table["pi.search"].startswith("alt+s *")
+    assert table["pi.search"].startswith("ctrl+f *")
 
 
 async def test_ctrl_f_does_what_hotkeys_says(session, agent_dir):
-    (agent_dir / "keybindings.json").write_text(json.dumps({"pi.search": "alt+s"}))
     app = create_app(session, static=True, agent_dir=str(agent_dir))
     async with app.run_test(size=(100, 30)) as pilot:
         app.editor.set_text("ab")

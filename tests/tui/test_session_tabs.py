@@ -69,9 +69,10 @@ async def test_a_second_session_opens_while_the_first_works_and_each_keeps_its_d
         second = app.session
         assert second is not first and first.is_streaming
         assert app.session_tabs.has_class("-several")
-        assert "first task" not in screen_text(app)  # the second's (empty) transcript is shown
+        # The second's (empty) transcript is shown (the first task's name is on its tab).
+        assert not app.transcript.children or "first task" not in str([str(w.render()) for w in app.transcript.children])
         text = screen_text(app)
-        assert "1 session 1 · ● working" in text and "2 session 2 · ○ idle" in text
+        assert "1 ● first task · working" in text and "2 ○ new session · idle" in text
 
         app.editor.insert("draft for two")
         app.editor.move_cursor((0, 5))
@@ -113,8 +114,8 @@ async def test_a_background_end_is_signalled_on_its_tab(provider, workdir):
         hold.release.set()
         entry = app.workspace.sessions[0]
         assert await wait_for(pilot, lambda: entry.unseen == "done")
-        assert "1 session 1 · ○ done" in screen_text(app)
-        assert any("session 1: finished" in str(n.message) for n in app._notifications)
+        assert "1 ○ long task · done" in screen_text(app)
+        assert any("long task: finished" in str(n.message) for n in app._notifications)
         assert "all done in one" not in screen_text(app)  # still in the background
         tab = list(app.session_tabs.query(SessionTab))[0]
         assert tab.has_class("-unseen")
@@ -163,7 +164,7 @@ async def test_quitting_with_a_session_working_asks_then_shuts_every_session_dow
         second = app.session
         await pilot.press("ctrl+d")  # quit on an empty editor: asks first
         assert await wait_for(pilot, lambda: isinstance(app.screen, ConfirmPrompt))
-        assert "Still working: session 1" in screen_text(app)
+        assert "Still working: long task" in screen_text(app)
         await pilot.press("n")
         assert await wait_for(pilot, lambda: not isinstance(app.screen, ConfirmPrompt))
         assert app.is_running and first.is_streaming
@@ -192,9 +193,9 @@ async def test_the_tab_bar_fits_80_columns_and_survives_a_resize(provider, workd
         assert await wait_for(pilot, lambda: hold.started.is_set())
         await open_second(pilot)
         text = screen_text(app)
-        assert "1 session 1" in text and "2 session 2" in text
+        assert "1 ● task" in text and "2 ○ new" in text
         await pilot.resize_terminal(60, 20)
-        assert await wait_for(pilot, lambda: "2 session 2" in screen_text(app))
+        assert await wait_for(pilot, lambda: "2 ○ new" in screen_text(app))
         await pilot.resize_terminal(80, 24)
         await pilot.press("alt+pageup")
         assert await wait_for(pilot, lambda: app.workspace.active.number == 1)
@@ -221,8 +222,8 @@ async def test_a_background_question_waits_for_its_tab_and_is_signalled(provider
         hold.release.set()
         entry = app.workspace.sessions[0]
         assert await wait_for(pilot, lambda: entry.questions == 1)
-        assert "1 session 1 · ? waiting for you" in screen_text(app)
-        assert any("session 1 asks: Deploy now?" in str(n.message) for n in app._notifications)
+        assert "1 ? task · waiting for you" in screen_text(app)
+        assert any("task asks: Deploy now?" in str(n.message) for n in app._notifications)
         assert not isinstance(app.screen, ConfirmPrompt)  # not over the session shown
         await pilot.press("alt+pageup")
         assert await wait_for(pilot, lambda: isinstance(app.screen, ConfirmPrompt))

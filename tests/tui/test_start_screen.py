@@ -66,10 +66,10 @@ async def test_a_prompt_sent_while_reading_old_messages_comes_into_view(provider
 
 
 async def test_the_full_help_names_the_search_key_that_works_in_every_terminal(session, agent_dir):
-    # Ctrl+Shift+F needs extended keys (tmux drops it without them); Ctrl+F always arrives.
+    # Ctrl+Shift+F needs extended keys (tmux drops it without them); Alt+S always arrives.
     app = create_app(session, static=True, agent_dir=str(agent_dir))
     async with app.run_test(size=(100, 40)) as pilot:
         await pilot.pause()
         app.query_one(StartHints).expanded = True
         await pilot.pause()
-        assert "ctrl+f to search the transcript" in screen_text(app)
+        assert "alt+s to search the transcript" in screen_text(app)

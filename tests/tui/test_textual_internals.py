@@ -83,6 +83,10 @@ BREAKERS = {
         "textual.drivers.linux_driver", "LinuxDriver", "_sigcont_application", None),
     "textual.widget.Widget._on_key, textual.widgets.TextArea._on_key": ("textual.widgets", "TextArea", "_on_key",
                                                                         lambda self, event: None),
+    "textual.drivers.linux_driver.XTermParser": ("textual.drivers.linux_driver", "LinuxDriver", "run_input_thread",
+                                                 lambda self: None),
+    "textual.message.Message._set_forwarded, textual.widgets.TextArea._restart_blink": (
+        "textual.widgets", "TextArea", "_restart_blink", None),
 }
 
 
@@ -281,3 +285,36 @@ async def test_the_app_driver_wraps_textuals_output_file_and_resume_flag():
     finally:
         for sig, handler in handlers.items():
             signal.signal(sig, handler)
+
+
+def test_the_linux_input_thread_builds_its_parser_from_the_name_pi_swaps():
+    from pi_tui.terminal import typed_runs
+
+    typed_runs.install()
+    parser_class = LinuxDriver.run_input_thread.__globals__["XTermParser"]
+    assert parser_class is not internals.xterm_parser_class()
+    assert issubclass(parser_class, internals.xterm_parser_class())
+
+
+class _Typed(App):
+    def compose(self) -> ComposeResult:
+        yield TextArea()
+
+
+async def test_a_key_handed_to_a_widget_directly_is_flagged_forwarded_and_the_blink_restarts():
+    app = _Typed()
+    async with app.run_test(size=(40, 6)) as pilot:
+        area = app.query_one(TextArea)
+        area.focus()
+        key = events.Key("a", "a")
+        assert not key.is_forwarded
+        internals.mark_forwarded(key)
+        assert key.is_forwarded
+        await area.on_event(key.set_sender(app))
+        assert area.text == "a"  # TextArea typed it; being forwarded, it does not start over at the app
+        await pilot.pause()
+        assert area.text == "a"
+        area.cursor_blink = True
+        area._cursor_visible = False
+        internals.restart_cursor_blink(area)
+        assert area._cursor_visible

@@ -28,6 +28,8 @@ async def open_pane(pilot) -> TreePane:
     await pilot.press("enter")
     assert await wait_for(pilot, lambda: app.tree_pane.is_open and app.tree_pane.pane.is_mounted)
     await pilot.pause()
+    assert app.focused is app.editor  # opening leaves the keys in the editor (issue #37)
+    await pilot.press("f6")  # the user moves into the pane
     return app.tree_pane.pane
 
 
@@ -60,8 +62,8 @@ async def test_pane_opens_beside_the_transcript_and_closes_keeping_the_draft(ses
         assert pane.live.rows.query == ""
         provider.push(scripted_text("Third answer"))
         await session.prompt("third question")  # while the pane is closed
-        await pilot.press("alt+t")  # opens again, the draft is still there
-        assert await wait_for(pilot, lambda: app.tree_pane.is_open and app.focused is app.tree_pane.pane.list)
+        await pilot.press("alt+t")  # opens again (the keys stay in the editor), the draft is still there
+        assert await wait_for(pilot, lambda: app.tree_pane.is_open and app.focused is app.editor)
         assert app.editor.text == "half a thought"
         live = app.tree_pane.pane.live
         assert live is pane.live and live.rebuilds == 1  # the rows were kept and caught up

@@ -42,6 +42,7 @@ from ..types import (
 )
 from . import subscription_quirks as quirks
 from ._identity import identity_headers
+from ._image_placeholders import images_as_placeholders
 
 ANTHROPIC_VERSION = "2023-06-01"
 FINE_GRAINED_TOOL_STREAMING = "fine-grained-tool-streaming-2025-05-14"
@@ -138,17 +139,6 @@ def _image(block: ImageContent) -> dict[str, Any]:
     return {"type": "image", "source": {"type": "base64", "media_type": block.mime_type, "data": block.data}}
 
 
-def _downgraded(content: list[Any], placeholder: str) -> list[Any]:
-    out: list[Any] = []
-    for block in content:
-        if isinstance(block, ImageContent):
-            if not (out and isinstance(out[-1], TextContent) and out[-1].text == placeholder):
-                out.append(TextContent(text=placeholder))
-        else:
-            out.append(block)
-    return out
-
-
 def _result_content(content: list[Any]) -> str | list[dict[str, Any]]:
     """A tool result's content: its texts joined when it has no image, else blocks (text first if none)."""
     if not any(isinstance(b, ImageContent) for b in content):
@@ -205,7 +195,7 @@ def convert_messages(messages: list[Any], model: Model, *, subscription: bool, m
                 if message.content.strip():
                     out.append({"role": "user", "content": message.content})
             else:
-                content = message.content if images_ok else _downgraded(message.content, _NO_IMAGES)
+                content = message.content if images_ok else images_as_placeholders(message.content, _NO_IMAGES)
                 blocks = [{"type": "text", "text": b.text} if isinstance(b, TextContent) else _image(b)
                           for b in content if isinstance(b, TextContent | ImageContent)]
                 blocks = [b for b in blocks if b["type"] != "text" or b["text"].strip()]
@@ -224,11 +214,11 @@ def convert_messages(messages: list[Any], model: Model, *, subscription: bool, m
             after: list[dict[str, Any]] = []
             while index < len(messages) and isinstance(messages[index], ToolResultMessage):
                 result = messages[index]
-                content = result.content if images_ok else _downgraded(result.content, _NO_TOOL_IMAGES)
+                content = result.content if images_ok else images_as_placeholders(result.content, _NO_TOOL_IMAGES)
                 images = [b for b in content if isinstance(b, ImageContent)]
                 if result.is_error and images:
                     # Anthropic takes only text in an error result: its images follow the results.
-                    content = _downgraded(content, _ERROR_IMAGE_PLACEHOLDER)
+                    content = images_as_placeholders(content, _ERROR_IMAGE_PLACEHOLDER)
                     after += [{"type": "text", "text": f"Images from the error result of tool call "
                                                        f"{result.tool_call_id} ({result.tool_name}):"},
                               *(_image(i) for i in images)]

@@ -44,6 +44,7 @@ from ..types import (
     UserMessage,
 )
 from ._ids import short_hash
+from ._image_placeholders import images_as_placeholders
 
 _NO_IMAGES = "(image omitted: model does not support images)"
 _NO_TOOL_IMAGES = "(tool image omitted: model does not support images)"
@@ -89,22 +90,6 @@ def _text_signature(signature: str | None) -> tuple[str | None, str | None]:
     return signature, None
 
 
-def _placeholders(content: list[Any], images_ok: bool, placeholder: str) -> list[Any]:
-    if images_ok:
-        return list(content)
-    out: list[Any] = []
-    after = False
-    for block in content:
-        if isinstance(block, ImageContent):
-            if not after:
-                out.append(TextContent(text=placeholder))
-            after = True
-            continue
-        out.append(block)
-        after = isinstance(block, TextContent) and block.text == placeholder
-    return out
-
-
 def _image(block: ImageContent) -> dict[str, Any]:
     return {"type": "input_image", "detail": "auto", "image_url": f"data:{block.mime_type};base64,{block.data}"}
 
@@ -113,12 +98,12 @@ def _user_item(message: UserMessage, images_ok: bool) -> dict[str, Any] | None:
     if isinstance(message.content, str):
         return {"role": "user", "content": [{"type": "input_text", "text": message.content}]}
     content = [{"type": "input_text", "text": b.text} if isinstance(b, TextContent) else _image(b)
-               for b in _placeholders(message.content, images_ok, _NO_IMAGES)]
+               for b in (message.content if images_ok else images_as_placeholders(message.content, _NO_IMAGES))]
     return {"role": "user", "content": content} if content else None
 
 
 def _tool_output(message: ToolResultMessage, images_ok: bool) -> str | list[dict[str, Any]]:
-    content = _placeholders(message.content, images_ok, _NO_TOOL_IMAGES)
+    content = message.content if images_ok else images_as_placeholders(message.content, _NO_TOOL_IMAGES)
     text = "\n".join(b.text for b in content if isinstance(b, TextContent))
     images = [b for b in content if isinstance(b, ImageContent)]
     if not images or not images_ok:

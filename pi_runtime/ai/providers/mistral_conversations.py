@@ -39,6 +39,7 @@ from ..types import (
 from ._http import OPENED, StreamFormatError, failure_events, final_headers, keyed_request, post_sse
 from ._identity import identity_headers
 from ._ids import short_hash
+from ._image_placeholders import images_as_placeholders
 from ._openai_common import model_extra, usage_int
 
 API = "mistral-conversations"
@@ -93,23 +94,6 @@ def _same_model(message: AssistantMessage, model: Model) -> bool:
     return (message.provider, message.api, message.model) == (model.provider, model.api, model.id)
 
 
-def _text_or_placeholders(content: list[Any], images_ok: bool, placeholder: str) -> list[Any]:
-    """``content`` with images (for a model that takes none) turned into one placeholder a run."""
-    if images_ok:
-        return list(content)
-    out: list[Any] = []
-    after_placeholder = False
-    for block in content:
-        if isinstance(block, ImageContent):
-            if not after_placeholder:
-                out.append(TextContent(text=placeholder))
-            after_placeholder = True
-            continue
-        out.append(block)
-        after_placeholder = isinstance(block, TextContent) and block.text == placeholder
-    return out
-
-
 def _image_chunk(image: ImageContent) -> dict[str, Any]:
     return {"type": "image_url", "image_url": f"data:{image.mime_type};base64,{image.data}"}
 
@@ -118,7 +102,7 @@ def _user_message(message: UserMessage, images_ok: bool) -> dict[str, Any] | Non
     if isinstance(message.content, str):
         return {"role": "user", "content": message.content}
     content = []
-    for block in _text_or_placeholders(message.content, images_ok, _NO_IMAGES):
+    for block in (message.content if images_ok else images_as_placeholders(message.content, _NO_IMAGES)):
         if isinstance(block, TextContent):
             content.append({"type": "text", "text": block.text})
         elif images_ok:
@@ -165,7 +149,7 @@ def _tool_result_text(text: str, has_images: bool, images_ok: bool, is_error: bo
 
 
 def _tool_message(message: ToolResultMessage, images_ok: bool, call_id: str) -> dict[str, Any]:
-    content = _text_or_placeholders(message.content, images_ok, _NO_TOOL_IMAGES)
+    content = message.content if images_ok else images_as_placeholders(message.content, _NO_TOOL_IMAGES)
     text = "\n".join(b.text for b in content if isinstance(b, TextContent))
     images = [b for b in content if isinstance(b, ImageContent)]
     parts: list[dict[str, Any]] = [{"type": "text", "text": _tool_result_text(text, bool(images), images_ok,

@@ -168,5 +168,25 @@
     };
   }
 
+  /**
+   * Ids of the model and thinking-level changes another one of the same kind replaced before the
+   * conversation went on (Ctrl+P pressed five times is one change, to the model kept): only the
+   * last of such a run is drawn.
+   */
+  function supersededSettings(path) {
+    const superseded = new Set();
+    const pending = new Map();
+    for (const entry of path) {
+      if (entry.type === "model_change" || entry.type === "thinking_level_change") {
+        if (pending.has(entry.type)) superseded.add(pending.get(entry.type));
+        pending.set(entry.type, entry.id);
+      } else if (entry.type !== "label" && entry.type !== "session_info") {
+        pending.clear();
+      }
+    }
+    return superseded;
+  }
+
   ns.loadSession = loadSession;
+  ns.supersededSettings = supersededSettings;
 })(window.piExport = window.piExport || {});

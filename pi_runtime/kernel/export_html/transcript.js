@@ -282,7 +282,10 @@
         parts.push(promptBlock(data.systemPrompt, data.tools));
         ctx.promptShown = true;
       }
-      for (const entry of path) parts.push(renderEntry(entry, ctx));
+      const superseded = ns.supersededSettings(path);
+      for (const entry of path) {
+        if (!superseded.has(entry.id)) parts.push(renderEntry(entry, ctx));
+      }
       document.getElementById("messages").innerHTML = parts.join("") || '<p class="muted">This session has no entries yet.</p>';
     }
 

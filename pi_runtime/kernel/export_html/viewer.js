@@ -146,7 +146,9 @@
   });
 
   const start = startingPlace();
-  if (start.leaf) show(start.leaf, start.target, start.target ? null : "bottom");
+  // As Pi's export: the page opens at the top of the branch (a reader starts at the beginning);
+  // an address naming an entry opens there.
+  if (start.leaf) show(start.leaf, start.target, null);
   else {
     page.renderInfo(state);
     page.renderMessages(state);
