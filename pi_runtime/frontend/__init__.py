@@ -7,6 +7,8 @@
 - building a session (``create_agent_session``) and a sibling beside it, the session files
   (``SessionManager``, ``read_session_info``, ``project_session_dir``), settings, models and
   credentials (with provider sign-in), the session's MCP servers (``mcp_manager_for``);
+- a client of ``pi serve`` (``ServeClient``, ``NoServer``) and its sessions (``RemoteSession``,
+  a ``SessionPort``);
 - the scripted provider for demos, screenshots and tests.
 
 The app's own helpers (its command line, trust question, previews, local-server and MCP sign-in
@@ -64,6 +66,9 @@ if TYPE_CHECKING:
     from pi_runtime.kernel.session import typed_settings as typed_settings
     from pi_runtime.mcp.manager import mcp_manager_for as mcp_manager_for
     from pi_runtime.paths import agent_dir as agent_dir
+    from pi_runtime.remote.client import NoServer as NoServer
+    from pi_runtime.remote.client import ServeClient as ServeClient
+    from pi_runtime.remote.session import RemoteSession as RemoteSession
     from pi_runtime.sdk import create_agent_session as create_agent_session
     from pi_runtime.session import SessionManager as SessionManager
     from pi_runtime.session.listing import read_session_info as read_session_info

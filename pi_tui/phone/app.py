@@ -19,7 +19,7 @@ from .cards import SessionCard
 from .questions import PhoneQuestions, QuestionBox
 
 if TYPE_CHECKING:
-    from pi_runtime.remote.client import ServeClient
+    from pi_runtime.frontend import ServeClient
 
 LIST_EVERY = 3.0
 """Seconds between listings (new and closed sessions, states of sessions without events)."""
@@ -55,7 +55,7 @@ class PhoneApp(App[int]):
         self.run_worker(self._connect(), name="connect", exit_on_error=False)
 
     async def _connect(self) -> None:
-        from pi_runtime.remote.client import NoServer, ServeClient
+        from pi_runtime.frontend import NoServer, ServeClient
 
         try:
             self.client = await ServeClient.connect(self.socket, client="pi phone")

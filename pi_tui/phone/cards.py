@@ -9,7 +9,7 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 if TYPE_CHECKING:
-    from pi_runtime.remote.session import RemoteSession
+    from pi_runtime.frontend import RemoteSession
 
     from .questions import QuestionBox
 
