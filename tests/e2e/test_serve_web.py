@@ -207,3 +207,14 @@ def test_the_server_imports_no_app_while_pages_are_open(served_env):
     imported = [line.rsplit("|", 1)[-1].strip() for line in serve.stderr().splitlines() if "import time:" in line]
     assert any(name.startswith("pi_runtime.serve.web") for name in imported)
     assert [name for name in imported if name.split(".")[0] in ("textual", "rich", "pi_tui", "textual_serve")] == []
+
+
+def test_a_taken_port_is_one_line_and_no_server(web, served_env, tmp_path):
+    port = pairing_url(web)[0].rsplit(":", 1)[1]
+    other = tmp_path / "other"
+    other.mkdir()
+    out = subprocess.run([PI, "serve", "--web", "--web-port", port], capture_output=True, text=True, env=served_env,
+                         cwd=other, timeout=60, stdin=subprocess.DEVNULL)
+    assert out.returncode == 1
+    assert out.stderr == f"pi: cannot listen on 127.0.0.1:{port}: Address already in use\n"
+    assert "listening on" not in out.stdout

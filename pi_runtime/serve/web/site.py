@@ -6,6 +6,7 @@ of what a page shows (``child.py``) and the lines printed for the user sit in on
 
 from __future__ import annotations
 
+import os
 import ssl
 import sys
 from typing import TYPE_CHECKING
@@ -70,7 +71,9 @@ async def start_site(server: ServeServer, setup: WebSetup) -> WebServer:
     except ssl.SSLError as exc:
         raise WebStartError(f"--web-cert/--web-key cannot be loaded: {exc.reason or exc}") from None
     except OSError as exc:
-        raise WebStartError(f"cannot listen on {options.host}:{options.port}: {exc.strerror or exc}") from None
+        # asyncio words a failed bind its own way, with the address again; the errno's text is enough.
+        reason = os.strerror(exc.errno) if exc.errno else str(exc)
+        raise WebStartError(f"cannot listen on {options.host}:{options.port}: {reason}") from None
     where = "this machine only" if is_loopback(options.host) else "other machines too, over TLS"
     _say(f"browser page on {site.options.origin} ({where}); open this link once to pair a browser:")
     _show_link(url, not is_loopback(options.host))
