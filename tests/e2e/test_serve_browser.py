@@ -40,7 +40,7 @@ def test_a_prompt_typed_in_the_browser_gets_the_answer(web, loopback):
         page.call("Network.enable")
         page.go(f"{origin}/?token={token}")
         page.wait_for(lambda: page.evaluate("location.href") == origin + "/", "the redirect to the page")
-        cookie = next(c for c in page.cookies() if c["name"] == "pi_web")
+        cookie = next(c for c in page.cookies() if c["name"] == "pi_web_" + origin.rsplit(":", 1)[1])
         assert cookie["httpOnly"] and cookie["sameSite"] == "Strict"
         assert page.evaluate("document.cookie") == ""  # HttpOnly: the page's scripts cannot read it
         page.wait_for_text("loop-model")  # the app is up: its footer names the model
@@ -203,4 +203,27 @@ def test_a_phone_approves_a_permission_question(env, loopback):
         viewer.close()
     finally:
         serve.stop()
+        shutil.rmtree(runtime, ignore_errors=True)
+
+
+def test_two_servers_paired_in_one_browser_keep_their_own_cookies(web, env, tmp_path):
+    # Browsers keep cookies per host, not per port: two servers on 127.0.0.1 must not share a name.
+    other_project = tmp_path / "other-project"
+    other_project.mkdir()
+    runtime = short_runtime_dir()
+    other = ServeProcess({**env, "XDG_RUNTIME_DIR": runtime, "PI_TEST_PROJECT": str(other_project)},
+                         "--model", MODEL, "--web")
+    try:
+        with Chromium() as browser:
+            page = browser.new_page()
+            for server in (web, other):
+                origin, token = pairing_url(server)
+                page.go(f"{origin}/?token={token}")
+                page.wait_for(lambda origin=origin: page.evaluate("location.href") == origin + "/", "the page")
+            first = pairing_url(web)[0]
+            page.go(first + "/")
+            page.wait_for(lambda: page.evaluate("!!document.querySelector('.textual-terminal')"),
+                          "the first server's page, still paired")
+    finally:
+        other.stop()
         shutil.rmtree(runtime, ignore_errors=True)

@@ -33,7 +33,7 @@ def test_loopback_needs_nothing_and_anything_else_needs_tls(tmp_path):
 
 
 def test_a_token_is_spent_once_and_a_new_one_retires_the_old():
-    pairing = Pairing()
+    pairing = Pairing("pi_web_4242")
     first = pairing.new_token()
     second = pairing.new_token()
     assert pairing.redeem(first) is None  # retired by the newer one
@@ -41,18 +41,19 @@ def test_a_token_is_spent_once_and_a_new_one_retires_the_old():
     assert cookie is not None and cookie not in (first, second)
     assert pairing.redeem(second) is None
     assert pairing.redeem("") is None
-    assert pairing.admits(f"other=1; pi_web={cookie}")
-    assert not pairing.admits("pi_web=" + cookie[:-1])
+    assert pairing.admits(f"other=1; pi_web_4242={cookie}")
+    assert not pairing.admits(f"pi_web_4243={cookie}")  # another server's (port's) cookie
+    assert not pairing.admits("pi_web_4242=" + cookie[:-1])
     assert not pairing.admits(None)
-    assert not pairing.admits('pi_web="unterminated')
-    assert "HttpOnly" in Pairing.set_cookie_header(cookie, secure=False)
-    assert Pairing.set_cookie_header(cookie, secure=True).endswith("; Secure")
+    assert not pairing.admits('pi_web_4242="unterminated')
+    assert pairing.set_cookie_header(cookie, secure=False).startswith(f"pi_web_4242={cookie}; ")
+    assert pairing.set_cookie_header(cookie, secure=True).endswith("; Secure")
 
 
 def test_cookie_header_parsing_is_forgiving():
-    assert cookie_value("a=b; pi_web=xyz") == "xyz"
-    assert cookie_value("") is None
-    assert cookie_value("garbage") is None
+    assert cookie_value("a=b; pi_web_1=xyz", "pi_web_1") == "xyz"
+    assert cookie_value("", "pi_web_1") is None
+    assert cookie_value("garbage", "pi_web_1") is None
 
 
 class _Terminal(io.StringIO):

@@ -29,7 +29,7 @@ from websockets.http11 import Request, Response
 
 from .assets import Asset, load_assets, render_page
 from .options import WebOptions
-from .pairing import Pairing
+from .pairing import Pairing, cookie_name
 
 BrowserHandler = Callable[[ServerConnection, int, int], Awaitable[None]]
 """Runs one browser connection: the upgraded websocket and the page's terminal size (columns, rows)."""
@@ -60,7 +60,7 @@ class WebServer:
                  on_paired: Callable[[], None] | None = None) -> None:
         self.options = options
         self.folder = folder
-        self.pairing = Pairing()
+        self.pairing = Pairing(cookie_name(options.port))
         self._on_browser = on_browser
         self._on_paired = on_paired
         self._assets: dict[str, Asset] = {}
@@ -87,6 +87,7 @@ class WebServer:
             server_header=None, logger=_QUIET, ssl=context, compression=None, max_size=1 << 20,
         )
         port = self._server.sockets[0].getsockname()[1]
+        self.pairing = Pairing(cookie_name(port))
         self.options = WebOptions(self.options.host, port, self.options.cert, self.options.key)
         self._host_header = self.options.origin.split("://", 1)[1]
         scheme = "wss" if self.options.tls else "ws"
@@ -149,7 +150,7 @@ class WebServer:
             if self._on_paired is not None:
                 self._on_paired()
             return self._respond(http.HTTPStatus.SEE_OTHER, extra={
-                "Location": "/", "Set-Cookie": Pairing.set_cookie_header(cookie, self.options.tls)})
+                "Location": "/", "Set-Cookie": self.pairing.set_cookie_header(cookie, self.options.tls)})
         if not paired:
             return self._text(http.HTTPStatus.UNAUTHORIZED,
                               "Not paired: open the pairing link pi serve printed (it works once).")
