@@ -79,3 +79,37 @@ async def test_deny_from_the_phone_keeps_the_files_and_another_viewers_answer_cl
         viewer.wait_event("agent_settled", timeout=30)
     assert data.exists()
     viewer.close()
+
+
+async def test_the_phone_shows_a_working_session_and_its_queue(env, loopback):
+    import threading
+
+    from e2e_support import Reply, chunk, usage
+
+    runtime = short_runtime_dir()
+    serve = ServeProcess({**env, "XDG_RUNTIME_DIR": runtime}, "--model", MODEL)
+    gate = threading.Event()
+    events = [chunk({"content": "Halfway, "}), chunk({"content": "and finished."}), chunk(finish="stop"), usage(),
+              "[DONE]"]
+    loopback.push(Reply.sse(events, gate_at=1, gate=gate), text_reply("Tidied up too."))
+    try:
+        viewer = serve.viewer()
+        handle = viewer.ok({"type": "open_session"})["session"]
+        viewer.ok({"type": "attach", "session": handle})
+        viewer.ok({"type": "prompt", "session": handle, "message": "start"})
+        viewer.wait_event("message_update")
+        viewer.ok({"type": "follow_up", "session": handle, "message": "also tidy up"})
+        app = PhoneApp(serve.socket)
+        async with app.run_test(size=(44, 30)):
+            assert await eventually(lambda: handle in app.cards, timeout=30)
+            card = app.cards[handle]
+            assert await eventually(lambda: "● working" in card_text(card) and "then: also tidy up" in card_text(card),
+                                    timeout=30), card_text(card)
+            gate.set()
+            assert await eventually(lambda: "Tidied up too." in card_text(card) and "✓ done" in card_text(card)
+                                    and "then:" not in card_text(card), timeout=30), card_text(card)
+        viewer.close()
+    finally:
+        gate.set()
+        serve.stop()
+        shutil.rmtree(runtime, ignore_errors=True)
