@@ -7,10 +7,11 @@ with Approve/Deny; the answer given there lets the command run, and the card fol
 from __future__ import annotations
 
 import shutil
+import threading
 from pathlib import Path
 
 import pytest
-from e2e_support import MODEL, text_reply, tool_reply
+from e2e_support import MODEL, Reply, chunk, text_reply, tool_reply, usage
 from serve_support import ServeProcess, short_runtime_dir
 
 from pi_runtime.testing.waiting import eventually
@@ -82,10 +83,6 @@ async def test_deny_from_the_phone_keeps_the_files_and_another_viewers_answer_cl
 
 
 async def test_the_phone_shows_a_working_session_and_its_queue(env, loopback):
-    import threading
-
-    from e2e_support import Reply, chunk, usage
-
     runtime = short_runtime_dir()
     serve = ServeProcess({**env, "XDG_RUNTIME_DIR": runtime}, "--model", MODEL)
     gate = threading.Event()
