@@ -15,7 +15,7 @@ from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from .cards import SessionCard
+from .cards import STATES, SessionCard, state_of
 from .questions import PhoneQuestions, QuestionBox
 
 if TYPE_CHECKING:
@@ -88,9 +88,17 @@ class PhoneApp(App[int]):
                 await self._attach_card(client, card)
             else:
                 card.update_row(row)
-        working = sum(1 for row in rows if row.get("status") == "working")
-        self._say(f"{len(rows)} session(s), {working} working · a: approve, d: deny the first question"
-                  if rows else "No session is running on this pi serve.")
+        self._say(self._summary() if rows else "No session is running on this pi serve.")
+
+    def _summary(self) -> str:
+        """One line over the cards: how many sessions are in which state, and the answer keys."""
+        counts: dict[str, int] = {}
+        for card in self.cards.values():
+            state = state_of(card.row, card.session)
+            counts[state] = counts.get(state, 0) + 1
+        parts = [f"{counts[state]} {STATES[state].split(' ', 1)[1]}" for state in STATES if counts.get(state)]
+        keys = " · a/d: approve/deny" if counts.get("waiting") else ""
+        return ", ".join(parts) + keys
 
     async def _attach_card(self, client: ServeClient, card: SessionCard) -> None:
         session = await client.attach(card.handle)

@@ -110,3 +110,29 @@ async def test_the_phone_shows_a_working_session_and_its_queue(env, loopback):
         gate.set()
         serve.stop()
         shutil.rmtree(runtime, ignore_errors=True)
+
+
+def test_phone_snapshot(snap_compare, gated, loopback, env):
+    # Two sessions: one waiting on the permission gate's question, one done.
+    (Path(env["PI_TEST_PROJECT"]) / "data").mkdir()
+    viewer = gated.viewer()
+    waiting = viewer.ok({"type": "open_session", "name": "cleanup"})["session"]
+    done = viewer.ok({"type": "open_session", "name": "docs pass"})["session"]
+    for handle in (waiting, done):
+        viewer.ok({"type": "attach", "session": handle})
+    loopback.push(text_reply("I updated the README and the two guides; every link resolves."))
+    viewer.ok({"type": "prompt", "session": done, "message": "docs"})
+    viewer.wait_event("agent_settled")
+    loopback.push(tool_reply("bash", {"command": "rm -rf data"}), text_reply("Cleaned."))
+    viewer.ok({"type": "prompt", "session": waiting, "message": "clean up"})
+    viewer.wait(lambda r: r.get("type") == "extension_ui_request" and r.get("method") == "confirm")
+
+    async def ready(pilot) -> None:
+        app = pilot.app
+        assert await eventually(lambda: app.query("#deny") and len(app.cards) == 2, timeout=30)
+        assert await eventually(lambda: "✓ done" in card_text(app.cards[done])
+                                and "waiting on you" in card_text(app.cards[waiting]), timeout=30)
+        await pilot.pause()
+
+    assert snap_compare(PhoneApp(gated.socket), terminal_size=(44, 30), run_before=ready)
+    viewer.close()
