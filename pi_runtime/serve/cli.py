@@ -151,7 +151,7 @@ async def _main(folder: str, path: Path, listener: socket.socket, args: CliArgs,
         print(f"pi serve: session {live.handle} open ({live.session.session_file or 'in memory'})", flush=True)
     site = None
     if web is not None:
-        from .web.site import WebStartError, start_site
+        from .web.site import WebStartError, print_new_link, start_site
 
         try:
             site = await start_site(server, web)
@@ -159,6 +159,7 @@ async def _main(folder: str, path: Path, listener: socket.socket, args: CliArgs,
             listener.close()
             await server.sessions.close_all()
             return _fail(str(exc))
+        loop.add_signal_handler(signal.SIGUSR1, print_new_link, site)
     print(f"pi serve: listening on {path} (folder {folder})", flush=True)
     try:
         await server.run(stop)

@@ -10,6 +10,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import ssl
 import subprocess
 import threading
@@ -54,9 +55,14 @@ def test_the_page_needs_the_pairing_link_and_the_link_works_once(web):
     assert get(origin, "/", cookie=cookie.split("=")[0] + "=made-up").status == 401
     again = get(origin, f"/?token={token}", cookie=cookie)  # the spent link reopened in the paired browser
     assert again.status == 303 and "set-cookie" not in again.headers
-    # The next device gets its own link, printed on the server's terminal.
-    assert wait_until(lambda: any("another device can pair with" in line for line in web.lines), timeout=10)
-    assert len({m.group(2) for m in map(PAIRING.search, web.lines) if m}) == 2  # a new token, not the spent one
+    # stdout is no terminal (a log, here a pipe): no unused link is left in it, but SIGUSR1 asks for one.
+    assert wait_until(lambda: any("kill -USR1" in line for line in web.lines), timeout=10)
+    assert len({m.group(2) for m in map(PAIRING.search, web.lines) if m}) == 1
+    web.proc.send_signal(signal.SIGUSR1)
+    assert wait_until(lambda: len({m.group(2) for m in map(PAIRING.search, web.lines) if m}) == 2, timeout=10)
+    fresh = [m.group(2) for m in map(PAIRING.search, web.lines) if m][-1]
+    assert get(origin, f"/?token={fresh}").status == 303
+    assert get(origin, f"/?token={fresh}").status == 403
 
 
 def test_every_resource_is_served_here(web):

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
     from ..server import ServeServer
 
-__all__ = ["WebSetup", "WebStartError", "start_site"]
+__all__ = ["WebSetup", "WebStartError", "print_new_link", "start_site"]
 
 
 class WebStartError(RuntimeError):
@@ -57,10 +57,13 @@ async def start_site(server: ServeServer, setup: WebSetup) -> WebServer:
         await BrowserBridge(websocket, browser_command(target, width), server.folder, width, height).run()
 
     def on_paired() -> None:
-        # A fresh link for the next device: the one just used is spent. Printed on the
-        # terminal pi serve runs in, as the first one was; never written to a log.
-        _say("a browser paired; another device can pair with this link (once):")
-        _show_link(site.pairing_url(), not is_loopback(options.host))
+        # The link just used is spent. A fresh one for the next device is printed at once only
+        # on a terminal: on a log file an unused link would wait for whoever reads the log.
+        if sys.stdout.isatty():
+            _say("a browser paired; another device can pair with this link (once):")
+            _show_link(site.pairing_url(), not is_loopback(options.host))
+        else:
+            _say(f"a browser paired; for another device's link: kill -USR1 {os.getpid()}")
 
     site = WebServer(setup.options, server.folder, on_browser, on_paired)
     options = setup.options
@@ -78,3 +81,9 @@ async def start_site(server: ServeServer, setup: WebSetup) -> WebServer:
     _say(f"browser page on {site.options.origin} ({where}); open this link once to pair a browser:")
     _show_link(url, not is_loopback(options.host))
     return site
+
+
+def print_new_link(site: WebServer) -> None:
+    """A fresh pairing link on stdout (``pi serve`` runs this on SIGUSR1); the previous unspent one stops working."""
+    _say("a link to pair another browser (once):")
+    _show_link(site.pairing_url(), not is_loopback(site.options.host))
