@@ -224,3 +224,44 @@ def test_a_taken_port_is_one_line_and_no_server(web, served_env, tmp_path):
     assert out.returncode == 1
     assert out.stderr == f"pi: cannot listen on 127.0.0.1:{port}: Address already in use\n"
     assert "listening on" not in out.stdout
+
+
+def test_on_a_terminal_the_next_link_is_printed_at_once(served_env):
+    import pty
+    import select
+    import time
+
+    controller, terminal = pty.openpty()
+    proc = subprocess.Popen([PI, "serve", "--model", MODEL, "--web"], stdin=subprocess.DEVNULL, stdout=terminal,
+                            stderr=subprocess.PIPE, env=served_env, cwd=served_env["PI_TEST_PROJECT"])
+    os.close(terminal)
+    seen = b""
+
+    def read_until(done, timeout: float = 30) -> None:
+        nonlocal seen
+        deadline = time.monotonic() + timeout
+        while not done(seen):
+            ready, _, _ = select.select([controller], [], [], max(0.0, deadline - time.monotonic()))
+            assert ready, f"timed out; the terminal shows {seen!r}"
+            chunk = os.read(controller, 4096)
+            assert chunk, seen
+            seen += chunk
+
+    def whole_links(data: bytes) -> list[str]:
+        return re.findall(r"\?token=([A-Za-z0-9_-]+)\r?\n", data.decode())
+
+    try:
+        read_until(lambda data: b"listening on" in data)
+        first = PAIRING.search(seen.decode())
+        assert first is not None
+        origin, token = first.group(1), first.group(2)
+        assert get(origin, f"/?token={token}").status == 303
+        read_until(lambda data: len(whole_links(data)) == 2)
+        assert b"another device can pair with this link" in seen
+        tokens = whole_links(seen)
+        assert tokens[0] == token and tokens[1] != token
+        assert "█" not in seen.decode()  # loopback: no QR code (a phone cannot open 127.0.0.1)
+    finally:
+        proc.terminate()
+        proc.wait(20)
+        os.close(controller)
