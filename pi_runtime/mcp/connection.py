@@ -28,81 +28,16 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .config import McpServerEntry
+from .sdk_parts import SDK, McpConnectionError, contains, failure_text, sdk, transient
 from .spawn import kill_group, spawn
+from .stderr_tail import StderrTail
 from .values import expand_home, resolve_value
 
 log = logging.getLogger("pi.mcp")
 
 State = Literal["connecting", "connected", "failed", "disconnected", "closed", "needs-auth"]
-STDERR_TAIL_CHARS = 2000
 _CONNECT_RETRY_DELAYS = (0.25, 1.0)
 """Waits before the second and third attempt to reach an HTTP server that failed transiently."""
-_SDK: dict[str, Any] = {}
-
-
-def _load_sdk() -> dict[str, Any]:
-    """Import the SDK's client parts (run in a thread: it takes about half a second)."""
-    if not _SDK:
-        import httpx2
-        import mcp_types
-        from mcp import Client
-        from mcp.client.streamable_http import streamable_http_client
-        from mcp.shared._httpx_utils import create_mcp_http_client
-        from mcp.shared.exceptions import MCPError
-
-        from .http_transport import budgeted
-        from .stdio import stdio_transport, stop_process
-
-        # The SDK logs what it cannot parse with a traceback (logger.exception); with no handler
-        # configured, Python's last resort printed those on stderr, through the app's screen
-        # and into RPC clients' logs. The failure still reaches the caller as the error of the
-        # request it answered (a tool call's error, a connection's state).
-        sdk_log = logging.getLogger("mcp")
-        if not any(isinstance(h, logging.NullHandler) for h in sdk_log.handlers):
-            sdk_log.addHandler(logging.NullHandler())
-        sdk_log.propagate = False
-        _SDK.update(Client=Client, types=mcp_types, streamable_http_client=streamable_http_client, budgeted=budgeted,
-                    stdio_transport=stdio_transport, stop_process=stop_process, http_client=create_mcp_http_client,
-                    MCPError=MCPError, httpx=httpx2)
-    return _SDK
-
-
-async def sdk() -> dict[str, Any]:
-    """The SDK's parts, imported off the event loop the first time."""
-    return _SDK if _SDK else await asyncio.to_thread(_load_sdk)
-
-
-class McpConnectionError(Exception):
-    """A server could not be reached, or a call found the connection gone."""
-
-
-def _message(exc: BaseException) -> str:
-    if isinstance(exc, BaseExceptionGroup):
-        return "; ".join(_message(e) for e in exc.exceptions)
-    text = str(exc).strip()
-    return text or type(exc).__name__
-
-
-def _contains(exc: BaseException, kind: type[BaseException]) -> bool:
-    """Whether ``exc``, an exception group member or a cause is a ``kind``."""
-    if isinstance(exc, kind):
-        return True
-    if isinstance(exc, BaseExceptionGroup):
-        return any(_contains(e, kind) for e in exc.exceptions)
-    return exc.__cause__ is not None and _contains(exc.__cause__, kind)
-
-
-def _transient(exc: BaseException) -> bool:
-    """Network errors and 408/429/5xx answers, worth another attempt."""
-    if isinstance(exc, BaseExceptionGroup):
-        return any(_transient(e) for e in exc.exceptions)
-    httpx = _SDK.get("httpx")
-    if httpx is not None and isinstance(exc, httpx.HTTPStatusError):
-        status = exc.response.status_code
-        return status in (408, 429) or (status >= 500 and status != 501)
-    return isinstance(exc, (ConnectionError, OSError)) or (httpx is not None and isinstance(exc, httpx.TransportError))
-
-
 class McpConnection:
     """A configured server and, while connected, its client, tools and capabilities.
 
@@ -150,7 +85,7 @@ class McpConnection:
         self._stop: asyncio.Event | None = None
         self._opening: asyncio.Future[Any] | None = None
         self._closed = False
-        self._stderr: _StderrTail | None = None
+        self._stderr: StderrTail | None = None
 
     @property
     def name(self) -> str:
@@ -205,7 +140,7 @@ class McpConnection:
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                if self._closed or attempt >= len(delays) or not _transient(exc):
+                if self._closed or attempt >= len(delays) or not transient(exc):
                     raise self._failed(exc) from exc
                 await asyncio.sleep(delays[attempt])
                 attempt += 1
@@ -215,14 +150,14 @@ class McpConnection:
     def _failed(self, exc: BaseException) -> McpConnectionError:
         from .oauth import SignInRequired, oauth_applies, sign_in_hint
 
-        if not self._closed and oauth_applies(self.entry) and (self._unauthorized or _contains(exc, SignInRequired)):
+        if not self._closed and oauth_applies(self.entry) and (self._unauthorized or contains(exc, SignInRequired)):
             self.state = "needs-auth"
             self.error = sign_in_hint(self.name)
             self._changed()
             return McpConnectionError(f'MCP server "{self.name}" {self.error}')
         self.state = "closed" if self._closed else "failed"
         tail = self._stderr_tail()
-        self.error = f"{_message(exc)}\n{tail}" if tail else _message(exc)
+        self.error = f"{failure_text(exc)}\n{tail}" if tail else failure_text(exc)
         self._changed()
         return McpConnectionError(f'MCP server "{self.name}" failed to connect: {self.error}')
 
@@ -233,7 +168,7 @@ class McpConnection:
         stop = asyncio.Event()
         if self._stderr is not None:
             self._stderr.close()
-        stderr = self._stderr = _StderrTail() if self.entry.transport == "stdio" else None
+        stderr = self._stderr = StderrTail() if self.entry.transport == "stdio" else None
         process = await self._spawn(stderr) if stderr is not None else None
         try:
             parts = await loading
@@ -263,7 +198,7 @@ class McpConnection:
         self._changed()
         return client
 
-    async def _spawn(self, stderr: _StderrTail) -> Any:
+    async def _spawn(self, stderr: StderrTail) -> Any:
         config = self.entry.config
         env = dict(os.environ)
         for key, value in (config.get("env") or {}).items():
@@ -326,7 +261,7 @@ class McpConnection:
                 await stop.wait()
         except BaseException as exc:
             if not ready.done():
-                ready.set_exception(exc if isinstance(exc, Exception) else McpConnectionError(_message(exc)))
+                ready.set_exception(exc if isinstance(exc, Exception) else McpConnectionError(failure_text(exc)))
             elif not isinstance(exc, asyncio.CancelledError) and not self._closed:
                 self._dropped(exc)
             if isinstance(exc, asyncio.CancelledError):
@@ -354,7 +289,7 @@ class McpConnection:
         return self._stderr.tail() if self._stderr is not None else ""
 
     async def _roots(self, _context: Any) -> Any:
-        types = _SDK["types"]
+        types = SDK["types"]
         folder = Path(self.cwd)
         return types.ListRootsResult(roots=[types.Root(uri=folder.resolve().as_uri(), name=folder.name or "/")])
 
@@ -372,14 +307,14 @@ class McpConnection:
             try:
                 self.tools = await self._list_tools(client)
             except Exception as exc:  # noqa: BLE001 - keep the old list and say why
-                self.error = f"Failed to refresh tools: {_message(exc)}"
+                self.error = f"Failed to refresh tools: {failure_text(exc)}"
             self._changed()
 
     def _dropped(self, exc: BaseException | None) -> None:
         """The transport went away under a live client: show it; the next call reconnects."""
         self._client = None
         self.state = "disconnected"
-        reason = "Connection closed" if exc is None else f"Connection closed: {_message(exc)}"
+        reason = "Connection closed" if exc is None else f"Connection closed: {failure_text(exc)}"
         self.error = reason
         self._changed()
 
@@ -400,15 +335,15 @@ class McpConnection:
             try:
                 return await run(client)
             except Exception as exc:
-                mcp_error = _SDK["MCPError"]
-                closed = isinstance(exc, mcp_error) and exc.code == _SDK["types"].CONNECTION_CLOSED
+                mcp_error = SDK["MCPError"]
+                closed = isinstance(exc, mcp_error) and exc.code == SDK["types"].CONNECTION_CLOSED
                 closed = closed or type(exc).__name__ in ("ClosedResourceError", "BrokenResourceError", "EndOfStream")
                 if closed:
                     await self._drop_client()
                     if attempt == 1 and read_only:
                         continue
                     raise McpConnectionError(f'MCP server "{self.name}": {self.error or "connection closed"}') from exc
-                if read_only and attempt == 1 and _transient(exc):
+                if read_only and attempt == 1 and transient(exc):
                     await asyncio.sleep(_CONNECT_RETRY_DELAYS[0])
                     continue
                 raise
@@ -469,56 +404,3 @@ class McpConnection:
         if self._stderr is not None:
             self._stderr.close()
             self._stderr = None
-
-
-class _StderrTail:
-    """A pipe for a stdio server's stderr that keeps only its last few thousand characters.
-
-    Read with ``add_reader`` on the event loop, so a server that logs a lot to stderr for hours
-    costs a bounded string, not a growing file.
-    """
-
-    def __init__(self) -> None:
-        read_fd, write_fd = os.pipe()
-        os.set_blocking(read_fd, False)
-        self._read_fd: int | None = read_fd
-        self.write_end: Any = os.fdopen(write_fd, "w")
-        """What the SDK passes to the server process as its stderr."""
-        self._text = ""
-        self._loop = asyncio.get_running_loop()
-        self._loop.add_reader(read_fd, self._read)
-
-    def _read(self) -> None:
-        if self._read_fd is None:
-            return
-        try:
-            data = os.read(self._read_fd, 65536)
-        except BlockingIOError:
-            return
-        except OSError:
-            data = b""
-        if not data:
-            self._stop_reading()
-            return
-        self._text = (self._text + data.decode("utf-8", "replace"))[-4 * STDERR_TAIL_CHARS:]
-
-    def _stop_reading(self) -> None:
-        if self._read_fd is not None:
-            self._loop.remove_reader(self._read_fd)
-            os.close(self._read_fd)
-            self._read_fd = None
-
-    def release_write_end(self) -> None:
-        """Close pi's copy of the write end (after the server started, or when it never will)."""
-        if not self.write_end.closed:
-            self.write_end.close()
-
-    def tail(self) -> str:
-        """The last characters the server wrote, drained up to now."""
-        self._read()
-        return self._text.strip()[-STDERR_TAIL_CHARS:]
-
-    def close(self) -> None:
-        """Stop reading and close both ends."""
-        self.release_write_end()
-        self._stop_reading()

@@ -170,7 +170,7 @@ class SignIn:
         Raises:
             McpSignInError: Denied, wrong state, refused by the authorization server, or unusable answers.
         """
-        from .connection import sdk
+        from .sdk_parts import sdk
 
         store = McpAuthStore(agent_dir)
         stored = stored_redirect_uri(store, self.entry)
