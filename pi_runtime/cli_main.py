@@ -43,6 +43,8 @@ def choose_mode(args: CliArgs) -> str:
         return args.mode
     if args.print_mode:
         return "print"
+    if os.environ.get("TEXTUAL_DRIVER"):
+        return "interactive"  # a browser (pi serve --web) draws the app: stdin and stdout are its pipes
     try:
         if not (sys.stdin.isatty() and sys.stdout.isatty()):
             return "print"

@@ -171,3 +171,21 @@ def test_a_print_mode_answer_loads_no_pydantic(tmp_path):
         """
     )
     assert loaded.split(" ") == ["0", "hello", "-"]
+
+
+def test_serve_web_loads_neither_textual_nor_the_web_framework_of_textual_serve():
+    # pi serve --web runs the app only in child processes; the server itself serves textual-serve's
+    # static files without importing it (its aiohttp server would cost start-up and memory).
+    loaded = run_python(
+        """
+        import sys
+        import pi_runtime.serve.cli, pi_runtime.serve.web.site
+        from pi_runtime.serve.web.assets import load_assets
+        from pi_runtime.serve.web.child import attach_opens_app
+        assert "/static/textual.js" in load_assets()
+        attach_opens_app()
+        bad = ("textual", "rich", "pi_tui", "textual_serve", "aiohttp", "jinja2")
+        print(",".join(sorted(m for m in sys.modules if m.split(".")[0] in bad)))
+        """
+    )
+    assert loaded == ""

@@ -1,11 +1,12 @@
 """``pi serve``: keep a folder's sessions running for any number of viewers (docs/serve.md).
 
-    pi serve [--folder DIR] [--socket PATH] [pi's session flags: --model, --tools, -e, --continue, ...]
+    pi serve [--folder DIR] [--socket PATH] [--web [--web-port N] ...] [pi's session flags: --model, -e, ...]
 
 One server per folder (and agent dir): a second one says where the first is and exits 1. The
 flags are what every session the server opens is built with; ``--continue`` or ``--session``
 opens that session at start. The server prints one line when it listens and runs until SIGTERM,
-SIGINT or SIGHUP. It never imports the app (Textual).
+SIGINT or SIGHUP. It never imports the app (Textual); ``--web`` runs the app for each browser
+page in a child process (``serve/web``).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from ..cli_args import CliArgs
+    from .web.options import WebSetup
 
 USAGE = """Usage: pi serve [--folder DIR] [--socket PATH] [options]
 
@@ -31,6 +33,9 @@ Run a folder's sessions in the background for any number of viewers (pi attach).
   --socket PATH    Listen here instead of the folder's usual place
   -c, --continue   Open the folder's most recent session at start
   --session REF    Open this session (file or id) at start
+  --web            Also serve the app to a browser on 127.0.0.1; prints a one-time pairing URL
+  --web-port N     The browser's port (default: any free one)
+  --web-host ADDR  Listen on another address (needs --web-cert FILE and --web-key FILE: TLS)
 
 Other options (--model, --provider, --thinking, --tools, -e, --no-extensions, --approve, ...) are
 those of `pi` and apply to every session the server opens.
@@ -45,9 +50,11 @@ def _fail(message: str, code: int = 1) -> int:
 def run(argv: list[str]) -> int:
     """Run ``pi serve`` with ``argv`` (the words after ``serve``); returns the exit status."""
     from ..cli_args import UsageError, parse_args
+    from .web.options import FLAGS as WEB_FLAGS
 
     folder: str | None = None
     socket_arg: str | None = None
+    web_flags: dict[str, str] = {}
     rest: list[str] = []
     words = iter(argv)
     for word in words:
@@ -59,6 +66,13 @@ def run(argv: list[str]) -> int:
             if value is None:
                 return _fail(f"{word} needs a value", 2)
             folder, socket_arg = (value, socket_arg) if word == "--folder" else (folder, value)
+        elif word == "--web":
+            web_flags[word] = ""
+        elif word in WEB_FLAGS:
+            value = next(words, None)
+            if value is None:
+                return _fail(f"{word} needs a value", 2)
+            web_flags[word] = value
         else:
             rest.append(word)
     try:
@@ -72,10 +86,21 @@ def run(argv: list[str]) -> int:
     folder = os.path.abspath(folder or os.getcwd())
     if not os.path.isdir(folder):
         return _fail(f"no such folder: {folder}", 2)
-    return _serve(folder, socket_arg, args)
+    web: WebSetup | None = None
+    if web_flags:
+        from .web.child import page_flags
+        from .web.options import WebOptionsError, WebSetup, parse_web_flags
+
+        if "--web" not in web_flags:
+            return _fail(f"{next(iter(web_flags))} needs --web", 2)
+        try:
+            web = WebSetup(parse_web_flags(web_flags), page_flags(rest))
+        except WebOptionsError as exc:
+            return _fail(str(exc), 2)
+    return _serve(folder, socket_arg, args, web)
 
 
-def _serve(folder: str, socket_arg: str | None, args: CliArgs) -> int:
+def _serve(folder: str, socket_arg: str | None, args: CliArgs, web: WebSetup | None = None) -> int:
     from pathlib import Path
 
     from ..paths import agent_dir
@@ -93,12 +118,12 @@ def _serve(folder: str, socket_arg: str | None, args: CliArgs) -> int:
             listener = bind_socket(path)
         except OSError as exc:
             return _fail(f"cannot listen on {path}: {exc.strerror or exc}")
-        return asyncio.run(_main(folder, path, listener, args))
+        return asyncio.run(_main(folder, path, listener, args, web))
     finally:
         lock.release()
 
 
-async def _main(folder: str, path: Path, listener: socket.socket, args: CliArgs) -> int:
+async def _main(folder: str, path: Path, listener: socket.socket, args: CliArgs, web: WebSetup | None) -> int:
     from ..modes.startup import user_errors
     from .server import ServeServer
 
@@ -124,6 +149,21 @@ async def _main(folder: str, path: Path, listener: socket.socket, args: CliArgs)
             listener.close()
             return _fail(str(exc))
         print(f"pi serve: session {live.handle} open ({live.session.session_file or 'in memory'})", flush=True)
+    site = None
+    if web is not None:
+        from .web.site import WebStartError, print_new_link, start_site
+
+        try:
+            site = await start_site(server, web)
+        except WebStartError as exc:
+            listener.close()
+            await server.sessions.close_all()
+            return _fail(str(exc))
+        loop.add_signal_handler(signal.SIGUSR1, print_new_link, site)
     print(f"pi serve: listening on {path} (folder {folder})", flush=True)
-    await server.run(stop)
+    try:
+        await server.run(stop)
+    finally:
+        if site is not None:
+            await site.close()
     return code
