@@ -53,3 +53,22 @@ def test_unreadable_file_is_a_warning(tree) -> None:
     files, warnings = load_context_files(tree.cwd, tree.agent)
     assert [f.content for f in _ours(files, tree)] == ["ok"]
     assert len(warnings) == 1 and warnings[0].path == tree.repo / "AGENTS.md"
+
+
+def test_only_folders_holding_a_candidate_are_listed(tree, monkeypatch) -> None:
+    import os
+
+    tree.write(tree.repo / "AGENTS.md", "repo rules")
+    listed: list[str] = []
+    real_listdir = os.listdir
+
+    def listdir(path):  # every folder from / down is searched: /tmp or a full home must not be read
+        listed.append(os.fspath(path))
+        return real_listdir(path)
+
+    monkeypatch.setattr(os, "listdir", listdir)
+    files, _ = load_context_files(tree.cwd, None)
+    assert [f.content for f in _ours(files, tree)] == ["repo rules"]
+    inside = [p for p in listed if p.startswith(os.fspath(tree.root.resolve()))]
+    assert inside == [os.fspath(tree.repo.resolve())]
+    assert not any(p in ("/", "/tmp") for p in listed)
