@@ -230,23 +230,23 @@ class InputController:
     # ------------------------------------------------------------------ external editor
 
     def edit_externally(self) -> None:
-        """``app.editor.external``: edit the prompt in ``$VISUAL``/``$EDITOR`` (the app is suspended)."""
-        import os
-        import shlex
-        import subprocess
-        import tempfile
+        """``app.editor.external``: edit the prompt in the user's editor (the app is suspended meanwhile)."""
+        from textual.app import SuspendNotSupported
+
+        from pi_runtime.frontend import typed_settings
+
+        from .external_editor import edit_in_editor, editor_command
 
         app = self._app
-        command = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "nano"
-        with tempfile.NamedTemporaryFile("w+", suffix=".md", delete=False, encoding="utf-8") as handle:
-            handle.write(app.editor.text)
-            path = handle.name
+        session = app.session
+        command = editor_command(typed_settings(session.settings).external_editor if session is not None else None)
         try:
             with app.suspend():
-                subprocess.run([*shlex.split(command), path], check=False)
-            with open(path, encoding="utf-8") as handle:
-                app.editor.set_text(handle.read().rstrip("\n"))
-        except Exception as exc:  # noqa: BLE001 - any failure is a notification; the text stays
-            app.notify(f"External editor failed: {exc}", severity="error")
-        finally:
-            os.unlink(path)
+                outcome = edit_in_editor(command, app.editor.text)  # never raises: the app must resume
+        except SuspendNotSupported:  # a browser page (pi serve --web) has no terminal to lend
+            app.notify("The external editor needs a terminal", severity="warning")
+            return
+        if outcome.problem is not None:
+            app.notify(outcome.problem, severity="warning")
+        elif outcome.text is not None:
+            app.editor.set_text(outcome.text)

@@ -289,3 +289,45 @@ def test_keys_typed_in_one_burst_arrive_whole_and_in_order(terminal, env):
     content = user["content"]
     text = content if isinstance(content, str) else "".join(block.get("text", "") for block in content)
     assert text == "XYabc" + words
+
+
+def _without_editors(env: dict[str, str]) -> dict[str, str]:
+    return {k: v for k, v in env.items() if k not in ("VISUAL", "EDITOR")}
+
+
+def test_an_editor_that_cannot_start_is_named_and_pi_keeps_taking_keys(env, tmp_path):
+    # Ctrl+G (a BEL byte in pasted text is one too) with no editor installed: pi stayed suspended,
+    # its input and output threads stopped, and never drew again.
+    term = Terminal(["--demo"], {**_without_editors(env), "EDITOR": str(tmp_path / "no-such-editor")})
+    try:
+        assert term.wait_for("demo-model"), term.screen[-2000:]
+        term.type(b"hello")
+        assert term.wait_for("hello")
+        since = term.mark()
+        term.type(b"\x07")
+        assert term.wait_for("Failedtolaunchexternaleditor", since=since), term.screen[-2000:]
+        term.type(b" world\r")
+        assert term.wait_for("Youasked:helloworld", since=since), term.screen[-2000:]
+    finally:
+        term.close()
+
+
+def test_ctrl_g_edits_the_prompt_in_the_users_editor(env, tmp_path):
+    editor = tmp_path / "editor.sh"
+    editor.write_text('#!/bin/sh\nprintf "%s edited\\n" "$(cat "$1")" > "$1"\n', encoding="utf-8")
+    editor.chmod(0o755)
+    failing = tmp_path / "failing.sh"
+    failing.write_text("#!/bin/sh\nexit 3\n", encoding="utf-8")
+    failing.chmod(0o755)
+    term = Terminal(["--demo"], {**_without_editors(env), "VISUAL": str(editor), "EDITOR": str(failing)})
+    try:
+        assert term.wait_for("demo-model"), term.screen[-2000:]
+        term.type(b"hello")
+        assert term.wait_for("hello")
+        since = term.mark()
+        term.type(b"\x07")
+        assert term.wait_for("helloedited", since=since), term.screen[-2000:]
+        term.type(b"\r")
+        assert term.wait_for("Youasked:helloedited", since=since), term.screen[-2000:]
+    finally:
+        term.close()
