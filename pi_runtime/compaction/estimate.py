@@ -14,7 +14,7 @@ auto-compaction then starts late on exactly the small local models that need it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .. import deep_json
@@ -166,13 +166,65 @@ def estimate_context(messages: list[Any]) -> ContextEstimate:
             index = i
             break
     if index < 0:
-        system = current_system_message(dicts)
-        estimated = estimate_message_tokens(system) if system is not None else 0
-        estimated += sum(estimate_message_tokens(m) for m in dicts if m.get("role") != "system")
-        return ContextEstimate(estimated, 0, estimated, -1)
+        return _estimate_everything(dicts)
     reported = usage_tokens(dicts[index].get("usage"))
     trailing = sum(estimate_message_tokens(m) for m in dicts[index + 1 :])
     return ContextEstimate(reported + trailing, reported, trailing, index)
+
+
+def _estimate_everything(dicts: list[dict[str, Any]]) -> ContextEstimate:
+    system = current_system_message(dicts)
+    estimated = estimate_message_tokens(system) if system is not None else 0
+    estimated += sum(estimate_message_tokens(m) for m in dicts if m.get("role") != "system")
+    return ContextEstimate(estimated, 0, estimated, -1)
+
+
+def usage_outdated(branch_back: Iterable[Mapping[str, Any]]) -> bool:
+    """Whether the branch's latest usage report predates a context edit or a compaction.
+
+    A failed attempt taken out of the context (a ``context_edit``) or a compaction changes the
+    context after the provider measured it, so Pi stops trusting that report and estimates the
+    whole context (``estimateProjectedContextTokens``): the footer, the check before the next
+    request and, on a branch with edits, the check after a run.
+
+    Args:
+        branch_back: The branch's entry dicts from the leaf up (``SessionManager.walk_back``);
+            read only as far as the latest answer with usage.
+    """
+    for entry in branch_back:
+        kind = entry.get("type")
+        if kind in ("context_edit", "compaction"):
+            return True
+        if kind == "message":
+            message = entry.get("message")
+            if isinstance(message, dict) and message.get("role") == "assistant" \
+                    and message.get("stopReason") not in ("error", "aborted") and usage_tokens(message.get("usage")) > 0:
+                return False
+    return False
+
+
+def edited_since_compaction(branch_back: Iterable[Mapping[str, Any]]) -> bool:
+    """Whether the context holds a ``context_edit`` (one after the latest compaction, if any)."""
+    for entry in branch_back:
+        kind = entry.get("type")
+        if kind == "context_edit":
+            return True
+        if kind == "compaction":
+            return False
+    return False
+
+
+def estimate_projected_tokens(messages: list[Any], branch_back: Iterable[Mapping[str, Any]]) -> int | None:
+    """``estimate_context_tokens``, but everything estimated when the usage report it would use is
+    outdated (see ``usage_outdated``; ``branch_back`` is read only then); None for an empty context."""
+    if not messages:
+        return None
+    estimate = estimate_context(messages)
+    if estimate.last_usage_index >= 0 and usage_outdated(branch_back):
+        wire_view = getattr(messages, "wire_view", None)
+        dicts = wire_view() if callable(wire_view) else [as_dict(m) for m in messages]
+        return _estimate_everything(dicts).tokens
+    return estimate.tokens
 
 
 def estimate_context_tokens(messages: list[Any]) -> int | None:

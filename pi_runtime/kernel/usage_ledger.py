@@ -3,8 +3,9 @@
 Pi's footer semantics: totals count every entry of the session file, on every branch, with the
 summary calls of compactions and branch summaries included, so moving in the tree or compacting
 never makes the spend shrink. The context figure is the last answer's provider-reported usage
-plus an estimate of what followed (everything estimated when the server reports no usage),
-against the window of the model in use now. Right after a compaction the old usage describes
+plus an estimate of what followed (everything estimated when the server reports no usage, or
+when a failed attempt was taken out of the context after that report), against the window of
+the model in use now. Right after a compaction the old usage describes
 a context that no longer exists, so the figure is unknown until the next answer.
 """
 
@@ -223,10 +224,11 @@ class UsageLedger:
 
     def context(self, messages: list[Any], model: Any) -> ContextUsage | None:
         """Context fill of ``messages`` for ``model`` (None without a model or a window)."""
-        from ..compaction.estimate import estimate_context_tokens
+        from ..compaction.estimate import estimate_projected_tokens
 
         if model is None or not model.context_window:
             return None
         if self._stale:
             return ContextUsage(None, model.context_window)
-        return ContextUsage(estimate_context_tokens(messages) or 0, model.context_window)
+        tokens = estimate_projected_tokens(messages, self._manager().walk_back())
+        return ContextUsage(tokens or 0, model.context_window)
