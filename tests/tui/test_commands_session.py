@@ -196,7 +196,7 @@ async def test_resume_switches_to_the_chosen_session(provider, workdir, agent_di
 
 
 async def test_retries_that_all_fail_end_with_one_line_below_the_last_error(provider, workdir, agent_dir):
-    """Pi's order: each attempt's error, then "Retry failed after N attempts: …" last."""
+    """Pi's order: each attempt's error, then "Error: Retry failed after N attempts: …" last."""
     from pi_runtime.ai.providers.scripted import scripted_error
     from pi_runtime.sdk import create_agent_session
     from pi_runtime.session.manager import SessionManager
@@ -213,7 +213,7 @@ async def test_retries_that_all_fail_end_with_one_line_below_the_last_error(prov
         await type_command(pilot, "hello")
         await settle(pilot, session)
         lines = [line.strip() for line in screen_text(app).splitlines() if line.strip()]
-        failed = [i for i, line in enumerate(lines) if line.startswith("Retry failed after 2 attempts: 503")]
+        failed = [i for i, line in enumerate(lines) if line.startswith("Error: Retry failed after 2 attempts: 503")]
         errors = [i for i, line in enumerate(lines) if "503 service unavailable" in line and i not in failed]
         assert len(failed) == 1 and errors and failed[0] > max(errors)
         assert not any(line.startswith("Retrying in") for line in lines)
