@@ -179,28 +179,43 @@ def _estimate_everything(dicts: list[dict[str, Any]]) -> ContextEstimate:
     return ContextEstimate(estimated, 0, estimated, -1)
 
 
-def usage_outdated(branch_back: Iterable[Mapping[str, Any]]) -> bool:
-    """Whether the branch's latest usage report predates a context edit or a compaction.
+def usage_standing(branch_back: Iterable[Mapping[str, Any]]) -> str:
+    """How far the branch's latest usage report can be trusted, as Pi 1.6 judges it.
 
-    A failed attempt taken out of the context (a ``context_edit``) or a compaction changes the
-    context after the provider measured it, so Pi stops trusting that report and estimates the
-    whole context (``estimateProjectedContextTokens``): the footer, the check before the next
-    request and, on a branch with edits, the check after a run.
+    Walking back from the leaf to the first answer whose usage counts (not failed, not aborted,
+    not taken out of the context, tokens reported):
+
+    - ``"current"``: nothing changed the context since (or there is no report at all);
+    - ``"outdated"``: a failed attempt was taken out of the context (a ``context_edit``) after it,
+      so the provider measured a context that no longer exists: Pi estimates it all
+      (``estimateProjectedContextTokens``);
+    - ``"unknown"``: a compaction came after it: Pi shows no figure until the next answer.
 
     Args:
         branch_back: The branch's entry dicts from the leaf up (``SessionManager.walk_back``);
-            read only as far as the latest answer with usage.
+            read only as far as needed.
     """
+    edited = False
+    taken_out: set[Any] = set()
     for entry in branch_back:
         kind = entry.get("type")
-        if kind in ("context_edit", "compaction"):
-            return True
-        if kind == "message":
+        if kind == "compaction":
+            return "unknown"
+        if kind == "context_edit":
+            edited = True
+            if entry.get("replacement") is None:
+                taken_out.add(entry.get("targetId"))
+        elif kind == "message" and entry.get("id") not in taken_out:
             message = entry.get("message")
             if isinstance(message, dict) and message.get("role") == "assistant" \
                     and message.get("stopReason") not in ("error", "aborted") and usage_tokens(message.get("usage")) > 0:
-                return False
-    return False
+                return "outdated" if edited else "current"
+    return "current"
+
+
+def usage_outdated(branch_back: Iterable[Mapping[str, Any]]) -> bool:
+    """Whether the latest usage report is not to be trusted (see ``usage_standing``)."""
+    return usage_standing(branch_back) != "current"
 
 
 def edited_since_compaction(branch_back: Iterable[Mapping[str, Any]]) -> bool:

@@ -20,7 +20,6 @@ from .events import CompactionEndEvent, CompactionStartEvent
 from .extension_port import ExtensionGate
 from .record import SessionRecord
 from .results import CompactionResult
-from .usage_ledger import UsageLedger
 
 
 class CompactionError(Exception):
@@ -33,7 +32,6 @@ class Compactor:
     Args:
         agent: Whose context is compacted.
         record: The persist port (session manager, context reload).
-        ledger: Told when the context was rebuilt.
         emit: The kernel's event outlet.
         gate: Extensions' vetoes and notifications.
         settings: Returns the typed ``Settings`` in force (None: defaults).
@@ -47,7 +45,6 @@ class Compactor:
         *,
         agent: Agent,
         record: SessionRecord,
-        ledger: UsageLedger,
         emit: Callable[[Any], Awaitable[None]],
         gate: ExtensionGate,
         settings: Callable[[], Any],
@@ -56,7 +53,6 @@ class Compactor:
     ) -> None:
         self._agent = agent
         self._record = record
-        self._ledger = ledger
         self._emit = emit
         self._gate = gate
         self._settings = settings
@@ -260,7 +256,6 @@ class Compactor:
         self._failure = None
         self._record.load_context()
         raw.setdefault("estimatedTokensAfter", sum(estimate_message_tokens(m) for m in self._agent.state.messages))
-        self._ledger.mark_compacted()
         result = CompactionResult.from_wire(raw)
         await self._emit(CompactionEndEvent(reason, result=result.to_wire(), will_retry=will_retry))
         await self._gate.notify("session_compact", reason=reason, result=result.to_wire(), will_retry=will_retry,

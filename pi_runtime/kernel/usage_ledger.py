@@ -37,7 +37,6 @@ class UsageLedger:
         """Message counts over the file (system messages left out)."""
         self._by_model: dict[str, list[float]] = {}
         """``provider/model`` -> [cost, tokens] (Pi's usage breakdown)."""
-        self._stale = False
 
     # ------------------------------------------------------------------ totals
 
@@ -209,26 +208,15 @@ class UsageLedger:
 
     # ------------------------------------------------------------------ context
 
-    def mark_compacted(self) -> None:
-        """The context was rebuilt: reported usage no longer describes it."""
-        self._stale = True
-
-    def observe_answer(self, message: Any) -> None:
-        """A finished assistant message with real usage makes the context figure known again."""
-        if getattr(message, "role", None) == "assistant" and message.stop_reason != "error":
-            self._stale = False
-
-    @property
-    def usage_known(self) -> bool:
-        return not self._stale
-
     def context(self, messages: list[Any], model: Any) -> ContextUsage | None:
         """Context fill of ``messages`` for ``model`` (None without a model or a window)."""
-        from ..compaction.estimate import estimate_projected_tokens
+        from ..compaction.estimate import estimate_projected_tokens, usage_standing
 
         if model is None or not model.context_window:
             return None
-        if self._stale:
+        # Read from the branch each time, not kept as a flag: a fork, a switch or a move in the
+        # tree changes which compaction or edit comes after the last answer.
+        if usage_standing(self._manager().walk_back()) == "unknown":
             return ContextUsage(None, model.context_window)
         tokens = estimate_projected_tokens(messages, self._manager().walk_back())
         return ContextUsage(tokens or 0, model.context_window)

@@ -114,3 +114,19 @@ def test_a_failed_attempt_taken_out_after_the_last_report_makes_pi_estimate_ever
         {"type": "message", "id": "a2", "parentId": "x", "timestamp": "2025-01-01T00:00:04.000Z", "message": answer}])
     messages = later.build_session_context().messages
     assert UsageLedger(lambda: later).context(messages, model).tokens == 6_010
+
+
+def test_the_figure_is_unknown_after_a_compaction_and_known_again_on_a_branch_before_it(tmp_path):
+    """Read from the branch, not kept as a flag: reopening a compacted session shows no figure (Pi:
+    unknown until the next answer), and moving to a branch without the compaction (a fork made
+    before it) shows the last answer's again."""
+    from pi_runtime.ai.types import Model
+
+    model = Model(id="m", name="m", api="openai-completions", provider="p", base_url="", context_window=10_000)
+    compaction = {"type": "compaction", "id": "k", "parentId": "m1", "timestamp": "2025-01-01T00:00:05.000Z",
+                  "summary": "s" * 80, "firstKeptEntryId": "m1", "tokensBefore": 5_000}
+    manager = _context_file(tmp_path / "compacted.jsonl", [compaction])
+    ledger = UsageLedger(lambda: manager)
+    assert ledger.context(manager.build_session_context().messages, model).tokens is None
+    manager.branch("m1")
+    assert ledger.context(manager.build_session_context().messages, model).tokens == 5_000
