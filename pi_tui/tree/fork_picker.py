@@ -1,7 +1,8 @@
 """``/fork``: pick an earlier user message; a new session holds the history before it.
 
-The list shows every user message on the active branch, newest first, with a one-line
-preview; the filter searches the whole text. After the fork the chosen message is put back
+The list shows every user message on the active branch in Pi's order, oldest at the top and the
+cursor on the newest, so Up goes back in time as in Pi; a one-line preview per message, and the
+filter searches the whole text. After the fork the chosen message is put back
 into the editor so it can be edited and sent again (Pi's behaviour).
 """
 
@@ -28,12 +29,13 @@ def preview(text: str, limit: int = PREVIEW) -> str:
 
 
 def fork_items(messages: list[dict[str, str]]) -> list[PickItem]:
-    """Rows for ``get_fork_messages()`` output, newest first, numbered as in the session."""
+    """Rows for ``get_fork_messages()`` output, oldest first, numbered as in the session; the newest
+    is where the cursor starts."""
     items = []
-    for number, msg in reversed(list(enumerate(messages, 1))):
+    for number, msg in enumerate(messages, 1):
         label = Text(f"{number:>3}. ", style="dim")
         label.append(preview(msg["text"]))
-        items.append(PickItem(msg["entryId"], label, msg["text"]))
+        items.append(PickItem(msg["entryId"], label, msg["text"], current=number == len(messages)))
     return items
 
 

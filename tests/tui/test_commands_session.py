@@ -277,3 +277,22 @@ async def test_clone_while_the_agent_works_stops_the_run_then_clones(provider, w
     # The clone holds the stopped run as the old file does (Pi's aborted entry included).
     old_messages = [e["message"]["content"] for e in entries_of(old_file) if e["type"] == "message"]
     assert [e["message"]["content"] for e in entries(session) if e["type"] == "message"] == old_messages
+
+
+async def test_fork_picker_lists_messages_as_pi_does_and_up_goes_back_in_time(provider, workdir, agent_dir):
+    # Pi's "Fork from Message": oldest at the top, the cursor on the newest; Up goes to older ones.
+    session = file_session(provider, workdir, agent_dir)
+    app = create_app(session, static=True, agent_dir=str(agent_dir))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await converse(pilot, session, provider, ["first question", "second question", "third question"])
+        await type_command(pilot, "/fork")
+        assert await wait_for(pilot, lambda: type(app.screen).__name__ == "ForkPicker")
+        text = screen_text(app)
+        assert text.index("first question") < text.index("second question") < text.index("third question")
+        assert await wait_for(pilot, lambda: app.screen.highlighted_item is not None)
+        assert "third question" in app.screen.highlighted_item.search
+        await pilot.press("up")
+        assert await wait_for(pilot, lambda: "second question" in app.screen.highlighted_item.search)
+        await pilot.press("enter")
+        await workers_done(pilot)
+        assert app.editor.text == "second question"
