@@ -234,6 +234,12 @@ class AppExtensionUI:
         holder["screen"] = screen
         return await self._ask(screen, None)
 
+    def served_component(self, component: Any, *, takes_keys: bool) -> Any:
+        """The widget showing a served session's component (``pi_runtime.remote.remote_ui``)."""
+        from .served_component_view import ServedComponentView
+
+        return ServedComponentView(component, takes_keys=takes_keys)
+
     def set_widget_component(self, key: str, factory: Any, *, placement: str = "aboveEditor") -> None:
         """A widget of the extension's own (``factory(tui, theme)``) above or below the editor."""
         if factory is None:
