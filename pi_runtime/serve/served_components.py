@@ -51,7 +51,8 @@ def key_handler(component: Any) -> Callable[[str], Any] | None:
 def check_component(component: Any) -> None:
     """Refuse what cannot be served: a component must render lines (a Textual widget cannot cross
     the socket; build the component from ``render(width)`` instead)."""
-    if not callable(getattr(component, "render", None)) or type(component).__module__.startswith("textual"):
+    textual = any(cls.__module__.split(".")[0] == "textual" for cls in type(component).__mro__)
+    if textual or not callable(getattr(component, "render", None)):
         raise TypeError(f"a served session's component needs render(width) -> list of lines "
                         f"(got {type(component).__name__})")
 
@@ -92,8 +93,9 @@ class ServedComponent:
         lines = self._guard(lambda: self.component.render(width))
         if lines is None:
             lines = ["(the component failed to render: see pi serve's log)"]
+        # One string per line: a line holding line breaks is cut there (viewers count lines).
         self._publish({"type": "extension_ui_render", "id": self.id, "width": width,
-                       "lines": [str(line) for line in lines]})
+                       "lines": [part for line in lines for part in str(line).split("\n")]})
 
     def set_width(self, width: int) -> None:
         """A viewer shows the component ``width`` columns wide: send it its lines at that width."""

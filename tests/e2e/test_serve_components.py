@@ -24,7 +24,7 @@ class Counter:
         self.tui, self.done, self.count = tui, done, 0
 
     def render(self, width):
-        return [f"count {self.count}", "=" * width]
+        return [f"count {self.count}\\n" + "=" * width]  # a line break splits a line
 
     def handle_input(self, data):
         if data == "+":
@@ -76,7 +76,10 @@ def extension(pi):
     async def textual(args, ctx):
         from textual.widgets import Static
 
-        value = await ctx.ui.custom(lambda tui, theme, keybindings, done: Static("only in the app"))
+        class Box(Static):  # a widget of the extension's own: Textual's all the same
+            pass
+
+        value = await ctx.ui.custom(lambda tui, theme, keybindings, done: Box("only in the app"))
         ctx.ui.notify(f"textual {value}")
 
     pi.register_command("textual", textual, description="A Textual widget")
