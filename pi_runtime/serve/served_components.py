@@ -2,10 +2,10 @@
 extension runs; viewers only show its lines and send it their keys.
 
 A component is Pi's shape: an object with ``render(width)`` (the lines to show at that width, each a
-string) and, when it takes keys, ``handle_input(data)`` (``handleInput`` is accepted too), plus an
-optional ``invalidate()``. Its factory gets a ``tui`` whose ``request_render()`` asks for new lines
-(Pi's ``tui.requestRender()``), a plain ``theme`` (the server has no colours to give) and, for
-``ctx.ui.custom``, ``done(value)``, which resolves the extension's call.
+string) and, when it takes keys, ``handle_input(data)`` (``handleInput`` is accepted too). As in
+Pi, it is rendered again only when asked: its factory gets a ``tui`` whose ``request_render()``
+does that (Pi's ``tui.requestRender()``), a plain ``theme`` (the server has no colours to give)
+and, for ``ctx.ui.custom``, ``done(value)``, which resolves the extension's call.
 
 Each viewer says the width it shows the component at (``extension_ui_component`` with ``width``);
 the component is rendered at every width asked for and each rendering goes to every viewer as an
@@ -83,9 +83,6 @@ class ServedComponent:
         self._render_soon = None
         if self.closed:
             return
-        invalidate = getattr(self.component, "invalidate", None)
-        if callable(invalidate):
-            self._guard(invalidate)
         for width in self.widths:
             self._render(width)
 
