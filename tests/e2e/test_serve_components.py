@@ -13,8 +13,8 @@ from e2e_support import MODEL
 from serve_support import ServeProcess, short_runtime_dir
 
 from pi_tui.attach_app import AttachedApp
+from pi_tui.extension_ui.component_lines_view import ComponentLinesView
 from pi_tui.extension_ui.extension_screen import ExtensionScreen
-from pi_tui.extension_ui.served_component_view import ServedComponentView
 
 COUNTER = '''
 class Counter:
@@ -88,14 +88,14 @@ def extension(pi):
 
 def _shown(app, takes_keys: bool) -> list[str]:
     """What the app draws of the served component that does (or does not) take keys."""
-    for view in app.screen.query(ServedComponentView) if takes_keys else app.query(ServedComponentView):
+    for view in app.screen.query(ComponentLinesView) if takes_keys else app.query(ComponentLinesView):
         if view.can_focus == takes_keys:
             return view.render().plain.splitlines()
     return []
 
 
 def _widget_width(app) -> int:
-    return next(view.size.width for view in app.query(ServedComponentView) if not view.can_focus)
+    return next(view.size.width for view in app.query(ComponentLinesView) if not view.can_focus)
 
 
 @pytest.mark.asyncio
@@ -121,7 +121,7 @@ async def test_a_served_extensions_components_are_drawn_and_driven_from_the_app(
             # The component opens in the app, rendered by the server at the width the app shows it.
             assert await until(pilot, lambda: isinstance(app.screen, ExtensionScreen))
             assert await until(pilot, lambda: _shown(app, True)[:1] == ["count 0"])
-            view = app.screen.query_one(ServedComponentView)
+            view = app.screen.query_one(ComponentLinesView)
             assert _shown(app, True)[1] == "=" * view.size.width
             asked = viewer.wait_event("extension_ui_request", method="custom")
             # Another viewer, narrower, gets its own rendering; both see the same component.

@@ -1,9 +1,9 @@
-"""``ServedComponentView``: an extension's component that runs in ``pi serve``, drawn in an attached
-tab from the lines the server renders at this widget's width.
+"""``ComponentLinesView``: an extension's component of Pi's shape (``render(width)`` → lines,
+``handle_input(data)``) on screen: one that runs in ``pi serve`` (drawn in an attached tab from the
+lines the server renders at this widget's width) or one in this process (``local_lines.py``).
 
-The widget tells the server its width whenever its size changes and, when it takes keys (a
-``ctx.ui.custom`` component), sends every key typed into it, Esc included: the component decides
-what a key does, as in the app that runs the extension itself.
+The widget says its width whenever its size changes and, when it takes keys (a ``ctx.ui.custom``
+component), sends every key typed into it, Esc included: the component decides what a key does.
 """
 
 from __future__ import annotations
@@ -19,8 +19,9 @@ from textual.widget import Widget
 from ..terminal.terminal_input import editor_key
 
 
-class ServedLines(Protocol):
-    """What the widget needs of a served component (``pi_runtime.remote.remote_component``)."""
+class ComponentLines(Protocol):
+    """What the widget needs of a component: a served one (``pi_runtime.remote.remote_component``)
+    or one in this process (``local_lines.LocalLines``)."""
 
     def lines(self, width: int) -> list[str]: ...
 
@@ -31,15 +32,16 @@ class ServedLines(Protocol):
     def watch(self, listener: Callable[[], None]) -> Callable[[], None]: ...
 
 
-class ServedComponentView(Widget):
-    """Shows a served component (see the module docstring)."""
+class ComponentLinesView(Widget):
+    """Shows a component's lines (see the module docstring)."""
 
     DEFAULT_CSS = """
-    ServedComponentView { width: 1fr; height: auto; }
-    ExtensionScreen.-overlay ServedComponentView { width: 80; }
+    ComponentLinesView { width: 1fr; height: auto; }
+    ComponentLinesView:focus { background-tint: transparent; }
+    ExtensionScreen.-overlay ComponentLinesView { width: 80; }
     """
 
-    def __init__(self, component: ServedLines, *, takes_keys: bool) -> None:
+    def __init__(self, component: ComponentLines, *, takes_keys: bool) -> None:
         super().__init__()
         self.component = component
         self.can_focus = takes_keys
@@ -73,7 +75,7 @@ class ServedComponentView(Widget):
     async def _on_key(self, event: events.Key) -> None:
         if not self.can_focus:
             return
-        # Every key goes to the component in the server, Esc included (it closes itself).
+        # Every key goes to the component, Esc included (it closes itself).
         event.stop()
         event.prevent_default()
         self.component.key(editor_key(event))
