@@ -12,6 +12,7 @@ from attach_support import app_environment, attached_as_pi_attach_does, until
 from e2e_support import MODEL
 from serve_support import ServeProcess, short_runtime_dir
 
+from pi_runtime.testing.waiting import eventually
 from pi_tui.attach_app import AttachedApp
 from pi_tui.extension_ui.component_lines_view import ComponentLinesView
 from pi_tui.extension_ui.extension_screen import ExtensionScreen
@@ -196,6 +197,34 @@ async def test_components_over_the_protocol_two_viewers_esc_and_what_cannot_be_s
                     or r.get("type") in ("extension_ui_render", "extension_ui_resolved")]
         for viewer in (first, second, rpc):
             viewer.close()
+    finally:
+        process.stop()
+        shutil.rmtree(runtime, ignore_errors=True)
+
+
+@pytest.mark.asyncio
+async def test_a_component_opened_while_nobody_watched_shows_when_the_app_attaches(env, loopback, monkeypatch,
+                                                                                     tmp_path):
+    app_environment(env, monkeypatch)
+    extension = tmp_path / "counter.py"
+    extension.write_text(COUNTER)
+    runtime = short_runtime_dir()
+    process = ServeProcess({**env, "XDG_RUNTIME_DIR": runtime}, "--model", MODEL, "-e", str(extension))
+    try:
+        viewer = process.viewer()
+        handle = viewer.ok({"type": "open_session"})["session"]
+        viewer.send({"type": "prompt", "session": handle, "message": "/count"})  # not attached: nobody sees it
+        assert await eventually(lambda: viewer.ok({"type": "list_sessions"})["sessions"][0]["status"] == "waiting")
+        app = AttachedApp(process.socket, [handle])
+        async with app.run_test(size=(100, 30)) as pilot:
+            # From the snapshot: the component opens, says its width and gets its lines.
+            assert await until(pilot, lambda: isinstance(app.screen, ExtensionScreen))
+            assert await until(pilot, lambda: _shown(app, True)[:1] == ["count 0"])
+            assert await until(pilot, lambda: _shown(app, False) == [f"ticks 0 at {_widget_width(app)}"])
+            await pilot.press("+", "enter")
+            assert await until(pilot, lambda: any("counted 1" in str(n.message) for n in app._notifications))
+            assert not isinstance(app.screen, ExtensionScreen)
+        viewer.close()
     finally:
         process.stop()
         shutil.rmtree(runtime, ignore_errors=True)
