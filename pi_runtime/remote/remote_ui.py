@@ -93,9 +93,10 @@ class RemoteUIBinding:
         elif method == "setStatus":
             self._call("set_status", str(record.get("statusKey")), record.get("statusText"))
         elif method == "setWidget":
-            self._drop_widget_component(str(record.get("widgetKey")))
-            self._call("set_widget", str(record.get("widgetKey")), record.get("widgetLines"),
-                       placement=str(record.get("widgetPlacement") or "aboveEditor"))
+            key, placement = str(record.get("widgetKey")), str(record.get("widgetPlacement") or "aboveEditor")
+            if self._drop_widget_component(key):
+                self._call("set_widget_component", key, None, placement=placement)
+            self._call("set_widget", key, record.get("widgetLines"), placement=placement)
         elif method == "setTitle":
             self._call("set_title", str(record.get("title", "")))
         elif method == "set_editor_text":
@@ -121,10 +122,12 @@ class RemoteUIBinding:
         self._call("set_widget_component", key, lambda tui, theme: make(component, takes_keys=False),
                    placement=placement)
 
-    def _drop_widget_component(self, key: str) -> None:
+    def _drop_widget_component(self, key: str) -> bool:
+        """Forget the served component under ``key``; True if there was one."""
         component_id = self._widget_keys.pop(key, None)
         if component_id is not None:
             self._components.pop(component_id, None)
+        return component_id is not None
 
     def _call(self, name: str, *args: Any, **kwargs: Any) -> None:
         method = getattr(self._ui, name, None)

@@ -136,13 +136,13 @@ class FanoutUI(RpcExtensionUI):
         """A widget of the extension's own (``factory(tui, theme)``) above or below every viewer's editor."""
         from ..extensions.ui import PlainTheme
 
-        self._drop_widget_component(key)
         if factory is None:
             self.set_widget(key, None, placement=placement)
             return
         served = ServedComponent(str(uuid.uuid4()), self._publish)
         served.component = factory(ServedTui(served.request_render), PlainTheme())
-        check_component(served.component)
+        check_component(served.component)  # a refused one leaves the widget shown under the key as it was
+        self._drop_widget_component(key)
         self.components[served.id] = served
         self._widget_components[key] = served.id
         self.widgets[key] = {"component": served.id, "placement": placement}

@@ -62,6 +62,11 @@ def extension(pi):
 
     pi.register_command("count", count, description="Count pluses")
 
+    async def untick(args, ctx):
+        ctx.ui.set_widget("ticks", None)
+
+    pi.register_command("untick", untick, description="Take the ticks away")
+
     class Notice:
         """Takes no keys: Esc closes it."""
 
@@ -138,6 +143,10 @@ async def test_a_served_extensions_components_are_drawn_and_driven_from_the_app(
             assert await until(pilot, lambda: not isinstance(app.screen, ExtensionScreen))
             assert await until(pilot, lambda: any("counted 2" in str(n.message) for n in app._notifications))
             assert await until(pilot, lambda: _shown(app, False) == [f"ticks 5 at {_widget_width(app)}"])
+            app.editor.load_text("/untick")
+            app.editor.move_cursor((0, len("/untick")))
+            await pilot.press("enter")
+            assert await until(pilot, lambda: not app.query(ComponentLinesView))  # the widget goes
         viewer.close()
     finally:
         process.stop()
