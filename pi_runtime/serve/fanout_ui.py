@@ -95,6 +95,12 @@ class FanoutUI(RpcExtensionUI):
         self._publish({"type": "extension_ui_resolved", "id": request_id, **answer})
         return True
 
+    def cancel_all(self) -> None:
+        """The session is closing: open dialogs resolve to their defaults, components are closed."""
+        super().cancel_all()
+        for served in list(self.components.values()):
+            served.close()
+
     # ------------------------------------------------------------------ components
 
     async def custom(self, factory: Callable[..., Any], *, overlay: bool = False, overlay_options: Any = None) -> Any:

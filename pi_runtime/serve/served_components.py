@@ -114,6 +114,9 @@ class ServedComponent:
         return True
 
     def close(self) -> None:
+        """No more renders; the component's ``dispose()``, if it has one, is called (once)."""
+        if self.closed:
+            return
         self.closed = True
         if self._render_soon is not None:
             self._render_soon.cancel()

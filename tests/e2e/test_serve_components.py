@@ -6,6 +6,7 @@ and closes the component in every viewer."""
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import pytest
 from attach_support import app_environment, attached_as_pi_attach_does, until
@@ -44,6 +45,9 @@ class Ticks:
 
     def render(self, width):
         return [f"ticks {self.ticks} at {width}"]
+
+    def dispose(self):
+        open("ticks-disposed", "w").close()  # in the server's folder
 
 
 def extension(pi):
@@ -204,6 +208,9 @@ async def test_components_over_the_protocol_two_viewers_esc_and_what_cannot_be_s
         rpc.wait(lambda r: r.get("method") == "notify" and r.get("message") == "textual None")
         assert not [r for r in rpc.records if r.get("method") == "custom" or r.get("widgetComponent")
                     or r.get("type") in ("extension_ui_render", "extension_ui_resolved")]
+        # Closing the session closes its components (their dispose()).
+        first.ok({"type": "close_session", "session": handle})
+        assert (Path(env["PI_TEST_PROJECT"]) / "ticks-disposed").exists()
         for viewer in (first, second, rpc):
             viewer.close()
     finally:
