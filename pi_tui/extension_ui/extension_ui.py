@@ -27,8 +27,6 @@ from rich.text import Text
 
 from ..terminal.terminal_input import TerminalInput
 from ..terminal.window_title import show_window_title, write_title
-from .component_lines_view import ComponentLinesView
-from .local_lines import as_widget
 from .screen_parts import ScreenParts
 from .tab_place import DraftLike, TabPlace, paste_into_draft, set_draft_text
 
@@ -238,6 +236,7 @@ class AppExtensionUI:
 
     def served_component(self, component: Any, *, takes_keys: bool) -> Any:
         """The widget showing a served session's component (``pi_runtime.remote.remote_ui``)."""
+        from .component_lines_view import ComponentLinesView  # lazily: off the start-up path
         return ComponentLinesView(component, takes_keys=takes_keys)
 
     def set_widget_component(self, key: str, factory: Any, *, placement: str = "aboveEditor") -> None:
@@ -245,6 +244,7 @@ class AppExtensionUI:
         if factory is None:
             self.parts.drop(key)
             return
+        from .local_lines import as_widget  # lazily: off the start-up path
         built = factory(self.app, self.theme)
         self.parts.put(key, as_widget(built) or built, placement)  # Pi's shape, or a Textual widget
 
