@@ -296,6 +296,15 @@ class PiApp(AppActions, inherit_bindings=False):
         for screen in self.screen_stack:
             screen.refresh(layout=True)
 
+    def request_render(self, force: bool = False) -> None:
+        """Draw extensions' components of Pi's shape again (Pi's ``tui.requestRender()``, for the
+        components a factory built with this app as its ``tui``)."""
+        from .extension_ui.component_lines_view import ComponentLinesView
+
+        for screen in self.screen_stack:
+            for view in screen.query(ComponentLinesView):
+                view.refresh(layout=True)
+
     def on_end_out_of_sight(self, message: EndOutOfSight) -> None:
         if message.transcript is self.transcript:  # not a hidden tab's, nor the tree's preview
             self.jump_hint.place(message.transcript)
