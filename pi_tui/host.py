@@ -28,21 +28,21 @@ if TYPE_CHECKING:
     from pi_runtime.frontend import SessionPort
 
     from .editor.completion_menu import CompletionMenu
-    from .editor.input_controller import InputController
     from .editor.key_hold import KeyHold
     from .editor.prompt_editor import PromptEditor
     from .extension_ui.extension_area import ExtensionAreas
     from .extension_ui.extension_ui import AppExtensionUI
+    from .flows.input_controller import InputController
+    from .flows.pane_controller import TreePaneController
+    from .flows.session_chrome import SessionChrome
+    from .flows.workspace import Workspace
     from .footer.footer_bar import FooterBar
     from .keys.keymap import Keymap
     from .queue.queue_pane import QueuePane
-    from .sessions.session_chrome import SessionChrome
-    from .sessions.workspace import Workspace
     from .terminal.terminal_input import TerminalInput
     from .theme.theme_service import ThemeService
     from .transcript.jump_hint import JumpToLatest
     from .transcript.transcript import Transcript
-    from .tree.pane_controller import TreePaneController
 
 QueryType = TypeVar("QueryType", bound="Widget")
 
@@ -104,6 +104,11 @@ class PiHost(Protocol):
     def request_quit(self) -> None: ...
     def refresh_session_tabs(self) -> None: ...
     def model_ref(self) -> str: ...
+    async def run_command(self, text: str) -> bool:
+        """Start the built-in slash command ``text`` (``/name args``) for the shown session; False
+        when it names none (it goes to the kernel as a prompt)."""
+    async def run_command_now(self, name: str, session: SessionPort, arg: str = "") -> None:
+        """Run built-in ``/name`` for ``session`` and wait for it (``ctx.reload()`` runs ``/reload``)."""
 
     # Textual's App calls the controllers make.
     title: str

@@ -105,21 +105,21 @@ async def _new(app: PiHost, session: SessionPort, arg: str) -> None:
 
 @command("resume", "Resume another session")
 async def _resume(app: PiHost, session: SessionPort, arg: str) -> None:
-    from ..tree.nav_flows import open_resume
+    from ..flows.nav_flows import open_resume
 
     open_resume(app)
 
 
 @command("open", "Open a session in a new tab: /open [new|resume|fork|clone|attach] (this one keeps running)")
 async def _open(app: PiHost, session: SessionPort, arg: str) -> None:
-    from ..sessions.open_flows import open_command
+    from ..flows.open_flows import open_command
 
     await open_command(app, arg)
 
 
 @command("close", "Close this tab's session (other tabs stay open)")
 async def _close(app: PiHost, session: SessionPort, arg: str) -> None:
-    from ..sessions.open_flows import close_command
+    from ..flows.open_flows import close_command
 
     await close_command(app)
 
@@ -152,7 +152,7 @@ def session_report(session: SessionPort) -> str:
     spends = stats.cost_by_model
     selected = f"{session.model.provider}/{session.model.id}" if session.model is not None else ""
     if tokens.cost > 0 and spends and (len(spends) > 1 or spends[0].key != selected):
-        from ..transcript.render import format_tokens
+        from ..footer.figures import format_tokens
 
         lines += [f"  {spend.key}: ${spend.cost:.4f} ({format_tokens(spend.tokens)} tokens)" for spend in spends]
     usage = stats.context_usage
@@ -168,7 +168,7 @@ async def _session(app: PiHost, session: SessionPort, arg: str) -> None:
 
 @command("tree", "Navigate the session tree")
 async def _tree(app: PiHost, session: SessionPort, arg: str) -> None:
-    from ..tree.nav_flows import open_tree
+    from ..flows.nav_flows import open_tree
 
     open_tree(app)
 
@@ -227,7 +227,7 @@ async def _compact_worker(app: PiHost, session: SessionPort, instructions: str |
 
 @command("copy", "Copy the last assistant message")
 async def _copy(app: PiHost, session: SessionPort, arg: str) -> None:
-    from .view_actions import copy_message
+    from ..flows.view_actions import copy_message
 
     copy_message(app)
 
@@ -255,7 +255,7 @@ async def _share(app: PiHost, session: SessionPort, arg: str) -> None:
 
 @command("find", "Search the transcript")
 async def _find(app: PiHost, session: SessionPort, arg: str) -> None:
-    from .view_actions import open_search
+    from ..flows.view_actions import open_search
 
     open_search(app, arg)
 
@@ -303,7 +303,7 @@ async def _mcp(app: PiHost, session: SessionPort, arg: str) -> None:
     if not action:
         app.push_screen(McpScreen(manager))
         return
-    from .mcp_actions import run_mcp_action
+    from ..dialogs.mcp_actions import run_mcp_action
 
     await run_mcp_action(app, manager, action, name.strip())
 

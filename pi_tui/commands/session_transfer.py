@@ -68,7 +68,7 @@ async def import_command(app: PiHost, session: SessionPort, arg: str) -> None:
 async def _import(app: PiHost, session: SessionPort, source: str) -> None:
     from pi_runtime.frontend import copy_session_file, project_session_dir
 
-    from ..sessions.resume_flows import resume_picked
+    from ..flows.resume_flows import resume_picked
 
     session_dir = getattr(session.session_manager, "session_dir", None)
     folder = Path(session_dir) if session_dir is not None else project_session_dir(session.cwd)

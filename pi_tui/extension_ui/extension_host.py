@@ -1,6 +1,6 @@
 """Connects a session's extensions to the app: dialogs, notifications, statuses, widgets.
 
-Each open session's extensions get their own ``AppExtensionUI`` (``sessions/tab_extensions.py``
+Each open session's extensions get their own ``AppExtensionUI`` (``flows/tab_extensions.py``
 starts them); the app's extension areas are mounted once and drawn by the shown session's,
 which ``show_extension_ui`` changes when another tab is shown. Extension commands reach the
 slash menu through the command registry; extension failures arrive as ``extension_error``
@@ -47,12 +47,11 @@ def show_extension_ui(app: PiHost, ui: AppExtensionUI | None) -> None:
 def bind_shortcuts(app: PiHost, session: SessionPort) -> None:
     """Bind every extension shortcut (a key Pi's syntax cannot read is reported, not bound)."""
     from ..keys.keymap import KeySyntaxError, to_textual_key
-    from ..sessions.served import is_served
-
     runner = session.extension_runner
     app.extension_keys = {}
     # A served session's extensions bound theirs in pi serve: the keys are bound here, run there.
-    keys = list(runner.shortcuts()) if runner is not None else session.extension_shortcuts if is_served(session) else []
+    # (Only a served session has ``extension_shortcuts``; read without importing sessions/, above us.)
+    keys = list(runner.shortcuts()) if runner is not None else list(getattr(session, "extension_shortcuts", []))
     for key in keys:
         try:
             app.extension_keys[to_textual_key(key)] = key
@@ -62,8 +61,4 @@ def bind_shortcuts(app: PiHost, session: SessionPort) -> None:
 
 async def reload_as_the_command(app: PiHost, session: SessionPort) -> None:
     """``ctx.reload()`` in the app: all that ``/reload`` reloads (keybindings, themes, shortcuts), with its notices."""
-    from ..commands.commands import COMMANDS
-
-    command = COMMANDS.get("reload")
-    assert command is not None  # a built-in
-    await command.run(app, session, "")
+    await app.run_command_now("reload", session)

@@ -503,7 +503,7 @@ BAD_TREE_SUMMARY = textwrap.dedent(
 
 async def test_a_tree_move_that_fails_says_why_and_stays_put(provider, workdir, agent_dir, tmp_path):
     from pi_runtime.ai.providers.scripted import scripted_text
-    from pi_tui.tree.nav_flows import _navigate
+    from pi_tui.flows.nav_flows import _navigate
 
     session, app = await start(provider, workdir, agent_dir, tmp_path, BAD_TREE_SUMMARY)
     async with app.run_test(size=(120, 30)) as pilot:

@@ -25,7 +25,7 @@ from ..extension_ui.extension_host import (
 
 if TYPE_CHECKING:
     from ..host import PiHost
-    from .open_session import OpenSession
+    from ..sessions.open_session import OpenSession
     from .workspace import Workspace
 
 
@@ -67,7 +67,7 @@ async def start_tab_extensions(app: PiHost, workspace: Workspace, entry: OpenSes
 
 async def _start_served_tab(app: PiHost, workspace: Workspace, entry: OpenSession) -> None:
     """A session of a ``pi serve``: its extensions run there (``served_tabs.py``)."""
-    from .served import is_served
+    from ..sessions.served import is_served
 
     if is_served(entry.session):
         from .served_tabs import start_served_tab

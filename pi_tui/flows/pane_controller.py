@@ -120,7 +120,7 @@ class TreePaneController:
             return
         from pi_runtime.frontend import typed_settings
 
-        from .tree_pane import TreePane
+        from ..tree.tree_pane import TreePane
 
         session = app.session
         self.width = typed_settings(session.settings).tree_pane_width or self.width
@@ -136,7 +136,7 @@ class TreePaneController:
         """``session``'s rows: built the first time, else caught up, the cursor where the session is."""
         from pi_runtime.frontend import typed_settings
 
-        from .live_tree import LiveTree
+        from ..tree.live_tree import LiveTree
 
         live = self._lives.get(id(session))
         if live is None or live.session is not session:
@@ -296,7 +296,7 @@ class TreePaneController:
                                 exclusive=True, exit_on_error=False)
 
     async def _show_preview(self, entry_id: str) -> None:
-        from .branch_preview import PREVIEW_MESSAGES, BranchPreview
+        from ..tree.branch_preview import PREVIEW_MESSAGES, BranchPreview
 
         app = self.app
         if self.pane is None or self._wanted_preview != entry_id:
@@ -360,7 +360,7 @@ class TreePaneController:
             self.app.notify("Fork starts before a user message: select a user row", timeout=4)
             return
         if self._idle_or_say("forking"):
-            from .fork_picker import _fork
+            from ..tree.fork_picker import _fork
 
             self.app.run_worker(_fork(self.app, entry_id), name="fork", group="kernel", exit_on_error=False)
 

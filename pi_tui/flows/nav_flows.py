@@ -17,7 +17,7 @@ from typing import Any
 def open_tree(app: Any) -> None:
     """Push the tree browser. It opens while the agent works too, as in Pi 1.6: moving to another
     entry then stops the run first (``_navigate``)."""
-    from .tree_browser import TreeBrowser
+    from ..tree.tree_browser import TreeBrowser
 
     session = app.session
 
@@ -49,7 +49,7 @@ def navigate_with_choice(app: Any, entry_id: str, on_decided: Callable[[], None]
         return
     from pi_runtime.frontend import typed_settings
 
-    from .summarize_prompt import SummarizePrompt
+    from ..tree.summarize_prompt import SummarizePrompt
 
     if typed_settings(session.settings).branch_summary.skip_prompt:  # no question, no summary
         decided()
@@ -97,7 +97,7 @@ def open_resume(app: Any) -> None:
 
     def picked(path: Any) -> None:
         if path and path != session.session_file:
-            from ..sessions.resume_flows import resume_picked
+            from .resume_flows import resume_picked
 
             resume_picked(app, str(path), new_tab=False)  # in its own folder when that is another one
 

@@ -46,7 +46,7 @@ def start_opening(app: PiHost, kind: str, *, path: str | None = None, entry_id: 
     source = app.session
     if source is None:
         return
-    from .served import is_served
+    from ..sessions.served import is_served
 
     if is_served(source):  # the new session runs on the same pi serve, beside this one
         from .served_tabs import open_served_tab
@@ -76,7 +76,7 @@ def start_opening(app: PiHost, kind: str, *, path: str | None = None, entry_id: 
 
 
 def _pick_to_resume(app: PiHost) -> None:
-    from .session_picker import SessionPicker
+    from ..sessions.session_picker import SessionPicker
 
     session = app.session
     assert session is not None
@@ -118,7 +118,7 @@ async def close_command(app: PiHost) -> None:
     if entry is None or len(workspace.sessions) < 2:
         await app.transcript.add_notice("This is the only open session (/quit ends pi)", "warning")
         return
-    from .served import is_served
+    from ..sessions.served import is_served
 
     if not (entry.working or entry.session.is_streaming) or is_served(entry.session):
         await workspace.close(entry)  # a served session is detached: its run goes on in pi serve

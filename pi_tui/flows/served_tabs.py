@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from pi_runtime.frontend import RemoteSession, Severity
 
     from ..host import PiHost
-    from .open_session import OpenSession
+    from ..sessions.open_session import OpenSession
     from .workspace import Workspace
 
 
@@ -74,7 +74,7 @@ async def attach_served_tab(app: PiHost, ref: str | None) -> None:
     ``pi serve``) that no tab shows yet, in a new tab; several: the user picks one."""
     from pi_runtime.frontend import AttachChoiceError, NoServer, RemoteError, ServeClient, match_session
 
-    from .served import is_served
+    from ..sessions.served import is_served
 
     shown = app.session
     client = shown.client if is_served(shown) and not shown.client.closed.is_set() else None
