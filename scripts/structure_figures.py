@@ -6,9 +6,11 @@ Run from the repository root (standard library only):
     python scripts/structure_figures.py --root X   # for another checkout's pi_tui folder
 
 What it counts, and how:
-- ``PiHost``: its members (annotated attributes, methods, properties in the class body of
-  ``pi_tui/host.py``) and the pi_tui classes ``host.py`` imports (at any level, TYPE_CHECKING
-  included): every such class ties its module to every controller that types against the host.
+- ``PiHost``: its members (annotated attributes, methods, properties in the class body, wherever
+  the class is: ``pi_tui/host.py`` on main before issue 38's structure work, ``pi_tui/flows/host.py``
+  after) and the pi_tui classes its module imports (at any level, TYPE_CHECKING included), split
+  into the Protocols among them and the rest: every concrete class ties its module to every
+  controller that types against the host.
 - ``app.<x>``: occurrences of ``app.<name>`` in the source text (reads and writes alike), against
   ``post_message(`` calls: attributes reached into versus messages posted up.
 - ``Any`` per 1,000 lines: the word ``Any`` in the source text.
@@ -168,21 +170,23 @@ def cycles(edges: set[tuple[str, str]]) -> list[list[str]]:
     return sorted(groups)
 
 
-def host_figures(root: Path, sites: list[ImportSite]) -> tuple[int, list[str]]:
-    """(PiHost's member count, the pi_tui names host.py imports)."""
-    host = root / "host.py"
-    tree = ast.parse(host.read_text())
-    members = 0
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ClassDef) and node.name == "PiHost":
-            members = sum(
-                isinstance(b, ast.AnnAssign | ast.FunctionDef | ast.AsyncFunctionDef) for b in node.body
-            )
-    named = []
-    for stmt, _runs in _walk_imports(tree, True):
-        if isinstance(stmt, ast.ImportFrom) and _targets(stmt, ("host",), False):
-            named += [a.name for a in stmt.names]
-    return members, sorted(named)
+def host_figures(root: Path) -> tuple[str, int, list[str]]:
+    """(the file defining ``PiHost``, its member count, the pi_tui names that file imports)."""
+    for file in sorted(root.rglob("*.py")):
+        tree = ast.parse(file.read_text())
+        hosts = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "PiHost"]
+        if not hosts:
+            continue
+        members = sum(
+            isinstance(b, ast.AnnAssign | ast.FunctionDef | ast.AsyncFunctionDef) for b in hosts[0].body
+        )
+        module = _module_path(file, root)
+        named = []
+        for stmt, _runs in _walk_imports(tree, True):
+            if isinstance(stmt, ast.ImportFrom) and _targets(stmt, module, file.name == "__init__.py"):
+                named += [a.name for a in stmt.names]
+        return str(file.relative_to(root.parent)), members, sorted(named)
+    return "-", 0, []
 
 
 def main() -> None:
@@ -197,13 +201,14 @@ def main() -> None:
     posts = sum(t.count("post_message(") for t in texts.values())
     session_reads = sum(len(re.findall(r"\bapp\.session\b", t)) for t in texts.values())
     sites = collect_imports(root)
-    members, named = host_figures(root, sites)
+    host_file, members, named = host_figures(root)
     top = top_level_modules(root)
     names = folders(root)
     climbing = [s for s in sites if len(s.source) >= 2 and s.target and len(s.target) == 1 and s.target[0] in top]
 
     print(f"pi_tui: {len(texts)} files, {lines} lines")
-    print(f"PiHost members: {members}; pi_tui names host.py imports: {len(named)} ({', '.join(named) or '-'})")
+    print(f"PiHost ({host_file}): {members} members; pi_tui names its module imports: {len(named)}"
+          f" ({', '.join(named) or '-'})")
     print(f"app.<x>: {app_uses}; post_message(: {posts}; app.session: {session_reads}")
     print(f"Any: {anys} ({anys * 1000 / lines:.1f} per 1,000 lines)")
     by_target: dict[str, int] = {}

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from pi_runtime.frontend import SessionPort
 
-    from ..host import PiHost
+    from ..flows.host import PiHost
 
 Handler = Callable[["PiHost", "SessionPort", str], Awaitable[None]]
 

@@ -18,7 +18,7 @@ from .command_registry import CommandRegistry
 if TYPE_CHECKING:
     from pi_runtime.frontend import SessionPort
 
-    from ..host import PiHost
+    from ..flows.host import PiHost
 
 COMMANDS = CommandRegistry()
 command = COMMANDS.command

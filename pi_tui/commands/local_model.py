@@ -13,7 +13,7 @@ from rich.text import Text
 if TYPE_CHECKING:
     from pi_runtime.frontend import SessionPort
 
-    from ..host import PiHost
+    from ..flows.host import PiHost
 
 
 async def use_local_model(app: PiHost, session: SessionPort, arg: str) -> None:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pi_runtime.frontend import SessionPort
 
-    from ..host import PiHost
+    from ..flows.host import PiHost
 
 SHARE_VIEWER_URL = "https://pi.dev/session/"
 """Pi's viewer for shared gists (``PI_SHARE_VIEWER_URL`` replaces it, as in Pi)."""

@@ -9,19 +9,33 @@ events, which the transcript shows inline like any other notice.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from .extension_area import ExtensionAreas
 from .extension_ui import AppExtensionUI
 
 if TYPE_CHECKING:
+    from textual.notifications import SeverityLevel
+
     from pi_runtime.frontend import SessionPort
 
-    from ..host import PiHost
     from .tab_place import TabPlace
 
 
-async def new_extension_ui(app: PiHost, place: TabPlace | None = None) -> AppExtensionUI:
+class ExtensionHostApp(Protocol):
+    """What hosting extensions' ``ctx.ui`` needs of the app: the shown one, the areas, the keys."""
+
+    extension_ui: AppExtensionUI | None
+    """The shown session's extensions' ``ctx.ui``."""
+    extension_areas: ExtensionAreas | None
+    extension_keys: dict[str, str]
+    """Extension shortcuts bound now: Textual key -> the extension's own key name."""
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = True) -> None: ...
+    async def run_command_now(self, name: str, session: SessionPort, arg: str = "") -> None: ...
+
+
+async def new_extension_ui(app: ExtensionHostApp, place: TabPlace | None = None) -> AppExtensionUI:
     """A ``ctx.ui`` for one session's extensions, off screen until ``show_extension_ui``."""
     areas = app.extension_areas
     if areas is None:
@@ -31,7 +45,7 @@ async def new_extension_ui(app: PiHost, place: TabPlace | None = None) -> AppExt
     return AppExtensionUI(app, areas, place)
 
 
-def show_extension_ui(app: PiHost, ui: AppExtensionUI | None) -> None:
+def show_extension_ui(app: ExtensionHostApp, ui: AppExtensionUI | None) -> None:
     """Put ``ui``'s statuses, widgets, editor and look on screen (None: pi's own), the previous
     session's away (kept for when its tab is shown again)."""
     old = app.extension_ui
@@ -44,7 +58,7 @@ def show_extension_ui(app: PiHost, ui: AppExtensionUI | None) -> None:
         ui.bring_back()
 
 
-def bind_shortcuts(app: PiHost, session: SessionPort) -> None:
+def bind_shortcuts(app: ExtensionHostApp, session: SessionPort) -> None:
     """Bind every extension shortcut (a key Pi's syntax cannot read is reported, not bound)."""
     from ..keys.keymap import KeySyntaxError, to_textual_key
     runner = session.extension_runner
@@ -59,6 +73,6 @@ def bind_shortcuts(app: PiHost, session: SessionPort) -> None:
             app.notify(f"Extension shortcut not bound: {exc}", severity="warning", timeout=6)
 
 
-async def reload_as_the_command(app: PiHost, session: SessionPort) -> None:
+async def reload_as_the_command(app: ExtensionHostApp, session: SessionPort) -> None:
     """``ctx.reload()`` in the app: all that ``/reload`` reloads (keybindings, themes, shortcuts), with its notices."""
     await app.run_command_now("reload", session)

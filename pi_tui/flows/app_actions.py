@@ -14,10 +14,10 @@ if TYPE_CHECKING:
     from pi_runtime.frontend import SessionPort
 
     from ..editor.prompt_editor import PromptEditor
-    from ..host import PiHost
     from ..queue.queue_pane import QueuePane
     from ..sessions.session_tabs import SessionTabs
     from ..transcript.transcript import Transcript
+    from .host import PiHost
     from .input_controller import InputController
     from .pane_controller import TreePaneController
     from .workspace import Workspace

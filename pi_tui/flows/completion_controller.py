@@ -16,7 +16,7 @@ from ..editor.completion_menu import Completion
 from ..extension_ui.extension_completion import BuiltinProvider, ProviderStack
 
 if TYPE_CHECKING:
-    from ..host import PiHost
+    from .host import PiHost
 
 
 class CompletionController:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from pi_runtime.frontend import SessionPort
 
-    from ..host import PiHost
+    from .host import PiHost
 
 DOUBLE_ESCAPE_SECONDS = 0.5
 """Two Esc presses closer than this on an empty, idle editor are a double Esc."""

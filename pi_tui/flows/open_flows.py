@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..host import PiHost
+    from .host import PiHost
 
 OPEN_KINDS = ("new", "resume", "fork", "clone", "attach")
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
-from ..host import PiHost
+from .host import PiHost
 
 if TYPE_CHECKING:
     from textual.dom import DOMNode

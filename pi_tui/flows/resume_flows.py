@@ -22,7 +22,7 @@ from rich.text import Text
 from ..dialogs.pick_list import PickItem, PickList
 
 if TYPE_CHECKING:
-    from ..host import PiHost
+    from .host import PiHost
 
 
 class MissingFolderPrompt(PickList):

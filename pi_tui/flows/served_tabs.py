@@ -18,12 +18,11 @@ from ..extension_ui.extension_host import bind_shortcuts, new_extension_ui, show
 if TYPE_CHECKING:
     from pi_runtime.frontend import RemoteSession, Severity
 
-    from ..host import PiHost
     from ..sessions.open_session import OpenSession
-    from .workspace import Workspace
+    from .host import PiHost, Tabs
 
 
-async def start_served_tab(app: PiHost, workspace: Workspace, entry: OpenSession, session: RemoteSession) -> None:
+async def start_served_tab(app: PiHost, workspace: Tabs, entry: OpenSession, session: RemoteSession) -> None:
     """Show the served session's extension UI in ``entry``'s tab and keep it attached."""
     from pi_runtime.frontend import keep_attached
 

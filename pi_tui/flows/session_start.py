@@ -14,7 +14,7 @@ from .session_chrome import loaded_resources
 if TYPE_CHECKING:
     from pi_runtime.frontend import SessionPort
 
-    from ..host import PiHost
+    from .host import PiHost
 
 
 

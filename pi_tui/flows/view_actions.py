@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..host import PiHost
+    from .host import PiHost
 
 
 def search_bar(app: PiHost) -> Any:

@@ -27,7 +27,7 @@ from ..transcript.transcript import Transcript
 if TYPE_CHECKING:
     from pi_runtime.frontend import SessionPort
 
-    from ..host import PiHost
+    from .host import PiHost
 
 
 class Workspace:
