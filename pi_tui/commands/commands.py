@@ -107,7 +107,7 @@ async def _new(app: PiHost, session: SessionPort, arg: str) -> None:
 async def _resume(app: PiHost, session: SessionPort, arg: str) -> None:
     from ..flows.nav_flows import open_resume
 
-    open_resume(app)
+    open_resume(app, session)
 
 
 @command("open", "Open a session in a new tab: /open [new|resume|fork|clone|attach] (this one keeps running)")
@@ -170,7 +170,7 @@ async def _session(app: PiHost, session: SessionPort, arg: str) -> None:
 async def _tree(app: PiHost, session: SessionPort, arg: str) -> None:
     from ..flows.nav_flows import open_tree
 
-    open_tree(app)
+    open_tree(app, session)
 
 
 @command("pane", "Show or hide a pane beside the transcript (/pane tree)")

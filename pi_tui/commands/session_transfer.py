@@ -77,7 +77,7 @@ async def _import(app: PiHost, session: SessionPort, source: str) -> None:
     except OSError as exc:
         await app.transcript.add_notice(f"Failed to import session: {exc}", "error")
         return
-    resume_picked(app, str(copied), new_tab=False, said=f"Session imported from: {source}")
+    resume_picked(app, str(copied), new_tab=False, said=f"Session imported from: {source}", session=session)
 
 
 async def share_command(app: PiHost, session: SessionPort, arg: str) -> None:

@@ -11,19 +11,24 @@ folder, as Pi does, when that is another one).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pi_runtime.frontend import SessionPort
+
+    from .host import PiHost
 
 
-def open_tree(app: Any) -> None:
-    """Push the tree browser. It opens while the agent works too, as in Pi 1.6: moving to another
-    entry then stops the run first (``_navigate``)."""
+def open_tree(app: PiHost, session: SessionPort) -> None:
+    """Push the tree browser for ``session`` (the one ``/tree`` was typed in). It opens while the
+    agent works too, as in Pi 1.6: moving to another entry then stops the run first
+    (``_navigate``). Everything after the browser acts on ``session``, even if another tab is
+    shown by the time the user has chosen."""
     from ..tree.tree_browser import TreeBrowser
-
-    session = app.session
 
     def picked(entry_id: Any) -> None:
         if entry_id:
-            navigate_with_choice(app, entry_id)
+            navigate_with_choice(app, session, entry_id)
 
     browser = TreeBrowser(session)
     try:
@@ -35,13 +40,14 @@ def open_tree(app: Any) -> None:
     app.push_screen(browser, picked)
 
 
-def navigate_with_choice(app: Any, entry_id: str, on_decided: Callable[[], None] | None = None) -> None:
-    """Move to ``entry_id`` after asking "Summarize branch?" (unless the settings skip the question).
+def navigate_with_choice(app: PiHost, session: SessionPort, entry_id: str,
+                         on_decided: Callable[[], None] | None = None) -> None:
+    """Move ``session`` to ``entry_id`` after asking "Summarize branch?" (unless the settings skip
+    the question).
 
     Used by ``/tree`` and the tree pane; ``on_decided`` runs once the move goes ahead (or there
     was nothing to move), not when the question is cancelled.
     """
-    session = app.session
     decided = on_decided or (lambda: None)
     if entry_id == session.session_manager.leaf_id:
         app.notify("Already at this entry", timeout=2)
@@ -53,44 +59,62 @@ def navigate_with_choice(app: Any, entry_id: str, on_decided: Callable[[], None]
 
     if typed_settings(session.settings).branch_summary.skip_prompt:  # no question, no summary
         decided()
-        app.run_worker(_navigate(app, entry_id, False), name="navigate", group="kernel", exit_on_error=False)
+        app.run_worker(_navigate(app, session, entry_id, False), name="navigate", group="kernel",
+                       exit_on_error=False)
         return
 
     def answered(summarize: Any) -> None:
         if summarize is None:
             return
         decided()
-        app.run_worker(_navigate(app, entry_id, summarize), name="navigate", group="kernel",
+        app.run_worker(_navigate(app, session, entry_id, summarize), name="navigate", group="kernel",
                        exit_on_error=False)
 
     app.push_screen(SummarizePrompt(), answered)
 
 
-async def _navigate(app: Any, entry_id: str, summarize: bool | str) -> None:
-    if app.session.is_streaming:  # Pi stops the run, then moves
-        await app.session.abort()
-    if summarize:
+async def _navigate(app: PiHost, session: SessionPort, entry_id: str, summarize: bool | str) -> None:
+    """Move ``session`` in its tree. The footer and the editor are touched only while ``session``
+    is the one shown: after an await another tab may be on screen, and its footer and editor are
+    not this session's (the chosen message then goes into this session's saved draft)."""
+    if session.is_streaming:  # Pi stops the run, then moves
+        await session.abort()
+    said_working = bool(summarize) and app.session is session
+    if said_working:
         app.footer_bar.set_working(True, "Summarizing branch")
     try:
-        result = await app.session.navigate_tree(entry_id, summarize=summarize)
+        result = await session.navigate_tree(entry_id, summarize=summarize)
     except Exception as exc:  # noqa: BLE001 - the worker would fail silently (exit_on_error=False): say why
         app.notify(f"Could not move in the session tree: {exc}", severity="error", timeout=8)
         return
     finally:
-        app.footer_bar.set_working(False)
+        if said_working and app.session is session:
+            app.footer_bar.set_working(False)
     if result.cancelled:
         app.notify("Navigation cancelled by an extension", severity="warning", timeout=4)
         return
     if result.editor_text:
-        app.editor.set_text(result.editor_text)
+        _put_in_editor(app, session, result.editor_text)
     app.show_status("Navigated to selected point" + (" (branch summarised)" if result.summary_entry_id else ""))
 
 
-def open_resume(app: Any) -> None:
-    """Push the session picker for this folder; the choice replaces the open session."""
+def _put_in_editor(app: PiHost, session: SessionPort, text: str) -> None:
+    """``text`` in ``session``'s editor: the one on screen, or the draft its tab gets back when shown."""
+    if app.session is session:
+        app.editor.set_text(text)
+        return
+    from ..sessions.open_session import Draft
+
+    entry = app.workspace.entry_for(session)
+    if entry is not None:
+        lines = text.split("\n")
+        entry.draft = Draft(text, (len(lines) - 1, len(lines[-1])))
+
+
+def open_resume(app: PiHost, session: SessionPort) -> None:
+    """Push the session picker for ``session``'s folder; the choice replaces ``session``."""
     from ..sessions.session_picker import SessionPicker
 
-    session = app.session
     manager = session.session_manager
     session_dir = manager.session_dir if getattr(manager, "persist", False) else None
     picker = SessionPicker(app.cwd, session_dir=session_dir, current_path=session.session_file, session=session)
@@ -99,6 +123,6 @@ def open_resume(app: Any) -> None:
         if path and path != session.session_file:
             from .resume_flows import resume_picked
 
-            resume_picked(app, str(path), new_tab=False)  # in its own folder when that is another one
+            resume_picked(app, str(path), new_tab=False, session=session)  # in its own folder if another
 
     app.push_screen(picker, picked)

@@ -11,6 +11,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from pi_runtime.frontend import SessionPort
+
     from .host import PiHost
 
 OPEN_KINDS = ("new", "resume", "fork", "clone", "attach")
@@ -41,9 +43,11 @@ async def open_command(app: PiHost, arg: str) -> None:
         start_opening(app, kind)
 
 
-def start_opening(app: PiHost, kind: str, *, path: str | None = None, entry_id: str | None = None) -> None:
-    """Build the session in a thread, then show it in a new tab."""
-    source = app.session
+def start_opening(app: PiHost, kind: str, *, path: str | None = None, entry_id: str | None = None,
+                  source: SessionPort | None = None) -> None:
+    """Build the session in a thread, then show it in a new tab. ``source``: the session it is
+    opened from (its folder, its file for a fork or clone); None: the shown one."""
+    source = source if source is not None else app.session
     if source is None:
         return
     from ..sessions.served import is_served
@@ -89,7 +93,7 @@ def _pick_to_resume(app: PiHost) -> None:
             from .resume_flows import resume_picked
 
             # In its own folder when that is another one; a file open in a tab shows that tab.
-            resume_picked(app, str(path), new_tab=True)
+            resume_picked(app, str(path), new_tab=True, session=session)
 
     app.push_screen(picker, picked)
 
@@ -106,7 +110,7 @@ def _pick_to_fork(app: PiHost) -> None:
 
     def chosen(entry_id: Any) -> None:
         if entry_id:
-            start_opening(app, "fork", entry_id=str(entry_id))
+            start_opening(app, "fork", entry_id=str(entry_id), source=session)
 
     app.push_screen(ForkPicker(messages), chosen)
 

@@ -351,7 +351,7 @@ class TreePaneController:
 
         # Once the move is decided, the editor takes the keys: the next thing a user does after
         # "continue here" is type, and those keys must not land in the pane's search.
-        navigate_with_choice(self.app, entry_id, on_decided=self.leave_pane)  # stops a run first, as /tree does
+        navigate_with_choice(self.app, self._session(), entry_id, on_decided=self.leave_pane)  # stops a run first, as /tree does
 
     def fork(self, entry_id: str) -> None:
         """A new session with the history before this user message (its text comes to the editor)."""

@@ -514,7 +514,7 @@ async def test_a_tree_move_that_fails_says_why_and_stays_put(provider, workdir, 
         provider.push(scripted_text("second answer"))
         await session.prompt("second")
         leaf = session.session_manager.leaf_id
-        await _navigate(app, first_answer, True)
+        await _navigate(app, session, first_answer, True)
         await pilot.pause()
         messages = [str(n.message) for n in app._notifications]
         assert any(m.startswith("Could not move in the session tree:") and "details" in m for m in messages), messages
