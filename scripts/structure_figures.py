@@ -12,7 +12,10 @@ What it counts, and how:
   into the Protocols among them and the rest: every concrete class ties its module to every
   controller that types against the host.
 - ``app.<x>``: occurrences of ``app.<name>`` in the source text (reads and writes alike), against
-  ``post_message(`` calls: attributes reached into versus messages posted up.
+  ``post_message(`` calls: attributes reached into versus messages posted up. ``app.session``: the
+  "current session global" read in code (``app.session``, ``self.app.session``,
+  ``self._app.session`` as attributes, found with ``ast``: key ids such as ``"app.session.new"``
+  in strings are not reads); the text count is printed beside it.
 - ``Any`` per 1,000 lines: the word ``Any`` in the source text.
 - Imports running back up: imports in a module inside a folder (a pane or area) whose target is
   one of pi_tui's top-level modules (``app``, ``host``, ``bridge``, ``launch``, ...).
@@ -189,6 +192,21 @@ def host_figures(root: Path) -> tuple[str, int, list[str]]:
     return "-", 0, []
 
 
+def session_global_reads(texts: dict[Path, str]) -> int:
+    """``<app>.session`` attribute uses in code, where ``<app>`` is ``app``, ``self.app`` or ``self._app``."""
+    count = 0
+    for text in texts.values():
+        for node in ast.walk(ast.parse(text)):
+            if not (isinstance(node, ast.Attribute) and node.attr == "session"):
+                continue
+            owner = node.value
+            if (isinstance(owner, ast.Name) and owner.id == "app") or (
+                isinstance(owner, ast.Attribute) and owner.attr in ("app", "_app")
+            ):
+                count += 1
+    return count
+
+
 def main() -> None:
     """Print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -209,7 +227,8 @@ def main() -> None:
     print(f"pi_tui: {len(texts)} files, {lines} lines")
     print(f"PiHost ({host_file}): {members} members; pi_tui names its module imports: {len(named)}"
           f" ({', '.join(named) or '-'})")
-    print(f"app.<x>: {app_uses}; post_message(: {posts}; app.session: {session_reads}")
+    print(f"app.<x>: {app_uses}; post_message(: {posts}; app.session in code: {session_global_reads(texts)}"
+          f" (text matches of 'app.session', key ids included: {session_reads})")
     print(f"Any: {anys} ({anys * 1000 / lines:.1f} per 1,000 lines)")
     by_target: dict[str, int] = {}
     for s in climbing:

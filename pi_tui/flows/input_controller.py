@@ -14,6 +14,8 @@ import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .bound import transcript_of
+
 if TYPE_CHECKING:
     from pi_runtime.frontend import SessionPort
 
@@ -112,7 +114,7 @@ class InputController:
             await session.prompt(text, images, streaming_behavior="followUp" if mode == "followUp" else "steer",
                                  wait=False)
         except PromptError as exc:
-            await self._app.transcript.add_notice(str(exc), "error")
+            await transcript_of(self._app, session).add_notice(str(exc), "error")
         except Exception as exc:
             from ..sessions.served import is_served
 
@@ -121,7 +123,7 @@ class InputController:
             # pi serve is out of reach (reconnecting, or it closed the session): nothing was sent,
             # so the text goes back to the editor to send again.
             self.restore_to_editor([text])
-            await self._app.transcript.add_notice(f"Not sent: {exc}", "error")
+            await transcript_of(self._app, session).add_notice(f"Not sent: {exc}", "error")
 
     async def _bash(self, session: SessionPort, command: str, exclude: bool) -> None:
         transcript = self._app.transcript

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 
 from ..dialogs.pick_list import PickItem, PickList
+from .bound import transcript_of
 
 if TYPE_CHECKING:
     from pi_runtime.frontend import SessionPort
@@ -151,7 +152,7 @@ async def _resume_elsewhere(app: PiHost, session: SessionPort, path: str, folder
     if declined:
         from ..dialogs.trust_prompt import NOT_TRUSTED
 
-        await app.transcript.add_notice(NOT_TRUSTED, "warning")
+        await transcript_of(app, resumed).add_notice(NOT_TRUSTED, "warning")
     app.show_status(f"Resumed session in {folder}")
 
 

@@ -8,12 +8,14 @@ import textwrap
 
 from pi_runtime.ai.providers.scripted import scripted_text
 from pi_tui.launch import create_app
+from pi_tui.transcript.notice import Notice
 
 from .conftest import make_session, settle, started, wait_for, workers_done
-from .test_commands_models import type_command
+from .test_commands_models import entries, file_session, type_command
+from .test_commands_session import converse, small_keep
 
-# Holds a tree move in ``session_before_tree`` until the test lets it go (each session that loads
-# the file runs its own copy, with its own gate).
+# Holds a tree move in ``session_before_tree`` (or a compaction in ``session_before_compact``)
+# until the test lets it go (each session that loads the file runs its own copy, with its own gate).
 HELD_TREE_MOVE = textwrap.dedent(
     """
     import asyncio
@@ -34,6 +36,13 @@ HELD_TREE_MOVE = textwrap.dedent(
 def extension_modules(path) -> list:
     """The modules in ``sys.modules`` the extension file runs in."""
     return [m for m in list(sys.modules.values()) if getattr(m, "__file__", None) == str(path)]
+
+
+HELD_COMPACTION = HELD_TREE_MOVE.replace("session_before_tree", "session_before_compact")
+
+
+def notices(transcript) -> str:
+    return "\n".join(str(notice.render()) for notice in transcript.query(Notice))
 
 
 def user_texts(session) -> list[str]:
@@ -78,3 +87,32 @@ async def test_a_tree_move_finishes_in_its_own_tab_after_a_switch(provider, work
         await pilot.press("alt+pageup")
         assert await wait_for(pilot, lambda: app.session is session)
         assert app.editor.text == "beta"  # it waited in the first tab's draft
+
+
+async def test_a_compaction_notice_goes_to_the_tab_it_was_asked_in(provider, workdir, agent_dir, tmp_path):
+    small_keep(agent_dir)
+    ext = tmp_path / "held_compaction.py"
+    ext.write_text(HELD_COMPACTION)
+    session = file_session(provider, workdir, agent_dir, extensions=[str(ext)])
+    app = create_app(session, static=True, agent_dir=str(agent_dir))
+    async with app.run_test(size=(100, 40)) as pilot:
+        [first_tab_gate] = extension_modules(ext)
+        await converse(pilot, session, provider, ["x " * 150, "y " * 150, "z " * 150])
+        await type_command(pilot, "/open")
+        assert await wait_for(pilot, lambda: len(app.workspace.sessions) == 2 and app.session is not session)
+        first_tab, second_tab = app.workspace.sessions
+        await pilot.press("alt+pageup")
+        assert await wait_for(pilot, lambda: app.session is session)
+
+        provider.push(scripted_text("The summary."))
+        await type_command(pilot, "/compact")
+        assert await wait_for(pilot, lambda: first_tab_gate.entered.is_set())
+        await pilot.press("alt+pagedown")  # the other tab comes on screen while it compacts
+        assert await wait_for(pilot, lambda: app.session is second_tab.session)
+        first_tab_gate.release.set()
+        await workers_done(pilot)
+        await settle(pilot, session)
+
+        assert any(e["type"] == "compaction" for e in entries(session))
+        assert await wait_for(pilot, lambda: "Compacted: " in notices(first_tab.transcript))
+        assert "Compacted: " not in notices(second_tab.transcript)
