@@ -184,9 +184,9 @@ async def _pane(app: PiHost, session: SessionPort, arg: str) -> None:
 
 @command("fork", "Create a new session from an earlier user message")
 async def _fork(app: PiHost, session: SessionPort, arg: str) -> None:
-    from ..tree.fork_picker import open_fork_picker
+    from ..flows.nav_flows import open_fork_picker
 
-    open_fork_picker(app)  # while the agent works too, as in Pi: forking then stops the run
+    open_fork_picker(app, session)  # while the agent works too, as in Pi: forking then stops the run
 
 
 @command("clone", "Duplicate the current session at its current position")

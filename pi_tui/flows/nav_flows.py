@@ -1,4 +1,4 @@
-"""The flows around the navigation screens: ``/tree`` (and double Esc), ``/resume``.
+"""The flows around the navigation screens: ``/tree`` (and double Esc), ``/fork``, ``/resume``.
 
 ``/tree``: the tree browser returns an entry id, the summarize prompt returns whether (and
 how) to summarise the branch being left, then ``AgentSession.navigate_tree`` runs in a
@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
+
+from .bound import put_in_editor
 
 if TYPE_CHECKING:
     from pi_runtime.frontend import SessionPort
@@ -94,21 +96,8 @@ async def _navigate(app: PiHost, session: SessionPort, entry_id: str, summarize:
         app.notify("Navigation cancelled by an extension", severity="warning", timeout=4)
         return
     if result.editor_text:
-        _put_in_editor(app, session, result.editor_text)
+        put_in_editor(app, session, result.editor_text)
     app.show_status("Navigated to selected point" + (" (branch summarised)" if result.summary_entry_id else ""))
-
-
-def _put_in_editor(app: PiHost, session: SessionPort, text: str) -> None:
-    """``text`` in ``session``'s editor: the one on screen, or the draft its tab gets back when shown."""
-    if app.session is session:
-        app.editor.set_text(text)
-        return
-    from ..sessions.open_session import Draft
-
-    entry = app.workspace.entry_for(session)
-    if entry is not None:
-        lines = text.split("\n")
-        entry.draft = Draft(text, (len(lines) - 1, len(lines[-1])))
 
 
 def open_resume(app: PiHost, session: SessionPort) -> None:
@@ -126,3 +115,33 @@ def open_resume(app: PiHost, session: SessionPort) -> None:
             resume_picked(app, str(path), new_tab=False, session=session)  # in its own folder if another
 
     app.push_screen(picker, picked)
+
+
+def open_fork_picker(app: PiHost, session: SessionPort) -> bool:
+    """Push ``/fork``'s picker for ``session``. Returns False (after a notice) when there is
+    nothing to fork from."""
+    from ..tree.fork_picker import ForkPicker
+
+    messages = session.get_fork_messages()
+    if not messages:
+        app.notify("No user messages to fork from yet", timeout=3)
+        return False
+
+    def chosen(entry_id: Any) -> None:
+        if entry_id:
+            app.run_worker(fork_at(app, session, entry_id), name="fork", group="kernel", exit_on_error=False)
+
+    app.push_screen(ForkPicker(messages), chosen)
+    return True
+
+
+async def fork_at(app: PiHost, session: SessionPort, entry_id: str) -> None:
+    """Fork ``session`` before the user message ``entry_id``; the message goes back to its editor."""
+    if session.is_streaming:  # Pi stops the run, then forks
+        await session.abort()
+    result = await session.fork(entry_id)
+    if result.cancelled:
+        app.notify("Fork cancelled by an extension", severity="warning", timeout=4)
+        return
+    put_in_editor(app, session, result.text)
+    app.show_status("Forked to new session")

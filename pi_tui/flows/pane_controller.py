@@ -360,9 +360,10 @@ class TreePaneController:
             self.app.notify("Fork starts before a user message: select a user row", timeout=4)
             return
         if self._idle_or_say("forking"):
-            from ..tree.fork_picker import _fork
+            from .nav_flows import fork_at
 
-            self.app.run_worker(_fork(self.app, entry_id), name="fork", group="kernel", exit_on_error=False)
+            self.app.run_worker(fork_at(self.app, self._session(), entry_id), name="fork", group="kernel",
+                                exit_on_error=False)
 
     def clone(self, entry_id: str) -> None:
         """A new session with the path up to and including this entry."""

@@ -116,3 +116,36 @@ async def test_a_compaction_notice_goes_to_the_tab_it_was_asked_in(provider, wor
         assert any(e["type"] == "compaction" for e in entries(session))
         assert await wait_for(pilot, lambda: "Compacted: " in notices(first_tab.transcript))
         assert "Compacted: " not in notices(second_tab.transcript)
+
+
+async def test_a_fork_puts_its_message_back_in_its_own_tab_after_a_switch(provider, workdir, agent_dir, tmp_path):
+    ext = tmp_path / "held_fork.py"
+    ext.write_text(HELD_TREE_MOVE.replace("session_before_tree", "session_before_fork"))
+    session = file_session(provider, workdir, agent_dir, extensions=[str(ext)])
+    app = create_app(session, static=True, agent_dir=str(agent_dir))
+    async with app.run_test(size=(100, 30)) as pilot:
+        [first_tab_gate] = extension_modules(ext)
+        await converse(pilot, session, provider, ["alpha", "beta"])
+        await type_command(pilot, "/open")
+        assert await wait_for(pilot, lambda: len(app.workspace.sessions) == 2 and app.session is not session)
+        second = app.session
+        await pilot.press("alt+pageup")
+        assert await wait_for(pilot, lambda: app.session is session)
+        old_file = session.session_file
+
+        await type_command(pilot, "/fork")
+        assert await wait_for(pilot, lambda: type(app.screen).__name__ == "ForkPicker")
+        beta = next(m["entryId"] for m in session.get_fork_messages() if m["text"] == "beta")
+        app.screen.dismiss(beta)
+        assert await wait_for(pilot, lambda: first_tab_gate.entered.is_set())
+        await pilot.press("alt+pagedown")
+        assert await wait_for(pilot, lambda: app.session is second)
+        first_tab_gate.release.set()
+        await workers_done(pilot)
+        await settle(pilot, session)
+
+        assert session.session_file != old_file and user_texts(session) == ["alpha"]
+        assert app.editor.text == ""  # the shown tab's editor did not get the first one's message
+        await pilot.press("alt+pageup")
+        assert await wait_for(pilot, lambda: app.session is session)
+        assert app.editor.text == "beta"
