@@ -68,6 +68,9 @@ class SentText(Protocol):
 
     async def send(self, text: str, mode: str = "send", images: list[Any] | None = None) -> None: ...
     async def session_attached(self) -> None: ...
+    @property
+    def pending_texts(self) -> list[str]:
+        """Texts waiting for the session (shown while starting; perf2 reads it at start-up)."""
 
 
 class Chrome(Protocol):

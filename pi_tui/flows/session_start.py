@@ -32,12 +32,12 @@ async def start_session(app: PiHost, session: SessionPort) -> None:
     await say_full_screen_only(app, session)
     notices, app.start_notices = app.start_notices, []
     for text, kind in notices:
-        await transcript_of(app, session).add_notice(text, kind)
+        await app.transcript.add_notice(text, kind)
     if app.initial_prompt:
         text, app.initial_prompt = app.initial_prompt, None
         await app.input.send(text)
     await app.input.session_attached()
-    transcript_of(app, session).warm_up()
+    app.transcript.warm_up()
 
 
 FULL_SCREEN_ONLY = ("pi always runs full-screen: tuiMode \"regular\" (Pi's inline mode, in the terminal's "
