@@ -142,7 +142,7 @@ class AppActions(App[int], inherit_bindings=False):
             return False  # Esc in the queue list goes back to the editor; it does not abort the run
         return super().check_action(action, parameters)
 
-    # ------------------------------------------------------------------ several sessions (sessions/)
+    # ------------------------------------------------------------------ several sessions (workspace.py)
 
     def refresh_session_tabs(self) -> None:
         """Redraw the tab bar from the workspace (a session opened, closed, changed state)."""

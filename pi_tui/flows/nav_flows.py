@@ -4,7 +4,7 @@
 how) to summarise the branch being left, then ``AgentSession.navigate_tree`` runs in a
 worker (a summary calls the model; Esc aborts it). The kernel emits ``session_changed``,
 which rebuilds the transcript; a chosen user message comes back into the editor.
-``/resume``: the session picker returns a file, ``sessions.resume_flows`` opens it (in its own
+``/resume``: the session picker returns a file, ``resume_flows`` opens it (in its own
 folder, as Pi does, when that is another one).
 """
 
