@@ -68,7 +68,7 @@ class AppExtensionUI:
         """The ``FooterData`` given to an extension's footer (``footer_data.py``)."""
         self.before_dialog: Callable[[str], Awaitable[None]] | None = None
         """Awaited before a dialog is shown, with its title: with several sessions open, a background
-        session's question waits until its tab is shown (``sessions/tab_extensions.py``)."""
+        session's question waits until its tab is shown (``flows/tab_extensions.py``)."""
 
     async def _ask(self, screen: Any, timeout: float | None, title: str | None = None) -> Any:
         if self.before_dialog is not None:
