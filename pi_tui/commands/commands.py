@@ -35,7 +35,7 @@ async def _settings(app: PiHost, session: SessionPort, arg: str) -> None:
     if key == "theme" and value.strip():
         app.themes.apply(value.strip(), persist=True)
         return
-    open_settings(app)
+    open_settings(app, session)
 
 
 @command("model", "Select a model")
@@ -61,7 +61,7 @@ async def _thinking(app: PiHost, session: SessionPort, arg: str) -> None:
     from ..dialogs.thinking_picker import open_thinking_picker
 
     if not arg:
-        open_thinking_picker(app)
+        open_thinking_picker(app, session)
         return
     level = await session.set_thinking_level(arg)
     app.notify(f"Thinking level: {level}", timeout=3)
@@ -71,7 +71,7 @@ async def _thinking(app: PiHost, session: SessionPort, arg: str) -> None:
 async def _scoped_models(app: PiHost, session: SessionPort, arg: str) -> None:
     from ..dialogs.scoped_models import open_scoped_models
 
-    open_scoped_models(app)
+    open_scoped_models(app, session)
 
 
 @command("local", "Use a model server running on this machine")
@@ -85,14 +85,14 @@ async def _local(app: PiHost, session: SessionPort, arg: str) -> None:
 async def _login(app: PiHost, session: SessionPort, arg: str) -> None:
     from ..dialogs.login_prompt import open_login
 
-    open_login(app, arg)
+    open_login(app, session, arg)
 
 
 @command("logout", "Remove provider authentication")
 async def _logout(app: PiHost, session: SessionPort, arg: str) -> None:
     from ..dialogs.login_prompt import open_logout
 
-    open_logout(app, arg)
+    open_logout(app, session, arg)
 
 
 # ---------------------------------------------------------------------- sessions

@@ -15,7 +15,7 @@ environment variables and models.json stay.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -26,6 +26,9 @@ from textual.widgets import Input, Static
 from .modal import Modal
 from .pick_list import PickItem, PickList
 from .text_prompt import DIALOG_CSS
+
+if TYPE_CHECKING:
+    from pi_runtime.frontend import SessionPort
 
 ACCOUNT, API_KEY = "Sign in with an account", "Sign in with an API key"
 
@@ -66,14 +69,17 @@ class ApiKeyPrompt(Modal[str | None]):
         self.dismiss(key)
 
 
-def say(app: Any, text: str, kind: str = "info") -> None:
-    """An inline notice in the transcript (results stay readable after the dialog closes)."""
-    app.call_later(app.transcript.add_notice, text, kind)
+def say(app: Any, session: SessionPort, text: str, kind: str = "info") -> None:
+    """An inline notice in ``session``'s transcript (results stay readable after the dialog closes),
+    even when another tab is shown by then."""
+    entry = app.workspace.entry_for(session)
+    transcript = entry.transcript if entry is not None else app.transcript  # no tab yet: start-up
+    app.call_later(transcript.add_notice, text, kind)
 
 
-def auth_storage(app: Any) -> Any:
+def auth_storage(app: Any, session: SessionPort) -> Any:
     """The session's ``AuthStorage`` (shared with the model registry), else the agent dir's."""
-    registry = getattr(app.session, "model_registry", None)
+    registry = getattr(session, "model_registry", None)
     auth = getattr(registry, "auth", None)
     if auth is not None and hasattr(auth, "set_api_key"):
         return auth
@@ -82,10 +88,10 @@ def auth_storage(app: Any) -> Any:
     return AuthStorage(Path(app.agent_dir) / "auth.json")
 
 
-def _options(app: Any, auth_type: str | None = None) -> list[Any]:
+def _options(session: SessionPort, auth_type: str | None = None) -> list[Any]:
     from pi_runtime.frontend.app_support import login_options
 
-    return login_options(app.session.model_registry, auth_type)  # type: ignore[arg-type]
+    return login_options(session.model_registry, auth_type)  # type: ignore[arg-type]
 
 
 def palette(app: Any) -> dict[str, str]:
@@ -114,25 +120,25 @@ def option_row(option: Any, show_kind: bool, colors: dict[str, str] | None = Non
     return label
 
 
-def open_login(app: Any, arg: str) -> None:
-    """``/login [provider]``."""
+def open_login(app: Any, session: SessionPort, arg: str) -> None:
+    """``/login [provider]`` for ``session`` (the tab it was typed in): its registry, its notices."""
     from pi_runtime.frontend.app_support import matching_options
 
     if not arg:
-        _choose_way(app, None)
+        _choose_way(app, session, None)
         return
-    found = matching_options(_options(app), arg)
+    found = matching_options(_options(session), arg)
     if len(found) == 1:
-        _start(app, found[0], None)
+        _start(app, session, found[0], None)
     elif found and len({o.provider for o in found}) == 1:
-        _choose_way(app, found)
+        _choose_way(app, session, found)
     else:
-        _choose_provider(app, None, arg)
+        _choose_provider(app, session, None, arg)
 
 
-def _choose_way(app: Any, for_provider: list[Any] | None) -> None:
+def _choose_way(app: Any, session: SessionPort, for_provider: list[Any] | None) -> None:
     """How to sign in: the account or the key (of one provider, or then a provider), or Radius."""
-    radius = None if for_provider else next((o for o in _options(app, "oauth") if o.provider == "radius"), None)
+    radius = None if for_provider else next((o for o in _options(session, "oauth") if o.provider == "radius"), None)
     account = next((o for o in for_provider or [] if o.auth_type == "oauth"), None)
     ways: list[tuple[str, Text]] = []
     kinds = {o.auth_type for o in for_provider} if for_provider else {"oauth", "api_key"}
@@ -150,21 +156,21 @@ def _choose_way(app: Any, for_provider: list[Any] | None) -> None:
         if way is None:
             return
         if way == "radius" and radius is not None:
-            _start(app, radius, lambda: _choose_way(app, None))
+            _start(app, session, radius, lambda: _choose_way(app, session, None))
         elif for_provider:
             pick = next(o for o in for_provider if o.auth_type == way)
-            _start(app, pick, lambda: _choose_way(app, for_provider))
+            _start(app, session, pick, lambda: _choose_way(app, session, for_provider))
         else:
-            _choose_provider(app, way, "")
+            _choose_provider(app, session, way, "")
 
     items = [PickItem(value, label, label.plain) for value, label in ways]
     app.push_screen(PickList(title, items, filterable=False, id="login-way"), chosen)
 
 
-def _choose_provider(app: Any, auth_type: str | None, search: str) -> None:
-    options = _options(app, auth_type)
+def _choose_provider(app: Any, session: SessionPort, auth_type: str | None, search: str) -> None:
+    options = _options(session, auth_type)
     if not options:
-        say(app, {"oauth": "No account providers available.", "api_key": "No API key providers available."}.get(
+        say(app, session, {"oauth": "No account providers available.", "api_key": "No API key providers available."}.get(
             auth_type or "", "No login providers available."), "warning")
         return
     show_kind = len({o.auth_type for o in options}) > 1
@@ -175,9 +181,9 @@ def _choose_provider(app: Any, auth_type: str | None, search: str) -> None:
     def chosen(index: Any) -> None:
         if index is None:
             if auth_type is not None:
-                _choose_way(app, None)  # back to the question before
+                _choose_way(app, session, None)  # back to the question before
             return
-        _start(app, options[index], lambda: _choose_provider(app, auth_type, search))
+        _start(app, session, options[index], lambda: _choose_provider(app, session, auth_type, search))
 
     picker = PickList("Select provider to configure:", items, hint="↑↓ move · enter select · esc back",
                       id="login-picker")
@@ -191,19 +197,19 @@ def _prefill(picker: PickList, text: str) -> None:
         picker.query_one("#picker-filter", Input).value = text
 
 
-def _start(app: Any, option: Any, back: Any) -> None:
+def _start(app: Any, session: SessionPort, option: Any, back: Any) -> None:
     """Sign in to ``option``'s provider its way; ``back`` reopens the step before on Esc."""
     if option.auth_type == "oauth":
-        _account_login(app, option, back)
+        _account_login(app, session, option, back)
     else:
-        _ask_key(app, option, back)
+        _ask_key(app, session, option, back)
 
 
-def _ask_key(app: Any, option: Any, back: Any) -> None:
+def _ask_key(app: Any, session: SessionPort, option: Any, back: Any) -> None:
     from pi_runtime.frontend.app_support import env_var_names, suggested_env_var
 
-    auth = auth_storage(app)
-    registry = app.session.model_registry
+    auth = auth_storage(app, session)
+    registry = session.model_registry
 
     def entered(key: str | None) -> None:
         if not key:
@@ -213,11 +219,11 @@ def _ask_key(app: Any, option: Any, back: Any) -> None:
         try:
             auth.set_api_key(option.provider, key)
         except Exception as exc:  # noqa: BLE001 - the message names the file, never the key
-            say(app, f"Failed to save API key for {option.name}: {exc}", "error")
+            say(app, session, f"Failed to save API key for {option.name}: {exc}", "error")
             return
-        say(app, f"Saved API key for {option.name}. Credentials saved to {auth.path}")
-        if app.session is not None and registry is not None:
-            app.call_later(app.chrome.refresh_model, app.session)
+        say(app, session, f"Saved API key for {option.name}. Credentials saved to {auth.path}")
+        if registry is not None:
+            app.call_later(app.chrome.refresh_model, session)
 
     # The variable Pi's docs name first (ANTHROPIC_API_KEY, not ANTHROPIC_AUTH_TOKEN).
     suggested = suggested_env_var(option.provider)
@@ -225,25 +231,25 @@ def _ask_key(app: Any, option: Any, back: Any) -> None:
     app.push_screen(ApiKeyPrompt(option.provider, option.name, names, option.method), entered)
 
 
-def _account_login(app: Any, option: Any, back: Any) -> None:
+def _account_login(app: Any, session: SessionPort, option: Any, back: Any) -> None:
     from .oauth_login import OAuthLoginScreen
 
-    registry = app.session.model_registry
+    registry = session.model_registry
 
     def done(ok: bool, message: str) -> None:
         if not ok and message.endswith("cancelled") and back is not None:
             back()
             return
-        say(app, message, "info" if ok else "warning" if "cancelled" in message else "error")
-        if ok and app.session is not None:
-            app.call_later(app.chrome.refresh_model, app.session)
+        say(app, session, message, "info" if ok else "warning" if "cancelled" in message else "error")
+        if ok:
+            app.call_later(app.chrome.refresh_model, session)
             if option.provider == "radius":
-                _offer_radius_mcp(app, option)
+                _offer_radius_mcp(app, session, option)
 
     app.push_screen(OAuthLoginScreen(option.provider, option.name, registry, done, agent_dir=app.agent_dir))
 
 
-def _offer_radius_mcp(app: Any, option: Any) -> None:
+def _offer_radius_mcp(app: Any, session: SessionPort, option: Any) -> None:
     """Ask whether the global Radius MCP server should use this login (``pi auth login`` does it unasked)."""
     import os
 
@@ -259,29 +265,29 @@ def _offer_radius_mcp(app: Any, option: Any) -> None:
         try:
             add_radius_server(plan)
         except Exception as exc:  # noqa: BLE001 - the file could not be written: say which
-            say(app, f"Could not update {plan.path}: {exc}", "error")
+            say(app, session, f"Could not update {plan.path}: {exc}", "error")
             return
-        say(app, f'MCP server "{plan.name}" in {plan.path} now uses the {option.name} login.')
+        say(app, session, f'MCP server "{plan.name}" in {plan.path} now uses the {option.name} login.')
 
     items = [PickItem("yes", Text("Yes"), "yes"), PickItem("no", Text("No"), "no")]
     app.push_screen(PickList(f"Configure {option.name} MCP in {plan.path}?", items, filterable=False,
                              id="radius-mcp"), chosen)
 
 
-def open_logout(app: Any, arg: str) -> None:
-    """``/logout [provider]``."""
-    auth = auth_storage(app)
+def open_logout(app: Any, session: SessionPort, arg: str) -> None:
+    """``/logout [provider]``, told in ``session``'s transcript."""
+    auth = auth_storage(app, session)
     stored = set(auth.list())
     if arg:
-        _remove(app, auth, arg)
+        _remove(app, session, auth, arg)
         return
     if not stored:
-        say(app, "No stored credentials to remove. /logout only removes credentials saved by /login; "
+        say(app, session, "No stored credentials to remove. /logout only removes credentials saved by /login; "
                  "environment variables and models.json config are unchanged.", "warning")
         return
     from pi_runtime.frontend.app_support import login_options
 
-    registry = app.session.model_registry
+    registry = session.model_registry
     names: dict[str, str] = {o.provider: o.name for o in login_options(registry)}
     items = []
     for pid in sorted(stored, key=lambda p: str(names.get(p, p)).lower()):
@@ -293,28 +299,27 @@ def open_logout(app: Any, arg: str) -> None:
 
     def chosen(pid: Any) -> None:
         if pid:
-            _remove(app, auth, pid)
+            _remove(app, session, auth, pid)
 
     app.push_screen(PickList("Select provider to logout:", items, id="logout-picker"), chosen)
 
 
-def _remove(app: Any, auth: Any, provider: str) -> None:
+def _remove(app: Any, session: SessionPort, auth: Any, provider: str) -> None:
     from pi_runtime.frontend.app_support import login_options
 
-    registry = app.session.model_registry
+    registry = session.model_registry
     name = next((o.name for o in login_options(registry) if o.provider == provider), provider)
     cred = auth.get(provider)
     try:
         removed = auth.remove(provider)
     except Exception as exc:  # noqa: BLE001
-        say(app, f"Logout failed: {exc}", "error")
+        say(app, session, f"Logout failed: {exc}", "error")
         return
     if not removed:
-        say(app, f"No stored credentials for {name}. Environment variables and models.json config are unchanged.",
+        say(app, session, f"No stored credentials for {name}. Environment variables and models.json config are unchanged.",
             "warning")
     elif cred is not None and cred.type == "oauth":
-        say(app, f"Logged out of {name}")
+        say(app, session, f"Logged out of {name}")
     else:
-        say(app, f"Removed stored API key for {name}. Environment variables and models.json config are unchanged.")
-    if app.session is not None:
-        app.call_later(app.chrome.refresh_model, app.session)
+        say(app, session, f"Removed stored API key for {name}. Environment variables and models.json config are unchanged.")
+    app.call_later(app.chrome.refresh_model, session)

@@ -175,11 +175,10 @@ def apply_scoped_models(session: SessionPort, enabled: Enabled) -> None:
     session.scoped_models = [(m, levels.get(m.ref)) for m in chosen]
 
 
-def open_scoped_models(app: Any) -> None:
-    """Push the selector: each change applies to the session, Ctrl+S saves it to the settings."""
+def open_scoped_models(app: Any, session: SessionPort) -> None:
+    """Push the selector: each change applies to ``session``, Ctrl+S saves it to the settings."""
     from .model_picker import picker_models
 
-    session = app.session
     scoped = [m.ref for m, _ in getattr(session, "scoped_models", []) or []]
     models = picker_models(session)
     for model, _ in getattr(session, "scoped_models", []) or []:

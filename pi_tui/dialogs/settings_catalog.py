@@ -31,8 +31,6 @@ class SettingsApp(Protocol):
     """What the settings rows read and change in the running app."""
 
     @property
-    def session(self) -> SessionPort | None: ...
-    @property
     def themes(self) -> _Themes: ...
     @property
     def transcript(self) -> _ThinkingBlocks: ...
@@ -59,20 +57,10 @@ class SettingRow:
     """Pi reads it only from the agent-directory file."""
 
 
-def _session(app: SettingsApp) -> Any:
-    assert app.session is not None  # the settings screen opens only with a session
-    return app.session
-
-
-def _thinking(app: SettingsApp, level: str) -> Any:
-    return _session(app).set_thinking_level(level)
-
-
-def _model_thinking(app: SettingsApp, level: str) -> None:
+def _model_thinking(session: SessionPort, level: str) -> None:
     """``modelThinkingLevels[provider/id]``: this model's start-up level (``default``: none)."""
-    session = _session(app)
     ref = session.model.ref
-    levels = dict(session.settings.settings.model_thinking_levels or {})
+    levels: dict[str, str] = dict(session.settings.settings.model_thinking_levels or {})
     if level == "default":
         levels.pop(ref, None)
     else:
@@ -80,18 +68,20 @@ def _model_thinking(app: SettingsApp, level: str) -> None:
     session.settings.set("modelThinkingLevels", levels or None)
 
 
-def groups(app: SettingsApp) -> list[tuple[str, list[SettingRow]]]:
-    """The settings by group, with choices for this app (its themes, the model's levels)."""
-    session = _session(app)
+def groups(app: SettingsApp, session: SessionPort) -> list[tuple[str, list[SettingRow]]]:
+    """The settings by group, with choices for this app (its themes, the model's levels). The rows
+    that change the session change ``session``, the one the screen was opened for, even when
+    another tab is shown by then."""
     levels = session.available_thinking_levels()
     display = lambda a, v: a.apply_display_settings()
     return [
         ("Model and thinking", [
             SettingRow("defaultThinkingLevel", "Thinking level", levels,
-                       "Reasoning effort for this session and the start-up default.", _thinking),
+                       "Reasoning effort for this session and the start-up default.",
+                       lambda a, v: session.set_thinking_level(v)),
             SettingRow("modelThinkingLevels", "This model's level", ["default", *levels],
                        f"Start-up thinking level for {session.model.ref} only (overrides the default).",
-                       lambda a, v: _model_thinking(a, v)),
+                       lambda a, v: _model_thinking(session, v)),
             SettingRow("hideThinkingBlock", "Hide thinking", [False, True],
                        "Fold thinking blocks in the transcript (Ctrl+T toggles for the moment).",
                        lambda a, v: a.transcript.set_thinking_collapsed(v)),
@@ -103,10 +93,10 @@ def groups(app: SettingsApp) -> list[tuple[str, list[SettingRow]]]:
         ("Interaction", [
             SettingRow("steeringMode", "Steering mode", ["one-at-a-time", "all"],
                        "How queued steering messages (Enter while the agent works) are delivered.",
-                       lambda a, v: _session(a).set_steering_mode(v)),
+                       lambda a, v: session.set_steering_mode(v)),
             SettingRow("followUpMode", "Follow-up mode", ["one-at-a-time", "all"],
                        "How queued follow-up messages (Alt+Enter) are delivered.",
-                       lambda a, v: _session(a).set_follow_up_mode(v)),
+                       lambda a, v: session.set_follow_up_mode(v)),
             SettingRow("doubleEscapeAction", "Double Esc", ["tree", "fork", "none"],
                        "What pressing Esc twice on an empty editor opens."),
             SettingRow("treeFilterMode", "Tree filter", ["default", "no-tools", "user-only", "labeled-only", "all"],
@@ -117,10 +107,10 @@ def groups(app: SettingsApp) -> list[tuple[str, list[SettingRow]]]:
         ("Context and sessions", [
             SettingRow("compaction.enabled", "Auto-compaction", [True, False],
                        "Summarise old context automatically when the window fills up.",
-                       lambda a, v: _session(a).set_auto_compaction(v)),
+                       lambda a, v: session.set_auto_compaction(v)),
             SettingRow("retry.enabled", "Auto-retry", [True, False],
                        "Retry transient provider errors (rate limits, overload) with back-off.",
-                       lambda a, v: _session(a).set_auto_retry(v)),
+                       lambda a, v: session.set_auto_retry(v)),
             SettingRow("branchSummary.skipPrompt", "Skip branch summary", [False, True],
                        "Leaving a branch in /tree makes no summary and asks nothing."),
             SettingRow("sessionShareDestination", "Share destination", ["auto", "gist", "radius"],

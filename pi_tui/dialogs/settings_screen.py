@@ -11,7 +11,7 @@ under the list and the app keeps running with it.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -23,6 +23,9 @@ from textual.widgets.option_list import Option
 from .modal import Modal
 from .pick_list import PICKER_CSS
 from .settings_catalog import SettingRow, groups
+
+if TYPE_CHECKING:
+    from pi_runtime.frontend import SessionPort
 
 
 def _show(value: Any) -> str:
@@ -49,8 +52,11 @@ class SettingsScreen(Modal[None]):
         Binding("left", "change(-1)", "Previous value", show=False),
     ]
 
-    def __init__(self, sections: list[tuple[str, list[SettingRow]]], values: dict[str, Any]) -> None:
+    def __init__(self, session: SessionPort, sections: list[tuple[str, list[SettingRow]]],
+                 values: dict[str, Any]) -> None:
         super().__init__(id="settings-screen")
+        self.session = session
+        """The session the screen was opened for: its settings are the ones changed."""
         self.lines: list[SettingRow | str] = []
         """The list's rows in order: a group title (str) or a setting."""
         for title, rows in sections:
@@ -126,9 +132,7 @@ class SettingsScreen(Modal[None]):
     async def app_change(self, row: SettingRow, value: Any) -> str | None:
         """Save, then apply to the running app. Returns an error message, or None."""
         app: Any = self.app
-        session = getattr(app, "session", None)
-        if session is None:
-            return f"{row.label}: no session"
+        session = self.session
         if row.key != "modelThinkingLevels":  # that row writes its own map entry
             try:
                 session.settings.set(row.key, value)
@@ -144,10 +148,9 @@ class SettingsScreen(Modal[None]):
         return None
 
 
-def current_values(app: Any, rows: list[SettingRow]) -> dict[str, Any]:
+def current_values(app: Any, session: SessionPort, rows: list[SettingRow]) -> dict[str, Any]:
     """What each row shows: the live value where the app has one, else the setting."""
     values: dict[str, Any] = {}
-    session = app.session
     for row in rows:
         try:
             values[row.key] = session.settings.get(row.key)
@@ -160,8 +163,8 @@ def current_values(app: Any, rows: list[SettingRow]) -> dict[str, Any]:
     return values
 
 
-def open_settings(app: Any) -> None:
-    """Push the settings screen for the running app."""
-    sections = groups(app)
+def open_settings(app: Any, session: SessionPort) -> None:
+    """Push the settings screen for ``session`` (the tab ``/settings`` was typed in)."""
+    sections = groups(app, session)
     rows = [row for _, group in sections for row in group]
-    app.push_screen(SettingsScreen(sections, current_values(app, rows)))
+    app.push_screen(SettingsScreen(session, sections, current_values(app, session, rows)))

@@ -6,12 +6,15 @@ Each row shows the level in the colour the editor border takes for it (theme tok
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.binding import Binding
 
 from .pick_list import PickItem, PickList, Saved
+
+if TYPE_CHECKING:
+    from pi_runtime.frontend import SessionPort
 
 LEVEL_NOTES = {
     "off": "no reasoning",
@@ -46,9 +49,9 @@ class ThinkingPicker(PickList):
                          filterable=False, id="thinking-picker")
 
 
-def open_thinking_picker(app: Any) -> None:
-    """Push the picker; the choice is set on the session (clamped to the model)."""
-    session = app.session
+def open_thinking_picker(app: Any, session: SessionPort) -> None:
+    """Push the picker; the choice is set on ``session`` (clamped to the model), the one it was
+    opened for even if another tab is shown by then."""
     levels = session.available_thinking_levels()
     if levels == ["off"]:
         app.notify("This model does not support thinking levels", timeout=3)

@@ -10,7 +10,7 @@ from pi_runtime.ai.providers.scripted import scripted_text
 from pi_tui.launch import create_app
 from pi_tui.transcript.notice import Notice
 
-from .conftest import make_session, settle, started, wait_for, workers_done
+from .conftest import make_session, screen_text, settle, started, wait_for, workers_done
 from .test_commands_models import entries, file_session, type_command
 from .test_commands_session import converse, small_keep
 
@@ -149,3 +149,55 @@ async def test_a_fork_puts_its_message_back_in_its_own_tab_after_a_switch(provid
         await pilot.press("alt+pageup")
         assert await wait_for(pilot, lambda: app.session is session)
         assert app.editor.text == "beta"
+
+
+async def two_tabs_first_shown(pilot, session):
+    """A second tab opened with ``/open``, then the first (``session``'s) back on screen."""
+    app = pilot.app
+    await type_command(pilot, "/open")
+    assert await wait_for(pilot, lambda: len(app.workspace.sessions) == 2 and app.session is not session)
+    await pilot.press("alt+pageup")
+    assert await wait_for(pilot, lambda: app.session is session)
+    return app.workspace.sessions
+
+
+async def test_a_login_reports_in_the_tab_it_was_typed_in(provider, workdir, agent_dir):
+    session = make_session(provider, workdir)
+    app = create_app(session, static=True, agent_dir=str(agent_dir))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await started(pilot)
+        first_tab, second_tab = await two_tabs_first_shown(pilot, session)
+        await type_command(pilot, "/login")
+        assert await wait_for(pilot, lambda: "Select authentication method:" in screen_text(app))
+        await pilot.press("down", "enter")  # "Sign in with an API key"
+        assert await wait_for(pilot, lambda: "Select provider to configure:" in screen_text(app))
+        app.screen.query_one("#picker-filter").value = "anthropic"
+        await pilot.pause()
+        await pilot.press("enter")
+        assert await wait_for(pilot, lambda: type(app.screen).__name__ == "ApiKeyPrompt")
+        await app.workspace.show(second_tab)  # another tab comes on screen while the key is typed
+        assert app.session is second_tab.session
+        await pilot.press(*"sk-test-key", "enter")
+        await workers_done(pilot)
+
+        assert await wait_for(pilot, lambda: "Saved API key for" in notices(first_tab.transcript))
+        assert "Saved API key for" not in notices(second_tab.transcript)
+
+
+async def test_settings_change_the_session_they_were_opened_for(provider, workdir, agent_dir):
+    session = make_session(provider, workdir)
+    app = create_app(session, static=True, agent_dir=str(agent_dir))
+    async with app.run_test(size=(110, 34)) as pilot:
+        await started(pilot)
+        first_tab, second_tab = await two_tabs_first_shown(pilot, session)
+        await type_command(pilot, "/settings")
+        assert await wait_for(pilot, lambda: type(app.screen).__name__ == "SettingsScreen")
+        screen = app.screen
+        await app.workspace.show(second_tab)  # another tab comes on screen while the screen is open
+        assert app.session is second_tab.session
+        second_mode = second_tab.session.agent.steering_mode
+        index = next(i for i, r in enumerate(screen.lines) if not isinstance(r, str) and r.label == "Steering mode")
+        screen.query_one("#settings-list").highlighted = index
+        await pilot.press("enter")
+        assert await wait_for(pilot, lambda: session.agent.steering_mode == "all")
+        assert second_tab.session.agent.steering_mode == second_mode
