@@ -61,6 +61,8 @@ async def warn_about_tmux_keys(app: PiHost) -> None:
     if app.static or app.tmux_checked:
         return
     app.tmux_checked = True
+    if not extended_keys.inside_tmux():
+        return  # nothing to ask: no thread hop ahead of a prompt typed while pi started
     import asyncio
 
     warning = await asyncio.to_thread(extended_keys.tmux_warning)
