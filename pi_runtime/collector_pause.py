@@ -2,8 +2,8 @@
 
 Importing the kernel and the HTTP client after the app's first frame allocates a few hundred
 thousand objects that live as long as the process and hold no garbage; the collections they
-trigger on the way (about 40, 7-20 ms of CPU in all) sit between the first frame and the first
-request. ``collector_paused`` turns the collector off for such a block and back on when the last
+trigger on the way (about 40; 5-7 ms of CPU in the app, measured with ``gc.callbacks``, more on a
+busy machine) sit between the first frame and the first request. ``collector_paused`` turns the collector off for such a block and back on when the last
 block still running (on any thread) ends, if it was on when the first began; what was loaded is
 then frozen out of the collector's reach (``gc.freeze``), as the other start-up paths do.
 
