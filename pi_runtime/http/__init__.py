@@ -133,6 +133,11 @@ def prepare_in_background(*, trust_store: bool = False, modules: tuple[str, ...]
                     # asyncio backend, which httpcore2's first lock loads on the event loop (10-40 ms there).
                     for name in _FIRST_REQUEST_MODULES:
                         importlib.import_module(name)
+                    # The client's TLS context, without its trust store (``_tls``): OpenSSL reads its
+                    # configuration when the first one is made (1.5-2 ms of the first request's path).
+                    from ._tls import client_context
+
+                    client_context()
                 for name in more:
                     importlib.import_module(name)
             except Exception:  # noqa: BLE001 - the request itself reports what is wrong
