@@ -16,9 +16,11 @@ text lost" when no request reached the server (the keys were taken before the se
 ready and dropped), "answer not shown" when the server answered but the screen never showed it.
 
 Figures are medians since process start: raw mode, keys typed, the prompt's request at the
-server, the answer on screen, and the median of each run's typed-to-request time. ``--delay S``
-types S seconds after the first frame instead; ``--after-footer`` types once the footer shows the
-model (``m1``), as a user who waits for the app to look ready does. pi's bytecode is compiled
+server, the answer on screen, and the median of each run's typed-to-request time; then the CPU
+time the program had used by the moments typed, request and answer (all its threads, from /proc
+on Linux: a wall time close to it means the moment is CPU-bound). ``--delay S`` types S seconds
+after the first frame instead; ``--after-footer`` types once the footer shows the model (``m1``),
+as a user who waits for the app to look ready does. pi's bytecode is compiled
 first (``side_by_side.compile_bytecode``: an installed pi has it). Both programs run with
 PI_OFFLINE=1 (Pi would otherwise try to download fd and ripgrep on a fresh agent dir).
 
@@ -66,6 +68,15 @@ class Outcome:
     answer: float | None = None
     """Seconds until the answer's text was on screen."""
     problem: str | None = None
+    cpu: list[tuple[float, float]] = field(default_factory=list)
+    """(seconds since start, CPU seconds the program has used: all its threads, user + system)."""
+
+    def cpu_at(self, moment: float | None) -> float | None:
+        """CPU seconds used by ``moment`` (the last reading before it; ticks of 10 ms)."""
+        if moment is None:
+            return None
+        used = [cpu for when, cpu in self.cpu if when <= moment]
+        return used[-1] if used else None
 
 
 @dataclass
@@ -141,6 +152,19 @@ def stop(pid: int) -> None:
             time.sleep(0.02)
 
 
+_TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """CPU time the process has used so far (its threads, finished ones too), or None off Linux."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read().rsplit(b")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / _TICK  # utime, stime
+
+
 def one_run(argv: list[str], path_prefix: str, server: Server, marker: str, timeout: float,
             frame: bytes, delay: float = 0.0) -> Outcome:
     server.marker = marker
@@ -163,6 +187,9 @@ def one_run(argv: list[str], path_prefix: str, server: Server, marker: str, time
     try:
         while time.perf_counter() - start < timeout:
             now = time.perf_counter()
+            used = cpu_seconds(pid)
+            if used is not None:
+                outcome.cpu.append((now - start, used))
             if outcome.raw_mode is None and in_raw_mode(fd):
                 outcome.raw_mode = now - start
             if outcome.typed is None and outcome.raw_mode is not None and frame in window:
@@ -217,6 +244,11 @@ def report(name: str, outcomes: list[Outcome]) -> str:
     lines.append(f"  typed (1st frame)  median {median([o.typed for o in outcomes])}")
     lines.append(f"  request at server  median {median([o.request for o in outcomes])}")
     lines.append(f"  typed -> request   median {median([o.request - o.typed for o in outcomes if o.request and o.typed])}")
+    # On 2 cores Node runs its compiler and collector beside the program; pi's Python holds one
+    # core at a time: a wall time close to the CPU time means the moment is CPU-bound.
+    cpu = [(o.cpu_at(o.typed), o.cpu_at(o.request), o.cpu_at(o.answer)) for o in outcomes]
+    lines.append(f"  CPU used by typed / request / answer (all threads)  median "
+                 f"{median([c[0] for c in cpu])} / {median([c[1] for c in cpu])} / {median([c[2] for c in cpu])}")
     problems: dict[str, int] = {}
     for o in outcomes:
         if o.problem:

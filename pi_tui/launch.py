@@ -159,12 +159,19 @@ def _session_factory(args: Any, first_frame: threading.Event | None = None,
         if first_frame is not None:
             first_frame.wait(FIRST_FRAME_WAIT)
         try:
-            from pi_runtime.frontend.app_support import build_session, prepare_requests, trust_question
+            from pi_runtime.frontend.app_support import collector_paused
         except ImportError:  # the CLI helper's start-up module is not there yet
             return _fallback_session(args)
-        # The HTTP client's imports, beside the build: a prompt typed as the first frame shows waits
-        # for both (they cost about what the build does).
-        prepare_requests()
+        # The kernel's and the HTTP client's imports (hardly any garbage) without collections on the way.
+        with collector_paused():
+            try:
+                from pi_runtime.frontend.app_support import prepare_requests
+            except ImportError:
+                return _fallback_session(args)
+            # The HTTP client's imports, beside the kernel's and the build: a prompt typed as the first
+            # frame shows waits for both (they cost about what the build does).
+            prepare_requests()
+            from pi_runtime.frontend.app_support import build_session, trust_question
         if ask_trust is not None:
             folder = trust_question(args)
             if folder is not None:

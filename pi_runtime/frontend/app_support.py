@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from pi_runtime.auth_methods import open_in_browser as open_in_browser
     from pi_runtime.cli_args import CliArgs as CliArgs
     from pi_runtime.cli_args import UsageError as UsageError
+    from pi_runtime.collector_pause import collector_paused as collector_paused
     from pi_runtime.config_files import ConfigFileError as ConfigFileError
     from pi_runtime.config_files import ConfigJsonError as ConfigJsonError
     from pi_runtime.config_files import parse_config_json as parse_config_json

@@ -116,26 +116,32 @@ def prepare_in_background(*, trust_store: bool = False, modules: tuple[str, ...]
     def prepare() -> None:
         import importlib
 
-        try:
-            if "trust" in work:
-                from ._tls import tls_context
+        from ..collector_pause import collector_paused
 
-                tls_context()
-            if "client" in work:
-                importlib.import_module(_CLIENT_MODULE)
-                # What the first request imports besides: the connection pool (httpcore2), and anyio's
-                # asyncio backend, which httpcore2's first lock loads on the event loop (10-40 ms there).
-                for name in _FIRST_REQUEST_MODULES:
+        # The modules live as long as the process: no collections while they load, and frozen out
+        # of the collector's reach afterwards (else each full collection while an answer streams
+        # scans them again).
+        with collector_paused():
+            try:
+                if "trust" in work:
+                    from ._tls import tls_context
+
+                    tls_context()
+                if "client" in work:
+                    importlib.import_module(_CLIENT_MODULE)
+                    # What the first request imports besides: the connection pool (httpcore2), and anyio's
+                    # asyncio backend, which httpcore2's first lock loads on the event loop (10-40 ms there).
+                    for name in _FIRST_REQUEST_MODULES:
+                        importlib.import_module(name)
+                    # The client's TLS context, without its trust store (``_tls``): OpenSSL reads its
+                    # configuration when the first one is made (1.5-2 ms of the first request's path).
+                    from ._tls import client_context
+
+                    client_context()
+                for name in more:
                     importlib.import_module(name)
-            for name in more:
-                importlib.import_module(name)
-        except Exception:  # noqa: BLE001 - the request itself reports what is wrong
-            pass
-        # The modules live as long as the process: out of the collector's reach (else each full
-        # collection while an answer streams scans them again).
-        import gc
-
-        gc.freeze()
+            except Exception:  # noqa: BLE001 - the request itself reports what is wrong
+                pass
 
     thread = threading.Thread(target=prepare, name="pi-http-prepare", daemon=True)
     thread.start()

@@ -13,7 +13,11 @@ from collections.abc import Callable
 from typing import Any
 from weakref import WeakKeyDictionary
 
-import httpx2
+from ._versions import loading_without_metadata
+
+with loading_without_metadata("httpx2", "httpcore2"):
+    import httpcore2  # noqa: F401 - httpx2 loads it with the first client; here its version lookup is cheap too
+    import httpx2
 
 from ..text_safety import terminal_safe
 from . import Aborted, HTTPError, HTTPTimeout, MalformedResponse, Phase, ProtocolCut

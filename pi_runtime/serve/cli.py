@@ -161,9 +161,25 @@ async def _main(folder: str, path: Path, listener: socket.socket, args: CliArgs,
             return _fail(str(exc))
         loop.add_signal_handler(signal.SIGUSR1, print_new_link, site)
     print(f"pi serve: listening on {path} (folder {folder})", flush=True)
+    _say_if_untrusted(args, folder)
     try:
         await server.run(stop)
     finally:
         if site is not None:
             await site.close()
     return code
+
+
+def _say_if_untrusted(args: CliArgs, folder: str) -> None:
+    """A server cannot ask the trust question the app asks: an open one counts as "not trusted", as
+    in Pi's headless modes. Say so once, or a project's own extensions and settings would be
+    missing from every session without a word."""
+    from ..modes.startup import trust_question, user_errors
+
+    try:
+        undecided = trust_question(args, folder)
+    except user_errors():  # a broken trust.json or settings file is reported when a session opens
+        return
+    if undecided is not None:
+        print(f"pi serve: {undecided} is not trusted, so its project settings, extensions and other protected "
+              "files are not loaded; trust it with /trust in pi, or start pi serve with --approve", flush=True)

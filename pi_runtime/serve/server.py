@@ -63,6 +63,11 @@ class ServeServer:
             self._connections.add(task)
         try:
             await Connection(self, reader, writer).serve()
+        except asyncio.CancelledError:
+            # The server is stopping (``run`` cancels its connections). Python 3.11's stream
+            # server reads a cancelled handler's outcome with ``task.exception()``, which raises
+            # and prints a traceback on the way out: end the handler normally instead.
+            pass
         finally:
             if task is not None:
                 self._connections.discard(task)

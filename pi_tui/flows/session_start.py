@@ -33,11 +33,12 @@ async def start_session(app: PiHost, session: SessionPort) -> None:
     notices, app.start_notices = app.start_notices, []
     for text, kind in notices:
         await app.transcript.add_notice(text, kind)
+    sending = bool(app.initial_prompt or app.input.pending_texts)
     if app.initial_prompt:
         text, app.initial_prompt = app.initial_prompt, None
         await app.input.send(text)
     await app.input.session_attached()
-    app.transcript.warm_up()
+    app.transcript.warm_up(at_answer=sending)
 
 
 FULL_SCREEN_ONLY = ("pi always runs full-screen: tuiMode \"regular\" (Pi's inline mode, in the terminal's "
@@ -61,6 +62,8 @@ async def warn_about_tmux_keys(app: PiHost) -> None:
     if app.static or app.tmux_checked:
         return
     app.tmux_checked = True
+    if not extended_keys.inside_tmux():
+        return  # nothing to ask: no thread hop ahead of a prompt typed while pi started
     import asyncio
 
     warning = await asyncio.to_thread(extended_keys.tmux_warning)

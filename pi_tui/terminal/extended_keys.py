@@ -116,10 +116,15 @@ def _tmux_show(option: str) -> str | None:
     return done.stdout.strip() if done.returncode == 0 else None
 
 
+def inside_tmux() -> bool:
+    """Whether pi runs inside tmux (the only place ``tmux_warning`` asks anything)."""
+    return bool(os.environ.get("TMUX"))
+
+
 def tmux_warning() -> str | None:
     """Pi's warning when pi runs inside tmux with extended keys off (None outside tmux, or
     when tmux cannot be asked: a warning that might be wrong is worse than none)."""
-    if not os.environ.get("TMUX"):
+    if not inside_tmux():
         return None
     extended_keys = _tmux_show("extended-keys")
     if extended_keys is None:

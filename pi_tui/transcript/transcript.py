@@ -73,6 +73,8 @@ class Transcript(VerticalScroll, can_focus=False):
         self._status_text: str | None = None
         """The last status line (``show_status``), until the user sends something."""
         self._status_notice: Notice | None = None
+        self._warm_up_at_answer = False
+        """The Markdown warm-up waits for the first answer to start (``warm_up``)."""
         self.messages_when: Callable[[Any], list[Any]] | None = None
         """The session's messages as they were when an event was emitted (``Bridge.messages_when``):
         a view rebuilt for a compaction or a move must not already hold the messages whose own
@@ -85,11 +87,20 @@ class Transcript(VerticalScroll, can_focus=False):
         if self._away:
             self.post_message(EndOutOfSight(self))  # the label moves with the bottom row
 
-    def warm_up(self) -> None:
+    def warm_up(self, *, at_answer: bool = False) -> None:
         """Load the Markdown stack before the first answer needs it, in a thread. The app calls
         this once the session is attached: earlier, it would compete for the interpreter with
         the session build, which the first answer waits for too. Code highlighting (Pygments,
-        twice the cost) waits until it is about to be needed (``_warm_up_code``)."""
+        twice the cost) waits until it is about to be needed (``_warm_up_code``).
+
+        ``at_answer``: a prompt was just sent (typed while pi started); the warm-up (25 ms of CPU)
+        starts with its answer instead, after the request is out, rather than compete with the
+        request's last steps (measured: typed -> request at the server).
+        """
+        if at_answer:
+            self._warm_up_at_answer = True
+            return
+        self._warm_up_at_answer = False
         from .markdown_render import warm_up
 
         self.run_worker(functools.partial(warm_up, code=False), thread=True, name="markdown-warm-up",
@@ -269,6 +280,8 @@ class Transcript(VerticalScroll, can_focus=False):
             await self._add(UserMessage(user_text(message.content), message=message))
             self.follow()
         elif role == "assistant":
+            if self._warm_up_at_answer:
+                self.warm_up()
             await self._finish_blocks()
             self._blocks = {}
             self._tools.clear()
