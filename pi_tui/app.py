@@ -94,14 +94,17 @@ class PiApp(AppActions, inherit_bindings=False):
         from pi_runtime.frontend import __version__
         from pi_runtime.frontend import agent_dir as default_agent_dir
 
-        self.session: SessionPort | None = session
-        """The session shown; None while it is being built (``session_factory``)."""
+        self.workspace = Workspace(self)
+        """The open sessions (tabs); ``session``, ``transcript`` and ``bridge`` are the shown one's."""
+        self._first_session: SessionPort | None = session
+        """The session given or built, until it is attached (then the workspace's shown one counts)."""
+        self._first_transcript: Transcript | None = None
+        """The transcript composed with the app, until the first session is attached."""
         self.session_factory = session_factory
         self.static = static
         self.agent_dir = Path(agent_dir) if agent_dir else default_agent_dir()
         self.cwd = cwd or getattr(session, "cwd", None) or os.getcwd()
         self.version = version or __version__
-        self.bridge: Bridge | None = None
         self.keymap: Keymap = load_keymap(self.agent_dir / "keybindings.json")
         self.watch_themes = (not static) if watch_themes is None else watch_themes
         self.themes = ThemeService(self, [self.agent_dir / "themes"])
@@ -137,10 +140,32 @@ class PiApp(AppActions, inherit_bindings=False):
         self.start_notices: list[tuple[str, str]] = []
         self.tree_pane = TreePaneController(self)
         """The live session tree beside the transcript (``/pane tree``)."""
-        self.workspace = Workspace(self)
-        """The open sessions (tabs); ``session``, ``transcript`` and ``bridge`` are the shown one's."""
         self.themes.load()
         self.theme = "dark"
+
+    # The shown session and its panes: derived from the workspace's shown tab, never re-pointed, so
+    # there is one source of truth. Flows that act on one session take it when they start.
+
+    @property
+    def session(self) -> SessionPort | None:
+        """The session shown; None while it is being built (``session_factory``)."""
+        active = self.workspace.active
+        return active.session if active is not None else self._first_session
+
+    @property
+    def transcript(self) -> Transcript:
+        """The shown session's transcript."""
+        active = self.workspace.active
+        if active is not None:
+            return active.transcript
+        assert self._first_transcript is not None, "the transcript is composed with the app"
+        return self._first_transcript
+
+    @property
+    def bridge(self) -> Bridge | None:
+        """The shown session's bridge (None until the first session is attached)."""
+        active = self.workspace.active
+        return active.bridge if active is not None else None
 
     # ------------------------------------------------------------------ setup
 
@@ -236,7 +261,7 @@ class PiApp(AppActions, inherit_bindings=False):
     def compose(self) -> ComposeResult:
         self.header_bar = HeaderBar(version=self.version, cwd=self.cwd, id="header")
         self.session_tabs = SessionTabs(id="session-tabs")
-        self.transcript = Transcript(self.session, cwd=self.cwd, id="transcript")
+        self._first_transcript = Transcript(self.session, cwd=self.cwd, id="transcript")
         self.menu = CompletionMenu(id="completion")
         self.queue_view = QueuePane(id="queue")
         self.editor = PromptEditor(id="editor")
@@ -351,7 +376,7 @@ class PiApp(AppActions, inherit_bindings=False):
 
     async def attach_session(self, session: SessionPort) -> None:
         """Show ``session``: subscribe through the bridge and render its history."""
-        self.session = session
+        self._first_session = session
         self.transcript.session = session
         self.cwd = session.cwd or self.cwd
         from pi_runtime.frontend import typed_settings
@@ -375,10 +400,10 @@ class PiApp(AppActions, inherit_bindings=False):
         settings_theme = self._settings_theme()
         if settings_theme:
             self.themes.apply(settings_theme)
-        self.bridge = Bridge(session, self)
-        self.transcript.messages_when = self.bridge.messages_when
-        self.bridge.start()
-        self.workspace.adopt_first(session, self.bridge, self.transcript)
+        bridge = Bridge(session, self)
+        self.transcript.messages_when = bridge.messages_when
+        bridge.start()
+        self.workspace.adopt_first(session, bridge, self.transcript)
         self.chrome.show(session)
         show_window_title(self)
         self._show_session_notices()

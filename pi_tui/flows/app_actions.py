@@ -27,11 +27,13 @@ class AppActions(App[int], inherit_bindings=False):
     """What the app's keys do; ``PiApp`` builds the parts named below."""
 
     if TYPE_CHECKING:
-        session: SessionPort | None
+        @property
+        def session(self) -> SessionPort | None: ...
+        @property
+        def transcript(self) -> Transcript: ...
         input: InputController
         editor: PromptEditor
         queue_view: QueuePane
-        transcript: Transcript
         tree_pane: TreePaneController
         workspace: Workspace
         session_tabs: SessionTabs

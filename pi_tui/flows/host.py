@@ -119,7 +119,9 @@ class PiHost(Protocol):
     """The app as its controllers see it: the session, the main view's parts and Textual's calls."""
 
     # The session and where it lives.
-    session: SessionPort | None
+    @property
+    def session(self) -> SessionPort | None:
+        """The shown session (read-only: the workspace's shown tab decides)."""
     agent_dir: Path
     cwd: str
     command_line: Any
@@ -129,7 +131,9 @@ class PiHost(Protocol):
     def themes(self) -> Themes: ...
 
     # The main view's parts.
-    transcript: Transcript
+    @property
+    def transcript(self) -> Transcript:
+        """The shown session's transcript."""
     jump_hint: JumpToLatest
     """"Jump to latest message" over the shown transcript while it is scrolled up."""
     editor: PromptEditor
@@ -149,7 +153,9 @@ class PiHost(Protocol):
     @property
     def workspace(self) -> Tabs:
         """Every open session (tabs); the attributes above are the shown session's."""
-    bridge: Any
+    @property
+    def bridge(self) -> Any:
+        """The shown session's bridge (None before the first attach)."""
     @property
     def input(self) -> SentText:
         """Where sent text goes; Esc and the quit keys."""

@@ -4,9 +4,9 @@ Each open session has its own bridge and its own transcript widget. The transcri
 mounted, one displayed: switching hides one and shows the other, so the other's blocks are
 not rebuilt (the bench, ``bench/tui_switch_sessions.py``, measures it), and a background
 transcript keeps its own bounded window (``transcript_window.py``) while its events arrive.
-The app's ``session``, ``transcript`` and ``bridge`` always name the shown session's, so the
-controllers that use them (input, commands, completion, the chrome) serve the shown one and
-need not know there are others. Events of a background session go to its transcript and its
+The app's ``session``, ``transcript`` and ``bridge`` are read from ``active`` (nothing re-points
+them): the parts that follow the shown tab (input, completion, the chrome) serve the shown one and
+need not know there are others; a command or dialog takes the session it acts on when it starts. Events of a background session go to its transcript and its
 tab only, never to the header, footer or queue, which mirror the shown session.
 """
 
@@ -133,11 +133,8 @@ class Workspace:
             old.transcript.display = False
         self.active = entry
         entry.transcript.display = True
-        app.session = entry.session
         app.cwd = entry.session.cwd or app.cwd  # each session runs in its own folder (a resumed one's may differ)
-        app.transcript = entry.transcript
         app.jump_hint.place(entry.transcript)  # this tab's own scroll position decides
-        app.bridge = entry.bridge
         # The old tab's extension statuses, widgets and editor go (kept), this one's come back;
         # the editor may change here, so the draft goes into ``app.editor`` as it is after this.
         show_extension_ui(app, entry.extension_ui)
