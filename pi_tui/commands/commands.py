@@ -43,7 +43,7 @@ async def _model(app: PiHost, session: SessionPort, arg: str) -> None:
     from ..dialogs.model_picker import open_model_picker
 
     if not arg:
-        open_model_picker(app)
+        open_model_picker(app, session)
         return
     registry = session.model_registry
     model = registry.lookup(arg) if registry is not None else None
@@ -115,14 +115,14 @@ async def _resume(app: PiHost, session: SessionPort, arg: str) -> None:
 async def _open(app: PiHost, session: SessionPort, arg: str) -> None:
     from ..flows.open_flows import open_command
 
-    await open_command(app, arg)
+    await open_command(app, session, arg)
 
 
 @command("close", "Close this tab's session (other tabs stay open)")
 async def _close(app: PiHost, session: SessionPort, arg: str) -> None:
     from ..flows.open_flows import close_command
 
-    await close_command(app)
+    await close_command(app, session)
 
 
 @command("name", "Set the session display name")

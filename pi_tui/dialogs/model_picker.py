@@ -104,12 +104,11 @@ def picker_models(session: SessionPort) -> list[Any]:
     return models
 
 
-def open_model_picker(app: Any) -> None:
-    """Push the picker; the choice becomes the session's model (and the default with Ctrl+S)."""
-    session = app.session
-    if session is None:
-        return
-    picker = ModelPicker(picker_models(session), current=app.model_ref(), registry=session.model_registry)
+def open_model_picker(app: Any, session: SessionPort) -> None:
+    """Push the picker; the choice becomes ``session``'s model (and the default with Ctrl+S), the
+    session it was opened for even if another tab is shown by then."""
+    current = session.model.ref if session.model is not None else ""
+    picker = ModelPicker(picker_models(session), current=current, registry=session.model_registry)
 
     def chosen(choice: Any) -> None:
         if choice is None:

@@ -75,7 +75,8 @@ class AppActions(App[int], inherit_bindings=False):
     def action_select_model(self) -> None:
         from ..dialogs.model_picker import open_model_picker
 
-        open_model_picker(self)
+        if self.session is not None:  # the model of the tab shown when the key was pressed
+            open_model_picker(self, self.session)
 
     def action_cycle_model(self, direction: int) -> None:
         if self.session is not None:
@@ -159,4 +160,5 @@ class AppActions(App[int], inherit_bindings=False):
     async def action_session_open(self) -> None:
         from .open_flows import open_command
 
-        await open_command(self.host, "new")
+        if self.session is not None:  # the new tab is made from the one shown when the key was pressed
+            await open_command(self.host, self.session, "new")

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .bound import transcript_of
+
 if TYPE_CHECKING:
     from pi_runtime.frontend import SessionPort
 
@@ -18,11 +20,12 @@ if TYPE_CHECKING:
 OPEN_KINDS = ("new", "resume", "fork", "clone", "attach")
 
 
-async def open_command(app: PiHost, arg: str) -> None:
-    """``/open`` and its argument: what to open in the new tab."""
+async def open_command(app: PiHost, session: SessionPort, arg: str) -> None:
+    """``/open`` and its argument, typed in ``session``'s tab: what to open in the new tab (the
+    pickers list, and the new session is made from, ``session``)."""
     kind, *rest = arg.split() or ["new"]
     if kind not in OPEN_KINDS:
-        await app.transcript.add_notice(f"/open {kind}: expected one of {', '.join(OPEN_KINDS)}", "warning")
+        await transcript_of(app, session).add_notice(f"/open {kind}: expected one of {', '.join(OPEN_KINDS)}", "warning")
         return
     if kind == "attach":  # a session of this folder's pi serve (served_tabs.py)
         from .served_tabs import attach_served_tab
@@ -30,26 +33,20 @@ async def open_command(app: PiHost, arg: str) -> None:
         app.run_worker(attach_served_tab(app, rest[0] if rest else None), name="attach-session", group="sessions",
                        exit_on_error=False)
         return
-    session = app.session
-    if session is None:
-        return
     if kind == "resume":
-        _pick_to_resume(app)
+        _pick_to_resume(app, session)
     elif kind == "fork":
-        _pick_to_fork(app)
+        _pick_to_fork(app, session)
     elif kind == "clone" and session.session_manager.leaf_id is None:
         app.notify("Nothing to clone yet: the session is empty", timeout=3)
     else:
-        start_opening(app, kind)
+        start_opening(app, kind, source=session)
 
 
-def start_opening(app: PiHost, kind: str, *, path: str | None = None, entry_id: str | None = None,
-                  source: SessionPort | None = None) -> None:
+def start_opening(app: PiHost, kind: str, *, source: SessionPort, path: str | None = None,
+                  entry_id: str | None = None) -> None:
     """Build the session in a thread, then show it in a new tab. ``source``: the session it is
-    opened from (its folder, its file for a fork or clone); None: the shown one."""
-    source = source if source is not None else app.session
-    if source is None:
-        return
+    opened from (its folder, its file for a fork or clone)."""
     from ..sessions.served import is_served
 
     if is_served(source):  # the new session runs on the same pi serve, beside this one
@@ -79,11 +76,9 @@ def start_opening(app: PiHost, kind: str, *, path: str | None = None, entry_id: 
     app.run_worker(build_and_show(), name="open-session", group="sessions", exit_on_error=False)
 
 
-def _pick_to_resume(app: PiHost) -> None:
+def _pick_to_resume(app: PiHost, session: SessionPort) -> None:
     from ..sessions.session_picker import SessionPicker
 
-    session = app.session
-    assert session is not None
     manager = session.session_manager
     session_dir = manager.session_dir if getattr(manager, "persist", False) else None
     picker = SessionPicker(app.cwd, session_dir=session_dir, current_path=session.session_file, session=session)
@@ -98,11 +93,9 @@ def _pick_to_resume(app: PiHost) -> None:
     app.push_screen(picker, picked)
 
 
-def _pick_to_fork(app: PiHost) -> None:
+def _pick_to_fork(app: PiHost, session: SessionPort) -> None:
     from ..tree.fork_picker import ForkPicker
 
-    session = app.session
-    assert session is not None
     messages = session.get_fork_messages()
     if not messages:
         app.notify("No user messages to fork from yet", timeout=3)
@@ -115,12 +108,12 @@ def _pick_to_fork(app: PiHost) -> None:
     app.push_screen(ForkPicker(messages), chosen)
 
 
-async def close_command(app: PiHost) -> None:
-    """``/close``: end the shown session and show a neighbour (asks first if it is working)."""
+async def close_command(app: PiHost, session: SessionPort) -> None:
+    """``/close`` typed in ``session``'s tab: end it and show a neighbour (asks first if it is working)."""
     workspace = app.workspace
-    entry = workspace.active
+    entry = workspace.entry_for(session)
     if entry is None or len(workspace.sessions) < 2:
-        await app.transcript.add_notice("This is the only open session (/quit ends pi)", "warning")
+        await transcript_of(app, session).add_notice("This is the only open session (/quit ends pi)", "warning")
         return
     from ..sessions.served import is_served
 
