@@ -30,7 +30,7 @@ async def open_command(app: PiHost, session: SessionPort, arg: str) -> None:
     if kind == "attach":  # a session of this folder's pi serve (served_tabs.py)
         from .served_tabs import attach_served_tab
 
-        app.run_worker(attach_served_tab(app, rest[0] if rest else None), name="attach-session", group="sessions",
+        app.run_worker(attach_served_tab(app, session, rest[0] if rest else None), name="attach-session", group="sessions",
                        exit_on_error=False)
         return
     if kind == "resume":

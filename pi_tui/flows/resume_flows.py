@@ -40,16 +40,12 @@ class MissingFolderPrompt(PickList):
                          hint="↑↓ navigate · enter select · esc cancel", filterable=False, id="missing-folder-prompt")
 
 
-def resume_picked(app: PiHost, path: str, *, new_tab: bool, said: str | None = None,
-                  session: SessionPort | None = None) -> None:
+def resume_picked(app: PiHost, path: str, *, session: SessionPort, new_tab: bool, said: str | None = None) -> None:
     """Resume the session file ``path`` the picker returned (in a worker): in place of
-    ``session`` (``/resume``; the shown one when None), or in a new tab (``/open resume``). A file
+    ``session`` (``/resume``), or in a new tab (``/open resume``). A file
     another tab has open is that tab's (its session holds the file's lock): that tab is shown.
     ``said``: the status line once it is open (``/import``'s). What follows acts on ``session``
     even if another tab is shown meanwhile."""
-    session = session if session is not None else app.session
-    if session is None:
-        return
     for entry in app.workspace.sessions:
         if entry.session.session_file and str(entry.session.session_file) == str(path):
             if entry is not app.workspace.active:

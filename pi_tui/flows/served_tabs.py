@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from ..extension_ui.extension_host import bind_shortcuts, new_extension_ui, show_extension_ui
 
 if TYPE_CHECKING:
-    from pi_runtime.frontend import RemoteSession, Severity
+    from pi_runtime.frontend import RemoteSession, SessionPort, Severity
 
     from ..sessions.open_session import OpenSession
     from .host import PiHost, Tabs
@@ -68,14 +68,13 @@ async def open_served_tab(app: PiHost, source: RemoteSession, kind: str, *, path
     await app.workspace.open(session, editor_text=str(row.get("editorText") or ""))
 
 
-async def attach_served_tab(app: PiHost, ref: str | None) -> None:
-    """``/open attach [id]``: a session of the shown served tab's server (or of this folder's
-    ``pi serve``) that no tab shows yet, in a new tab; several: the user picks one."""
+async def attach_served_tab(app: PiHost, shown: SessionPort, ref: str | None) -> None:
+    """``/open attach [id]`` typed in ``shown``'s tab: a session of that served tab's server (or of
+    this folder's ``pi serve``) that no tab shows yet, in a new tab; several: the user picks one."""
     from pi_runtime.frontend import AttachChoiceError, NoServer, RemoteError, ServeClient, match_session
 
     from ..sessions.served import is_served
 
-    shown = app.session
     client = shown.client if is_served(shown) and not shown.client.closed.is_set() else None
     try:
         if client is None:

@@ -124,7 +124,7 @@ async def test_every_running_session_gets_a_tab_and_open_makes_new_ones_on_the_s
                     if getattr(getattr(e, "message", None), "role", "") == "user")
         from pi_tui.flows.open_flows import start_opening
 
-        start_opening(app, "fork", entry_id=user.id)
+        start_opening(app, "fork", entry_id=user.id, source=app.session)
         assert await until(pilot, lambda: len(app.workspace.sessions) == 4 and app.workspace.active.number == 4)
         assert app.editor.text == "a question to fork before"  # a fork gives the message back to edit
         assert len(viewer.ok({"type": "list_sessions"})["sessions"]) == 4
