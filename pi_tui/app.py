@@ -24,9 +24,7 @@ from textual.driver import Driver
 from textual.widgets import TextArea
 from textual.worker import Worker, WorkerState
 
-from pi_runtime.frontend import events as ev
-
-from .bridge import EVENT_BATCH_SECONDS, Bridge, KernelEvents
+from .bridge import Bridge, KernelEvents
 from .commands.commands import COMMANDS
 from .editor.completion_menu import CompletionMenu
 from .editor.key_hold import KeyHold
@@ -35,9 +33,11 @@ from .editor.typed_text import take_in_app
 from .flows.app_actions import AppActions
 from .flows.completion_controller import CompletionController
 from .flows.input_controller import InputController
+from .flows.key_routing import KeyRouting
 from .flows.pane_controller import TreePaneController
 from .flows.session_chrome import SessionChrome
-from .flows.session_start import show_start_help, start_session
+from .flows.session_start import start_session
+from .flows.shown_events import apply_events, show_session_notices
 from .flows.workspace import Workspace
 from .footer.footer_bar import FooterBar
 from .footer.header_bar import HeaderBar
@@ -47,8 +47,7 @@ from .queue.queue_pane import QueuePane
 from .sessions.session_tabs import SessionTabs
 from .terminal import escape_key, extended_keys, terminal_keys, typed_runs
 from .terminal.app_driver import driver_class_for
-from .terminal.key_sequences import PASTE_END, PASTE_START, events_for, sequence_for
-from .terminal.terminal_input import TerminalInput, editor_key
+from .terminal.terminal_input import TerminalInput
 from .terminal.textual_internals import whole_screen_render
 from .terminal.typed_runs import TypedRun
 from .terminal.window_title import show_window_title
@@ -118,9 +117,11 @@ class PiApp(AppActions, inherit_bindings=False):
         self.last_input_at = 0.0
         """``time.perf_counter()`` of the last key or paste (streaming frames yield to it)."""
         self.extension_keys: dict[str, str] = {}
+        """Textual key -> the key (Pi's syntax) an extension registered a shortcut for."""
         self.terminal_input = TerminalInput(report=self._report_listener_failure)
         """Extensions' ``ctx.ui.on_terminal_input`` listeners (they see keys before anything else)."""
-        """Textual key -> the key (Pi's syntax) an extension registered a shortcut for."""
+        self.key_routing = KeyRouting(self.host, lambda: self.terminal_input, super().on_event)
+        """Where a key goes before the bindings (``flows/key_routing.py``)."""
         self.extension_ui: AppExtensionUI | None = None
         """The shown session's extensions' ``ctx.ui`` (each open session has its own)."""
         self.extension_areas: ExtensionAreas | None = None
@@ -178,51 +179,13 @@ class PiApp(AppActions, inherit_bindings=False):
             self.last_input_at = time.perf_counter()
             await take_in_app(self, event)
             return
-        if isinstance(event, (events.Key, events.Paste)):
-            self.last_input_at = time.perf_counter()
-            if not event.is_forwarded and self.key_hold.keep(event):
-                return
-            if not event.is_forwarded and self.terminal_input.active:
-                raw = sequence_for(event) if isinstance(event, events.Key) else PASTE_START + event.text + PASTE_END
-                data = self.terminal_input.dispatch(raw)
-                if data != raw:
-                    # An extension's listener swallowed or rewrote the input: the original goes no
-                    # further, and what it wrote instead arrives as the keys (or paste) it encodes.
-                    event.stop()
-                    event.prevent_default()
-                    for replacement in events_for(data or ""):
-                        await self._take_input(replacement)
-                    return
-        await self._take_input(event)
+        await self.key_routing.take(event)
 
     def _report_listener_failure(self, path: str, message: str) -> None:
         """A terminal input listener's failure, shown as any extension's error is (event ``ui``)."""
         runner = self.session.extension_runner if self.session is not None else None
         if runner is not None:
             runner.reporter.report_soon(path, "ui", message)
-
-    async def _take_input(self, event: events.Event) -> None:
-        """Input past the terminal listeners: an extension's editor, then its shortcuts, then Textual."""
-        if (isinstance(event, events.Key) and not event.is_forwarded and self.focused is self.editor
-                and self.editor.handle_input(editor_key(event))):
-            # An extension's editor (CustomEditor.handle_input) took the key before the app's keys.
-            event.stop()
-            event.prevent_default()
-            return
-        if isinstance(event, events.Key) and event.key in self.extension_keys and len(self.screen_stack) == 1:
-            # An extension's shortcut (pi.registerShortcut) comes before every other binding.
-            event.stop()
-            event.prevent_default()
-            self.run_worker(self._run_shortcut(self.extension_keys[event.key]), name="extension-shortcut",
-                            group="extensions", exit_on_error=False)
-            return
-        if (isinstance(event, events.Key) and len(self.screen_stack) == 1
-                and self.tree_pane.takes_key(event.key, event.character, event.is_printable)):
-            # The focused tree pane reads its keys (/tree's filters are main-view keys elsewhere).
-            event.stop()
-            event.prevent_default()
-            return
-        await super().on_event(event)
 
     def export_screenshot(self, *, title: str | None = None, simplify: bool = False) -> str:
         """Textual's SVG screenshot, in a terminal whose background is the theme's page colour
@@ -248,15 +211,6 @@ class PiApp(AppActions, inherit_bindings=False):
         if contain_extension_error(self, error):
             return
         super()._handle_exception(error)
-
-    async def _run_shortcut(self, key: str) -> None:
-        from .sessions.served import is_served
-
-        runner = self.session.extension_runner if self.session is not None else None
-        if runner is not None:
-            await runner.run_shortcut(key)
-        elif is_served(self.session):
-            await self.session.run_shortcut(key)  # the extension runs in pi serve
 
     def compose(self) -> ComposeResult:
         self.header_bar = HeaderBar(version=self.version, cwd=self.cwd, id="header")
@@ -338,14 +292,6 @@ class PiApp(AppActions, inherit_bindings=False):
         """Captured stdout: an extension's OSC escapes (notifications) go on to the terminal."""
         self.terminal_passthrough.feed(event.text)
 
-    def _show_session_notices(self) -> None:
-        """Lines skipped when the session file was loaded, saves that failed or work again."""
-        if self.session is None:
-            return
-        for notice in self.session.take_session_notices():
-            failed = notice.startswith("Could not save")
-            self.notify(notice, severity="error" if failed else "warning", timeout=12 if failed else 8)
-
     def _apply_editor_keys(self) -> None:
         actions: dict[str, str] = {}
         for action_id, action in (("tui.input.submit", "submit"), ("tui.input.newLine", "newline"),
@@ -406,7 +352,7 @@ class PiApp(AppActions, inherit_bindings=False):
         self.workspace.adopt_first(session, bridge, self.transcript)
         self.chrome.show(session)
         show_window_title(self)
-        self._show_session_notices()
+        show_session_notices(self.host)
         await self.transcript.load_messages(session.messages)
         # Extensions start in a worker, never in this message handler: a session_start handler
         # that asks something (ctx.ui.select) needs the app's loop free to take the keys.
@@ -450,43 +396,7 @@ class PiApp(AppActions, inherit_bindings=False):
         return result
 
     async def on_kernel_events(self, message: KernelEvents) -> None:
-        if await self.workspace.route(message.bridge) is None:
-            return  # a background session's events: its transcript and tab took them
-        for event in message.bridge.drain(budget=EVENT_BATCH_SECONDS):
-            await self._apply_kernel_event(event)
-        if self.session is not None:
-            self.chrome.settle(self.session)
-        self.tree_pane.sync()
-        if self.extension_ui is not None:
-            # Pi draws an extension's footer/header/widgets on every repaint, so they read the
-            # session as it is now; Textual only redraws a widget that asks. Redraw them with pi's chrome.
-            self.extension_ui.refresh_components()
-
-    async def _apply_kernel_event(self, event: ev.SessionEvent) -> None:
-        await self.transcript.handle(event)
-        session = self.session
-        assert session is not None  # the bridge exists only once a session is attached
-        self.chrome.apply(event, session)
-        match event:
-            case ev.SessionInfoChangedEvent():
-                show_window_title(self)
-            case ev.SessionChangedEvent(reason=reason):
-                show_window_title(self)
-                self.tree_pane.session_changed(reason)
-                await show_start_help(self, session)
-                self._show_session_notices()  # e.g. lines skipped in the file switched to
-            case ev.AgentStartEvent():
-                self.transcript.set_streaming(True)
-            case ev.AgentSettledEvent():
-                self.transcript.set_streaming(False)
-                self._show_session_notices()
-                if self.extension_ui is not None and self.extension_ui.footer_data is not None:
-                    self.extension_ui.footer_data.check_branch()  # the run may have switched branches
-            case ev.MessageEndEvent():
-                self._show_session_notices()  # a save that failed is said at once
-            case _:
-                pass
-        self.workspace.note_shown(event)
+        await apply_events(self.host, message.bridge)
 
     def model_ref(self) -> str:
         """``provider/id`` of the model in use ("" before there is one)."""
