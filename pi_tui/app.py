@@ -24,7 +24,7 @@ from textual.driver import Driver
 from textual.widgets import TextArea
 from textual.worker import Worker, WorkerState
 
-from .bridge import Bridge, KernelEvents
+from .bridge import EVENT_BATCH_SECONDS, Bridge, KernelEvents
 from .commands.commands import COMMANDS
 from .editor.completion_menu import CompletionMenu
 from .editor.key_hold import KeyHold
@@ -396,7 +396,7 @@ class PiApp(AppActions, inherit_bindings=False):
         return result
 
     async def on_kernel_events(self, message: KernelEvents) -> None:
-        await apply_events(self.host, message.bridge)
+        await apply_events(self.host, message.bridge, EVENT_BATCH_SECONDS)
 
     def model_ref(self) -> str:
         """``provider/id`` of the model in use ("" before there is one)."""

@@ -8,24 +8,30 @@ the session on screen.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Protocol
 
 from pi_runtime.frontend import events as ev
 
-from ..bridge import EVENT_BATCH_SECONDS
 from ..terminal.window_title import show_window_title
 from .session_start import show_start_help
 
 if TYPE_CHECKING:
-    from ..bridge import Bridge
     from .host import PiHost
 
 
-async def apply_events(app: PiHost, bridge: Bridge) -> None:
-    """Apply what ``bridge`` has waiting (for at most one batch's time)."""
+class EventQueue(Protocol):
+    """A session's waiting events (``Bridge``)."""
+
+    def drain(self, budget: float | None = None) -> Iterator[ev.SessionEvent]: ...
+
+
+async def apply_events(app: PiHost, bridge: EventQueue, budget: float) -> None:
+    """Apply what ``bridge`` has waiting, for at most ``budget`` seconds (the rest comes in the
+    bridge's next message)."""
     if await app.workspace.route(bridge) is None:
         return  # a background session's events: its transcript and tab took them
-    for event in bridge.drain(budget=EVENT_BATCH_SECONDS):
+    for event in bridge.drain(budget=budget):
         await _apply(app, event)
     if app.session is not None:
         app.chrome.settle(app.session)
