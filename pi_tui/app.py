@@ -31,6 +31,7 @@ from .editor.key_hold import KeyHold
 from .editor.prompt_editor import PromptEditor
 from .editor.typed_text import take_in_app
 from .flows.app_actions import AppActions
+from .flows.app_settings import apply_display_settings, apply_editor_keys, reload_resources, use_session_themes
 from .flows.completion_controller import CompletionController
 from .flows.input_controller import InputController
 from .flows.key_routing import KeyRouting
@@ -245,7 +246,7 @@ class PiApp(AppActions, inherit_bindings=False):
         self.begin_capture_print(self, stdout=True, stderr=False)
         self.set_keymap(self.keymap.textual_keymap())
         self.jump_hint.key = self.keymap.first_key("tui.altScreen.bottom")
-        self._apply_editor_keys()
+        apply_editor_keys(self)
         self.theme_changed_signal.subscribe(self, lambda _theme: self._push_colors())
         # Back from Ctrl+Z (fg): the terminal shows the shell's screen until everything is drawn
         # again; Textual only draws what changes, so nothing came back until the next message.
@@ -292,18 +293,6 @@ class PiApp(AppActions, inherit_bindings=False):
         """Captured stdout: an extension's OSC escapes (notifications) go on to the terminal."""
         self.terminal_passthrough.feed(event.text)
 
-    def _apply_editor_keys(self) -> None:
-        actions: dict[str, str] = {}
-        for action_id, action in (("tui.input.submit", "submit"), ("tui.input.newLine", "newline"),
-                                  ("app.message.followUp", "followUp"), ("tui.input.tab", "tab")):
-            for key in self.keymap.keys(action_id):
-                actions[key] = action
-        # Both editors: pi's, hidden behind an extension's, must have the keys when it comes back.
-        self.editor.key_actions = actions
-        self.default_editor.key_actions = dict(actions)
-        self.queue_view.restore_key = self.keymap.first_key("app.message.dequeue") or "—"
-        self.queue_view.focus_key = self.keymap.first_key("pi.queue.focus") or "—"
-
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         worker = event.worker
         if worker.name == "build-session":
@@ -325,27 +314,7 @@ class PiApp(AppActions, inherit_bindings=False):
         self._first_session = session
         self.transcript.session = session
         self.cwd = session.cwd or self.cwd
-        from pi_runtime.frontend import typed_settings
-
-        self.themes.save_choice = lambda name: session.settings.set("theme", name)
-        if session.settings.project_trusted:
-            # A stranger's clone does not get its theme files read: only a trusted project's.
-            self.themes.set_folders([self.agent_dir / "themes", Path(self.cwd) / ".pi" / "themes"])
-        args = self.command_line
-        if args is not None:  # --theme paths, --no-themes
-            self.themes.cli_paths = [Path(self.cwd) / Path(p).expanduser() for p in getattr(args, "themes", [])]
-            self.themes.discover = not getattr(args, "no_themes", False)
-        theme_paths = getattr(getattr(session, "resources", None), "theme_paths", None)
-        if theme_paths is not None:
-            # Packages' themes (and extensions' themePaths) are the session's to know.
-            self.themes.more_paths = theme_paths
-        self.themes.load()
-        self.apply_display_settings()
-        if typed_settings(session.settings).hide_thinking_block:
-            self.transcript.set_thinking_collapsed(True)
-        settings_theme = self._settings_theme()
-        if settings_theme:
-            self.themes.apply(settings_theme)
+        use_session_themes(self, session)
         bridge = Bridge(session, self)
         self.transcript.messages_when = bridge.messages_when
         bridge.start()
@@ -363,30 +332,9 @@ class PiApp(AppActions, inherit_bindings=False):
         self.start_notices.extend((problem, "warning") for problem in startup_problems(session))
         self.run_worker(start_session(self, session), name="start-session", group="session", exit_on_error=False)
 
-    def _settings_theme(self) -> str | None:
-        """The theme to show: ``--use-theme`` for this run, else the settings' (``system`` when
-        none, as Pi: light or dark as the terminal is; a ``light/dark`` pair picks by it too)."""
-        from pi_runtime.frontend import typed_settings
-
-        from .theme.theme import resolve_theme_setting
-
-        if self.session is None:
-            return None
-        chosen = getattr(self.command_line, "use_theme", None) or typed_settings(self.session.settings).theme
-        return resolve_theme_setting(str(chosen) if chosen else "system")
-
     def apply_display_settings(self) -> None:
         """Padding, menu height, scrollbar and folded thinking from the settings (start, /settings)."""
-        if self.session is None:
-            return
-        from pi_runtime.frontend import typed_settings
-
-        settings = typed_settings(self.session.settings)
-        self.editor.styles.padding = (0, 1 + int(settings.editor_padding_x))
-        self.transcript.set_class(settings.output_pad == 0, "-pad-0")
-        self.menu.styles.max_height = int(settings.autocomplete_max_visible) + 2  # and its border
-        self.transcript.scrollbar_mode = settings.fullscreen_scrollbar
-        self.transcript.set_streaming(self.session.is_streaming)  # applies the scrollbar mode
+        apply_display_settings(self)
 
     # ------------------------------------------------------------------ kernel events
 
@@ -439,29 +387,7 @@ class PiApp(AppActions, inherit_bindings=False):
 
     async def reload_resources(self) -> None:
         """``/reload``: settings, keybindings, themes and resources from disk again."""
-        if self.session is not None:
-            self.session.reload_settings()  # first: what follows reads them
-        self.keymap = load_keymap(self.agent_dir / "keybindings.json")
-        self.set_keymap(self.keymap.textual_keymap())
-        self._apply_editor_keys()
-        self.themes.load()
-        self.themes.apply(self._settings_theme() or self.themes.wanted, force=True)
-        if self.session is not None:
-            from pi_runtime.frontend import typed_settings
-
-            self.apply_display_settings()
-            self.transcript.set_thinking_collapsed(bool(typed_settings(self.session.settings).hide_thinking_block))
-        resources = getattr(self.session, "resources", None)
-        if resources is not None and hasattr(resources, "reload"):
-            resources.reload()
-        if self.session is not None:
-            self.chrome.refresh_resources(self.session)
-            self.chrome.refresh_stats(self.session)  # "(auto)" follows compaction.enabled
-        problems = self.keymap.problems + self.themes.errors
-        for problem in problems:
-            self.notify(problem, severity="warning", timeout=8)
-        await self.transcript.add_notice("Reloaded settings, keybindings, themes and resources" +
-                                         (f" ({len(problems)} problem(s))" if problems else ""))
+        await reload_resources(self)
 
     # ------------------------------------------------------------------ editor messages
 
