@@ -39,6 +39,7 @@ from .flows.pane_controller import TreePaneController
 from .flows.session_chrome import SessionChrome
 from .flows.session_start import start_session
 from .flows.shown_events import apply_events, show_session_notices
+from .flows.theme_colors import ThemeColors
 from .flows.workspace import Workspace
 from .footer.footer_bar import FooterBar
 from .footer.header_bar import HeaderBar
@@ -49,7 +50,6 @@ from .sessions.session_tabs import SessionTabs
 from .terminal import escape_key, extended_keys, terminal_keys, typed_runs
 from .terminal.app_driver import driver_class_for
 from .terminal.terminal_input import TerminalInput
-from .terminal.textual_internals import whole_screen_render
 from .terminal.typed_runs import TypedRun
 from .terminal.window_title import show_window_title
 from .theme.theme_service import ThemeService, theme_variable_defaults
@@ -136,7 +136,8 @@ class PiApp(AppActions, inherit_bindings=False):
         """Lines typed (with Enter) while pi started, before the app read the terminal."""
         self.typeahead_partial = ""
         """Text typed after the last of those lines (it starts the editor)."""
-        self._markdown_theme_pushed = False
+        self.theme_colors = ThemeColors(self)
+        """The theme's colours where CSS does not reach (``flows/theme_colors.py``)."""
         self.tmux_checked = False
         """Whether tmux's extended-keys setting was looked at (once per app)."""
         self.start_notices: list[tuple[str, str]] = []
@@ -191,17 +192,9 @@ class PiApp(AppActions, inherit_bindings=False):
     def export_screenshot(self, *, title: str | None = None, simplify: bool = False) -> str:
         """Textual's SVG screenshot, in a terminal whose background is the theme's page colour
         (pi draws on the terminal's own background; see ``theme/screenshot_terminal.py``)."""
-        import io
+        from .theme.screenshot_terminal import export_svg
 
-        from rich.console import Console
-
-        from .theme.screenshot_terminal import screenshot_terminal
-
-        width, height = self.size
-        console = Console(width=width, height=height, file=io.StringIO(), force_terminal=True,
-                          color_system="truecolor", record=True, legacy_windows=False, safe_box=False)
-        console.print(whole_screen_render(self, simplify))
-        return console.export_svg(title=title or self.title, theme=screenshot_terminal(self))
+        return export_svg(self, title or self.title, simplify)
 
     def _handle_exception(self, error: Exception) -> None:
         # Textual's private hook (terminal/textual_internals.py checks it is still called) for an
@@ -247,11 +240,11 @@ class PiApp(AppActions, inherit_bindings=False):
         self.set_keymap(self.keymap.textual_keymap())
         self.jump_hint.key = self.keymap.first_key("tui.altScreen.bottom")
         apply_editor_keys(self)
-        self.theme_changed_signal.subscribe(self, lambda _theme: self._push_colors())
+        self.theme_changed_signal.subscribe(self, lambda _theme: self.theme_colors.push())
         # Back from Ctrl+Z (fg): the terminal shows the shell's screen until everything is drawn
         # again; Textual only draws what changes, so nothing came back until the next message.
         self.app_resume_signal.subscribe(self, lambda _app: self.repaint_all())
-        self._push_colors()
+        self.theme_colors.push()
         if self.static:
             self.editor.cursor_blink = False
         self.editor.focus()
@@ -370,20 +363,6 @@ class PiApp(AppActions, inherit_bindings=False):
     def refresh_theme(self) -> None:
         """Re-apply the current theme's colours (same name, edited file)."""
         self.mutate_reactive(App.theme)
-
-    def _push_colors(self) -> None:
-        from .transcript.markdown_render import markdown_theme, set_code_theme
-
-        self.themes.colors_applied()
-        v = self.theme_variables
-        if self._markdown_theme_pushed:
-            self.console.pop_theme()
-        self.console.push_theme(markdown_theme(v))
-        self._markdown_theme_pushed = True
-        set_code_theme("monokai" if self.current_theme.dark else "friendly")
-        colors = {k: v.get(f"pi-{k}", "") for k in ("muted", "dim", "accent", "success", "warning", "error")}
-        self.footer_bar.set_palette(colors)
-        self.header_bar.set_palette(colors)
 
     async def reload_resources(self) -> None:
         """``/reload``: settings, keybindings, themes and resources from disk again."""

@@ -21,3 +21,18 @@ def screenshot_terminal(app: Any) -> TerminalTheme:
     background = Color.parse(theme.background or "#000000").rgb
     foreground = Color.parse(theme.foreground or "#ffffff").rgb
     return TerminalTheme(background, foreground, colors[:8], colors[8:])
+
+
+def export_svg(app: Any, title: str, simplify: bool) -> str:
+    """The whole screen of ``app`` as SVG, drawn in ``screenshot_terminal``'s colours."""
+    import io
+
+    from rich.console import Console
+
+    from ..terminal.textual_internals import whole_screen_render
+
+    width, height = app.size
+    console = Console(width=width, height=height, file=io.StringIO(), force_terminal=True,
+                      color_system="truecolor", record=True, legacy_windows=False, safe_box=False)
+    console.print(whole_screen_render(app, simplify))
+    return console.export_svg(title=title, theme=screenshot_terminal(app))
