@@ -1,12 +1,12 @@
-"""``PiApp``: the full-screen app. Layout, theme, and the glue between widgets and the kernel
-(the key table, Pi's ids, is ``keys/key_table.py``; what the keys do, ``flows/app_actions.py``;
-what follows a session's attach, ``flows/session_start.py``).
+"""``PiApp``: the full-screen app. Layout, and the glue between widgets and the kernel (the key
+table, Pi's ids, is ``keys/key_table.py``; what the keys do, ``flows/app_actions.py``; where a key
+goes first, ``flows/key_routing.py``; what follows a session's attach, ``flows/session_start.py``;
+the shown session's events, ``flows/shown_events.py``; what settings do, ``flows/app_settings.py``).
 
-The app receives kernel events only through ``Bridge`` (``on_kernel_events``) and talks to
-the kernel only through its ``SessionPort``, in named workers (``exit_on_error=False``) so a
-failing call becomes an inline notice. The app composes parts that own their state: the
-input controller (what is sent, Esc and the quit keys), completion, and the theme service;
-slash commands are declared once in ``commands.py``.
+The app receives kernel events only through ``Bridge`` (``on_kernel_events``) and talks to the
+kernel only through ``SessionPort``, in named workers (``exit_on_error=False``). ``session``,
+``transcript`` and ``bridge`` are the workspace's shown tab's, read-only; slash commands are
+declared once in ``commands.py`` and get the session they were typed in.
 """
 
 from __future__ import annotations
@@ -119,10 +119,10 @@ class PiApp(AppActions, inherit_bindings=False):
         """``time.perf_counter()`` of the last key or paste (streaming frames yield to it)."""
         self.extension_keys: dict[str, str] = {}
         """Textual key -> the key (Pi's syntax) an extension registered a shortcut for."""
-        self.terminal_input = TerminalInput(report=self._report_listener_failure)
-        """Extensions' ``ctx.ui.on_terminal_input`` listeners (they see keys before anything else)."""
         self.key_routing = KeyRouting(self.host, lambda: self.terminal_input, super().on_event)
         """Where a key goes before the bindings (``flows/key_routing.py``)."""
+        self.terminal_input: TerminalInput = TerminalInput(report=self.key_routing.report_listener_failure)
+        """Extensions' ``ctx.ui.on_terminal_input`` listeners (they see keys before anything else)."""
         self.extension_ui: AppExtensionUI | None = None
         """The shown session's extensions' ``ctx.ui`` (each open session has its own)."""
         self.extension_areas: ExtensionAreas | None = None
@@ -182,12 +182,6 @@ class PiApp(AppActions, inherit_bindings=False):
             await take_in_app(self, event)
             return
         await self.key_routing.take(event)
-
-    def _report_listener_failure(self, path: str, message: str) -> None:
-        """A terminal input listener's failure, shown as any extension's error is (event ``ui``)."""
-        runner = self.session.extension_runner if self.session is not None else None
-        if runner is not None:
-            runner.reporter.report_soon(path, "ui", message)
 
     def export_screenshot(self, *, title: str | None = None, simplify: bool = False) -> str:
         """Textual's SVG screenshot, in a terminal whose background is the theme's page colour
@@ -272,11 +266,9 @@ class PiApp(AppActions, inherit_bindings=False):
     def request_render(self, force: bool = False) -> None:
         """Draw extensions' components of Pi's shape again (Pi's ``tui.requestRender()``, for the
         components a factory built with this app as its ``tui``)."""
-        from .extension_ui.component_lines_view import ComponentLinesView
+        from .extension_ui.component_lines_view import redraw_component_views
 
-        for screen in self.screen_stack:
-            for view in screen.query(ComponentLinesView):
-                view.refresh(layout=True)
+        redraw_component_views(self.screen_stack)
 
     def on_end_out_of_sight(self, message: EndOutOfSight) -> None:
         if message.transcript is self.transcript:  # not a hidden tab's, nor the tree's preview

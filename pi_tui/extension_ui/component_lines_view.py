@@ -8,7 +8,7 @@ component), sends every key typed into it, Esc included: the component decides w
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Protocol
 
 from rich.text import Text
@@ -79,3 +79,10 @@ class ComponentLinesView(Widget):
         event.stop()
         event.prevent_default()
         self.component.key(editor_key(event))
+
+
+def redraw_component_views(screens: Iterable[Widget]) -> None:
+    """Draw every ``ComponentLinesView`` on ``screens`` again (Pi's ``tui.requestRender()``)."""
+    for screen in screens:
+        for view in screen.query(ComponentLinesView):
+            view.refresh(layout=True)

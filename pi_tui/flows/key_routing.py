@@ -80,6 +80,13 @@ class KeyRouting:
             return
         await self._pass_on(event)
 
+    def report_listener_failure(self, path: str, message: str) -> None:
+        """A terminal input listener's failure, shown as any extension's error is (event ``ui``)."""
+        session = self._app.session
+        runner = session.extension_runner if session is not None else None
+        if runner is not None:
+            runner.reporter.report_soon(path, "ui", message)
+
     async def _run_shortcut(self, key: str) -> None:
         from ..sessions.served import is_served
 
