@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from pi_runtime.ai.env_keys import env_var_names as env_var_names
     from pi_runtime.ai.env_keys import suggested_env_var as suggested_env_var
     from pi_runtime.ai.stream import prepare_requests as prepare_requests
+    from pi_runtime.auth_methods import LoginOption as LoginOption
     from pi_runtime.auth_methods import device_id_getter as device_id_getter
     from pi_runtime.auth_methods import login_options as login_options
     from pi_runtime.auth_methods import matching_options as matching_options

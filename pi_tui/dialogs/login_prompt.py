@@ -28,7 +28,10 @@ from .pick_list import PickItem, PickList
 from .text_prompt import DIALOG_CSS
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from pi_runtime.frontend import SessionPort
+    from pi_runtime.frontend.app_support import LoginOption
 
 ACCOUNT, API_KEY = "Sign in with an account", "Sign in with an API key"
 
@@ -88,7 +91,7 @@ def auth_storage(app: Any, session: SessionPort) -> Any:
     return AuthStorage(Path(app.agent_dir) / "auth.json")
 
 
-def _options(session: SessionPort, auth_type: str | None = None) -> list[Any]:
+def _options(session: SessionPort, auth_type: str | None = None) -> list[LoginOption]:
     from pi_runtime.frontend.app_support import login_options
 
     return login_options(session.model_registry, auth_type)  # type: ignore[arg-type]
@@ -101,7 +104,7 @@ def palette(app: Any) -> dict[str, str]:
             (("muted", "grey50"), ("success", "green"), ("warning", "yellow"))}
 
 
-def option_row(option: Any, show_kind: bool, colors: dict[str, str] | None = None) -> Text:
+def option_row(option: LoginOption, show_kind: bool, colors: dict[str, str] | None = None) -> Text:
     """``Anthropic ✦ [subscription] ✓ configured`` (the marker for Radius and OpenRouter)."""
     colors = colors or {"muted": "grey50", "success": "green", "warning": "yellow"}
     label = Text()
@@ -136,7 +139,7 @@ def open_login(app: Any, session: SessionPort, arg: str) -> None:
         _choose_provider(app, session, None, arg)
 
 
-def _choose_way(app: Any, session: SessionPort, for_provider: list[Any] | None) -> None:
+def _choose_way(app: Any, session: SessionPort, for_provider: list[LoginOption] | None) -> None:
     """How to sign in: the account or the key (of one provider, or then a provider), or Radius."""
     radius = None if for_provider else next((o for o in _options(session, "oauth") if o.provider == "radius"), None)
     account = next((o for o in for_provider or [] if o.auth_type == "oauth"), None)
@@ -197,7 +200,7 @@ def _prefill(picker: PickList, text: str) -> None:
         picker.query_one("#picker-filter", Input).value = text
 
 
-def _start(app: Any, session: SessionPort, option: Any, back: Any) -> None:
+def _start(app: Any, session: SessionPort, option: LoginOption, back: Callable[[], None] | None) -> None:
     """Sign in to ``option``'s provider its way; ``back`` reopens the step before on Esc."""
     if option.auth_type == "oauth":
         _account_login(app, session, option, back)
@@ -205,7 +208,7 @@ def _start(app: Any, session: SessionPort, option: Any, back: Any) -> None:
         _ask_key(app, session, option, back)
 
 
-def _ask_key(app: Any, session: SessionPort, option: Any, back: Any) -> None:
+def _ask_key(app: Any, session: SessionPort, option: LoginOption, back: Callable[[], None] | None) -> None:
     from pi_runtime.frontend.app_support import env_var_names, suggested_env_var
 
     auth = auth_storage(app, session)
@@ -231,7 +234,7 @@ def _ask_key(app: Any, session: SessionPort, option: Any, back: Any) -> None:
     app.push_screen(ApiKeyPrompt(option.provider, option.name, names, option.method), entered)
 
 
-def _account_login(app: Any, session: SessionPort, option: Any, back: Any) -> None:
+def _account_login(app: Any, session: SessionPort, option: LoginOption, back: Callable[[], None] | None) -> None:
     from .oauth_login import OAuthLoginScreen
 
     registry = session.model_registry
@@ -249,7 +252,7 @@ def _account_login(app: Any, session: SessionPort, option: Any, back: Any) -> No
     app.push_screen(OAuthLoginScreen(option.provider, option.name, registry, done, agent_dir=app.agent_dir))
 
 
-def _offer_radius_mcp(app: Any, session: SessionPort, option: Any) -> None:
+def _offer_radius_mcp(app: Any, session: SessionPort, option: LoginOption) -> None:
     """Ask whether the global Radius MCP server should use this login (``pi auth login`` does it unasked)."""
     import os
 
