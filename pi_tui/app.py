@@ -58,6 +58,7 @@ from .transcript.transcript import Transcript
 
 if TYPE_CHECKING:
     from pi_runtime.frontend import SessionPort
+    from pi_runtime.frontend.app_support import CliArgs
 
     from .extension_ui.extension_area import ExtensionAreas
     from .extension_ui.extension_ui import AppExtensionUI
@@ -129,7 +130,7 @@ class PiApp(AppActions, inherit_bindings=False):
         """Where extensions' statuses and widget lines are drawn (mounted with the first ``ctx.ui``)."""
         self.initial_prompt: str | None = None
         """Sent once the session is attached (``pi "message"``)."""
-        self.command_line: Any = None
+        self.command_line: CliArgs | None = None
         """The ``pi`` command line (``CliArgs``) the first session was built from, as given: a
         session resumed from another folder is built from it again there (None: the defaults)."""
         self.typeahead_lines: list[str] = []

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from ..keys.keymap import load_keymap
 
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
 
     from pi_runtime.frontend import SessionPort
+    from pi_runtime.frontend.app_support import CliArgs
 
     from ..editor.completion_menu import CompletionMenu
     from ..editor.prompt_editor import PromptEditor
@@ -34,7 +35,7 @@ class SettingsHost(Protocol):
     def session(self) -> SessionPort | None: ...
     @property
     def transcript(self) -> Transcript: ...
-    command_line: Any
+    command_line: CliArgs | None
     """The ``pi`` command line (``--use-theme``, ``--theme``, ``--no-themes``); None: the defaults."""
     agent_dir: Path
     cwd: str

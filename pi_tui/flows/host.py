@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, overload
 
 if TYPE_CHECKING:
+    from textual import events
     from textual.css.query import DOMQuery
     from textual.notifications import SeverityLevel
     from textual.screen import Screen, ScreenResultCallbackType
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 
     from pi_runtime.frontend import SessionPort
     from pi_runtime.frontend import events as ev
+    from pi_runtime.frontend.app_support import CliArgs
 
     from ..editor.completion_menu import CompletionMenu
     from ..editor.prompt_editor import PromptEditor
@@ -54,7 +56,7 @@ class Tabs(Protocol):
     @property
     def busy(self) -> list[OpenSession]:
         """Sessions still working (closing them asks first)."""
-    def entry_for(self, session: Any) -> OpenSession | None: ...
+    def entry_for(self, session: object) -> OpenSession | None: ...
     async def open(self, session: SessionPort, *, editor_text: str = "") -> OpenSession: ...
     async def show(self, entry: OpenSession) -> None: ...
     async def replace(self, entry: OpenSession, session: SessionPort) -> OpenSession: ...
@@ -122,7 +124,7 @@ class HeldKeys(Protocol):
     @property
     def holding(self) -> bool: ...
     def release_after_refresh(self) -> None: ...
-    def keep(self, event: Any) -> bool:
+    def keep(self, event: events.Event) -> bool:
         """Keep ``event`` if keys are held (True: the caller drops it)."""
 
 
@@ -135,7 +137,7 @@ class PiHost(Protocol):
         """The shown session (read-only: the workspace's shown tab decides)."""
     agent_dir: Path
     cwd: str
-    command_line: Any
+    command_line: CliArgs | None
     """The ``pi`` command line (``CliArgs``) the first session was built from; None: the defaults."""
     keymap: Keymap
     @property

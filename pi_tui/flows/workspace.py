@@ -13,7 +13,7 @@ tab only, never to the header, footer or queue, which mirror the shown session.
 from __future__ import annotations
 
 import copy
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pi_runtime.frontend import events as ev
 
@@ -52,7 +52,8 @@ class Workspace:
                 return entry
         return None
 
-    def entry_for(self, session: Any) -> OpenSession | None:
+    def entry_for(self, session: object) -> OpenSession | None:
+        """The open session (tab) showing ``session``, if any."""
         for entry in self.sessions:
             if entry.session is session:
                 return entry
