@@ -132,7 +132,7 @@ class ToolBox(Widget):
         self.set_class(False, "pending", update=False)
         self.set_class(is_error, "error", update=False)
         self.set_class(not is_error, "success", update=False)
-        if self.classes != before:
+        if self.classes != before and self.is_attached:  # a box not mounted yet is styled when it is
             self.update_node_styles()
         self.refresh(layout=True)
 

@@ -103,3 +103,17 @@ async def test_a_finished_box_takes_the_colour_of_its_outcome_at_once(provider, 
         assert box.styles.background == Color.parse(variables["pi-tool-error-bg"])
         box.set_result([], None, False)
         assert box.styles.background == Color.parse(variables["pi-tool-success-bg"])
+
+
+async def test_a_box_given_its_result_before_it_is_mounted_is_styled_once_mounted(provider, workdir):
+    # History is drawn that way (the result set, then the box mounted); the restyle is left to the mount.
+    from textual.color import Color
+
+    session = make_session(provider, workdir)
+    app = create_app(session, static=True)
+    async with app.run_test(size=(100, 40)) as pilot:
+        box = ToolBox("call_old", "read", {"path": "gone.txt"})
+        box.set_result([], None, True)
+        await app.transcript.mount(box)
+        await pilot.pause()
+        assert box.styles.background == Color.parse(app.theme_variables["pi-tool-error-bg"])
