@@ -18,6 +18,8 @@ in progress in it (its answer held at a gate). Then:
    Goal: within 5 ms.
 3. first answer: prompt to first text delta, a local ``AgentSession`` in this process against the same
    loopback server vs the same prompt through the server (``RemoteSession``). Goal: no slower.
+   And from a new process's start: ``pi --mode rpc`` (a local session) vs ``pi attach --new --mode
+   rpc`` (a session the server opens), each sent a prompt at once, until the first text delta.
 
 Run: ``.venv/bin/python bench/serve_attach.py [--messages 20000] [--runs 7] [--app-runs 5]``. Give ``uptime``
 with the figures.
@@ -264,6 +266,40 @@ async def _first_answer(sock: Path, loopback: LoopbackServer, runs: int) -> dict
     return {name: statistics.median(values) for name, values in figures.items()}
 
 
+def _first_answer_from_start(env: dict[str, str], cwd: Path, loopback: LoopbackServer, runs: int) -> dict[str, float]:
+    """A new ``pi`` process's first answer, from its start to its first text delta: a local session
+    (``pi --mode rpc``) against one the server opens (``pi attach --new --mode rpc``), alternated."""
+    app_env = {k: v for k, v in env.items() if k != "PYTHONDONTWRITEBYTECODE"}  # byte-compiled, as installed
+
+    def once(command: list[str]) -> float:
+        loopback.push(_reply(["Hello", " there."]))
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(command, cwd=cwd, env=app_env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL)
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(json.dumps({"type": "prompt", "message": "hi"}).encode() + b"\n")
+        proc.stdin.flush()
+        took = None
+        for line in proc.stdout:
+            record = json.loads(line)
+            if took is None and record.get("type") == "message_update" \
+                    and record["assistantMessageEvent"].get("type") == "text_delta":
+                took = (time.perf_counter() - t0) * 1000
+            if record.get("type") == "agent_end":
+                break
+        proc.stdin.close()
+        proc.wait(20)
+        if took is None:
+            raise SystemExit(f"{command[1]} never answered")
+        return took
+
+    figures: dict[str, list[float]] = {"local_ms": [], "served_ms": []}
+    for _ in range(runs):
+        figures["local_ms"].append(once([PI, "--mode", "rpc", "--model", MODEL, "--no-session"]))
+        figures["served_ms"].append(once([PI, "attach", "--new", "--mode", "rpc"]))
+    return {name: statistics.median(values) for name, values in figures.items()}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--messages", type=int, default=20_000)
@@ -316,6 +352,9 @@ def main() -> None:
             print(f"prompt to first text delta (median of {options.runs}): local session {first['local_ms']:.1f} ms, "
                   f"through pi serve {first['served_ms']:.1f} ms "
                   f"(difference {first['served_ms'] - first['local_ms']:+.1f} ms)")
+            started = _first_answer_from_start(env, root / "project", loopback, options.app_runs)
+            print(f"a new pi's first answer, from its start to the first text delta (median of {options.app_runs}): "
+                  f"pi --mode rpc {started['local_ms']:.0f} ms, pi attach --new --mode rpc {started['served_ms']:.0f} ms")
         finally:
             proc.terminate()
             proc.wait(20)

@@ -127,7 +127,10 @@ async def switch(app, watch: FrameWatch, key: str, marker: str) -> float:
 
 def time_extension_switches(samples: list[float]) -> None:
     """Note how long each switch spends putting one session's extension UI away and the other's back."""
-    from pi_tui.sessions import workspace
+    try:
+        from pi_tui.flows import workspace
+    except ImportError:  # a checkout from before pi_tui/flows/ (the module was in sessions/)
+        from pi_tui.sessions import workspace  # type: ignore[no-redef]
 
     show = getattr(workspace, "show_extension_ui", None)
     if show is None:  # an older checkout (compared with ``PYTHONPATH=<checkout>``): nothing to time

@@ -1,6 +1,6 @@
 """``PiApp``: the full-screen app. Layout, theme, and the glue between widgets and the kernel
-(the key table, Pi's ids, is ``keys/key_table.py``; what the keys do, ``keys/app_actions.py``;
-what follows a session's attach, ``sessions/session_start.py``).
+(the key table, Pi's ids, is ``keys/key_table.py``; what the keys do, ``flows/app_actions.py``;
+what follows a session's attach, ``flows/session_start.py``).
 
 The app receives kernel events only through ``Bridge`` (``on_kernel_events``) and talks to
 the kernel only through its ``SessionPort``, in named workers (``exit_on_error=False``) so a
@@ -28,22 +28,23 @@ from pi_runtime.frontend import events as ev
 
 from .bridge import EVENT_BATCH_SECONDS, Bridge, KernelEvents
 from .commands.commands import COMMANDS
-from .editor.completion_controller import CompletionController
 from .editor.completion_menu import CompletionMenu
-from .editor.input_controller import InputController
 from .editor.key_hold import KeyHold
 from .editor.prompt_editor import PromptEditor
 from .editor.typed_text import take_in_app
+from .flows.app_actions import AppActions
+from .flows.completion_controller import CompletionController
+from .flows.input_controller import InputController
+from .flows.pane_controller import TreePaneController
+from .flows.session_chrome import SessionChrome
+from .flows.session_start import show_start_help, start_session
+from .flows.workspace import Workspace
 from .footer.footer_bar import FooterBar
 from .footer.header_bar import HeaderBar
-from .keys.app_actions import AppActions
 from .keys.key_table import APP_BINDINGS
 from .keys.keymap import Keymap, load_keymap
 from .queue.queue_pane import QueuePane
-from .sessions.session_chrome import SessionChrome
-from .sessions.session_start import show_start_help, start_session
 from .sessions.session_tabs import SessionTabs
-from .sessions.workspace import Workspace
 from .terminal import escape_key, extended_keys, terminal_keys, typed_runs
 from .terminal.app_driver import driver_class_for
 from .terminal.key_sequences import PASTE_END, PASTE_START, events_for, sequence_for
@@ -54,7 +55,6 @@ from .terminal.window_title import show_window_title
 from .theme.theme_service import ThemeService, theme_variable_defaults
 from .transcript.jump_hint import EndOutOfSight, JumpToLatest
 from .transcript.transcript import Transcript
-from .tree.pane_controller import TreePaneController
 
 if TYPE_CHECKING:
     from pi_runtime.frontend import SessionPort
@@ -296,6 +296,15 @@ class PiApp(AppActions, inherit_bindings=False):
         for screen in self.screen_stack:
             screen.refresh(layout=True)
 
+    def request_render(self, force: bool = False) -> None:
+        """Draw extensions' components of Pi's shape again (Pi's ``tui.requestRender()``, for the
+        components a factory built with this app as its ``tui``)."""
+        from .extension_ui.component_lines_view import ComponentLinesView
+
+        for screen in self.screen_stack:
+            for view in screen.query(ComponentLinesView):
+                view.refresh(layout=True)
+
     def on_end_out_of_sight(self, message: EndOutOfSight) -> None:
         if message.transcript is self.transcript:  # not a hidden tab's, nor the tree's preview
             self.jump_hint.place(message.transcript)
@@ -459,6 +468,17 @@ class PiApp(AppActions, inherit_bindings=False):
         model = self.session.model if self.session is not None else None
         return model.ref if model is not None else ""
 
+    async def run_command(self, text: str) -> bool:
+        """Start the built-in slash command ``text`` for the shown session (``CommandRegistry.run``)."""
+        return await COMMANDS.run(self, text)
+
+    async def run_command_now(self, name: str, session: SessionPort, arg: str = "") -> None:
+        """Run built-in ``/name`` for ``session`` and wait for it."""
+        command = COMMANDS.get(name)
+        if command is None:
+            raise ValueError(f"/{name} is not a built-in command")
+        await command.run(self, session, arg)
+
     # ------------------------------------------------------------------ themes
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
@@ -528,7 +548,7 @@ class PiApp(AppActions, inherit_bindings=False):
 
     def request_quit(self) -> None:
         """Every way of quitting comes here: asks first when another open session still works."""
-        from .sessions.open_flows import request_quit
+        from .flows.open_flows import request_quit
 
         request_quit(self)
 
@@ -542,7 +562,7 @@ class PiApp(AppActions, inherit_bindings=False):
         if self.workspace.sessions:
             await self.workspace.shut_down()
         elif self.session is not None:
-            from .sessions.workspace import dispose_session
+            from .flows.workspace import dispose_session
 
             if self.bridge is not None:
                 self.bridge.stop()

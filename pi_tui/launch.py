@@ -106,7 +106,7 @@ class _CommandLineApp(PiApp):
     async def ask_missing_folder(self, recorded: str, current: str) -> str | None:
         """Pi's start-up question when the chosen session's folder is gone (the build waits):
         ``continue``, ``fork`` or None (cancel: pi ends, as Pi does)."""
-        from .sessions.resume_flows import MissingFolderPrompt, ask_screen
+        from .flows.resume_flows import MissingFolderPrompt, ask_screen
 
         return await ask_screen(self, MissingFolderPrompt(recorded, current))
 

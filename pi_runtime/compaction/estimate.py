@@ -14,7 +14,7 @@ auto-compaction then starts late on exactly the small local models that need it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .. import deep_json
@@ -166,13 +166,80 @@ def estimate_context(messages: list[Any]) -> ContextEstimate:
             index = i
             break
     if index < 0:
-        system = current_system_message(dicts)
-        estimated = estimate_message_tokens(system) if system is not None else 0
-        estimated += sum(estimate_message_tokens(m) for m in dicts if m.get("role") != "system")
-        return ContextEstimate(estimated, 0, estimated, -1)
+        return _estimate_everything(dicts)
     reported = usage_tokens(dicts[index].get("usage"))
     trailing = sum(estimate_message_tokens(m) for m in dicts[index + 1 :])
     return ContextEstimate(reported + trailing, reported, trailing, index)
+
+
+def _estimate_everything(dicts: list[dict[str, Any]]) -> ContextEstimate:
+    system = current_system_message(dicts)
+    estimated = estimate_message_tokens(system) if system is not None else 0
+    estimated += sum(estimate_message_tokens(m) for m in dicts if m.get("role") != "system")
+    return ContextEstimate(estimated, 0, estimated, -1)
+
+
+def usage_standing(branch_back: Iterable[Mapping[str, Any]]) -> str:
+    """How far the branch's latest usage report can be trusted, as Pi 1.6 judges it.
+
+    Walking back from the leaf to the first answer whose usage counts (not failed, not aborted,
+    not taken out of the context, tokens reported):
+
+    - ``"current"``: nothing changed the context since (or there is no report at all);
+    - ``"outdated"``: a failed attempt was taken out of the context (a ``context_edit``) after it,
+      so the provider measured a context that no longer exists: Pi estimates it all
+      (``estimateProjectedContextTokens``);
+    - ``"unknown"``: a compaction came after it: Pi shows no figure until the next answer.
+
+    Args:
+        branch_back: The branch's entry dicts from the leaf up (``SessionManager.walk_back``);
+            read only as far as needed.
+    """
+    edited = False
+    taken_out: set[Any] = set()
+    for entry in branch_back:
+        kind = entry.get("type")
+        if kind == "compaction":
+            return "unknown"
+        if kind == "context_edit":
+            edited = True
+            if entry.get("replacement") is None:
+                taken_out.add(entry.get("targetId"))
+        elif kind == "message" and entry.get("id") not in taken_out:
+            message = entry.get("message")
+            if isinstance(message, dict) and message.get("role") == "assistant" \
+                    and message.get("stopReason") not in ("error", "aborted") and usage_tokens(message.get("usage")) > 0:
+                return "outdated" if edited else "current"
+    return "current"
+
+
+def usage_outdated(branch_back: Iterable[Mapping[str, Any]]) -> bool:
+    """Whether the latest usage report is not to be trusted (see ``usage_standing``)."""
+    return usage_standing(branch_back) != "current"
+
+
+def edited_since_compaction(branch_back: Iterable[Mapping[str, Any]]) -> bool:
+    """Whether the context holds a ``context_edit`` (one after the latest compaction, if any)."""
+    for entry in branch_back:
+        kind = entry.get("type")
+        if kind == "context_edit":
+            return True
+        if kind == "compaction":
+            return False
+    return False
+
+
+def estimate_projected_tokens(messages: list[Any], branch_back: Iterable[Mapping[str, Any]]) -> int | None:
+    """``estimate_context_tokens``, but everything estimated when the usage report it would use is
+    outdated (see ``usage_outdated``; ``branch_back`` is read only then); None for an empty context."""
+    if not messages:
+        return None
+    estimate = estimate_context(messages)
+    if estimate.last_usage_index >= 0 and usage_outdated(branch_back):
+        wire_view = getattr(messages, "wire_view", None)
+        dicts = wire_view() if callable(wire_view) else [as_dict(m) for m in messages]
+        return _estimate_everything(dicts).tokens
+    return estimate.tokens
 
 
 def estimate_context_tokens(messages: list[Any]) -> int | None:

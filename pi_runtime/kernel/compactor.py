@@ -20,7 +20,6 @@ from .events import CompactionEndEvent, CompactionStartEvent
 from .extension_port import ExtensionGate
 from .record import SessionRecord
 from .results import CompactionResult
-from .usage_ledger import UsageLedger
 
 
 class CompactionError(Exception):
@@ -33,7 +32,6 @@ class Compactor:
     Args:
         agent: Whose context is compacted.
         record: The persist port (session manager, context reload).
-        ledger: Told when the context was rebuilt.
         emit: The kernel's event outlet.
         gate: Extensions' vetoes and notifications.
         settings: Returns the typed ``Settings`` in force (None: defaults).
@@ -47,7 +45,6 @@ class Compactor:
         *,
         agent: Agent,
         record: SessionRecord,
-        ledger: UsageLedger,
         emit: Callable[[Any], Awaitable[None]],
         gate: ExtensionGate,
         settings: Callable[[], Any],
@@ -56,7 +53,6 @@ class Compactor:
     ) -> None:
         self._agent = agent
         self._record = record
-        self._ledger = ledger
         self._emit = emit
         self._gate = gate
         self._settings = settings
@@ -109,7 +105,8 @@ class Compactor:
         model = self._limits_model()
         if not self.auto_enabled or model is None:
             return
-        tokens = _tokens_after_answer(self._agent.state.messages, include_aborted=before_prompt)
+        tokens = _tokens_after_answer(self._agent.state.messages, self._record.manager,
+                                      include_aborted=before_prompt)
         if tokens is None or not self._over_threshold(tokens, model.context_window):
             return
         if _overflowed_silently(self._agent.state.messages, model.context_window):
@@ -123,11 +120,11 @@ class Compactor:
     async def compact_for(self, model: Any) -> bool:
         """Compact before a request routed to ``model`` when the context is over its threshold (a
         virtual model routed to a smaller window than the conversation needs); True when it did."""
-        from ..compaction.estimate import estimate_context_tokens
+        from ..compaction.estimate import estimate_projected_tokens
 
         if not self.auto_enabled or not model.context_window:
             return False
-        tokens = estimate_context_tokens(self._agent.state.messages)
+        tokens = estimate_projected_tokens(self._agent.state.messages, self._record.manager.walk_back())
         if tokens is None or not self._over_threshold(tokens, model.context_window):
             return False
         if self._suspended_at(tokens):
@@ -139,12 +136,12 @@ class Compactor:
         ``_compactBeforeNextAssistantResponse``: compact when the context as it will be sent (the
         last usage plus the messages since, estimated) is over the threshold, so a run that reads
         large files is compacted before its next request rather than after the run."""
-        from ..compaction.estimate import estimate_context_tokens
+        from ..compaction.estimate import estimate_projected_tokens
 
         model = self._limits_model()
         if not self.auto_enabled or model is None or model.context_window <= 0:
             return
-        tokens = estimate_context_tokens(self._agent.state.messages)
+        tokens = estimate_projected_tokens(self._agent.state.messages, self._record.manager.walk_back())
         if tokens is None or not self._over_threshold(tokens, model.context_window):
             return
         if self._suspended_at(tokens):
@@ -259,7 +256,6 @@ class Compactor:
         self._failure = None
         self._record.load_context()
         raw.setdefault("estimatedTokensAfter", sum(estimate_message_tokens(m) for m in self._agent.state.messages))
-        self._ledger.mark_compacted()
         result = CompactionResult.from_wire(raw)
         await self._emit(CompactionEndEvent(reason, result=result.to_wire(), will_retry=will_retry))
         await self._gate.notify("session_compact", reason=reason, result=result.to_wire(), will_retry=will_retry,
@@ -317,14 +313,21 @@ def _failure_message(reason: str, why: str) -> str:
     return f"Compaction failed: {why}"
 
 
-def _tokens_after_answer(messages: list[Any], *, include_aborted: bool) -> int | None:
+def _tokens_after_answer(messages: list[Any], manager: Any, *, include_aborted: bool) -> int | None:
     """The context figure Pi's threshold check reads from the last answer (None: no check).
 
     Args:
         messages: The agent's context messages.
+        manager: The session's manager (its branch says whether failed attempts were taken out).
         include_aborted: Whether an aborted last answer is looked at (before a prompt).
     """
-    from ..compaction.estimate import as_dict, estimate_context, usage_tokens
+    from ..compaction.estimate import (
+        as_dict,
+        edited_since_compaction,
+        estimate_context,
+        estimate_projected_tokens,
+        usage_tokens,
+    )
 
     last: dict[str, Any] | None = None
     compacted_at: int | None = None
@@ -340,6 +343,10 @@ def _tokens_after_answer(messages: list[Any], *, include_aborted: bool) -> int |
         return None
     if compacted_at is not None and int(last.get("timestamp") or 0) <= compacted_at:
         return None  # from before the latest compaction: its usage describes a context that is gone
+    if edited_since_compaction(manager.walk_back()):
+        # A failed attempt was taken out of this context: Pi no longer reads the answer's own
+        # report but estimates the context as it now is (the report too, unless it came after).
+        return estimate_projected_tokens(messages, manager.walk_back())
     direct = usage_tokens(last.get("usage"))
     if last.get("stopReason") != "error" and direct > 0:
         return direct

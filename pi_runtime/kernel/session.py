@@ -128,7 +128,7 @@ class AgentSession:
         )
         agent.declare_loadout = self._system_prompt.declare_changes
         self._compactor = Compactor(
-            agent=agent, record=self._record, ledger=self.ledger, emit=self._outbox.emit, gate=self._gate,
+            agent=agent, record=self._record, emit=self._outbox.emit, gate=self._gate,
             settings=lambda: typed_settings(self.settings), request_auth=self._request_auth,
             limits_model=lambda: self._router.limits_model(),
         )
@@ -199,7 +199,6 @@ class AgentSession:
                 await self._outbox.emit(update)
         if isinstance(event, MessageEndEvent):
             self._record.persist(event.message)
-            self.ledger.observe_answer(event.message)
         elif isinstance(event, AgentEndEvent):
             event.will_retry = self._recovery.plan() is not None
         await self._outbox.emit(event)

@@ -3,8 +3,9 @@
 Pi's footer semantics: totals count every entry of the session file, on every branch, with the
 summary calls of compactions and branch summaries included, so moving in the tree or compacting
 never makes the spend shrink. The context figure is the last answer's provider-reported usage
-plus an estimate of what followed (everything estimated when the server reports no usage),
-against the window of the model in use now. Right after a compaction the old usage describes
+plus an estimate of what followed (everything estimated when the server reports no usage, or
+when a failed attempt was taken out of the context after that report), against the window of
+the model in use now. Right after a compaction the old usage describes
 a context that no longer exists, so the figure is unknown until the next answer.
 """
 
@@ -36,7 +37,6 @@ class UsageLedger:
         """Message counts over the file (system messages left out)."""
         self._by_model: dict[str, list[float]] = {}
         """``provider/model`` -> [cost, tokens] (Pi's usage breakdown)."""
-        self._stale = False
 
     # ------------------------------------------------------------------ totals
 
@@ -208,25 +208,15 @@ class UsageLedger:
 
     # ------------------------------------------------------------------ context
 
-    def mark_compacted(self) -> None:
-        """The context was rebuilt: reported usage no longer describes it."""
-        self._stale = True
-
-    def observe_answer(self, message: Any) -> None:
-        """A finished assistant message with real usage makes the context figure known again."""
-        if getattr(message, "role", None) == "assistant" and message.stop_reason != "error":
-            self._stale = False
-
-    @property
-    def usage_known(self) -> bool:
-        return not self._stale
-
     def context(self, messages: list[Any], model: Any) -> ContextUsage | None:
         """Context fill of ``messages`` for ``model`` (None without a model or a window)."""
-        from ..compaction.estimate import estimate_context_tokens
+        from ..compaction.estimate import estimate_projected_tokens, usage_standing
 
         if model is None or not model.context_window:
             return None
-        if self._stale:
+        # Read from the branch each time, not kept as a flag: a fork, a switch or a move in the
+        # tree changes which compaction or edit comes after the last answer.
+        if usage_standing(self._manager().walk_back()) == "unknown":
             return ContextUsage(None, model.context_window)
-        return ContextUsage(estimate_context_tokens(messages) or 0, model.context_window)
+        tokens = estimate_projected_tokens(messages, self._manager().walk_back())
+        return ContextUsage(tokens or 0, model.context_window)

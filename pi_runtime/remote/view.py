@@ -32,7 +32,8 @@ if TYPE_CHECKING:
     from ..kernel.message_queue import QueuedMessage
     from ..session.manager import SessionManager
 
-DIALOGS = frozenset({"select", "confirm", "input", "editor"})
+DIALOGS = frozenset({"select", "confirm", "input", "editor", "custom"})
+"""Requests that wait for a viewer (``custom``: an extension's component, until it is done)."""
 
 
 class SessionView:
@@ -105,6 +106,8 @@ class SessionView:
             self._ui_request(record)
         elif kind == "extension_ui_resolved":
             self.dialogs.pop(str(record.get("id")), None)
+        elif kind == "extension_ui_render":
+            pass  # a served component's lines: the UI binding draws them (remote_ui.py)
         elif kind == "session_closed":
             self.closed = True
             self.closed_reason = str(record.get("reason") or "")
@@ -149,7 +152,10 @@ class SessionView:
             else:
                 self.statuses[str(record.get("statusKey"))] = str(record["statusText"])
         elif method == "setWidget":
-            if record.get("widgetLines") is None:
+            if record.get("widgetComponent") is not None:
+                self.widgets[str(record.get("widgetKey"))] = {"component": str(record["widgetComponent"]),
+                                                              "placement": record.get("widgetPlacement")}
+            elif record.get("widgetLines") is None:
                 self.widgets.pop(str(record.get("widgetKey")), None)
             else:
                 self.widgets[str(record.get("widgetKey"))] = {"lines": list(record["widgetLines"]),

@@ -123,6 +123,11 @@ class Connection:
             if live is not None:
                 live.hub.ui.resolve(cmd)  # answers a dialog; no response record, as in Pi's RPC
             return
+        if name == "extension_ui_component":
+            live = self._session_of(cmd)
+            if live is not None:
+                live.hub.ui.component_input(cmd)  # a width or a key, as often as keys are typed: no response
+            return
         if name in SERVER_COMMANDS:
             self._server_command(name, cmd)
             return

@@ -7,6 +7,9 @@ replay). An ``extension_ui_response`` from any viewer answers a dialog; the othe
 open when the session closes, resolves to its default and is announced the same way. With no
 viewer attached a dialog simply waits (a permission question is still there when someone attaches),
 until its own timeout.
+
+Extensions' own components (``ctx.ui.custom``, a widget component) live here and cross as lines:
+``served_components.py``.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..modes.rpc_ui import RpcExtensionUI
+from .served_components import CLOSING_KEYS, ServedComponent, ServedTui, check_component, key_handler
 
 ANSWER_FIELDS = ("value", "confirmed", "cancelled")
 """The fields of an answer that ``extension_ui_resolved`` repeats for the other viewers."""
@@ -47,6 +51,10 @@ class FanoutUI(RpcExtensionUI):
         self.statuses: dict[str, str] = {}
         self.widgets: dict[str, dict[str, Any]] = {}
         self.title: str | None = None
+        self.components: dict[str, ServedComponent] = {}
+        """Live components by id: ``ctx.ui.custom``'s (id of its request) and widgets'."""
+        self._widget_components: dict[str, str] = {}
+        """Widget key → the id of the component shown under it."""
 
     def snapshot(self) -> dict[str, Any]:
         """What a viewer attaching now needs: open dialogs, statuses, widgets and the title."""
@@ -87,6 +95,87 @@ class FanoutUI(RpcExtensionUI):
         self._publish({"type": "extension_ui_resolved", "id": request_id, **answer})
         return True
 
+    def cancel_all(self) -> None:
+        """The session is closing: open dialogs resolve to their defaults, components are closed."""
+        super().cancel_all()
+        for served in list(self.components.values()):
+            served.close()
+
+    # ------------------------------------------------------------------ components
+
+    async def custom(self, factory: Callable[..., Any], *, overlay: bool = False, overlay_options: Any = None) -> Any:
+        """Show the extension's component in every viewer until it calls ``done(value)`` (returns
+        ``value``), a viewer closes it (None) or the call is cancelled."""
+        from ..extensions.ui import PlainTheme
+
+        request_id = str(uuid.uuid4())
+        served = ServedComponent(request_id, self._publish)
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+
+        def done(value: Any = None) -> None:
+            if not future.done():
+                future.set_result({"done": True, "value": value})
+
+        served.component = factory(ServedTui(served.request_render), PlainTheme(), None, done)
+        if future.done():  # finished inside the factory: nothing to show
+            return future.result()["value"]
+        check_component(served.component)
+        record = {"type": "extension_ui_request", "id": request_id, "method": "custom", "overlay": bool(overlay)}
+        self._pending[request_id] = future
+        self.components[request_id] = served
+        self.open[request_id] = record
+        self._publish(dict(record))
+        reply: dict[str, Any] = {"cancelled": True}
+        try:
+            reply = await future
+        finally:
+            self._pending.pop(request_id, None)
+            self.components.pop(request_id, None)
+            served.close()
+            if self.open.pop(request_id, None) is not None:  # not closed by a viewer: done, or cancelled
+                self._publish({"type": "extension_ui_resolved", "id": request_id,
+                               **({} if reply.get("done") else {"cancelled": True})})
+        return reply.get("value") if reply.get("done") else None
+
+    def set_widget_component(self, key: str, factory: Callable[..., Any] | None, *,
+                             placement: str = "aboveEditor") -> None:
+        """A widget of the extension's own (``factory(tui, theme)``) above or below every viewer's editor."""
+        from ..extensions.ui import PlainTheme
+
+        if factory is None:
+            self.set_widget(key, None, placement=placement)
+            return
+        served = ServedComponent(str(uuid.uuid4()), self._publish)
+        served.component = factory(ServedTui(served.request_render), PlainTheme())
+        check_component(served.component)  # a refused one leaves the widget shown under the key as it was
+        self._drop_widget_component(key)
+        self.components[served.id] = served
+        self._widget_components[key] = served.id
+        self.widgets[key] = {"component": served.id, "placement": placement}
+        self._publish({"type": "extension_ui_request", "id": str(uuid.uuid4()), "method": "setWidget",
+                       "widgetKey": key, "widgetComponent": served.id, "widgetPlacement": placement})
+
+    def _drop_widget_component(self, key: str) -> None:
+        component_id = self._widget_components.pop(key, None)
+        served = self.components.pop(component_id, None) if component_id is not None else None
+        if served is not None:
+            served.close()
+
+    def component_input(self, record: dict[str, Any]) -> None:
+        """An ``extension_ui_component`` from a viewer: the width it shows a component at, or a key
+        typed into it. A ``ctx.ui.custom`` component that takes no keys is closed by Esc."""
+        served = self.components.get(str(record.get("id")))
+        if served is None:
+            return
+        width = record.get("width")
+        if isinstance(width, int) and not isinstance(width, bool) and 0 < width <= 10_000:
+            served.set_width(width)
+        data = record.get("data")
+        if not isinstance(data, str) or not data or served.key(data):
+            return
+        if data in CLOSING_KEYS and key_handler(served.component) is None and served.id in self.open:
+            self.resolve({"type": "extension_ui_response", "id": served.id, "cancelled": True})
+
     # ------------------------------------------------------------------ what viewers show
 
     def set_status(self, key: str, text: str | None) -> None:
@@ -97,6 +186,7 @@ class FanoutUI(RpcExtensionUI):
         super().set_status(key, text)
 
     def set_widget(self, key: str, lines: list[str] | None, *, placement: str = "aboveEditor") -> None:
+        self._drop_widget_component(key)
         if lines is None:
             self.widgets.pop(key, None)
         else:

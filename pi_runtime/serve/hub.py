@@ -22,7 +22,7 @@ from typing import Any, Protocol
 from ..frontend.wire import event_to_wire
 from ..modes.json_mode import IN_PROCESS_ONLY
 from .fanout_ui import FanoutUI
-from .protocol import REPLAY_BYTES, REPLAY_RECORDS, SERVE_ONLY, encode_record
+from .protocol import REPLAY_BYTES, REPLAY_RECORDS, encode_record, serve_only
 
 SessionStatus = str
 """``working``, ``waiting`` (a question or permission waits for an answer), ``idle`` or ``failed``."""
@@ -83,7 +83,7 @@ class SessionHub:
         data = encode_record(record)
         self._keep(data)
         plain: bytes | None = None
-        if pi_record is None and record["type"] not in SERVE_ONLY:
+        if pi_record is None and not serve_only(record):
             pi_record = {k: v for k, v in record.items() if k not in ("session", "cursor")}
         for viewer in list(self.viewers):
             if not viewer.rpc:

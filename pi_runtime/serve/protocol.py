@@ -26,9 +26,16 @@ MAX_PENDING_BYTES = 64 << 20
 with its cursor): one stalled viewer never holds up a run or the others."""
 
 SERVE_ONLY = frozenset({"session_entries", "session_state", "extension_ui_resolved", "session_closed",
-                        "session_changed", "scoped_models", "session_notice"})
+                        "session_changed", "scoped_models", "session_notice", "extension_ui_render"})
 """Records of a session's stream that Pi's RPC shape does not have: left out for an ``rpc`` viewer
 (``session_changed`` is the kernel's in-process event, which Pi's JSON and RPC modes leave out too)."""
+
+
+def serve_only(record: dict[str, Any]) -> bool:
+    """Whether Pi's RPC shape lacks ``record``: pi's own record types, and the requests that show an
+    extension's component (``ctx.ui.custom``, a widget component), which Pi's RPC mode never sends."""
+    return (record["type"] in SERVE_ONLY or record.get("method") == "custom"
+            or "widgetComponent" in record)
 
 SERVER_COMMANDS = frozenset({"hello", "list_sessions", "open_session", "attach", "detach", "close_session"})
 """Commands addressed to the server rather than to one session."""

@@ -22,6 +22,7 @@ cost (what a picker preview or a token estimate needs).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import field
 from typing import Any
 
@@ -69,19 +70,23 @@ def path_to(by_id: dict[str, Entry], leaf_id: str | None) -> list[Entry]:
     Returns:
         Root-first list of entry dicts.
     """
-    path: list[Entry] = []
-    append = path.append
+    path = list(walk_up(by_id, leaf_id))
+    path.reverse()
+    return path
+
+
+def walk_up(by_id: dict[str, Entry], leaf_id: str | None) -> Iterator[Entry]:
+    """The entries from ``leaf_id`` up to the root, one at a time: a caller looking for the latest
+    entry of some kind reads only as far as it needs."""
     get = by_id.get
     current = get(leaf_id) if leaf_id is not None else None
     # A damaged file could link entries in a cycle: no path is longer than the entry count.
     budget = len(by_id)
     while current is not None and budget > 0:
-        append(current)
+        yield current
         budget -= 1
         parent = current.get("parentId")
         current = get(parent) if parent is not None else None
-    path.reverse()
-    return path
 
 
 def _ms(entry: Entry) -> int:

@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import builtins
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
 from . import listing, storage
 from .appends import EntryAppends
-from .context import SessionContext, build_session_context, path_to
+from .context import SessionContext, build_session_context, path_to, walk_up
 from .entries import CURRENT_SESSION_VERSION, SessionEntry, SessionHeader, parse_entry, parse_header
 from .paths import iso_now, new_entry_id, new_session_id, project_session_dir, session_file_name
 from .problems import left_out_notice
@@ -409,6 +410,10 @@ class SessionManager(EntryAppends):
     def raw_branch(self, from_id: str | None = None) -> builtins.list[Entry]:
         """Like ``get_branch`` but the entry dicts themselves (cheap; do not modify them)."""
         return path_to(self._by_id, from_id or self._leaf_id)
+
+    def walk_back(self) -> Iterator[Entry]:
+        """The entry dicts from the leaf up to the root, lazily (do not modify them)."""
+        return walk_up(self._by_id, self._leaf_id)
 
     def get_tree(self) -> builtins.list[TreeNode]:
         """Every entry as a forest with children lists and labels; orphans become roots."""

@@ -1,1 +1,2 @@
-"""Slash commands (declared once in ``commands.py``) and the actions they and the keys run."""
+"""Slash commands, declared once in ``commands.py``: the floor above ``flows/``, whose flows they start
+with the session they were typed in."""

@@ -12,10 +12,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..flows.bound import transcript_of
+
 if TYPE_CHECKING:
     from pi_runtime.frontend import SessionPort
 
-    from ..host import PiHost
+    from ..flows.host import PiHost
 
 Handler = Callable[["PiHost", "SessionPort", str], Awaitable[None]]
 
@@ -95,7 +97,7 @@ class CommandRegistry:
             try:
                 await command.run(app, session, arg.strip())
             except Exception as exc:  # noqa: BLE001 - a failed command is reported, never a traceback
-                await app.transcript.add_notice(f"/{name} failed: {exc}", "error")
+                await transcript_of(app, session).add_notice(f"/{name} failed: {exc}", "error")
             finally:
                 app.key_hold.release_after_refresh()  # the keys typed after it, if no screen took them
 

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..flows.bound import transcript_of
 from .command_registry import CommandRegistry
 
 if TYPE_CHECKING:
     from pi_runtime.frontend import SessionPort
 
-    from ..host import PiHost
+    from ..flows.host import PiHost
 
 COMMANDS = CommandRegistry()
 command = COMMANDS.command
@@ -49,7 +50,7 @@ async def _model(app: PiHost, session: SessionPort, arg: str) -> None:
     if model is None:
         hints = registry.suggest(arg) if registry is not None else []
         hint = f". Did you mean: {', '.join(hints)}?" if hints else ""
-        await app.transcript.add_notice(f"Unknown model '{arg}'{hint}", "error")
+        await transcript_of(app, session).add_notice(f"Unknown model '{arg}'{hint}", "error")
         return
     await session.set_model(model)  # for this session; the picker's Ctrl+S saves a default
     app.show_status(f"Model: {model.id}")
@@ -105,21 +106,21 @@ async def _new(app: PiHost, session: SessionPort, arg: str) -> None:
 
 @command("resume", "Resume another session")
 async def _resume(app: PiHost, session: SessionPort, arg: str) -> None:
-    from ..tree.nav_flows import open_resume
+    from ..flows.nav_flows import open_resume
 
-    open_resume(app)
+    open_resume(app, session)
 
 
 @command("open", "Open a session in a new tab: /open [new|resume|fork|clone|attach] (this one keeps running)")
 async def _open(app: PiHost, session: SessionPort, arg: str) -> None:
-    from ..sessions.open_flows import open_command
+    from ..flows.open_flows import open_command
 
     await open_command(app, arg)
 
 
 @command("close", "Close this tab's session (other tabs stay open)")
 async def _close(app: PiHost, session: SessionPort, arg: str) -> None:
-    from ..sessions.open_flows import close_command
+    from ..flows.open_flows import close_command
 
     await close_command(app)
 
@@ -127,7 +128,7 @@ async def _close(app: PiHost, session: SessionPort, arg: str) -> None:
 @command("name", "Set the session display name")
 async def _name(app: PiHost, session: SessionPort, arg: str) -> None:
     if not arg:
-        await app.transcript.add_notice(f"Session name: {session.session_name or '(none)'}")
+        await transcript_of(app, session).add_notice(f"Session name: {session.session_name or '(none)'}")
         return
     await session.set_session_name(arg)
     app.notify(f"Session name: {arg}", timeout=3)
@@ -152,7 +153,7 @@ def session_report(session: SessionPort) -> str:
     spends = stats.cost_by_model
     selected = f"{session.model.provider}/{session.model.id}" if session.model is not None else ""
     if tokens.cost > 0 and spends and (len(spends) > 1 or spends[0].key != selected):
-        from ..transcript.render import format_tokens
+        from ..footer.figures import format_tokens
 
         lines += [f"  {spend.key}: ${spend.cost:.4f} ({format_tokens(spend.tokens)} tokens)" for spend in spends]
     usage = stats.context_usage
@@ -163,29 +164,29 @@ def session_report(session: SessionPort) -> str:
 
 @command("session", "Show current session information and statistics")
 async def _session(app: PiHost, session: SessionPort, arg: str) -> None:
-    await app.transcript.add_notice(session_report(session))
+    await transcript_of(app, session).add_notice(session_report(session))
 
 
 @command("tree", "Navigate the session tree")
 async def _tree(app: PiHost, session: SessionPort, arg: str) -> None:
-    from ..tree.nav_flows import open_tree
+    from ..flows.nav_flows import open_tree
 
-    open_tree(app)
+    open_tree(app, session)
 
 
 @command("pane", "Show or hide a pane beside the transcript (/pane tree)")
 async def _pane(app: PiHost, session: SessionPort, arg: str) -> None:
     if arg.strip() not in ("", "tree"):
-        await app.transcript.add_notice(f"Unknown pane '{arg.strip()}' (panes: tree)", "error")
+        await transcript_of(app, session).add_notice(f"Unknown pane '{arg.strip()}' (panes: tree)", "error")
         return
     await app.tree_pane.toggle()
 
 
 @command("fork", "Create a new session from an earlier user message")
 async def _fork(app: PiHost, session: SessionPort, arg: str) -> None:
-    from ..tree.fork_picker import open_fork_picker
+    from ..flows.nav_flows import open_fork_picker
 
-    open_fork_picker(app)  # while the agent works too, as in Pi: forking then stops the run
+    open_fork_picker(app, session)  # while the agent works too, as in Pi: forking then stops the run
 
 
 @command("clone", "Duplicate the current session at its current position")
@@ -200,7 +201,7 @@ async def _clone(app: PiHost, session: SessionPort, arg: str) -> None:
 @command("compact", "Compact the current context")
 async def _compact(app: PiHost, session: SessionPort, arg: str) -> None:
     if session.is_streaming:
-        await app.transcript.add_notice("Cannot compact while the agent is working (press Esc first)", "warning")
+        await transcript_of(app, session).add_notice("Cannot compact while the agent is working (press Esc first)", "warning")
         return
     app.notify("Compacting… press Esc to cancel", timeout=3)
     app.run_worker(_compact_worker(app, session, arg or None), name="compact", group="kernel", exit_on_error=False)
@@ -214,20 +215,20 @@ async def _compact_worker(app: PiHost, session: SessionPort, instructions: str |
     except CompactionError as exc:
         # Failures after compaction_start are shown by the transcript from compaction_end.
         if "extension" in str(exc):
-            await app.transcript.add_notice(str(exc), "warning")
+            await transcript_of(app, session).add_notice(str(exc), "warning")
         return
     before = result.tokens_before
     after = result.estimated_tokens_after or 0
     text = f"Compacted: {before:,} → {after:,} tokens (ctrl+o shows the whole summary)"
     # After the transcript has rebuilt itself from compaction_end (queued before this).
-    app.call_later(app.transcript.add_notice, text, "info")
+    app.call_later(transcript_of(app, session).add_notice, text, "info")
 
 
 # ---------------------------------------------------------------------- the conversation
 
 @command("copy", "Copy the last assistant message")
 async def _copy(app: PiHost, session: SessionPort, arg: str) -> None:
-    from .view_actions import copy_message
+    from ..flows.view_actions import copy_message
 
     copy_message(app)
 
@@ -255,7 +256,7 @@ async def _share(app: PiHost, session: SessionPort, arg: str) -> None:
 
 @command("find", "Search the transcript")
 async def _find(app: PiHost, session: SessionPort, arg: str) -> None:
-    from .view_actions import open_search
+    from ..flows.view_actions import open_search
 
     open_search(app, arg)
 
@@ -271,14 +272,14 @@ async def _reload(app: PiHost, session: SessionPort, arg: str) -> None:
     runner = session.extension_runner
     if runner is not None:
         if session.is_streaming:
-            await app.transcript.add_notice("Extensions are reloaded once the agent is idle: run /reload then",
+            await transcript_of(app, session).add_notice("Extensions are reloaded once the agent is idle: run /reload then",
                                             "warning")
             return
         from ..extension_ui.extension_host import bind_shortcuts
 
         await runner.reload()  # re-imports every extension's module
         bind_shortcuts(app, session)
-        await app.transcript.add_notice(f"Reloaded {len(getattr(runner, 'extensions', []))} extension(s)")
+        await transcript_of(app, session).add_notice(f"Reloaded {len(getattr(runner, 'extensions', []))} extension(s)")
 
 
 @command("mcp", "Manage MCP servers: sign in, reconnect (/mcp login|logout|reconnect <server>)")
@@ -295,7 +296,7 @@ async def _mcp(app: PiHost, session: SessionPort, arg: str) -> None:
         return
     manager = mcp_manager_for(session)
     if manager is None:
-        await app.transcript.add_notice(
+        await transcript_of(app, session).add_notice(
             f"No MCP servers configured. Add them to {app.agent_dir / 'mcp.json'} or .pi/mcp.json "
             "(pi mcp add), then restart pi.")
         return
@@ -303,7 +304,7 @@ async def _mcp(app: PiHost, session: SessionPort, arg: str) -> None:
     if not action:
         app.push_screen(McpScreen(manager))
         return
-    from .mcp_actions import run_mcp_action
+    from ..dialogs.mcp_actions import run_mcp_action
 
     await run_mcp_action(app, manager, action, name.strip())
 

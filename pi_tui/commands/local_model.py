@@ -10,10 +10,12 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
+from ..flows.bound import transcript_of
+
 if TYPE_CHECKING:
     from pi_runtime.frontend import SessionPort
 
-    from ..host import PiHost
+    from ..flows.host import PiHost
 
 
 async def use_local_model(app: PiHost, session: SessionPort, arg: str) -> None:
@@ -23,7 +25,7 @@ async def use_local_model(app: PiHost, session: SessionPort, arg: str) -> None:
 
     servers = await probe_local_servers()
     if not servers:
-        await app.transcript.add_notice(
+        await transcript_of(app, session).add_notice(
             "No local model server answered on ports 11434 (Ollama), 8080 (llama.cpp) or 1234 (LM Studio).",
             "warning",
         )
@@ -43,7 +45,7 @@ async def use_local_model(app: PiHost, session: SessionPort, arg: str) -> None:
         try:
             add_to_models_json(path, server)
         except (OSError, ValueError) as exc:  # a broken models.json is left as it is, and said
-            await app.transcript.add_notice(f"Not added: {exc}", "error")
+            await transcript_of(app, session).add_notice(f"Not added: {exc}", "error")
             return
         registry = session.model_registry
         if registry is None:
@@ -51,7 +53,7 @@ async def use_local_model(app: PiHost, session: SessionPort, arg: str) -> None:
         registry.refresh()
         model = registry.find(server.provider, model_id)
         if model is None:
-            await app.transcript.add_notice(f"Added {server.name} to {path}, but {model_id} did not load", "error")
+            await transcript_of(app, session).add_notice(f"Added {server.name} to {path}, but {model_id} did not load", "error")
             return
         await session.set_model(model, persist_default=True)
         app.notify(f"Using {model.ref} (saved to {path})", timeout=4)

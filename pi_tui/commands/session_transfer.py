@@ -17,10 +17,12 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..flows.bound import transcript_of
+
 if TYPE_CHECKING:
     from pi_runtime.frontend import SessionPort
 
-    from ..host import PiHost
+    from ..flows.host import PiHost
 
 SHARE_VIEWER_URL = "https://pi.dev/session/"
 """Pi's viewer for shared gists (``PI_SHARE_VIEWER_URL`` replaces it, as in Pi)."""
@@ -43,7 +45,7 @@ async def export_command(app: PiHost, session: SessionPort, arg: str) -> None:
     try:
         written = session.export_jsonl(path) if path and path.endswith(".jsonl") else session.export_html(path)
     except OSError as exc:
-        await app.transcript.add_notice(f"Failed to export session: {exc}", "error")
+        await transcript_of(app, session).add_notice(f"Failed to export session: {exc}", "error")
         return
     app.show_status(f"Session exported to: {written}")
 
@@ -53,7 +55,7 @@ async def import_command(app: PiHost, session: SessionPort, arg: str) -> None:
 
     source = path_argument(arg)
     if not source:
-        await app.transcript.add_notice("Usage: /import <path.jsonl>", "error")
+        await transcript_of(app, session).add_notice("Usage: /import <path.jsonl>", "error")
         return
 
     def answered(yes: bool | None) -> None:
@@ -68,27 +70,27 @@ async def import_command(app: PiHost, session: SessionPort, arg: str) -> None:
 async def _import(app: PiHost, session: SessionPort, source: str) -> None:
     from pi_runtime.frontend import copy_session_file, project_session_dir
 
-    from ..sessions.resume_flows import resume_picked
+    from ..flows.resume_flows import resume_picked
 
     session_dir = getattr(session.session_manager, "session_dir", None)
     folder = Path(session_dir) if session_dir is not None else project_session_dir(session.cwd)
     try:
         copied = copy_session_file(source, folder, os.getcwd())
     except OSError as exc:
-        await app.transcript.add_notice(f"Failed to import session: {exc}", "error")
+        await transcript_of(app, session).add_notice(f"Failed to import session: {exc}", "error")
         return
-    resume_picked(app, str(copied), new_tab=False, said=f"Session imported from: {source}")
+    resume_picked(app, str(copied), new_tab=False, said=f"Session imported from: {source}", session=session)
 
 
 async def share_command(app: PiHost, session: SessionPort, arg: str) -> None:
     from pi_runtime.frontend import typed_settings
 
     if getattr(typed_settings(session.settings), "session_share_destination", "auto") == "radius":
-        await app.transcript.add_notice("Sharing to Radius (Pi's hosted service) is not available in pi; set "
+        await transcript_of(app, session).add_notice("Sharing to Radius (Pi's hosted service) is not available in pi; set "
                                         "sessionShareDestination to gist or auto to share a GitHub gist", "error")
         return
     if shutil.which("gh") is None:
-        await app.transcript.add_notice("GitHub CLI (gh) is not installed. Install it from https://cli.github.com/",
+        await transcript_of(app, session).add_notice("GitHub CLI (gh) is not installed. Install it from https://cli.github.com/",
                                         "error")
         return
     app.run_worker(_share(app, session), name="share-session", group="sessions", exit_on_error=False)
@@ -104,14 +106,14 @@ async def _run(*args: str) -> tuple[int, str, str]:
 async def _share(app: PiHost, session: SessionPort) -> None:
     code, _out, _err = await _run("gh", "auth", "status")
     if code != 0:
-        await app.transcript.add_notice("GitHub CLI is not logged in. Run 'gh auth login' first.", "error")
+        await transcript_of(app, session).add_notice("GitHub CLI is not logged in. Run 'gh auth login' first.", "error")
         return
     with tempfile.TemporaryDirectory(prefix="pi-share-") as folder:
         html = Path(folder) / "session.html"
         try:
             session.export_html(str(html))
         except OSError as exc:
-            await app.transcript.add_notice(f"Failed to export session: {exc}", "error")
+            await transcript_of(app, session).add_notice(f"Failed to export session: {exc}", "error")
             return
         app.footer_bar.set_working(True, "Creating gist")
         try:
@@ -119,12 +121,12 @@ async def _share(app: PiHost, session: SessionPort) -> None:
         finally:
             app.footer_bar.set_working(False)
     if code != 0:
-        await app.transcript.add_notice(f"Failed to create gist: {err.strip() or 'Unknown error'}", "error")
+        await transcript_of(app, session).add_notice(f"Failed to create gist: {err.strip() or 'Unknown error'}", "error")
         return
     gist_url = out.strip().splitlines()[-1].strip() if out.strip() else ""
     gist_id = gist_url.rstrip("/").rsplit("/", 1)[-1]
     if not gist_id:
-        await app.transcript.add_notice("Failed to parse gist ID from gh output", "error")
+        await transcript_of(app, session).add_notice("Failed to parse gist ID from gh output", "error")
         return
     viewer = os.environ.get("PI_SHARE_VIEWER_URL") or SHARE_VIEWER_URL
     app.show_status(f"Share URL: {viewer}#{gist_id}\nGist: {gist_url}")

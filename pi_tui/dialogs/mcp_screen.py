@@ -124,7 +124,7 @@ class McpScreen(Modal[None]):
         self.run_worker(self._reconnect(name), name="mcp-reconnect", exit_on_error=False)
 
     def action_sign_in(self) -> None:
-        from ..commands.mcp_actions import start_sign_in
+        from .mcp_actions import start_sign_in
 
         name = self._selected_name()
         problem = start_sign_in(self.app, self.manager, name) if name is not None else "No server selected"
@@ -137,7 +137,7 @@ class McpScreen(Modal[None]):
             self.run_worker(self._sign_out(name), name="mcp-sign-out", exit_on_error=False)
 
     async def _sign_out(self, name: str) -> None:
-        from ..commands.mcp_actions import sign_out
+        from .mcp_actions import sign_out
 
         ok, message = await sign_out(self.manager, name)
         self.app.notify(message, severity="information" if ok else "error", timeout=6)

@@ -11,10 +11,32 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from ..host import PiHost
+    from pi_runtime.frontend import SessionPort
+
+
+class _Themes(Protocol):
+    @property
+    def themes(self) -> dict[str, Any]: ...
+    def apply(self, name: str, *, persist: bool = False, force: bool = False) -> bool: ...
+
+
+class _ThinkingBlocks(Protocol):
+    def set_thinking_collapsed(self, collapsed: bool) -> None: ...
+
+
+class SettingsApp(Protocol):
+    """What the settings rows read and change in the running app."""
+
+    @property
+    def session(self) -> SessionPort | None: ...
+    @property
+    def themes(self) -> _Themes: ...
+    @property
+    def transcript(self) -> _ThinkingBlocks: ...
+    def apply_display_settings(self) -> None: ...
 
 NOT_IN_PI = " Saved for Pi, which shares this file; pi itself does not use it."
 
@@ -31,22 +53,22 @@ class SettingRow:
     label: str
     choices: list[Any]
     help: str
-    apply: Callable[[PiHost, Any], Any] | None = None
+    apply: Callable[[SettingsApp, Any], Any] | None = None
     """``apply(app, value)``: make the running app follow (may return a coroutine)."""
     global_only: bool = False
     """Pi reads it only from the agent-directory file."""
 
 
-def _session(app: PiHost) -> Any:
+def _session(app: SettingsApp) -> Any:
     assert app.session is not None  # the settings screen opens only with a session
     return app.session
 
 
-def _thinking(app: PiHost, level: str) -> Any:
+def _thinking(app: SettingsApp, level: str) -> Any:
     return _session(app).set_thinking_level(level)
 
 
-def _model_thinking(app: PiHost, level: str) -> None:
+def _model_thinking(app: SettingsApp, level: str) -> None:
     """``modelThinkingLevels[provider/id]``: this model's start-up level (``default``: none)."""
     session = _session(app)
     ref = session.model.ref
@@ -58,7 +80,7 @@ def _model_thinking(app: PiHost, level: str) -> None:
     session.settings.set("modelThinkingLevels", levels or None)
 
 
-def groups(app: PiHost) -> list[tuple[str, list[SettingRow]]]:
+def groups(app: SettingsApp) -> list[tuple[str, list[SettingRow]]]:
     """The settings by group, with choices for this app (its themes, the model's levels)."""
     session = _session(app)
     levels = session.available_thinking_levels()

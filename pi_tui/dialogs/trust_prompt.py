@@ -8,15 +8,20 @@ folder to save that decision for (None: this session only). Esc is "do not trust
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from rich.text import Text
 
 from .pick_list import PickItem, PickList
 
 if TYPE_CHECKING:
-    from ..host import PiHost
+    from textual.notifications import SeverityLevel
+    from textual.screen import Screen, ScreenResultCallbackType
+    from textual.widget import AwaitMount
+
+    from pi_runtime.frontend import SessionPort
 
 NOT_TRUSTED = ("This project is not trusted. Project .pi resources and packages are ignored. "
                "Use /trust to save a trust decision, then restart pi.")
@@ -51,7 +56,28 @@ class TrustPrompt(PickList):
         await super().action_dismiss(result if result is not None else (False, None))
 
 
-async def ask_project_trust(app: PiHost, folder: str, *, say_untrusted: bool = True) -> bool:
+class _Notices(Protocol):
+    async def add_notice(self, text: str, kind: str = "info") -> object: ...
+
+
+class TrustAsker(Protocol):
+    """What asking about trust needs of the app: a screen, notices, and where to say "not trusted"."""
+
+    @property
+    def session(self) -> SessionPort | None: ...
+    @property
+    def transcript(self) -> _Notices: ...
+    @property
+    def start_notices(self) -> list[tuple[str, str]]:
+        """(text, kind) said before the first session is attached, shown once it is."""
+    def push_screen(self, screen: Screen[Any] | str, callback: ScreenResultCallbackType[Any] | None = None,
+                    wait_for_dismiss: Literal[False] = False, *, mode: str | None = None) -> AwaitMount: ...
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = True) -> None: ...
+    def call_later(self, callback: Callable[..., Any], *args: Any, **kwargs: Any) -> bool: ...
+
+
+async def ask_project_trust(app: TrustAsker, folder: str, *, say_untrusted: bool = True) -> bool:
     """Ask whether to trust ``folder`` (at start-up, or before a session of that folder is opened);
     saves the decision when the user asks to and, with ``say_untrusted``, says in the transcript
     shown when it is not trusted (``NOT_TRUSTED``)."""

@@ -14,15 +14,37 @@ when its tab is shown, keeping the one it hides mounted for when that tab comes 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .prompt_editor import PromptEditor
 
 if TYPE_CHECKING:
-    from ..host import PiHost
+    from textual.widget import AwaitMount, Widget
+
+    from ..keys.keymap import Keymap
 
 
-def _build(app: PiHost, factory: Callable[..., Any], theme: Any) -> PromptEditor:
+class _Border(Protocol):
+    def use_editor(self, editor: PromptEditor) -> None: ...
+
+
+class EditorSlot(Protocol):
+    """Where the editor in use sits in the app: pi's own, the one shown, and its border."""
+
+    editor: PromptEditor
+    """The editor in use."""
+    @property
+    def default_editor(self) -> PromptEditor: ...
+    @property
+    def keymap(self) -> Keymap:
+        """Handed to an extension's editor factory (Pi's ``keybindings``)."""
+    @property
+    def chrome(self) -> _Border: ...
+    def mount(self, *widgets: Widget, before: int | str | Widget | None = None,
+              after: int | str | Widget | None = None) -> AwaitMount: ...
+
+
+def _build(app: EditorSlot, factory: Callable[..., Any], theme: Any) -> PromptEditor:
     new = factory(app, theme, app.keymap)
     if not isinstance(new, PromptEditor):
         raise TypeError(f"set_editor_component: the factory must return a CustomEditor, not {type(new).__name__}")
@@ -30,7 +52,7 @@ def _build(app: PiHost, factory: Callable[..., Any], theme: Any) -> PromptEditor
     return new
 
 
-def swap_editor(app: PiHost, factory: Callable[..., Any] | None, theme: Any) -> PromptEditor:
+def swap_editor(app: EditorSlot, factory: Callable[..., Any] | None, theme: Any) -> PromptEditor:
     """Show the editor ``factory(app, theme, app.keymap)`` builds (None: pi's own); returns it.
 
     Raises:
@@ -51,7 +73,7 @@ def swap_editor(app: PiHost, factory: Callable[..., Any] | None, theme: Any) -> 
     return new
 
 
-def build_hidden_editor(app: PiHost, factory: Callable[..., Any], theme: Any) -> PromptEditor:
+def build_hidden_editor(app: EditorSlot, factory: Callable[..., Any], theme: Any) -> PromptEditor:
     """An extension editor for a session in the background: mounted hidden beside pi's.
 
     Raises:
@@ -63,7 +85,7 @@ def build_hidden_editor(app: PiHost, factory: Callable[..., Any], theme: Any) ->
     return new
 
 
-def change_editor(app: PiHost, new: PromptEditor) -> None:
+def change_editor(app: EditorSlot, new: PromptEditor) -> None:
     """Show ``new`` (pi's or a session's extension editor) instead of the editor in use, which
     stays mounted, hidden, with its state. The rest is the caller's (a tab switch): the shown
     session's draft goes into it next, and ``chrome.show`` gives it that session's thinking border."""
@@ -76,7 +98,7 @@ def change_editor(app: PiHost, new: PromptEditor) -> None:
         new.focus()
 
 
-def _take_over(app: PiHost, current: PromptEditor, new: PromptEditor, *, same_session: bool = True) -> None:
+def _take_over(app: EditorSlot, current: PromptEditor, new: PromptEditor, *, same_session: bool = True) -> None:
     """``new`` becomes ``app.editor`` with ``current``'s settings; ``current`` is hidden."""
     new.menu = current.menu
     new.key_actions = dict(current.key_actions)

@@ -14,19 +14,54 @@ consumes.)
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from ..terminal.textual_internals import mark_forwarded, restart_cursor_blink
 
 if TYPE_CHECKING:
+    from textual import events
     from textual.message_pump import MessagePump
+    from textual.screen import Screen
+    from textual.widget import Widget
 
-    from ..host import PiHost
     from ..terminal.typed_runs import TypedRun
     from .prompt_editor import PromptEditor
 
 
-async def take_in_app(app: PiHost, run: TypedRun) -> None:
+class _Flag(Protocol):
+    @property
+    def active(self) -> bool: ...
+
+
+class _Hold(Protocol):
+    @property
+    def holding(self) -> bool: ...
+
+
+class TypingApp(Protocol):
+    """What routing a typed run needs of the app: who could want the keys before the editor."""
+
+    app_focus: bool
+    @property
+    def editor(self) -> PromptEditor: ...
+    @property
+    def default_editor(self) -> PromptEditor: ...
+    @property
+    def focused(self) -> Widget | None: ...
+    @property
+    def screen_stack(self) -> list[Screen[Any]]: ...
+    @property
+    def terminal_input(self) -> _Flag:
+        """Extensions' terminal-input listeners (``active`` while one listens)."""
+    @property
+    def key_hold(self) -> _Hold:
+        """Keys held for a slash command's screen."""
+    @property
+    def extension_keys(self) -> dict[str, str]: ...
+    async def on_event(self, event: events.Event) -> None: ...
+
+
+async def take_in_app(app: TypingApp, run: TypedRun) -> None:
     """The app's step: forward ``run`` to pi's editor, or handle its keys one by one."""
     editor = app.editor
     if (editor is app.default_editor and app.focused is editor and len(app.screen_stack) == 1

@@ -11,14 +11,42 @@ closes (``custom`` returns None), a replaced footer or header gives way to pi's 
 from __future__ import annotations
 
 import traceback
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import textual
 from textual.widget import Widget
 
 if TYPE_CHECKING:
-    from ..host import PiHost
+    from textual.screen import Screen
+
+    from .extension_ui import AppExtensionUI
+
+
+class _Tab(Protocol):
+    @property
+    def session(self) -> object: ...
+    @property
+    def extension_ui(self) -> AppExtensionUI | None: ...
+
+
+class _Tabs(Protocol):
+    @property
+    def sessions(self) -> Sequence[_Tab]: ...
+
+
+class GuardedApp(Protocol):
+    """Where extensions' widgets are: the open sessions' ``ctx.ui`` and the screens on the stack."""
+
+    @property
+    def session(self) -> object: ...
+    @property
+    def extension_ui(self) -> AppExtensionUI | None: ...
+    @property
+    def workspace(self) -> _Tabs: ...
+    @property
+    def screen_stack(self) -> list[Screen[Any]]: ...
 
 
 def _frame_objects(error: BaseException) -> list[Any]:
@@ -38,7 +66,7 @@ Root = tuple[Widget, str, Any, Any]
 belongs to and the runner of the session whose extensions made it."""
 
 
-def _extension_roots(app: PiHost) -> list[Root]:
+def _extension_roots(app: GuardedApp) -> list[Root]:
     """Every widget extensions own: a background tab's are mounted too, hidden."""
     from .extension_screen import ExtensionScreen
 
@@ -79,7 +107,7 @@ def _describe(error: BaseException) -> str:
     return f"{type(error).__name__}: {error}" + (f"\n{lines}" if lines else "")
 
 
-def contain_extension_error(app: PiHost, error: BaseException) -> bool:
+def contain_extension_error(app: GuardedApp, error: BaseException) -> bool:
     """Report and remove the extension widget ``error`` came from; False when it is not one."""
     roots = _extension_roots(app)
     if not roots:

@@ -2,7 +2,8 @@
 finishes with a value.
 
 ``factory(tui, theme, keybindings, done)`` gets the app, ``ctx.ui.theme``, the live keymap and
-``done(value)``; it returns a Textual widget, which is mounted in this screen and focused. The
+``done(value)``; it returns a Textual widget, which is mounted in this screen and focused, or a
+component of Pi's shape (``render(width)``), shown in a ``ComponentLinesView``. The
 screen is dismissed with the value given to ``done`` (Esc dismisses with None). ``overlay=True``
 shows it as a box over the dimmed app; otherwise it takes the space above the footer.
 """
@@ -72,8 +73,14 @@ class ExtensionScreen(Modal[Any]):
 
 
 def build_custom(factory: Callable[..., Any], app: Any, theme: Any, done: Callable[[Any], None]) -> Widget:
-    """Call the extension's factory; anything but a widget is an error the caller reports."""
-    widget = factory(app, theme, getattr(app, "keymap", None), done)
-    if not isinstance(widget, Widget):
-        raise TypeError(f"ctx.ui.custom's factory must return a Textual widget, not {type(widget).__name__}")
+    """Call the extension's factory: a Textual widget, or a component of Pi's shape
+    (``render(width)``, ``handle_input``: ``local_lines.py``); anything else is an error the caller
+    reports."""
+    from .local_lines import as_widget
+
+    built = factory(app, theme, getattr(app, "keymap", None), done)
+    widget = as_widget(built)
+    if widget is None:
+        raise TypeError("ctx.ui.custom's factory must return a Textual widget or a component with render(width), "
+                        f"not {type(built).__name__}")
     return widget

@@ -68,7 +68,7 @@ class AppExtensionUI:
         """The ``FooterData`` given to an extension's footer (``footer_data.py``)."""
         self.before_dialog: Callable[[str], Awaitable[None]] | None = None
         """Awaited before a dialog is shown, with its title: with several sessions open, a background
-        session's question waits until its tab is shown (``sessions/tab_extensions.py``)."""
+        session's question waits until its tab is shown (``flows/tab_extensions.py``)."""
 
     async def _ask(self, screen: Any, timeout: float | None, title: str | None = None) -> Any:
         if self.before_dialog is not None:
@@ -234,12 +234,19 @@ class AppExtensionUI:
         holder["screen"] = screen
         return await self._ask(screen, None)
 
+    def served_component(self, component: Any, *, takes_keys: bool) -> Any:
+        """The widget showing a served session's component (``pi_runtime.remote.remote_ui``)."""
+        from .component_lines_view import ComponentLinesView  # lazily: off the start-up path
+        return ComponentLinesView(component, takes_keys=takes_keys)
+
     def set_widget_component(self, key: str, factory: Any, *, placement: str = "aboveEditor") -> None:
         """A widget of the extension's own (``factory(tui, theme)``) above or below the editor."""
         if factory is None:
             self.parts.drop(key)
             return
-        self.parts.put(key, factory(self.app, self.theme), placement)
+        from .local_lines import as_widget  # lazily: off the start-up path
+        built = factory(self.app, self.theme)
+        self.parts.put(key, as_widget(built) or built, placement)  # Pi's shape, or a Textual widget
 
     def set_editor_component(self, factory: Callable[..., Any] | None) -> None:
         """Replace the editor with ``factory(tui, theme, keybindings)``'s ``CustomEditor`` (None: pi's)."""

@@ -39,7 +39,7 @@ APP_BINDINGS: list[BindingType] = [
     _b("tui.altScreen.pageDown", "scroll_transcript('page_down')", "Page down", "pagedown"),
     _b("tui.altScreen.top", "scroll_transcript('home')", "Top", "ctrl+home"),
     _b("tui.altScreen.bottom", "scroll_transcript('end')", "Bottom", "ctrl+end"),
-    # Commands, search and message selection (handled in commands/view_actions.run_action).
+    # Commands, search and message selection (handled in flows/view_actions.run_action).
     _b("app.session.tree", "pi_cmd('tree')", "Session tree", "pi_disabled_key"),
     _b("app.session.fork", "pi_cmd('fork')", "Fork", "pi_disabled_key"),
     _b("app.session.resume", "pi_cmd('resume')", "Resume", "pi_disabled_key"),
@@ -49,7 +49,7 @@ APP_BINDINGS: list[BindingType] = [
     _b("pi.search.previous", "pi_cmd('search_prev')", "Previous match", "shift+f3"),
     _b("tui.altScreen.previousPrompt", "pi_cmd('select_prev')", "Previous message", "ctrl+shift+up"),
     _b("tui.altScreen.nextPrompt", "pi_cmd('select_next')", "Next message", "ctrl+shift+down"),
-    # The live session tree beside the transcript (pi_tui/tree/pane_controller.py).
+    # The live session tree beside the transcript (pi_tui/flows/pane_controller.py).
     _b("app.pane.tree", "toggle_tree_pane", "Tree pane", "alt+t"),
     _b("pi.pane.focus", "focus_next_pane", "Next pane", "f6"),
 ]

@@ -253,7 +253,7 @@ async def narrow(pilot: Any) -> None:
 
 
 async def tree_pane(pilot: Any) -> None:
-    from ..tree.pane_scene import tree_pane as prepare
+    from .pane_scene import tree_pane as prepare
 
     await prepare(pilot, SCENE_PROVIDERS[pilot.app])
 

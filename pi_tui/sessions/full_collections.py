@@ -14,10 +14,22 @@ from __future__ import annotations
 
 import gc
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from ..host import PiHost
+    from textual.timer import Timer
+
+
+class IdleClock(Protocol):
+    """What the deferral needs of the app: when the user last typed, and its timers."""
+
+    @property
+    def last_input_at(self) -> float:
+        """``time.perf_counter()`` of the last key or paste."""
+    def call_after_refresh(self, callback: Callable[..., Any], *args: Any, **kwargs: Any) -> bool: ...
+    def set_timer(self, delay: float, callback: Callable[[], Any] | None = None, *, name: str | None = None,
+                  pause: bool = False) -> Timer: ...
 
 QUIET_SECONDS = 1.0
 """No key for this long (and no run) before the deferred full collection."""
@@ -28,7 +40,7 @@ _NO_FULL_COLLECTIONS = 1 << 30
 class FullCollections:
     """Tracks which open sessions run, and defers full collections past their runs."""
 
-    def __init__(self, app: PiHost) -> None:
+    def __init__(self, app: IdleClock) -> None:
         self._app = app
         self._running: set[object] = set()
         self._saved: tuple[int, int, int] | None = None

@@ -9,7 +9,7 @@ from textual import events
 from textual.message import Message
 from textual.widgets import Static
 
-from ..transcript.render import format_cost
+from ..footer.figures import format_cost
 from .open_session import TabState
 
 if TYPE_CHECKING:

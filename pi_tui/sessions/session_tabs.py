@@ -8,6 +8,7 @@ that finished, failed or asks something marked until it is shown. A click on a t
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from textual.containers import Horizontal
@@ -17,7 +18,6 @@ from .session_tab import SessionTab
 
 if TYPE_CHECKING:
     from .open_session import OpenSession
-    from .workspace import Workspace
 
 
 class SessionTabs(Horizontal):
@@ -35,9 +35,8 @@ class SessionTabs(Horizontal):
             super().__init__()
             self.entry = entry
 
-    def sync(self, workspace: Workspace) -> None:
-        """Tabs for ``workspace.sessions`` in order, each saying what its session does now."""
-        entries = workspace.sessions
+    def sync(self, entries: Sequence[OpenSession], active: OpenSession | None) -> None:
+        """Tabs for the open sessions in order, each saying what its session does now."""
         self.set_class(len(entries) > 1, "-several")
         tabs = {tab.entry: tab for tab in self.query_children(SessionTab)}
         for entry, gone in tabs.items():
@@ -49,7 +48,7 @@ class SessionTabs(Horizontal):
                 tab = SessionTab(entry)
                 self.mount(tab)
             # Numbered by place in the bar (Alt+PageUp/PageDown order), not by how many were opened.
-            tab.show_state(entry is workspace.active, position)
+            tab.show_state(entry is active, position)
 
     def on_session_tab_clicked(self, message: SessionTab.Clicked) -> None:
         message.stop()

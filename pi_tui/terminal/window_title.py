@@ -7,12 +7,27 @@ Written when a session is attached or shown (another tab), and when the session'
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from .textual_internals import running_driver
 
 if TYPE_CHECKING:
-    from ..host import PiHost
+    from pi_runtime.frontend import SessionPort
+
+
+class TitledApp(Protocol):
+    """What the title needs of the app: the session shown, its folder, its extensions' ``ctx.ui``."""
+
+    title: str
+    @property
+    def is_headless(self) -> bool: ...
+    @property
+    def session(self) -> SessionPort | None: ...
+    @property
+    def cwd(self) -> str: ...
+    @property
+    def extension_ui(self) -> object:
+        """The shown session's extensions' ``ctx.ui`` (its ``title`` wins while set), or None."""
 
 
 def pi_title(session_name: str | None, cwd: str) -> str:
@@ -20,7 +35,7 @@ def pi_title(session_name: str | None, cwd: str) -> str:
     return f"π - {session_name} - {folder}" if session_name else f"π - {folder}"
 
 
-def write_title(app: PiHost, title: str) -> None:
+def write_title(app: TitledApp, title: str) -> None:
     """Set the window title (OSC 0, as Pi); nothing in a headless run."""
     app.title = title
     driver = running_driver(app)
@@ -32,7 +47,7 @@ def write_title(app: PiHost, title: str) -> None:
         driver.flush()
 
 
-def show_window_title(app: PiHost) -> None:
+def show_window_title(app: TitledApp) -> None:
     """The title for the session on screen: its extensions' if they set one, else Pi's."""
     extension_title = getattr(app.extension_ui, "title", None)
     if extension_title is not None:

@@ -10,13 +10,25 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .theme import PiTheme, default_variables, discover_themes
 from .theme_watch import ThemeWatcher
 
 if TYPE_CHECKING:
-    from ..host import PiHost
+    from textual.notifications import SeverityLevel
+    from textual.theme import Theme
+
+
+class ThemeTarget(Protocol):
+    """The app as the theme service sees it (its narrow port)."""
+
+    theme: str
+    def register_theme(self, theme: Theme) -> None: ...
+    def refresh_theme(self) -> None: ...
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = True) -> None: ...
+    def call_from_thread(self, callback: Callable[..., Any], *args: Any, **kwargs: Any) -> Any: ...
 
 _DEFAULT_VARIABLES: dict[str, str] | None = None
 
@@ -37,7 +49,7 @@ class ThemeService:
         folders: User theme folders, later ones winning (the agent dir's, then the project's).
     """
 
-    def __init__(self, target: PiHost, folders: list[Path]) -> None:
+    def __init__(self, target: ThemeTarget, folders: list[Path]) -> None:
         self._target = target
         self.folders = folders
         self.themes: dict[str, PiTheme] = {}

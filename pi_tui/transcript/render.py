@@ -1,8 +1,8 @@
 """Pure helpers that turn tool calls, results and numbers into display text.
 
 No widgets here: titles (``$ ls -la``, ``read src/x.py:10-40``), diff lines as Rich
-``Text``, token and cost formatting, path shortening. Kept pure so tests and the footer,
-tool boxes and history replay share them.
+``Text``, path shortening. Kept pure so tests, tool boxes and history replay share them (token
+and cost figures are the footer's: ``footer/figures.py``).
 """
 
 from __future__ import annotations
@@ -174,28 +174,6 @@ def head_lines(text: str, limit: int | None) -> tuple[str, int]:
     return "\n".join(lines[:limit]), len(lines) - limit
 
 
-def format_tokens(count: int) -> str:
-    """Pi's token counts: 1234 -> ``1.2k``, 12345 -> ``12k``, 1234567 -> ``1.2M``, 253612345 -> ``254M``."""
-    if count < 1000:
-        return str(count)
-    if count < 10_000:
-        return f"{count / 1000:.1f}k"
-    if count < 1_000_000:
-        return f"{round(count / 1000)}k"
-    if count < 10_000_000:
-        return f"{count / 1_000_000:.1f}M"
-    return f"{round(count / 1_000_000)}M"
-
-
-def format_cost(cost: float) -> str:
-    """Pi's dollars: always three decimals (``$0.005``, ``$12.340``), rounded as JavaScript's
-    ``toFixed(3)`` does: from the float's exact value, a tie going up (``$0.0625`` → ``$0.063``,
-    where Python's own formatting rounds a tie to even and would print ``$0.062``)."""
-    from decimal import ROUND_HALF_UP, Decimal
-
-    return "$" + str(Decimal(cost).quantize(Decimal("0.001"), rounding=ROUND_HALF_UP))
-
-
 def format_tool_duration(ms: float) -> str:
     """Pi's tool timing: ``4.2s`` below a minute, then ``1m 30s`` and ``2h 3m 4s``."""
     seconds = ms / 1000
@@ -205,10 +183,3 @@ def format_tool_duration(ms: float) -> str:
     if minutes < 60:
         return f"{minutes}m {rest}s"
     return f"{minutes // 60}h {minutes % 60}m {rest}s"
-
-
-def format_duration(seconds: float) -> str:
-    if seconds < 60:
-        return f"{int(seconds)}s"
-    minutes, secs = divmod(int(seconds), 60)
-    return f"{minutes}m{secs:02d}s"

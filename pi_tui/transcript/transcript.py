@@ -226,7 +226,7 @@ class Transcript(VerticalScroll, can_focus=False):
                     if notice is not None and notice.is_attached:
                         await notice.remove()
                     attempts = f"{event.attempt} attempt{'s' if event.attempt != 1 else ''}"
-                    await self._add(Notice(f"Retry failed after {attempts}: {event.final_error or 'gave up'}", "error"))
+                    await self._add(Notice(f"Error: Retry failed after {attempts}: {event.final_error or 'Unknown error'}", "error"))
             case ev.CompactionStartEvent(reason=reason):
                 self._compaction_notice = await self._add(Notice(f"Compacting context ({reason})…", "info"))  # type: ignore[assignment]
             case ev.CompactionEndEvent():

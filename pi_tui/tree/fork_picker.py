@@ -1,13 +1,12 @@
 """``/fork``: pick an earlier user message; a new session holds the history before it.
 
-The list shows every user message on the active branch, newest first, with a one-line
-preview; the filter searches the whole text. After the fork the chosen message is put back
-into the editor so it can be edited and sent again (Pi's behaviour).
+The list shows every user message on the active branch in Pi's order, oldest at the top and the
+cursor on the newest, so Up goes back in time as in Pi; a one-line preview per message, and the
+filter searches the whole text. After the fork the chosen message is put back into the editor so
+it can be edited and sent again (Pi's behaviour; the flow is ``flows/nav_flows.py``).
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 from rich.text import Text
 
@@ -28,12 +27,13 @@ def preview(text: str, limit: int = PREVIEW) -> str:
 
 
 def fork_items(messages: list[dict[str, str]]) -> list[PickItem]:
-    """Rows for ``get_fork_messages()`` output, newest first, numbered as in the session."""
+    """Rows for ``get_fork_messages()`` output, oldest first, numbered as in the session; the newest
+    is where the cursor starts."""
     items = []
-    for number, msg in reversed(list(enumerate(messages, 1))):
+    for number, msg in enumerate(messages, 1):
         label = Text(f"{number:>3}. ", style="dim")
         label.append(preview(msg["text"]))
-        items.append(PickItem(msg["entryId"], label, msg["text"]))
+        items.append(PickItem(msg["entryId"], label, msg["text"], current=number == len(messages)))
     return items
 
 
@@ -45,30 +45,3 @@ class ForkPicker(PickList):
                          detail="A new session file gets the history before the chosen message; "
                                 "the message returns to the editor.",
                          placeholder="type to search your messages", id="fork-picker")
-
-
-def open_fork_picker(app: Any) -> bool:
-    """Push the picker. Returns False (after a notice) when there is nothing to fork from."""
-    session = app.session
-    messages = session.get_fork_messages()
-    if not messages:
-        app.notify("No user messages to fork from yet", timeout=3)
-        return False
-
-    def chosen(entry_id: Any) -> None:
-        if entry_id:
-            app.run_worker(_fork(app, entry_id), name="fork", group="kernel", exit_on_error=False)
-
-    app.push_screen(ForkPicker(messages), chosen)
-    return True
-
-
-async def _fork(app: Any, entry_id: str) -> None:
-    if app.session.is_streaming:  # Pi stops the run, then forks
-        await app.session.abort()
-    result = await app.session.fork(entry_id)
-    if result.cancelled:
-        app.notify("Fork cancelled by an extension", severity="warning", timeout=4)
-        return
-    app.editor.set_text(result.text)
-    app.show_status("Forked to new session")

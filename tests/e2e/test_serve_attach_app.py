@@ -122,7 +122,7 @@ async def test_every_running_session_gets_a_tab_and_open_makes_new_ones_on_the_s
         await app.workspace.show(app.workspace.sessions[0])
         user = next(e for e in app.session.session_manager.get_entries()
                     if getattr(getattr(e, "message", None), "role", "") == "user")
-        from pi_tui.sessions.open_flows import start_opening
+        from pi_tui.flows.open_flows import start_opening
 
         start_opening(app, "fork", entry_id=user.id)
         assert await until(pilot, lambda: len(app.workspace.sessions) == 4 and app.workspace.active.number == 4)

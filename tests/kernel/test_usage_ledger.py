@@ -71,3 +71,62 @@ def test_context_percent_goes_out_unrounded_as_pi_sends_it():
 
     assert ContextUsage(15_003, 20_000).to_wire()["percent"] == 75.015  # Pi's get_session_stats; pi sent 75.0
     assert ContextUsage(None, 20_000).to_wire()["percent"] is None
+
+
+def _context_file(path, tail):
+    """A session whose answer reported 5,000 tokens, then ``tail`` (entry dicts after it)."""
+    write(path, [
+        {"role": "user", "content": "x" * 400},
+        {"role": "assistant", "content": [{"type": "text", "text": "y" * 400}], "stopReason": "stop",
+         "usage": {**usage(4_000, 1_000, 0, 0, 0), "totalTokens": 5_000}},
+    ], tail)
+    return SessionManager.open(path, read_only=True)
+
+
+def test_a_failed_attempt_taken_out_after_the_last_report_makes_pi_estimate_everything(tmp_path):
+    from pi_runtime.ai.types import Model
+
+    model = Model(id="m", name="m", api="openai-completions", provider="p", base_url="", context_window=10_000)
+    failed = {"role": "assistant", "content": [], "stopReason": "error", "errorMessage": "500",
+              "usage": usage(0, 0, 0, 0, 0)}
+    question = {"role": "user", "content": "z" * 40}
+    tail = [
+        {"type": "message", "id": "q", "parentId": "m1", "timestamp": "2025-01-01T00:00:01.000Z", "message": question},
+        {"type": "message", "id": "e", "parentId": "q", "timestamp": "2025-01-01T00:00:02.000Z", "message": failed},
+        {"type": "context_edit", "id": "x", "parentId": "e", "timestamp": "2025-01-01T00:00:03.000Z",
+         "targetId": "e", "replacement": None},
+    ]
+    edited = _context_file(tmp_path / "edited.jsonl", tail)
+    messages = edited.build_session_context().messages
+    assert [m.role for m in messages] == ["user", "assistant", "user"]
+    # As Pi 1.6's estimateProjectedContextTokens: the report predates the edit, so chars/4 of all.
+    assert UsageLedger(lambda: edited).context(messages, model).tokens == 100 + 100 + 10
+
+    # Without the edit the report stands, plus what followed it.
+    plain = _context_file(tmp_path / "plain.jsonl", tail[:1])
+    messages = plain.build_session_context().messages
+    assert UsageLedger(lambda: plain).context(messages, model).tokens == 5_000 + 10
+
+    # An answer reported after the edit is trusted again.
+    answer = {"role": "assistant", "content": [{"type": "text", "text": "ok"}], "stopReason": "stop",
+              "usage": {**usage(6_000, 10, 0, 0, 0), "totalTokens": 6_010}}
+    later = _context_file(tmp_path / "later.jsonl", tail + [
+        {"type": "message", "id": "a2", "parentId": "x", "timestamp": "2025-01-01T00:00:04.000Z", "message": answer}])
+    messages = later.build_session_context().messages
+    assert UsageLedger(lambda: later).context(messages, model).tokens == 6_010
+
+
+def test_the_figure_is_unknown_after_a_compaction_and_known_again_on_a_branch_before_it(tmp_path):
+    """Read from the branch, not kept as a flag: reopening a compacted session shows no figure (Pi:
+    unknown until the next answer), and moving to a branch without the compaction (a fork made
+    before it) shows the last answer's again."""
+    from pi_runtime.ai.types import Model
+
+    model = Model(id="m", name="m", api="openai-completions", provider="p", base_url="", context_window=10_000)
+    compaction = {"type": "compaction", "id": "k", "parentId": "m1", "timestamp": "2025-01-01T00:00:05.000Z",
+                  "summary": "s" * 80, "firstKeptEntryId": "m1", "tokensBefore": 5_000}
+    manager = _context_file(tmp_path / "compacted.jsonl", [compaction])
+    ledger = UsageLedger(lambda: manager)
+    assert ledger.context(manager.build_session_context().messages, model).tokens is None
+    manager.branch("m1")
+    assert ledger.context(manager.build_session_context().messages, model).tokens == 5_000

@@ -196,7 +196,7 @@ async def test_resume_switches_to_the_chosen_session(provider, workdir, agent_di
 
 
 async def test_retries_that_all_fail_end_with_one_line_below_the_last_error(provider, workdir, agent_dir):
-    """Pi's order: each attempt's error, then "Retry failed after N attempts: …" last."""
+    """Pi's order: each attempt's error, then "Error: Retry failed after N attempts: …" last."""
     from pi_runtime.ai.providers.scripted import scripted_error
     from pi_runtime.sdk import create_agent_session
     from pi_runtime.session.manager import SessionManager
@@ -213,7 +213,7 @@ async def test_retries_that_all_fail_end_with_one_line_below_the_last_error(prov
         await type_command(pilot, "hello")
         await settle(pilot, session)
         lines = [line.strip() for line in screen_text(app).splitlines() if line.strip()]
-        failed = [i for i, line in enumerate(lines) if line.startswith("Retry failed after 2 attempts: 503")]
+        failed = [i for i, line in enumerate(lines) if line.startswith("Error: Retry failed after 2 attempts: 503")]
         errors = [i for i, line in enumerate(lines) if "503 service unavailable" in line and i not in failed]
         assert len(failed) == 1 and errors and failed[0] > max(errors)
         assert not any(line.startswith("Retrying in") for line in lines)
@@ -277,3 +277,22 @@ async def test_clone_while_the_agent_works_stops_the_run_then_clones(provider, w
     # The clone holds the stopped run as the old file does (Pi's aborted entry included).
     old_messages = [e["message"]["content"] for e in entries_of(old_file) if e["type"] == "message"]
     assert [e["message"]["content"] for e in entries(session) if e["type"] == "message"] == old_messages
+
+
+async def test_fork_picker_lists_messages_as_pi_does_and_up_goes_back_in_time(provider, workdir, agent_dir):
+    # Pi's "Fork from Message": oldest at the top, the cursor on the newest; Up goes to older ones.
+    session = file_session(provider, workdir, agent_dir)
+    app = create_app(session, static=True, agent_dir=str(agent_dir))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await converse(pilot, session, provider, ["first question", "second question", "third question"])
+        await type_command(pilot, "/fork")
+        assert await wait_for(pilot, lambda: type(app.screen).__name__ == "ForkPicker")
+        text = screen_text(app)
+        assert text.index("first question") < text.index("second question") < text.index("third question")
+        assert await wait_for(pilot, lambda: app.screen.highlighted_item is not None)
+        assert "third question" in app.screen.highlighted_item.search
+        await pilot.press("up")
+        assert await wait_for(pilot, lambda: "second question" in app.screen.highlighted_item.search)
+        await pilot.press("enter")
+        await workers_done(pilot)
+        assert app.editor.text == "second question"

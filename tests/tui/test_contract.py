@@ -13,8 +13,8 @@ from pathlib import Path
 from pi_runtime.ai.providers.scripted import ScriptedProvider, ScriptedResponse, ScriptedText, scripted_text
 from pi_runtime.ai.types import Usage
 from pi_runtime.testing.waiting import eventually
+from pi_tui.footer.figures import format_cost, format_tokens
 from pi_tui.launch import create_app
-from pi_tui.transcript.render import format_cost, format_tokens
 
 from .conftest import caught_up, make_session, settle, started, wait_for, workers_done
 from .test_commands_models import entries, file_session, type_command

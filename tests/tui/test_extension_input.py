@@ -503,7 +503,7 @@ BAD_TREE_SUMMARY = textwrap.dedent(
 
 async def test_a_tree_move_that_fails_says_why_and_stays_put(provider, workdir, agent_dir, tmp_path):
     from pi_runtime.ai.providers.scripted import scripted_text
-    from pi_tui.tree.nav_flows import _navigate
+    from pi_tui.flows.nav_flows import _navigate
 
     session, app = await start(provider, workdir, agent_dir, tmp_path, BAD_TREE_SUMMARY)
     async with app.run_test(size=(120, 30)) as pilot:
@@ -514,7 +514,7 @@ async def test_a_tree_move_that_fails_says_why_and_stays_put(provider, workdir, 
         provider.push(scripted_text("second answer"))
         await session.prompt("second")
         leaf = session.session_manager.leaf_id
-        await _navigate(app, first_answer, True)
+        await _navigate(app, session, first_answer, True)
         await pilot.pause()
         messages = [str(n.message) for n in app._notifications]
         assert any(m.startswith("Could not move in the session tree:") and "details" in m for m in messages), messages

@@ -11,7 +11,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..host import PiHost
+    from pi_runtime.frontend import SessionPort
+
+    from .host import PiHost
 
 OPEN_KINDS = ("new", "resume", "fork", "clone", "attach")
 
@@ -41,12 +43,14 @@ async def open_command(app: PiHost, arg: str) -> None:
         start_opening(app, kind)
 
 
-def start_opening(app: PiHost, kind: str, *, path: str | None = None, entry_id: str | None = None) -> None:
-    """Build the session in a thread, then show it in a new tab."""
-    source = app.session
+def start_opening(app: PiHost, kind: str, *, path: str | None = None, entry_id: str | None = None,
+                  source: SessionPort | None = None) -> None:
+    """Build the session in a thread, then show it in a new tab. ``source``: the session it is
+    opened from (its folder, its file for a fork or clone); None: the shown one."""
+    source = source if source is not None else app.session
     if source is None:
         return
-    from .served import is_served
+    from ..sessions.served import is_served
 
     if is_served(source):  # the new session runs on the same pi serve, beside this one
         from .served_tabs import open_served_tab
@@ -76,7 +80,7 @@ def start_opening(app: PiHost, kind: str, *, path: str | None = None, entry_id: 
 
 
 def _pick_to_resume(app: PiHost) -> None:
-    from .session_picker import SessionPicker
+    from ..sessions.session_picker import SessionPicker
 
     session = app.session
     assert session is not None
@@ -89,7 +93,7 @@ def _pick_to_resume(app: PiHost) -> None:
             from .resume_flows import resume_picked
 
             # In its own folder when that is another one; a file open in a tab shows that tab.
-            resume_picked(app, str(path), new_tab=True)
+            resume_picked(app, str(path), new_tab=True, session=session)
 
     app.push_screen(picker, picked)
 
@@ -106,7 +110,7 @@ def _pick_to_fork(app: PiHost) -> None:
 
     def chosen(entry_id: Any) -> None:
         if entry_id:
-            start_opening(app, "fork", entry_id=str(entry_id))
+            start_opening(app, "fork", entry_id=str(entry_id), source=session)
 
     app.push_screen(ForkPicker(messages), chosen)
 
@@ -118,7 +122,7 @@ async def close_command(app: PiHost) -> None:
     if entry is None or len(workspace.sessions) < 2:
         await app.transcript.add_notice("This is the only open session (/quit ends pi)", "warning")
         return
-    from .served import is_served
+    from ..sessions.served import is_served
 
     if not (entry.working or entry.session.is_streaming) or is_served(entry.session):
         await workspace.close(entry)  # a served session is detached: its run goes on in pi serve

@@ -24,12 +24,11 @@ from ..extension_ui.extension_host import (
 )
 
 if TYPE_CHECKING:
-    from ..host import PiHost
-    from .open_session import OpenSession
-    from .workspace import Workspace
+    from ..sessions.open_session import OpenSession
+    from .host import PiHost, Tabs
 
 
-def dialog_gate(workspace: Workspace, entry: OpenSession) -> Callable[[str], Awaitable[None]]:
+def dialog_gate(workspace: Tabs, entry: OpenSession) -> Callable[[str], Awaitable[None]]:
     """What ``entry``'s extension UI awaits before a dialog: nothing while its tab is shown."""
 
     async def wait_until_shown(title: str) -> None:
@@ -44,7 +43,7 @@ def dialog_gate(workspace: Workspace, entry: OpenSession) -> Callable[[str], Awa
     return wait_until_shown
 
 
-async def start_tab_extensions(app: PiHost, workspace: Workspace, entry: OpenSession) -> None:
+async def start_tab_extensions(app: PiHost, workspace: Tabs, entry: OpenSession) -> None:
     """Give a tab's extensions their UI and start them (``session_start``); no-op without any."""
     session = entry.session
     runner = session.extension_runner
@@ -65,9 +64,9 @@ async def start_tab_extensions(app: PiHost, workspace: Workspace, entry: OpenSes
         bind_shortcuts(app, session)
 
 
-async def _start_served_tab(app: PiHost, workspace: Workspace, entry: OpenSession) -> None:
+async def _start_served_tab(app: PiHost, workspace: Tabs, entry: OpenSession) -> None:
     """A session of a ``pi serve``: its extensions run there (``served_tabs.py``)."""
-    from .served import is_served
+    from ..sessions.served import is_served
 
     if is_served(entry.session):
         from .served_tabs import start_served_tab

@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ..editor import path_completion
+from ..editor.completion import file_completions, list_files, slash_completions
+from ..editor.completion_menu import Completion
 from ..extension_ui.extension_completion import BuiltinProvider, ProviderStack
-from . import path_completion
-from .completion import file_completions, list_files, slash_completions
-from .completion_menu import Completion
 
 if TYPE_CHECKING:
-    from ..host import PiHost
+    from .host import PiHost
 
 
 class CompletionController:

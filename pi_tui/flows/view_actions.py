@@ -7,10 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .commands import COMMANDS
-
 if TYPE_CHECKING:
-    from ..host import PiHost
+    from .host import PiHost
 
 
 def search_bar(app: PiHost) -> Any:
@@ -82,4 +80,4 @@ def run_action(app: PiHost, name: str) -> None:
     elif name == "copy":
         copy_message(app)
     elif name in ("tree", "fork", "resume", "new"):
-        app.call_later(COMMANDS.run, app, f"/{name}")
+        app.call_later(app.run_command, f"/{name}")

@@ -13,7 +13,7 @@ async def tree_pane(pilot: Any, provider: Any) -> None:
     """Drive ``pilot``'s app into the scene; ``provider`` is the scene's scripted provider."""
     from pi_runtime.frontend import scripted_text, scripted_tool_call
 
-    from ..screenshots.scenes import _send, _until, _usage
+    from .scenes import _send, _until, _usage
 
     app = pilot.app
     session = app.session

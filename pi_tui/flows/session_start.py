@@ -9,12 +9,13 @@ from typing import TYPE_CHECKING
 from ..terminal import extended_keys
 from ..transcript.start_hints import StartHints
 from ..transcript.welcome_panel import WelcomePanel
+from .bound import transcript_of
 from .session_chrome import loaded_resources
 
 if TYPE_CHECKING:
     from pi_runtime.frontend import SessionPort
 
-    from ..host import PiHost
+    from .host import PiHost
 
 
 
@@ -52,7 +53,7 @@ async def say_full_screen_only(app: PiHost, session: SessionPort) -> None:
     asked = getattr(app.command_line, "tui_mode", None) or typed_settings(session.settings).tui_mode
     if asked == "regular":
         app._said_full_screen_only = True  # type: ignore[attr-defined]  # once per app
-        await app.transcript.add_notice(FULL_SCREEN_ONLY, "warning")
+        await transcript_of(app, session).add_notice(FULL_SCREEN_ONLY, "warning")
 
 
 async def warn_about_tmux_keys(app: PiHost) -> None:
@@ -77,17 +78,19 @@ async def show_start_help(app: PiHost, session: SessionPort) -> None:
     verbose = bool(getattr(app.command_line, "verbose", False))
     if verbose:  # --verbose: the whole start-up help, whatever quietStartup says (Pi)
         quiet = False
+    # The session's own transcript: its extensions' start may have awaited while another tab came up.
+    transcript = transcript_of(app, session)
     if has_credentials(session):
         if quiet is True:
             return
         loaded = [] if quiet == "header" else loaded_resources(session)
-        await app.transcript.mount(StartHints(app.keymap, loaded=loaded,
-                                              expanded=verbose or app.transcript.tools_expanded))
+        await transcript.mount(StartHints(app.keymap, loaded=loaded,
+                                          expanded=verbose or transcript.tools_expanded))
     else:
-        await app.transcript.mount(WelcomePanel(model=app.model_ref(), agent_dir=str(app.agent_dir)))
+        await transcript.mount(WelcomePanel(model=app.model_ref(), agent_dir=str(app.agent_dir)))
         # Read from its headline down: the guide is often taller than the window.
-        app.transcript.release_anchor()
-        app.call_after_refresh(app.transcript.scroll_home, animate=False)
+        transcript.release_anchor()
+        app.call_after_refresh(transcript.scroll_home, animate=False)
 
 
 def has_credentials(session: SessionPort) -> bool:

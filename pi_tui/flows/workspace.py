@@ -19,15 +19,15 @@ from pi_runtime.frontend import events as ev
 
 from ..bridge import EVENT_BATCH_SECONDS, Bridge
 from ..extension_ui.extension_host import show_extension_ui
+from ..sessions.full_collections import FullCollections
+from ..sessions.open_session import Draft, OpenSession
 from ..terminal.window_title import show_window_title
 from ..transcript.transcript import Transcript
-from .full_collections import FullCollections
-from .open_session import Draft, OpenSession
 
 if TYPE_CHECKING:
     from pi_runtime.frontend import SessionPort
 
-    from ..host import PiHost
+    from .host import PiHost
 
 
 class Workspace:
@@ -62,7 +62,7 @@ class Workspace:
     def busy(self) -> list[OpenSession]:
         """Sessions of this process with a run (or compaction) in progress, or a question waiting
         (a served session's run goes on in ``pi serve`` when the app quits: it is never busy here)."""
-        from .served import is_served
+        from ..sessions.served import is_served
 
         return [e for e in self.sessions
                 if (e.working or e.questions or e.session.is_streaming) and not is_served(e.session)]

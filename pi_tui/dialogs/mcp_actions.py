@@ -32,7 +32,7 @@ def start_sign_in(app: Any, manager: Any, name: str) -> str | None:
     """Open the sign-in dialog for ``name``; returns why not, if it cannot."""
     from pi_runtime.frontend.app_support import find_oauth_server
 
-    from ..dialogs.mcp_login import McpLoginScreen
+    from .mcp_login import McpLoginScreen
 
     _connection_found, problem = find_oauth_server(manager, name)
     if problem:

@@ -8,19 +8,19 @@ from typing import TYPE_CHECKING, cast
 
 from textual.app import App
 
-from .key_table import MAIN_VIEW_ACTIONS
+from ..keys.key_table import MAIN_VIEW_ACTIONS
 
 if TYPE_CHECKING:
     from pi_runtime.frontend import SessionPort
 
-    from ..editor.input_controller import InputController
     from ..editor.prompt_editor import PromptEditor
-    from ..host import PiHost
     from ..queue.queue_pane import QueuePane
     from ..sessions.session_tabs import SessionTabs
-    from ..sessions.workspace import Workspace
     from ..transcript.transcript import Transcript
-    from ..tree.pane_controller import TreePaneController
+    from .host import PiHost
+    from .input_controller import InputController
+    from .pane_controller import TreePaneController
+    from .workspace import Workspace
 
 
 class AppActions(App[int], inherit_bindings=False):
@@ -123,12 +123,12 @@ class AppActions(App[int], inherit_bindings=False):
         self.tree_pane.focus_next()
 
     def action_copy_last(self) -> None:
-        from ..commands.view_actions import copy_message
+        from .view_actions import copy_message
 
         copy_message(self.host)
 
     def action_pi_cmd(self, name: str) -> None:
-        from ..commands.view_actions import run_action
+        from .view_actions import run_action
 
         if self.session is not None:
             run_action(self.host, name)
@@ -142,11 +142,11 @@ class AppActions(App[int], inherit_bindings=False):
             return False  # Esc in the queue list goes back to the editor; it does not abort the run
         return super().check_action(action, parameters)
 
-    # ------------------------------------------------------------------ several sessions (sessions/)
+    # ------------------------------------------------------------------ several sessions (workspace.py)
 
     def refresh_session_tabs(self) -> None:
         """Redraw the tab bar from the workspace (a session opened, closed, changed state)."""
-        self.session_tabs.sync(self.workspace)
+        self.session_tabs.sync(self.workspace.sessions, self.workspace.active)
 
     async def on_session_tabs_selected(self, message: SessionTabs.Selected) -> None:
         await self.workspace.show(message.entry)
@@ -155,6 +155,6 @@ class AppActions(App[int], inherit_bindings=False):
         await self.workspace.step(direction)
 
     async def action_session_open(self) -> None:
-        from ..sessions.open_flows import open_command
+        from .open_flows import open_command
 
         await open_command(self.host, "new")

@@ -18,12 +18,11 @@ from ..extension_ui.extension_host import bind_shortcuts, new_extension_ui, show
 if TYPE_CHECKING:
     from pi_runtime.frontend import RemoteSession, Severity
 
-    from ..host import PiHost
-    from .open_session import OpenSession
-    from .workspace import Workspace
+    from ..sessions.open_session import OpenSession
+    from .host import PiHost, Tabs
 
 
-async def start_served_tab(app: PiHost, workspace: Workspace, entry: OpenSession, session: RemoteSession) -> None:
+async def start_served_tab(app: PiHost, workspace: Tabs, entry: OpenSession, session: RemoteSession) -> None:
     """Show the served session's extension UI in ``entry``'s tab and keep it attached."""
     from pi_runtime.frontend import keep_attached
 
@@ -74,7 +73,7 @@ async def attach_served_tab(app: PiHost, ref: str | None) -> None:
     ``pi serve``) that no tab shows yet, in a new tab; several: the user picks one."""
     from pi_runtime.frontend import AttachChoiceError, NoServer, RemoteError, ServeClient, match_session
 
-    from .served import is_served
+    from ..sessions.served import is_served
 
     shown = app.session
     client = shown.client if is_served(shown) and not shown.client.closed.is_set() else None

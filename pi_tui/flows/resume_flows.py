@@ -20,9 +20,12 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 
 from ..dialogs.pick_list import PickItem, PickList
+from .bound import transcript_of
 
 if TYPE_CHECKING:
-    from ..host import PiHost
+    from pi_runtime.frontend import SessionPort
+
+    from .host import PiHost
 
 
 class MissingFolderPrompt(PickList):
@@ -37,26 +40,28 @@ class MissingFolderPrompt(PickList):
                          hint="↑↓ navigate · enter select · esc cancel", filterable=False, id="missing-folder-prompt")
 
 
-def resume_picked(app: PiHost, path: str, *, new_tab: bool, said: str | None = None) -> None:
-    """Resume the session file ``path`` the picker returned (in a worker): in place of the shown
-    session (``/resume``), or in a new tab (``/open resume``). A file another tab has open is
-    that tab's (its session holds the file's lock): that tab is shown. ``said``: the status line
-    once it is open (``/import``'s)."""
+def resume_picked(app: PiHost, path: str, *, new_tab: bool, said: str | None = None,
+                  session: SessionPort | None = None) -> None:
+    """Resume the session file ``path`` the picker returned (in a worker): in place of
+    ``session`` (``/resume``; the shown one when None), or in a new tab (``/open resume``). A file
+    another tab has open is that tab's (its session holds the file's lock): that tab is shown.
+    ``said``: the status line once it is open (``/import``'s). What follows acts on ``session``
+    even if another tab is shown meanwhile."""
+    session = session if session is not None else app.session
+    if session is None:
+        return
     for entry in app.workspace.sessions:
         if entry.session.session_file and str(entry.session.session_file) == str(path):
             if entry is not app.workspace.active:
                 app.call_later(app.workspace.show, entry)
                 app.notify(f"Already open: {entry.name}", timeout=3)
             return
-    app.run_worker(_resume(app, path, new_tab, said), name="resume-session", group="sessions", exit_on_error=False)
+    app.run_worker(_resume(app, session, path, new_tab, said), name="resume-session", group="sessions", exit_on_error=False)
 
 
-async def _resume(app: PiHost, path: str, new_tab: bool, said_here: str | None = None) -> None:
+async def _resume(app: PiHost, session: SessionPort, path: str, new_tab: bool, said_here: str | None = None) -> None:
     from pi_runtime.frontend.app_support import where_to_resume
 
-    session = app.session
-    if session is None:
-        return
     where = where_to_resume(path, session.cwd)
     if where.kind == "missing":
         choice = await ask_screen(app, MissingFolderPrompt(where.folder, session.cwd))
@@ -71,11 +76,11 @@ async def _resume(app: PiHost, path: str, new_tab: bool, said_here: str | None =
                 app.notify(f"Could not fork the session: {exc}", severity="error", timeout=8)
                 return
             said = f"Forked into new session {_session_id(path)} in {session.cwd}"
-        await _resume_here(app, path, new_tab, said)
+        await _resume_here(app, session, path, new_tab, said)
     elif where.kind == "here":
-        await _resume_here(app, path, new_tab, said_here)
+        await _resume_here(app, session, path, new_tab, said_here)
     else:
-        await _resume_elsewhere(app, path, where.folder, new_tab)
+        await _resume_elsewhere(app, session, path, where.folder, new_tab)
 
 
 def _fork_here(session: Any, path: str) -> str:
@@ -95,18 +100,17 @@ def _session_id(path: str) -> str:
     return info.id if info is not None else Path(path).stem
 
 
-async def _resume_here(app: PiHost, path: str, new_tab: bool, said: str | None) -> None:
-    """A session of the shown session's folder (or one continued or forked here): as ``/resume``
+async def _resume_here(app: PiHost, session: SessionPort, path: str, new_tab: bool, said: str | None) -> None:
+    """A session of ``session``'s folder (or one continued or forked here): as ``/resume``
     always did; ``said`` is the notice (None: the session's name)."""
     from .open_flows import start_opening
 
     if new_tab:
-        start_opening(app, "resume", path=path)
+        start_opening(app, "resume", path=path, source=session)
         if said:
             app.notify(said, timeout=4)
         return
-    session = app.session
-    if session is None or path == session.session_file:
+    if path == session.session_file:
         return
     try:
         result = await session.switch_session(path)
@@ -117,14 +121,14 @@ async def _resume_here(app: PiHost, path: str, new_tab: bool, said: str | None) 
         app.show_status(said or "Resumed session")
 
 
-async def _resume_elsewhere(app: PiHost, path: str, folder: str, new_tab: bool) -> None:
+async def _resume_elsewhere(app: PiHost, session: SessionPort, path: str, folder: str, new_tab: bool) -> None:
     """A session of another folder: a session built for that folder, shown in its own tab or in
-    place of the shown one."""
+    place of ``session``."""
     from pi_runtime.frontend.app_support import build_resumed_session, trust_question
 
     from ..dialogs.trust_prompt import ask_project_trust
 
-    old = app.workspace.active
+    old = app.workspace.entry_for(session)
     if old is None:
         return
     if not new_tab and not await old.session.switch_allowed(path):
@@ -148,7 +152,7 @@ async def _resume_elsewhere(app: PiHost, path: str, folder: str, new_tab: bool) 
     if declined:
         from ..dialogs.trust_prompt import NOT_TRUSTED
 
-        await app.transcript.add_notice(NOT_TRUSTED, "warning")
+        await transcript_of(app, resumed).add_notice(NOT_TRUSTED, "warning")
     app.show_status(f"Resumed session in {folder}")
 
 

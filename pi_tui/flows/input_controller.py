@@ -14,12 +14,12 @@ import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..commands.commands import COMMANDS
+from .bound import transcript_of
 
 if TYPE_CHECKING:
     from pi_runtime.frontend import SessionPort
 
-    from ..host import PiHost
+    from .host import PiHost
 
 DOUBLE_ESCAPE_SECONDS = 0.5
 """Two Esc presses closer than this on an empty, idle editor are a double Esc."""
@@ -74,7 +74,7 @@ class InputController:
                 self._app.run_worker(self._bash(session, command, exclude), name="bash", group="bash",
                                      exit_on_error=False)
                 return
-        if stripped.startswith("/") and await COMMANDS.run(self._app, stripped):
+        if stripped.startswith("/") and await self._app.run_command(stripped):
             return  # the command gives back the keys typed after it (``key_hold.py``)
         self._app.key_hold.release_after_refresh()
         self._app.run_worker(self._prompt(session, text, mode, images), name="prompt", group="kernel",
@@ -114,7 +114,7 @@ class InputController:
             await session.prompt(text, images, streaming_behavior="followUp" if mode == "followUp" else "steer",
                                  wait=False)
         except PromptError as exc:
-            await self._app.transcript.add_notice(str(exc), "error")
+            await transcript_of(self._app, session).add_notice(str(exc), "error")
         except Exception as exc:
             from ..sessions.served import is_served
 
@@ -123,7 +123,7 @@ class InputController:
             # pi serve is out of reach (reconnecting, or it closed the session): nothing was sent,
             # so the text goes back to the editor to send again.
             self.restore_to_editor([text])
-            await self._app.transcript.add_notice(f"Not sent: {exc}", "error")
+            await transcript_of(self._app, session).add_notice(f"Not sent: {exc}", "error")
 
     async def _bash(self, session: SessionPort, command: str, exclude: bool) -> None:
         transcript = self._app.transcript
@@ -166,8 +166,8 @@ class InputController:
         can open the completion menu by itself (an ``@file`` at its end): an Esc that only closed
         that menu left a run the user wanted stopped going on to its end.
         """
-        from ..commands.view_actions import close_search
         from ..transcript.transcript_nav import clear_selection
+        from .view_actions import close_search
 
         app = self._app
         session = app.session
@@ -202,7 +202,7 @@ class InputController:
 
         action = typed_settings(session.settings).double_escape_action
         if action in ("tree", "fork"):
-            self._app.call_later(COMMANDS.run, self._app, f"/{action}")
+            self._app.call_later(self._app.run_command, f"/{action}")
 
     # ------------------------------------------------------------------ quitting
 
@@ -235,7 +235,7 @@ class InputController:
 
         from pi_runtime.frontend import typed_settings
 
-        from .external_editor import edit_in_editor, editor_command
+        from ..editor.external_editor import edit_in_editor, editor_command
 
         app = self._app
         session = app.session

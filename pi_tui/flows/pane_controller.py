@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
-from ..host import PiHost
+from .host import PiHost
 
 if TYPE_CHECKING:
     from textual.dom import DOMNode
@@ -120,7 +120,7 @@ class TreePaneController:
             return
         from pi_runtime.frontend import typed_settings
 
-        from .tree_pane import TreePane
+        from ..tree.tree_pane import TreePane
 
         session = app.session
         self.width = typed_settings(session.settings).tree_pane_width or self.width
@@ -136,7 +136,7 @@ class TreePaneController:
         """``session``'s rows: built the first time, else caught up, the cursor where the session is."""
         from pi_runtime.frontend import typed_settings
 
-        from .live_tree import LiveTree
+        from ..tree.live_tree import LiveTree
 
         live = self._lives.get(id(session))
         if live is None or live.session is not session:
@@ -296,7 +296,7 @@ class TreePaneController:
                                 exclusive=True, exit_on_error=False)
 
     async def _show_preview(self, entry_id: str) -> None:
-        from .branch_preview import PREVIEW_MESSAGES, BranchPreview
+        from ..tree.branch_preview import PREVIEW_MESSAGES, BranchPreview
 
         app = self.app
         if self.pane is None or self._wanted_preview != entry_id:
@@ -351,7 +351,7 @@ class TreePaneController:
 
         # Once the move is decided, the editor takes the keys: the next thing a user does after
         # "continue here" is type, and those keys must not land in the pane's search.
-        navigate_with_choice(self.app, entry_id, on_decided=self.leave_pane)  # stops a run first, as /tree does
+        navigate_with_choice(self.app, self._session(), entry_id, on_decided=self.leave_pane)  # stops a run first, as /tree does
 
     def fork(self, entry_id: str) -> None:
         """A new session with the history before this user message (its text comes to the editor)."""
@@ -360,9 +360,10 @@ class TreePaneController:
             self.app.notify("Fork starts before a user message: select a user row", timeout=4)
             return
         if self._idle_or_say("forking"):
-            from .fork_picker import _fork
+            from .nav_flows import fork_at
 
-            self.app.run_worker(_fork(self.app, entry_id), name="fork", group="kernel", exit_on_error=False)
+            self.app.run_worker(fork_at(self.app, self._session(), entry_id), name="fork", group="kernel",
+                                exit_on_error=False)
 
     def clone(self, entry_id: str) -> None:
         """A new session with the path up to and including this entry."""
