@@ -15,7 +15,8 @@ in progress in it (its answer held at a gate). Then:
    every tab is in place (``AttachedApp.ready``), which leaves out the interpreter's start and imports.
 2. fan-out: five viewers (one process each, blocking sockets) attached to a session while a 2,000-delta
    answer streams; for each record, the spread between the first and the last viewer to read it.
-   Goal: within 5 ms.
+   Goal: within 5 ms. Its floor: the same five viewers fed by a bare socket writer (no pi) at the
+   same pace, which measures the machine's scheduling of six processes.
 3. first answer: prompt to first text delta, a local ``AgentSession`` in this process against the same
    loopback server vs the same prompt through the server (``RemoteSession``). Goal: no slower.
    And from a new process's start: ``pi --mode rpc`` (a local session) vs ``pi attach --new --mode
@@ -58,9 +59,9 @@ def _chunk(content: str | None = None, finish: str | None = None) -> dict[str, A
             "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
 
 
-def _reply(pieces: list[str], gate: threading.Event | None = None) -> Reply:
+def _reply(pieces: list[str], gate: threading.Event | None = None, delay: float = 0.0) -> Reply:
     events: list[Any] = [_chunk(p) for p in pieces] + [_chunk(finish="stop"), "[DONE]"]
-    return Reply.sse(events, gate_at=1 if gate else None, gate=gate)
+    return Reply.sse(events, gate_at=1 if gate else None, gate=gate, delay=delay)
 
 
 def _setup(root: Path, loopback: LoopbackServer, messages: int) -> tuple[dict[str, str], Path]:
@@ -204,7 +205,8 @@ def _watcher(sock: Path, handle: str) -> subprocess.Popen[str]:
     return proc
 
 
-def _fanout(sock: Path, loopback: LoopbackServer, deltas: int) -> dict[str, float]:
+def _fanout(sock: Path, loopback: LoopbackServer, deltas: int, pace: float = 0.0) -> dict[str, float]:
+    """``pace``: deltas a second the model sends (0: as fast as the loopback server can)."""
     control = socket.socket(socket.AF_UNIX)
     control.connect(str(sock))
     reader = control.makefile("rb")
@@ -218,18 +220,69 @@ def _fanout(sock: Path, loopback: LoopbackServer, deltas: int) -> dict[str, floa
     ask({"type": "hello", "protocol": 1})
     handle = ask({"type": "open_session"})["session"]
     watchers = [_watcher(sock, handle) for _ in range(5)]
-    loopback.push(_reply([f"word{i} " for i in range(deltas)]))
+    loopback.push(_reply([f"word{i} " for i in range(deltas)], delay=1 / pace if pace else 0.0))
     ask({"type": "prompt", "session": handle, "message": "stream a long answer"})
     seen = [{int(k): v for k, v in json.loads(w.communicate(timeout=120)[0]).items()} for w in watchers]
+    control.close()
+    return _spreads(seen)
+
+
+def _spreads(seen: list[dict[int, float]]) -> dict[str, float]:
+    """For each record every viewer read, the spread between the first and the last to read it."""
     spreads = []
     for cursor in seen[0]:
         times = [s[cursor] for s in seen if cursor in s]
         if len(times) == len(seen):
             spreads.append((max(times) - min(times)) * 1000)
     spreads.sort()
-    control.close()
-    return {"records": len(spreads), "median_ms": statistics.median(spreads),
+    first, last = min(seen[0].values()), max(seen[0].values())
+    return {"records": len(spreads), "median_ms": statistics.median(spreads), "seconds": last - first,
             "p99_ms": spreads[int(len(spreads) * 0.99) - 1], "max_ms": spreads[-1]}
+
+
+def _fanout_floor(records: int, seconds: float) -> dict[str, float]:
+    """The floor under the fan-out figure: the same five viewer processes fed by a bare socket
+    writer in this process (no pi), as many records of a streamed delta's size over the same time.
+    What it shows is the machine's scheduling of six processes, which pi cannot go below."""
+    folder = Path(tempfile.mkdtemp(prefix="fan-floor-"))
+    path = folder / "floor.sock"
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(str(path))
+    listener.listen(8)
+    viewers: list[socket.socket] = []
+
+    def handshake() -> None:
+        for _ in range(5):
+            conn, _ = listener.accept()
+            lines = conn.makefile("rb")
+            for _ in range(2):  # hello, attach: one response each
+                lines.readline()
+                conn.sendall(b'{"type":"response","success":true}\n')
+            viewers.append(conn)
+
+    accepting = threading.Thread(target=handshake)
+    accepting.start()
+    watchers = [_watcher(path, "floor") for _ in range(5)]
+    accepting.join()
+    delta = {"type": "message_update", "session": "s1", "assistantMessageEvent": {
+        "type": "text_delta", "contentIndex": 0, "delta": "word1234 "}}
+    gap = seconds / max(1, records)
+    start = time.perf_counter()
+    for cursor in range(records):
+        line = json.dumps({**delta, "cursor": cursor}).encode() + b"\n"
+        for conn in viewers:
+            conn.sendall(line)
+        pause = start + (cursor + 1) * gap - time.perf_counter()
+        if pause > 0:
+            time.sleep(pause)  # the pace of pi's own run, not a wait for a condition
+    for conn in viewers:
+        conn.sendall(b'{"type":"agent_settled"}\n')
+    seen = [{int(k): v for k, v in json.loads(w.communicate(timeout=120)[0]).items()} for w in watchers]
+    for conn in viewers:
+        conn.close()
+    listener.close()
+    shutil.rmtree(folder, ignore_errors=True)
+    return _spreads(seen)
 
 
 async def _first_answer(sock: Path, loopback: LoopbackServer, runs: int) -> dict[str, float]:
@@ -348,6 +401,12 @@ def main() -> None:
             fan = _fanout(sock, loopback, options.deltas)
             print(f"fan-out to 5 viewers over {fan['records']:,} records: spread median {fan['median_ms']:.3f} ms, "
                   f"p99 {fan['p99_ms']:.3f} ms, max {fan['max_ms']:.3f} ms")
+            floor = _fanout_floor(fan["records"], fan["seconds"])
+            print(f"  floor, the same viewers fed by a bare socket writer at that pace ({floor['seconds']:.2f} s): "
+                  f"median {floor['median_ms']:.3f} ms, p99 {floor['p99_ms']:.3f} ms, max {floor['max_ms']:.3f} ms")
+            paced = _fanout(sock, loopback, 1_000, pace=200)
+            print(f"  at a fast model's pace (200 deltas/s, {paced['records']:,} records): median "
+                  f"{paced['median_ms']:.3f} ms, p99 {paced['p99_ms']:.3f} ms, max {paced['max_ms']:.3f} ms")
             first = asyncio.run(_first_answer(sock, loopback, options.runs))
             print(f"prompt to first text delta (median of {options.runs}): local session {first['local_ms']:.1f} ms, "
                   f"through pi serve {first['served_ms']:.1f} ms "

@@ -123,12 +123,23 @@ def current_system_message(messages: list[dict[str, Any]]) -> dict[str, Any] | N
 
 
 def usage_tokens(usage: Any) -> int:
-    """Context tokens a usage report stands for (``totalTokens``, else the sum of its parts)."""
-    u = as_dict(usage) if usage is not None else {}
-    total = u.get("totalTokens") or 0
-    if total:
-        return int(total)
-    return int(sum(u.get(k) or 0 for k in ("input", "output", "cacheRead", "cacheWrite")))
+    """Context tokens a usage report stands for (``totalTokens``, else the sum of its parts).
+
+    A report of the wrong shape (a hand-edited file's raw entry: a string, a text count) stands
+    for nothing rather than failing whoever asked.
+    """
+    if usage is None:
+        return 0
+    if not isinstance(usage, dict):
+        if not hasattr(usage, "to_wire"):
+            return 0
+        usage = usage.to_wire()
+
+    def number(key: str) -> int:
+        value = usage.get(key)
+        return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
+
+    return number("totalTokens") or sum(number(k) for k in ("input", "output", "cacheRead", "cacheWrite"))
 
 
 @record

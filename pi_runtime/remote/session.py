@@ -339,8 +339,17 @@ class RemoteSession(SessionCommands):
         """Send a command of the protocol to this session and return its ``data``.
 
         Raises:
-            The kernel's error type the server named, else ``RemoteError``.
+            The kernel's error type the server named, else ``RemoteError``; ``ConnectionLost``
+            saying what to do when the server has closed this session (it stopped, or an
+            extension ended it): no reconnect brings it back.
         """
+        from .errors import ConnectionLost
+
+        if self.view.closed:
+            reason = f" ({self.view.closed_reason})" if self.view.closed_reason else ""
+            saved = self.session_file is not None and os.path.exists(self.session_file)  # none before a prompt
+            kept = "/resume its file here, or /close this tab" if saved else "/close this tab"
+            raise ConnectionLost(command, f"pi serve closed this session{reason}: {kept}")
         return await self._client.request({"type": command, "session": self.handle, **fields})
 
     def send_ui_response(self, record: dict[str, Any]) -> None:

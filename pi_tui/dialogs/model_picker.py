@@ -13,8 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.binding import Binding
+from textual.widgets import Input
 
 from .pick_list import PickItem, PickList, Saved
+
+_PICKER_NAME = "model-picker"
+"""The name the model picker is installed under (``App.install_screen``)."""
 
 if TYPE_CHECKING:
     from pi_runtime.frontend import SessionPort
@@ -92,6 +96,20 @@ class ModelPicker(PickList):
                          placeholder="type to search models", id="model-picker")
         self.models = models
         self.current = current
+        self.registry = registry
+
+    def offer(self, models: list[Any], *, current: str, registry: Any) -> None:
+        """Show ``models`` afresh when the picker opens again: the search cleared, the rows
+        remade (their labels only when the models or the current one changed), the cursor on
+        the current model and the search field focused, as a new picker would be."""
+        same = len(models) == len(self.models) and all(a is b for a, b in zip(models, self.models))
+        if not same or current != self.current or registry is not self.registry:
+            self.items = model_items(models, registry, current)
+            self.models, self.current, self.registry = models, current, registry
+        search = self.query_one(Input)
+        search.value = ""
+        self.refill("")
+        search.focus()
 
 
 def picker_models(session: SessionPort) -> list[Any]:
@@ -99,7 +117,8 @@ def picker_models(session: SessionPort) -> list[Any]:
     registry = session.model_registry
     models = list(registry.available()) if registry is not None else []
     current = session.model
-    if current is not None and all(m.ref != current.ref for m in models):
+    # The current model is usually one of them, the same object: found without building 1,700 refs.
+    if current is not None and not any(m is current for m in models) and all(m.ref != current.ref for m in models):
         models.insert(0, current)
     return models
 
@@ -108,7 +127,16 @@ def open_model_picker(app: Any, session: SessionPort) -> None:
     """Push the picker; the choice becomes ``session``'s model (and the default with Ctrl+S), the
     session it was opened for even if another tab is shown by then."""
     current = session.model.ref if session.model is not None else ""
-    picker = ModelPicker(picker_models(session), current=current, registry=session.model_registry)
+    models, registry = picker_models(session), session.model_registry
+    # One picker for the app's life, installed so that closing it keeps it mounted: a new one cost
+    # its compose and styling, and its first layout re-laid out and repainted the whole screen
+    # beneath it (Textual resizes the background screens when a screen is first shown).
+    if app.is_screen_installed(_PICKER_NAME):
+        picker = app.get_screen(_PICKER_NAME)
+        picker.offer(models, current=current, registry=registry)
+    else:
+        picker = ModelPicker(models, current=current, registry=registry)
+        app.install_screen(picker, _PICKER_NAME)
 
     def chosen(choice: Any) -> None:
         if choice is None:
@@ -122,4 +150,4 @@ def open_model_picker(app: Any, session: SessionPort) -> None:
 
         app.run_worker(apply(), name="set-model", group="kernel", exit_on_error=False)
 
-    app.push_screen(picker, chosen)
+    app.push_screen(_PICKER_NAME, chosen)

@@ -58,6 +58,8 @@ def _build_class() -> type:
     from rich.table import Table
     from rich.text import Text
 
+    from .code_highlight import quick_highlight
+
     class _PiHeading(Heading):
         """Pi's headings: the text alone for levels 1 and 2, ``### `` kept from level 3 on."""
 
@@ -106,7 +108,11 @@ def _build_class() -> type:
             yield Text("```", style=border)
 
     def highlight(console: Any, options: Any, code: str, lexer_name: str, theme: str) -> list[list[Segment]]:
-        syntax = Syntax(code, lexer_for(lexer_name), theme=syntax_theme(theme), word_wrap=True)
+        lexer = lexer_for(lexer_name)
+        quick = quick_highlight(code, lexer, syntax_theme(theme), options.max_width)
+        if quick is not None:
+            return quick
+        syntax = Syntax(code, lexer, theme=syntax_theme(theme), word_wrap=True)
         lines = []
         for line in console.render_lines(syntax, options, pad=False):
             # The token colours only: the block sits on the transcript's background.

@@ -303,6 +303,7 @@ def test_stopping_the_server_closes_its_sessions_and_removes_the_socket(served_e
     closed = viewer.wait_event("session_closed")
     assert closed["reason"] == "server stopped"
     assert not process.socket.exists()
+    assert "Traceback" not in process.stderr()  # the attached viewer's connection ends quietly
     [file] = Path(served_env["PI_CODING_AGENT_DIR"], "sessions").rglob("*.jsonl")
     lines = [json.loads(line) for line in file.read_text().splitlines()]
     assert lines[-1]["message"]["stopReason"] == "aborted"
@@ -322,3 +323,22 @@ def test_a_killed_servers_place_is_taken_over_and_no_server_is_one_line(served_e
         assert second.viewer().ok({"type": "list_sessions"}) == {"sessions": []}
     finally:
         second.stop()
+
+
+def test_an_untrusted_folder_is_said_at_start(served_env):
+    # The server cannot ask the app's trust question: as in Pi's headless modes the folder's own
+    # extensions and settings are not loaded, and the server says so rather than run without them.
+    project = Path(served_env["PI_TEST_PROJECT"])
+    (project / ".pi" / "extensions").mkdir(parents=True)
+    (project / ".pi" / "extensions" / "mine.py").write_text("def extension(pi):\n    pass\n")
+    process = ServeProcess(served_env, "--model", MODEL)
+    try:
+        assert wait_until(lambda: any("is not trusted" in line for line in process.lines))
+    finally:
+        process.stop()
+    trusted = ServeProcess(served_env, "--model", MODEL, "--approve")
+    try:
+        trusted.viewer().ok({"type": "open_session"})  # started and answering: the notice came first
+        assert not any("is not trusted" in line for line in trusted.lines)
+    finally:
+        trusted.stop()

@@ -217,3 +217,33 @@ async def test_settings_screen_changes_land_in_settings_json_and_apply(provider,
 def _settings(agent_dir) -> dict:
     path = agent_dir / "settings.json"
     return json.loads(path.read_text()) if path.exists() else {}
+
+
+async def test_the_model_picker_opens_again_as_new(two_models, agent_dir):
+    # The picker is kept for the app's life (a new one made every open cost a full repaint of the
+    # screen beneath it); opened again it must look as a new one would: search cleared, every
+    # model listed, the cursor on the current model, the search focused.
+    from textual.widgets import Input
+
+    session, second = two_models
+    app = create_app(session, static=True, agent_dir=str(agent_dir))
+    async with app.run_test(size=(110, 34)) as pilot:
+        await pilot.press("ctrl+l")
+        assert await wait_for(pilot, lambda: "Select a model" in screen_text(app))
+        first = app.screen
+        for ch in "othr":
+            await pilot.press(ch)
+        assert await wait_for(pilot, lambda: len([i for i in first.shown if i is not None]) == 1)
+        await pilot.press("escape")
+        assert await wait_for(pilot, lambda: len(app.screen_stack) == 1)
+        session.model_registry.add_model(ScriptedProvider("third-scripted").model("third-model"))
+        await pilot.press("ctrl+l")
+        assert await wait_for(pilot, lambda: app.screen is first and "Select a model" in screen_text(app))
+        refs = [item.value.ref for item in first.shown if item is not None]
+        assert second.ref in refs and "third-scripted/third-model" in refs and session.model.ref in refs
+        assert first.query_one(Input).value == "" and first.query_one(Input).has_focus
+        assert first.highlighted_item is not None and first.highlighted_item.value.ref == session.model.ref
+        await pilot.press("down", "enter")  # the row below the current one: the picker still picks
+        assert await wait_for(pilot, lambda: len(app.screen_stack) == 1)
+        await workers_done(pilot)
+        assert session.model.ref != first.current

@@ -83,3 +83,37 @@ def test_numbered_diff_separates_hunks_and_keeps_pi_diffs_as_they_are():
     assert numbered_diff(unified) == ["  1 a", "- 2 b", "+ 2 B", "    ...", " 20 x", "-21 y", "+21 Y"]
     pi_format = " 1 alpha\n-2 beta\n+2 BETA"
     assert numbered_diff(pi_format) == pi_format.splitlines()
+
+
+async def test_a_finished_box_takes_the_colour_of_its_outcome_at_once(provider, workdir):
+    # The state classes change together with one restyle, right when the result arrives (not at
+    # the next restyle of the whole transcript).
+    from textual.color import Color
+
+    session, app = await _run_tool(provider, workdir, "read", {"path": "here.txt"}, "call_ok")
+    (workdir / "here.txt").write_text("hello\n", encoding="utf-8")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.press(*"read it", "enter")
+        await settle(pilot, session)
+        variables = app.theme_variables
+        box = app.query_one("#tool-call_ok", ToolBox)
+        assert box.state == "success"
+        assert box.styles.background == Color.parse(variables["pi-tool-success-bg"])
+        box.set_result([], None, True)  # as a redrawn result would arrive
+        assert box.styles.background == Color.parse(variables["pi-tool-error-bg"])
+        box.set_result([], None, False)
+        assert box.styles.background == Color.parse(variables["pi-tool-success-bg"])
+
+
+async def test_a_box_given_its_result_before_it_is_mounted_is_styled_once_mounted(provider, workdir):
+    # History is drawn that way (the result set, then the box mounted); the restyle is left to the mount.
+    from textual.color import Color
+
+    session = make_session(provider, workdir)
+    app = create_app(session, static=True)
+    async with app.run_test(size=(100, 40)) as pilot:
+        box = ToolBox("call_old", "read", {"path": "gone.txt"})
+        box.set_result([], None, True)
+        await app.transcript.mount(box)
+        await pilot.pause()
+        assert box.styles.background == Color.parse(app.theme_variables["pi-tool-error-bg"])
