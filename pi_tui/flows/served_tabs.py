@@ -11,6 +11,7 @@ one's included) in a new tab.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ..extension_ui.extension_host import bind_shortcuts, new_extension_ui, show_extension_ui
@@ -38,7 +39,10 @@ async def start_served_tab(app: PiHost, workspace: Tabs, entry: OpenSession, ses
     def report(text: str, severity: Severity) -> None:
         app.notify(f"{entry.name}: {text}", severity=severity, timeout=6)
 
-    app.run_worker(keep_attached(session, report), name="keep-attached", group="served", exit_on_error=False)
+    # Handed over as functions, not coroutines: a worker the app never starts (it is quitting)
+    # then leaves no coroutine behind that was never awaited.
+    app.run_worker(partial(keep_attached, session, report), name="keep-attached", group="served",
+                   exit_on_error=False)
     # Their commands join the slash menu (typed, they run in the server, as any prompt does), and
     # their shortcuts are bound here (pressed, they run there).
     async def learn_commands() -> None:
@@ -46,7 +50,7 @@ async def start_served_tab(app: PiHost, workspace: Tabs, entry: OpenSession, ses
         if entry is workspace.active:
             bind_shortcuts(app, session)
 
-    app.run_worker(learn_commands(), name="served-commands", group="served", exit_on_error=False)
+    app.run_worker(learn_commands, name="served-commands", group="served", exit_on_error=False)
 
 
 async def open_served_tab(app: PiHost, source: RemoteSession, kind: str, *, path: str | None = None,
