@@ -29,7 +29,6 @@ from .commands.commands import COMMANDS
 from .editor.completion_menu import CompletionMenu
 from .editor.key_hold import KeyHold
 from .editor.prompt_editor import PromptEditor
-from .editor.typed_text import take_in_app
 from .flows.app_actions import AppActions
 from .flows.app_settings import apply_display_settings, apply_editor_keys, reload_resources, use_session_themes
 from .flows.completion_controller import CompletionController
@@ -39,7 +38,9 @@ from .flows.pane_controller import TreePaneController
 from .flows.session_chrome import SessionChrome
 from .flows.session_start import start_session
 from .flows.shown_events import apply_events, show_session_notices
+from .flows.shown_title import show_window_title
 from .flows.theme_colors import ThemeColors
+from .flows.typed_routing import take_in_app
 from .flows.workspace import Workspace
 from .footer.footer_bar import FooterBar
 from .footer.header_bar import HeaderBar
@@ -51,7 +52,6 @@ from .terminal import escape_key, extended_keys, terminal_keys, typed_runs
 from .terminal.app_driver import driver_class_for
 from .terminal.terminal_input import TerminalInput
 from .terminal.typed_runs import TypedRun
-from .terminal.window_title import show_window_title
 from .theme.theme_service import ThemeService, theme_variable_defaults
 from .transcript.jump_hint import EndOutOfSight, JumpToLatest
 from .transcript.transcript import Transcript
@@ -61,7 +61,7 @@ if TYPE_CHECKING:
     from pi_runtime.frontend.app_support import CliArgs
 
     from .extension_ui.extension_area import ExtensionAreas
-    from .extension_ui.extension_ui import AppExtensionUI
+    from .flows.app_extension_ui import AppExtensionUI
 
 terminal_keys.install()
 extended_keys.install()
@@ -195,7 +195,7 @@ class PiApp(AppActions, inherit_bindings=False):
         # Textual's private hook (terminal/textual_internals.py checks it is still called) for an
         # exception in any widget (it ends the app). An extension's own
         # widget breaking is the extension's failure, not pi's: reported, widget removed.
-        from .extension_ui.extension_guard import contain_extension_error
+        from .flows.extension_guard import contain_extension_error
 
         if contain_extension_error(self, error):
             return

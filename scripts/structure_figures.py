@@ -16,6 +16,8 @@ What it counts, and how:
   "current session global" read in code (``app.session``, ``self.app.session``,
   ``self._app.session`` as attributes, found with ``ast``: key ids such as ``"app.session.new"``
   in strings are not reads); the text count is printed beside it.
+- Reach-ins: ``app.<pane>`` (``app.editor``, ``app.footer_bar``, ``app.session``, ...) read or
+  called from a module in a pane folder, found with ``ast``, per folder.
 - ``Any`` per 1,000 lines: the word ``Any`` in the source text.
 - Imports running back up: imports in a module inside a folder (a pane or area) whose target is
   one of pi_tui's top-level modules (``app``, ``host``, ``bridge``, ``launch``, ...).
@@ -207,6 +209,36 @@ def session_global_reads(texts: dict[Path, str]) -> int:
     return count
 
 
+PANE_FOLDERS = ("transcript", "editor", "queue", "footer", "tree", "sessions", "extension_ui", "phone",
+                "terminal", "theme", "keys")
+"""The folders of panes: they post messages up or are handed what they need, and never reach
+through the app into another pane (``flows/``, ``commands/``, ``dialogs/``, ``screenshots/`` and
+the top-level app may act on several panes)."""
+
+OTHER_PANES = ("editor", "default_editor", "transcript", "queue_view", "footer_bar", "tree_pane", "chrome",
+               "menu", "jump_hint", "session", "workspace")
+"""The app's attributes that are another pane, or the shown session and the tabs (whose panes
+they lead to)."""
+
+
+def pane_reach_ins(root: Path) -> list[tuple[str, str, int, str]]:
+    """Every ``<app>.<one of OTHER_PANES>`` in a pane folder's code, as (folder, file, line, code);
+    ``<app>`` is ``app``, ``self.app`` or ``self._app``. Found with ``ast``: key ids such as
+    ``"app.editor.external"`` in strings are not reach-ins."""
+    found = []
+    for folder in PANE_FOLDERS:
+        for file in sorted((root / folder).rglob("*.py")):
+            for node in ast.walk(ast.parse(file.read_text())):
+                if not (isinstance(node, ast.Attribute) and node.attr in OTHER_PANES):
+                    continue
+                owner = node.value
+                if (isinstance(owner, ast.Name) and owner.id == "app") or (
+                    isinstance(owner, ast.Attribute) and owner.attr in ("app", "_app")
+                ):
+                    found.append((folder, str(file.relative_to(root.parent)), node.lineno, ast.unparse(node)))
+    return sorted(found)
+
+
 def main() -> None:
     """Print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -229,6 +261,12 @@ def main() -> None:
           f" ({', '.join(named) or '-'})")
     print(f"app.<x>: {app_uses}; post_message(: {posts}; app.session in code: {session_global_reads(texts)}"
           f" (text matches of 'app.session', key ids included: {session_reads})")
+    reach_ins = pane_reach_ins(root)
+    per_folder: dict[str, int] = {}
+    for folder, *_ in reach_ins:
+        per_folder[folder] = per_folder.get(folder, 0) + 1
+    print(f"panes reaching through the app into another pane: {len(reach_ins)}"
+          f"{' (' + ', '.join(f'{k} {v}' for k, v in sorted(per_folder.items())) + ')' if per_folder else ''}")
     print(f"Any: {anys} ({anys * 1000 / lines:.1f} per 1,000 lines)")
     by_target: dict[str, int] = {}
     for s in climbing:

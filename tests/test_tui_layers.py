@@ -1,6 +1,6 @@
 """pi_tui's folders import only downwards (issue 38): no cycle between folders, counting every
 import (inside functions and under TYPE_CHECKING too), and nothing below ``pi_tui/flows/``
-imports the flows or the slash commands. Measured by ``scripts/structure_figures.py``, the script
+imports the flows or the slash commands; a pane never reaches through the app into another pane. Measured by ``scripts/structure_figures.py``, the script
 that prints the structure figures."""
 
 from __future__ import annotations
@@ -44,3 +44,9 @@ def test_the_host_protocol_names_no_controller():
     controllers = {"Workspace", "InputController", "SessionChrome", "TreePaneController", "CompletionController",
                    "ThemeService", "KeyHold", "TerminalInput"}
     assert named and not controllers & set(named)
+
+
+def test_no_pane_reaches_through_the_app_into_another_pane():
+    # A pane posts a message up or is handed what it needs; code that acts on several panes lives
+    # in pi_tui/flows/. Nothing is allowed here: each entry would be a pane that knows another.
+    assert structure_figures().pane_reach_ins(PI_TUI) == []

@@ -275,7 +275,7 @@ async def _reload(app: PiHost, session: SessionPort, arg: str) -> None:
             await transcript_of(app, session).add_notice("Extensions are reloaded once the agent is idle: run /reload then",
                                             "warning")
             return
-        from ..extension_ui.extension_host import bind_shortcuts
+        from ..flows.extension_host import bind_shortcuts
 
         await runner.reload()  # re-imports every extension's module
         bind_shortcuts(app, session)

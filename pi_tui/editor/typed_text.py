@@ -1,7 +1,7 @@
 """Keys typed together (a ``TypedRun``, see ``terminal/typed_runs.py``): one insertion into the editor
 when nothing else could want them, else each key handled exactly as if it had come alone.
 
-Two steps, as for a single key. The app decides first (a key goes to the app before the focused
+Two steps, as for a single key. The app decides first (``flows/typed_routing.py``) (a key goes to the app before the focused
 widget): an extension listening to terminal input, keys held for a slash command's screen, an
 extension's editor or shortcut, another screen or focus, each sends the keys down the ordinary
 path one by one. Otherwise the run is forwarded to the editor, behind the keys it has already been
@@ -14,65 +14,13 @@ consumes.)
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING
 
 from ..terminal.textual_internals import mark_forwarded, restart_cursor_blink
 
 if TYPE_CHECKING:
-    from textual import events
-    from textual.message_pump import MessagePump
-    from textual.screen import Screen
-    from textual.widget import Widget
-
     from ..terminal.typed_runs import TypedRun
     from .prompt_editor import PromptEditor
-
-
-class _Flag(Protocol):
-    @property
-    def active(self) -> bool: ...
-
-
-class _Hold(Protocol):
-    @property
-    def holding(self) -> bool: ...
-
-
-class TypingApp(Protocol):
-    """What routing a typed run needs of the app: who could want the keys before the editor."""
-
-    app_focus: bool
-    @property
-    def editor(self) -> PromptEditor: ...
-    @property
-    def default_editor(self) -> PromptEditor: ...
-    @property
-    def focused(self) -> Widget | None: ...
-    @property
-    def screen_stack(self) -> list[Screen[Any]]: ...
-    @property
-    def terminal_input(self) -> _Flag:
-        """Extensions' terminal-input listeners (``active`` while one listens)."""
-    @property
-    def key_hold(self) -> _Hold:
-        """Keys held for a slash command's screen."""
-    @property
-    def extension_keys(self) -> dict[str, str]: ...
-    async def on_event(self, event: events.Event) -> None: ...
-
-
-async def take_in_app(app: TypingApp, run: TypedRun) -> None:
-    """The app's step: forward ``run`` to pi's editor, or handle its keys one by one."""
-    editor = app.editor
-    if (editor is app.default_editor and app.focused is editor and len(app.screen_stack) == 1
-            and not app.terminal_input.active and not app.key_hold.holding
-            and not any(key.key in app.extension_keys for key in run.keys)):
-        app.app_focus = True  # as a key does
-        editor.post_message(run)
-        return
-    for key in run.keys:
-        key.set_sender(cast("MessagePump", app))  # as the driver's post would have
-        await app.on_event(key)
 
 
 async def take_in_editor(editor: PromptEditor, run: TypedRun, waiting_jump: bool) -> None:

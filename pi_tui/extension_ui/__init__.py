@@ -1,5 +1,8 @@
-"""Extensions' ``ctx.ui`` in the app: dialogs, widgets, footer/header, custom screens and
-editors, key shortcuts, themes, and containing an extension's failures.
+"""The panes extensions draw with: their areas, screens, components, editors and themes. The
+``ctx.ui`` object that acts on pi's panes for them (``flows/app_extension_ui.py``), hosting it
+(``flows/extension_host.py``), swapping editors and pi's header/footer (``flows/screen_parts.py``,
+``flows/editor_swap.py``) and containing an extension's failures (``flows/extension_guard.py``)
+live in ``flows/``: they act on several panes.
 
 Extensions import their building blocks from here: ``from pi_tui.extension_ui import CustomEditor,
 BorderedLoader, SettingsList, SettingItem, Editor``. They are looked up on first use so that importing this package (the app

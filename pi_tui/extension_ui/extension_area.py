@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.widgets import Static
+
+if TYPE_CHECKING:
+    from textual.widget import Widget
 
 
 def _as_text(value: Any) -> Text:
@@ -73,13 +76,14 @@ class ExtensionAreas:
         self.status = ExtensionArea("footer", id="ext-status")
         """Statuses: the last line, under pi's footer (Pi)."""
 
-    def mount_in(self, app: Any) -> Any:
-        """Mount the areas around pi's editor and under its footer; returns the awaitable.
+    def mount_in(self, app: Any, editor: Widget, footer: Widget) -> Any:
+        """Mount the areas around pi's ``editor`` and under its ``footer`` (both handed down by the
+        flow that mounts them: this pane knows no other pane); returns the awaitable.
 
         Textual places the widgets at once (later mounts may name them as neighbours at once);
         awaiting waits for their ``on_mount``."""
-        mounts = [app.mount(self.above, before=app.default_editor), app.mount(self.below, after=app.default_editor),
-                  app.mount(self.status, after=app.footer_bar)]
+        mounts = [app.mount(self.above, before=editor), app.mount(self.below, after=editor),
+                  app.mount(self.status, after=footer)]
 
         async def mounted() -> None:
             for mount in mounts:

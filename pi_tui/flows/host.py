@@ -33,13 +33,13 @@ if TYPE_CHECKING:
     from ..editor.completion_menu import CompletionMenu
     from ..editor.prompt_editor import PromptEditor
     from ..extension_ui.extension_area import ExtensionAreas
-    from ..extension_ui.extension_ui import AppExtensionUI
     from ..footer.footer_bar import FooterBar
     from ..keys.keymap import Keymap
     from ..queue.queue_pane import QueuePane
     from ..sessions.open_session import OpenSession
     from ..transcript.jump_hint import JumpToLatest
     from ..transcript.transcript import Transcript
+    from .app_extension_ui import AppExtensionUI
 
 QueryType = TypeVar("QueryType", bound="Widget")
 
@@ -151,6 +151,9 @@ class PiHost(Protocol):
     """"Jump to latest message" over the shown transcript while it is scrolled up."""
     editor: PromptEditor
     """The editor in use: pi's own, or an extension's while it replaced it (``editor_swap.py``)."""
+    @property
+    def default_editor(self) -> PromptEditor:
+        """pi's own editor, whichever is in use (the extension areas are mounted around it)."""
     menu: CompletionMenu
     queue_view: QueuePane
     footer_bar: FooterBar

@@ -14,7 +14,7 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from ..extension_ui.extension_host import bind_shortcuts, new_extension_ui, show_extension_ui
+from .extension_host import bind_shortcuts, new_extension_ui, show_extension_ui
 
 if TYPE_CHECKING:
     from pi_runtime.frontend import RemoteSession, SessionPort, Severity

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Protocol
 
 from pi_runtime.frontend import events as ev
 
-from ..terminal.window_title import show_window_title
 from .session_start import show_start_help
+from .shown_title import show_window_title
 
 if TYPE_CHECKING:
     from .host import PiHost

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from ..extension_ui.extension_host import (
+from .extension_host import (
     bind_shortcuts,
     new_extension_ui,
     reload_as_the_command,

@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING
 from pi_runtime.frontend import events as ev
 
 from ..bridge import EVENT_BATCH_SECONDS, Bridge
-from ..extension_ui.extension_host import show_extension_ui
 from ..sessions.full_collections import FullCollections
 from ..sessions.open_session import Draft, OpenSession
-from ..terminal.window_title import show_window_title
 from ..transcript.transcript import Transcript
+from .extension_host import show_extension_ui
+from .shown_title import show_window_title
 
 if TYPE_CHECKING:
     from pi_runtime.frontend import SessionPort

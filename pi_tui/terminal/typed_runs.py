@@ -9,9 +9,10 @@ takes terminal input in chunks, needs 0.3-0.6 s.
 The app's driver reads the terminal with a parser that hands over a run of two or more plain
 printable keys (no modifier; what the user typed, in order) as one ``TypedRun`` carrying the
 original keys. The app gives the run to the editor as one insertion when nothing else could want
-those keys, else it handles the keys one by one exactly as before (``editor/typed_text.py``).
-Only the app's own input thread groups keys (``group_runs_in_this_thread``); any other Textual
-app in the process gets its keys as Textual sends them.
+those keys, else it handles the keys one by one exactly as before (``flows/typed_routing.py``,
+``editor/typed_text.py``). Only the app's own input thread groups keys
+(``group_runs_in_this_thread``); any other Textual app in the process gets its keys as Textual
+sends them.
 """
 
 from __future__ import annotations

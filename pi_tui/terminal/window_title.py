@@ -1,33 +1,24 @@
 """The terminal window's title, as Pi sets it: ``π - <session name> - <folder>``, or
 ``π - <folder>`` for a session without a name; an extension's ``setTitle`` wins while it is set.
 
-Written when a session is attached or shown (another tab), and when the session's name changes.
+Written when a session is attached or shown (another tab), and when the session's name changes;
+which session is shown is the flows' business (``flows/shown_title.py``), so this pane is handed the title.
 """
 
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from .textual_internals import running_driver
 
-if TYPE_CHECKING:
-    from pi_runtime.frontend import SessionPort
-
 
 class TitledApp(Protocol):
-    """What the title needs of the app: the session shown, its folder, its extensions' ``ctx.ui``."""
+    """What writing the title needs of the app: where it is kept, and whether a terminal shows it."""
 
     title: str
     @property
     def is_headless(self) -> bool: ...
-    @property
-    def session(self) -> SessionPort | None: ...
-    @property
-    def cwd(self) -> str: ...
-    @property
-    def extension_ui(self) -> object:
-        """The shown session's extensions' ``ctx.ui`` (its ``title`` wins while set), or None."""
 
 
 def pi_title(session_name: str | None, cwd: str) -> str:
@@ -46,11 +37,3 @@ def write_title(app: TitledApp, title: str) -> None:
         driver.write(f"\x1b]0;{clean}\x07")
         driver.flush()
 
-
-def show_window_title(app: TitledApp) -> None:
-    """The title for the session on screen: its extensions' if they set one, else Pi's."""
-    extension_title = getattr(app.extension_ui, "title", None)
-    if extension_title is not None:
-        write_title(app, extension_title)
-    elif app.session is not None:
-        write_title(app, pi_title(app.session.session_name, str(app.session.cwd or app.cwd)))

@@ -21,7 +21,7 @@ from textual.widget import Widget
 if TYPE_CHECKING:
     from textual.screen import Screen
 
-    from .extension_ui import AppExtensionUI
+    from .app_extension_ui import AppExtensionUI
 
 
 class _Tab(Protocol):
@@ -68,7 +68,7 @@ belongs to and the runner of the session whose extensions made it."""
 
 def _extension_roots(app: GuardedApp) -> list[Root]:
     """Every widget extensions own: a background tab's are mounted too, hidden."""
-    from .extension_screen import ExtensionScreen
+    from ..extension_ui.extension_screen import ExtensionScreen
 
     def runner_of(session: Any) -> Any:
         return getattr(session, "extension_runner", None)

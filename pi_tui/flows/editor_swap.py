@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .prompt_editor import PromptEditor
+from ..editor.prompt_editor import PromptEditor
 
 if TYPE_CHECKING:
     from textual.widget import AwaitMount, Widget

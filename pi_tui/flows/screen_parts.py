@@ -60,7 +60,7 @@ class ScreenParts:
 
     def set_editor(self, factory: Callable[..., Any] | None, theme: Any) -> None:
         """The session's editor: ``factory``'s (see ``editor_swap.py``), or pi's for None."""
-        from ..editor.editor_swap import build_hidden_editor, swap_editor
+        from .editor_swap import build_hidden_editor, swap_editor
 
         if self.shown:
             new = swap_editor(self._app, factory, theme)  # removes the extension editor it replaces
@@ -73,7 +73,7 @@ class ScreenParts:
 
     def hide(self) -> None:
         """Off the screen (the tab goes to the background): pi's own lines and editor come back."""
-        from ..editor.editor_swap import change_editor
+        from .editor_swap import change_editor
 
         self.shown = False
         for widget in self.components.values():
@@ -85,7 +85,7 @@ class ScreenParts:
 
     def show(self) -> None:
         """Back on the screen as they were left."""
-        from ..editor.editor_swap import change_editor
+        from .editor_swap import change_editor
 
         self.shown = True
         for key, widget in self.components.items():

@@ -11,15 +11,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
-from .extension_area import ExtensionAreas
-from .extension_ui import AppExtensionUI
+from ..extension_ui.extension_area import ExtensionAreas
+from .app_extension_ui import AppExtensionUI
 
 if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
+    from textual.widget import Widget
 
     from pi_runtime.frontend import SessionPort
 
-    from .tab_place import TabPlace
+    from ..extension_ui.tab_place import TabPlace
 
 
 class ExtensionHostApp(Protocol):
@@ -30,6 +31,12 @@ class ExtensionHostApp(Protocol):
     extension_areas: ExtensionAreas | None
     extension_keys: dict[str, str]
     """Extension shortcuts bound now: Textual key -> the extension's own key name."""
+    @property
+    def default_editor(self) -> Widget:
+        """pi's own editor: the extension areas go above and below it."""
+    @property
+    def footer_bar(self) -> Widget:
+        """pi's footer: the statuses' area goes under it."""
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
                timeout: float | None = None, markup: bool = True) -> None: ...
     async def run_command_now(self, name: str, session: SessionPort, arg: str = "") -> None: ...
@@ -41,7 +48,7 @@ async def new_extension_ui(app: ExtensionHostApp, place: TabPlace | None = None)
     if areas is None:
         # Set before awaiting: the areas are in place at once, a second session need not mount its own.
         areas = app.extension_areas = ExtensionAreas()
-        await areas.mount_in(app)
+        await areas.mount_in(app, app.default_editor, app.footer_bar)
     return AppExtensionUI(app, areas, place)
 
 

@@ -25,10 +25,11 @@ from typing import Any
 
 from rich.text import Text
 
+from ..extension_ui.tab_place import DraftLike, TabPlace, paste_into_draft, set_draft_text
 from ..terminal.terminal_input import TerminalInput
-from ..terminal.window_title import show_window_title, write_title
+from ..terminal.window_title import write_title
 from .screen_parts import ScreenParts
-from .tab_place import DraftLike, TabPlace, paste_into_draft, set_draft_text
+from .shown_title import show_window_title
 
 WORKING_LOOK_DEFAULTS: dict[str, object] = {"working_message": None, "working_visible": True,
                                             "spinner_frames": None, "spinner_interval": None}
@@ -208,7 +209,7 @@ class AppExtensionUI:
 
     async def custom(self, factory: Any, *, overlay: bool = False, overlay_options: Any = None) -> Any:
         """Show the extension's own widget until it calls ``done(value)``; returns that value."""
-        from .extension_screen import ExtensionScreen, build_custom
+        from ..extension_ui.extension_screen import ExtensionScreen, build_custom
 
         holder: dict[str, Any] = {}
 
@@ -236,7 +237,7 @@ class AppExtensionUI:
 
     def served_component(self, component: Any, *, takes_keys: bool) -> Any:
         """The widget showing a served session's component (``pi_runtime.remote.remote_ui``)."""
-        from .component_lines_view import ComponentLinesView  # lazily: off the start-up path
+        from ..extension_ui.component_lines_view import ComponentLinesView  # lazily: off the start-up path
         return ComponentLinesView(component, takes_keys=takes_keys)
 
     def set_widget_component(self, key: str, factory: Any, *, placement: str = "aboveEditor") -> None:
@@ -244,7 +245,7 @@ class AppExtensionUI:
         if factory is None:
             self.parts.drop(key)
             return
-        from .local_lines import as_widget  # lazily: off the start-up path
+        from ..extension_ui.local_lines import as_widget  # lazily: off the start-up path
         built = factory(self.app, self.theme)
         self.parts.put(key, as_widget(built) or built, placement)  # Pi's shape, or a Textual widget
 
@@ -335,7 +336,7 @@ class AppExtensionUI:
         self._set_look(working_visible=visible)
 
     def set_working_indicator(self, frames: list[str] | None = None, interval_ms: int | None = None) -> None:
-        from .extension_area import as_extension_text
+        from ..extension_ui.extension_area import as_extension_text
 
         self._set_look(
             spinner_frames=[as_extension_text(frame) for frame in frames] if frames is not None else None,
@@ -382,7 +383,7 @@ class AppExtensionUI:
 
     @property
     def theme(self) -> Any:
-        from .extension_theme import AppTheme
+        from ..extension_ui.extension_theme import AppTheme
 
         return AppTheme(self.app)
 
