@@ -275,6 +275,9 @@ class PiApp(AppActions, inherit_bindings=False):
         if message.transcript is self.transcript:  # not a hidden tab's, nor the tree's preview
             self.jump_hint.place(message.transcript)
 
+    async def on_jump_to_latest_clicked(self, message: JumpToLatest.Clicked) -> None:
+        await self.action_scroll_transcript("end")
+
     def on_print(self, event: events.Print) -> None:
         """Captured stdout: an extension's OSC escapes (notifications) go on to the terminal."""
         self.terminal_passthrough.feed(event.text)

@@ -3,8 +3,8 @@ while the reader has scrolled away from the end (new output keeps arriving out o
 
 One label for the app, in the workspace beside the transcripts. While it shows, the transcript
 gives up its bottom row for it (a one-row margin: only the height changes, so no text reflows)
-instead of the label covering the last line being read; a click on it jumps to the end, as the
-key does.
+instead of the label covering the last line being read; a click on it posts ``Clicked`` and the app
+jumps to the end, as the key does.
 """
 
 from __future__ import annotations
@@ -72,6 +72,10 @@ class JumpToLatest(Static):
                               transcript.region.bottom - (0 if reserved else 1) - origin.y)
         self.display = True
 
-    async def on_click(self, event: events.Click) -> None:
+    class Clicked(Message):
+        """The label was clicked: the shown transcript should jump to its end, as the key does
+        (the app does it; this label knows no transcript but the one it is placed over)."""
+
+    def on_click(self, event: events.Click) -> None:
         event.stop()
-        await self.app.run_action("scroll_transcript('end')")
+        self.post_message(self.Clicked())
