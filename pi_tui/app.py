@@ -104,7 +104,8 @@ class PiApp(AppActions, inherit_bindings=False):
         self.session_factory = session_factory
         self.static = static
         self.agent_dir = Path(agent_dir) if agent_dir else default_agent_dir()
-        self.cwd = cwd or getattr(session, "cwd", None) or os.getcwd()
+        self._start_cwd = cwd or getattr(session, "cwd", None) or os.getcwd()
+        """Where pi started: the folder shown until a session (which has its own) is."""
         self.version = version or __version__
         self.keymap: Keymap = load_keymap(self.agent_dir / "keybindings.json")
         self.watch_themes = (not static) if watch_themes is None else watch_themes
@@ -155,6 +156,12 @@ class PiApp(AppActions, inherit_bindings=False):
         """The session shown; None while it is being built (``session_factory``)."""
         active = self.workspace.active
         return active.session if active is not None else self._first_session
+
+    @property
+    def cwd(self) -> str:
+        """The shown session's folder (each session runs in its own: a resumed one's may differ)."""
+        session = self.session
+        return (session.cwd if session is not None else None) or self._start_cwd
 
     @property
     def transcript(self) -> Transcript:
@@ -302,7 +309,6 @@ class PiApp(AppActions, inherit_bindings=False):
         """Show ``session``: subscribe through the bridge and render its history."""
         self._first_session = session
         self.transcript.session = session
-        self.cwd = session.cwd or self.cwd
         use_session_themes(self, session)
         bridge = Bridge(session, self)
         self.transcript.messages_when = bridge.messages_when

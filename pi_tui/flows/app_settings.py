@@ -38,7 +38,8 @@ class SettingsHost(Protocol):
     command_line: CliArgs | None
     """The ``pi`` command line (``--use-theme``, ``--theme``, ``--no-themes``); None: the defaults."""
     agent_dir: Path
-    cwd: str
+    @property
+    def cwd(self) -> str: ...
     themes: ThemeService
     keymap: Keymap
     editor: PromptEditor

@@ -136,7 +136,9 @@ class PiHost(Protocol):
     def session(self) -> SessionPort | None:
         """The shown session (read-only: the workspace's shown tab decides)."""
     agent_dir: Path
-    cwd: str
+    @property
+    def cwd(self) -> str:
+        """The shown session's folder (read-only: each session runs in its own)."""
     command_line: CliArgs | None
     """The ``pi`` command line (``CliArgs``) the first session was built from; None: the defaults."""
     keymap: Keymap

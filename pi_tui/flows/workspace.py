@@ -134,7 +134,6 @@ class Workspace:
             old.transcript.display = False
         self.active = entry
         entry.transcript.display = True
-        app.cwd = entry.session.cwd or app.cwd  # each session runs in its own folder (a resumed one's may differ)
         app.jump_hint.place(entry.transcript)  # this tab's own scroll position decides
         # The old tab's extension statuses, widgets and editor go (kept), this one's come back;
         # the editor may change here, so the draft goes into ``app.editor`` as it is after this.
