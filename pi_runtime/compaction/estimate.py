@@ -14,7 +14,7 @@ auto-compaction then starts late on exactly the small local models that need it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from .. import deep_json
@@ -240,13 +240,14 @@ def edited_since_compaction(branch_back: Iterable[Mapping[str, Any]]) -> bool:
     return False
 
 
-def estimate_projected_tokens(messages: list[Any], branch_back: Iterable[Mapping[str, Any]]) -> int | None:
+def estimate_projected_tokens(messages: list[Any], outdated: Callable[[], bool]) -> int | None:
     """``estimate_context_tokens``, but everything estimated when the usage report it would use is
-    outdated (see ``usage_outdated``; ``branch_back`` is read only then); None for an empty context."""
+    outdated (``outdated()``, asked only when there is a report; see ``usage_standing``); None for an
+    empty context."""
     if not messages:
         return None
     estimate = estimate_context(messages)
-    if estimate.last_usage_index >= 0 and usage_outdated(branch_back):
+    if estimate.last_usage_index >= 0 and outdated():
         wire_view = getattr(messages, "wire_view", None)
         dicts = wire_view() if callable(wire_view) else [as_dict(m) for m in messages]
         return _estimate_everything(dicts).tokens

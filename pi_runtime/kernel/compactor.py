@@ -124,7 +124,7 @@ class Compactor:
 
         if not self.auto_enabled or not model.context_window:
             return False
-        tokens = estimate_projected_tokens(self._agent.state.messages, self._record.manager.walk_back())
+        tokens = estimate_projected_tokens(self._agent.state.messages, self._usage_outdated)
         if tokens is None or not self._over_threshold(tokens, model.context_window):
             return False
         if self._suspended_at(tokens):
@@ -141,12 +141,17 @@ class Compactor:
         model = self._limits_model()
         if not self.auto_enabled or model is None or model.context_window <= 0:
             return
-        tokens = estimate_projected_tokens(self._agent.state.messages, self._record.manager.walk_back())
+        tokens = estimate_projected_tokens(self._agent.state.messages, self._usage_outdated)
         if tokens is None or not self._over_threshold(tokens, model.context_window):
             return
         if self._suspended_at(tokens):
             return
         await self.run("threshold")
+
+    def _usage_outdated(self) -> bool:
+        from ..compaction.estimate import usage_outdated
+
+        return usage_outdated(self._record.manager.walk_back())
 
     def _over_threshold(self, tokens: int, context_window: int) -> bool:
         """``tokens > window - reserveTokens``. Whether automatic compaction is on is
@@ -326,6 +331,7 @@ def _tokens_after_answer(messages: list[Any], manager: Any, *, include_aborted: 
         edited_since_compaction,
         estimate_context,
         estimate_projected_tokens,
+        usage_outdated,
         usage_tokens,
     )
 
@@ -346,7 +352,7 @@ def _tokens_after_answer(messages: list[Any], manager: Any, *, include_aborted: 
     if edited_since_compaction(manager.walk_back()):
         # A failed attempt was taken out of this context: Pi no longer reads the answer's own
         # report but estimates the context as it now is (the report too, unless it came after).
-        return estimate_projected_tokens(messages, manager.walk_back())
+        return estimate_projected_tokens(messages, lambda: usage_outdated(manager.walk_back()))
     direct = usage_tokens(last.get("usage"))
     if last.get("stopReason") != "error" and direct > 0:
         return direct

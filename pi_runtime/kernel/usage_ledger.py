@@ -216,7 +216,8 @@ class UsageLedger:
             return None
         # Read from the branch each time, not kept as a flag: a fork, a switch or a move in the
         # tree changes which compaction or edit comes after the last answer.
-        if usage_standing(self._manager().walk_back()) == "unknown":
+        standing = usage_standing(self._manager().walk_back())
+        if standing == "unknown":
             return ContextUsage(None, model.context_window)
-        tokens = estimate_projected_tokens(messages, self._manager().walk_back())
+        tokens = estimate_projected_tokens(messages, lambda: standing == "outdated")
         return ContextUsage(tokens or 0, model.context_window)
