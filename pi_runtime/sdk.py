@@ -304,10 +304,10 @@ def _record_history_start(manager: Any, agent: Agent) -> None:
     """As Pi's SDK: a session without messages starts its history with the model and thinking
     level in force (so a resume restores them, whatever is appended first: a shell command, a
     name); an older file without a thinking level gets one."""
-    kinds = {entry.get("type") for entry in manager.raw_entries()}
-    if "message" not in kinds and "model_change" not in kinds and agent.state.model is not None:
+    has = manager.has_entries_of
+    if not has("message") and not has("model_change") and agent.state.model is not None:
         manager.append_model_change(agent.state.model.provider, agent.state.model.id)
-    if "thinking_level_change" not in kinds:
+    if not has("thinking_level_change"):
         manager.append_thinking_level_change(agent.state.thinking_level)
 
 

@@ -70,7 +70,18 @@ def path_to(by_id: dict[str, Entry], leaf_id: str | None) -> list[Entry]:
     Returns:
         Root-first list of entry dicts.
     """
-    path = list(walk_up(by_id, leaf_id))
+    # The walk of ``walk_up`` written out: on a 20,000-entry path the generator's resumption per
+    # entry was a third of the cost.
+    path: list[Entry] = []
+    add = path.append
+    get: Any = by_id.get  # (called with a parent id that may be None: no key, the walk ends)
+    current = get(leaf_id) if leaf_id is not None else None
+    # A damaged file could link entries in a cycle: no path is longer than the entry count.
+    for _ in range(len(by_id)):
+        if current is None:
+            break
+        add(current)
+        current = get(current.get("parentId"))
     path.reverse()
     return path
 
@@ -257,7 +268,19 @@ def build_session_context(by_id: dict[str, Entry], leaf_id: str | None) -> Sessi
     """
     if leaf_id is not None and leaf_id not in by_id and by_id:
         leaf_id = next(reversed(by_id))
-    path = path_to(by_id, leaf_id)
+    return context_of_path(path_to(by_id, leaf_id))
+
+
+def context_of_path(path: list[Entry]) -> SessionContext:
+    """``build_session_context`` once the path is known (a session that never branched has the
+    file's entries for its path: see ``SessionManager``).
+
+    Args:
+        path: Root-first entry dicts (only read).
+
+    Returns:
+        The messages with their source entry ids, the model and the thinking level.
+    """
     context = SessionContext()
     edits: dict[str, Entry] = {}
     model_change: Entry | None = None

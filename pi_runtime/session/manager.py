@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 from . import listing, storage
 from .appends import EntryAppends
-from .context import SessionContext, build_session_context, path_to, walk_up
+from .context import SessionContext, build_session_context, context_of_path, path_to, walk_up
 from .entries import CURRENT_SESSION_VERSION, SessionEntry, SessionHeader, parse_entry, parse_header
 from .paths import iso_now, new_entry_id, new_session_id, project_session_dir, session_file_name
 from .problems import left_out_notice
@@ -200,8 +200,7 @@ class SessionManager(EntryAppends):
     def replicate(self, entries: builtins.list[Entry], leaf_id: str | None) -> None:
         """Take the entries the owner appended since (in file order) and where its leaf is now."""
         for entry in entries:
-            self._entries.append(entry)
-            self._index(entry)
+            self._add(entry)
         self._leaf_id = leaf_id
 
     @staticmethod
@@ -249,18 +248,48 @@ class SessionManager(EntryAppends):
         self._entries = entries
         self._by_id: dict[str, Entry] = {}
         self._labels: dict[str, str] = {}
+        self._kinds: set[str] = set()
+        """The entry types present (every message entry's included: the fast path below takes only
+        messages, after the first one went through ``_index``)."""
         self._leaf_id: str | None = None
         self._has_conversation = False
         by_id = self._by_id
         index = self._index
+        conversation = False
+        chained = True
+        previous = None
         for entry in entries:
             entry_id = entry.get("id")
+            if chained and entry.get("parentId") != previous:
+                chained = False
+            previous = entry_id
             # Fast path for the bulk of a file: message entries once the conversation began.
-            if self._has_conversation and type(entry_id) is str and entry.get("type") == "message":
+            if conversation and type(entry_id) is str and entry.get("type") == "message":
                 by_id[entry_id] = entry
-                self._leaf_id = entry_id
             else:
                 index(entry)
+                conversation = self._has_conversation
+        if conversation:  # the fast path did not move the leaf: the last entry with an id
+            self._leaf_id = next((e["id"] for e in reversed(entries) if isinstance(e.get("id"), str)), None)
+        self._chained = chained and len(by_id) == len(entries)  # and every id a distinct string
+        """Whether each entry's parent is the entry before it (a session that never branched): the
+        path from the last entry is then the list of entries itself, no walk through 20,000 links."""
+
+    def _add(self, entry: Entry) -> None:
+        """Put a new entry at the end of the tree (writing it is the caller's part)."""
+        if self._chained:
+            entry_id = entry.get("id")
+            last = self._entries[-1].get("id") if self._entries else None
+            self._chained = type(entry_id) is str and entry_id not in self._by_id and entry.get("parentId") == last
+        self._entries.append(entry)
+        self._index(entry)
+
+    def _path(self, leaf_id: str | None) -> builtins.list[Entry]:
+        """The root-first path to ``leaf_id`` (only read it: it may be the list of entries itself)."""
+        entries = self._entries
+        if self._chained and entries and leaf_id == entries[-1]["id"]:
+            return entries
+        return path_to(self._by_id, leaf_id)
 
     def _index(self, entry: Entry) -> None:
         entry_id = entry.get("id")
@@ -268,6 +297,8 @@ class SessionManager(EntryAppends):
             self._by_id[entry_id] = entry
             self._leaf_id = entry_id
         kind = entry.get("type")
+        if type(kind) is str:
+            self._kinds.add(kind)
         if kind == "label" and isinstance(entry.get("targetId"), str):
             if entry.get("label"):
                 self._labels[entry["targetId"]] = entry["label"]
@@ -311,8 +342,7 @@ class SessionManager(EntryAppends):
                 line = storage.dumps_line(entry)
             except (TypeError, ValueError) as exc:
                 raise ValueError(f"A {kind} entry cannot be saved to the session file: {exc}") from None
-        self._entries.append(entry)
-        self._index(entry)
+        self._add(entry)
         if self._flushed:
             self._write([entry], {id(entry): line} if line is not None else None)
         else:
@@ -386,6 +416,10 @@ class SessionManager(EntryAppends):
         """Every entry dict in file order (do not modify them)."""
         return self._entries
 
+    def has_entries_of(self, kind: str) -> bool:
+        """Whether any entry has type ``kind`` (without a pass over every entry)."""
+        return kind in self._kinds
+
     def get_entries(self) -> builtins.list[SessionEntry]:
         """Every entry, typed, in file order."""
         return [parse_entry(e) for e in self._entries]
@@ -405,11 +439,11 @@ class SessionManager(EntryAppends):
 
     def get_branch(self, from_id: str | None = None) -> builtins.list[SessionEntry]:
         """The path from the root down to ``from_id`` (default: the leaf), typed."""
-        return [parse_entry(e) for e in path_to(self._by_id, from_id or self._leaf_id)]
+        return [parse_entry(e) for e in self._path(from_id or self._leaf_id)]
 
     def raw_branch(self, from_id: str | None = None) -> builtins.list[Entry]:
         """Like ``get_branch`` but the entry dicts themselves (cheap; do not modify them)."""
-        return path_to(self._by_id, from_id or self._leaf_id)
+        return list(self._path(from_id or self._leaf_id))
 
     def walk_back(self) -> Iterator[Entry]:
         """The entry dicts from the leaf up to the root, lazily (do not modify them)."""
@@ -430,7 +464,7 @@ class SessionManager(EntryAppends):
 
     def build_session_context(self) -> SessionContext:
         """The model context of the active path (see ``context``)."""
-        context = build_session_context(self._by_id, self._leaf_id)
+        context = context_of_path(self._path(self._leaf_id))
         fresh = [i for i in context.left_out if i not in self._reported_unreadable]
         if fresh:
             self._reported_unreadable.update(fresh)
@@ -490,7 +524,7 @@ class SessionManager(EntryAppends):
         return str(self.path) if self.persist and self.path is not None and self._flushed else None
 
     def _branch_copy(self, leaf_id: str) -> tuple[builtins.list[Entry], dict[str, str]]:
-        path = path_to(self._by_id, leaf_id)
+        path = self._path(leaf_id)
         if not path:
             raise KeyError(f"Entry {leaf_id} not found")
         on_path = {e["id"] for e in path}
@@ -500,9 +534,8 @@ class SessionManager(EntryAppends):
     def _adopt_branch(self, copied: builtins.list[Entry], labels: dict[str, str]) -> None:
         self._set_entries(copied)
         for target, label in labels.items():
-            self._entries.append({"type": "label", "id": new_entry_id(self._by_id), "parentId": self._leaf_id,
-                                  "timestamp": iso_now(), "targetId": target, "label": label})
-            self._index(self._entries[-1])
+            self._add({"type": "label", "id": new_entry_id(self._by_id), "parentId": self._leaf_id,
+                       "timestamp": iso_now(), "targetId": target, "label": label})
         self._flush_if_ready()
 
     # ------------------------------------------------------------------ lifetime
