@@ -183,6 +183,11 @@ class ModelRegistry(OAuthLogins):
         self.remove_model(provider, model_id)
         return True
 
+    @property
+    def has_virtual_models(self) -> bool:
+        """Whether any virtual model is registered (a model that routes each request elsewhere)."""
+        return any(model.api == VIRTUAL_MODEL_API for model in self._extra.values())
+
     def physical(self, provider: str, model_id: str) -> Model | None:
         """The catalogue model ``provider/model_id`` when it is a physical one (exact id), else None."""
         model = self._table.find(provider, model_id)

@@ -193,9 +193,11 @@ class RequestRouter:
         resumed session): responses name physical models, so only a ``model_change`` records it."""
         if self._registry is None:
             return
+        model = self._agent.state.model
+        if not is_virtual(model) and not self._registry.has_virtual_models:
+            return  # neither the selection nor anything the branch records can be virtual: nothing to record
         from ..ai.virtual import branch_selection
 
-        model = self._agent.state.model
         manager = self._record.manager
         recorded = branch_selection(manager.raw_branch(), self._registry.find)
         if recorded is None or recorded == (model.provider, model.id):
