@@ -351,6 +351,23 @@ async def test_a_virtual_selection_the_branch_does_not_record_is_recorded_at_the
         ("model_change", world.big.provider, "big"), ("model_change", "router", "auto")]
 
 
+async def test_a_physical_selection_after_a_virtual_one_is_recorded_while_the_router_is_registered(world):
+    assert not world.registry.has_virtual_models  # (then a prompt asks nothing of the branch)
+    world.router(by_level(world))
+    assert world.registry.has_virtual_models
+    session = world.session(thinking="low")
+    world.cheap.push(scripted_text("routed"))
+    await session.prompt("hello")
+    # Chosen without /model (as --model does on a resumed session): the branch records router/auto.
+    session.agent.state.model = world.big
+    world.strong.push(scripted_text("physical"))
+    await session.prompt("again")
+    assert [d for d in dispatch(session) if d[0] == "model_change"] == [
+        ("model_change", "router", "auto"), ("model_change", world.big.provider, "big")]
+    world.registry.unregister_virtual_model("router", "auto")
+    assert not world.registry.has_virtual_models
+
+
 async def test_the_routed_level_is_clamped_to_the_physical_model(world):
     plain = world.cheap.model("plain", reasoning=False)
     world.registry.add_model(plain)
