@@ -34,6 +34,22 @@ def bash_execution_text(message: Any) -> str:
     return text
 
 
+_SENT_AS_IS = frozenset({"user", "assistant", "toolResult"})
+
+
+def convert_transcript(stored: list[dict[str, Any]], stored_roles: frozenset[Any], added: list[Any], *,
+                       keep_system: bool = False) -> list[Any]:
+    """``convert_to_llm([*stored, *added])`` for a transcript whose stored part is wire dicts (see
+    ``Transcript``), knowing the roles among them: when each is one a provider takes as it is, the
+    stored part is not stepped through message by message (20,000 of them on a long session)."""
+    sent = stored_roles - {"system"} if keep_system else stored_roles
+    if sent <= _SENT_AS_IS:
+        return [*stored, *convert_to_llm(added, keep_system=keep_system)]
+    if stored_roles - {"system"} <= _SENT_AS_IS:  # Pi 1.6's system messages, which this provider does not read
+        return [*[m for m in stored if m.get("role") != "system"], *convert_to_llm(added, keep_system=keep_system)]
+    return convert_to_llm([*stored, *added], keep_system=keep_system)
+
+
 def convert_to_llm(messages: list[Any], *, keep_system: bool = False) -> list[Any]:
     """The messages a provider is sent; a wire dict (a stored message not yet validated, see
     ``Transcript``) of a model-facing role stays a dict, the providers take those as they are.

@@ -27,6 +27,7 @@ from ..ai.stream import stream as default_stream
 from ..ai.stream import takes_system_messages, takes_wire_messages
 from ..ai.types import AssistantMessage, Context, Model, TextContent, ToolResultMessage
 from .convert import convert_to_llm as default_convert
+from .convert import convert_transcript
 from .events import (
     AgentEndEvent,
     AgentStartEvent,
@@ -221,21 +222,21 @@ class AgentRun:
             return target
         model = target.model
         source = state.messages  # read after routing: a compaction before the request replaces it
-        messages: list[Any]
         if (isinstance(source, Transcript) and source.pending and agent.transform_context is None
                 and agent.convert_to_llm is default_convert and agent.stream_fn is default_stream
                 and takes_wire_messages(model.api)):
             # Stored messages go into the request as the session file's dicts (see Transcript);
             # for any other provider the transcript is validated here, once.
-            messages = [*source.stored_dicts(), *source.added()]
+            llm_messages = convert_transcript(source.stored_dicts(), source.stored_roles(), source.added(),
+                                              keep_system=takes_system_messages(model.api))
         else:
             messages = list(source)
             if agent.transform_context is not None:
                 messages = await agent.transform_context(messages, agent.signal)
-        if agent.convert_to_llm is default_convert and takes_system_messages(model.api):
-            llm_messages = default_convert(messages, keep_system=True)  # Pi's own API sends the transcript
-        else:
-            llm_messages = agent.convert_to_llm(messages)
+            if agent.convert_to_llm is default_convert and takes_system_messages(model.api):
+                llm_messages = default_convert(messages, keep_system=True)  # Pi's own API sends the transcript
+            else:
+                llm_messages = agent.convert_to_llm(messages)
         if agent.block_images is not None and agent.block_images():
             from ..tools.image_resize import without_images
 

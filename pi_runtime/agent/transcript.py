@@ -21,7 +21,6 @@ The stored dicts are the session file's own and are never modified.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, MutableSequence
-from operator import methodcaller
 from typing import Any, overload
 
 Materialize = Callable[..., list[Any]]
@@ -42,7 +41,7 @@ class Transcript(MutableSequence[Any]):
         materialize: Validates ``stored`` (called at most once).
     """
 
-    __slots__ = ("_items", "_known", "_materialize", "_one", "_stored", "_tail")
+    __slots__ = ("_items", "_known", "_materialize", "_one", "_roles", "_stored", "_tail")
 
     def __init__(self, stored: list[dict[str, Any]], materialize: Materialize,
                  materialize_one: MaterializeOne | None = None) -> None:
@@ -60,6 +59,7 @@ class Transcript(MutableSequence[Any]):
         """Stored messages validated one by one, by index (while pending)."""
         self._tail: list[Any] = []
         self._items: list[Any] | None = None
+        self._roles: frozenset[Any] | None = None
 
     # ------------------------------------------------------------------ the lazy part
 
@@ -71,6 +71,17 @@ class Transcript(MutableSequence[Any]):
     def stored_dicts(self) -> list[dict[str, Any]]:
         """The stored part as wire dicts (empty once validated: use the objects then)."""
         return self._stored if self._items is None else []
+
+    def stored_roles(self) -> frozenset[Any]:
+        """The roles among the stored dicts, read in one pass the first time: what a run asks of
+        them before each request (is there a system message, is any role one a provider does not
+        take) is then answered without stepping through 20,000 messages each time."""
+        if self._roles is None:
+            try:
+                self._roles = frozenset([message.get("role") for message in self._stored])
+            except TypeError:  # a damaged message's role that is a list: one no provider takes
+                self._roles = frozenset(r if isinstance(r, str) else None for r in (m.get("role") for m in self._stored))
+        return self._roles
 
     def added(self) -> list[Any]:
         """The messages added after loading while the stored part is pending (else empty)."""
@@ -171,16 +182,10 @@ class Transcript(MutableSequence[Any]):
         return f"<Transcript {len(self)} messages, {state}>"
 
 
-_ROLE_OF = methodcaller("get", "role")
-
-
 def has_role(messages: Iterable[Any], role: str) -> bool:
     """Whether any message has ``role``, reading a pending Transcript's dicts as they are."""
     if isinstance(messages, Transcript) and messages.pending:
-        # ``in`` over a C-level map: a resumed session has tens of thousands of stored dicts.
-        return role in map(_ROLE_OF, messages.stored_dicts()) or any(
-            getattr(m, "role", None) == role for m in messages.added()
-        )
+        return role in messages.stored_roles() or any(getattr(m, "role", None) == role for m in messages.added())
     return any(getattr(m, "role", None) == role for m in messages)
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..agent.transcript import message_at, messages_from
+from ..agent.transcript import Transcript, message_at, messages_from
 
 
 def _system_wire(message: Any) -> dict[str, Any] | None:
@@ -64,8 +64,15 @@ class DeclaredLoadout:
         if start == 0:
             self.tools, self.sections = {}, {}
         new = messages_from(messages, start)
-        for message in new:
-            wire = _system_wire(message)
+        scan = new
+        if isinstance(messages, Transcript) and messages.pending and "system" not in messages.stored_roles():
+            # A resumed file without system messages (made before Pi 1.6): only what was added declares.
+            scan = new[max(0, len(messages.stored_dicts()) - start):]
+        for message in scan:
+            # A stored message is its wire dict: its role is read here, not through a call for each
+            # of a resumed session's 20,000 messages.
+            wire = (message if message.get("role") == "system" else None) if type(message) is dict else (
+                _system_wire(message))
             if wire is not None:
                 _apply(self.tools, self.sections, wire)
         self._source, self._read = messages, len(messages)

@@ -126,3 +126,17 @@ def test_reading_a_resumed_transcript_does_not_validate_its_stored_part():
     transcript.objects()  # validated since: the stored part is read again, with the same result
     declared.read(transcript)
     assert set(declared.tools) == {"a", "b"}
+
+
+def test_a_resumed_transcript_without_system_messages_declares_only_what_was_added():
+    stored = [UserMessage(content="hi").to_wire(), UserMessage(content="again").to_wire()]
+    transcript = Transcript(stored, lambda dicts: [parse_message(d) for d in dicts])
+    transcript.append(_system(["a"]))
+    declared = DeclaredLoadout()
+    declared.read(transcript)
+    assert set(declared.tools) == {"a"} and transcript.pending
+    transcript.append(_system(["b"]))
+    declared.read(transcript)  # only what was added since
+    fresh = DeclaredLoadout()
+    fresh.read(transcript.objects())
+    assert declared.tools == fresh.tools and set(fresh.tools) == {"a", "b"}
