@@ -57,12 +57,23 @@ def prepare_messages(messages: list, model: Model) -> list:
     same_as_model = (model.provider, model.id, model.api)
     for message in messages:
         if type(message) is dict:
-            if message.get("role") == "user":  # half of any history: inlined
+            role = message.get("role")
+            if role == "user":  # half of any history: inlined
                 if pending:
                     answer_pending()
                 out.append(message)
-            else:
-                _prepare_wire(message, same_as_model, out, pending, dropped_calls, answer_pending)
+                continue
+            if role == "assistant" and not pending:
+                # The other half: one text block without a signature, kept as it is whichever model
+                # wrote it (what _prepare_wire does with it, without a call for each of 10,000).
+                blocks = message.get("content")
+                if type(blocks) is list and len(blocks) == 1:
+                    block = blocks[0]
+                    if (type(block) is dict and block.get("type") == "text" and not block.get("textSignature")
+                            and message.get("stopReason") not in ("error", "aborted")):
+                        out.append(message)
+                        continue
+            _prepare_wire(message, same_as_model, out, pending, dropped_calls, answer_pending)
             continue
         role = getattr(message, "role", None)
         if role == "assistant":

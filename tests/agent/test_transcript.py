@@ -71,7 +71,7 @@ def model(**compat: Any) -> Model:
 
 def body(messages: list[Any], target: Model) -> str:
     context = Context.model_construct(system_prompt="be brief", messages=convert_to_llm(messages), tools=None)
-    return json.dumps(build_request(target, context, StreamOptions(reasoning="low"))[0], sort_keys=True)
+    return json.dumps(build_request(target, context, StreamOptions(reasoning="low"))[0])  # key order too
 
 
 @pytest.mark.parametrize("compat", [{}, {"requiresThinkingAsText": True, "requiresToolResultName": True,
@@ -281,3 +281,18 @@ async def test_a_resumed_session_shows_its_last_messages_without_validating_the_
         assert not messages.pending and messages[99] is shown[-1] and messages[-1].text() == "fine"
     finally:
         session.session_manager.close()
+
+
+@pytest.mark.parametrize("keep_system", [False, True])
+@pytest.mark.parametrize("kind", ["every shape", "plain", "plain with system messages"])
+def test_converting_a_transcript_by_its_stored_roles_is_converting_every_message(keep_system: bool, kind: str) -> None:
+    from pi_runtime.agent.convert import convert_transcript
+
+    every = history()
+    plain = [m for m in every if m["role"] in ("user", "assistant", "toolResult")]
+    stored = {"every shape": every, "plain": plain, "plain with system messages": [every[0], *plain, every[0]]}[kind]
+    transcript = Transcript(stored, parse_message_list)
+    added = [UserMessage(content="and now?"), *parse_message_list(every[-5:-3])]  # a custom and an unknown role
+    converted = convert_transcript(stored, transcript.stored_roles(), added, keep_system=keep_system)
+    assert converted == convert_to_llm([*stored, *added], keep_system=keep_system)
+    assert transcript.pending and stored == {"every shape": history()}.get(kind, stored)

@@ -68,6 +68,27 @@ def test_the_input_estimate_counts_prompt_tools_then_reported_usage() -> None:
                                                      later]) == 500 + 10
 
 
+def test_an_answer_followed_by_a_newer_stamped_message_is_passed_over_for_an_earlier_one() -> None:
+    def answer(total: int, stamp: float, stop: str = "stop") -> dict:
+        return {"role": "assistant", "content": [{"type": "text", "text": "ok"}], "stopReason": stop,
+                "usage": {"totalTokens": total}, "timestamp": stamp}
+
+    question = {"role": "user", "content": "x" * 35, "timestamp": 1}
+    summary = {"role": "user", "content": "y" * 35, "timestamp": 9}  # inserted later, stamped later
+    # The latest answer counts only if nothing before it is newer: here the one before the summary does.
+    assert context_tokens(None, None, [question, answer(100, 2), summary, question, answer(700, 4)]) == 100 + 10 + 10 + 1
+    assert context_tokens(None, None, [question, answer(100, 2), summary, question, answer(300, 3), question,
+                                       answer(700, 4)]) == 100 + 10 + 10 + 1 + 10 + 1
+    assert context_tokens(None, None, [question, answer(100, 2), question, answer(700, 4)]) == 700
+    # An aborted latest answer, or one without usage, is passed over alike.
+    assert context_tokens(None, None, [question, answer(100, 2), question, answer(700, 4, "aborted")]) == 100 + 10 + 1
+    # A stamp that is not a number counts as the oldest; a NaN one never counts as newer.
+    odd = {"role": "user", "content": "z" * 35, "timestamp": "yesterday"}
+    assert context_tokens(None, None, [odd, answer(100, 2), question, answer(700, 4)]) == 700
+    assert context_tokens(None, None, [{**question, "timestamp": float("nan")}, answer(100, 2), question,
+                                       answer(700, 4)]) == 700
+
+
 def test_a_credential_header_removes_the_wire_apis_whatever_its_case() -> None:
     sent = final_headers({"authorization": "Bearer unused", "x-api-key": "k", "Authorization": None,
                           "X-Api-Key": None, "cf-aig-authorization": "Bearer key", "accept": "a", "Accept": "b"})
