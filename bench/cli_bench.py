@@ -21,7 +21,7 @@ launcher: spawned from the bench itself, a command's peak read at least as the b
 A last line gives the floor under every case: the interpreter importing asyncio and httpx2, which
 pi needs for any answer, as a fraction of Pi's 20k time.
 
-Run: ``.venv/bin/python bench/cli_bench.py [--runs N]`` (with ``PI_REAL_BIN`` pointing at Pi's
+Run: ``.venv/bin/python bench/cli_bench.py [--runs N] [--only 20k]`` (with ``PI_REAL_BIN`` pointing at Pi's
 ``pi`` and Node on ``PATH``). Prints a table; asserts nothing.
 """
 
@@ -170,7 +170,9 @@ def bench_home(tmp: str, server_url: str, settings: dict | None = None) -> tuple
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=3)
-    runs = parser.parse_args().runs
+    parser.add_argument("--only", default="", help="run only the cases whose label contains this text (e.g. 20k)")
+    options = parser.parse_args()
+    runs = options.runs
     compileall.compile_dir(str(Path(__file__).resolve().parents[1] / "pi_runtime"), quiet=1)
     ours = [str(Path(sys.executable).parent / "pi")]
     theirs = real_pi()
@@ -192,6 +194,7 @@ def main() -> None:
             ("--session (20k) -p", ["--session", str(big), "-p", "say hi", *model]),
             ("-c -p on 20k messages", ["-c", "-p", "say hi", *model]),
         ]
+        cases = [case for case in cases if options.only in case[0]]
         rows = []
         pi_medians: dict[str, float] = {}
         commands = [c for c in (ours, theirs) if c is not None]
