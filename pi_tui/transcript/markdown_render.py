@@ -203,7 +203,9 @@ def _build_class() -> type:
                     table.add_row(*(cell.content for cell in row.cells))
             yield table
 
-    parser = MarkdownIt().enable("strikethrough").enable("table")
+    # HTML is not rendered, so it must not be parsed either: Rich drops HTML tokens, and "Vec<String>" or
+    # a model's "<think>" tags lost their text. Shown as written, as Pi shows them.
+    parser = MarkdownIt("commonmark", {"html": False}).enable("strikethrough").enable("table")
 
     class _PiMarkdown(Markdown):
         elements = {**Markdown.elements, "heading_open": _PiHeading, "fence": _CodeBlock, "code_block": _CodeBlock,
