@@ -216,6 +216,12 @@ def _build_class() -> type:
             # Rich builds a new MarkdownIt parser per document (~1 ms); one shared parser will do.
             self.markup = markup
             self.parsed = parser.parse(markup)
+            # A single newline stays a line break, as Pi shows it (CommonMark joins the lines): a
+            # model's "Name: x" / "Age: y" lines, a quote's lines, an address, a poem.
+            for block in self.parsed:
+                for token in block.children or ():
+                    if token.type == "softbreak":
+                        token.type = "hardbreak"
             self.code_theme = code_theme
             self.justify = None
             self.style = "none"

@@ -107,3 +107,17 @@ async def test_text_that_looks_like_html_is_shown_as_written(provider, workdir):
         assert "The type is Vec<String> here." in rows
         assert "<think>pondering</think>Final: 7." in rows
         assert "<div>a block</div>" in rows
+
+
+async def test_a_single_newline_stays_a_line_break_as_in_pi(provider, workdir):
+    provider.push(scripted_text("Name: pi\nKind: agent\n\n> quoted one\n> quoted two\n\n- item\n  its second line"))
+    session = make_session(provider, workdir)
+    app = create_app(session, static=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press(*"card", "enter")
+        await settle(pilot, session)
+        rows = [row.strip() for row in screen_text(app).splitlines()]
+        at = rows.index("Name: pi")
+        assert rows[at + 1] == "Kind: agent"
+        assert "│ quoted one" in rows and "│ quoted two" in rows
+        assert rows[rows.index("- item") + 1] == "its second line"
