@@ -284,12 +284,13 @@ class SessionManager(EntryAppends):
         self._entries.append(entry)
         self._index(entry)
 
+    def _is_whole_file(self, leaf_id: str | None) -> bool:
+        """Whether the path to ``leaf_id`` is every entry in file order (see ``_chained``)."""
+        return self._chained and bool(self._entries) and leaf_id == self._entries[-1]["id"]
+
     def _path(self, leaf_id: str | None) -> builtins.list[Entry]:
         """The root-first path to ``leaf_id`` (only read it: it may be the list of entries itself)."""
-        entries = self._entries
-        if self._chained and entries and leaf_id == entries[-1]["id"]:
-            return entries
-        return path_to(self._by_id, leaf_id)
+        return self._entries if self._is_whole_file(leaf_id) else path_to(self._by_id, leaf_id)
 
     def _index(self, entry: Entry) -> None:
         entry_id = entry.get("id")
@@ -464,7 +465,10 @@ class SessionManager(EntryAppends):
 
     def build_session_context(self) -> SessionContext:
         """The model context of the active path (see ``context``)."""
-        context = context_of_path(self._path(self._leaf_id))
+        leaf = self._leaf_id
+        # (A leaf that is not in the file, as a replica's may be for a moment, falls back to the last entry.)
+        context = (context_of_path(self._entries) if self._is_whole_file(leaf)
+                   else build_session_context(self._by_id, leaf))
         fresh = [i for i in context.left_out if i not in self._reported_unreadable]
         if fresh:
             self._reported_unreadable.update(fresh)

@@ -107,3 +107,10 @@ def test_entry_types_present_are_known_without_a_pass(tmp_path) -> None:
     manager.append_thinking_level_change("high")
     assert manager.has_entries_of("thinking_level_change")
     manager.close()
+
+
+def test_a_replica_whose_leaf_is_not_there_yet_falls_back_to_the_last_entry() -> None:
+    entries = chain(4)
+    replica = SessionManager.replica(HEADER, entries, "e9")  # the owner's leaf, not yet replicated
+    assert [m.get("content") for m in replica.build_session_context().message_dicts][-1] == [
+        {"type": "text", "text": "m3"}]
