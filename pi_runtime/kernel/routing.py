@@ -28,7 +28,8 @@ from .record import SessionRecord
 if TYPE_CHECKING:
     from ..ai.virtual import FailedRequest, RoutedModel, RouteReason
 
-# ``pi_runtime.ai.virtual`` is imported where a virtual model is in use, not at start-up (~3 ms).
+# ``pi_runtime.ai.virtual`` is imported where a virtual model is in use, not at start-up (~3 ms); reading
+# the branch needs only ``ai.virtual_branch``.
 
 
 class RequestRouter:
@@ -193,7 +194,7 @@ class RequestRouter:
         resumed session): responses name physical models, so only a ``model_change`` records it."""
         if self._registry is None:
             return
-        from ..ai.virtual import branch_selection
+        from ..ai.virtual_branch import branch_selection
 
         model = self._agent.state.model
         manager = self._record.manager
