@@ -8,7 +8,6 @@ one line the user sees.
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import field
 
 from .records import record
@@ -203,6 +202,8 @@ def parse_args(argv: list[str]) -> CliArgs:
 def unknown_option_message(names: list[str], extra: tuple[str, ...] = ()) -> str:
     """``Unknown option: --x`` (with a suggestion for a single near miss), as the CLI prints it."""
     if len(names) == 1:
+        import difflib  # only for a mistyped flag
+
         close = difflib.get_close_matches(names[0], [*_FLAGS, "--list-models", "--export", *extra], n=1)
         hint = f" (did you mean {close[0]}?)" if close else ""
         return f"Unknown option: {names[0]}{hint}. See pi --help"

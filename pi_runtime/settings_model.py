@@ -9,8 +9,9 @@ reported, not guessed at. ``SettingsManager`` (``pi_runtime.settings``) does the
 A setting that Pi documents as "automatic" or "none" by default is ``None`` here.
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations`` here: JsonModel resolves a class's annotations when it is
+# first used, and string annotations cost a compile() and eval() each (~180 for the settings classes: ~2 ms of every
+# start-up); written as objects they are evaluated with the module's bytecode.
 from typing import Annotated, Literal
 
 from .jsonmodel import ConfigDict, Field, JsonModel, to_camel

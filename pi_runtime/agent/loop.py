@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import inspect
 import time
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..ai.options import StreamOptions
 from ..ai.stream import stream as default_stream
 from ..ai.stream import takes_system_messages, takes_wire_messages
 from ..ai.types import AssistantMessage, Context, Model, TextContent, ToolResultMessage
+from ..records import record
 from .convert import convert_to_llm as default_convert
 from .convert import convert_transcript
 from .events import (
@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 ABORTED_BEFORE_REQUEST = "This operation was aborted"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class RequestTarget:
     """The model and thinking level one request goes to (the selection unless it was routed)."""
 

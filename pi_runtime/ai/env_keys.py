@@ -19,9 +19,11 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
+
+from ..records import record
 
 ENV_KEYS: dict[str, tuple[str, ...]]
 """Provider -> ``env_var_names(provider)`` for every catalogue provider (built on first access)."""
@@ -43,7 +45,7 @@ CREDENTIAL_HINTS = {
 """What to set, in words, for the providers whose credentials are a cloud account's."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class EnvAuth:
     """Credentials found in the environment for one provider. Never printed with its secrets."""
 

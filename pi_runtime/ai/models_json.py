@@ -13,8 +13,8 @@ may be a key. Credential values (``apiKey``, header values) are resolved later, 
 time, by ``pi_runtime.ai.credentials``.
 """
 
-from __future__ import annotations
-
+# Annotations are objects, not strings (no ``from __future__ import annotations``): the JsonModel
+# classes below resolve theirs at import (``model_fields``), a compile() and eval() per string.
 import difflib
 from dataclasses import field
 from pathlib import Path

@@ -153,6 +153,9 @@ class OAuthLogins:
         AbortError when ``signal``, the request's, fires first)."""
         if not hasattr(self.auth, "refresh_oauth"):
             return
+        stored = self.auth.get(provider)
+        if stored is None or stored.type != "oauth":
+            return  # nothing to renew (an API key, or none): the sign-in registry need not load
         config = self.oauth_config(provider)
         if config is None:
             return

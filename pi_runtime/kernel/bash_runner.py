@@ -12,13 +12,17 @@ import asyncio
 import codecs
 import os
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..ai.abort import AbortController
 from ..ai.types import BashExecutionMessage
 from .events import BashExecutionUpdateEvent
 from .extension_port import ExtensionGate
-from .results import BashResult
+
+# ``results`` (ten frozen records, ~6 ms to define) is imported where a result is made: a plain prompt
+# (``pi -p``) makes none.
+if TYPE_CHECKING:
+    from .results import BashResult
 
 UPDATE_INTERVAL_S = 0.05
 """Output is forwarded as ``bash_execution_update`` events at most this often."""
@@ -72,6 +76,7 @@ class BashRunner:
         """Run ``command``, stream its output as events, record it, and return Pi's BashResult."""
         from ..tools.output import OutputCollector
         from ..tools.shell import LocalShellOperations
+        from .results import BashResult
 
         decision = await self._gate.user_bash(command, exclude_from_context, self._cwd) if self._gate else None
         if decision is not None and (decision.result is not None or decision.blocked is not None):
@@ -146,6 +151,8 @@ class BashRunner:
 
     def _answered(self, command: str, exclude: bool, result: dict[str, Any] | None, blocked: str | None) -> BashResult:
         """Record a command an extension answered (``{"result": ...}``) or blocked, without running it."""
+        from .results import BashResult
+
         data = result or {}
         cancelled = bool(data.get("cancelled", False))
         code = data.get("exitCode", data.get("exit_code", 0 if blocked is None else 1))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..agent.agent import Agent
 from ..ai.abort import AbortController
@@ -19,7 +19,11 @@ from ..compaction.settings import CompactionSettings
 from .events import CompactionEndEvent, CompactionStartEvent
 from .extension_port import ExtensionGate
 from .record import SessionRecord
-from .results import CompactionResult
+
+# ``results`` (ten frozen records, ~6 ms to define) is imported where a result is made: a plain prompt
+# (``pi -p``) makes none.
+if TYPE_CHECKING:
+    from .results import CompactionResult
 
 
 class CompactionError(Exception):
@@ -204,6 +208,7 @@ class Compactor:
         """
         from ..compaction.estimate import estimate_message_tokens
         from ..compaction.prepare import prepare_compaction
+        from .results import CompactionResult
 
         settings = self.effective_settings()
         manager = self._record.manager

@@ -7,14 +7,18 @@ announced, so front ends show the new model's name and context window at once.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..agent.agent import Agent
 from ..ai.types import Model
 from .events import ModelChangedEvent, ThinkingLevelChangedEvent
 from .record import SessionRecord
-from .results import CycleModelResult
 from .thinking import available_thinking_levels, clamp_thinking
+
+# ``results`` (ten frozen records, ~6 ms to define) is imported where a result is made: a plain prompt
+# (``pi -p``) makes none.
+if TYPE_CHECKING:
+    from .results import CycleModelResult
 
 
 class ModelControl:
@@ -63,6 +67,8 @@ class ModelControl:
 
     async def cycle_model(self, direction: int = 1) -> CycleModelResult | None:
         """Next model in the scoped list (or all models with credentials). None if only one."""
+        from .results import CycleModelResult
+
         scoped = bool(self.scoped_models)
         pool = [m for m, _ in self.scoped_models] if scoped else (self._registry.available() if self._registry else [])
         if len(pool) <= 1:

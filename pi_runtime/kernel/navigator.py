@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..agent.agent import Agent
 from ..session.manager import SessionManager
@@ -16,7 +16,11 @@ from .compactor import Compactor, unless_aborted
 from .events import SessionChangedEvent
 from .extension_port import ExtensionGate, TreePreparation
 from .record import SessionRecord
-from .results import ForkResult, NavigateResult, SwitchResult
+
+# ``results`` (ten frozen records, ~6 ms to define) is imported where a result is made: a plain prompt
+# (``pi -p``) makes none.
+if TYPE_CHECKING:
+    from .results import ForkResult, NavigateResult, SwitchResult
 
 
 class SessionBusyError(Exception):
@@ -100,6 +104,8 @@ class TreeNavigator:
             SessionBusyError: A run is in progress.
             KeyError: No such entry.
         """
+        from .results import NavigateResult
+
         self._require_idle()
         sm = self._record.manager
         entry = sm.get_entry(entry_id)
@@ -165,6 +171,8 @@ class TreeNavigator:
             SessionBusyError: A run is in progress.
             KeyError: ``entry_id`` is not a user message.
         """
+        from .results import ForkResult
+
         self._require_idle()
         sm = self._record.manager
         entry = sm.get_entry(entry_id)
@@ -192,6 +200,8 @@ class TreeNavigator:
 
     async def clone(self, entry_id: str | None = None) -> SwitchResult:
         """Duplicate the active branch (or the path to ``entry_id``) into a new session file and switch to it."""
+        from .results import SwitchResult
+
         self._require_idle()
         leaf = entry_id or self._record.manager.leaf_id
         if leaf is None:
@@ -211,6 +221,8 @@ class TreeNavigator:
         ``setup(session_manager)`` (sync or async) may append to the new session before the
         agent's context is loaded from it.
         """
+        from .results import SwitchResult
+
         if await self._gate.cancels("session_before_switch", reason="new"):
             return SwitchResult(cancelled=True)
         if self._is_running():
@@ -238,6 +250,8 @@ class TreeNavigator:
 
     async def switch(self, path: str) -> SwitchResult:
         """Open another session file and continue it."""
+        from .results import SwitchResult
+
         if await self._gate.cancels("session_before_switch", reason="resume", target_session_file=str(path)):
             return SwitchResult(cancelled=True)
         if self._is_running():

@@ -28,7 +28,8 @@ from .record import SessionRecord
 if TYPE_CHECKING:
     from ..ai.virtual import FailedRequest, RoutedModel, RouteReason
 
-# ``pi_runtime.ai.virtual`` is imported where a virtual model is in use, not at start-up (~3 ms).
+# ``pi_runtime.ai.virtual`` is imported where a virtual model is in use, not at start-up (~3 ms); reading
+# the branch needs only ``ai.virtual_branch``.
 
 
 class RequestRouter:
@@ -196,7 +197,7 @@ class RequestRouter:
         model = self._agent.state.model
         if not is_virtual(model) and not self._registry.has_virtual_models:
             return  # neither the selection nor anything the branch records can be virtual: nothing to record
-        from ..ai.virtual import branch_selection
+        from ..ai.virtual_branch import branch_selection
 
         manager = self._record.manager
         recorded = branch_selection(manager.raw_branch(), self._registry.find)

@@ -40,17 +40,6 @@ from .navigator import TreeNavigator
 from .outbox import EventOutbox
 from .record import SessionRecord
 from .recovery import Recovery
-from .results import (
-    BashResult,
-    CompactionResult,
-    ContextUsage,
-    CycleModelResult,
-    ForkResult,
-    NavigateResult,
-    SessionStats,
-    SwitchResult,
-    UsageTotals,
-)
 from .retry import RetryPolicy, request_limits
 from .routing import RequestRouter
 from .run_driver import RunDriver
@@ -59,6 +48,7 @@ from .system_prompt import SystemPromptSource
 from .usage_ledger import UsageLedger
 from .views import entries_since, last_assistant_text, session_state, session_stats, tree_to_wire
 
+# The result types are annotations only here: ``results`` loads where a result is made (see navigator.py).
 if TYPE_CHECKING:
     from ..ai.models import ModelRegistry
     from ..ai.virtual import RoutedModel
@@ -66,6 +56,17 @@ if TYPE_CHECKING:
     from ..resources.port import ResourceLoaderPort
     from ..session.manager import SessionManager
     from ..settings import SettingsManager
+    from .results import (
+        BashResult,
+        CompactionResult,
+        ContextUsage,
+        CycleModelResult,
+        ForkResult,
+        NavigateResult,
+        SessionStats,
+        SwitchResult,
+        UsageTotals,
+    )
 
 _DEFAULT_SETTINGS: Settings | None = None
 

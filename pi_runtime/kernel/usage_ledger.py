@@ -11,9 +11,13 @@ a context that no longer exists, so the figure is unknown until the next answer.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .results import ContextUsage, ModelSpend, UsageTotals
+# ``results`` (ten frozen records, ~6 ms to define) is imported where a result is made: a plain prompt
+# (``pi -p``) makes none.
+if TYPE_CHECKING:
+    from .results import ContextUsage, ModelSpend, UsageTotals
+
 
 TOOLS_AND_SUMMARIES = "Tools/summaries"
 """The breakdown's key for spend no model answer carries (tool results, compactions, branch summaries)."""
@@ -42,6 +46,8 @@ class UsageLedger:
 
     def totals(self) -> UsageTotals:
         """Tokens and cost over every entry of the current file."""
+        from .results import UsageTotals
+
         self._catch_up()
         i, o, cr, cw = self._sums
         return UsageTotals(input=i, output=o, cache_read=cr, cache_write=cw, cost=self._cost,
@@ -64,6 +70,8 @@ class UsageLedger:
     def cost_by_model(self) -> tuple[ModelSpend, ...]:
         """Cost and tokens per ``provider/model`` over the whole file, dearest first (as Pi sorts it);
         keys that spent nothing are left out."""
+        from .results import ModelSpend
+
         self._catch_up()
         spends = [ModelSpend(key, cost, int(tokens)) for key, (cost, tokens) in self._by_model.items()
                   if cost > 0 or tokens > 0]
@@ -211,6 +219,7 @@ class UsageLedger:
     def context(self, messages: list[Any], model: Any) -> ContextUsage | None:
         """Context fill of ``messages`` for ``model`` (None without a model or a window)."""
         from ..compaction.estimate import estimate_projected_tokens, usage_standing
+        from .results import ContextUsage
 
         if model is None or not model.context_window:
             return None

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..session.entries import entry_to_wire
-from .results import SessionStats
+
+# ``results`` (ten frozen records, ~6 ms to define) is imported where a result is made: a plain prompt
+# (``pi -p``) makes none.
+if TYPE_CHECKING:
+    from .results import SessionStats
 
 
 def tree_to_wire(nodes: list[Any]) -> list[dict[str, Any]]:
@@ -81,6 +85,8 @@ def session_state(session: Any) -> dict[str, Any]:
 
 def session_stats(session: Any, ledger: Any) -> SessionStats:
     """``get_session_stats``: counts and usage from the ledger (the whole file), context now."""
+    from .results import SessionStats
+
     usage = ledger.totals()  # catches the counts up too
     counts = ledger.counts
     return SessionStats(

@@ -56,9 +56,11 @@ async def run_print(session: Any, prompts: list[PromptInput]) -> int:
         await runner.start()
     handled = 0
     for prompt in prompts:
-        from ..mcp.command import unowned_reply
+        mcp_reply = None
+        if prompt.text.lstrip().startswith("/mcp"):  # the MCP command module loads only for an /mcp prompt
+            from ..mcp.command import unowned_reply
 
-        mcp_reply = unowned_reply(prompt.text, session)
+            mcp_reply = unowned_reply(prompt.text, session)
         if mcp_reply is not None:
             # /mcp with no MCP extension loaded (no mcp.json): pi answers, the model is not asked.
             print(mcp_reply.text, file=real_stdout() if mcp_reply.ok else sys.stderr)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 import site
 import sys
-import sysconfig
 from pathlib import Path
 
 from ..records import record
@@ -56,6 +55,8 @@ def find_own_docs() -> OwnDocs | None:
         found = _complete(_CHECKOUT / "README.md", _CHECKOUT / "docs")
         if found is not None:
             return found
+    import sysconfig  # only an installed pi looks there (a checkout, pip install -e, never does): ~1 ms
+
     roots = [sysconfig.get_path("data"), sys.prefix, getattr(site, "USER_BASE", None)]
     for root in dict.fromkeys(r for r in roots if r):
         installed = OwnDocs.installed_under(root)

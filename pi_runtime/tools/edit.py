@@ -17,8 +17,6 @@ from typing import Any
 from ..agent.tool import PREFER_STRICT_SCHEMA, ToolError, ToolParams, ToolResult
 from ..ai.abort import AbortSignal
 from ..jsonmodel import ConfigDict, Field, JsonModel
-from .edit_diff import edit_diff
-from .edit_match import apply_edits
 from .file_mutation import FileMutationTool, checkpoint
 from .file_write import NotRegularFileError
 from .operations import FileOperations
@@ -139,6 +137,10 @@ class EditTool(FileMutationTool):
         bom = _BOM if text.startswith(_BOM) else ""
         content = text[len(bom):]
         pairs = [(e.old_text, e.new_text) for e in params.edits]
+        # Matching and diffing (difflib, unicodedata) load with the first edit, not with every start-up.
+        from .edit_diff import edit_diff
+        from .edit_match import apply_edits
+
         new_content, reps = apply_edits(content, pairs, params.path)
         checkpoint(signal)
         diffs = edit_diff(content, new_content, reps, params.path)

@@ -20,10 +20,8 @@ from ..agent.tool import PREFER_STRICT_SCHEMA, AgentTool, ToolError, ToolParams,
 from ..ai.abort import AbortSignal
 from ..ai.types import ImageContent, TextContent
 from ..jsonmodel import Field
-from .image_resize import process_image
 from .operations import FileOperations, LocalFileOperations
 from .paths import resolve_read_path
-from .read_window import WindowAborted, read_window
 from .truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, TruncationResult, format_size
 
 _SNIFF_BYTES = 8192
@@ -195,6 +193,8 @@ class ReadTool(AgentTool):
 
     def _image_result(self, data: bytes, mime: str) -> ToolResult:
         resize = self.auto_resize_images() if callable(self.auto_resize_images) else self.auto_resize_images
+        from .image_resize import process_image  # with the first image read, not at start-up
+
         image = process_image(data, mime, auto_resize=bool(resize))
         if image.data is None:
             return ToolResult.text("\n".join([f"Read image file [{mime}]", *image.hints]))
@@ -204,6 +204,8 @@ class ReadTool(AgentTool):
     def _text_result(self, fh: BinaryIO, params: ReadParams, signal: AbortSignal | None) -> ToolResult:
         start = max(0, (params.offset or 1) - 1)
         end = None if params.limit is None else start + max(0, params.limit)
+        from .read_window import WindowAborted, read_window  # with the first read, not at start-up
+
         try:
             win = read_window(fh, start, end, self.max_lines, self.max_bytes, signal)
         except WindowAborted:
