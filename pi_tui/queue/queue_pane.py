@@ -92,6 +92,8 @@ class QueuePane(Vertical, can_focus=True):
         """Puts the focus in the main editor at once (the app sets it): ``focus()`` and messages land
         after the keys already typed, and those must reach the editor, not the list."""
         self._rows: dict[str, QueueRow] = {}
+        self._shown_hint: Text | None = None
+        """The hint line as shown."""
         self._edit: QueueEditArea | None = None
         """The text area while a message is edited (None otherwise)."""
         # Built once and shown in place of the edited row: a text area mounted per edit would
@@ -147,7 +149,10 @@ class QueuePane(Vertical, can_focus=True):
             if self._edit is not None and self._edit.message_id == item.id:
                 self._place(self._edit_box, row)
                 previous = self._edit_box
-        self._hint.update(self._hint_text())
+        hint = self._hint_text()
+        if hint != self._shown_hint:  # focus moving in and out at start-up asked for a layout each time
+            self._shown_hint = hint
+            self._hint.update(hint)
 
     def _place(self, widget: Widget, after: Widget | None) -> None:
         if after is None:
