@@ -1,5 +1,6 @@
-"""The footer's and the header's updates redraw only what changed: the footer (always two lines)
-never asks for a layout pass of the whole screen, and an update that changes nothing draws nothing."""
+"""Nothing is drawn or parsed twice for nothing: the footer (always two lines) never asks for a layout pass
+of the whole screen, an update of the footer or header that changes nothing draws nothing, and the
+stylesheet is parsed once at start."""
 
 from __future__ import annotations
 
@@ -53,3 +54,19 @@ async def test_setting_what_is_shown_again_draws_nothing(session, refreshes):
         footer.set_stats(footer.stats)
         await caught_up(pilot)
         assert not [widget for widget, _ in refreshes if widget in (header, footer)]
+
+
+async def test_the_stylesheet_is_parsed_once_before_the_first_frame(session, monkeypatch):
+    # pi starts in its "dark" theme: switching to it from Textual's default parsed and applied
+    # every stylesheet a second time before anything was drawn.
+    from textual.app import App
+
+    reparsed: list[bool] = []
+    original = App.refresh_css
+    monkeypatch.setattr(App, "refresh_css", lambda self, animate=True: (reparsed.append(True), original(self, animate)))
+    app = create_app(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await workers_done(pilot)
+        assert app.theme == "dark" and app.current_theme.name == "dark"
+        assert app.theme_variables == app.get_css_variables()  # the dark theme's colours, not Textual's
+        assert reparsed == []
