@@ -150,9 +150,11 @@ class QueuePane(Vertical, can_focus=True):
                 self._place(self._edit_box, row)
                 previous = self._edit_box
         hint = self._hint_text()
-        if hint != self._shown_hint:  # focus moving in and out at start-up asked for a layout each time
+        if hint != self._shown_hint:
             self._shown_hint = hint
-            self._hint.update(hint)
+            # One row always (``#queue-hint``'s height): no layout pass of the whole screen (focus
+            # moving in and out at start-up asked for one each time).
+            self._hint.update(hint, layout=False)
 
     def _place(self, widget: Widget, after: Widget | None) -> None:
         if after is None:
