@@ -289,7 +289,8 @@ def run_interactive(args: Any, typeahead: Any = None, preloaded: Any = None) -> 
         gc.unfreeze()
     if app.ended_by_signal is None:
         _print_exit_output(app)
-    return int(code or 0)
+    unsaved = _report_unsaved(app)
+    return int(code or (1 if unsaved else 0))
 
 
 def _follow_the_terminals_size() -> None:
@@ -334,6 +335,21 @@ def _print_exit_output(app: PiApp) -> None:
     if text:
         sys.stdout.write(text)
         sys.stdout.flush()
+
+
+def _report_unsaved(app: PiApp) -> bool:
+    """Say on stderr which open session's file lacks entries a failed save left in memory (a full
+    disk): the app's error notice is gone with its screen, and the resume line alone would let the
+    user think everything is in the file. True when one does, as headless modes exit 1 then."""
+    import sys
+
+    from pi_runtime.frontend.app_support import unsaved_report
+
+    sessions: list[Any] = [entry.session for entry in app.workspace.sessions] or [app.session]
+    reports = [report for session in sessions if session is not None and (report := unsaved_report(session))]
+    for report in reports:
+        print(f"pi: {report}", file=sys.stderr)
+    return bool(reports)
 
 
 def _initial_prompt(args: Any) -> str | None:

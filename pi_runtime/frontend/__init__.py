@@ -88,6 +88,8 @@ if TYPE_CHECKING:
     from pi_runtime.sibling import Sibling as Sibling
     from pi_runtime.sibling import open_sibling_session as open_sibling_session
     from pi_runtime.text_safety import terminal_safe as terminal_safe
+    from pi_runtime.tools.truncate import DEFAULT_MAX_BYTES as DEFAULT_MAX_BYTES
+    from pi_runtime.tools.truncate import format_size as format_size
 
 else:  # hidden from mypy, so a name not listed above is an error there rather than Any
     __getattr__, __dir__ = LazyExports(__name__).hooks()

@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from pi_runtime.modes.resume_folder import missing_folder_choices as missing_folder_choices
     from pi_runtime.modes.resume_folder import where_to_resume as where_to_resume
     from pi_runtime.modes.session_notices import startup_problems as startup_problems
+    from pi_runtime.modes.session_notices import unsaved_report as unsaved_report
     from pi_runtime.modes.startup import SessionFolderGone as SessionFolderGone
     from pi_runtime.modes.startup import build_session as build_session
     from pi_runtime.modes.startup import save_trust_decision as save_trust_decision

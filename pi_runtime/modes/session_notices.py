@@ -53,13 +53,22 @@ def final_status(session: Any, code: int) -> int:
     A save still failing at the end is said once, in the closing line, not also as the notice
     that was queued when it first failed.
     """
-    manager = session.session_manager
-    missing = getattr(manager, "unsaved_count", 0)
+    missing = unsaved_report(session)
     for notice in session.take_session_notices():
         if not (missing and notice.startswith("Could not save")):
             print(f"pi: {notice}", file=sys.stderr)
-    if not missing:
+    if missing is None:
         return code
-    print(f"pi: {manager.save_error}; {missing} session entr{'y is' if missing == 1 else 'ies are'} "
-          "not in the file", file=sys.stderr)
+    print(f"pi: {missing}", file=sys.stderr)
     return code or 1
+
+
+def unsaved_report(session: Any) -> str | None:
+    """The closing line for a session whose file lacks entries it could not take (None when the
+    file has them all, or the session's file is another process's, as a served one's is)."""
+    manager: Any = getattr(session, "session_manager", None)
+    missing = getattr(manager, "unsaved_count", 0)
+    if not missing:
+        return None
+    return (f"{manager.save_error}; {missing} session entr{'y is' if missing == 1 else 'ies are'} "
+            "not in the file")

@@ -508,7 +508,16 @@ class SessionManager(EntryAppends):
     # ------------------------------------------------------------------ lifetime
 
     def close(self) -> None:
-        """Release the file lock; later appends reopen (and relock) the file."""
+        """Release the file lock; later appends reopen (and relock) the file.
+
+        Entries an earlier save could not write get one more try first (the disk may have room
+        again): after this, what is not in the file is gone once the process ends.
+        """
+        if self.persist and self.save_error is not None:
+            if not self._flushed:
+                self._flush_if_ready()
+            elif self._unsaved:
+                self._write([])
         if self._writer is not None:
             self._writer.close()
             self._writer = None

@@ -1,27 +1,23 @@
-"""Large pastes: kept whole for sending, shown as ``[pasted 1,200 lines]`` markers."""
+"""Large pastes: kept whole for sending, shown as Pi's ``[paste #1 +1200 lines]`` markers."""
 
 from __future__ import annotations
-
-import re
 
 PASTE_LINES = 10
 """Pastes with more lines than this are collapsed in the editor and transcript."""
 PASTE_CHARS = 1000
 """...or more characters than this."""
 
-_MARKER = re.compile(r"\[pasted (#\d+ )?[\d,]+ (lines|chars)\]")
-
-
 def is_large(text: str) -> bool:
     return text.count("\n") + 1 > PASTE_LINES or len(text) > PASTE_CHARS
 
 
 def marker(text: str, number: int) -> str:
-    """The placeholder put in the editor for paste number ``number``."""
+    """The placeholder put in the editor for paste number ``number``, worded as Pi's: by lines
+    when there are more than ``PASTE_LINES``, else by characters."""
     lines = text.count("\n") + 1
-    if lines > 1:
-        return f"[pasted #{number} {lines:,} lines]"
-    return f"[pasted #{number} {len(text):,} chars]"
+    if lines > PASTE_LINES:
+        return f"[paste #{number} +{lines} lines]"
+    return f"[paste #{number} {len(text)} chars]"
 
 
 def expand(text: str, pastes: dict[str, str]) -> str:

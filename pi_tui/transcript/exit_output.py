@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from pi_runtime.frontend import terminal_safe
 
-from .history import user_text
+from .history import TRUNCATED_REPLY, user_text
 from .render import result_text, tool_title
 
 if TYPE_CHECKING:
@@ -154,6 +154,8 @@ def _message_blocks(message: Any, results: dict[str, Any], cwd: str | None) -> l
                 out.append(_tool_call(block, results.get(block.id), cwd))
         if message.stop_reason == "error":
             out.append(f"Error: {message.error_message or 'the request failed'}")
+        elif message.stop_reason == "length":
+            out.append(TRUNCATED_REPLY)
         elif message.stop_reason == "aborted":
             out.append("Aborted")
         return out

@@ -18,6 +18,8 @@ from .thinking_block import ThinkingBlock
 from .tool_box import ToolBox
 from .user_message import UserMessage
 
+TRUNCATED_REPLY = "Response was truncated before completion."
+"""Pi's line under an answer the model stopped at its output limit (``stopReason: "length"``)."""
 
 def user_text(content: Any) -> str:
     """The text of a user message's content (string or blocks; each image as a line such
@@ -83,6 +85,8 @@ def widgets_for(message: Any, results: dict[str, Any], *, cwd: str, tools_expand
                 out.append(box)
         if message.stop_reason == "error":
             out.append(Notice(f"Error: {message.error_message or 'the request failed'}", "error"))
+        elif message.stop_reason == "length":
+            out.append(Notice(TRUNCATED_REPLY, "error"))
         elif message.stop_reason == "aborted":
             out.append(Notice("Aborted", "warning"))
         for widget in out:

@@ -205,7 +205,9 @@ def _build_class() -> type:
                     table.add_row(*(cell.content for cell in row.cells))
             yield table
 
-    parser = MarkdownIt().enable("strikethrough").enable("table")
+    # HTML is not rendered, so it must not be parsed either: Rich drops HTML tokens, and "Vec<String>" or
+    # a model's "<think>" tags lost their text. Shown as written, as Pi shows them.
+    parser = MarkdownIt("commonmark", {"html": False}).enable("strikethrough").enable("table")
 
     class _PiMarkdown(Markdown):
         elements = {**Markdown.elements, "heading_open": _PiHeading, "fence": _CodeBlock, "code_block": _CodeBlock,
@@ -216,6 +218,12 @@ def _build_class() -> type:
             # Rich builds a new MarkdownIt parser per document (~1 ms); one shared parser will do.
             self.markup = markup
             self.parsed = parser.parse(markup)
+            # A single newline stays a line break, as Pi shows it (CommonMark joins the lines): a
+            # model's "Name: x" / "Age: y" lines, a quote's lines, an address, a poem.
+            for block in self.parsed:
+                for token in block.children or ():
+                    if token.type == "softbreak":
+                        token.type = "hardbreak"
             self.code_theme = code_theme
             self.justify = None
             self.style = "none"

@@ -13,7 +13,8 @@ from textual.widgets import Static
 
 from pi_runtime.frontend import terminal_safe
 
-from .render import OUTPUT_PREVIEW_LINES, tail_lines
+from .render import OUTPUT_PREVIEW_LINES
+from .visual_tail import VisualTail
 
 LIVE_OUTPUT_CHARS = 64 * 1024
 """What a running ``!`` command's panel keeps of its output: the end, in whole lines. The
@@ -44,10 +45,11 @@ class MessagePanel(Vertical):
         if self.variant == "bash":
             # A command's colours and cursor moves are shown as plain text, as Pi shows them.
             body = terminal_safe(self.body, multiline=True)
-            shown, hidden = (body, 0) if self.expanded else tail_lines(body, OUTPUT_PREVIEW_LINES)
-            hidden += self.dropped_lines
-            prefix = f"… {hidden} earlier lines\n" if hidden else ""
-            return Text(prefix + shown)
+            if not self.expanded:
+                return VisualTail(body, OUTPUT_PREVIEW_LINES, hidden_before=self.dropped_lines,
+                                  hint=lambda hidden: Text(f"… {hidden} earlier lines"))
+            prefix = f"… {self.dropped_lines} earlier lines\n" if self.dropped_lines else ""
+            return Text(prefix + body.rstrip("\n"))
         return Text(self.body)
 
     def append_output(self, delta: str) -> None:

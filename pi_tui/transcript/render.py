@@ -157,17 +157,9 @@ def diff_text(diff: str, colors: dict[str, str], *, limit: int | None = None) ->
     return text, hidden
 
 
-def tail_lines(text: str, limit: int | None) -> tuple[str, int]:
-    """The last ``limit`` lines of ``text`` and how many were dropped (none when dropping them
-    would save fewer than ``MIN_LINES_SAVED`` rows)."""
-    lines = text.rstrip("\n").splitlines()
-    if limit is None or len(lines) - limit - 1 < MIN_LINES_SAVED:
-        return "\n".join(lines), 0
-    return "\n".join(lines[-limit:]), len(lines) - limit
-
-
 def head_lines(text: str, limit: int | None) -> tuple[str, int]:
-    """The first ``limit`` lines of ``text`` and how many were dropped (as ``tail_lines``)."""
+    """The first ``limit`` lines of ``text`` and how many were dropped (none when dropping them
+    would save fewer than ``MIN_LINES_SAVED`` rows)."""
     lines = text.rstrip("\n").splitlines()
     if limit is None or len(lines) - limit - 1 < MIN_LINES_SAVED:
         return "\n".join(lines), 0

@@ -22,7 +22,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from pi_runtime.frontend import terminal_safe
+from pi_runtime.frontend import DEFAULT_MAX_BYTES, format_size, terminal_safe
 
 from .render import (
     DIFF_PREVIEW_LINES,
@@ -32,9 +32,9 @@ from .render import (
     format_tool_duration,
     head_lines,
     result_text,
-    tail_lines,
     tool_title,
 )
+from .visual_tail import VisualTail
 
 _ID_SAFE = re.compile(r"[^A-Za-z0-9_-]")
 
@@ -202,16 +202,44 @@ class ToolBox(Widget):
             if hidden:
                 parts.append(Text(f"… ({hidden} line{'s' if hidden != 1 else ''}, ctrl+o to expand)", style=dim))
         else:
-            shown, hidden = tail_lines(self.output, OUTPUT_PREVIEW_LINES if limit else None)
-            if hidden:
-                # The tail is what is shown: the hidden lines are above it.
-                parts.append(Text(f"… ({hidden} earlier line{'s' if hidden != 1 else ''}, ctrl+o to expand)",
-                                  style=dim))
-            if shown:
-                parts.append(Text(shown, style=output_color))
+            output, saved_note = self._output_and_saved_note()
+            if not limit:
+                parts.append(Text(output.rstrip("\n"), style=output_color))
+            elif output.strip("\n"):
+                # The tail is what is shown, cut by rows on screen: the hidden rows are above it.
+                parts.append(VisualTail(output, OUTPUT_PREVIEW_LINES, style=output_color, hint=lambda hidden: Text(
+                    f"… ({hidden} earlier line{'s' if hidden != 1 else ''}, ctrl+o to expand)", style=dim)))
+            if saved_note:
+                parts.append(Text(saved_note, style=variables.get("pi-warning", "")))
         if self.tool_name == "bash" and self.duration_ms is not None and self.state in ("success", "error"):
             parts.append(Text(f"Took {format_tool_duration(self.duration_ms)}", style=variables.get("pi-dim", "")))
         return Group(*parts)
+
+
+    def _output_and_saved_note(self) -> tuple[str, str]:
+        """The output to show and, for a command whose output was cut and saved, Pi's note saying
+        where the whole of it is, in place of the bracketed footer written for the model."""
+        details = getattr(self.result, "details", None)
+        if self.tool_name != "bash" or not isinstance(details, dict):
+            return self.output, ""
+        truncation, path = details.get("truncation"), details.get("fullOutputPath")
+        truncated = isinstance(truncation, dict) and truncation.get("truncated")
+        if not truncated and not isinstance(path, str):
+            return self.output, ""
+        output = self.output.rstrip()
+        footer = output.rfind("\n\n[")
+        if truncated and isinstance(path, str) and output.endswith("]") and footer >= 0 and path in output[footer:]:
+            output = output[:footer]
+        notes = [f"Full output: {path}"] if isinstance(path, str) else []
+        if truncated:
+            assert isinstance(truncation, dict)
+            if truncation.get("truncatedBy") == "lines":
+                notes.append(f"Truncated: showing {truncation.get('outputLines')} of {truncation.get('totalLines')} lines")
+            else:
+                limit = truncation.get("maxBytes")
+                notes.append(f"Truncated: {truncation.get('outputLines')} lines shown "
+                             f"({format_size(limit if isinstance(limit, int) else DEFAULT_MAX_BYTES)} limit)")
+        return output, f"[{'. '.join(notes)}]"
 
 
 def _more(count: int) -> str:

@@ -24,7 +24,7 @@ from ..extension_ui.extension_render import (
     redraw_extension_blocks,
     tool_renderer_lookup,
 )
-from .history import summary_last, user_text
+from .history import TRUNCATED_REPLY, summary_last, user_text
 from .jump_hint import EndOutOfSight, scrolled_away
 from .message_panel import MessagePanel
 from .notice import Notice
@@ -368,6 +368,8 @@ class Transcript(VerticalScroll, can_focus=False):
         await self._finish_blocks()
         if message.stop_reason == "error":
             await self._add(Notice(f"Error: {message.error_message or 'the request failed'}", "error"))
+        elif message.stop_reason == "length":
+            await self._add(Notice(TRUNCATED_REPLY, "error"))
 
     async def _finish_blocks(self) -> None:
         for widget in self._blocks.values():

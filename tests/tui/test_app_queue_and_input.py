@@ -136,10 +136,20 @@ async def test_history_and_large_paste(provider, session):
         pasted = "\n".join(f"row {i}" for i in range(1200))
         app.editor.post_message(events.Paste(pasted))
         await pilot.pause()
-        assert app.editor.text == "[pasted #1 1,200 lines]"
+        assert app.editor.text == "[paste #1 +1200 lines]"
         await pilot.press("enter")
         await settle(pilot, session)
         assert user_texts(provider, 1)[-1] == pasted
+
+
+def test_paste_markers_are_worded_as_pis() -> None:
+    from pi_tui.editor.paste import is_large, marker
+
+    eleven_lines = "\n".join(["row"] * 11)
+    assert marker(eleven_lines, 1) == "[paste #1 +11 lines]"
+    three_long_lines = "\n".join(["x" * 500] * 3)  # more than 1,000 characters on few lines: counted in characters
+    assert is_large(three_long_lines) and marker(three_long_lines, 2) == "[paste #2 1502 chars]"
+    assert not is_large("\n".join(["row"] * 10))
 
 
 async def test_theme_switch_and_invalid_user_theme(provider, workdir, agent_dir):

@@ -94,7 +94,7 @@ async def test_compact_shows_collapsed_summary_with_tokens_and_ctrl_o_expands(pr
 async def test_a_branch_summary_is_one_line_until_expanded(provider, workdir, agent_dir):
     session = file_session(provider, workdir, agent_dir)
     app = create_app(session, static=True, agent_dir=str(agent_dir))
-    summary = "\n".join(f"Branch line {i}" for i in range(1, 30))
+    summary = "\n".join(f"Branch line {i}" for i in range(1, 12))  # one line each: fits the screen expanded
     async with app.run_test(size=(100, 40)) as pilot:
         await converse(pilot, session, provider, ["first question", "second question"])
         first_answer = [e["id"] for e in entries(session) if e["type"] == "message"

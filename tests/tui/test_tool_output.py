@@ -8,7 +8,7 @@ from pi_tui.launch import create_app
 from pi_tui.transcript.render import numbered_diff
 from pi_tui.transcript.tool_box import ToolBox
 
-from .conftest import make_session, screen_text, settle
+from .conftest import make_session, screen_text, settle, wait_for
 
 
 async def _run_tool(provider, workdir, name, args, call_id):
@@ -64,6 +64,43 @@ async def test_short_bash_output_is_not_folded_to_save_one_line(provider, workdi
         at = lines.index("$ seq 1 7")
         assert lines[at + 1:at + 8] == [str(i) for i in range(1, 8)]
         assert "earlier line" not in screen_text(app)
+
+
+async def test_one_long_line_of_bash_output_is_cut_by_rows_on_screen(provider, workdir):
+    # 20,000 characters on one line: one line, 200+ rows. Pi shows its last 5 rows; counting lines
+    # showed all of them, and one line of minified JSON filled the transcript.
+    session, app = await _run_tool(provider, workdir, "bash", {"command": "printf 'ab%.0s' $(seq 10000)"}, "call_b")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.press(*"run it", "enter")
+        await settle(pilot, session)
+        box = app.query_one("#tool-call_b", ToolBox)
+        lines = [line.strip() for line in screen_text(app).splitlines()]
+        at = lines.index("$ printf 'ab%.0s' $(seq 10000)")
+        width = box.content_region.width
+        rows = -(-20_000 // width)
+        assert lines[at + 1] == f"… ({rows - 5} earlier lines, ctrl+o to expand)"
+        assert all(set(line) == {"a", "b"} for line in lines[at + 2:at + 7])
+        assert lines[at + 7].startswith("Took ")
+        assert box.size.height == 1 + 1 + 5 + 1  # title, hint, five rows, timing
+        await pilot.press("ctrl+o")
+        assert await wait_for(pilot, lambda: box.expanded and box.size.height >= rows)
+
+
+async def test_cut_bash_output_says_where_the_whole_of_it_is_as_pi_does(provider, workdir):
+    # The model reads a bracketed footer; the reader sees Pi's note in its place.
+    session, app = await _run_tool(provider, workdir, "bash", {"command": "seq 1 3000"}, "call_b")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.press(*"run it", "enter")
+        await settle(pilot, session)
+        box = app.query_one("#tool-call_b", ToolBox)
+        path = box.result.details["fullOutputPath"]
+        lines = [line.strip() for line in screen_text(app).splitlines()]
+        at = lines.index("$ seq 1 3000")
+        assert lines[at + 1] == "… (1995 earlier lines, ctrl+o to expand)"
+        assert lines[at + 2:at + 7] == ["2996", "2997", "2998", "2999", "3000"]
+        assert lines[at + 7] == f"[Full output: {path}. Truncated: showing 2000 of 3000 lines]"
+        assert lines[at + 8].startswith("Took ")
+        assert "Showing lines" not in screen_text(app)
 
 
 async def test_edit_diff_has_a_line_number_gutter(provider, workdir):
