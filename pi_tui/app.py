@@ -21,6 +21,7 @@ from textual import events
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal
 from textual.driver import Driver
+from textual.reactive import Reactive
 from textual.widgets import TextArea
 from textual.worker import Worker, WorkerState
 
@@ -76,6 +77,8 @@ class PiApp(AppActions, inherit_bindings=False):
     TITLE = "pi"
     ENABLE_COMMAND_PALETTE = False
     BINDINGS = APP_BINDINGS
+    theme: Reactive[str] = Reactive("dark")
+    """pi starts in its own "dark" (see ``__init__``); the settings' choice is applied at attach."""
 
     def __init__(self, session: SessionPort | None = None, *, session_factory: Callable[[], Any] | None = None,
                  static: bool = False, agent_dir: str | None = None, cwd: str | None = None,
@@ -146,7 +149,12 @@ class PiApp(AppActions, inherit_bindings=False):
         self.tree_pane = TreePaneController(self)
         """The live session tree beside the transcript (``/pane tree``)."""
         self.themes.load()
-        self.theme = "dark"
+        # "dark" is the starting theme (the class default) but was registered only just now: the
+        # stylesheet takes its colours here, before its first parse. Setting ``theme`` instead (from
+        # Textual's "textual-dark") parsed and applied every stylesheet a second time before the
+        # first frame (7 ms).
+        self.stylesheet.set_variables(self.get_css_variables())
+        self.set_class(True, "-theme-dark")
 
     # The shown session and its panes: derived from the workspace's shown tab, never re-pointed, so
     # there is one source of truth. Flows that act on one session take it when they start.

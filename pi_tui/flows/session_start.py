@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 
 from ..terminal import extended_keys
 from ..transcript.start_hints import StartHints
-from ..transcript.welcome_panel import WelcomePanel
 from .bound import transcript_of
 from .session_chrome import loaded_resources
 
@@ -90,6 +89,10 @@ async def show_start_help(app: PiHost, session: SessionPort) -> None:
         await transcript.mount(StartHints(app.keymap, loaded=loaded,
                                           expanded=verbose or transcript.tools_expanded))
     else:
+        # Imported here: it lists the catalogue's providers (the catalogue decoded, about 8 ms), which
+        # the first frame never shows and a session with credentials never needs.
+        from ..transcript.welcome_panel import WelcomePanel
+
         await transcript.mount(WelcomePanel(model=app.model_ref(), agent_dir=str(app.agent_dir)))
         # Read from its headline down: the guide is often taller than the window.
         transcript.release_anchor()

@@ -73,6 +73,8 @@ class FooterBar(Static):
         self._timer: Timer | None = None
         self.palette: dict[str, str] = {}
         """Theme colours: muted, success, warning, error, accent (set by the app)."""
+        self._shown: Text | None = None
+        """What the footer shows now."""
 
     def on_mount(self) -> None:
         self._timer = self.set_interval(self.spinner_interval, self._tick, pause=True)
@@ -208,7 +210,13 @@ class FooterBar(Static):
             if right.cell_len:
                 line2.append("  ", style=muted)
                 line2.append_text(right)
-        self.update(Text("\n").join([line1, line2]))
+        shown = Text("\n").join([line1, line2])
+        if shown == self._shown:  # same words and styles: a repaint would draw the same cells
+            return
+        self._shown = shown
+        # Always two lines (``#footer``'s height): new text never moves anything else, so no layout
+        # pass of the whole screen (each update asked for one; a start-up ran several).
+        self.update(shown, layout=False)
 
     def on_resize(self) -> None:
         self._render_footer()

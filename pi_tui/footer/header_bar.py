@@ -43,6 +43,8 @@ class HeaderBar(Static):
         self.expanded = False
         """Show every loaded item instead of counts."""
         self.palette: dict[str, str] = {}
+        self._shown: Text | None = None
+        """What the header shows now."""
 
     def on_mount(self) -> None:
         self._show()
@@ -95,4 +97,7 @@ class HeaderBar(Static):
                         text.append(f"\n    {kind}: {name}", style=c.get("dim", ""))
                 for warning in self.warnings:
                     text.append(f"\n    ⚠ {warning}", style=c.get("warning", ""))
+        if text == self._shown:  # unchanged (the same model or palette again): no layout, no repaint
+            return
+        self._shown = text
         self.update(text)

@@ -92,23 +92,27 @@ class QueuePane(Vertical, can_focus=True):
         """Puts the focus in the main editor at once (the app sets it): ``focus()`` and messages land
         after the keys already typed, and those must reach the editor, not the list."""
         self._rows: dict[str, QueueRow] = {}
+        self._shown_hint: Text | None = None
+        """The hint line as shown."""
         self._edit: QueueEditArea | None = None
         """The text area while a message is edited (None otherwise)."""
         # Built once and shown in place of the edited row: a text area mounted per edit would
-        # take the focus a frame late, and the keys typed right after Enter would be lost.
+        # take the focus a frame late, and the keys typed right after Enter would be lost. It is
+        # mounted with the first queued message, not with the app: a second text area's styles
+        # before the first frame cost about as much as the editor's.
         self._edit_area = QueueEditArea(self._edit_finished)
         self._edit_label = Static("", classes="queue-edit-label")
         self._edit_box = Horizontal(self._edit_label, self._edit_area, classes="queue-editing")
+        self._edit_box.display = False
 
     def compose(self):
-        self._list = Vertical(self._edit_box, id="queue-rows")
+        self._list = Vertical(id="queue-rows")
         self._hint = Static("", markup=False, id="queue-hint")
         yield self._list
         yield self._hint
 
     def on_mount(self) -> None:
         self.display = False
-        self._edit_box.display = False
 
     # ------------------------------------------------------------------ what the kernel says
 
@@ -131,6 +135,8 @@ class QueuePane(Vertical, can_focus=True):
             self._want_editor()
 
     def _render_rows(self) -> None:
+        if self.items and self._edit_box.parent is None:
+            self._list.mount(self._edit_box)
         for message_id in [i for i in self._rows if all(item.id != i for item in self.items)]:
             self._rows.pop(message_id).remove()
         focused = self.has_focus_within
@@ -147,7 +153,12 @@ class QueuePane(Vertical, can_focus=True):
             if self._edit is not None and self._edit.message_id == item.id:
                 self._place(self._edit_box, row)
                 previous = self._edit_box
-        self._hint.update(self._hint_text())
+        hint = self._hint_text()
+        if hint != self._shown_hint:
+            self._shown_hint = hint
+            # One row always (``#queue-hint``'s height): no layout pass of the whole screen (focus
+            # moving in and out at start-up asked for one each time).
+            self._hint.update(hint, layout=False)
 
     def _place(self, widget: Widget, after: Widget | None) -> None:
         if after is None:

@@ -14,9 +14,11 @@ import gc
 import io
 from typing import TYPE_CHECKING, Any
 
+from rich.text import Text
 from rich.theme import Theme
 
 if TYPE_CHECKING:
+    from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
     from rich.markdown import Markdown
 
 CODE_THEME = {"name": "monokai"}
@@ -247,6 +249,43 @@ def markdown_renderable(text: str, code_theme_name: str | None = None) -> Markdo
         _markdown_class = _build_class()
     markdown: Any = _markdown_class(text, code_theme_name or CODE_THEME["name"])
     return markdown
+
+
+_MARKUP_CHARACTERS = frozenset("\\`*_~[]<>&|")
+"""Characters that can start Markdown syntax inside a line (escapes, code, emphasis, strike-through,
+links and images, HTML and autolinks, entities, table cells)."""
+
+
+def plain_paragraph(text: str) -> RenderableType | None:
+    """``text`` drawn as ``markdown_renderable`` would draw it, without the Markdown stack, when it
+    is one line of prose with no Markdown in it; None otherwise.
+
+    The first words of most answers are such a line: they reach the screen without markdown-it
+    and Rich's Markdown (about 30 ms of imports and set-up) being loaded first. A line that starts
+    with a letter and holds none of ``_MARKUP_CHARACTERS`` parses as one paragraph of one text run
+    in markdown-it's CommonMark preset (no linkify, no typographer), so Rich's Markdown would draw
+    one ``Text`` in the ``markdown.paragraph`` style, left-justified: exactly what this draws
+    (``tests/tui/test_plain_paragraph.py`` compares the two).
+    """
+    if not text or not text[0].isalpha() or text != text.strip() or not text.isprintable():
+        return None
+    if not _MARKUP_CHARACTERS.isdisjoint(text):
+        return None
+    return _PlainParagraph(text)
+
+
+class _PlainParagraph:
+    """One paragraph of prose, styled as Rich's Markdown styles a paragraph."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        # Rich's Markdown: the document's style ("none" here), then the paragraph's on top of it.
+        style = console.get_style("none", default="none") + console.get_style("markdown.paragraph", default="none")
+        paragraph = Text(justify="left")
+        paragraph.append(self.text, style)
+        yield from console.render(paragraph, options.update(height=None))
 
 
 def warm_up(code: bool = True) -> None:

@@ -33,7 +33,7 @@ from textual.timer import Timer
 from textual.visual import Visual, visualize
 from textual.widget import Widget
 
-from .markdown_render import code_theme, markdown_renderable
+from .markdown_render import code_theme, markdown_renderable, plain_paragraph
 
 FRAME_SECONDS = 1 / 20
 """Flush rate while streaming. Each flush costs a screen update (~10 ms with the view
@@ -214,7 +214,8 @@ class StreamingMarkdown(Widget):
     def _render_markdown(self, source: str, width: int) -> list[Strip]:
         if not source.strip() or width <= 0:
             return []
-        visual = visualize(self, markdown_renderable(source.rstrip("\n")))
+        source = source.rstrip("\n")
+        visual = visualize(self, plain_paragraph(source) or markdown_renderable(source))
         lines = Visual.to_strips(self, visual, width, None, self.visual_style)
         # Rich starts a lone list or quote with an empty line; the gap between blocks is ours.
         start, end = 0, len(lines)

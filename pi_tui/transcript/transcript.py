@@ -94,8 +94,8 @@ class Transcript(VerticalScroll, can_focus=False):
         twice the cost) waits until it is about to be needed (``_warm_up_code``).
 
         ``at_answer``: a prompt was just sent (typed while pi started); the warm-up (25 ms of CPU)
-        starts with its answer instead, after the request is out, rather than compete with the
-        request's last steps (measured: typed -> request at the server).
+        starts once its answer's first frame is drawn instead, rather than compete with the
+        request's last steps (measured: typed -> request at the server) or with that frame.
         """
         if at_answer:
             self._warm_up_at_answer = True
@@ -254,7 +254,9 @@ class Transcript(VerticalScroll, can_focus=False):
             case ev.BashExecutionUpdateEvent(id=request_id) if request_id in self._bash_panels:
                 self._bash_panels[request_id].append_output(event.delta)
             case ev.AgentSettledEvent(aborted=aborted):
-                self._warm_up_code()
+                # Once the run's last frame is out: started here, the warm-up thread took the
+                # interpreter from the drawing of a short answer that had just arrived.
+                self.call_after_refresh(self._warm_up_code)
                 await self._finish_blocks()
                 if aborted:
                     await self._add(Notice("Aborted", "warning"))
@@ -281,7 +283,10 @@ class Transcript(VerticalScroll, can_focus=False):
             self.follow()
         elif role == "assistant":
             if self._warm_up_at_answer:
-                self.warm_up()
+                # After the frame with the answer's first words: when they are plain prose they
+                # are drawn without the Markdown stack, and the warm-up must not delay that frame.
+                self._warm_up_at_answer = False
+                self.call_after_refresh(self.warm_up)
             await self._finish_blocks()
             self._blocks = {}
             self._tools.clear()

@@ -244,3 +244,15 @@ async def test_the_queue_key_with_nothing_queued_says_so(session):
         await pilot.press("alt+q")
         assert await wait_for(pilot, lambda: any("No queued messages to edit" in str(n.message) for n in app._notifications))
         assert app.focused is app.editor
+
+
+async def test_the_queue_text_area_is_mounted_with_the_first_queued_message(provider, workdir):
+    # Not with the app: a second text area's styles before the first frame cost about what the editor's do.
+    session, hold, app = held(provider, workdir)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await workers_done(pilot)
+        assert not app.query(QueueEditArea)
+        await start_and_queue(pilot, session, hold, steers=["steer A"])
+        assert len(app.query(QueueEditArea)) == 1
+        hold.release.set()
+        await settle(pilot, session)
