@@ -220,10 +220,14 @@ def _build_class() -> type:
             self.parsed = parser.parse(markup)
             # A single newline stays a line break, as Pi shows it (CommonMark joins the lines): a
             # model's "Name: x" / "Age: y" lines, a quote's lines, an address, a poem.
+            # An image is its alt text where it stands, as Pi shows it (Rich drew "🌆 alt" as a block
+            # of its own, ahead of the paragraph it was in).
             for block in self.parsed:
                 for token in block.children or ():
                     if token.type == "softbreak":
                         token.type = "hardbreak"
+                    elif token.type == "image":
+                        token.type, token.tag, token.children = "text", "", None
             self.code_theme = code_theme
             self.justify = None
             self.style = "none"

@@ -121,3 +121,14 @@ async def test_a_single_newline_stays_a_line_break_as_in_pi(provider, workdir):
         assert rows[at + 1] == "Kind: agent"
         assert "│ quoted one" in rows and "│ quoted two" in rows
         assert rows[rows.index("- item") + 1] == "its second line"
+
+
+async def test_an_image_is_its_alt_text_where_it_stands(provider, workdir):
+    provider.push(scripted_text("See the chart ![sales by month](chart.png) before deciding."))
+    session = make_session(provider, workdir)
+    app = create_app(session, static=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press(*"chart", "enter")
+        await settle(pilot, session)
+        rows = [row.strip() for row in screen_text(app).splitlines()]
+        assert "See the chart sales by month before deciding." in rows
