@@ -7,10 +7,7 @@ rewritten. A new session's file appears with the first user or assistant message
 reply still leaves the prompt on disk. While a manager has its
 file, it holds an exclusive lock on it (see ``storage``).
 
-A save that fails (a full disk) never raises into the conversation: the file is put back as it
-was, the entries stay in memory and are written, in order, with the next append;
-``save_error``/``unsaved_count`` say what is missing and ``take_notices`` gives the one-line
-reports (also for lines skipped when the file was loaded) for a front end to show.
+A save that fails (a full disk) never raises into the conversation (see ``saving``).
 
 Entries are kept as the dicts read from the file; typed views are built on demand.
 """
@@ -29,6 +26,7 @@ from .context import SessionContext, build_session_context, context_of_path, pat
 from .entries import CURRENT_SESSION_VERSION, SessionEntry, SessionHeader, parse_entry, parse_header
 from .paths import iso_now, new_entry_id, new_session_id, project_session_dir, session_file_name
 from .problems import left_out_notice
+from .saving import SessionSaving
 from .tree import TreeNode, build_tree
 
 Entry = dict[str, Any]
@@ -38,7 +36,7 @@ class ReadOnlySessionError(storage.SessionFileError):
     """An append was attempted on a session opened read-only."""
 
 
-class SessionManager(EntryAppends):
+class SessionManager(EntryAppends, SessionSaving):
     """Owns one session tree and its file. Use the factory classmethods to get one."""
 
     def __init__(self, cwd: str, session_dir: Path | None, *, persist: bool, fsync: bool = True) -> None:
@@ -350,67 +348,6 @@ class SessionManager(EntryAppends):
             self._flush_if_ready()
         return entry["id"]
 
-    def _flush_if_ready(self) -> None:
-        if not self.persist or self._flushed or not self._has_conversation or self.path is None:
-            return
-        try:
-            if self._writer is None:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                self._writer = storage.SessionWriter(self.path, fsync=self.fsync, create_only=True)
-            self._writer.append([self.header, *self._entries])
-        except (storage.SessionWriteError, OSError) as exc:
-            self._first_save_failed = True
-            self._save_failed(exc)
-            return
-        self._first_save_failed = False
-        self._flushed = True
-        self._saved()
-
-    def _write(self, entries: builtins.list[Entry], encoded: dict[int, str] | None = None) -> None:
-        if not self.persist:
-            return
-        batch = [*self._unsaved, *entries]
-        try:
-            if self._writer is None:
-                assert self.path is not None
-                self._writer = storage.SessionWriter(self.path, fsync=self.fsync)
-            self._writer.append(batch, encoded)
-        except (storage.SessionWriteError, OSError) as exc:
-            # Kept in memory, in order, so their parents are on disk before them once saving
-            # works again: nothing written before becomes unreachable.
-            self._unsaved = batch
-            self._save_failed(exc)
-            return
-        self._unsaved = []
-        self._saved()
-
-    def _save_failed(self, exc: BaseException) -> None:
-        message = str(exc) if isinstance(exc, storage.SessionFileError) else (
-            f"Could not save to {self.path}: {getattr(exc, 'strerror', None) or exc}")
-        if self.save_error is None:
-            self._notices.append(f"{message}; the session goes on in memory and saving is tried again "
-                                 "with the next entry")
-        self.save_error = message
-
-    def _saved(self) -> None:
-        if self.save_error is not None:
-            self._notices.append(f"Session saved again to {self.path}")
-        self.save_error = None
-
-    @property
-    def unsaved_count(self) -> int:
-        """Entries that exist in memory but could not be written (0 when the file is complete)."""
-        if not self.persist:
-            return 0
-        if not self._flushed:
-            return len(self._entries) + 1 if self._first_save_failed else 0  # the header too
-        return len(self._unsaved)
-
-    def take_notices(self) -> builtins.list[str]:
-        """One-line reports nobody has shown yet: lines skipped on load, failed and resumed saves."""
-        notices, self._notices = self._notices, []
-        return notices
-
     # ------------------------------------------------------------------ reading the tree
 
     def raw_entries(self) -> builtins.list[Entry]:
@@ -550,11 +487,7 @@ class SessionManager(EntryAppends):
         Entries an earlier save could not write get one more try first (the disk may have room
         again): after this, what is not in the file is gone once the process ends.
         """
-        if self.persist and self.save_error is not None:
-            if not self._flushed:
-                self._flush_if_ready()
-            elif self._unsaved:
-                self._write([])
+        self.save_pending()
         if self._writer is not None:
             self._writer.close()
             self._writer = None
