@@ -93,42 +93,35 @@ async def test_jump_to_latest_label_while_scrolled_up(provider, workdir):
         assert await wait_for(pilot, lambda: not hint.display)
 
 
+async def answer_rows(provider, workdir, answer: str) -> list[str]:
+    """The screen's rows (stripped) once ``answer`` is the reply to a prompt."""
+    provider.push(scripted_text(answer))
+    session = make_session(provider, workdir)
+    app = create_app(session, static=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press(*"go", "enter")
+        await settle(pilot, session)
+        return [row.strip() for row in screen_text(app).splitlines()]
+
+
 async def test_text_that_looks_like_html_is_shown_as_written(provider, workdir):
     # Rich draws no HTML: parsed as HTML, "Vec<String>" lost "<String>", a small local model's
     # "<think>" tags vanished with their meaning, and an HTML block was not shown at all.
-    provider.push(scripted_text("The type is Vec<String> here.\n\n<think>pondering</think>Final: 7.\n\n"
-                                "<div>a block</div>\n\nend"))
-    session = make_session(provider, workdir)
-    app = create_app(session, static=True)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.press(*"types", "enter")
-        await settle(pilot, session)
-        rows = [row.strip() for row in screen_text(app).splitlines()]
-        assert "The type is Vec<String> here." in rows
-        assert "<think>pondering</think>Final: 7." in rows
-        assert "<div>a block</div>" in rows
+    rows = await answer_rows(provider, workdir, "The type is Vec<String> here.\n\n<think>pondering</think>Final: 7."
+                                                "\n\n<div>a block</div>\n\nend")
+    assert "The type is Vec<String> here." in rows
+    assert "<think>pondering</think>Final: 7." in rows
+    assert "<div>a block</div>" in rows
 
 
 async def test_a_single_newline_stays_a_line_break_as_in_pi(provider, workdir):
-    provider.push(scripted_text("Name: pi\nKind: agent\n\n> quoted one\n> quoted two\n\n- item\n  its second line"))
-    session = make_session(provider, workdir)
-    app = create_app(session, static=True)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.press(*"card", "enter")
-        await settle(pilot, session)
-        rows = [row.strip() for row in screen_text(app).splitlines()]
-        at = rows.index("Name: pi")
-        assert rows[at + 1] == "Kind: agent"
-        assert "│ quoted one" in rows and "│ quoted two" in rows
-        assert rows[rows.index("- item") + 1] == "its second line"
+    rows = await answer_rows(provider, workdir,
+                             "Name: pi\nKind: agent\n\n> quoted one\n> quoted two\n\n- item\n  its second line")
+    assert rows[rows.index("Name: pi") + 1] == "Kind: agent"
+    assert "│ quoted one" in rows and "│ quoted two" in rows
+    assert rows[rows.index("- item") + 1] == "its second line"
 
 
 async def test_an_image_is_its_alt_text_where_it_stands(provider, workdir):
-    provider.push(scripted_text("See the chart ![sales by month](chart.png) before deciding."))
-    session = make_session(provider, workdir)
-    app = create_app(session, static=True)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.press(*"chart", "enter")
-        await settle(pilot, session)
-        rows = [row.strip() for row in screen_text(app).splitlines()]
-        assert "See the chart sales by month before deciding." in rows
+    rows = await answer_rows(provider, workdir, "See the chart ![sales by month](chart.png) before deciding.")
+    assert "See the chart sales by month before deciding." in rows
