@@ -345,8 +345,8 @@ def _report_unsaved(app: PiApp) -> bool:
 
     from pi_runtime.frontend.app_support import unsaved_report
 
-    sessions: list[Any] = [entry.session for entry in app.workspace.sessions] or [app.session]
-    reports = [report for session in sessions if session is not None and (report := unsaved_report(session))]
+    sessions: list[object] = [entry.session for entry in app.workspace.sessions] or [app.session]
+    reports = [report for session in sessions if (report := unsaved_report(session))]
     for report in reports:
         print(f"pi: {report}", file=sys.stderr)
     return bool(reports)

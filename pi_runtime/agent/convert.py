@@ -37,7 +37,7 @@ def bash_execution_text(message: Any) -> str:
 _SENT_AS_IS = frozenset({"user", "assistant", "toolResult"})
 
 
-def convert_transcript(stored: list[dict[str, Any]], stored_roles: frozenset[Any], added: list[Any], *,
+def convert_transcript(stored: list[dict[str, Any]], stored_roles: frozenset[object], added: list[Any], *,
                        keep_system: bool = False) -> list[Any]:
     """``convert_to_llm([*stored, *added])`` for a transcript whose stored part is wire dicts (see
     ``Transcript``), knowing the roles among them: when each is one a provider takes as it is, the

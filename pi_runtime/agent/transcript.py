@@ -59,7 +59,7 @@ class Transcript(MutableSequence[Any]):
         """Stored messages validated one by one, by index (while pending)."""
         self._tail: list[Any] = []
         self._items: list[Any] | None = None
-        self._roles: frozenset[Any] | None = None
+        self._roles: frozenset[object] | None = None
 
     # ------------------------------------------------------------------ the lazy part
 
@@ -72,7 +72,7 @@ class Transcript(MutableSequence[Any]):
         """The stored part as wire dicts (empty once validated: use the objects then)."""
         return self._stored if self._items is None else []
 
-    def stored_roles(self) -> frozenset[Any]:
+    def stored_roles(self) -> frozenset[object]:
         """The roles among the stored dicts, read in one pass the first time: what a run asks of
         them before each request (is there a system message, is any role one a provider does not
         take) is then answered without stepping through 20,000 messages each time."""

@@ -63,12 +63,13 @@ def final_status(session: Any, code: int) -> int:
     return code or 1
 
 
-def unsaved_report(session: Any) -> str | None:
+def unsaved_report(session: object) -> str | None:
     """The closing line for a session whose file lacks entries it could not take (None when the
     file has them all, or the session's file is another process's, as a served one's is)."""
-    manager: Any = getattr(session, "session_manager", None)
-    missing = getattr(manager, "unsaved_count", 0)
-    if not missing:
+    from ..session.saving import SessionSaving
+
+    manager = getattr(session, "session_manager", None)
+    if not isinstance(manager, SessionSaving) or not (missing := manager.unsaved_count):
         return None
     return (f"{manager.save_error}; {missing} session entr{'y is' if missing == 1 else 'ies are'} "
             "not in the file")

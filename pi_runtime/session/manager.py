@@ -22,14 +22,12 @@ from typing import Any, Literal
 
 from . import listing, storage
 from .appends import EntryAppends
-from .context import SessionContext, build_session_context, context_of_path, path_to, walk_up
+from .context import Entry, SessionContext, build_session_context, context_of_path, path_to, walk_up
 from .entries import CURRENT_SESSION_VERSION, SessionEntry, SessionHeader, parse_entry, parse_header
 from .paths import iso_now, new_entry_id, new_session_id, project_session_dir, session_file_name
 from .problems import left_out_notice
 from .saving import SessionSaving
 from .tree import TreeNode, build_tree
-
-Entry = dict[str, Any]
 
 
 class ReadOnlySessionError(storage.SessionFileError):

@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import builtins
 from pathlib import Path
-from typing import Any
 
 from . import storage
-
-Entry = dict[str, Any]
+from .context import Entry
 
 
 class SessionSaving:
