@@ -44,9 +44,15 @@ def with_every_key(program: Program) -> Program:
 
 
 def until_quiet(term: PtyTerminal, sent: float, quiet: float, limit: float = 10.0) -> float:
-    """Seconds from ``sent`` to the last output before ``quiet`` seconds of silence."""
-    last = sent
+    """Seconds from ``sent`` to the last output before ``quiet`` seconds of silence.
+
+    Every key measured changes the screen, so the wait for its first output is up to ``limit``: a
+    program slower than ``quiet`` to start answering must not count as having answered at once.
+    """
     deadline = time.perf_counter() + limit
+    if not term.pump(limit):
+        return limit
+    last = time.perf_counter()
     while time.perf_counter() < deadline:
         if not term.pump(quiet):
             break
