@@ -107,8 +107,10 @@ class ModelPicker(PickList):
             self.items = model_items(models, registry, current)
             self.models, self.current, self.registry = models, current, registry
         search = self.query_one(Input)
-        search.value = ""
-        self.refill("")
+        if search.value:
+            search.value = ""  # which refills: the picker watches its search
+        else:
+            self.refill("")
         search.focus()
 
 

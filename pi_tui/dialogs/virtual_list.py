@@ -52,11 +52,23 @@ class VirtualList(ScrollView, can_focus=True):
         """New row count and cursor (after a filter or search): repaint everything."""
         self.count = count
         self.cursor = min(max(cursor, 0), max(count - 1, 0))
-        self.virtual_size = Size(self.size.width, count)
-        self._show_cursor(center=True)
-        # A list that grew (a search cleared) can only scroll that far once the new size is laid
-        # out: until then the scroll is clamped to the old length and the cursor left off screen.
-        self.call_after_refresh(self._show_cursor, center=True)
+        size = Size(self.size.width, count)
+        height = self.scrollable_content_region.height
+        if self._sized and self.show_vertical_scrollbar == (count > height):
+            # The box and the scrollbar's presence stay: the new length goes to the scrollbar
+            # directly. Setting ``virtual_size`` would lay out the whole screen, and the layout
+            # makes the scrollbar repaint once more in a frame of its own (a search keystroke
+            # was drawn in two frames).
+            self.set_reactive(VirtualList.virtual_size, size)
+            if self.show_vertical_scrollbar:
+                self.vertical_scrollbar.window_virtual_size = count
+            self._show_cursor(center=True)
+        else:
+            self.virtual_size = size
+            self._show_cursor(center=True)
+            # A list that grew (a search cleared) can only scroll that far once the new size is laid
+            # out: until then the scroll is clamped to the old length and the cursor left off screen.
+            self.call_after_refresh(self._show_cursor, center=True)
         self.refresh()
 
     def move_to(self, cursor: int) -> None:
