@@ -8,6 +8,8 @@ otherwise.
 
 from __future__ import annotations
 
+import asyncio
+import gc
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -123,6 +125,23 @@ def picker_models(session: SessionPort) -> list[Any]:
     if current is not None and not any(m is current for m in models) and all(m.ref != current.ref for m in models):
         models.insert(0, current)
     return models
+
+
+async def build_models_ahead(session: SessionPort) -> None:
+    """Build the models the picker offers before it first opens, one provider at a time.
+
+    With every provider's key set, the first Ctrl+L spent ~15-45 ms building 1,700 models from the
+    catalogue; Pi's picker opens in ~35 ms all told. Between providers the loop handles whatever
+    came in meanwhile (a key, a frame): the largest provider costs a few milliseconds.
+    """
+    registry = session.model_registry
+    if registry is None:
+        return
+    for provider in registry.available_providers():
+        registry.models_of(provider)
+        await asyncio.sleep(0)
+    # They live as long as the registry: out of the collector's reach (as the Markdown warm-up's).
+    gc.freeze()
 
 
 def open_model_picker(app: Any, session: SessionPort) -> None:

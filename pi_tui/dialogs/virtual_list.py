@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from rich.segment import Segment
 from rich.style import Style
+from textual.css.scalar import Unit
 from textual.geometry import Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
@@ -88,7 +89,7 @@ class VirtualList(ScrollView, can_focus=True):
 
     def _show_cursor(self, *, center: bool) -> bool:
         """Scroll so the cursor is on screen; True when the view scrolled."""
-        height = self.scrollable_content_region.height
+        height = self._view_height()
         if height <= 0:
             return False
         top = int(self.scroll_offset.y)
@@ -106,10 +107,22 @@ class VirtualList(ScrollView, can_focus=True):
         self.refresh()
         return True
 
+    def _view_height(self) -> int:
+        """Rows on screen. Before the first layout, the height set in cells if there is one (a pick
+        list sets its own as it fills; the dialog's room may cut it a little): a list that opens
+        with its cursor far down is then drawn there in its first frame, not in a frame after."""
+        height = self.scrollable_content_region.height
+        fixed = self.styles.height
+        if height <= 0 and not self._sized and fixed is not None and fixed.unit == Unit.CELLS:
+            return max(0, int(fixed.value) - self.styles.gutter.height)
+        return height
+
     # ------------------------------------------------------------------ drawing
 
     def on_resize(self) -> None:
-        self.virtual_size = Size(self.size.width, self.count)
+        # Only the width is new (``set_rows`` keeps the height): the layout that sent this event has
+        # sized the scrollbar already, and one more (what setting ``virtual_size`` asks) cost a frame.
+        self.set_reactive(VirtualList.virtual_size, Size(self.size.width, self.count))
         # The first real size is when the cursor can be brought into the middle of the view.
         self._show_cursor(center=not self._sized)
         self._sized = True

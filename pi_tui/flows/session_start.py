@@ -38,6 +38,26 @@ async def start_session(app: PiHost, session: SessionPort) -> None:
         await app.input.send(text)
     await app.input.session_attached()
     app.transcript.warm_up(at_answer=sending)
+    build_picker_models_soon(app, session)
+
+
+PICKER_MODELS_DELAY = 0.25
+"""Seconds after a session starts, and again while it answers, before the model picker's rows are
+built ahead (``build_models_ahead``): not while the first prompt is on its way or streams."""
+
+
+def build_picker_models_soon(app: PiHost, session: SessionPort) -> None:
+    """Build the models ``/model`` offers once the session is quiet, so its first open does not."""
+
+    def due() -> None:
+        if session.is_streaming:
+            app.set_timer(PICKER_MODELS_DELAY, due)
+            return
+        from ..dialogs.model_picker import build_models_ahead
+
+        app.run_worker(build_models_ahead(session), name="picker-models", group="startup", exit_on_error=False)
+
+    app.set_timer(PICKER_MODELS_DELAY, due)
 
 
 FULL_SCREEN_ONLY = ("pi always runs full-screen: tuiMode \"regular\" (Pi's inline mode, in the terminal's "
