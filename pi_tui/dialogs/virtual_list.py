@@ -47,6 +47,12 @@ class VirtualList(ScrollView, can_focus=True):
         self.cursor = 0
         self._sized = False
 
+    def on_mount(self) -> None:
+        # Textual styles a scrollbar from the stylesheet only once it is shown and its screen is
+        # resumed: a picker's second opening then gave its scrollbar all its rules at once, a layout
+        # pass and a frame more than the first. Styled now, it has nothing left to change then.
+        self.vertical_scrollbar.update_node_styles(animate=False)
+
     # ------------------------------------------------------------------ state from the owner
 
     def set_rows(self, count: int, cursor: int) -> None:

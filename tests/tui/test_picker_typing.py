@@ -100,3 +100,16 @@ async def test_narrowing_a_search_finds_what_a_fresh_search_finds(agent_dir, wor
             assert picker.matching(query) == narrowed, query
             picker.matching(query)
         assert picker.matching("gpt 5 mi") and not picker.matching("gpt 5 mi qqq")
+
+
+async def test_opening_the_picker_again_lays_nothing_out(agent_dir, workdir, layouts):
+    # Its list's scrollbar is styled when the list mounts: styled only when the picker's screen came
+    # back, the second opening gave it all its rules at once, a layout pass and a frame more.
+    app = create_app(session_with(agent_dir, workdir), static=True, agent_dir=str(agent_dir))
+    async with app.run_test(size=(120, 40)) as pilot:
+        picker = await open_picker(pilot)
+        await pilot.press("escape")
+        assert await wait_for(pilot, lambda: not isinstance(app.screen, ModelPicker))
+        layouts.clear()
+        assert await open_picker(pilot) is picker
+        assert [w for w in layouts if w.screen is picker] == []
