@@ -60,6 +60,9 @@ class PickRows(VirtualList):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(self._paint, id=id)
         self.rows: list[Row] = []
+        self._painted: dict[tuple[int, int, Style], tuple[Row, Strip]] = {}
+        """Rows drawn before, by (row's identity, width, row style): a search keystroke redraws
+        the rows on screen, mostly the same rows as before, each a rich render and five strip copies."""
 
     def show(self, rows: list[Row], cursor: int | None) -> None:
         """Show ``rows`` with the cursor on row ``cursor`` (None: on nothing)."""
@@ -96,11 +99,21 @@ class PickRows(VirtualList):
     def _paint(self, index: int, width: int, selected: bool) -> Strip:
         row = self.rows[index]
         if isinstance(row, PickItem):
-            text = row.text
             style = self.get_component_rich_style("pick-rows--highlighted") if selected else Style()
         else:
-            text = Text(row, style="bold")
             style = self.get_component_rich_style("pick-rows--header")
+        key = (id(row), width, style)
+        drawn = self._painted.get(key)
+        if drawn is not None and drawn[0] is row:
+            return drawn[1]
+        if len(self._painted) > 4096:
+            self._painted.clear()
+        strip = self._draw(row, width, style)
+        self._painted[key] = (row, strip)
+        return strip
+
+    def _draw(self, row: Row, width: int, style: Style) -> Strip:
+        text = row.text if isinstance(row, PickItem) else Text(row, style="bold")
         console = self.app.console
         strip = Strip(text.render(console, end=""))
         if text.style:  # the label's own style, under its spans (``render`` leaves it out)
