@@ -171,6 +171,7 @@ async def run(repeat: int, query: str) -> None:
             models = picker_models(session)
             t1 = time.perf_counter()
             items = model_items(models, session.model_registry, session.model.ref)
+            picker._narrowed = None  # a pass over every row, not one narrowed from the last search
             t2 = time.perf_counter()
             matched = picker.matching(query)
             t3 = time.perf_counter()
