@@ -4,6 +4,7 @@ the message given on the command line is sent."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING
 
 from ..terminal import extended_keys
@@ -55,7 +56,9 @@ def build_picker_models_soon(app: PiHost, session: SessionPort) -> None:
             return
         from ..dialogs.model_picker import build_models_ahead
 
-        app.run_worker(build_models_ahead(session), name="picker-models", group="startup", exit_on_error=False)
+        # The function, not a coroutine: an app closing before the worker starts leaves none unawaited.
+        app.run_worker(partial(build_models_ahead, session), name="picker-models", group="startup",
+                       exit_on_error=False)
 
     app.set_timer(PICKER_MODELS_DELAY, due)
 
