@@ -88,6 +88,10 @@ async def test_a_search_longer_than_its_field_keeps_the_cursor_in_view(agent_dir
         await caught_up(pilot)
         assert search.value == typed and search.scroll_offset.x > 0
         assert "aaaxyz" in screen_text(app)  # the end of what was typed is what the field shows
+        await pilot.press(*["backspace"] * len(typed))
+        await caught_up(pilot)
+        assert search.value == "" and search.scroll_offset.x == 0
+        assert "type to search models" in screen_text(app)  # the placeholder, from its start
 
 
 async def test_narrowing_a_search_finds_what_a_fresh_search_finds(agent_dir, workdir):
