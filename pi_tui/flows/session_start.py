@@ -43,15 +43,17 @@ async def start_session(app: PiHost, session: SessionPort) -> None:
 
 
 PICKER_MODELS_DELAY = 0.25
-"""Seconds after a session starts, and again while it answers, before the model picker's rows are
-built ahead (``build_models_ahead``): not while the first prompt is on its way or streams."""
+"""Seconds after a session starts, and again while it answers or the user types, before the model
+picker's rows are built ahead (``build_models_ahead``): not while a prompt is typed, on its way or
+streaming (measured with ``bench/tui_first_answer.py --after-footer``)."""
 
 
 def build_picker_models_soon(app: PiHost, session: SessionPort) -> None:
     """Build the models ``/model`` offers once the session is quiet, so its first open does not."""
+    import time
 
     def due() -> None:
-        if session.is_streaming:
+        if session.is_streaming or time.perf_counter() - app.last_input_at < PICKER_MODELS_DELAY:
             app.set_timer(PICKER_MODELS_DELAY, due)
             return
         from ..dialogs.model_picker import build_models_ahead
