@@ -74,7 +74,13 @@ class SettingsScreen(Modal[None]):
 
     @property
     def rows(self) -> list[SettingRow]:
+        """The settings shown."""
         return [line for line in self.lines if isinstance(line, SettingRow)]
+
+    @property
+    def rows_all(self) -> list[SettingRow]:
+        """Every setting, shown or not."""
+        return [line for line in self.grouped if isinstance(line, SettingRow)]
 
     def _options(self) -> list[Option]:
         return [Option(Text(line, style="bold underline"), disabled=True) if isinstance(line, str)
@@ -117,8 +123,12 @@ class SettingsScreen(Modal[None]):
         from pi_runtime.extensions.fuzzy import fuzzy_filter
 
         self.search_text = query
-        rows = [line for line in self.grouped if isinstance(line, SettingRow)]
-        self.lines = list(fuzzy_filter(rows, query, lambda row: row.label)) if query.strip() else self.grouped
+        if query.strip():
+            found: list[SettingRow | str] = []
+            found.extend(fuzzy_filter(self.rows_all, query, lambda row: row.label))
+            self.lines = found
+        else:
+            self.lines = self.grouped
         title = f"Settings  > {query}" if query else "Settings"
         self.query_one("#settings-title", Static).update(title)
         listing = self.query_one(OptionList)
