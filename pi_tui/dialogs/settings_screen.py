@@ -124,9 +124,8 @@ class SettingsScreen(Modal[None]):
 
         self.search_text = query
         if query.strip():
-            found: list[SettingRow | str] = []
-            found.extend(fuzzy_filter(self.rows_all, query, lambda row: row.label))
-            self.lines = found
+            matches: list[SettingRow] = fuzzy_filter(self.rows_all, query, lambda row: row.label)
+            self.lines = [*matches]
         else:
             self.lines = self.grouped
         title = f"Settings  > {query}" if query else "Settings"
