@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 import math
-
-import pytest
-
 import subprocess
 import sys
 
 import msgspec
+import pytest
 
 from pi_runtime.records import complete_all, record
 

@@ -157,7 +157,7 @@ def test_quitting_leaves_the_conversation_and_the_resume_command_on_the_normal_s
     after = _ANSI.sub(b"", term.output.rsplit(b"\x1b[?1049l", 1)[-1]).decode("utf-8", "replace")
     assert "> hello there" in after
     # The answer's markdown is rendered (emphasis is a style, not asterisks), as Pi prints it.
-    assert "You asked: hello there" in after and "*hello there*" not in after and "Aborted" not in after
+    assert "You asked: hello there" in after and "*hello there*" not in after and "aborted" not in after
     sessions = list((Path(env["PI_CODING_AGENT_DIR"]) / "sessions").rglob("*.jsonl"))
     [session_id] = [json.loads(p.read_text().splitlines()[0])["id"] for p in sessions]
     assert f"To resume this session:\r\npi --session {session_id}" in after
