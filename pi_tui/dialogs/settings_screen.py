@@ -31,6 +31,9 @@ if TYPE_CHECKING:
     from pi_runtime.frontend import SessionPort
 
 
+_TITLE = "Settings (saved to settings.json as they change)"
+
+
 def _show(value: Any) -> str:
     if value is True:
         return "on"
@@ -88,11 +91,11 @@ class SettingsScreen(Modal[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="picker"):
-            yield Static("Settings", classes="picker-title", id="settings-title")
+            yield Static(_TITLE, classes="picker-title", id="settings-title")
             yield OptionList(*self._options(), id="settings-list")
             yield Static("", id="settings-help")
             yield Static("", id="settings-error")
-            yield Static("type to search · ↑↓ choose · enter/→ next value · ← previous · esc close · saved to settings.json",
+            yield Static("type to search · ↑↓ choose · enter/→ next value · ← previous · esc close",
                          classes="picker-hint")
 
     def on_mount(self) -> None:
@@ -128,7 +131,7 @@ class SettingsScreen(Modal[None]):
             self.lines = [*matches]
         else:
             self.lines = self.grouped
-        title = f"Settings  > {query}" if query else "Settings"
+        title = f"Settings  > {query}" if query else _TITLE
         self.query_one("#settings-title", Static).update(title)
         listing = self.query_one(OptionList)
         listing.clear_options()

@@ -331,3 +331,24 @@ def test_ctrl_g_edits_the_prompt_in_the_users_editor(env, tmp_path):
         assert term.wait_for("Youasked:helloedited", since=since), term.screen[-2000:]
     finally:
         term.close()
+
+
+def test_an_app_key_typed_with_text_in_one_read_comes_after_the_text(env, tmp_path):
+    """The app's own keys run at the app, ahead of keys the editor had been handed: "hello" and
+    Ctrl+G in one read (a fast typist, tmux) opened the editor on an empty prompt, then typed
+    "hello" after what it returned; "draft" and Ctrl+C left "draft" and armed the quit."""
+    editor = tmp_path / "editor.sh"
+    editor.write_text('#!/bin/sh\nprintf "%s edited\\n" "$(cat "$1")" > "$1"\n', encoding="utf-8")
+    editor.chmod(0o755)
+    term = Terminal(["--demo"], {**_without_editors(env), "VISUAL": str(editor)})
+    try:
+        assert term.wait_for("demo-model"), term.screen[-2000:]
+        since = term.mark()
+        term.type(b"draft\x03")  # Ctrl+C clears a prompt that is not empty
+        term.type(b"hello\x07")
+        assert term.wait_for("helloedited", since=since), term.screen[-2000:]
+        term.type(b"\r")
+        assert term.wait_for("Youasked:helloedited", since=since), term.screen[-2000:]  # not "drafthello…"
+    finally:
+        term.close()
+
