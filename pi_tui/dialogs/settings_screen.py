@@ -123,7 +123,7 @@ class SettingsScreen(Modal[None]):
         event.prevent_default()
 
     def _search(self, query: str) -> None:
-        from pi_runtime.extensions.fuzzy import fuzzy_filter
+        from pi_runtime.frontend import fuzzy_filter
 
         self.search_text = query
         if query.strip():
