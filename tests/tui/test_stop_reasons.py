@@ -56,19 +56,27 @@ async def test_a_stopped_answer_says_operation_aborted_as_pi_does(provider, work
         assert "Request was aborted" not in screen_text(app)
 
 
-async def test_stopping_a_run_while_it_retries_counts_the_attempts(provider, workdir):
-    from pi_runtime.ai.providers.scripted import scripted_error
+def _retrying_app(provider, workdir, base_delay_ms: int, *responses):
+    """The app on a session that retries a failed request (after ``base_delay_ms``), the model
+    answering ``responses`` in turn."""
     from pi_runtime.sdk import create_agent_session
     from pi_runtime.session.manager import SessionManager
     from pi_runtime.settings import SettingsManager
 
     settings = SettingsManager.in_memory({"compaction": {"enabled": False},
-                                          "retry": {"enabled": True, "maxRetries": 3, "baseDelayMs": 1}})
+                                          "retry": {"enabled": True, "maxRetries": 3, "baseDelayMs": base_delay_ms}})
     session = create_agent_session(cwd=str(workdir), model=provider.model(), session_manager=SessionManager.in_memory(),
                                    settings=settings)
+    provider.push(*responses)
+    return session, create_app(session, static=True)
+
+
+async def test_stopping_a_run_while_it_retries_counts_the_attempts(provider, workdir):
+    from pi_runtime.ai.providers.scripted import scripted_error
+
     # The first request fails; the retried one is stopped while it streams.
-    provider.push(scripted_error("503 service unavailable"), scripted_text("The retried answer " * 50, delay=0.05))
-    app = create_app(session, static=True)
+    session, app = _retrying_app(provider, workdir, 1, scripted_error("503 service unavailable"),
+                                 scripted_text("The retried answer " * 50, delay=0.05))
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press(*"hello", "enter")
         assert await wait_for(pilot, lambda: "The retried answer" in screen_text(app))
@@ -82,16 +90,8 @@ async def test_cancelling_a_retry_says_so_once(provider, workdir):
     """Esc while a retry waits: Pi's lines are the error and "Retry failed …: Retry cancelled",
     with no abort line after them."""
     from pi_runtime.ai.providers.scripted import scripted_error
-    from pi_runtime.sdk import create_agent_session
-    from pi_runtime.session.manager import SessionManager
-    from pi_runtime.settings import SettingsManager
 
-    settings = SettingsManager.in_memory({"compaction": {"enabled": False},
-                                          "retry": {"enabled": True, "maxRetries": 3, "baseDelayMs": 60_000}})
-    session = create_agent_session(cwd=str(workdir), model=provider.model(), session_manager=SessionManager.in_memory(),
-                                   settings=settings)
-    provider.push(scripted_error("503 service unavailable"))
-    app = create_app(session, static=True)
+    session, app = _retrying_app(provider, workdir, 60_000, scripted_error("503 service unavailable"))
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press(*"hello", "enter")
         assert await wait_for(pilot, lambda: "Retrying in" in screen_text(app))
