@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from pi_runtime.ai.types import is_virtual as is_virtual
     from pi_runtime.ai.virtual import RoutedModel as RoutedModel
     from pi_runtime.auth import AuthStorage as AuthStorage
+    from pi_runtime.extensions.fuzzy import fuzzy_filter as fuzzy_filter
     from pi_runtime.frontend.session import SessionPort as SessionPort
     from pi_runtime.frontend.wire import EventDecoder as EventDecoder
     from pi_runtime.frontend.wire import event_to_wire as event_to_wire
