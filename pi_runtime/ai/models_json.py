@@ -15,7 +15,6 @@ time, by ``pi_runtime.ai.credentials``.
 
 # Annotations are objects, not strings (no ``from __future__ import annotations``): the JsonModel
 # classes below resolve theirs at import (``model_fields``), a compile() and eval() per string.
-import difflib
 from dataclasses import field
 from pathlib import Path
 from typing import Any, Literal
@@ -185,6 +184,8 @@ def _unknown_keys(raw: dict[str, Any], known: set[str], where: str) -> list[str]
     for key in raw:
         if key in known or key.startswith("$"):
             continue
+        import difflib  # only for a misspelt field (a start-up with a clean models.json skips it)
+
         lowered = {k.lower(): k for k in known}  # "baseURL" should find "baseUrl"
         close = difflib.get_close_matches(key.lower(), sorted(lowered), n=1, cutoff=0.75)
         hint = f" (did you mean '{lowered[close[0]]}'?)" if close else ""
@@ -225,6 +226,8 @@ def parse_models_data(data: Any, path: Path, known_apis: set[str] | None = None)
 def _check_api(api: str | None, known: set[str] | None, where: str, errors: list[str]) -> bool:
     if api is None or known is None or api in known:
         return True
+    import difflib  # only for an unknown api
+
     close = difflib.get_close_matches(api, sorted(known), n=1, cutoff=0.6)
     hint = f"; did you mean '{close[0]}'?" if close else f"; known: {', '.join(sorted(known))}"
     errors.append(f"{where}: unknown api '{api}'{hint}")
