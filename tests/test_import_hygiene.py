@@ -191,6 +191,8 @@ _NOT_FOR_A_PLAIN_ANSWER = (
     # The front-matter parser (only for a skill or template file), the tool-call argument parsers
     # (only for a tool call) and difflib (only to suggest a name for a misspelt one): ~5 M together.
     "pi_runtime.resources.frontmatter", "pi_runtime.ai.tool_arguments", "pi_runtime.ai.partial_json", "difflib",
+    # The extension loader (records, importing): a run with no extension only looks (discovery.py).
+    "pi_runtime.extensions.loader",
 )
 
 
