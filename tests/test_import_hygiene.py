@@ -234,3 +234,18 @@ def test_serve_web_loads_neither_textual_nor_the_web_framework_of_textual_serve(
         """
     )
     assert loaded == ""
+
+
+def test_reading_no_models_json_compiles_none_of_its_classes(tmp_path):
+    # Most users have no models.json: its classes' validators and the known-key sets (~3.5 M
+    # instructions of every start-up when built at import) wait for a file to read.
+    compiled = run_python(
+        f"""
+        from pathlib import Path
+        from pi_runtime.ai import models_json
+        models_json.load_models_json(Path({str(tmp_path / "models.json")!r}))
+        classes = (models_json.ProviderFields, models_json._ModelCommon, models_json.ModelDef)
+        print(",".join(c.__name__ for c in classes if "_jm_cache" in c.__dict__) or "-")
+        """
+    )
+    assert compiled == "-"
