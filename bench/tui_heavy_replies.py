@@ -5,7 +5,7 @@
 - ``fence``: the model streams a 20,000-line code fence as fast as the server sends it: Enter
   until its last line is on screen, beside the server's own send time (a bare socket reading it);
 - ``paste``: a 2,000-line bracketed paste: until the editor shows its placeholder
-  (pi: ``[pasted #1 2,000 lines]``, Pi: ``[paste #1 +2000 lines]``).
+  (``[paste #1 +2000 lines]`` in both).
 
 Each program runs on a 120x40 pseudo-terminal answering its start-up queries, on a loopback
 model in a child process (``side_by_side``). Medians over ``--runs``.
@@ -93,7 +93,7 @@ def run_case(case: str, program: Program, server: RemoteServer) -> float | None:
     try:
         if case == "paste":
             text = "".join(f"pasted line {i}\n" for i in range(PASTE_LINES - 1)) + "last pasted line"
-            mark = b"2,000 lines]" if program.name == "pi" else b"+2000 lines]"
+            mark = b"+2000 lines]"
             since = len(term.output)
             sent = term.type(b"\x1b[200~" + text.encode() + b"\x1b[201~")
             seen = term.wait_for(mark, 30, since=since)

@@ -41,7 +41,7 @@ from .flows.session_start import start_session
 from .flows.shown_events import apply_events, show_session_notices
 from .flows.shown_title import show_window_title
 from .flows.theme_colors import ThemeColors
-from .flows.typed_routing import take_in_app
+from .flows.typed_routing import editor_caught_up, take_in_app
 from .flows.workspace import Workspace
 from .footer.footer_bar import FooterBar
 from .footer.header_bar import HeaderBar
@@ -52,7 +52,7 @@ from .sessions.session_tabs import SessionTabs
 from .terminal import escape_key, extended_keys, terminal_keys, typed_runs
 from .terminal.app_driver import driver_class_for
 from .terminal.terminal_input import TerminalInput
-from .terminal.typed_runs import TypedRun
+from .terminal.typed_runs import TypedRun, is_plain_printable
 from .theme.theme_service import ThemeService, theme_variable_defaults
 from .transcript.jump_hint import EndOutOfSight, JumpToLatest
 from .transcript.transcript import Transcript
@@ -197,6 +197,8 @@ class PiApp(AppActions, inherit_bindings=False):
             self.last_input_at = time.perf_counter()
             await take_in_app(self, event)
             return
+        if isinstance(event, events.Key) and not event.is_forwarded and not is_plain_printable(event):
+            await editor_caught_up(self.editor)  # the app's keys come after the ones typed before them
         await self.key_routing.take(event)
 
     def export_screenshot(self, *, title: str | None = None, simplify: bool = False) -> str:

@@ -154,9 +154,16 @@ class Recovery:
         if edit is not None:
             await self._emit(EntryAppendedEvent(edit))
 
+    async def answered(self, message: Any) -> None:
+        """An assistant message ended: one without an error ends the retries as a success (Pi's
+        rule, stopped answers included), announced right after its ``message_end`` as Pi does."""
+        if self._attempt > 0 and message.stop_reason != "error":
+            attempt, self._attempt = self._attempt, 0
+            await self._emit(AutoRetryEndEvent(success=True, attempt=attempt))
+
     async def _finish(self, last: Any) -> None:
         if self._attempt > 0:
-            ok = last is not None and last.stop_reason not in ("error", "aborted")
+            ok = last is not None and last.stop_reason != "error"
             await self._emit(AutoRetryEndEvent(
                 success=ok,
                 attempt=self._attempt,

@@ -203,6 +203,8 @@ class AgentSession:
         elif isinstance(event, AgentEndEvent):
             event.will_retry = self._recovery.plan() is not None
         await self._outbox.emit(event)
+        if isinstance(event, MessageEndEvent) and getattr(event.message, "role", None) == "assistant":
+            await self._recovery.answered(event.message)
         if isinstance(event, (TurnEndEvent, AgentEndEvent)):
             # Extension messages held for the turn's end go in after its tool results.
             self.actions.flush_turn_end()

@@ -1,7 +1,9 @@
 """``/settings``: every setting of Pi's settings reference that makes sense while pi runs, grouped
 (``settings_catalog``), changed in place and saved to settings.json.
 
-Up/Down choose a setting, Enter/Right/Space take its next value, Left the previous one.
+Up/Down choose a setting, Enter/Right/Space take its next value, Left the previous one. Typing
+searches the labels as Pi's settings list does (its fuzzy match, best first, the groups set aside
+while a search is shown); Backspace takes a letter back.
 Every change is written at once through ``SettingsManager.set`` (an atomic write-back of
 the global file) and applied to the running app where it can be: the theme repaints as it
 changes (a live preview), the thinking level, queue modes, auto-compaction and auto-retry
@@ -14,6 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -26,6 +29,9 @@ from .settings_catalog import SettingRow, groups
 
 if TYPE_CHECKING:
     from pi_runtime.frontend import SessionPort
+
+
+_TITLE = "Settings (saved to settings.json as they change)"
 
 
 def _show(value: Any) -> str:
@@ -57,35 +63,80 @@ class SettingsScreen(Modal[None]):
         super().__init__(id="settings-screen")
         self.session = session
         """The session the screen was opened for: its settings are the ones changed."""
-        self.lines: list[SettingRow | str] = []
-        """The list's rows in order: a group title (str) or a setting."""
+        self.grouped: list[SettingRow | str] = []
+        """Every row by group: a group title (str) or a setting."""
         for title, rows in sections:
-            self.lines.append(title)
-            self.lines.extend(rows)
+            self.grouped.append(title)
+            self.grouped.extend(rows)
+        self.lines: list[SettingRow | str] = self.grouped
+        """The list's rows in order as shown: every row, or a search's matches."""
+        self.search_text = ""
+        """What has been typed to search the labels."""
         self.values = values
         """Current value per key (what the list shows)."""
 
     @property
     def rows(self) -> list[SettingRow]:
+        """The settings shown."""
         return [line for line in self.lines if isinstance(line, SettingRow)]
 
+    @property
+    def rows_all(self) -> list[SettingRow]:
+        """Every setting, shown or not."""
+        return [line for line in self.grouped if isinstance(line, SettingRow)]
+
+    def _options(self) -> list[Option]:
+        return [Option(Text(line, style="bold underline"), disabled=True) if isinstance(line, str)
+                else Option(self._row_text(line)) for line in self.lines]
+
     def compose(self) -> ComposeResult:
-        options = [Option(Text(line, style="bold underline"), disabled=True) if isinstance(line, str)
-                   else Option(self._row_text(line)) for line in self.lines]
         with Vertical(id="picker"):
-            yield Static("Settings", classes="picker-title")
-            yield OptionList(*options, id="settings-list")
+            yield Static(_TITLE, classes="picker-title", id="settings-title")
+            yield OptionList(*self._options(), id="settings-list")
             yield Static("", id="settings-help")
             yield Static("", id="settings-error")
-            yield Static("↑↓ choose · enter/→ next value · ← previous · esc close · saved to settings.json",
+            yield Static("type to search · ↑↓ choose · enter/→ next value · ← previous · esc close",
                          classes="picker-hint")
 
     def on_mount(self) -> None:
         listing = self.query_one(OptionList)
-        first = next(i for i, line in enumerate(self.lines) if isinstance(line, SettingRow))
-        listing.highlighted = first
         listing.focus()
-        self._show_help(first)
+        self._highlight_first()
+
+    def _highlight_first(self) -> None:
+        listing = self.query_one(OptionList)
+        first = next((i for i, line in enumerate(self.lines) if isinstance(line, SettingRow)), None)
+        listing.highlighted = first
+        if first is None:
+            self.query_one("#settings-help", Static).update("No setting matches.")
+        else:
+            self._show_help(first)
+
+    def on_key(self, event: events.Key) -> None:
+        if event.key == "backspace" and self.search_text:
+            self._search(self.search_text[:-1])
+        elif event.character and event.is_printable and event.character != " ":
+            self._search(self.search_text + event.character)
+        else:
+            return
+        event.stop()
+        event.prevent_default()
+
+    def _search(self, query: str) -> None:
+        from pi_runtime.extensions.fuzzy import fuzzy_filter
+
+        self.search_text = query
+        if query.strip():
+            matches: list[SettingRow] = fuzzy_filter(self.rows_all, query, lambda row: row.label)
+            self.lines = [*matches]
+        else:
+            self.lines = self.grouped
+        title = f"Settings  > {query}" if query else _TITLE
+        self.query_one("#settings-title", Static).update(title)
+        listing = self.query_one(OptionList)
+        listing.clear_options()
+        listing.add_options(self._options())
+        self._highlight_first()
 
     def _row_text(self, row: SettingRow) -> Text:
         text = Text("  " + row.label.ljust(22), style="bold")

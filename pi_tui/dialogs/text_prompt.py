@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -64,14 +66,29 @@ class ConfirmPrompt(Modal[bool]):
         Binding("n,escape", "dismiss(False)", "No"),
     ]
 
-    def __init__(self, question: str, detail: str = "") -> None:
+    def __init__(self, question: str, detail: str = "", *, detail_now: Callable[[], str] | None = None) -> None:
+        """``detail_now``, when given, says what the detail is at the moment: the question is
+        about a state that can change while it is open (a run that finishes), and the detail is
+        read again four times a second."""
         super().__init__()
         self.question = question
-        self.detail = detail
+        self.detail = detail_now() if detail_now is not None else detail
+        self._detail_now = detail_now
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="nav-dialog"):
             yield Static(self.question, classes="dialog-title")
-            if self.detail:
-                yield Static(self.detail)
+            if self.detail or self._detail_now is not None:
+                yield Static(self.detail, classes="dialog-detail")
             yield Static("y / enter: yes · n / esc: no", classes="dialog-hint")
+
+    def on_mount(self) -> None:
+        if self._detail_now is not None:
+            self.set_interval(0.25, self._refresh_detail)
+
+    def _refresh_detail(self) -> None:
+        assert self._detail_now is not None
+        detail = self._detail_now()
+        if detail != self.detail:
+            self.detail = detail
+            self.query_one(".dialog-detail", Static).update(detail)

@@ -141,12 +141,18 @@ def request_quit(app: PiHost) -> None:
         return
     from ..dialogs.text_prompt import ConfirmPrompt
 
-    names = ", ".join(entry.name for entry in busy)
-    detail = f"Still working: {names}. Quitting stops {'it' if len(busy) == 1 else 'them'}."
+    def detail() -> str:
+        # Read again while the question is open: a run may end (or start) meanwhile.
+        working = workspace.busy
+        if not working:
+            return "Nothing is working now."
+        names = ", ".join(entry.name for entry in working)
+        return f"Still working: {names}. Quitting stops {'it' if len(working) == 1 else 'them'}."
 
     def answered(yes: Any) -> None:
         if yes:
             app.exit(0)
 
     if not any(isinstance(screen, ConfirmPrompt) for screen in app.screen_stack):
-        app.push_screen(ConfirmPrompt(f"Quit pi with {len(workspace.sessions)} sessions open?", detail), answered)
+        question = f"Quit pi with {len(workspace.sessions)} sessions open?"
+        app.push_screen(ConfirmPrompt(question, detail_now=detail), answered)

@@ -64,3 +64,25 @@ async def take_in_app(app: TypingApp, run: TypedRun) -> None:
     for key in run.keys:
         key.set_sender(cast("MessagePump", app))  # as the driver's post would have
         await app.on_event(key)
+
+
+async def editor_caught_up(editor: Widget, *, limit: float = 0.5) -> None:
+    """Wait until ``editor`` has handled the keys it was handed (for a key the app handles itself).
+
+    The app's own keys (Ctrl+C, Ctrl+G, Escape, …) run at the app, and its queue does not wait for
+    the editor's: ``draft`` then Ctrl+G in one read (a fast typist, a macro, tmux) opened the
+    external editor on an empty prompt and typed ``draft`` after its text; ``draft`` then Ctrl+C
+    left ``draft`` and armed the quit. Pi applies keys in order. ``limit`` bounds the wait should
+    the editor be stuck waiting on the app.
+    """
+    if not editor.message_queue_size:
+        return
+    import asyncio
+
+    handled = asyncio.Event()
+    editor.call_later(handled.set)
+    try:
+        await asyncio.wait_for(handled.wait(), limit)
+    except TimeoutError:
+        pass
+

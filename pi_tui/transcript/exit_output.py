@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from pi_runtime.frontend import terminal_safe
 
-from .history import TRUNCATED_REPLY, user_text
+from .history import TRUNCATED_REPLY, aborted_text, user_text
 from .render import result_text, tool_title
 
 if TYPE_CHECKING:
@@ -157,7 +157,7 @@ def _message_blocks(message: Any, results: dict[str, Any], cwd: str | None) -> l
         elif message.stop_reason == "length":
             out.append(TRUNCATED_REPLY)
         elif message.stop_reason == "aborted":
-            out.append("Aborted")
+            out.append(aborted_text(message.error_message))
         return out
     if role == "bashExecution":
         return [_prefixed("  ", f"! {message.command}\n{message.output.rstrip()}")]

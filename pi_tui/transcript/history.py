@@ -19,6 +19,20 @@ from .tool_box import ToolBox
 from .user_message import UserMessage
 
 TRUNCATED_REPLY = "Response was truncated before completion."
+
+_PLAIN_ABORTS = frozenset({"Request was aborted", "This operation was aborted"})
+"""What the kernel records for a run stopped by the user, before or during the request."""
+
+
+def aborted_text(error_message: str | None = None, retries: int = 0) -> str:
+    """The line under an answer the user stopped, in Pi's words: "Operation aborted" ("Aborted
+    after N retry attempts" when it was stopped while retrying), or a message of its own that
+    the answer recorded (an extension's reason, Pi's own "Operation aborted")."""
+    if retries:
+        return f"Aborted after {retries} retry attempt{'s' if retries > 1 else ''}"
+    if error_message and error_message not in _PLAIN_ABORTS:
+        return error_message
+    return "Operation aborted"
 """Pi's line under an answer the model stopped at its output limit (``stopReason: "length"``)."""
 
 def user_text(content: Any) -> str:
@@ -88,7 +102,7 @@ def widgets_for(message: Any, results: dict[str, Any], *, cwd: str, tools_expand
         elif message.stop_reason == "length":
             out.append(Notice(TRUNCATED_REPLY, "error"))
         elif message.stop_reason == "aborted":
-            out.append(Notice("Aborted", "warning"))
+            out.append(Notice(aborted_text(message.error_message), "error"))
         for widget in out:
             # Every block knows the message it shows (selection, copy, cutting the window at turns).
             widget.message = message  # type: ignore[attr-defined]

@@ -99,15 +99,34 @@ def _build_class() -> type:
 
         def __rich_console__(self, console: Any, options: Any) -> Any:
             code = str(self.text).rstrip("\n")
-            border = console.get_style("markdown.code_block_border", default="none")
-            yield Text("```" + getattr(self, "fence_info", ""), style=border)
+            yield from fence_part(console, options, code, self.lexer_name, self.theme,
+                                  getattr(self, "fence_info", ""), opener=True, closer=True)
+
+    def fence_part(console: Any, options: Any, code: str | None, lexer_name: str, theme: str, info: str, *,
+                   opener: bool, closer: bool) -> Any:
+        """A fence as ``_CodeBlock`` draws it, or a part of one (``long_fence`` draws a long fence
+        a piece at a time): the opening line, the code (None: none), the closing line."""
+        border = console.get_style("markdown.code_block_border", default="none")
+        if opener:
+            yield Text("```" + info, style=border)
+        if code is not None:
             indent = Segment("  ")
             width = max(1, options.max_width - 2)
-            for line in code_lines(console, options.update(width=width), code, self.lexer_name, self.theme):
+            for line in code_lines(console, options.update(width=width), code, lexer_name, theme):
                 yield indent
                 yield from line
                 yield Segment.line()
+        if closer:
             yield Text("```", style=border)
+
+    class _FencePart:
+        def __init__(self, code: str | None, info: str, theme: str, opener: bool, closer: bool) -> None:
+            self.code, self.info, self.theme, self.opener, self.closer = code, info, theme, opener, closer
+
+        def __rich_console__(self, console: Any, options: Any) -> Any:
+            # Rich's Markdown renders a document in its own style ("none" here): the same base.
+            yield from fence_part(console, options, self.code, self.info or "text", self.theme, self.info,
+                                  opener=self.opener, closer=self.closer)
 
     def highlight(console: Any, options: Any, code: str, lexer_name: str, theme: str) -> list[list[Segment]]:
         lexer = lexer_for(lexer_name)
@@ -235,6 +254,7 @@ def _build_class() -> type:
             self.inline_code_lexer = None
             self.inline_code_theme = code_theme
 
+    _PiMarkdown.fence_part = _FencePart  # type: ignore[attr-defined]
     return _PiMarkdown
 
 
@@ -253,6 +273,17 @@ def markdown_renderable(text: str, code_theme_name: str | None = None) -> Markdo
         _markdown_class = _build_class()
     markdown: Any = _markdown_class(text, code_theme_name or CODE_THEME["name"])
     return markdown
+
+
+def fence_part_renderable(code: str | None, info: str, *, opener: bool = False, closer: bool = False) -> Any:
+    """A part of a code fence exactly as ``markdown_renderable`` draws it in a whole fence: its
+    opening line (```` ```info ````), code lines (``code``, highlighted with ``info`` as the
+    lexer's name), its closing line; see ``long_fence``."""
+    global _markdown_class
+    if _markdown_class is None:
+        _markdown_class = _build_class()
+    part: Any = _markdown_class.fence_part(code, info, CODE_THEME["name"], opener, closer)  # type: ignore[attr-defined]
+    return part
 
 
 _MARKUP_CHARACTERS = frozenset("\\`*_~[]<>&|")

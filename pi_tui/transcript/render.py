@@ -157,15 +157,6 @@ def diff_text(diff: str, colors: dict[str, str], *, limit: int | None = None) ->
     return text, hidden
 
 
-def head_lines(text: str, limit: int | None) -> tuple[str, int]:
-    """The first ``limit`` lines of ``text`` and how many were dropped (none when dropping them
-    would save fewer than ``MIN_LINES_SAVED`` rows)."""
-    lines = text.rstrip("\n").splitlines()
-    if limit is None or len(lines) - limit - 1 < MIN_LINES_SAVED:
-        return "\n".join(lines), 0
-    return "\n".join(lines[:limit]), len(lines) - limit
-
-
 def format_tool_duration(ms: float) -> str:
     """Pi's tool timing: ``4.2s`` below a minute, then ``1m 30s`` and ``2h 3m 4s``."""
     seconds = ms / 1000

@@ -11,7 +11,8 @@ line API (``render_line`` over cached ``Strip`` lists), not a tree of child widg
   many blocks in one frame, those more than a screen above the end stand in with an
   estimated height and are rendered when drawn, or a slice at a time once the answer is
   complete (a 2,000-chunk/s stream used to spend most of its frames on lines nobody saw);
-- only the open block (usually one paragraph or one code fence) is rendered per frame;
+- only the open block (usually one paragraph or one code fence) is rendered per frame, and of
+  a long code fence only its last piece (``long_fence``);
 - a frame marks only the lines from the old open block down as dirty, and asks for a
   layout only when the height changed. The transcript then has one widget per text
   block, so its layout stays cheap however long the answer gets.
@@ -33,6 +34,7 @@ from textual.timer import Timer
 from textual.visual import Visual, visualize
 from textual.widget import Widget
 
+from .long_fence import LongFenceLines
 from .markdown_render import code_theme, markdown_renderable, plain_paragraph
 
 FRAME_SECONDS = 1 / 20
@@ -136,6 +138,8 @@ class StreamingMarkdown(Widget):
         self._previous: tuple[Any, ...] | None = None
         """A finished block's lines for the key before (a pane opened and closed, a resize and
         back): switching back to it is a swap, not a render of every block again."""
+        self._long_fences = LongFenceLines()
+        """Pieces of a long fence being written, drawn once each (``long_fence``)."""
         self._pending: list[str] = [text] if live and text else []
         self._timer: Timer | None = None
         self._not_before = 0.0
@@ -172,6 +176,7 @@ class StreamingMarkdown(Widget):
             self._timer.stop()
             self._timer = None
         self._advance(final=True)
+        self._long_fences.forget()
         self.live = False
         self._schedule_backfill()
 
@@ -215,6 +220,9 @@ class StreamingMarkdown(Widget):
         if not source.strip() or width <= 0:
             return []
         source = source.rstrip("\n")
+        fence = self._long_fences.render(self, source, width, self._key or (width,))
+        if fence is not None:
+            return fence
         visual = visualize(self, plain_paragraph(source) or markdown_renderable(source))
         lines = Visual.to_strips(self, visual, width, None, self.visual_style)
         # Rich starts a lone list or quote with an empty line; the gap between blocks is ours.

@@ -30,11 +30,10 @@ from .render import (
     WRITE_PREVIEW_LINES,
     diff_text,
     format_tool_duration,
-    head_lines,
     result_text,
     tool_title,
 )
-from .visual_tail import VisualTail
+from .visual_tail import VisualHead, VisualTail
 
 _ID_SAFE = re.compile(r"[^A-Za-z0-9_-]")
 
@@ -190,12 +189,14 @@ class ToolBox(Widget):
             # What was written, from the call's arguments (as they stream): the result only says "ok".
             content = self.args.get("content")
             if isinstance(content, str) and content:
-                shown, hidden = head_lines(terminal_safe(content.expandtabs(3), multiline=True),
-                                           WRITE_PREVIEW_LINES if limit else None)
-                parts.append(Text(shown, style=variables.get("pi-tool-output", "")))
-                if hidden:
-                    total = hidden + WRITE_PREVIEW_LINES
-                    parts.append(Text(f"… ({_more(hidden)}, {total} total, ctrl+o to expand)", style=dim))
+                safe = terminal_safe(content.expandtabs(3), multiline=True)
+                style = variables.get("pi-tool-output", "")
+                if limit:
+                    # The first rows on screen, as Pi's first ten lines, but counted in rows.
+                    parts.append(VisualHead(safe, WRITE_PREVIEW_LINES, style=style, hint=lambda hidden, total: Text(
+                        f"… ({_more(hidden)}, {total} total, ctrl+o to expand)", style=dim)))
+                else:
+                    parts.append(Text(safe.rstrip("\n"), style=style))
         elif self.tool_name == "read" and self.state == "success" and limit:
             # File contents are long and the title says what happened; show them on Ctrl+O only.
             hidden = len(self.output.splitlines())

@@ -24,7 +24,7 @@ from ..extension_ui.extension_render import (
     redraw_extension_blocks,
     tool_renderer_lookup,
 )
-from .history import TRUNCATED_REPLY, summary_last, user_text
+from .history import TRUNCATED_REPLY, aborted_text, summary_last, user_text
 from .jump_hint import EndOutOfSight, scrolled_away
 from .message_panel import MessagePanel
 from .notice import Notice
@@ -61,6 +61,8 @@ class Transcript(VerticalScroll, can_focus=False):
         self._blocks: dict[int, Widget] = {}
         """Content index -> widget for the assistant message being streamed."""
         self._retry_notice: Notice | None = None
+        self._retries = 0
+        """The retry attempt under way, if any (the line under a stopped answer counts it)."""
         self._compaction_notice: Notice | None = None
         self._bash_panels: dict[str, MessagePanel] = {}
         self._tools: dict[str, ToolBox] = {}
@@ -220,6 +222,7 @@ class Transcript(VerticalScroll, can_focus=False):
                 box = await self._tool_box(call_id, name, None)
                 box.set_result(result.content, result.details, event.is_error, event.duration_ms)
             case ev.AutoRetryStartEvent():
+                self._retries = event.attempt
                 text = (f"Retrying in {event.delay_ms / 1000:.0f} s ({event.attempt}/{event.max_attempts})… "
                         f"{event.error_message}")
                 if self._retry_notice is not None and self._retry_notice.is_attached:
@@ -228,6 +231,7 @@ class Transcript(VerticalScroll, can_focus=False):
                     self._retry_notice = await self._add(Notice(text, "retry"))  # type: ignore[assignment]
             case ev.AutoRetryEndEvent():
                 notice, self._retry_notice = self._retry_notice, None
+                self._retries = 0
                 if event.success:
                     if notice is not None:
                         notice.set_text(f"Retry {event.attempt} succeeded", "info")
@@ -253,13 +257,12 @@ class Transcript(VerticalScroll, can_focus=False):
                     await self.load_messages(summary_last(self._messages_at(event)))
             case ev.BashExecutionUpdateEvent(id=request_id) if request_id in self._bash_panels:
                 self._bash_panels[request_id].append_output(event.delta)
-            case ev.AgentSettledEvent(aborted=aborted):
+            case ev.AgentSettledEvent():
                 # Once the run's last frame is out: started here, the warm-up thread took the
                 # interpreter from the drawing of a short answer that had just arrived.
                 self.call_after_refresh(self._warm_up_code)
                 await self._finish_blocks()
-                if aborted:
-                    await self._add(Notice("Aborted", "warning"))
+                self._retries = 0
             case ev.SessionChangedEvent() if self.session is not None:
                 await self.load_messages(self._messages_at(event))
             case ev.EntryAppendedEvent(entry=entry) if getattr(entry, "type", None) == "custom":
@@ -370,6 +373,14 @@ class Transcript(VerticalScroll, can_focus=False):
             await self._add(Notice(f"Error: {message.error_message or 'the request failed'}", "error"))
         elif message.stop_reason == "length":
             await self._add(Notice(TRUNCATED_REPLY, "error"))
+        elif message.stop_reason == "aborted":
+            # Under the answer the user stopped, as Pi draws it; a retry under way ends with it
+            # (the kernel then reports the retries as ended, which is not a success to show).
+            notice, self._retry_notice = self._retry_notice, None
+            if notice is not None and notice.is_attached:
+                await notice.remove()
+            await self._add(Notice(aborted_text(retries=self._retries), "error"))
+            self._retries = 0
 
     async def _finish_blocks(self) -> None:
         for widget in self._blocks.values():

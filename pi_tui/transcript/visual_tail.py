@@ -1,4 +1,4 @@
-"""The end of a command's output, cut by rows on screen rather than by lines.
+"""The end of a command's output (and the start of a written file), cut by rows on screen rather than by lines.
 
 A collapsed tool box shows the last few rows of output, as Pi's bash preview does. Counting
 lines was not enough: one 50 KB line (``tr`` output, minified JSON, a base64 blob) is one line
@@ -60,3 +60,51 @@ class VisualTail:
         if hidden:
             yield self.hint(hidden)
         yield from shown
+
+
+class VisualHead:
+    """The first ``limit`` rows of ``text`` at the width it is drawn at, over a hint: what a
+    collapsed ``write`` shows of the content. Pi shows the first ten lines, and one long line (a
+    minified bundle, a base64 blob) is then thousands of rows; here the rows are counted.
+
+    Args:
+        text: The content (lines separated by ``\\n``; already made safe for the terminal).
+        limit: Rows shown.
+        style: The content's style.
+        hint: The line under the rows, given how many rows are hidden and how many there are.
+    """
+
+    def __init__(self, text: str, limit: int, *, style: StyleType = "", hint: Callable[[int, int], Text]) -> None:
+        self.lines = text.rstrip("\n").split("\n")
+        self.limit = limit
+        self.style = style
+        self.hint = hint
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        width = max(1, options.max_width)
+        enough = self.limit + MIN_LINES_SAVED + 1
+        most = enough * width  # characters of a line that fill that many rows at least
+        rows: list[Text] = []
+        total = 0
+        cut = False
+        for line in self.lines:
+            long = len(line) > most
+            if len(rows) < enough:
+                # Only the start of a long line is wrapped: its rows past ``enough`` are not drawn.
+                wrapped = Text(line[:most] if long else line, style=self.style).wrap(console, width)
+                rows.extend(wrapped)
+                total += _row_estimate(line, width) if long else len(wrapped)
+                cut = cut or long
+            else:
+                total += _row_estimate(line, width)
+        if not cut and total - self.limit - 1 < MIN_LINES_SAVED:
+            yield from rows
+            return
+        yield from rows[:self.limit]
+        yield self.hint(total - self.limit, total)
+
+
+def _row_estimate(line: str, width: int) -> int:
+    """Rows ``line`` takes at ``width``, counted by cells (wrapping at words may add a few)."""
+    cells = len(line) if line.isascii() else cell_len(line)  # isascii is O(1); cell_len reads it all
+    return max(1, -(-cells // width))

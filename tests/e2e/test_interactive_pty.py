@@ -157,7 +157,7 @@ def test_quitting_leaves_the_conversation_and_the_resume_command_on_the_normal_s
     after = _ANSI.sub(b"", term.output.rsplit(b"\x1b[?1049l", 1)[-1]).decode("utf-8", "replace")
     assert "> hello there" in after
     # The answer's markdown is rendered (emphasis is a style, not asterisks), as Pi prints it.
-    assert "You asked: hello there" in after and "*hello there*" not in after and "Aborted" not in after
+    assert "You asked: hello there" in after and "*hello there*" not in after and "aborted" not in after
     sessions = list((Path(env["PI_CODING_AGENT_DIR"]) / "sessions").rglob("*.jsonl"))
     [session_id] = [json.loads(p.read_text().splitlines()[0])["id"] for p in sessions]
     assert f"To resume this session:\r\npi --session {session_id}" in after
@@ -331,3 +331,24 @@ def test_ctrl_g_edits_the_prompt_in_the_users_editor(env, tmp_path):
         assert term.wait_for("Youasked:helloedited", since=since), term.screen[-2000:]
     finally:
         term.close()
+
+
+def test_an_app_key_typed_with_text_in_one_read_comes_after_the_text(env, tmp_path):
+    """The app's own keys run at the app, ahead of keys the editor had been handed: "hello" and
+    Ctrl+G in one read (a fast typist, tmux) opened the editor on an empty prompt, then typed
+    "hello" after what it returned; "draft" and Ctrl+C left "draft" and armed the quit."""
+    editor = tmp_path / "editor.sh"
+    editor.write_text('#!/bin/sh\nprintf "%s edited\\n" "$(cat "$1")" > "$1"\n', encoding="utf-8")
+    editor.chmod(0o755)
+    term = Terminal(["--demo"], {**_without_editors(env), "VISUAL": str(editor)})
+    try:
+        assert term.wait_for("demo-model"), term.screen[-2000:]
+        since = term.mark()
+        term.type(b"draft\x03")  # Ctrl+C clears a prompt that is not empty
+        term.type(b"hello\x07")
+        assert term.wait_for("helloedited", since=since), term.screen[-2000:]
+        term.type(b"\r")
+        assert term.wait_for("Youasked:helloedited", since=since), term.screen[-2000:]  # not "drafthello…"
+    finally:
+        term.close()
+

@@ -155,7 +155,7 @@ async def test_steer_follow_up_and_escape_from_the_app_act_on_the_servers_run(se
         await pilot.press("escape")  # abort: the server's run stops, for every viewer
         viewer.wait_event("agent_settled", start=mark)
         assert await until(pilot, lambda: not app.session.is_streaming)
-        assert await until(pilot, lambda: "Aborted" in transcript_text(app))
+        assert await until(pilot, lambda: "Operation aborted" in transcript_text(app))
     gate.set()
     viewer.close()
 

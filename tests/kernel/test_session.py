@@ -123,6 +123,10 @@ async def test_auto_retry_on_503_then_success_drops_the_failed_attempt(make_sess
     assert [r["type"] for r in retry] == ["auto_retry_start", "auto_retry_start", "auto_retry_end"]
     assert retry[0]["attempt"] == 1 and retry[1]["attempt"] == 2 and retry[0]["maxAttempts"] == 3
     assert retry[2] == {"type": "auto_retry_end", "success": True, "attempt": 2}
+    # As Pi: the retries end with the answer's message_end, before its turn ends.
+    order = [e.type for e in events]
+    end_at = order.index("auto_retry_end")
+    assert order[end_at - 1] == "message_end" and order[end_at + 1] == "turn_end"
     # Jittered exponential backoff: 2nd delay drawn from [50 %, 100 %] of twice the base.
     assert 10 <= retry[0]["delayMs"] <= 20 and 20 <= retry[1]["delayMs"] <= 40
     agent_ends = [e for e in events if e.type == "agent_end"]
@@ -173,6 +177,24 @@ async def test_abort_during_retry_wait_settles_aborted(make_session):
     assert events[-1].type == "agent_settled" and events[-1].aborted is True
     assert [e.to_wire() for e in events if e.type == "auto_retry_end"][0]["success"] is False
     assert len(session.provider.requests) == 1
+
+
+async def test_an_answer_stopped_after_a_retry_ends_the_retries_as_pi_does(make_session):
+    """Pi counts any retried answer without an error as the retries' success, a stopped one too."""
+    session = make_session()
+    session.provider.push(scripted_error("503 Service Unavailable"),
+                          ScriptedResponse([ScriptedText("word " * 200)], delay=0.01))
+    events = record(session)
+    run = asyncio.ensure_future(session.prompt("hello"))
+    while not any(e.type == "message_update" for e in events):
+        await asyncio.sleep(0.01)
+    await session.abort()
+    await run
+    ends = [e.to_wire() for e in events if e.type == "auto_retry_end"]
+    assert ends == [{"type": "auto_retry_end", "success": True, "attempt": 1}]
+    order = [e.type for e in events]
+    assert order[order.index("auto_retry_end") - 1] == "message_end"
+    assert events[-1].type == "agent_settled" and events[-1].aborted is True
 
 
 async def test_abort_during_stream(make_session):

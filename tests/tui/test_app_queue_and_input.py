@@ -78,7 +78,7 @@ async def test_alt_up_dequeues_into_editor_and_esc_aborts(provider, session):
         await settle(pilot, session)
         assert not session.is_streaming
         assert app.editor.text == "queued again"
-        assert any(n.kind == "warning" and "Aborted" in str(n.render()) for n in app.query(Notice))
+        assert any(n.kind == "error" and str(n.render()) == "Operation aborted" for n in app.query(Notice))
         assert len(provider.requests) == 1
 
 

@@ -214,6 +214,26 @@ async def test_settings_screen_changes_land_in_settings_json_and_apply(provider,
     assert saved["modelThinkingLevels"] == {session.model.ref: levels[1]}
 
 
+async def test_typing_in_the_settings_screen_searches_the_labels(provider, workdir, agent_dir):
+    session = file_session(provider, workdir, agent_dir)
+    app = create_app(session, static=True, agent_dir=str(agent_dir))
+    async with app.run_test(size=(110, 34)) as pilot:
+        await type_command(pilot, "/settings")
+        await pilot.press(*"retr")
+        assert await wait_for(pilot, lambda: "Settings  > retr" in screen_text(app))
+        labels = [line.label for line in app.screen.lines if not isinstance(line, str)]
+        assert labels and labels[0] == "Auto-retry"
+        assert all(not isinstance(line, str) for line in app.screen.lines)  # no group titles while searching
+        assert "Theme" not in screen_text(app)
+        await pilot.press("space")  # space changes the value, as in Pi; it is not typed
+        assert await wait_for(pilot, lambda: _settings(agent_dir).get("retry", {}).get("enabled") is False)
+        await pilot.press(*"zzq")
+        assert await wait_for(pilot, lambda: "No setting matches." in screen_text(app))
+        await pilot.press(*["backspace"] * 7)
+        assert await wait_for(pilot, lambda: "Model and thinking" in screen_text(app) and "> " not in screen_text(app))
+        assert app.screen.lines == app.screen.grouped
+
+
 def _settings(agent_dir) -> dict:
     path = agent_dir / "settings.json"
     return json.loads(path.read_text()) if path.exists() else {}

@@ -177,6 +177,25 @@ async def test_quitting_with_a_session_working_asks_then_shuts_every_session_dow
     assert not first.is_streaming
 
 
+async def test_the_quit_question_follows_a_run_that_ends_while_it_is_open(provider, workdir):
+    app, hold = await held_app(provider, workdir)
+    provider.push(scripted_text("finished"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        first = app.session
+        await type_and_send(pilot, "long task")
+        assert await wait_for(pilot, lambda: hold.started.is_set())
+        await open_second(pilot)
+        await pilot.press("ctrl+d")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, ConfirmPrompt))
+        assert "Still working: long task" in screen_text(app)
+        hold.release.set()
+        assert await wait_for(pilot, lambda: not first.is_streaming)
+        assert await wait_for(pilot, lambda: "Nothing is working now." in screen_text(app))
+        assert "Still working" not in screen_text(app)
+        await pilot.press("y")
+        assert await wait_for(pilot, lambda: not app.is_running)
+
+
 async def test_an_idle_workspace_quits_without_asking(provider, workdir):
     session = make_session(provider, workdir)
     app = create_app(session, static=True)

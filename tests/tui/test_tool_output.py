@@ -41,6 +41,27 @@ async def test_long_write_shows_its_head_and_the_total(provider, workdir):
         assert "… (20 more lines, 30 total, ctrl+o to expand)" in text
 
 
+async def test_a_write_of_one_huge_line_shows_ten_rows_of_it(provider, workdir):
+    """One 300 KB line (minified code, base64) is one line and ~3,000 rows: the preview is counted
+    in rows, and a resize counts again."""
+    content = "z" * 300_000 + "\nsecond line\n"
+    session, app = await _run_tool(provider, workdir, "write", {"path": "blob.txt", "content": content}, "call_w")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.press(*"write it", "enter")
+        await settle(pilot, session)
+        lines = [line.strip() for line in screen_text(app).splitlines()]
+        at = next(i for i, line in enumerate(lines) if "write blob.txt" in line)
+        rows = lines[at + 1:at + 11]
+        assert all(set(row) == {"z"} for row in rows)
+        width = len(rows[0])
+        total = -(-300_000 // width) + 1
+        assert lines[at + 11] == f"… ({total - 10} more lines, {total} total, ctrl+o to expand)"
+        await pilot.resize_terminal(60, 40)
+        assert await wait_for(pilot, lambda: f"{total} total" not in screen_text(app) and "more lines" in screen_text(app))
+        await pilot.press("ctrl+o")  # expanded: all of it
+        assert await wait_for(pilot, lambda: "more lines" not in screen_text(app))
+
+
 async def test_bash_tail_counts_earlier_lines_above_it_and_says_how_long_it_took(provider, workdir):
     session, app = await _run_tool(provider, workdir, "bash", {"command": "seq 1 30"}, "call_b")
     async with app.run_test(size=(100, 40)) as pilot:
