@@ -29,12 +29,11 @@ def _fail(message: str, code: int = 1) -> int:
 def collector_on() -> None:
     """Turn the garbage collector back on (``cli.main`` starts with it off) before a mode
     runs, keeping what start-up loaded out of its reach: it lives as long as the process.
-    The one-shot ``--list-models`` and ``--export`` end without it."""
-    import gc
+    The one-shot ``--list-models`` and ``--export`` end without it. While the HTTP client still
+    loads on its own thread, it comes on when that ends (``collector_pause``)."""
+    from .collector_pause import enable_collector
 
-    if not gc.isenabled():
-        gc.freeze()
-        gc.enable()
+    enable_collector()
 
 
 def choose_mode(args: CliArgs) -> str:

@@ -9,7 +9,7 @@ then frozen out of the collector's reach (``gc.freeze``), as the other start-up 
 
 It composes with the plain ``gc.disable()`` / ``gc.enable()`` pairs of start-up (``cli.main``,
 ``build_session``): each side turns the collector back on only if it found it on, so it is never
-left off.
+left off. ``enable_collector`` (a mode starting) waits for the blocks still running.
 """
 
 from __future__ import annotations
@@ -42,3 +42,21 @@ def collector_paused() -> Iterator[None]:
                 gc.freeze()
                 if _turn_back_on:
                     gc.enable()
+
+
+def enable_collector() -> None:
+    """Turn the collector on, with what is loaded so far frozen out of its reach; while a paused
+    block still runs (the HTTP client's imports on their own thread), only when the last one ends.
+
+    ``cli_main`` calls it as a mode starts. Turning the collector on under a block still importing
+    cost ``pi -p`` some 40 collections (~15 M instructions, 3 ms), of objects about to be frozen.
+    """
+    global _turn_back_on
+    with _lock:
+        if _blocks:
+            _turn_back_on = True
+            return
+        if not gc.isenabled():
+            gc.freeze()
+            gc.enable()
+

@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from pi_runtime.collector_pause import collector_paused
+from pi_runtime.collector_pause import collector_paused, enable_collector
 
 
 @pytest.fixture(autouse=True)
@@ -68,3 +68,30 @@ def test_what_loaded_in_the_block_is_frozen():
         kept = [[i] for i in range(1000)]
     assert gc.get_freeze_count() >= before + len(kept)
     gc.unfreeze()
+
+
+def test_a_mode_starting_while_another_thread_imports_waits_for_its_block():
+    # cli.main's pause is under way and the HTTP client loads on its own thread; the mode that
+    # starts meanwhile turns the collector on only once those imports are done.
+    gc.disable()
+    inside, may_leave = threading.Event(), threading.Event()
+
+    def importing() -> None:
+        with collector_paused():
+            inside.set()
+            may_leave.wait(10)
+
+    thread = threading.Thread(target=importing)
+    thread.start()
+    assert inside.wait(10)
+    enable_collector()
+    during = gc.isenabled()
+    may_leave.set()
+    thread.join(10)
+    assert (during, gc.isenabled()) == (False, True)
+
+
+def test_a_mode_starting_with_no_block_running_turns_it_on_at_once():
+    gc.disable()
+    enable_collector()
+    assert gc.isenabled()

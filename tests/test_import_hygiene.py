@@ -188,6 +188,11 @@ _NOT_FOR_A_PLAIN_ANSWER = (
     "pi_runtime.kernel.results", "pi_runtime.ai.virtual", "pi_runtime.tools.edit_diff",
     "pi_runtime.tools.edit_match", "pi_runtime.tools.read_window", "pi_runtime.tools.image_resize",
     "pi_runtime.mcp.command", "pi_runtime.ai.signin",
+    # The front-matter parser (only for a skill or template file), the tool-call argument parsers
+    # (only for a tool call) and difflib (only to suggest a name for a misspelt one): ~5 M together.
+    "pi_runtime.resources.frontmatter", "pi_runtime.ai.tool_arguments", "pi_runtime.ai.partial_json", "difflib",
+    # The extension loader (records, importing): a run with no extension only looks (discovery.py).
+    "pi_runtime.extensions.loader",
 )
 
 
@@ -195,6 +200,22 @@ def test_a_print_mode_answer_loads_only_what_it_uses(tmp_path):
     names = ",".join(_NOT_FOR_A_PLAIN_ANSWER)
     loaded = print_mode_answer(tmp_path, f'",".join(m for m in {names!r}.split(",") if m in sys.modules) or "-"')
     assert loaded == ["0", "hello", "-"]
+
+
+# Patterns compiled on first use (``functools.cache`` accessors): a plain answer compiles none.
+# The case-insensitive URL-password pattern alone cost ~2.8 M instructions to compile.
+_PATTERNS_NOT_FOR_A_PLAIN_ANSWER = (
+    "pi_runtime.ai.redaction._url_password", "pi_runtime.resources.prompt_templates._command_pattern",
+    "pi_runtime.resources.prompt_templates._placeholder_pattern", "pi_runtime.resources.skills._name_pattern",
+    "pi_runtime.resources.skills._command_pattern",
+)
+
+
+def test_a_print_mode_answer_compiles_no_pattern_it_does_not_use(tmp_path):
+    names = ",".join(_PATTERNS_NOT_FOR_A_PLAIN_ANSWER)
+    compiled = (f'",".join(n for n in {names!r}.split(",") '
+                'if getattr(sys.modules[n.rsplit(".", 1)[0]], n.rsplit(".", 1)[1]).cache_info().currsize) or "-"')
+    assert print_mode_answer(tmp_path, compiled) == ["0", "hello", "-"]
 
 
 def test_serve_web_loads_neither_textual_nor_the_web_framework_of_textual_serve():
@@ -213,3 +234,18 @@ def test_serve_web_loads_neither_textual_nor_the_web_framework_of_textual_serve(
         """
     )
     assert loaded == ""
+
+
+def test_reading_no_models_json_compiles_none_of_its_classes(tmp_path):
+    # Most users have no models.json: its classes' validators and the known-key sets (~3.5 M
+    # instructions of every start-up when built at import) wait for a file to read.
+    compiled = run_python(
+        f"""
+        from pathlib import Path
+        from pi_runtime.ai import models_json
+        models_json.load_models_json(Path({str(tmp_path / "models.json")!r}))
+        classes = (models_json.ProviderFields, models_json._ModelCommon, models_json.ModelDef)
+        print(",".join(c.__name__ for c in classes if "_jm_cache" in c.__dict__) or "-")
+        """
+    )
+    assert compiled == "-"

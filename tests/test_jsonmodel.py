@@ -161,3 +161,23 @@ def test_tool_parameter_schema_matches_pydantics():
     theirs["properties"]["items"]["items"]["$ref"] = "#/$defs/Item"
     theirs["title"] = "Params"
     assert ours == theirs
+
+
+def test_a_subclass_that_declares_a_base_field_again_keeps_its_place_and_gives_its_default():
+    # As pydantic: the field stays where the base put it; the most derived declaration decides.
+    def declare(base, model_field):
+        class Base(base):
+            first: int = 1
+            second: str = model_field(default="base", alias="secondBase")
+            third: bool = True
+
+        class Child(Base):
+            second: str = model_field(default="child", alias="secondChild")
+            fourth: int = 4
+
+        return Child
+
+    ours, theirs = declare(JsonModel, jsonmodel.Field), declare(pydantic.BaseModel, pydantic.Field)
+    assert list(ours.model_fields) == list(theirs.model_fields) == ["first", "second", "third", "fourth"]
+    assert ours.model_fields["second"].alias == theirs.model_fields["second"].alias == "secondChild"
+    assert ours().model_dump() == theirs().model_dump() == {"first": 1, "second": "child", "third": True, "fourth": 4}

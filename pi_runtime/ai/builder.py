@@ -22,8 +22,6 @@ from .events import (
     ToolCallEndEvent,
     ToolCallStartEvent,
 )
-from .partial_json import parse_partial
-from .tool_arguments import parse_tool_arguments
 from .types import AssistantMessage, Model, TextContent, ThinkingContent, ToolCall
 
 
@@ -133,6 +131,8 @@ class MessageBuilder:
         self._tool_json_len.pop(index, None)
         self._tool_parsed_at.pop(index, None)
         if raw.strip():
+            from .tool_arguments import parse_tool_arguments  # see toolcall_delta
+
             block.arguments, block.arguments_error = parse_tool_arguments(raw)  # type: ignore[union-attr]
         return [ToolCallEndEvent(index, block, self.message)]  # type: ignore[arg-type]
 
@@ -195,6 +195,10 @@ class MessageBuilder:
         # while short arguments (paths, commands) still update on every chunk.
         last = self._tool_parsed_at[index]
         if total - last >= max(64, last // 8) or total < 256:
+            # The argument parsers load with the first tool call, not with every start-up: a
+            # plain answer never needs them (their module-level patterns cost ~1.5 M instructions).
+            from .partial_json import parse_partial
+
             joined = "".join(parts)
             parts[:] = [joined]
             self.message.content[index].arguments = parse_partial(joined)  # type: ignore[union-attr]
@@ -207,6 +211,8 @@ class MessageBuilder:
         self._tool_json[index] = [text]
         self._tool_json_len[index] = len(text)
         self._tool_parsed_at[index] = len(text)
+        from .partial_json import parse_partial
+
         self.message.content[index].arguments = parse_partial(text)  # type: ignore[union-attr]
 
     def is_open(self, index: int) -> bool:

@@ -22,7 +22,6 @@ they are kept off ``Model.headers``; ``request_auth(model).headers`` gives them 
 from __future__ import annotations
 
 import asyncio
-import difflib
 import os
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -296,6 +295,8 @@ class ModelRegistry(OAuthLogins):
         for model in sorted(models, key=lambda m: not self.provider_has_credentials(m.provider)):
             by_id.setdefault(model.id.lower(), model.ref)
         out = [r for r in refs if wanted and wanted in r.lower()][:limit]
+        import difflib  # only when a model was not found (not at every start-up)
+
         for close in difflib.get_close_matches(wanted, list(by_id), n=limit, cutoff=0.6):
             out.append(by_id[close])
         lowered = {r.lower(): r for r in reversed(refs)}

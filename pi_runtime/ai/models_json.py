@@ -15,7 +15,7 @@ time, by ``pi_runtime.ai.credentials``.
 
 # Annotations are objects, not strings (no ``from __future__ import annotations``): the JsonModel
 # classes below resolve theirs at import (``model_fields``), a compile() and eval() per string.
-import difflib
+import functools
 from dataclasses import field
 from pathlib import Path
 from typing import Any, Literal
@@ -110,9 +110,13 @@ class ModelsFile:
     exists: bool = False
 
 
-_PROVIDER_KEYS = {to_camel(k) for k in ProviderFields.model_fields}
-_COMMON_KEYS = {to_camel(k) for k in _ModelCommon.model_fields}
-_MODEL_KEYS = _COMMON_KEYS | {"id", "api", "baseUrl", "type"}
+@functools.cache
+def _known_keys() -> tuple[set[str], set[str], set[str]]:
+    """The keys a provider, a model and a model override may have. Worked out with the first
+    models.json read: ``model_fields`` compiles both classes (~3.5 M instructions), which a run
+    without the file never needs."""
+    common = {to_camel(k) for k in _ModelCommon.model_fields}
+    return {to_camel(k) for k in ProviderFields.model_fields}, common | {"id", "api", "baseUrl", "type"}, common
 
 
 def strip_jsonc(text: str) -> str:
@@ -185,6 +189,8 @@ def _unknown_keys(raw: dict[str, Any], known: set[str], where: str) -> list[str]
     for key in raw:
         if key in known or key.startswith("$"):
             continue
+        import difflib  # only for a misspelt field (a start-up with a clean models.json skips it)
+
         lowered = {k.lower(): k for k in known}  # "baseURL" should find "baseUrl"
         close = difflib.get_close_matches(key.lower(), sorted(lowered), n=1, cutoff=0.75)
         hint = f" (did you mean '{lowered[close[0]]}'?)" if close else ""
@@ -225,6 +231,8 @@ def parse_models_data(data: Any, path: Path, known_apis: set[str] | None = None)
 def _check_api(api: str | None, known: set[str] | None, where: str, errors: list[str]) -> bool:
     if api is None or known is None or api in known:
         return True
+    import difflib  # only for an unknown api
+
     close = difflib.get_close_matches(api, sorted(known), n=1, cutoff=0.6)
     hint = f"; did you mean '{close[0]}'?" if close else f"; known: {', '.join(sorted(known))}"
     errors.append(f"{where}: unknown api '{api}'{hint}")
@@ -243,7 +251,8 @@ def _parse_provider(
     except ValidationError as exc:
         result.errors.extend(_describe(exc, where))
         return None
-    result.warnings.extend(_unknown_keys(raw, _PROVIDER_KEYS, where))
+    provider_keys, model_keys, common_keys = _known_keys()
+    result.warnings.extend(_unknown_keys(raw, provider_keys, where))
     if not _check_api(fields.api, known_apis, f"{where}.api", result.errors):
         return None
     cfg = ProviderConfig(id=pid, fields=fields, where=where)
@@ -252,14 +261,14 @@ def _parse_provider(
         model = _validate_entry(ModelDef, entry, mwhere, result.errors)
         if model is None or not _check_api(model.api, known_apis, f"{mwhere}.api", result.errors):
             continue
-        result.warnings.extend(_unknown_keys(entry, _MODEL_KEYS, mwhere))
+        result.warnings.extend(_unknown_keys(entry, model_keys, mwhere))
         cfg.models.append(model)
     for mid, entry in (fields.model_overrides or {}).items():
         owhere = f"{where}.modelOverrides.{mid}"
         override = _validate_entry(ModelOverride, entry, owhere, result.errors)
         if override is None:
             continue
-        result.warnings.extend(_unknown_keys(entry, _COMMON_KEYS, owhere))
+        result.warnings.extend(_unknown_keys(entry, common_keys, owhere))
         cfg.overrides[mid] = override
     return cfg
 

@@ -34,7 +34,7 @@ def load_extensions(
             second session of the same process, ``pi_runtime.sibling``, has no command line).
     """
     from ..packages import has_packages
-    from .loader import discover_extensions
+    from .discovery import find_extensions
 
     paths = list(paths)
     if not no_extensions and has_packages(settings, trusted):
@@ -54,10 +54,10 @@ def load_extensions(
         mcp = False  # loaded already: nothing to add on demand
     if not no_extensions:
         _add_tool_builtins(paths, settings, trusted, tools, mcp_loaded="builtin:mcp" in paths)
-    sources, failures = discover_extensions(cwd, agent_dir, settings=settings, project_trusted=trusted,
-                                            paths=paths, no_extensions=no_extensions)
+    sources, failures = find_extensions(cwd, agent_dir, settings=settings, project_trusted=trusted,
+                                        paths=paths, no_extensions=no_extensions)
     if not sources and not failures:
-        return None  # nothing to load: the runner's modules are not even imported
+        return None  # nothing to load: the loader's and the runner's modules are not even imported
     from .runner import ExtensionRunner
 
     runner = ExtensionRunner.discover(

@@ -1,4 +1,4 @@
-"""Finding and importing extensions.
+"""Finding and importing extensions (the finding itself is in ``discovery.py``).
 
 An extension is a Python module file (``name.py``) or a package folder (with
 ``__init__.py``) that defines ``def extension(pi): ...``. Sources, in load order:
@@ -29,18 +29,9 @@ from types import ModuleType
 from typing import Any
 
 from ..records import record
-
-BUILTIN_PREFIX = "builtin:"
-BUNDLED = {
-    "permission-gate": "pi_runtime.extensions.bundled.permission_gate",
-    "git-checkpoint": "pi_runtime.extensions.bundled.git_checkpoint",
-    "plan-mode": "pi_runtime.extensions.bundled.plan_mode",
-    "subagent": "pi_runtime.extensions.bundled.subagent",
-    "mcp": "pi_runtime.mcp.extension",
-    "codemode": "pi_runtime.codemode.extension",
-    "tool-search": "pi_runtime.codemode.tool_search",
-}
-"""Bundled extension name -> module."""
+from .discovery import BUILTIN_PREFIX as BUILTIN_PREFIX
+from .discovery import BUNDLED as BUNDLED
+from .discovery import find_extensions
 
 
 @record(frozen=True, slots=True)
@@ -63,37 +54,6 @@ class LoadFailure:
     """What went wrong: the exception and the extension's own frames."""
 
 
-def _entries(folder: Path) -> list[Path]:
-    """Extension candidates directly inside ``folder``: ``*.py`` files and package folders."""
-    try:
-        children = sorted(folder.iterdir())
-    except OSError:
-        return []
-    found = []
-    for child in children:
-        if child.name.startswith((".", "_")):
-            continue
-        if (child.is_file() and child.suffix == ".py") or (child.is_dir() and (child / "__init__.py").is_file()):
-            found.append(child)
-    return found
-
-
-def _settings_entries(settings: Any, project_trusted: bool) -> list[tuple[str, Path]]:
-    """``extensions`` entries from each settings file, with the folder relative paths start from."""
-    out: list[tuple[str, Path]] = []
-    if settings is None or not hasattr(settings, "raw"):
-        return out
-    scopes = ["global", "project"] if project_trusted else ["global"]
-    for scope in scopes:
-        value = settings.raw(scope).get("extensions")
-        file = settings.path(scope) if hasattr(settings, "path") else None
-        base = file.parent if file is not None else Path.cwd()
-        for entry in value if isinstance(value, list) else []:
-            if isinstance(entry, str) and entry.strip() and entry.strip()[0] not in "!-":
-                out.append((entry.strip().lstrip("+"), base))
-    return out
-
-
 def discover_extensions(
     cwd: str | os.PathLike[str],
     agent_dir: str | os.PathLike[str],
@@ -103,7 +63,7 @@ def discover_extensions(
     paths: Iterable[str] = (),
     no_extensions: bool = False,
 ) -> tuple[list[ExtensionSource], list[LoadFailure]]:
-    """List the extensions to load, in load order.
+    """List the extensions to load, in load order (``discovery.find_extensions``, as records).
 
     Args:
         cwd: Working directory (its ``.pi/extensions`` is read when trusted).
@@ -116,44 +76,9 @@ def discover_extensions(
     Returns:
         The sources, and failures for entries that do not exist.
     """
-    sources: list[ExtensionSource] = []
-    failures: list[LoadFailure] = []
-    seen: set[str] = set()
-
-    def add(path: str, scope: str) -> None:
-        if path not in seen:
-            seen.add(path)
-            sources.append(ExtensionSource(path, scope))
-
-    def add_path(raw: str, base: Path, scope: str) -> None:
-        if raw.startswith(BUILTIN_PREFIX):
-            name = raw[len(BUILTIN_PREFIX):]
-            if name in BUNDLED:
-                add(raw, "builtin")
-            else:
-                failures.append(LoadFailure(raw, f"Unknown built-in extension '{name}'. Known: {', '.join(BUNDLED)}"))
-            return
-        path = Path(raw).expanduser()
-        path = (path if path.is_absolute() else base / path).resolve()
-        if path.is_file() or (path / "__init__.py").is_file():
-            add(str(path), scope)
-        elif path.is_dir():
-            for child in _entries(path):
-                add(str(child.resolve()), scope)
-        else:
-            failures.append(LoadFailure(str(path), "Extension not found"))
-
-    if not no_extensions:
-        for child in _entries(Path(agent_dir) / "extensions"):
-            add(str(child.resolve()), "global")
-        if project_trusted:
-            for child in _entries(Path(cwd) / ".pi" / "extensions"):
-                add(str(child.resolve()), "project")
-        for raw, base in _settings_entries(settings, project_trusted):
-            add_path(raw, base, "settings")
-    for raw in paths:
-        add_path(str(raw), Path(cwd), "cli")
-    return sources, failures
+    found, missing = find_extensions(cwd, agent_dir, settings=settings, project_trusted=project_trusted,
+                                     paths=paths, no_extensions=no_extensions)
+    return [ExtensionSource(path, scope) for path, scope in found], [LoadFailure(path, error) for path, error in missing]
 
 
 def _module_name(path: str) -> str:

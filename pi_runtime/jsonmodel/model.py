@@ -43,11 +43,11 @@ class _Spec:
         generate = config.get("alias_generator")
         hints = typing.get_type_hints(cls, include_extras=True)
         self.fields: dict[str, FieldInfo] = {}
-        for name in _field_names(cls):
+        for name, owner in _field_owners(cls).items():
             hint = hints[name]
             if typing.get_origin(hint) is ClassVar:
                 continue
-            info = _declared(cls, name)
+            info = _declared(owner, name)
             info.name = name
             info.alias = info.alias or (generate(name) if generate else None)
             info.annotation = hint
@@ -84,21 +84,22 @@ def _exact_type(info: FieldInfo) -> type | None:
     return hint
 
 
-def _field_names(cls: type) -> list[str]:
-    names: list[str] = []
+def _field_owners(cls: type) -> dict[str, type]:
+    """Field name -> the most derived class that annotates it, in declaration order (bases first).
+
+    One pass over the classes' annotations: looking each field's class up again (a copy of the
+    annotations per field and class) cost ~3.5 M instructions for the 63 settings alone."""
+    owners: dict[str, type] = {}
     for klass in reversed(cls.__mro__):
         for name in inspect.get_annotations(klass):
-            if not name.startswith("_") and name != "model_config" and name not in names:
-                names.append(name)
-    return names
+            if not name.startswith("_") and name != "model_config":
+                owners[name] = klass  # a subclass takes the field over; its place stays the first
+    return owners
 
 
-def _declared(cls: type, name: str) -> FieldInfo:
-    """A fresh FieldInfo for ``name`` from the most derived class that annotates it."""
-    for klass in cls.__mro__:
-        if name in inspect.get_annotations(klass):
-            value = klass.__dict__.get(name, MISSING)
-            break
+def _declared(owner: type, name: str) -> FieldInfo:
+    """A fresh FieldInfo for ``name`` from ``owner``, the most derived class that annotates it."""
+    value = owner.__dict__.get(name, MISSING)
     if isinstance(value, FieldInfo):
         return FieldInfo(value.default, value.default_factory, value.alias, value.description,
                          dict(value.constraints))

@@ -15,11 +15,11 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Iterator
+from functools import cache
 from pathlib import Path
 from typing import Literal
 
 from pi_runtime.resources.diagnostics import ResourceDiagnostic
-from pi_runtime.resources.frontmatter import FrontmatterError, parse_frontmatter
 
 from ..records import record
 from ..walk_guard import WalkGuard
@@ -27,10 +27,21 @@ from ..walk_guard import WalkGuard
 MAX_NAME_LENGTH = 64
 MAX_DESCRIPTION_LENGTH = 1024
 SKILL_FILE = "SKILL.md"
-_NAME_RE = re.compile(r"^[a-z0-9-]+$")
-_COMMAND_RE = re.compile(r"^/skill:(\S+)(?:\s+(.*))?$", re.DOTALL)
+_COMMAND_PREFIX = "/skill:"
 
 SkillSource = Literal["user", "project", "path"]
+
+
+# Compiled when first needed, not at import: a start-up without skills and a prompt that is not
+# ``/skill:...`` use neither pattern.
+@cache
+def _name_pattern() -> re.Pattern[str]:
+    return re.compile(r"^[a-z0-9-]+$")
+
+
+@cache
+def _command_pattern() -> re.Pattern[str]:
+    return re.compile(r"^/skill:(\S+)(?:\s+(.*))?$", re.DOTALL)
 
 
 def _xml_escape(text: str) -> str:
@@ -65,7 +76,7 @@ def validate_name(name: str) -> list[str]:
     problems = []
     if len(name) > MAX_NAME_LENGTH:
         problems.append(f"name exceeds {MAX_NAME_LENGTH} characters ({len(name)})")
-    if not _NAME_RE.match(name):
+    if not _name_pattern().match(name):
         problems.append("name may only contain lowercase letters a-z, digits 0-9 and hyphens")
     if name.startswith("-") or name.endswith("-"):
         problems.append("name must not start or end with a hyphen")
@@ -88,6 +99,9 @@ def load_skill_file(path: Path, source: SkillSource) -> tuple[Skill | None, list
         text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         return None, [ResourceDiagnostic("skill", path, f"cannot read skill file ({exc})")]
+    # The front-matter parser loads with the first skill file found, not with every start-up.
+    from pi_runtime.resources.frontmatter import FrontmatterError, parse_frontmatter
+
     try:
         fields, _ = parse_frontmatter(text)
     except FrontmatterError as exc:
@@ -272,7 +286,10 @@ def format_skills_for_prompt(skills: Iterable[Skill], read_tool: str | None = "r
 
 def parse_skill_command(text: str) -> tuple[str, str] | None:
     """Split ``/skill:name args`` into ``(name, args)``; None when ``text`` is not one."""
-    match = _COMMAND_RE.match(text.strip())
+    text = text.strip()
+    if not text.startswith(_COMMAND_PREFIX):
+        return None
+    match = _command_pattern().match(text)
     if not match:
         return None
     return match.group(1), (match.group(2) or "").strip()
@@ -302,6 +319,8 @@ def expand_skill_command(text: str, skills: Iterable[Skill]) -> str:
     skill = next((s for s in skills if s.name == name), None)
     if skill is None:
         return text
+    from pi_runtime.resources.frontmatter import FrontmatterError, parse_frontmatter
+
     try:
         _, body = parse_frontmatter(skill.file_path.read_text(encoding="utf-8-sig"))
     except (OSError, UnicodeDecodeError, FrontmatterError) as exc:

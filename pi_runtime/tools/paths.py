@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import os
 import re
-import unicodedata
 from collections.abc import Callable
 
-_UNICODE_SPACES = re.compile("[\u00a0\u2000-\u200a\u202f\u205f\u3000]")
+# Each exotic space becomes a plain one. A translation table rather than a regular expression:
+# compiling that character class cost ~2.4 M instructions of every start-up (tools load with it).
+_UNICODE_SPACES = dict.fromkeys((0x00A0, *range(0x2000, 0x200B), 0x202F, 0x205F, 0x3000), " ")
 _NARROW_NBSP = "\u202f"
 
 
@@ -28,7 +29,7 @@ def expand_path(path: str) -> str:
     """
     if path.startswith("@"):
         path = path[1:]
-    path = _UNICODE_SPACES.sub(" ", path)
+    path = path.translate(_UNICODE_SPACES)
     if path == "~" or path.startswith("~/"):
         return os.path.expanduser("~") + path[1:]
     return path
@@ -51,6 +52,8 @@ def resolve_to_cwd(path: str, cwd: str) -> str:
 
 
 def _variants(path: str) -> list[str]:
+    import unicodedata  # only for a path that was not found as typed
+
     out = [re.sub(r" (AM|PM)\.", _NARROW_NBSP + r"\1.", path)]
     out.append(unicodedata.normalize("NFD", path))
     out.append(path.replace("'", "\u2019"))
