@@ -63,19 +63,8 @@ def discover_extensions(
     paths: Iterable[str] = (),
     no_extensions: bool = False,
 ) -> tuple[list[ExtensionSource], list[LoadFailure]]:
-    """List the extensions to load, in load order (``discovery.find_extensions``, as records).
-
-    Args:
-        cwd: Working directory (its ``.pi/extensions`` is read when trusted).
-        agent_dir: Agent dir (its ``extensions/`` is read).
-        settings: A ``SettingsManager`` whose ``extensions`` lists are read.
-        project_trusted: Whether project-local extensions and settings may load.
-        paths: Explicit paths or ``builtin:`` names (``-e``), loaded even with ``no_extensions``.
-        no_extensions: Skip discovery and settings (``-ne``).
-
-    Returns:
-        The sources, and failures for entries that do not exist.
-    """
+    """List the extensions to load, in load order: ``discovery.find_extensions`` (the arguments are
+    its own), as records. Returns the sources, and failures for entries that do not exist."""
     found, missing = find_extensions(cwd, agent_dir, settings=settings, project_trusted=project_trusted,
                                      paths=paths, no_extensions=no_extensions)
     return [ExtensionSource(path, scope) for path, scope in found], [LoadFailure(path, error) for path, error in missing]

@@ -186,8 +186,7 @@ async def test_an_answer_stopped_after_a_retry_ends_the_retries_as_pi_does(make_
                           ScriptedResponse([ScriptedText("word " * 200)], delay=0.01))
     events = record(session)
     run = asyncio.ensure_future(session.prompt("hello"))
-    while not any(e.type == "message_update" for e in events):
-        await asyncio.sleep(0.01)
+    assert await eventually(lambda: any(e.type == "message_update" for e in events))
     await session.abort()
     await run
     ends = [e.to_wire() for e in events if e.type == "auto_retry_end"]
