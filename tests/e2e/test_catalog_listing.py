@@ -39,7 +39,7 @@ def listed(binary: list[str], env: dict[str, str], *search: str) -> dict[str, di
 
     Standard output goes to a file, not a pipe: Pi 1.6 exits before Node has drained a pipe, so its
     220 KB list read through a pipe ends early now and then (seen cut after 15, 25 and 27 of 41
-    providers, 4 runs in 24 here; into a file, 24 of 24 whole)."""
+    providers: 5 of 16 runs through a pipe here; into a file, 12 of 12 whole)."""
     out_path = Path(env["HOME"]) / "list-models.txt"
     with out_path.open("w") as out_file:
         done = subprocess.run([*binary, "--list-models", *search], env=env, stdout=out_file,
