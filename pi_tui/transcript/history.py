@@ -19,6 +19,7 @@ from .tool_box import ToolBox
 from .user_message import UserMessage
 
 TRUNCATED_REPLY = "Response was truncated before completion."
+"""Pi's line under an answer the model stopped at its output limit (``stopReason: "length"``)."""
 
 _PLAIN_ABORTS = frozenset({"Request was aborted", "This operation was aborted"})
 """What the kernel records for a run stopped by the user, before or during the request."""
@@ -33,7 +34,7 @@ def aborted_text(error_message: str | None = None, retries: int = 0) -> str:
     if error_message and error_message not in _PLAIN_ABORTS:
         return error_message
     return "Operation aborted"
-"""Pi's line under an answer the model stopped at its output limit (``stopReason: "length"``)."""
+
 
 def user_text(content: Any) -> str:
     """The text of a user message's content (string or blocks; each image as a line such

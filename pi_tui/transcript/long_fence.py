@@ -43,10 +43,9 @@ def split_long_fence(source: str) -> tuple[str, list[str]] | None:
     if opener is None or not newline:
         return None
     marker = opener.group(1)
-    if marker[0] == "`" and "`" in opener.group(2):
-        return None
     lines = rest.split("\n")
-    for index, line in enumerate(lines):
+    # Looking for the closing line only where one can be (most fences being written have none yet).
+    for index, line in enumerate(lines if marker[0] * 3 in rest else ()):
         stripped = line.lstrip(" ")
         if len(line) - len(stripped) > 3 or not stripped.startswith(marker[0] * 3):
             continue
