@@ -77,13 +77,13 @@ class _FieldsOnFirstRead:
     ``replace``, ``asdict``, ``is_dataclass`` and msgspec all read it first, so reading it completes
     the class (and any record it inherits from) and answers with the real mapping."""
 
-    def __get__(self, instance: Any, owner: type | None = None) -> Any:
+    def __get__(self, instance: object, owner: type | None = None) -> object:
         cls = owner if owner is not None else type(instance)
         _complete(cls)
         return cls.__dataclass_fields__  # type: ignore[attr-defined]
 
 
-def _init_on_first_call(self: Any, *args: Any, **kwargs: Any) -> None:
+def _init_on_first_call(self: object, *args: object, **kwargs: object) -> None:
     """Stands in for the generated ``__init__`` until the first instance is made."""
     cls = type(self)
     _complete(cls)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from itertools import accumulate
-from typing import Any
+from typing import Any, cast
 
 from .. import deep_json
 
@@ -99,9 +99,9 @@ def _reported(message: Any) -> int:
 
 
 def _stamps(messages: list[Any]) -> list[float]:
-    raw: list[Any] = [m.get("timestamp") if isinstance(m, dict) else getattr(m, "timestamp", None) for m in messages]
+    raw: list[object] = [m.get("timestamp") if isinstance(m, dict) else getattr(m, "timestamp", None) for m in messages]
     if set(map(type, raw)) <= _PLAIN_NUMBERS:
-        return raw  # the norm, checked in one C-level pass instead of two isinstance calls per message
+        return cast("list[float]", raw)  # the norm, checked in one C-level pass instead of two isinstance calls per message
     # A hand-edited line's text stamp counts as the oldest rather than crashing the request.
     return [s if isinstance(s, (int, float)) and not isinstance(s, bool) else 0 for s in raw]
 
@@ -136,7 +136,7 @@ def _last_answer_with_usage(messages: list[Any]) -> int | None:
 _NEVER = float("-inf")
 
 
-def _answer_counts(message: Any, stamp: float, newest_before: float) -> bool:
+def _answer_counts(message: object, stamp: float, newest_before: float) -> bool:
     """Whether an answer's reported usage measures the context: nothing before it is newer, it
     completed, and it reported a size."""
     return (stamp >= newest_before and _field(message, "stopReason", "stop_reason") not in ("aborted", "error")

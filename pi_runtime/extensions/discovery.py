@@ -9,9 +9,9 @@ learns it without importing the loader: its record classes alone cost ~4 M instr
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Literal, Protocol
 
 BUILTIN_PREFIX = "builtin:"
 BUNDLED = {
@@ -41,15 +41,23 @@ def _entries(folder: Path) -> list[Path]:
     return found
 
 
-def _settings_entries(settings: Any, project_trusted: bool) -> list[tuple[str, Path]]:
+class SettingsFiles(Protocol):
+    """What discovery reads of the settings (``SettingsManager`` has it): each file's keys and path."""
+
+    def raw(self, scope: Literal["global", "project"] = "global") -> Mapping[str, object]: ...
+
+    def path(self, scope: Literal["global", "project"] = "global") -> Path | None: ...
+
+
+def _settings_entries(settings: SettingsFiles | None, project_trusted: bool) -> list[tuple[str, Path]]:
     """``extensions`` entries from each settings file, with the folder relative paths start from."""
     out: list[tuple[str, Path]] = []
-    if settings is None or not hasattr(settings, "raw"):
+    if settings is None:
         return out
-    scopes = ["global", "project"] if project_trusted else ["global"]
+    scopes: list[Literal["global", "project"]] = ["global", "project"] if project_trusted else ["global"]
     for scope in scopes:
         value = settings.raw(scope).get("extensions")
-        file = settings.path(scope) if hasattr(settings, "path") else None
+        file = settings.path(scope)
         base = file.parent if file is not None else Path.cwd()
         for entry in value if isinstance(value, list) else []:
             if isinstance(entry, str) and entry.strip() and entry.strip()[0] not in "!-":
@@ -61,7 +69,7 @@ def find_extensions(
     cwd: str | os.PathLike[str],
     agent_dir: str | os.PathLike[str],
     *,
-    settings: Any = None,
+    settings: SettingsFiles | None = None,
     project_trusted: bool = True,
     paths: Iterable[str] = (),
     no_extensions: bool = False,

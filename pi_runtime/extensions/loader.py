@@ -26,12 +26,11 @@ import traceback
 from collections.abc import Iterable
 from pathlib import Path
 from types import ModuleType
-from typing import Any
 
 from ..records import record
 from .discovery import BUILTIN_PREFIX as BUILTIN_PREFIX
 from .discovery import BUNDLED as BUNDLED
-from .discovery import find_extensions
+from .discovery import SettingsFiles, find_extensions
 
 
 @record(frozen=True, slots=True)
@@ -58,7 +57,7 @@ def discover_extensions(
     cwd: str | os.PathLike[str],
     agent_dir: str | os.PathLike[str],
     *,
-    settings: Any = None,
+    settings: SettingsFiles | None = None,
     project_trusted: bool = True,
     paths: Iterable[str] = (),
     no_extensions: bool = False,

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..agent.agent import Agent
 from ..ai.abort import AbortController, sleep_or_abort
+from ..ai.types import AssistantMessage
 from .compactor import Compactor
 from .events import AutoRetryEndEvent, AutoRetryStartEvent, CompactionEndEvent, EntryAppendedEvent
 from .record import SessionRecord
@@ -154,7 +155,7 @@ class Recovery:
         if edit is not None:
             await self._emit(EntryAppendedEvent(edit))
 
-    async def answered(self, message: Any) -> None:
+    async def answered(self, message: AssistantMessage) -> None:
         """An assistant message ended: one without an error ends the retries as a success (Pi's
         rule, stopped answers included), announced right after its ``message_end`` as Pi does."""
         if self._attempt > 0 and message.stop_reason != "error":

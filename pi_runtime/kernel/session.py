@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from ..agent.agent import Agent, QueueKind, QueueMode, StreamingBehavior
 from ..agent.events import AgentEndEvent, MessageEndEvent, MessageStartEvent, TurnEndEvent
 from ..agent.listeners import Listener
-from ..ai.types import Model
+from ..ai.types import AssistantMessage, Model
 from ..settings_model import Settings
 from .bash_runner import BashRunner
 from .budget import Budget
@@ -203,7 +203,7 @@ class AgentSession:
         elif isinstance(event, AgentEndEvent):
             event.will_retry = self._recovery.plan() is not None
         await self._outbox.emit(event)
-        if isinstance(event, MessageEndEvent) and getattr(event.message, "role", None) == "assistant":
+        if isinstance(event, MessageEndEvent) and isinstance(event.message, AssistantMessage):
             await self._recovery.answered(event.message)
         if isinstance(event, (TurnEndEvent, AgentEndEvent)):
             # Extension messages held for the turn's end go in after its tool results.

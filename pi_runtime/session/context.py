@@ -22,9 +22,9 @@ cost (what a picker preview or a token estimate needs).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import field
-from typing import Any
+from typing import Any, cast
 
 from ..records import record
 from .entries import parse_messages
@@ -74,7 +74,8 @@ def path_to(by_id: dict[str, Entry], leaf_id: str | None) -> list[Entry]:
     # entry was a third of the cost.
     path: list[Entry] = []
     add = path.append
-    get: Any = by_id.get  # (called with a parent id that may be None: no key, the walk ends)
+    # Called with a parent id that may be None or not a string (a damaged file): no key, the walk ends.
+    get = cast("Callable[[object], Entry | None]", by_id.get)
     current = get(leaf_id) if leaf_id is not None else None
     # A damaged file could link entries in a cycle: no path is longer than the entry count.
     for _ in range(len(by_id)):

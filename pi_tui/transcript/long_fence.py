@@ -20,7 +20,6 @@ whole-block path.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from textual.strip import Strip
 from textual.visual import Visual, visualize
@@ -67,9 +66,9 @@ class LongFenceLines:
 
     def __init__(self) -> None:
         self._kept: dict[tuple[str, str], list[Strip]] = {}
-        self._key: tuple[Any, ...] | None = None
+        self._key: tuple[object, ...] | None = None
 
-    def render(self, widget: Widget, source: str, width: int, key: tuple[Any, ...]) -> list[Strip] | None:
+    def render(self, widget: Widget, source: str, width: int, key: tuple[object, ...]) -> list[Strip] | None:
         """``source``'s lines as the whole block would be drawn at ``width``, or None when it is
         not a long fence (see ``split_long_fence``). ``key`` names the look (width, theme, code
         theme): kept pieces drawn under another key are dropped."""

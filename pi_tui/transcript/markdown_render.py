@@ -102,8 +102,8 @@ def _build_class() -> type:
             yield from fence_part(console, options, code, self.lexer_name, self.theme,
                                   getattr(self, "fence_info", ""), opener=True, closer=True)
 
-    def fence_part(console: Any, options: Any, code: str | None, lexer_name: str, theme: str, info: str, *,
-                   opener: bool, closer: bool) -> Any:
+    def fence_part(console: Console, options: ConsoleOptions, code: str | None, lexer_name: str, theme: str,
+                   info: str, *, opener: bool, closer: bool) -> RenderResult:
         """A fence as ``_CodeBlock`` draws it, or a part of one (``long_fence`` draws a long fence
         a piece at a time): the opening line, the code (None: none), the closing line."""
         border = console.get_style("markdown.code_block_border", default="none")
@@ -123,7 +123,7 @@ def _build_class() -> type:
         def __init__(self, code: str | None, info: str, theme: str, opener: bool, closer: bool) -> None:
             self.code, self.info, self.theme, self.opener, self.closer = code, info, theme, opener, closer
 
-        def __rich_console__(self, console: Any, options: Any) -> Any:
+        def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
             # Rich's Markdown renders a document in its own style ("none" here): the same base.
             yield from fence_part(console, options, self.code, self.info or "text", self.theme, self.info,
                                   opener=self.opener, closer=self.closer)
@@ -275,14 +275,14 @@ def markdown_renderable(text: str, code_theme_name: str | None = None) -> Markdo
     return markdown
 
 
-def fence_part_renderable(code: str | None, info: str, *, opener: bool = False, closer: bool = False) -> Any:
+def fence_part_renderable(code: str | None, info: str, *, opener: bool = False, closer: bool = False) -> RenderableType:
     """A part of a code fence exactly as ``markdown_renderable`` draws it in a whole fence: its
     opening line (```` ```info ````), code lines (``code``, highlighted with ``info`` as the
     lexer's name), its closing line; see ``long_fence``."""
     global _markdown_class
     if _markdown_class is None:
         _markdown_class = _build_class()
-    part: Any = _markdown_class.fence_part(code, info, CODE_THEME["name"], opener, closer)  # type: ignore[attr-defined]
+    part: RenderableType = _markdown_class.fence_part(code, info, CODE_THEME["name"], opener, closer)  # type: ignore[attr-defined]
     return part
 
 
