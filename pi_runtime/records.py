@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import reprlib
 import threading
+import typing
 from collections.abc import Callable
 from typing import Any, TypeVar, dataclass_transform, overload
 
@@ -93,9 +94,11 @@ def _init_on_first_call(self: object, *args: object, **kwargs: object) -> None:
     init(self, *args, **kwargs)
 
 
-# Records declared but not yet completed: class -> (frozen, kw_only). Completing runs
-# ``dataclasses.dataclass`` on the class in place; the lock keeps two threads from doing it twice.
-_pending: dict[type, tuple[bool, bool]] = {}
+# Records declared but not yet completed: class -> (frozen, kw_only, defaults). ``defaults`` is None
+# for a record without slots; for a slotted one it holds the class-level defaults (values or
+# ``field(...)``) that had to leave the class for its slots. Completing runs ``dataclasses.dataclass``
+# on the class in place; the lock keeps two threads from doing it twice.
+_pending: dict[type, tuple[bool, bool, dict[str, object] | None]] = {}
 _pending_lock = threading.RLock()
 
 
@@ -106,11 +109,41 @@ def _complete(cls: type) -> None:
             options = _pending.pop(klass, None)
             if options is None:
                 continue
-            frozen, kw_only = options
+            frozen, kw_only, defaults = options
             # ``dataclass`` keeps an ``__init__`` the class itself defines, so the stand-ins go first.
             del klass.__init__  # type: ignore[misc]
             del klass.__dataclass_fields__  # type: ignore[attr-defined]
-            _build(klass, frozen=frozen, slots=False, kw_only=kw_only)
+            if defaults is None:
+                _build(klass, frozen=frozen, slots=False, kw_only=kw_only)
+                continue
+            # ``dataclass`` reads a field's default from the class attribute, which on a slotted
+            # class is the slot itself (or a base's, for a field redeclared): the defaults stand there
+            # while it looks, then the slots return.
+            slots_by_name = {name: klass.__dict__.get(name) for name in defaults}
+            try:
+                for name, default in defaults.items():
+                    setattr(klass, name, default)
+                _build(klass, frozen=frozen, slots=False, kw_only=kw_only)
+            finally:
+                for name, slot in slots_by_name.items():
+                    if slot is not None:
+                        setattr(klass, name, slot)
+                    elif name in klass.__dict__:
+                        delattr(klass, name)
+            if frozen and "__getstate__" not in klass.__dict__:
+                # What ``dataclass(slots=True)`` adds to a frozen class: copy and pickle restore
+                # its fields past the frozen ``__setattr__``.
+                klass.__getstate__ = _frozen_getstate  # type: ignore[attr-defined]
+                klass.__setstate__ = _frozen_setstate  # type: ignore[attr-defined]
+
+
+def _frozen_getstate(self: object) -> list[object]:
+    return [getattr(self, f.name) for f in dataclasses.fields(self)]  # type: ignore[arg-type]
+
+
+def _frozen_setstate(self: object, state: list[object]) -> None:
+    for f, value in zip(dataclasses.fields(self), state):  # type: ignore[arg-type]
+        object.__setattr__(self, f.name, value)
 
 
 def complete_all() -> int:
@@ -138,6 +171,49 @@ def _build(target: _T, *, frozen: bool, slots: bool, kw_only: bool) -> _T:
     return _finish(made, frozen)
 
 
+_NOT_SLOTS = ("__dict__", "__weakref__")
+
+
+def _slotted(target: _T) -> tuple[_T, dict[str, object]] | None:
+    """``target`` remade with a slot per field of its own, as ``dataclass(slots=True)`` remakes it,
+    and the defaults taken out of it for the slots; None when it declares something beyond plain
+    fields and class variables (an ``InitVar``, ``KW_ONLY``, its own ``__slots__``) or inherits
+    from a class that is not slotted (``dataclass`` then gives it slots for inherited fields too)."""
+    own = target.__dict__
+    if "__slots__" in own or any("__slots__" not in base.__dict__ for base in target.__mro__[1:-1]):
+        return None
+    names = []
+    for name, annotation in own.get("__annotations__", {}).items():
+        kind = _annotation_kind(annotation)
+        if kind is None:
+            return None
+        if kind == "field":
+            names.append(name)
+    inherited = set()
+    for base in target.__mro__[1:-1]:
+        slots = base.__dict__["__slots__"]
+        inherited.update((slots,) if isinstance(slots, str) else slots)
+    namespace = {key: value for key, value in own.items() if key not in names and key not in _NOT_SLOTS}
+    namespace["__slots__"] = tuple(name for name in names if name not in inherited)
+    remade = type(target)(target.__name__, target.__bases__, namespace)
+    remade.__qualname__ = target.__qualname__
+    return remade, {name: own[name] for name in names if name in own}
+
+
+def _annotation_kind(annotation: object) -> str | None:
+    """"field", "classvar", or None for what ``_slotted`` leaves to ``dataclass``. A string
+    annotation is read by its leading name, as ``dataclass`` reads it."""
+    if isinstance(annotation, str):
+        head = annotation.split("[", 1)[0].strip().rsplit(".", 1)[-1]
+        return "classvar" if head == "ClassVar" else None if head in ("InitVar", "KW_ONLY") else "field"
+    if annotation is typing.ClassVar or typing.get_origin(annotation) is typing.ClassVar:
+        return "classvar"
+    if annotation is dataclasses.KW_ONLY or isinstance(annotation, dataclasses.InitVar) \
+            or annotation is dataclasses.InitVar:
+        return None
+    return "field"
+
+
 @overload
 def record(cls: _T, /) -> _T: ...
 @overload
@@ -149,20 +225,26 @@ def record(cls: _T | None = None, /, *, frozen: bool = False, slots: bool = Fals
            kw_only: bool = False) -> _T | Callable[[_T], _T]:
     """``@dataclass`` with the same meaning for ``frozen``, ``slots`` and ``kw_only``.
 
-    A record without slots is completed (its ``__init__`` generated, its fields collected) when
-    its first instance is made or its fields are first read, not when it is declared: ``pi -p``
-    declares about 85 records and makes instances of fewer than half. A slotted record is
-    completed at once, because ``dataclass`` has to make a new class for the slots."""
+    A record is completed (its ``__init__`` generated, its fields collected) when its first
+    instance is made or its fields are first read, not when it is declared: ``pi -p`` declares
+    about 150 records and makes instances of fewer than half. A slotted record gets its slots at
+    once (they need a new class, made here as ``dataclass`` would make it) and the rest later."""
 
     def wrap(target: _T) -> _T:
-        if slots or "__init__" in target.__dict__:
+        if "__init__" in target.__dict__:
             return _build(target, frozen=frozen, slots=slots, kw_only=kw_only)
+        defaults: dict[str, object] | None = None
+        if slots:
+            slotted = _slotted(target)
+            if slotted is None:  # something only ``dataclass`` itself handles: done at once
+                return _build(target, frozen=frozen, slots=True, kw_only=kw_only)
+            target, defaults = slotted
         target.__init__ = _init_on_first_call  # type: ignore[misc]
         target.__dataclass_fields__ = _FieldsOnFirstRead()  # type: ignore[attr-defined]
         if target.__dict__.get("__doc__") is None:
             target.__doc__ = _SignatureDoc()  # type: ignore[assignment]
         with _pending_lock:
-            _pending[target] = (frozen, kw_only)
+            _pending[target] = (frozen, kw_only, defaults)
         return target
 
     return wrap if cls is None else wrap(cls)

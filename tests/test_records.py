@@ -6,6 +6,7 @@ import dataclasses
 import math
 import subprocess
 import sys
+from typing import ClassVar
 
 import msgspec
 import pytest
@@ -142,6 +143,75 @@ def test_a_record_without_slots_is_completed_when_first_used():
         Decoded()  # type: ignore[call-arg]
 
 
+@record(frozen=True, slots=True)
+class FrozenPair:
+    left: str
+    right: tuple[int, ...] = ()
+
+
+def test_a_slotted_record_gets_its_slots_at_once_and_the_rest_on_first_use():
+    from pi_runtime import records
+
+    @record(slots=True)
+    class Event:
+        kind: ClassVar[str] = "event"
+        index: int
+        tags: list[str] = dataclasses.field(default_factory=list)
+        text: str = "none"
+
+    @record(slots=True)
+    class Child(Event):
+        size: int = 0
+        text: str = "child"
+
+    assert Event.__slots__ == ("index", "tags", "text") and Child.__slots__ == ("size",)
+    assert Event in records._pending and Child in records._pending
+    assert Event.kind == "event" and not hasattr(Event(1), "__dict__")
+    assert Event not in records._pending and Child in records._pending
+    assert [f.name for f in dataclasses.fields(Child)] == ["index", "tags", "text", "size"]
+    made = Child(1)
+    assert (made.index, made.tags, made.text, made.size) == (1, [], "child", 0)
+    assert Event(2).text == "none" and Event(2).tags is not Event(2).tags
+    assert type(Event.__dict__["text"]).__name__ == "member_descriptor"  # the slot is back after completing
+    with pytest.raises(AttributeError):
+        made.other = 1  # type: ignore[attr-defined]
+    with pytest.raises(TypeError):
+        Event()  # type: ignore[call-arg]
+
+
+def test_a_frozen_slotted_record_copies_and_pickles():
+    import copy
+    import pickle
+
+    pair = FrozenPair("a", (1, 2))
+    assert copy.copy(pair) == pair and copy.deepcopy(pair) == pair
+    assert pickle.loads(pickle.dumps(pair)) == pair
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        pair.left = "b"  # type: ignore[misc]
+
+
+def test_what_only_dataclass_handles_is_done_at_once():
+    from pi_runtime import records
+
+    class Loose:  # no slots: dataclass gives the subclass slots for the inherited fields too
+        pass
+
+    @record(slots=True)
+    class OnLoose(Loose):
+        a: int
+
+    @record(slots=True)
+    class WithInitVar:
+        a: int
+        b: dataclasses.InitVar[int] = 0
+
+        def __post_init__(self, b: int) -> None:
+            self.a += b
+
+    assert OnLoose not in records._pending and WithInitVar not in records._pending
+    assert WithInitVar(1, 2).a == 3 and OnLoose(1).a == 1
+
+
 def test_a_faulty_declaration_is_found_by_complete_all():
     @record
     class Faulty:
@@ -162,7 +232,16 @@ def test_every_record_pi_declares_completes():
         "    for info in pkgutil.walk_packages(package.__path__, package.__name__ + '.'):\n"
         "        if '.testing' not in info.name and not info.name.endswith('__main__'):\n"
         "            importlib.import_module(info.name)\n"
-        "print(complete_all())\n")
+        "print(complete_all())\n"
+        # Each slotted record has the slots dataclass(slots=True) would have given it.
+        "import dataclasses, sys\n"
+        "for module in list(sys.modules.values()):\n"
+        "    for cls in list(vars(module).values()) if module.__name__.startswith('pi_') else ():\n"
+        "        if isinstance(cls, type) and '__record_repr__' in vars(cls) and '__slots__' in vars(cls):\n"
+        "            inherited = {s for base in cls.__mro__[1:] for s in vars(base).get('__slots__', ())}\n"
+        "            names = [f.name for f in dataclasses.fields(cls) if f.name not in inherited]\n"
+        "            assert list(cls.__slots__) == names, (cls, cls.__slots__, names)\n"
+        "            assert all(type(vars(cls)[n]).__name__ == 'member_descriptor' for n in names), cls\n")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert int(done.stdout) > 50
+    assert int(done.stdout) > 150
