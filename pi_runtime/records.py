@@ -133,8 +133,8 @@ def _complete(cls: type) -> None:
             if frozen and "__getstate__" not in klass.__dict__:
                 # What ``dataclass(slots=True)`` adds to a frozen class: copy and pickle restore
                 # its fields past the frozen ``__setattr__``.
-                klass.__getstate__ = _frozen_getstate  # type: ignore[attr-defined]
-                klass.__setstate__ = _frozen_setstate  # type: ignore[attr-defined]
+                setattr(klass, "__getstate__", _frozen_getstate)  # noqa: B010 - mypy will not let a method be assigned
+                setattr(klass, "__setstate__", _frozen_setstate)  # noqa: B010
 
 
 def _frozen_getstate(self: object) -> list[object]:
@@ -189,7 +189,7 @@ def _slotted(target: _T) -> tuple[_T, dict[str, object]] | None:
             return None
         if kind == "field":
             names.append(name)
-    inherited = set()
+    inherited: set[str] = set()
     for base in target.__mro__[1:-1]:
         slots = base.__dict__["__slots__"]
         inherited.update((slots,) if isinstance(slots, str) else slots)
