@@ -134,7 +134,7 @@ async def test_user_bash_command_runs_and_is_recorded(provider, session):
         assert not provider.requests  # `!` does not call the model
 
 
-async def test_a_cut_commands_panel_says_where_the_whole_output_is_as_pi_does(provider, session):
+async def test_a_cut_command_says_where_its_whole_output_is_and_the_footer_counts_it_as_pi_does(provider, session):
     from pathlib import Path
 
     app = create_app(session, static=True)
@@ -147,6 +147,9 @@ async def test_a_cut_commands_panel_says_where_the_whole_output_is_as_pi_does(pr
         note = f"Output truncated. Full output: {message.full_output_path}"
         assert await wait_for(pilot, lambda: note in screen_text(app).replace("\n", ""))
         assert Path(message.full_output_path).read_text().endswith("29999\n30000\n")
+        usage = session.context_usage()
+        assert usage is not None and usage.percent and usage.tokens and usage.tokens > 2_000  # the kept 2,000 lines
+        assert await wait_for(pilot, lambda: f"{usage.percent:.1f}%/200k" in screen_text(app))  # the footer says so at once
         await pilot.press(*"!echo short", "enter")
         await app.workers.wait_for_complete()
         await workers_done(pilot)
