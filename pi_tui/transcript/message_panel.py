@@ -47,7 +47,9 @@ class MessagePanel(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static(Text(self.label, style="bold"), classes="panel-label", markup=False)
-        yield Static(self._body_text(), classes="panel-body", markup=False)
+        body = Static(self._body_text(), classes="panel-body", markup=False)
+        body.display = self._has_body()
+        yield body
         note = Static(Text(self.note), classes="panel-note", markup=False)
         note.display = bool(self.note)
         yield note
@@ -72,15 +74,13 @@ class MessagePanel(Vertical):
             self.dropped_lines += body.count("\n", 0, cut)
             body = body[cut:]
         self.body = body
-        if self.is_mounted:
-            self.query_one(".panel-body", Static).update(self._body_text())
+        self._redraw_body()
 
     def set_output(self, output: str) -> None:
         """The finished command's recorded output, in place of the live one."""
         self.body = output
         self.dropped_lines = 0
-        if self.is_mounted:
-            self.query_one(".panel-body", Static).update(self._body_text())
+        self._redraw_body()
 
     def set_note(self, note: str) -> None:
         self.note = note
@@ -96,5 +96,14 @@ class MessagePanel(Vertical):
 
     def set_expanded(self, expanded: bool) -> None:
         self.expanded = expanded
+        self._redraw_body()
+
+    def _has_body(self) -> bool:
+        # A command without output (``!true``, one cancelled at once) is its label alone, as in Pi.
+        return self.variant != "bash" or bool(self.body) or bool(self.dropped_lines)
+
+    def _redraw_body(self) -> None:
         if self.is_mounted:
-            self.query_one(".panel-body", Static).update(self._body_text())
+            shown = self.query_one(".panel-body", Static)
+            shown.update(self._body_text())
+            shown.display = self._has_body()

@@ -159,6 +159,22 @@ async def test_a_cut_command_says_where_its_whole_output_is_and_the_footer_count
         assert await wait_for(pilot, lambda: note in screen_text(replayed).replace("\n", ""))
 
 
+async def test_a_command_without_output_is_its_label_alone(session):
+    from pi_tui.transcript.message_panel import MessagePanel
+
+    app = create_app(session, static=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press(*"!true", "enter")
+        await app.workers.wait_for_complete()
+        await workers_done(pilot)
+        [panel] = app.query(MessagePanel)
+        assert panel.label == "! true" and not panel.query_one(".panel-body").display  # no blank row under it
+        await pilot.press(*"!echo out", "enter")
+        await app.workers.wait_for_complete()
+        await workers_done(pilot)
+        assert app.query(MessagePanel)[-1].query_one(".panel-body").display
+
+
 async def test_a_dialog_answered_twice_takes_the_first_answer_and_leaves_the_app_open(session):
     # Keys typed ahead (Enter, then text and Enter) can reach a dialog after its first answer took it
     # off the stack; the second answer used to pop the app's own screen and end pi.
