@@ -151,9 +151,6 @@ KEPT = {
     ".errorMessage: Pi": {"error"},
     # Tool prose the model reads is pi's own, like its system prompt.
     ".content[0].text: Pi": {"edit", "edit_missing_text", "read_missing", "bad_args"},
-    # pi's openai-completions stream ends a thinking block when text starts, as Pi's other providers do;
-    # Pi's ends every block at the end of the stream.
-    "thinking_end": {"reasoning"},
 }
 
 
@@ -165,7 +162,7 @@ def _unexplained(scenario: str, lines: list[str]) -> list[str]:
 
 
 @pytest.mark.parametrize("scenario", ["bash", "bash_exit", "bash_long", "edit", "read_missing", "reasoning",
-                                      "error", "abort", "queue"])
+                                      "interleaved", "error", "abort", "queue"])
 def test_session_lines_and_events_have_pis_fields(tmp_path, scenario):
     """Pi and pi run one scenario each against the same scripted server; the session files and
     the JSON/RPC records must agree in field names, presence, types, order and meaningful values."""
