@@ -245,6 +245,7 @@ class ToolBatch:
             if change is not None:
                 if change.content is not None:
                     result.content = change.content
+                    result.structured_content = None  # made from the content replaced: it may no longer match
                 if change.details is not None:
                     result.details = change.details
                 if change.is_error is not None:

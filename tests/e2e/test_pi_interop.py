@@ -142,9 +142,6 @@ def typed_round_trip(entry):
 
 # Differences kept on purpose (see pi_side_by_side.py for how records are compared):
 KEPT = {
-    # Pi 1.6's structured tool output (outputSchema, for codemode scripts) rides only on the live
-    # tool_execution_end event; pi has no codemode and does not build it.
-    "structuredContent: only Pi": None,
     # Pi copies the shown text into details.truncation.content; pi leaves the duplicate out of the file.
     "truncation.content: only Pi": None,
     # Provider error text: pi words HTTP errors as "500 boom" (its retry and overflow rules read that form).
