@@ -20,9 +20,11 @@ from ..records import record
 
 
 class ToolParams(JsonModel):
-    """Base for tool parameter models: unknown arguments are rejected, names as the model sends them."""
+    """Base for tool parameter models, with names as the model sends them. Arguments a model adds
+    beyond the declared ones are ignored, as Pi's schema check lets them pass (small models add
+    ``encoding`` or ``recursive`` freely; refusing the call over them made a working read fail)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="ignore")
 
 
 @record

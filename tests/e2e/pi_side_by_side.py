@@ -262,6 +262,8 @@ SCENARIOS: dict[str, Scenario] = {s.name: s for s in [
     Scenario("read_missing", tool_then_answer("read", {"path": "missing.txt"})),
     Scenario("unknown_tool", tool_then_answer("nosuch", {"x": 1})),
     Scenario("bad_args", tool_then_answer("read", {"offset": 2})),
+    # Arguments beyond the declared ones pass (small models add them): the read succeeds in both.
+    Scenario("extra_arg", tool_then_answer("read", {"path": "a.txt", "encoding": "utf-8"}), files={"a.txt": "one\ntwo\n"}),
     Scenario("reasoning", reasoning_answer, model="loop/r1", extra_args=("--thinking", "low")),
     Scenario("interleaved", interleaved_blocks, model="loop/r1", extra_args=("--thinking", "low"),
              files={"a.txt": "one\ntwo\n"}),

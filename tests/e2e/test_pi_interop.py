@@ -147,7 +147,7 @@ KEPT = {
     # Provider error text: pi words HTTP errors as "500 boom" (its retry and overflow rules read that form).
     ".errorMessage: Pi": {"error"},
     # Tool prose the model reads is pi's own, like its system prompt.
-    ".content[0].text: Pi": {"edit", "edit_missing_text", "read_missing", "bad_args"},
+    ".content[0].text: Pi": {"edit", "edit_missing_text", "read_missing"},
 }
 
 
@@ -159,7 +159,7 @@ def _unexplained(scenario: str, lines: list[str]) -> list[str]:
 
 
 @pytest.mark.parametrize("scenario", ["bash", "bash_exit", "bash_long", "edit", "read_missing", "reasoning",
-                                      "interleaved", "error", "abort", "queue"])
+                                      "interleaved", "bad_args", "extra_arg", "error", "abort", "queue"])
 def test_session_lines_and_events_have_pis_fields(tmp_path, scenario):
     """Pi and pi run one scenario each against the same scripted server; the session files and
     the JSON/RPC records must agree in field names, presence, types, order and meaningful values."""
