@@ -116,7 +116,7 @@ class ReadTool(AgentTool):
     output_schema = READ_OUTPUT_SCHEMA
     constrained_sampling = PREFER_STRICT_SCHEMA
     description = (
-        "Read the contents of a file. Supports text files and images (jpg, png, gif, webp). "
+        "Read the contents of a file. Supports text files and images (jpg, png, gif, webp, bmp). "
         "Images are sent as attachments. For text files, output is truncated to "
         f"{DEFAULT_MAX_LINES} lines or {DEFAULT_MAX_BYTES // 1024}KB (whichever is hit first). "
         "Use offset/limit for large files. When you need the full file, continue with offset "
