@@ -221,8 +221,9 @@ class SessionStats:
     """What each physical model cost, dearest first (a virtual model spreads a session over several)."""
 
     def to_wire(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "sessionFile": self.session_file,
+        # Pi leaves sessionFile out for a session not saved (--no-session).
+        out: dict[str, Any] = {"sessionFile": self.session_file} if self.session_file else {}
+        out.update({
             "sessionId": self.session_id,
             "userMessages": self.user_messages,
             "assistantMessages": self.assistant_messages,
@@ -230,11 +231,16 @@ class SessionStats:
             "toolResults": self.tool_results,
             "totalMessages": self.total_messages,
             "tokens": self.usage.to_wire(),
-            "cost": round(self.usage.cost, 6),
-        }
+            "cost": _js_number(round(self.usage.cost, 6)),
+        })
         if self.context_usage is not None:
             out["contextUsage"] = self.context_usage.to_wire()
         if self.cost_by_model:
             # pi's addition to Pi's RPC shape: the breakdown Pi's /session shows.
             out["costByModel"] = [spend.to_wire() for spend in self.cost_by_model]
         return out
+
+
+def _js_number(value: float) -> float | int:
+    """A whole number as JavaScript writes it (``0``, not ``0.0``), as in Pi's JSON."""
+    return int(value) if value.is_integer() else value
