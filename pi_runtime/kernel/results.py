@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import field
 from typing import Any
 
+from ..ai.types import js_number
 from ..records import record
 
 
@@ -231,7 +232,7 @@ class SessionStats:
             "toolResults": self.tool_results,
             "totalMessages": self.total_messages,
             "tokens": self.usage.to_wire(),
-            "cost": _js_number(round(self.usage.cost, 6)),
+            "cost": js_number(round(self.usage.cost, 6)),
         })
         if self.context_usage is not None:
             out["contextUsage"] = self.context_usage.to_wire()
@@ -239,8 +240,3 @@ class SessionStats:
             # pi's addition to Pi's RPC shape: the breakdown Pi's /session shows.
             out["costByModel"] = [spend.to_wire() for spend in self.cost_by_model]
         return out
-
-
-def _js_number(value: float) -> float | int:
-    """A whole number as JavaScript writes it (``0``, not ``0.0``), as in Pi's JSON."""
-    return int(value) if value.is_integer() else value
