@@ -154,10 +154,7 @@ class EditTool(FileMutationTool):
             raise ToolError(f"Not a regular file: {params.path}") from exc
         except OSError as exc:
             raise ToolError(f"Could not write {params.path}: {exc.strerror or exc}") from exc
-        if len(reps) == 1:
-            message = f"Successfully replaced text in {params.path}."
-        else:
-            message = f"Successfully replaced {len(reps)} blocks in {params.path}."
+        message = f"Successfully replaced {len(reps)} block(s) in {params.path}."  # Pi 1.6's words, one edit or many
         details = {"diff": diffs.diff, "patch": diffs.patch, "firstChangedLine": diffs.first_changed_line}
         if any(r.fuzzy for r in reps):
             details["fuzzyMatch"] = True

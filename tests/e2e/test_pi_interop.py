@@ -147,7 +147,7 @@ KEPT = {
     # Provider error text: pi words HTTP errors as "500 boom" (its retry and overflow rules read that form).
     ".errorMessage: Pi": {"error"},
     # Tool prose the model reads is pi's own, like its system prompt.
-    ".content[0].text: Pi": {"edit", "edit_missing_text", "read_missing"},
+    ".content[0].text: Pi": {"edit_missing_text", "read_missing"},
 }
 
 

@@ -41,7 +41,7 @@ async def test_multi_edit_matches_original_content(tmp_path):
                         edits=[{"oldText": "z = 3", "newText": "z = 30"}, {"oldText": "x = 1", "newText": "y = 2"}])
     # The second edit's newText equals an original line, proving edits don't see each other.
     assert (tmp_path / "m.py").read_text() == "y = 2\ny = 2\nz = 30\n"
-    assert result.content[0].text == "Successfully replaced 2 blocks in m.py."
+    assert result.content[0].text == "Successfully replaced 2 block(s) in m.py."
     assert result.details["firstChangedLine"] == 1
 
 
