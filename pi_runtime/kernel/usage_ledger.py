@@ -167,9 +167,9 @@ class UsageLedger:
             if not isinstance(message, dict):
                 return  # not a message pi can read (a foreign or hand-edited line): nothing to count
             role = message.get("role")
+            self.counts["messages"] += 1  # the session's system message too, as Pi counts it
             if role == "system":
                 return
-            self.counts["messages"] += 1
             if role in ("user", "assistant", "toolResult"):
                 self.counts[role] += 1
             if role == "assistant":

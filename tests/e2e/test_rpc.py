@@ -258,7 +258,7 @@ def test_session_commands_fork_clone_switch_tree(rpc, loopback, tmp_path):
     forks = c.ok({"type": "get_fork_messages"})["messages"]
     assert [f["text"] for f in forks] == ["first question", "second question"]
     stats = c.ok({"type": "get_session_stats"})
-    assert (stats["userMessages"], stats["assistantMessages"], stats["totalMessages"]) == (2, 2, 4)
+    assert (stats["userMessages"], stats["assistantMessages"], stats["totalMessages"]) == (2, 2, 5)  # with the system message, as Pi
     assert stats["sessionFile"] == original["sessionFile"] and stats["tokens"]["total"] > 0
     out = tmp_path / "export.html"
     assert c.ok({"type": "export_html", "outputPath": str(out)}) == {"path": str(out)}

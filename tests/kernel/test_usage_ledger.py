@@ -45,7 +45,8 @@ def test_totals_count_plain_and_odd_usage_alike(tmp_path):
         40 * (10 + 2 + 20) + 7, 40 * (5 + 1) + 1, 40 * (30 + 60), 40 * (1 + 20))
     assert abs(totals.cost - (40 * (0.25 + 1 + 0.5) + 0.125)) < 1e-9
     assert totals.latest_cache_hit_rate == 60 / (20 + 60 + 20) * 100
-    assert ledger.counts == {"user": 40, "assistant": 120, "toolResult": 80, "toolCalls": 80, "messages": 240}
+    # Every message entry counts among the messages, the system one too (as Pi's totalMessages).
+    assert ledger.counts == {"user": 40, "assistant": 120, "toolResult": 80, "toolCalls": 80, "messages": 280}
 
 
 def test_entries_whose_message_or_content_is_not_an_object_are_left_out(tmp_path):
