@@ -15,7 +15,7 @@ from typing import Any
 
 from ... import deep_json
 from ..strict_schema import strict_choice, tool_parameters
-from ..transform import HistoryPreparer, plain_answer
+from ..transform import HistoryPreparer
 from ..types import Context, Model, Tool
 
 REASONING_FIELDS: tuple[str, ...] = ("reasoning_content", "reasoning", "reasoning_text")
@@ -244,6 +244,7 @@ def convert_messages(model: Model, context: Context, compat: dict[str, Any]) -> 
     # made here, without a call per message (20,000 messages: a third of the time).
     prepared = HistoryPreparer(model)
     ready, pending, add = prepared.out, prepared.pending, prepared.add
+    last = convert.last_role  # kept here while the loop makes turns itself, in convert for the others
     for message in context.messages:
         if plain and not pending and not images and type(message) is dict:
             kind = message.get("role")
@@ -251,20 +252,27 @@ def convert_messages(model: Model, context: Context, compat: dict[str, Any]) -> 
                 question = message.get("content")
                 if type(question) is str:
                     out.append({"role": "user", "content": question})  # what convert.user(...) adds
-                    convert.last_role = "user"
+                    last = "user"
                     continue
             elif kind == "assistant":
-                text = plain_answer(message)
-                if text is not None:
-                    convert.last_role = "assistant"  # what convert.text_answer(text) does
-                    if text.strip():
-                        out.append({"role": "assistant", "content": text})
-                    continue
+                blocks = message.get("content")  # ``plain_answer(message)``, inlined
+                if type(blocks) is list and len(blocks) == 1:
+                    block = blocks[0]
+                    if (type(block) is dict and block.get("type") == "text" and not block.get("textSignature")
+                            and message.get("stopReason") not in ("error", "aborted")):
+                        text = block.get("text") or ""
+                        last = "assistant"  # what convert.text_answer(text) does
+                        if text.strip():
+                            out.append({"role": "assistant", "content": text})
+                        continue
+        convert.last_role = last
         add(message)
         if ready:
             for item in ready:
                 convert_one(item)
             ready.clear()
+        last = convert.last_role
+    convert.last_role = last
     for item in prepared.finish():
         convert_one(item)
     convert.flush_images(images)
