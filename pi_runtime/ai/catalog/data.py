@@ -101,16 +101,8 @@ class _CatalogHead(msgspec.Struct, rename="camel", kw_only=True):
     providers: dict[str, ProviderInfo]
 
 
-class _ModelLists(msgspec.Struct, rename="camel", kw_only=True):
-    """Each provider's model list of each type, undecoded."""
-
-    models: dict[str, msgspec.Raw] = msgspec.field(default_factory=dict)
-    image_models: dict[str, msgspec.Raw] = msgspec.field(default_factory=dict)
-    classifier_models: dict[str, msgspec.Raw] = msgspec.field(default_factory=dict)
-
-
 class _CatalogFile(_CatalogHead, rename="camel", kw_only=True):
-    """The whole file (a layout ``_split`` does not know)."""
+    """The whole file, decoded when its model lists are wanted (at once in a layout ``_head`` does not know)."""
 
     models: dict[str, msgspec.Raw] = msgspec.field(default_factory=dict)
     image_models: dict[str, msgspec.Raw] = msgspec.field(default_factory=dict)
@@ -119,18 +111,19 @@ class _CatalogFile(_CatalogHead, rename="camel", kw_only=True):
 
 _LISTS_START = b'\n  "models": '
 """Where the model lists begin in the generator's layout (``scripts/generate_catalog.py``: one
-top-level key a line, indented two spaces; nothing nested is indented so little)."""
+top-level key a line, indented two spaces; nothing nested is indented so little). The head before
+them is a fiftieth of the file."""
 
 
-def _split(raw: bytes) -> tuple[_CatalogHead, bytes] | None:
-    """The head decoded and the model lists as a JSON object of their own, when the file has the
-    generator's layout; None otherwise (then it is decoded whole)."""
+def _head(raw: bytes) -> _CatalogHead | None:
+    """The head alone, when the file has the generator's layout; None otherwise (then the file is
+    decoded whole at once)."""
     start = raw.find(_LISTS_START)
     head = raw[:start].rstrip()
     if start < 0 or not head.endswith(b","):
         return None
     try:
-        return msgspec.json.decode(head[:-1] + b"}", type=_CatalogHead), b"{" + raw[start:]
+        return msgspec.json.decode(head[:-1] + b"}", type=_CatalogHead)
     except msgspec.DecodeError:
         return None
 
@@ -156,12 +149,11 @@ class BuiltinCatalog:
     def __init__(self, raw: bytes) -> None:
         # Skipping over the model lists is most of the cost of decoding the whole file (14 M
         # instructions of a ``pi -p`` run); a run with a models.json provider needs none of them.
-        split = _split(raw)
-        if split is not None:
-            data, self._lists_json = split
-            self._lists: _CatalogFile | None = None
-        else:
-            data = self._lists = msgspec.json.decode(raw, type=_CatalogFile)
+        head = _head(raw)
+        self._file = raw
+        """The file, until its model lists are read (they stay slices of it: ``msgspec.Raw``)."""
+        self._lists: _CatalogFile | None = None
+        data = head if head is not None else self._whole()
         if data.format != FORMAT:
             raise ValueError(f"{DATA_FILE.name}: format {data.format}, this pi reads {FORMAT}")
         self.source = data.source
@@ -173,11 +165,14 @@ class BuiltinCatalog:
     @functools.cached_property
     def _raw(self) -> dict[str, dict[str, msgspec.Raw]]:
         """Each type's model lists by provider, undecoded (the lists part read on first use)."""
-        lists: _ModelLists | _CatalogFile | None = self._lists
-        if lists is None:
-            lists = msgspec.json.decode(self._lists_json, type=_ModelLists)
-            self._lists_json = b""
+        lists = self._lists if self._lists is not None else self._whole()
         return {"chat": lists.models, "image": lists.image_models, "classifier": lists.classifier_models}
+
+    def _whole(self) -> _CatalogFile:
+        """The whole file decoded (the model lists left undecoded, each a ``msgspec.Raw``)."""
+        self._lists = msgspec.json.decode(self._file, type=_CatalogFile)
+        self._file = b""
+        return self._lists
 
     @functools.cached_property
     def generated_at_ms(self) -> int:
