@@ -194,7 +194,8 @@ def create_agent_session(
     typed = typed_settings(settings)
     options = ToolOptions(bash_env=bash_env, shell_path=typed.shell_path or None,
                           shell_command_prefix=typed.shell_command_prefix or None,
-                          auto_resize_images=lambda: typed_settings(settings).images.auto_resize)
+                          auto_resize_images=lambda: typed_settings(settings).images.auto_resize,
+                          current_model=lambda: current.model if (current := holder.get("session")) else None)
     own_tools = create_all_tools(cwd, options)
     # Pi lists a tool in the prompt's <tools> section when it is one of its own or gives a
     # prompt_snippet: an extension's, an SDK caller's or an MCP server's tool without one is left out.

@@ -20,9 +20,11 @@ from ..records import record
 
 
 class ToolParams(JsonModel):
-    """Base for tool parameter models: unknown arguments are rejected, names as the model sends them."""
+    """Base for tool parameter models, with names as the model sends them. Arguments a model adds
+    beyond the declared ones are ignored, as Pi's schema check lets them pass (small models add
+    ``encoding`` or ``recursive`` freely; refusing the call over them made a working read fail)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="ignore")
 
 
 @record
@@ -45,6 +47,8 @@ class ToolResult:
         out: dict[str, Any] = {"content": [c.to_wire() for c in self.content]}
         if self.details is not None:  # as Pi: a tool without details sends no details key
             out["details"] = self.details
+        if self.structured_content is not None:  # Pi's tool_execution_end carries it (never the session file)
+            out["structuredContent"] = self.structured_content
         if self.terminate:  # Pi's tool_execution_end carries the hint; a result without it has no key
             out["terminate"] = True
         if self.is_error:  # likewise Pi's isError of a result a tool returned failed
@@ -62,7 +66,7 @@ class ToolResult:
 
         content = msgspec.convert(data.get("content") or [], list[TextContent | ImageContent], strict=False)
         return cls(content=content, details=data.get("details"), terminate=bool(data.get("terminate", False)),
-                   is_error=bool(data.get("isError", False)))
+                   is_error=bool(data.get("isError", False)), structured_content=data.get("structuredContent"))
 
 
 Exposure = Literal["direct", "deferred", "model-only", "hidden"]

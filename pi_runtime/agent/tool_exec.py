@@ -94,12 +94,50 @@ def format_validation_error(tool: AgentTool, exc: ValueError, args: Any) -> str:
     lines = [f'Validation failed for tool "{tool.name}":']
     errors = exc.errors() if callable(getattr(exc, "errors", None)) else [{"msg": str(exc)}]  # type: ignore[attr-defined]
     for err in errors:
-        where = ".".join(str(p) for p in err.get("loc", ())) or "(root)"
-        lines.append(f"  - {where}: {err.get('msg')}")
+        where = ".".join(str(p) for p in err.get("loc", ())) or "root"
+        lines.append(f"  - {where}: {_problem(err)}")
     lines.append("")
     lines.append("Received arguments:")
     lines.append(_shown_arguments(args))
     return "\n".join(lines)
+
+
+_EXPECTED_JSON_TYPE = {
+    "string_type": "string", "int_type": "integer", "int_parsing": "integer", "int_from_float": "integer",
+    "float_type": "number", "float_parsing": "number", "bool_type": "boolean", "bool_parsing": "boolean",
+    "list_type": "array", "dict_type": "object", "model_type": "object", "none_required": "null",
+}
+"""The JSON type a parameter model's type error asked for, to word it as Pi's schema check does."""
+
+
+def _problem(err: dict[str, Any]) -> str:
+    """One refused argument in Pi's words ("missing", "expected string, got integer", "unknown
+    field"): the model reads the same text from pi as from Pi. Other problems keep the model's text."""
+    kind = err.get("type")
+    if kind == "missing":
+        return "missing"
+    if kind == "extra_forbidden":
+        return "unknown field"
+    expected = _EXPECTED_JSON_TYPE.get(str(kind))
+    if expected is not None and "input" in err:
+        return f"expected {expected}, got {_json_type(err['input'])}"
+    return str(err.get("msg"))
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "integer" if value.is_integer() else "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object" if isinstance(value, dict) else type(value).__name__
 
 
 MAX_SHOWN_ARGUMENTS = 20_000
@@ -245,6 +283,7 @@ class ToolBatch:
             if change is not None:
                 if change.content is not None:
                     result.content = change.content
+                    result.structured_content = None  # made from the content replaced: it may no longer match
                 if change.details is not None:
                     result.details = change.details
                 if change.is_error is not None:

@@ -186,6 +186,8 @@ class MessageBuilder:
         return index, events
 
     def toolcall_delta(self, index: int, delta: str) -> list[AssistantMessageEvent]:
+        if not delta:  # a chunk that names the call or gives its id only: announced, nothing to parse
+            return [ToolCallDeltaEvent(index, "", self.message)]
         parts = self._tool_json[index]
         parts.append(delta)
         total = self._tool_json_len[index] + len(delta)

@@ -18,6 +18,11 @@ from ..jsonmodel import ConfigDict, Field, JsonModel, to_camel
 from .wire import WireStruct, attach_wire
 
 
+def js_number(value: float) -> float | int:
+    """A whole number as JavaScript writes it in JSON (``3``, not ``3.0``), for output that must read as Pi's."""
+    return int(value) if value.is_integer() else value
+
+
 class WireModel(JsonModel):
     """Base for the config-side types serialised to Pi's JSON (``Model``); unknown keys kept."""
 
@@ -437,6 +442,9 @@ class Model(WireModel):
         from .redaction import MASK, url_for_display
 
         data = self.to_wire()
+        if isinstance(data.get("cost"), dict):  # prices as Pi writes them: 3 and 0, not 3.0 and 0.0
+            data["cost"] = {key: js_number(value) if isinstance(value, float) else value
+                            for key, value in data["cost"].items()}
         if self.base_url:
             data["baseUrl"] = url_for_display(self.base_url)
         if self.headers:

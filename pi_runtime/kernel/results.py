@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import field
 from typing import Any
 
+from ..ai.types import js_number
 from ..records import record
 
 
@@ -221,8 +222,9 @@ class SessionStats:
     """What each physical model cost, dearest first (a virtual model spreads a session over several)."""
 
     def to_wire(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "sessionFile": self.session_file,
+        # Pi leaves sessionFile out for a session not saved (--no-session).
+        out: dict[str, Any] = {"sessionFile": self.session_file} if self.session_file else {}
+        out.update({
             "sessionId": self.session_id,
             "userMessages": self.user_messages,
             "assistantMessages": self.assistant_messages,
@@ -230,8 +232,8 @@ class SessionStats:
             "toolResults": self.tool_results,
             "totalMessages": self.total_messages,
             "tokens": self.usage.to_wire(),
-            "cost": round(self.usage.cost, 6),
-        }
+            "cost": js_number(round(self.usage.cost, 6)),
+        })
         if self.context_usage is not None:
             out["contextUsage"] = self.context_usage.to_wire()
         if self.cost_by_model:

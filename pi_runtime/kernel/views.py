@@ -68,9 +68,10 @@ def session_state(session: Any) -> dict[str, Any]:
         "isCompacting": session.is_compacting,
         "steeringMode": agent.steering_mode,
         "followUpMode": agent.follow_up_mode,
-        "sessionFile": session.session_file,
-        "sessionId": session.session_id,
     })
+    if session.session_file:  # Pi leaves the key out for a session not saved (--no-session)
+        state["sessionFile"] = session.session_file
+    state["sessionId"] = session.session_id
     if session.session_name:
         state["sessionName"] = session.session_name
     state.update({

@@ -8,6 +8,7 @@ A handler gets the session and the command object and returns the response ``dat
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
 from typing import Any
 
 from ..ai.types import THINKING_LEVELS
@@ -19,6 +20,10 @@ QUEUE_MODES = ("all", "one-at-a-time")
 
 Handler = Callable[[Any, dict[str, Any]], Awaitable[Any]]
 COMMANDS: dict[str, Handler] = {}
+
+CLIENT_UI: ContextVar[Any] = ContextVar("rpc_client_ui", default=None)
+"""The RPC client's extension UI (``RpcExtensionUI``) while a command runs: what a command that
+answers as one of Pi's built-in extensions would (a notification) speaks through."""
 
 
 class CommandError(Exception):
@@ -77,8 +82,13 @@ async def _prompt(s: Any, cmd: dict[str, Any]) -> Any:
 
     mcp_reply = unowned_reply(_str(cmd, "message"), s)
     if mcp_reply is not None:
-        # /mcp with no MCP extension loaded (no mcp.json): answered here, not sent to the model.
-        raise CommandError(mcp_reply.text)
+        # /mcp with no MCP extension loaded (no mcp.json): answered here, not sent to the model, as
+        # Pi's built-in extension answers it: a notification, and the prompt handled.
+        ui = CLIENT_UI.get()
+        if ui is None:
+            raise CommandError(mcp_reply.text)
+        ui.notify(mcp_reply.text, "info" if mcp_reply.ok else "error")
+        return {"disposition": "handled"}
     disposition = await s.prompt(_str(cmd, "message"), _images(cmd), behavior, wait=False)
     return {"disposition": disposition}
 

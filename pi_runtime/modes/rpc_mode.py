@@ -19,7 +19,7 @@ import threading
 from typing import Any
 
 from .json_mode import event_listener
-from .rpc_commands import COMMANDS, NO_DATA
+from .rpc_commands import CLIENT_UI, COMMANDS, NO_DATA
 from .rpc_decode import DecodeError, decode_line
 from .shutdown import Shutdown
 from .writer import JsonlWriter
@@ -209,6 +209,7 @@ async def _handle_line(session: Any, writer: JsonlWriter, line: bytes, ui: Any) 
     if handler is None:
         await _send(writer, response(name, cmd_id, error=f"Unknown command: {name}"))
         return
+    CLIENT_UI.set(ui)  # this command's task only (each line runs in a task of its own)
     try:
         data = await handler(session, cmd)
     except asyncio.CancelledError:

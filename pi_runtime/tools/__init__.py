@@ -8,6 +8,7 @@ operations (``file_ops``, ``shell_ops``) so another machine can stand in for thi
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ..agent.tool import AgentTool
 from ..records import record
@@ -39,6 +40,9 @@ from .truncate import (
 )
 from .write import WriteTool
 
+if TYPE_CHECKING:
+    from ..ai.types import Model
+
 DEFAULT_TOOL_NAMES = ("read", "bash", "edit", "write")
 ALL_TOOL_NAMES = ("read", "bash", "edit", "write", "grep", "find", "ls")
 
@@ -60,6 +64,9 @@ class ToolOptions:
     """False forces grep/find onto the Python fallback."""
     auto_resize_images: bool | Callable[[], bool] = True
     """``images.autoResize`` for read (a callable is asked at each read)."""
+    current_model: Callable[[], Model | None] | None = None
+    """The session's model, asked at each read: an image read for a model that takes no images
+    says so in the result's details, as Pi's ``imageUnsupportedByModel``."""
 
 
 ToolFactory = Callable[[str, ToolOptions], AgentTool]
@@ -72,7 +79,8 @@ def _bash(cwd: str, o: ToolOptions) -> AgentTool:
 
 
 TOOL_FACTORIES: dict[str, ToolFactory] = {
-    "read": lambda cwd, o: ReadTool(cwd, file_ops=o.file_ops, auto_resize_images=o.auto_resize_images),
+    "read": lambda cwd, o: ReadTool(cwd, file_ops=o.file_ops, auto_resize_images=o.auto_resize_images,
+                                    current_model=o.current_model),
     "bash": _bash,
     "edit": lambda cwd, o: EditTool(cwd, file_ops=o.file_ops),
     "write": lambda cwd, o: WriteTool(cwd, file_ops=o.file_ops),

@@ -18,7 +18,7 @@ from typing import Any, BinaryIO, Literal
 
 from ..agent.tool import PREFER_STRICT_SCHEMA, AgentTool, ToolError, ToolParams, ToolResult, UpdateCallback
 from ..ai.abort import AbortSignal
-from ..ai.types import ImageContent, TextContent
+from ..ai.types import ImageContent, Model, TextContent
 from ..jsonmodel import Field
 from .operations import FileOperations, LocalFileOperations
 from .paths import resolve_read_path
@@ -116,7 +116,7 @@ class ReadTool(AgentTool):
     output_schema = READ_OUTPUT_SCHEMA
     constrained_sampling = PREFER_STRICT_SCHEMA
     description = (
-        "Read the contents of a file. Supports text files and images (jpg, png, gif, webp). "
+        "Read the contents of a file. Supports text files and images (jpg, png, gif, webp, bmp). "
         "Images are sent as attachments. For text files, output is truncated to "
         f"{DEFAULT_MAX_LINES} lines or {DEFAULT_MAX_BYTES // 1024}KB (whichever is hit first). "
         "Use offset/limit for large files. When you need the full file, continue with offset "
@@ -132,6 +132,7 @@ class ReadTool(AgentTool):
         max_lines: int = DEFAULT_MAX_LINES,
         max_bytes: int = DEFAULT_MAX_BYTES,
         auto_resize_images: bool | Callable[[], bool] = True,
+        current_model: Callable[[], Model | None] | None = None,
     ) -> None:
         """Args:
         cwd: Directory relative paths resolve against.
@@ -140,12 +141,16 @@ class ReadTool(AgentTool):
         max_bytes: Byte budget per call.
         auto_resize_images: Fit images to Pi's limits (``images.autoResize``); a callable is
             asked at each read, so a settings change applies at once.
+        current_model: The session's model, asked at each image read: when it takes no images the
+            result's details name it (``imageUnsupportedByModel``, as Pi records it), so the app can
+            say that the model saw a placeholder.
         """
         self.cwd = cwd
         self.file_ops: FileOperations = file_ops or LocalFileOperations()
         self.max_lines = max_lines
         self.max_bytes = max_bytes
         self.auto_resize_images = auto_resize_images
+        self.current_model = current_model
 
     async def execute(
         self,
@@ -199,7 +204,10 @@ class ReadTool(AgentTool):
         if image.data is None:
             return ToolResult.text("\n".join([f"Read image file [{mime}]", *image.hints]))
         note = "\n".join([f"Read image file [{image.mime_type}]", *image.hints])
-        return ToolResult(content=[TextContent(text=note), ImageContent(data=image.data, mime_type=image.mime_type)])
+        model = self.current_model() if self.current_model is not None else None
+        details = None if model is None or "image" in model.input else {"imageUnsupportedByModel": model.id}
+        return ToolResult(content=[TextContent(text=note), ImageContent(data=image.data, mime_type=image.mime_type)],
+                          details=details)
 
     def _text_result(self, fh: BinaryIO, params: ReadParams, signal: AbortSignal | None) -> ToolResult:
         start = max(0, (params.offset or 1) - 1)

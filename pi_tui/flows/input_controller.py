@@ -131,6 +131,9 @@ class InputController:
         await transcript.start_bash(request_id, command, exclude)
         result = await session.execute_bash(command, exclude, request_id=request_id)
         transcript.finish_bash(request_id, command, result, exclude)
+        if session is self._app.session:
+            # The output is now in the context; no answer or run end comes to refresh the footer.
+            self._app.chrome.refresh_stats(session)
 
     # ------------------------------------------------------------------ queue and abort
 

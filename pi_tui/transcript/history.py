@@ -11,7 +11,7 @@ from typing import Any
 from textual.widget import Widget
 
 from ..extension_ui.extension_render import custom_message_widget, tool_renderer_lookup
-from .message_panel import MessagePanel
+from .message_panel import MessagePanel, cut_output_note
 from .notice import Notice
 from .streaming_markdown import StreamingMarkdown
 from .thinking_block import ThinkingBlock
@@ -64,10 +64,8 @@ def bash_panel(message: Any, expanded: bool = False) -> MessagePanel:
     elif message.exit_code not in (0, None):
         status = f" (exit {message.exit_code})"
     prefix = "!!" if message.exclude_from_context else "!"
-    body = message.output.rstrip("\n")
-    if message.truncated and message.full_output_path:
-        body += f"\n[output truncated; full output in {message.full_output_path}]"
-    return MessagePanel(f"{prefix} {message.command}{status}", body, "bash", message=message, expanded=expanded)
+    return MessagePanel(f"{prefix} {message.command}{status}", message.output.rstrip("\n"), "bash", message=message,
+                        expanded=expanded, note=cut_output_note(message.truncated, message.full_output_path))
 
 
 def widgets_for(message: Any, results: dict[str, Any], *, cwd: str, tools_expanded: bool,

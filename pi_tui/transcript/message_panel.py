@@ -23,10 +23,16 @@ finished command's panel shows the recorded output, which is cut the same way (2
 and splitting everything so far."""
 
 
+def cut_output_note(truncated: bool, full_output_path: str | None) -> str:
+    """Pi's line under a ``!`` command whose output was cut: where the whole of it was saved."""
+    return f"Output truncated. Full output: {terminal_safe(full_output_path)}" if truncated and full_output_path else ""
+
+
 class MessagePanel(Vertical):
     """A labelled panel; ``variant`` is bash, compaction, branch or custom (CSS picks colours)."""
 
-    def __init__(self, label: str, body: str, variant: str, *, message: Any = None, expanded: bool = False) -> None:
+    def __init__(self, label: str, body: str, variant: str, *, message: Any = None, expanded: bool = False,
+                 note: str = "") -> None:
         super().__init__(classes=f"message-panel panel-{variant}")
         self.label = label
         self.body = body
@@ -36,10 +42,17 @@ class MessagePanel(Vertical):
         """Show the whole body (bash output is otherwise cut to its last lines)."""
         self.dropped_lines = 0
         """Lines of a running command's output no longer kept at the front of ``body``."""
+        self.note = note
+        """A warning under the body: where a cut command's whole output was saved, as Pi says it."""
 
     def compose(self) -> ComposeResult:
         yield Static(Text(self.label, style="bold"), classes="panel-label", markup=False)
-        yield Static(self._body_text(), classes="panel-body", markup=False)
+        body = Static(self._body_text(), classes="panel-body", markup=False)
+        body.display = self._has_body()
+        yield body
+        note = Static(Text(self.note), classes="panel-note", markup=False)
+        note.display = bool(self.note)
+        yield note
 
     def _body_text(self) -> RenderableType:
         if self.variant == "bash":
@@ -61,15 +74,20 @@ class MessagePanel(Vertical):
             self.dropped_lines += body.count("\n", 0, cut)
             body = body[cut:]
         self.body = body
-        if self.is_mounted:
-            self.query_one(".panel-body", Static).update(self._body_text())
+        self._redraw_body()
 
     def set_output(self, output: str) -> None:
         """The finished command's recorded output, in place of the live one."""
         self.body = output
         self.dropped_lines = 0
+        self._redraw_body()
+
+    def set_note(self, note: str) -> None:
+        self.note = note
         if self.is_mounted:
-            self.query_one(".panel-body", Static).update(self._body_text())
+            shown = self.query_one(".panel-note", Static)
+            shown.update(Text(note))
+            shown.display = bool(note)
 
     def set_label(self, label: str) -> None:
         self.label = label
@@ -78,5 +96,14 @@ class MessagePanel(Vertical):
 
     def set_expanded(self, expanded: bool) -> None:
         self.expanded = expanded
+        self._redraw_body()
+
+    def _has_body(self) -> bool:
+        # A command without output (``!true``, one cancelled at once) is its label alone, as in Pi.
+        return self.variant != "bash" or bool(self.body) or bool(self.dropped_lines)
+
+    def _redraw_body(self) -> None:
         if self.is_mounted:
-            self.query_one(".panel-body", Static).update(self._body_text())
+            shown = self.query_one(".panel-body", Static)
+            shown.update(self._body_text())
+            shown.display = self._has_body()

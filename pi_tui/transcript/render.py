@@ -14,6 +14,8 @@ from typing import Any
 
 from rich.text import Text
 
+from .image_size import image_fallback
+
 DIFF_PREVIEW_LINES = 12
 """Diff lines shown while a tool box is collapsed."""
 OUTPUT_PREVIEW_LINES = 5
@@ -77,14 +79,17 @@ def tool_title(name: str, args: dict[str, Any] | None, cwd: str | None = None) -
 
 
 def result_text(content: Any) -> str:
-    """The text parts of a tool result's content (images become a placeholder)."""
+    """The text parts of a tool result's content; an image becomes the text Pi shows for it in a
+    terminal that shows no pictures (its type and size)."""
     parts: list[str] = []
     for block in content or []:
         kind = getattr(block, "type", None) or (block.get("type") if isinstance(block, dict) else None)
         if kind == "text":
             parts.append(getattr(block, "text", None) or (block.get("text", "") if isinstance(block, dict) else ""))
         elif kind == "image":
-            parts.append("[image]")
+            data = getattr(block, "data", None) or (block.get("data") if isinstance(block, dict) else None)
+            mime = getattr(block, "mime_type", None) or (block.get("mimeType") if isinstance(block, dict) else None)
+            parts.append(image_fallback(data if isinstance(data, str) else "", mime if isinstance(mime, str) else "image"))
     return "\n".join(parts)
 
 

@@ -202,6 +202,7 @@ class ToolBox(Widget):
             hidden = len(self.output.splitlines())
             if hidden:
                 parts.append(Text(f"… ({hidden} line{'s' if hidden != 1 else ''}, ctrl+o to expand)", style=dim))
+            self._add_image_warning(parts)
         else:
             output, saved_note = self._output_and_saved_note()
             if not limit:
@@ -212,10 +213,21 @@ class ToolBox(Widget):
                     f"… ({hidden} earlier line{'s' if hidden != 1 else ''}, ctrl+o to expand)", style=dim)))
             if saved_note:
                 parts.append(Text(saved_note, style=variables.get("pi-warning", "")))
+            if self.tool_name == "read":
+                self._add_image_warning(parts)
         if self.tool_name == "bash" and self.duration_ms is not None and self.state in ("success", "error"):
             parts.append(Text(f"Took {format_tool_duration(self.duration_ms)}", style=variables.get("pi-dim", "")))
         return Group(*parts)
 
+
+    def _add_image_warning(self, parts: list[RenderableType]) -> None:
+        """Pi's line under an image read for a model that takes no images (the tool recorded which
+        model in its details): what the user sees is not what the model saw."""
+        details = getattr(self.result, "details", None)
+        model = details.get("imageUnsupportedByModel") if isinstance(details, dict) else None
+        if isinstance(model, str) and model:
+            parts.append(Text(f"[{terminal_safe(model)} does not support images; it saw a placeholder instead]",
+                              style=self.app.theme_variables.get("pi-warning", "")))
 
     def _output_and_saved_note(self) -> tuple[str, str]:
         """The output to show and, for a command whose output was cut and saved, Pi's note saying

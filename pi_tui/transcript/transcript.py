@@ -26,7 +26,7 @@ from ..extension_ui.extension_render import (
 )
 from .history import TRUNCATED_REPLY, aborted_text, summary_last, user_text
 from .jump_hint import EndOutOfSight, scrolled_away
-from .message_panel import MessagePanel
+from .message_panel import MessagePanel, cut_output_note
 from .notice import Notice
 from .start_hints import StartHints
 from .streaming_markdown import StreamingMarkdown
@@ -426,6 +426,7 @@ class Transcript(VerticalScroll, can_focus=False):
             f" (exit {result.exit_code})" if result.exit_code not in (0, None) else "")
         panel.set_label(f"{prefix} {command}{status}")
         panel.set_output(result.output.rstrip("\n"))
+        panel.set_note(cut_output_note(result.truncated, result.full_output_path))
 
     def set_tools_expanded(self, expanded: bool) -> None:
         self.tools_expanded = expanded

@@ -329,8 +329,22 @@ async def test_unknown_tool_and_invalid_arguments_become_error_results():
     text = results["v"].content[0].text
     assert results["v"].is_error
     assert 'Validation failed for tool "echo"' in text
-    assert "text: Field required" in text and '"txt": 1' in text
+    assert "text: missing" in text and '"txt": 1' in text
+    assert "txt:" not in text  # an argument beyond the declared ones is not a problem (Pi lets it pass)
     assert agent.state.messages[-1].text() == "sorry"
+
+
+async def test_arguments_are_refused_in_pis_words_and_extra_ones_pass():
+    p = provider().push(
+        ScriptedResponse([ScriptedToolCall("echo", {"text": 5}, id="t"),
+                          ScriptedToolCall("echo", {"text": "hi", "encoding": "utf-8"}, id="e")]),
+        scripted_text("done"),
+    )
+    agent = Agent(p.model(), tools=[make_echo()])
+    await agent.prompt("go")
+    results = {m.tool_call_id: m for m in agent.state.messages if m.role == "toolResult"}
+    assert results["t"].is_error and "  - text: expected string, got integer\n" in results["t"].content[0].text
+    assert not results["e"].is_error and results["e"].content[0].text == "HI"
 
 
 async def test_tool_exception_is_an_error_result_not_a_crash():

@@ -101,11 +101,11 @@ async def test_reasoning_deltas_become_thinking(loopback, field):
     ]))
     events, message = await run(make_model(loopback, reasoning=True), reasoning="medium")
 
-    assert types(events) == ["start", "thinking_start", "thinking_delta", "thinking_delta", "thinking_end",
-                             "text_start", "text_delta", "text_delta", "text_end", "done"]
-    assert events[4].content == "Let me think."
-    assert [e.content_index for e in events[1:5]] == [0, 0, 0, 0]
-    assert [e.content_index for e in events[5:9]] == [1, 1, 1, 1]
+    # As Pi 1.6 streams it: every block stays open until the end, then ends in content order.
+    assert types(events) == ["start", "thinking_start", "thinking_delta", "thinking_delta", "text_start",
+                             "text_delta", "text_delta", "thinking_end", "text_end", "done"]
+    assert events[7].content == "Let me think."
+    assert [e.content_index for e in events[1:9]] == [0, 0, 0, 1, 1, 1, 0, 1]
     assert message.content[0] == ThinkingContent(thinking="Let me think.", thinking_signature=field)
     assert message.content[1] == TextContent(text="Answer 42")
     assert loopback.requests[0].json()["reasoning_effort"] == "medium"
@@ -136,10 +136,10 @@ async def test_two_tool_calls_with_arguments_split_mid_token(loopback):
             seen_partials.append(dict(event.partial.content[event.content_index].arguments))
     message = await s.result()
 
-    assert types(events) == [
-        "start", "text_start", "text_delta", "text_end",
-        "toolcall_start", *["toolcall_delta"] * 5, "toolcall_start", *["toolcall_delta"] * 3,
-        "toolcall_end", "toolcall_end", "done",
+    assert types(events) == [  # Pi 1.6's order: the text stays open past the calls; each chunk is a delta
+        "start", "text_start", "text_delta",
+        "toolcall_start", *["toolcall_delta"] * 6, "toolcall_start", *["toolcall_delta"] * 3,
+        "text_end", "toolcall_end", "toolcall_end", "done",
     ]
     assert message.stop_reason == "toolUse"
     assert message.content[1] == ToolCall(id="call_a", name="read", arguments={"path": "src/main.py", "limit": 20})
@@ -147,10 +147,28 @@ async def test_two_tool_calls_with_arguments_split_mid_token(loopback):
     assert events[-3].tool_call.arguments == {"path": "src/main.py", "limit": 20}
     assert events[-2].tool_call.arguments == {"command": "ls -la"}
     # Partial arguments grow while the JSON is still arriving.
-    assert seen_partials[1] == {"path": "src/ma"}
+    assert seen_partials[2] == {"path": "src/ma"}
     assert seen_partials[-1] == {"command": "ls -la"}
     assert "".join(e.delta for e in events if e.type == "toolcall_delta" and e.content_index == 1) == \
         '{"path": "src/main.py", "limit": 20}'
+
+
+async def test_text_after_a_tool_call_and_reasoning_after_text_grow_the_first_blocks_as_in_pi(loopback):
+    loopback.push(Reply.sse([
+        chunk({"reasoning_content": "Plan."}), chunk({"content": "Reading."}),
+        chunk({"tool_calls": [{"index": 0, "id": "call_a", "type": "function",
+                               "function": {"name": "read", "arguments": '{"path": "a"}'}}]}),
+        chunk({"content": " Then more."}), chunk({"reasoning": " And more thought."}),
+        chunk(finish="tool_calls"), "[DONE]",
+    ]))
+    events, message = await run(make_model(loopback, reasoning=True), reasoning="medium")
+
+    assert message.content == [ThinkingContent(thinking="Plan. And more thought.", thinking_signature="reasoning_content"),
+                               TextContent(text="Reading. Then more."),
+                               ToolCall(id="call_a", name="read", arguments={"path": "a"})]
+    assert [(e.type, e.content_index) for e in events if e.type.endswith(("_start", "_end"))] == [
+        ("thinking_start", 0), ("text_start", 1), ("toolcall_start", 2),
+        ("thinking_end", 0), ("text_end", 1), ("toolcall_end", 2)]
 
 
 async def test_usage_with_cached_tokens_and_cost(loopback):

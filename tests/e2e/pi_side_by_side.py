@@ -73,6 +73,21 @@ def reasoning_answer(_request: RecordedRequest) -> Reply:
     ])
 
 
+def interleaved_blocks(request: RecordedRequest) -> Reply:
+    """Reasoning, text, a tool call whose first chunk has empty arguments (as OpenAI sends it),
+    then more text and more reasoning in the same message; an answer once the tool result is back."""
+    if _last_role(request) == "tool":
+        return _answer()
+    call = {"index": 0, "id": "call_1", "type": "function", "function": {"name": "read", "arguments": ""}}
+    return Reply.sse([
+        _chunk({"role": "assistant", "reasoning_content": "Plan."}), _chunk({"content": "Reading."}),
+        _chunk({"tool_calls": [call]}),
+        _chunk({"tool_calls": [{"index": 0, "function": {"arguments": json.dumps({"path": "a.txt"})}}]}),
+        _chunk({"content": " Then more."}), _chunk({"reasoning_content": " More thought."}),
+        _chunk(finish="tool_calls"), _usage(40, 9, reasoning=4), "[DONE]",
+    ])
+
+
 def server_error(_request: RecordedRequest) -> Reply:
     return Reply.json(500, {"error": {"message": "boom", "type": "server_error"}})
 
@@ -247,7 +262,11 @@ SCENARIOS: dict[str, Scenario] = {s.name: s for s in [
     Scenario("read_missing", tool_then_answer("read", {"path": "missing.txt"})),
     Scenario("unknown_tool", tool_then_answer("nosuch", {"x": 1})),
     Scenario("bad_args", tool_then_answer("read", {"offset": 2})),
+    # Arguments beyond the declared ones pass (small models add them): the read succeeds in both.
+    Scenario("extra_arg", tool_then_answer("read", {"path": "a.txt", "encoding": "utf-8"}), files={"a.txt": "one\ntwo\n"}),
     Scenario("reasoning", reasoning_answer, model="loop/r1", extra_args=("--thinking", "low")),
+    Scenario("interleaved", interleaved_blocks, model="loop/r1", extra_args=("--thinking", "low"),
+             files={"a.txt": "one\ntwo\n"}),
     Scenario("error", server_error),
     Scenario("abort", stalled_answer, mode="rpc", rpc=rpc_abort),
     Scenario("queue", slow_then_quick, mode="rpc", rpc=rpc_queue),

@@ -17,7 +17,9 @@ from pi_runtime import deep_json
 from pi_runtime.testing.loopback import Reply
 
 DEPTH = 3000
-DEEP_ARGS = '{"command":"echo deep-ok","x":' + "[" * DEPTH + "]" * DEPTH + "}"
+# The deep value is a declared argument of the wrong type, so the call is refused (an undeclared
+# one would be ignored, as Pi ignores it, and the command would run).
+DEEP_ARGS = '{"command":"echo deep-ok","timeout":' + "[" * DEPTH + "]" * DEPTH + "}"
 
 
 def deep_tool_reply() -> Reply:
@@ -49,14 +51,14 @@ def test_print_mode_completes_a_turn_with_deeply_nested_tool_arguments(env, loop
     assert "Traceback" not in result.stderr and "RecursionError" not in result.stderr
     messages = [e["message"] for e in stored_entries(env) if e["type"] == "message"]
     call = next(m for m in messages if m["role"] == "assistant" and m["content"][0]["type"] == "toolCall")
-    assert depth_of(call["content"][0]["arguments"]["x"]) == DEPTH
+    assert depth_of(call["content"][0]["arguments"]["timeout"]) == DEPTH
     # The refused arguments go back to the model, but not as 18 MB of indentation.
     tool_result = next(m for m in messages if m["role"] == "toolResult")
     assert tool_result["isError"] and len(json.dumps(tool_result)) < 100_000
     # The second request carried the deep call back to the model intact.
     sent = deep_json.loads(loopback.requests[1].body)
     sent_call = next(m for m in sent["messages"] if m.get("tool_calls"))
-    assert depth_of(deep_json.loads(sent_call["tool_calls"][0]["function"]["arguments"])["x"]) == DEPTH
+    assert depth_of(deep_json.loads(sent_call["tool_calls"][0]["function"]["arguments"])["timeout"]) == DEPTH
 
     # Resumed: the deep entry is read back and sent again.
     loopback.push(text_reply("resumed"))
@@ -73,7 +75,7 @@ def test_json_mode_writes_every_event_of_the_deep_turn(env, loopback):
     types = [e["type"] for e in events]
     assert "tool_execution_end" in types and "agent_end" in types
     start = next(e for e in events if e["type"] == "tool_execution_start")
-    assert depth_of(start["args"]["x"]) == DEPTH
+    assert depth_of(start["args"]["timeout"]) == DEPTH
 
 
 RAISING_VALIDATOR = '''

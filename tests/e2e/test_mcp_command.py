@@ -87,7 +87,10 @@ def test_rpc_mode_mcp_without_servers_is_answered_not_prompted(loopback, env):
     client = RpcClient(env, "--model", MODEL)
     try:
         response = client.request({"type": "prompt", "message": "/mcp"})
-        assert response["success"] is False and response["error"].startswith("No MCP servers configured")
+        # As Pi's built-in MCP extension answers it: a notification, and the prompt handled.
+        assert response["success"] is True and response["data"] == {"disposition": "handled"}
+        note = client.wait_event("extension_ui_request", method="notify")
+        assert note["message"].startswith("No MCP servers configured") and note["notifyType"] == "info"
         assert loopback.requests == []
         assert client.close() == 0
     finally:

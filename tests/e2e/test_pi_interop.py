@@ -142,18 +142,12 @@ def typed_round_trip(entry):
 
 # Differences kept on purpose (see pi_side_by_side.py for how records are compared):
 KEPT = {
-    # Pi 1.6's structured tool output (outputSchema, for codemode scripts) rides only on the live
-    # tool_execution_end event; pi has no codemode and does not build it.
-    "structuredContent: only Pi": None,
     # Pi copies the shown text into details.truncation.content; pi leaves the duplicate out of the file.
     "truncation.content: only Pi": None,
     # Provider error text: pi words HTTP errors as "500 boom" (its retry and overflow rules read that form).
     ".errorMessage: Pi": {"error"},
     # Tool prose the model reads is pi's own, like its system prompt.
-    ".content[0].text: Pi": {"edit", "edit_missing_text", "read_missing", "bad_args"},
-    # pi's openai-completions stream ends a thinking block when text starts, as Pi's other providers do;
-    # Pi's ends every block at the end of the stream.
-    "thinking_end": {"reasoning"},
+    ".content[0].text: Pi": {"edit", "edit_missing_text", "read_missing"},
 }
 
 
@@ -165,7 +159,7 @@ def _unexplained(scenario: str, lines: list[str]) -> list[str]:
 
 
 @pytest.mark.parametrize("scenario", ["bash", "bash_exit", "bash_long", "edit", "read_missing", "reasoning",
-                                      "error", "abort", "queue"])
+                                      "interleaved", "bad_args", "extra_arg", "error", "abort", "queue"])
 def test_session_lines_and_events_have_pis_fields(tmp_path, scenario):
     """Pi and pi run one scenario each against the same scripted server; the session files and
     the JSON/RPC records must agree in field names, presence, types, order and meaningful values."""

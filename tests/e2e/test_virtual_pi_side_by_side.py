@@ -234,8 +234,5 @@ def test_json_mode_events_as_pi(tmp_path):
         records = [json.loads(line) for line in run.stdout.splitlines() if line.strip()]
         return side.event_shape(side.Run(run.entries, records, run.stdout, run.returncode, run.requests))
 
-    differences = side.differences(events(theirs), events(ours))
-    # Kept on purpose (as in test_pi_interop): Pi's structured tool output for codemode rides on
-    # tool_execution_end only.
-    assert [d for d in differences if "structuredContent: only Pi" not in d] == []
+    assert side.differences(events(theirs), events(ours)) == []
     assert any(e.get("type") == "entry_appended" for e in events(ours))

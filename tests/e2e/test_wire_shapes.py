@@ -56,8 +56,10 @@ def test_json_events_of_a_failing_command_and_of_an_edit(loopback, env, tmp_path
     bash_end = next(r for r in records if r["type"] == "tool_execution_end" and r["toolCallId"] == "call_1")
     assert bash_end["isError"] is True
     # A failed command is a result the tool returned: no details, isError in the result as well.
+    structured = bash_end["result"].pop("structuredContent")  # after the content, as in Pi 1.6
     assert bash_end["result"] == {"content": [{"type": "text", "text": "out\n\n\nCommand exited with code 3"}],
                                   "isError": True}
+    assert (structured["output"], structured["exit_code"]) == ("out\n", 3)
 
     edit_end = next(r for r in records if r["type"] == "tool_execution_end" and r["toolCallId"] == "call_2")
     assert edit_end["result"]["details"] == {

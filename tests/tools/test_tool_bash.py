@@ -64,8 +64,10 @@ async def test_nonzero_exit_is_an_error_result_with_output(tmp_path):
     assert result.is_error
     assert result.content[0].text == "partial\n\n\nCommand exited with code 7"
     assert result.details is None
-    assert result.to_wire() == {"content": [{"type": "text", "text": "partial\n\n\nCommand exited with code 7"}],
-                                "isError": True}
+    wire = result.to_wire()
+    structured = wire.pop("structuredContent")  # as Pi's tool_execution_end carries it
+    assert wire == {"content": [{"type": "text", "text": "partial\n\n\nCommand exited with code 7"}], "isError": True}
+    assert (structured["output"], structured["exit_code"], structured["truncated"]) == ("partial\n", 7, False)
 
 
 async def test_nonzero_exit_without_output(tmp_path):

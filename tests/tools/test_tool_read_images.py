@@ -95,3 +95,20 @@ def test_block_images_replaces_each_image_with_pis_note_once_per_run():
         "look", "Image reading is disabled.", "and this"]
     assert [b.text for b in blocked_tool.content] == ["Read image file", "Image reading is disabled."]
     assert user.content[1] is pixel  # the stored message is not changed
+
+
+async def test_an_image_read_for_a_model_without_images_names_it_in_the_details_as_pi_does(tmp_path):
+    from pi_runtime.ai.providers.scripted import ScriptedProvider
+
+    Image.new("RGB", (64, 48), (9, 9, 9)).save(tmp_path / "pic.png")
+    (tmp_path / "notes.txt").write_text("hello\n")
+    provider = ScriptedProvider("images")
+    current = {"model": provider.model("text-only", input=["text"])}
+    tool = ReadTool(str(tmp_path), current_model=lambda: current["model"])
+    result = await read(tool, "pic.png")
+    assert result.details == {"imageUnsupportedByModel": "text-only"}
+    assert isinstance(result.content[1], ImageContent)  # the image is still the result: the request leaves it out
+    assert (await read(tool, "notes.txt")).details is None
+    current["model"] = provider.model("sees")  # asked at each read: a model switch applies at once
+    assert (await read(tool, "pic.png")).details is None
+    assert (await read(ReadTool(str(tmp_path)), "pic.png")).details is None

@@ -16,7 +16,7 @@ from pi_tui.transcript.tool_box import ToolBox
 from pi_tui.transcript.user_message import UserMessage
 from pi_tui.transcript.welcome_panel import WelcomePanel
 
-from .conftest import keyless_session, make_session, screen_text, settle, workers_done
+from .conftest import keyless_session, make_session, screen_text, settle, wait_for, workers_done
 
 
 def last_user_text(provider, request: int = -1) -> str:
@@ -132,6 +132,47 @@ async def test_user_bash_command_runs_and_is_recorded(provider, session):
         [message] = [m for m in session.messages if m.role == "bashExecution"]
         assert message.command == "echo from-shell" and "from-shell" in message.output
         assert not provider.requests  # `!` does not call the model
+
+
+async def test_a_cut_command_says_where_its_whole_output_is_and_the_footer_counts_it_as_pi_does(provider, session):
+    from pathlib import Path
+
+    app = create_app(session, static=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press(*"!seq 1 30000", "enter")  # 169 KB: cut, and saved whole (over 50 KB)
+        await app.workers.wait_for_complete()
+        await workers_done(pilot)
+        [message] = [m for m in session.messages if m.role == "bashExecution"]
+        assert message.truncated and message.full_output_path
+        note = f"Output truncated. Full output: {message.full_output_path}"
+        assert await wait_for(pilot, lambda: note in screen_text(app).replace("\n", ""))
+        assert Path(message.full_output_path).read_text().endswith("29999\n30000\n")
+        usage = session.context_usage()
+        assert usage is not None and usage.percent and usage.tokens and usage.tokens > 2_000  # the kept 2,000 lines
+        assert await wait_for(pilot, lambda: f"{usage.percent:.1f}%/200k" in screen_text(app))  # the footer says so at once
+        await pilot.press(*"!echo short", "enter")
+        await app.workers.wait_for_complete()
+        await workers_done(pilot)
+        assert screen_text(app).count("Output truncated") == 1  # only under the cut one
+    replayed = create_app(session, static=True)  # the recorded command, shown again from the session
+    async with replayed.run_test(size=(100, 30)) as pilot:
+        assert await wait_for(pilot, lambda: note in screen_text(replayed).replace("\n", ""))
+
+
+async def test_a_command_without_output_is_its_label_alone(session):
+    from pi_tui.transcript.message_panel import MessagePanel
+
+    app = create_app(session, static=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press(*"!true", "enter")
+        await app.workers.wait_for_complete()
+        await workers_done(pilot)
+        [panel] = app.query(MessagePanel)
+        assert panel.label == "! true" and not panel.query_one(".panel-body").display  # no blank row under it
+        await pilot.press(*"!echo out", "enter")
+        await app.workers.wait_for_complete()
+        await workers_done(pilot)
+        assert app.query(MessagePanel)[-1].query_one(".panel-body").display
 
 
 async def test_a_dialog_answered_twice_takes_the_first_answer_and_leaves_the_app_open(session):

@@ -4,6 +4,9 @@ bash output with the hidden lines counted above it and the run time, numbered di
 from __future__ import annotations
 
 from pi_runtime.ai.providers.scripted import scripted_text, scripted_tool_call
+from pi_runtime.sdk import create_agent_session
+from pi_runtime.session import SessionManager
+from pi_runtime.settings import SettingsManager
 from pi_tui.launch import create_app
 from pi_tui.transcript.render import numbered_diff
 from pi_tui.transcript.tool_box import ToolBox
@@ -175,3 +178,22 @@ async def test_a_box_given_its_result_before_it_is_mounted_is_styled_once_mounte
         await app.transcript.mount(box)
         await pilot.pause()
         assert box.styles.background == Color.parse(app.theme_variables["pi-tool-error-bg"])
+
+
+async def test_an_image_read_says_what_it_is_and_that_the_model_saw_a_placeholder(provider, workdir):
+    from PIL import Image
+
+    Image.new("RGB", (64, 48), (9, 9, 9)).save(workdir / "pic.png")
+    provider.push(scripted_tool_call("read", {"path": "pic.png"}, id="call_r"), scripted_text("Done."))
+    session = create_agent_session(cwd=str(workdir), model=provider.model("text-only", input=["text"]),
+                                   session_manager=SessionManager.in_memory(), settings=SettingsManager.in_memory({}))
+    app = create_app(session, static=True)
+    warning = "[text-only does not support images; it saw a placeholder instead]"
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.press(*"look", "enter")
+        await settle(pilot, session)
+        assert warning in screen_text(app) and "[Image:" not in screen_text(app)
+        await pilot.press("ctrl+o")
+        assert await wait_for(pilot, lambda: "[Image: [image/png] 64x48]" in screen_text(app))
+        text = screen_text(app)
+        assert text.index("[Image: [image/png] 64x48]") < text.index(warning)

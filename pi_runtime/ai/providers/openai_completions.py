@@ -197,8 +197,10 @@ async def stream(model: Model, context: Context, options: StreamOptions) -> Asyn
         return
     headers = request_headers(model, options, api_key, compat)
     msg = builder.message
-    current = -1  # index of the open text/thinking block
-    current_kind = ""
+    # One thinking block and one text block per message, each open until the stream ends, as Pi
+    # 1.6 builds them: text after a tool call (or reasoning after text) grows the same block, and
+    # every block ends at the finish, in content order (text_end after the tool call's events).
+    text_at = thinking_at = -1
     tools: dict[int, tuple[str | None, int]] = {}  # wire index -> (call id, block index)
     finish: str | None = None
     saw_done = False
@@ -245,34 +247,22 @@ async def stream(model: Model, context: Context, options: StreamOptions) -> Asyn
             for field in REASONING_FIELDS if len(delta) > 1 or not piece else ():
                 thought = delta.get(field)
                 if thought and isinstance(thought, str):
-                    if current_kind != field:
-                        if current >= 0:
-                            for event in builder.end_block(current):
-                                yield event
-                        current, events = builder.thinking_start(signature=field)
-                        current_kind = field
+                    if thinking_at < 0:  # the first reasoning field seen names the block's signature
+                        thinking_at, events = builder.thinking_start(signature=field)
                         for event in events:
                             yield event
-                    for event in builder.thinking_delta(current, thought):
+                    for event in builder.thinking_delta(thinking_at, thought):
                         yield event
                     break
             if piece:
-                if current_kind != "text":
-                    if current >= 0:
-                        for event in builder.end_block(current):
-                            yield event
-                    current, events = builder.text_start()
-                    current_kind = "text"
+                if text_at < 0:
+                    text_at, events = builder.text_start()
                     for event in events:
                         yield event
-                for event in builder.text_delta(current, piece):
+                for event in builder.text_delta(text_at, piece):
                     yield event
             calls = delta.get("tool_calls")
             if calls:
-                if current >= 0:
-                    for event in builder.end_block(current):
-                        yield event
-                    current, current_kind = -1, ""
                 for position, call in enumerate(calls):
                     for event in _tool_delta(builder, tools, position, call):
                         yield event
@@ -304,9 +294,10 @@ def _tool_delta(builder: MessageBuilder, tools: dict[int, tuple[str | None, int]
         block = builder.message.content[index]
         if function.get("name") and not block.name:  # type: ignore[union-attr]
             block.name = function["name"]  # type: ignore[union-attr]
+    # Every chunk of a call is a delta, as in Pi: the first one, which has its id and name and
+    # (from OpenAI) empty arguments, too.
     arguments = function.get("arguments")
-    if arguments:
-        events.extend(builder.toolcall_delta(index, arguments))
+    events.extend(builder.toolcall_delta(index, arguments if isinstance(arguments, str) else ""))
     return events
 
 
