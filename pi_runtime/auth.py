@@ -24,7 +24,8 @@ import json
 import os
 import stat as stat_mod
 import tempfile
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import field
 from pathlib import Path
 from typing import Any
@@ -78,6 +79,10 @@ class AuthStorage:
         self._data: dict[str, Any] = {}
         self._stamp: tuple[int, int] | None = None
         self._loaded = False
+        self._bursts = 0
+        """How many ``lookups()`` blocks are open."""
+        self._checked = False
+        """The file was checked for a change in the open ``lookups()`` block."""
 
     def __repr__(self) -> str:
         return f"<AuthStorage {self.path} providers={self.list()}>"
@@ -130,8 +135,24 @@ class AuthStorage:
         return (f"{self.path} is accessible to other users (mode {mode:04o}); the keys in it are exposed. "
                 f"Run: chmod 600 {self.path}")
 
+    @contextmanager
+    def lookups(self) -> Iterator[None]:
+        """A burst of lookups (every provider's key, while a model is chosen or a list is made): the
+        file is checked for a change at the first of them only, not once per provider (87 checks
+        when pi chooses a model). A lookup after the block checks again, as every lookup does outside one."""
+        self._bursts += 1
+        try:
+            yield
+        finally:
+            self._bursts -= 1
+            if not self._bursts:
+                self._checked = False
+
     def reload(self) -> None:
-        """Re-read the file if it changed since the last read."""
+        """Re-read the file if it changed since the last read (once per ``lookups()`` block)."""
+        if self._checked:
+            return
+        self._checked = self._bursts > 0
         try:
             st = self.path.stat()
             stamp: tuple[int, int] | None = (st.st_mtime_ns, st.st_size)

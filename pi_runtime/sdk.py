@@ -100,13 +100,14 @@ def _default_model(registry: Any, typed: Settings) -> Model | None:
     from .ai.catalog import builtin_catalog
 
     catalog = builtin_catalog()
-    for provider in catalog.default_model_order:
-        info = catalog.providers.get(provider)
-        if info is not None and info.default_model and registry.provider_has_credentials(provider):
-            found = registry.find(provider, info.default_model)
-            if found is not None:
-                return found
-    available = registry.available()
+    with registry.credential_lookups():  # auth.json checked once, not for each of 43 providers
+        for provider in catalog.default_model_order:
+            info = catalog.providers.get(provider)
+            if info is not None and info.default_model and registry.provider_has_credentials(provider):
+                found = registry.find(provider, info.default_model)
+                if found is not None:
+                    return found
+        available = registry.available()
     if available:
         return available[0]
     # Nothing has credentials: keep a sensible model so the first prompt explains how to connect.

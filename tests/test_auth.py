@@ -197,3 +197,51 @@ def test_bad_arguments() -> None:
         store.set_api_key("x", "")
     with pytest.raises(ValueError):
         store.set("x", {"key": "no type"})
+
+
+def _stats_of(path: Path, work) -> int:
+    """How many times ``work()`` stats ``path`` (C calls seen by a profile hook; nothing replaced)."""
+    import sys
+
+    seen = 0
+
+    def watch(frame, event, arg) -> None:
+        nonlocal seen
+        if event == "c_call" and arg is os.stat and frame.f_locals.get("self") == path:
+            seen += 1
+
+    sys.setprofile(watch)
+    try:
+        work()
+    finally:
+        sys.setprofile(None)
+    return seen
+
+
+def _write_key(path: Path, provider: str) -> None:
+    # Another process's write: a new file in place (its size and time change).
+    tmp = path.with_name("auth.json.new")
+    tmp.write_text(json.dumps({provider: {"type": "api_key", "key": "k"}}))
+    os.replace(tmp, path)
+
+
+def test_a_burst_of_lookups_checks_the_file_once_and_a_later_lookup_sees_a_change(tmp_path: Path) -> None:
+    from pi_runtime.ai.models import ModelRegistry
+
+    path = tmp_path / "auth.json"
+    _write_key(path, "anthropic")
+    store = AuthStorage(path)
+    registry = ModelRegistry(read_models_json=False, auth=store, env={})
+    # Choosing among 43 providers asks for each one's key: one check of the file, not one each.
+    assert _stats_of(path, registry.available_providers) == 1
+    assert registry.available_providers() == ["anthropic"]
+    # Between two lookups the file changed (a login in another process): the next lookup sees it.
+    assert store.has_api_key("anthropic") and not store.has_api_key("openai")
+    _write_key(path, "openai")
+    assert store.has_api_key("openai") and not store.has_api_key("anthropic")
+    assert registry.available_providers() == ["openai"]
+    with store.lookups():
+        assert store.has_api_key("openai")
+        _write_key(path, "google")
+        assert not store.has_api_key("google")  # within the burst, the file read at its start
+    assert store.has_api_key("google")

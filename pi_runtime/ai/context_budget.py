@@ -12,7 +12,8 @@ reported usage (the system prompt with its tool declarations included).
 from __future__ import annotations
 
 import math
-from itertools import accumulate
+from collections.abc import Iterable
+from itertools import accumulate, chain, repeat
 from typing import Any, cast
 
 from .. import deep_json
@@ -109,6 +110,27 @@ def _stamps(messages: list[Any]) -> list[float]:
 _PLAIN_NUMBERS = frozenset({int, float})
 
 
+def _stamp(message: Any) -> float:
+    """One message's stamp as ``_stamps`` gives it."""
+    stamp = message.get("timestamp") if isinstance(message, dict) else getattr(message, "timestamp", None)
+    return stamp if isinstance(stamp, (int, float)) and not isinstance(stamp, bool) else 0
+
+
+def _newest_stamp(messages: list[Any], end: int) -> float | None:
+    """``max`` of ``_stamps(messages)[:end]`` (-inf first) in one C-level pass, when those messages
+    are stored dicts (the history before the latest answer); None when one is an object or its
+    stamp is no plain number (``_stamps`` then)."""
+    try:
+        # (-inf first, as the running maxima below start: max() then steps over a NaN stamp alike.)
+        stamps: Iterable[float] = map(dict.get, messages[:end], repeat("timestamp"))  # type: ignore[arg-type]  # checked below
+        newest = max(chain((_NEVER,), stamps))
+    except TypeError:  # an object among the dicts; a stamp of text, null or a list beside the numbers
+        return None
+    # A bool stamp counts as 0: one that came out on top (only True beside stamps up to 1) is
+    # redone; one that did not leaves the maximum as it is.
+    return newest if type(newest) in _PLAIN_NUMBERS else None
+
+
 def _last_answer_with_usage(messages: list[Any]) -> int | None:
     """The index of the last completed answer with usage that no earlier-stamped message follows.
 
@@ -118,14 +140,17 @@ def _last_answer_with_usage(messages: list[Any]) -> int | None:
     newest stamp before it in one C-level ``max``; the newest stamp before every message is made
     in one pass only when an earlier answer must be looked at.
     """
-    stamps = _stamps(messages)
     answers = (i for i in range(len(messages) - 1, -1, -1) if _field(messages[i], "role", "role") == "assistant")
     latest = next(answers, None)
     if latest is None:
         return None
-    # (-inf first, as the running maxima below start: max() then steps over a NaN stamp alike.)
-    if _answer_counts(messages[latest], stamps[latest], max((_NEVER, *stamps[:latest]))):
+    newest = _newest_stamp(messages, latest)
+    if newest is None:
+        stamps = _stamps(messages)
+        newest = max((_NEVER, *stamps[:latest]))
+    if _answer_counts(messages[latest], _stamp(messages[latest]), newest):
         return latest
+    stamps = _stamps(messages)
     newest_before = list(accumulate(stamps, max, initial=_NEVER))
     for index in answers:
         if _answer_counts(messages[index], stamps[index], newest_before[index]):

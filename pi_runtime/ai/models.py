@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Callable, Iterable, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -292,7 +293,9 @@ class ModelRegistry(OAuthLogins):
         refs = [m.ref for m in models]
         wanted = ref.strip().lower()
         by_id: dict[str, str] = {}
-        for model in sorted(models, key=lambda m: not self.provider_has_credentials(m.provider)):
+        with self.credential_lookups():
+            ranked = sorted(models, key=lambda m: not self.provider_has_credentials(m.provider))
+        for model in ranked:
             by_id.setdefault(model.id.lower(), model.ref)
         out = [r for r in refs if wanted and wanted in r.lower()][:limit]
         import difflib  # only when a model was not found (not at every start-up)
@@ -357,6 +360,12 @@ class ModelRegistry(OAuthLogins):
         """
         return self._resolve_key(model)[0]
 
+    def credential_lookups(self) -> AbstractContextManager[Any]:
+        """A block of many credential checks (one per provider): stored credentials are checked for a
+        change once in it (``AuthStorage.lookups``)."""
+        lookups = getattr(self.auth, "lookups", None)
+        return lookups() if lookups is not None else nullcontext()
+
     def provider_has_credentials(self, provider: str) -> bool:
         """Whether ``provider`` is configured (a key or a way Pi accepts), without running any command.
 
@@ -388,13 +397,18 @@ class ModelRegistry(OAuthLogins):
     def available_providers(self) -> list[str]:
         """Providers with at least one model that has credentials (``available()``'s providers,
         without building the models of a catalogue provider)."""
-        return [p for p in self.providers() if self.provider_has_credentials(p)
-                or (not self._table.is_catalog_only(p) and any(self.has_credentials(m) for m in self._table.models_of(p)))]
+        with self.credential_lookups():
+            return [p for p in self.providers() if self.provider_has_credentials(p)
+                    or (not self._table.is_catalog_only(p) and any(self.has_credentials(m) for m in self._table.models_of(p)))]
 
     def available(self) -> list[Model]:
         """Models whose provider has usable credentials (what ``/model`` offers); a signed-in account
         that names its models (GitHub Copilot) offers only those. A catalogue provider without
         credentials is skipped unbuilt (none of its models is local)."""
+        with self.credential_lookups():
+            return self._available()
+
+    def _available(self) -> list[Model]:
         out: list[Model] = []
         for provider in self.providers():
             if self.provider_has_credentials(provider):

@@ -38,13 +38,55 @@ def _same_model(message: AssistantMessage, model: Model) -> bool:
 
 
 def prepare_messages(messages: list, model: Model) -> list:
-    out: list = []
-    pending: dict[str, Any] = {}  # call id -> ToolCall (or _WireCall): calls not yet answered
-    dropped_calls: set[str] = set()
+    """``messages`` prepared for a request to ``model`` (see the module docstring)."""
+    prepared = HistoryPreparer(model)
+    out, pending, add = prepared.out, prepared.pending, prepared.add
+    for message in messages:
+        if type(message) is dict and not pending:
+            role = message.get("role")
+            if role == "user":  # half of any history: inlined
+                out.append(message)
+                continue
+            # The other half: an answer that stays as it is whichever model wrote it.
+            if role == "assistant" and plain_answer(message) is not None:
+                out.append(message)
+                continue
+        add(message)
+    return prepared.finish()
 
-    def answer_pending() -> None:
-        for call in pending.values():
-            out.append(
+
+def plain_answer(message: dict[str, Any]) -> str | None:
+    """The text of a stored answer of one text block without a signature that did not fail (most
+    of a long history): what preparing keeps as it is, whichever model wrote it; None for any other."""
+    blocks = message.get("content")
+    if type(blocks) is list and len(blocks) == 1:
+        block = blocks[0]
+        if (type(block) is dict and block.get("type") == "text" and not block.get("textSignature")
+                and message.get("stopReason") not in ("error", "aborted")):
+            return block.get("text") or ""
+    return None
+
+
+class HistoryPreparer:
+    """``prepare_messages`` one message at a time, for a caller that converts as it goes: ``add``
+    each message, then ``finish``; the prepared messages collect in ``out`` (the caller may take
+    them out as they come). While ``pending`` (tool calls awaiting their results) is empty, a stored
+    user message or ``plain_answer`` is prepared as itself, which a caller may use without ``add``."""
+
+    __slots__ = ("_dropped", "_model", "_same_as_model", "out", "pending")
+
+    def __init__(self, model: Model) -> None:
+        self.out: list = []
+        self.pending: dict[str, Any] = {}
+        """Call id -> ToolCall (or _WireCall): calls not yet answered."""
+        self._dropped: set[str] = set()
+        self._model = model
+        self._same_as_model = (model.provider, model.id, model.api)
+
+    def answer_pending(self) -> None:
+        """A synthetic error result for each call still unanswered."""
+        for call in self.pending.values():
+            self.out.append(
                 ToolResultMessage(
                     tool_call_id=call.id,
                     tool_name=call.name,
@@ -52,36 +94,26 @@ def prepare_messages(messages: list, model: Model) -> list:
                     is_error=True,
                 )
             )
-        pending.clear()
+        self.pending.clear()
 
-    same_as_model = (model.provider, model.id, model.api)
-    for message in messages:
+    def finish(self) -> list:
+        """Answer the calls left unanswered; returns ``out``."""
+        self.answer_pending()
+        return self.out
+
+    def add(self, message: Any) -> None:
+        """Prepare one message (none, one or more land in ``out``)."""
+        out, pending = self.out, self.pending
         if type(message) is dict:
-            role = message.get("role")
-            if role == "user":  # half of any history: inlined
-                if pending:
-                    answer_pending()
-                out.append(message)
-                continue
-            if role == "assistant" and not pending:
-                # The other half: one text block without a signature, kept as it is whichever model
-                # wrote it (what _prepare_wire does with it, without a call for each of 10,000).
-                blocks = message.get("content")
-                if type(blocks) is list and len(blocks) == 1:
-                    block = blocks[0]
-                    if (type(block) is dict and block.get("type") == "text" and not block.get("textSignature")
-                            and message.get("stopReason") not in ("error", "aborted")):
-                        out.append(message)
-                        continue
-            _prepare_wire(message, same_as_model, out, pending, dropped_calls, answer_pending)
-            continue
+            _prepare_wire(message, self._same_as_model, out, pending, self._dropped, self.answer_pending)
+            return
         role = getattr(message, "role", None)
         if role == "assistant":
-            answer_pending()
+            self.answer_pending()
             if message.stop_reason in ("error", "aborted"):
-                dropped_calls.update(c.id for c in message.tool_calls())
-                continue
-            same = _same_model(message, model)
+                self._dropped.update(c.id for c in message.tool_calls())
+                return
+            same = _same_model(message, self._model)
             content: list[TextContent | ThinkingContent | ToolCall] = []
             changed = False
             for block in message.content:
@@ -104,21 +136,19 @@ def prepare_messages(messages: list, model: Model) -> list:
                 else:
                     content.append(block)
             if not content:
-                continue
+                return
             # Comparing pydantic blocks field by field is slow on long histories: track changes.
             out.append(message.model_copy(update={"content": content}) if changed else message)
         elif role == "toolResult":
-            if message.tool_call_id in dropped_calls:
-                continue
+            if message.tool_call_id in self._dropped:
+                return
             if message.tool_call_id in pending:
                 pending.pop(message.tool_call_id)
                 out.append(message)
             # A result whose call is not in the history is dropped: providers reject it.
         elif role == "user":
-            answer_pending()
+            self.answer_pending()
             out.append(message)
-    answer_pending()
-    return out
 
 
 def _prepare_wire(

@@ -327,9 +327,10 @@ def context_of_path(path: list[Entry]) -> SessionContext:
                       "tokensBefore": compaction.get("tokensBefore", 0), "timestamp": _ms(compaction)})
         ids.append(compaction["id"])
     add_message, add_id = dicts.append, ids.append
+    edited = bool(edits)  # (nearly always False: no look into the empty edits per message)
     for entry in selected:
         entry_id: str = entry.get("id", "")
-        if entry.get("type") == "message" and entry_id not in edits:
+        if entry.get("type") == "message" and not (edited and entry_id in edits):
             message = entry.get("message")  # the common case, inlined
             if type(message) is dict:
                 if readable(message):

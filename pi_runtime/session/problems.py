@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..ai.types import parse_message
-from .storage import LoadResult
+from .storage import LoadResult, count_entry_lines
 
 Entry = dict[str, Any]
 
@@ -23,6 +23,12 @@ def left_out_notice(source: str, entry_ids: list[str], by_id: dict[str, Entry], 
         loaded: What was read from the file, when ``entries`` are still those lines (their
             line numbers are known); None for a copied or new session.
     """
+    if loaded is not None and loaded.lines_end is not None:
+        try:
+            with open(source, "rb") as file:  # the lines read at load, unchanged by appends
+                count_entry_lines(loaded, file.read(loaded.lines_end))
+        except OSError:
+            loaded = None  # no line numbers then, rather than wrong ones
     named = "; ".join(_why(entry_id, by_id[entry_id], entries, loaded) for entry_id in entry_ids[:3])
     more = "; …" if len(entry_ids) > 3 else ""
     return f"{source}: {len(entry_ids)} malformed message(s) left out of the context: {named}{more}"

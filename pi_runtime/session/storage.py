@@ -66,7 +66,13 @@ class LoadResult:
     missing_newline: bool = False
     """The file does not end with a newline (torn or not); the next append adds one first."""
     entry_lines: list[int] | None = None
-    """The file line number of each of ``entries``; None when entry ``i`` is on line ``i + 2``."""
+    """The file line number of each of ``entries``; None when entry ``i`` is on line ``i + 2`` (or
+    when ``lines_end`` is set: not counted yet)."""
+    lines_end: int | None = None
+    """Set when the read did not count the file's lines (the norm: a count of 20,000 lines costs as
+    much as building their context): the length of the complete lines read. ``count_entry_lines``
+    counts them when a line number is wanted (a notice), in the same bytes, which appends leave as
+    they are."""
     migrated_from: int | None = None
     """The version the file had before migration, when it was migrated."""
     backup_path: Path | None = None
@@ -96,16 +102,18 @@ def parse_content(raw: bytes, source: str = "session file") -> LoadResult:
     result = LoadResult(header=None, entries=[], missing_newline=bool(tail.strip()))
     entries = result.entries
     bad: list[int] = []
-    line_count = raw.count(b"\n", 0, end)
+    numbers: list[int] | None = None
     with gc_paused():
-        decoded = _decode_whole_lines(raw, end, line_count)
+        decoded = _decode_whole_lines(raw, end)
         if decoded is not None:
             result.entries = entries = decoded
-            numbers = None
+            result.lines_end = end
         else:
             lines = raw[:end].split(b"\n")
             lines.pop()  # the b"" after the last newline
             numbers = _parse_lines(lines, entries, bad)
+            if numbers is not None:
+                numbers.append(len(lines) + 1)  # the torn line's, should it hold an entry
     malformed = len(bad)
     if result.missing_newline:
         try:
@@ -114,8 +122,6 @@ def parse_content(raw: bytes, source: str = "session file") -> LoadResult:
             obj = None
         if type(obj) is dict:
             entries.append(obj)
-            if numbers is not None:
-                numbers.append(line_count + 1)
         else:
             result.torn_tail = True
             malformed += 1
@@ -134,27 +140,49 @@ def parse_content(raw: bytes, source: str = "session file") -> LoadResult:
             f"{source} is not a Pi session file: the first line is not a session header"
         )
     result.header = entries.pop(0)
-    result.entry_lines = numbers[1:] if numbers is not None else None
+    if numbers is not None:
+        result.entry_lines = numbers[1:len(entries) + 1]
     return result
 
 
-def _decode_whole_lines(raw: bytes, end: int, line_count: int) -> list[dict[str, Any]] | None:
-    """Every line before ``end`` decoded in one msgspec call, when each is one JSON object (the
-    norm); None when any line is blank, damaged or nested too deep (then ``_parse_lines``
-    reads line by line and reports what it skips)."""
-    if line_count == 0:
-        return None
+def count_entry_lines(result: LoadResult, raw: bytes) -> None:
+    """Fill in ``result.entry_lines`` when the read left them uncounted (``lines_end``).
+
+    Args:
+        result: What ``parse_content`` read.
+        raw: The file's bytes from its start, at least to ``result.lines_end`` (later appends
+            change nothing before it).
+    """
+    end = result.lines_end
+    if end is None:
+        return
+    result.lines_end = None
+    lines = raw[:end].split(b"\n")
+    lines.pop()
+    # Every complete line held one object (the fast read checked it): the lines that are not blank.
+    numbers = [number for number, line in enumerate(lines, 1) if line and not line.isspace()]
+    numbers.append(len(lines) + 1)  # the torn line's, should it hold an entry
+    if len(numbers) - 1 < len(lines):
+        result.entry_lines = numbers[1:len(result.entries) + 1]
+
+
+def _decode_whole_lines(raw: bytes, end: int) -> list[dict[str, Any]] | None:
+    """Every line before ``end`` decoded in one msgspec call, when each holds one JSON object or
+    nothing (the norm); None when a line is damaged, holds two objects or is nested too deep
+    (then ``_parse_lines`` reads line by line and reports what it skips)."""
     # msgspec splits at the newlines itself (no copy of the file, no check per object: the
     # decoder refuses a line that is not an object). It passes over blank lines and reads two
-    # objects on one line as two: a count of lines ending in "}" equal to the count of lines
-    # and of objects rules both out (a line ending in "} " or "}\r" just takes the slow path).
-    if raw.count(b"}\n", 0, end) != line_count:
+    # objects on one line as two: as many objects as lines ending in "}" rules the second out (a
+    # line ending in "} " or "}\r" just takes the slow path). Blank lines are read alike on both
+    # paths; only the line numbers of the entries after them move (``count_entry_lines``).
+    closed = raw.count(b"}\n", 0, end)
+    if closed == 0:
         return None
     try:
         decoded = _line_decoder().decode_lines(memoryview(raw)[:end])
     except (ValueError, RecursionError):
         return None
-    return decoded if len(decoded) == line_count else None
+    return decoded if len(decoded) == closed else None
 
 
 _decoders: list[Any] = []
@@ -476,6 +504,7 @@ def open_for_writing(path: Path, *, fsync: bool = True) -> tuple[SessionWriter |
         writer.needs_newline = result.missing_newline
         return writer, result
     result.migrated_from = old
+    result.lines_end = None  # rewritten without blank lines: entry ``i`` is on line ``i + 2``
     result.backup_path = _backup_path(path, old)
     shutil.copy2(path, result.backup_path)
     write_whole(path, [result.header, *result.entries])

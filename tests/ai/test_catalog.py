@@ -68,6 +68,43 @@ def test_importing_the_catalogue_reads_nothing() -> None:
     assert out.stdout.strip() == "0"
 
 
+def test_the_head_is_read_alone_and_the_model_lists_when_asked(tmp_path: Path) -> None:
+    # The generator's layout lets the providers be read without stepping over 1,700 model rows;
+    # the same data in any other layout (compact JSON) is read whole, with the same result.
+    import json
+
+    import msgspec
+
+    from pi_runtime.ai.catalog.data import DATA_FILE, BuiltinCatalog, _CatalogFile
+
+    raw = DATA_FILE.read_bytes()
+    whole = msgspec.json.decode(raw, type=_CatalogFile)
+    compact = json.dumps(json.loads(raw), separators=(",", ":")).encode()
+    for catalog, unread in ((BuiltinCatalog(raw), True), (BuiltinCatalog(compact), False)):
+        assert (catalog._lists is None) is unread
+        assert (catalog.source, catalog.default_model_order, catalog.providers) == (
+            whole.source, whole.default_model_order, whole.providers)
+        assert catalog.chat_providers() == list(whole.models)
+        assert (catalog._lists is None) is unread  # the providers with chat models, from their counts
+        for kind, lists in (("chat", whole.models), ("image", whole.image_models),
+                            ("classifier", whole.classifier_models)):
+            assert {pid: json.loads(bytes(rows)) for pid, rows in catalog._raw[kind].items()} == {
+                pid: json.loads(bytes(rows)) for pid, rows in lists.items()}, kind
+
+
+def test_a_models_json_model_leaves_the_model_lists_unread(tmp_path: Path) -> None:
+    import json
+
+    models = tmp_path / "models.json"
+    models.write_text(json.dumps({"providers": {"lab": {"baseUrl": "http://127.0.0.1:9/v1", "api": "openai-completions",
+                                                        "apiKey": "k", "models": [{"id": "m1"}]}}}))
+    code = ("from pi_runtime.ai.models import ModelRegistry; from pi_runtime.ai.catalog import data\n"
+            f"reg = ModelRegistry({str(models)!r}, env={{}})\n"
+            "print(reg.lookup('lab/m1').id, data.builtin_catalog()._lists is None)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["m1", "True"]
+
+
 @pytest.mark.parametrize("flag", ["--help", "--version"])
 def test_help_and_version_do_not_load_the_catalogue(flag: str) -> None:
     code = ("import contextlib, io, sys\nfrom pi_runtime.cli import main\n"

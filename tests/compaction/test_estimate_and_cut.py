@@ -146,3 +146,26 @@ def test_should_compact_takes_pis_plain_settings_object():
     assert not should_compact(85_000, 100_000, settings)
     assert not should_compact(95_000, 100_000, {**settings, "enabled": False})
     assert should_compact(95_000, 100_000, {"reserve_tokens": 10_000})  # snake_case, defaults for the rest
+
+
+@pytest.mark.parametrize(("stamp", "counts"), [
+    (0.25, True),  # older than the answer: its usage measures the context
+    (5, False),  # newer (a summary put in before it): stale
+    ("noon", True), (None, True),  # a stamp that is no number counts as the oldest
+    (True, True),  # a bool too, though True > 0.5
+    (float("nan"), True),  # compared as Pi's Math.max steps over it
+])
+def test_the_stamps_of_stored_messages_decide_whether_the_last_usage_counts(stamp, counts) -> None:
+    # Stored messages come as wire dicts (a resumed session): the newest stamp before the answer is
+    # taken in one pass over them, the careful way only when a stamp is no plain number.
+    from pi_runtime.ai.context_budget import context_tokens
+
+    history = [
+        {"role": "user", "content": "q" * 400, "timestamp": 0},
+        {"role": "user", "content": "first", "timestamp": stamp},
+        {"role": "assistant", "content": [{"type": "text", "text": "a"}], "stopReason": "stop", "timestamp": 0.5,
+         "usage": {"input": 90, "output": 10, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 100}},
+    ]
+    estimated = context_tokens(None, None, history)
+    assert (estimated == 100) is counts, estimated
+    assert context_tokens(None, None, [*history, UserMessage(content="x" * 40)]) > estimated  # an object after them

@@ -198,3 +198,40 @@ def test_two_objects_on_one_line_are_one_bad_line_even_beside_a_blank_line(tmp_p
         assert m.load_report.malformed_lines == 1
         assert m.load_report.entry_lines == [2, 5]
         assert any("line 3" in notice for notice in m.take_notices())
+
+
+def _message_line(entry_id: str, parent: str | None, message: dict) -> str:
+    return json.dumps({"type": "message", "id": entry_id, "parentId": parent, "timestamp": "2025-01-01T00:00:00.000Z",
+                       "message": message})
+
+
+def test_a_left_out_message_is_named_by_its_line_past_blank_lines(tmp_path):
+    # The fast read decodes a file with blank lines too, without counting its lines; the notice
+    # counts them when it names a line, so it names the one a text editor shows.
+    header = {"type": "session", "version": 3, "id": "s", "timestamp": "2025-01-01T00:00:00.000Z", "cwd": "/"}
+    path = tmp_path / "blank.jsonl"
+    path.write_text(json.dumps(header) + "\n\n"
+                    + _message_line("a0000001", None, {"role": "user", "content": "hi", "timestamp": 1}) + "\n \n\n"
+                    + _message_line("a0000002", "a0000001", {"role": "user", "content": 5, "timestamp": 2}) + "\n"
+                    + _message_line("a0000003", "a0000002", {"role": "user", "content": "on", "timestamp": 3}) + "\n")
+    before = path.read_bytes()
+    with SessionManager.open(path) as m:
+        assert m.load_report.malformed_lines == 0
+        assert [d["content"] for d in m.build_session_context().message_dicts] == ["hi", "on"]
+        m.append_message(user("after"))  # appends leave the lines read at load where they were
+        notices = m.take_notices()
+    assert len(notices) == 1 and "line 6 (entry a0000002)" in notices[0], notices
+    assert path.read_bytes().startswith(before)
+
+
+def test_a_left_out_message_in_a_file_without_blank_lines_is_on_its_index_line(tmp_path):
+    header = {"type": "session", "version": 3, "id": "s", "timestamp": "2025-01-01T00:00:00.000Z", "cwd": "/"}
+    path = tmp_path / "plain.jsonl"
+    path.write_text(json.dumps(header) + "\n"
+                    + _message_line("a0000001", None, {"role": "user", "content": "hi", "timestamp": 1}) + "\n"
+                    + _message_line("a0000002", "a0000001", {"role": "user", "content": 5, "timestamp": 2}))
+    with SessionManager.open(path) as m:  # the last line without its newline: still an entry
+        m.build_session_context()
+        notices = m.take_notices()
+        assert m.load_report.entry_lines is None  # counted: entry i is on line i + 2
+    assert len(notices) == 1 and "line 3 (entry a0000002)" in notices[0], notices

@@ -97,8 +97,9 @@ async def refresh_catalogs(registry: ModelRegistry, store: Path, *, base_url: st
     server = catalog_base_url(base_url)
     wanted = list(providers) if providers is not None else list(builtin_catalog().providers)
     result = RefreshResult()
-    jobs = {pid: asyncio.ensure_future(_refresh_one(registry, store, server, pid)) for pid in wanted
-            if registry.provider_has_credentials(pid)}
+    with registry.credential_lookups():
+        configured = [pid for pid in wanted if registry.provider_has_credentials(pid)]
+    jobs = {pid: asyncio.ensure_future(_refresh_one(registry, store, server, pid)) for pid in configured}
     if not jobs:
         return result
     done, pending = await asyncio.wait(jobs.values(), timeout=total_seconds)

@@ -15,7 +15,7 @@ from typing import Any
 
 from ... import deep_json
 from ..strict_schema import strict_choice, tool_parameters
-from ..transform import prepare_messages
+from ..transform import HistoryPreparer
 from ..types import Context, Model, Tool
 
 REASONING_FIELDS: tuple[str, ...] = ("reasoning_content", "reasoning", "reasoning_text")
@@ -205,10 +205,9 @@ def convert_messages(model: Model, context: Context, compat: dict[str, Any]) -> 
         convert.last_role = "system"
     images: list[dict[str, Any]] = []
     out = convert.out
-    # A long history is nearly all plain questions and one-text answers: those two shapes are made
-    # here, without the method calls the other shapes take (20,000 messages: a third of the time).
     plain = not convert.bridge and not convert.blank_reasoning
-    for message in prepare_messages(context.messages, model):
+
+    def convert_one(message: Any) -> None:
         # A stored message may come as its wire dict (ACCEPTS_WIRE_MESSAGES): read as such.
         wire = type(message) is dict
         if wire:
@@ -229,13 +228,7 @@ def convert_messages(model: Model, context: Context, compat: dict[str, Any]) -> 
                 convert.user(_user_message(blocks if convert.images_ok else _without_images(blocks, NO_IMAGES)))
         elif role == "assistant":
             if wire and type(content) is list and len(content) == 1 and content[0].get("type") == "text":
-                text = content[0].get("text") or ""
-                if plain:
-                    convert.last_role = "assistant"  # what convert.text_answer(text) does
-                    if text.strip():
-                        out.append({"role": "assistant", "content": text})
-                else:
-                    convert.text_answer(text)
+                convert.text_answer(content[0].get("text") or "")
             else:
                 convert.assistant(_blocks(content, wire))
         elif role == "toolResult":
@@ -245,6 +238,43 @@ def convert_messages(model: Model, context: Context, compat: dict[str, Any]) -> 
             if not convert.images_ok:
                 blocks = _without_images(blocks, NO_TOOL_IMAGES)
             convert.tool_result(blocks, call_id, name, images)
+
+    # History is prepared (``prepare_messages``) and converted in one pass. A long one is nearly all
+    # plain questions and one-text answers, which preparing keeps as they are: those two shapes are
+    # made here, without a call per message (20,000 messages: a third of the time).
+    prepared = HistoryPreparer(model)
+    ready, pending, add = prepared.out, prepared.pending, prepared.add
+    last = convert.last_role  # kept here while the loop makes turns itself, in convert for the others
+    for message in context.messages:
+        if plain and not pending and not images and type(message) is dict:
+            kind = message.get("role")
+            if kind == "user":
+                question = message.get("content")
+                if type(question) is str:
+                    out.append({"role": "user", "content": question})  # what convert.user(...) adds
+                    last = "user"
+                    continue
+            elif kind == "assistant":
+                blocks = message.get("content")  # ``plain_answer(message)``, inlined
+                if type(blocks) is list and len(blocks) == 1:
+                    block = blocks[0]
+                    if (type(block) is dict and block.get("type") == "text" and not block.get("textSignature")
+                            and message.get("stopReason") not in ("error", "aborted")):
+                        text = block.get("text") or ""
+                        last = "assistant"  # what convert.text_answer(text) does
+                        if text.strip():
+                            out.append({"role": "assistant", "content": text})
+                        continue
+        convert.last_role = last
+        add(message)
+        if ready:
+            for item in ready:
+                convert_one(item)
+            ready.clear()
+        last = convert.last_role
+    convert.last_role = last
+    for item in prepared.finish():
+        convert_one(item)
     convert.flush_images(images)
     return convert.out
 
