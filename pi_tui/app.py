@@ -22,6 +22,7 @@ from textual.app import App, ComposeResult
 from textual.containers import Horizontal
 from textual.driver import Driver
 from textual.reactive import Reactive
+from textual.screen import Screen
 from textual.widgets import TextArea
 from textual.worker import Worker, WorkerState
 
@@ -218,6 +219,11 @@ class PiApp(AppActions, inherit_bindings=False):
             return
         super()._handle_exception(error)
 
+    def get_default_screen(self) -> Screen[Any]:
+        from .terminal.steady_screen import SteadyScreen
+
+        return SteadyScreen(id="_default")
+
     def compose(self) -> ComposeResult:
         self.header_bar = HeaderBar(version=self.version, cwd=self.cwd, id="header")
         self.session_tabs = SessionTabs(id="session-tabs")
@@ -246,6 +252,9 @@ class PiApp(AppActions, inherit_bindings=False):
 
     def on_mount(self) -> None:
         from .terminal.terminal_passthrough import TerminalPassthrough
+        from .terminal.textual_internals import hide_toast_rack
+
+        hide_toast_rack(self.screen)
 
         self.terminal_passthrough = TerminalPassthrough(self)
         self.begin_capture_print(self, stdout=True, stderr=False)
