@@ -230,7 +230,10 @@ class PiApp(AppActions, inherit_bindings=False):
         self._first_transcript = Transcript(self.session, cwd=self.cwd, id="transcript")
         self.menu = CompletionMenu(id="completion")
         self.queue_view = QueuePane(id="queue")
-        self.editor = PromptEditor(id="editor")
+        # "thinking-off" (the border every model without a level shows) from the start: the session's
+        # level, known once it is attached, is most often "off", and a class changed then restyles
+        # the editor (2 ms) while the first prompt is typed.
+        self.editor = PromptEditor(id="editor", classes="thinking-off")
         self.default_editor = self.editor
         """pi's own editor; ``editor`` is an extension's while one replaced it (``editor_swap.py``)."""
         self.footer_bar = FooterBar(cwd=self.cwd, static=self.static, id="footer")
