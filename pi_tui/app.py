@@ -38,7 +38,7 @@ from .flows.input_controller import InputController
 from .flows.key_routing import KeyRouting
 from .flows.pane_controller import TreePaneController
 from .flows.session_chrome import SessionChrome
-from .flows.session_start import start_session
+from .flows.session_start import help_can_come_first, show_start_help, start_session
 from .flows.shown_events import apply_events, show_session_notices
 from .flows.shown_title import show_window_title
 from .flows.theme_colors import ThemeColors
@@ -329,17 +329,23 @@ class PiApp(AppActions, inherit_bindings=False):
 
     async def attach_session(self, session: SessionPort) -> None:
         """Show ``session``: subscribe through the bridge and render its history."""
-        self._first_session = session
-        self.transcript.session = session
-        use_session_themes(self, session)
-        bridge = Bridge(session, self)
-        self.transcript.messages_when = bridge.messages_when
-        bridge.start()
-        self.workspace.adopt_first(session, bridge, self.transcript)
-        self.chrome.show(session)
-        show_window_title(self)
-        show_session_notices(self.host)
-        await self.transcript.load_messages(session.messages)
+        # One frame for the chrome, the history and the start-up help (each its own frame, with
+        # its own layout, cost 4-7 ms while the first prompt is typed).
+        with self.batch_update():
+            self._first_session = session
+            self.transcript.session = session
+            use_session_themes(self, session)
+            bridge = Bridge(session, self)
+            self.transcript.messages_when = bridge.messages_when
+            bridge.start()
+            self.workspace.adopt_first(session, bridge, self.transcript)
+            self.chrome.show(session)
+            show_window_title(self)
+            show_session_notices(self.host)
+            await self.transcript.load_messages(session.messages)
+            help_shown = help_can_come_first(session)
+            if help_shown:
+                await show_start_help(self, session)
         # Extensions start in a worker, never in this message handler: a session_start handler
         # that asks something (ctx.ui.select) needs the app's loop free to take the keys.
         from pi_runtime.frontend.app_support import startup_problems
@@ -347,7 +353,8 @@ class PiApp(AppActions, inherit_bindings=False):
         # What is wrong with the config files (a settings key left out, a broken models.json),
         # said once at start as the headless modes say it on stderr (Pi shows them too).
         self.start_notices.extend((problem, "warning") for problem in startup_problems(session))
-        self.run_worker(start_session(self, session), name="start-session", group="session", exit_on_error=False)
+        self.run_worker(start_session(self, session, help_shown=help_shown), name="start-session", group="session",
+                        exit_on_error=False)
 
     def apply_display_settings(self) -> None:
         """Padding, menu height, scrollbar and folded thinking from the settings (start, /settings)."""
