@@ -22,6 +22,7 @@ from textual.app import App, ComposeResult
 from textual.containers import Horizontal
 from textual.driver import Driver
 from textual.reactive import Reactive
+from textual.screen import Screen
 from textual.widgets import TextArea
 from textual.worker import Worker, WorkerState
 
@@ -37,7 +38,7 @@ from .flows.input_controller import InputController
 from .flows.key_routing import KeyRouting
 from .flows.pane_controller import TreePaneController
 from .flows.session_chrome import SessionChrome
-from .flows.session_start import start_session
+from .flows.session_start import help_can_come_first, show_start_help, start_session
 from .flows.shown_events import apply_events, show_session_notices
 from .flows.shown_title import show_window_title
 from .flows.theme_colors import ThemeColors
@@ -218,13 +219,21 @@ class PiApp(AppActions, inherit_bindings=False):
             return
         super()._handle_exception(error)
 
+    def get_default_screen(self) -> Screen[Any]:
+        from .terminal.steady_screen import SteadyScreen
+
+        return SteadyScreen(id="_default")
+
     def compose(self) -> ComposeResult:
         self.header_bar = HeaderBar(version=self.version, cwd=self.cwd, id="header")
         self.session_tabs = SessionTabs(id="session-tabs")
         self._first_transcript = Transcript(self.session, cwd=self.cwd, id="transcript")
         self.menu = CompletionMenu(id="completion")
         self.queue_view = QueuePane(id="queue")
-        self.editor = PromptEditor(id="editor")
+        # "thinking-off" (the border every model without a level shows) from the start: the session's
+        # level, known once it is attached, is most often "off", and a class changed then restyles
+        # the editor (2 ms) while the first prompt is typed.
+        self.editor = PromptEditor(id="editor", classes="thinking-off")
         self.default_editor = self.editor
         """pi's own editor; ``editor`` is an extension's while one replaced it (``editor_swap.py``)."""
         self.footer_bar = FooterBar(cwd=self.cwd, static=self.static, id="footer")
@@ -246,6 +255,9 @@ class PiApp(AppActions, inherit_bindings=False):
 
     def on_mount(self) -> None:
         from .terminal.terminal_passthrough import TerminalPassthrough
+        from .terminal.textual_internals import hide_toast_rack
+
+        hide_toast_rack(self.screen)
 
         self.terminal_passthrough = TerminalPassthrough(self)
         self.begin_capture_print(self, stdout=True, stderr=False)
@@ -317,17 +329,23 @@ class PiApp(AppActions, inherit_bindings=False):
 
     async def attach_session(self, session: SessionPort) -> None:
         """Show ``session``: subscribe through the bridge and render its history."""
-        self._first_session = session
-        self.transcript.session = session
-        use_session_themes(self, session)
-        bridge = Bridge(session, self)
-        self.transcript.messages_when = bridge.messages_when
-        bridge.start()
-        self.workspace.adopt_first(session, bridge, self.transcript)
-        self.chrome.show(session)
-        show_window_title(self)
-        show_session_notices(self.host)
-        await self.transcript.load_messages(session.messages)
+        # One frame for the chrome, the history and the start-up help (each its own frame, with
+        # its own layout, cost 4-7 ms while the first prompt is typed).
+        with self.batch_update():
+            self._first_session = session
+            self.transcript.session = session
+            use_session_themes(self, session)
+            bridge = Bridge(session, self)
+            self.transcript.messages_when = bridge.messages_when
+            bridge.start()
+            self.workspace.adopt_first(session, bridge, self.transcript)
+            self.chrome.show(session)
+            show_window_title(self)
+            show_session_notices(self.host)
+            await self.transcript.load_messages(session.messages)
+            help_shown = help_can_come_first(session)
+            if help_shown:
+                await show_start_help(self, session)
         # Extensions start in a worker, never in this message handler: a session_start handler
         # that asks something (ctx.ui.select) needs the app's loop free to take the keys.
         from pi_runtime.frontend.app_support import startup_problems
@@ -335,7 +353,8 @@ class PiApp(AppActions, inherit_bindings=False):
         # What is wrong with the config files (a settings key left out, a broken models.json),
         # said once at start as the headless modes say it on stderr (Pi shows them too).
         self.start_notices.extend((problem, "warning") for problem in startup_problems(session))
-        self.run_worker(start_session(self, session), name="start-session", group="session", exit_on_error=False)
+        self.run_worker(start_session(self, session, help_shown=help_shown), name="start-session", group="session",
+                        exit_on_error=False)
 
     def apply_display_settings(self) -> None:
         """Padding, menu height, scrollbar and folded thinking from the settings (start, /settings)."""

@@ -70,7 +70,7 @@ def use_session_themes(app: SettingsHost, session: SessionPort) -> None:
     if theme_paths is not None:
         # Packages' themes (and extensions' themePaths) are the session's to know.
         themes.more_paths = theme_paths
-    themes.load()
+    themes.load_if_changed()
     apply_display_settings(app)
     if typed_settings(session.settings).hide_thinking_block:
         app.transcript.set_thinking_collapsed(True)

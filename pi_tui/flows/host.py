@@ -206,6 +206,7 @@ class PiHost(Protocol):
 
     # Textual's App calls the controllers make.
     title: str
+    def set_reactive(self, reactive: Any, value: Any) -> None: ...
     @property
     def is_headless(self) -> bool: ...
     @property

@@ -19,15 +19,17 @@ if TYPE_CHECKING:
 
 
 
-async def start_session(app: PiHost, session: SessionPort) -> None:
-    """After a session is attached: its extensions start, then the start-up help, the tmux
-    warning and the message given on the command line (a worker: a handler may ask something)."""
+async def start_session(app: PiHost, session: SessionPort, *, help_shown: bool = False) -> None:
+    """After a session is attached: its extensions start, then the start-up help (unless the attach
+    showed it: ``help_shown``), the tmux warning and the message given on the command line (a
+    worker: a handler may ask something)."""
     from .tab_extensions import start_tab_extensions
 
     entry = app.workspace.entry_for(session)
     if entry is not None:
         await start_tab_extensions(app, app.workspace, entry)
-    await show_start_help(app, session)
+    if not help_shown:
+        await show_start_help(app, session)
     await warn_about_tmux_keys(app)
     await say_full_screen_only(app, session)
     notices, app.start_notices = app.start_notices, []
@@ -93,6 +95,17 @@ async def warn_about_tmux_keys(app: PiHost) -> None:
     warning = await asyncio.to_thread(extended_keys.tmux_warning)
     if warning:
         await app.transcript.add_notice(warning, "warning")
+
+
+def help_can_come_first(session: SessionPort) -> bool:
+    """Whether the key hints can be shown as the session is attached, before its extensions start:
+    none runs in this process (a handler's message, provider or resources could change what the
+    hints say), so nothing comes between the attach and the hints either way. (Not the welcome
+    panel of a session without a usable model: it probes for local servers as it comes, and stays
+    after the start.)"""
+    from ..sessions.served import is_served
+
+    return session.extension_runner is None and not is_served(session) and has_credentials(session)
 
 
 async def show_start_help(app: PiHost, session: SessionPort) -> None:

@@ -5,7 +5,7 @@ session and its extensions' ``ctx.ui``; the terminal pane only writes the title 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..terminal.window_title import pi_title, write_title
 
@@ -19,6 +19,7 @@ class TitledApp(Protocol):
     title: str
     @property
     def is_headless(self) -> bool: ...
+    def set_reactive(self, reactive: Any, value: Any) -> None: ...
     @property
     def session(self) -> SessionPort | None: ...
     @property

@@ -37,11 +37,16 @@ class SessionTabs(Horizontal):
 
     def sync(self, entries: Sequence[OpenSession], active: OpenSession | None) -> None:
         """Tabs for the open sessions in order, each saying what its session does now."""
-        self.set_class(len(entries) > 1, "-several")
+        several = len(entries) > 1
+        self.set_class(several, "-several")
         tabs = {tab.entry: tab for tab in self.query_children(SessionTab)}
         for entry, gone in tabs.items():
-            if entry not in entries:
+            if entry not in entries or not several:
                 gone.remove()
+        if not several:
+            # The bar is hidden: a lone session's tab would be built, labelled (its usage totals
+            # worked out) and restyled at every answer for nothing; it is made when a second opens.
+            return
         for position, entry in enumerate(entries, 1):
             tab = tabs.get(entry)
             if tab is None:

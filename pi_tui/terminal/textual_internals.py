@@ -139,6 +139,10 @@ TOUCH_POINTS: dict[str, tuple[str, Callable[[], bool]]] = {
         "such a run is typed as its keys would have been, or handled key by key (editor/typed_text.py)",
         lambda: _is_function("textual.message", "Message._set_forwarded")
         and _is_function("textual.widgets", "TextArea._restart_blink")),
+    "textual.widgets._toast.ToastRack": (
+        "the screen is not laid out and drawn a second time right after pi's first frame (app.py)",
+        lambda: _uses("textual.screen", "Screen._extend_compose", "ToastRack")
+        and _uses("textual.widgets._toast", "ToastRack.show", "display")),
     "textual.widget.Widget._on_key, textual.widgets.TextArea._on_key": (
         "the editor and the queue act on each key as it comes (editor/, queue/)",
         lambda: inspect.iscoroutinefunction(_attribute("textual.widget", "Widget._on_key"))
@@ -212,6 +216,21 @@ def linux_driver_module() -> Any:
 def running_driver(app: Any) -> Any:
     """The app's terminal driver (None before it starts or after it stops)."""
     return getattr(app, "_driver", None)
+
+
+def hide_toast_rack(screen: Any) -> None:
+    """Hide the screen's toast rack the way Textual's ``ToastRack.show`` does when there is no
+    notification (an inline ``display: none``).
+
+    Its CSS hides it already, but ``show`` runs as every screen resumes and sets the inline rule
+    anew: a change of style that lays out and draws the whole screen again, right after pi's first
+    frame (4-5 ms while the first prompt is being typed). Set before the screen's first layout,
+    that later setting changes nothing.
+    """
+    from textual.widgets._toast import ToastRack
+
+    for rack in screen.query_children(ToastRack):
+        rack.display = False
 
 
 def keep_app_clipboard(app: Any, text: str) -> None:

@@ -8,7 +8,7 @@ which session is shown is the flows' business (``flows/shown_title.py``), so thi
 from __future__ import annotations
 
 import os
-from typing import Protocol
+from typing import Any, Protocol
 
 from .textual_internals import running_driver
 
@@ -19,6 +19,7 @@ class TitledApp(Protocol):
     title: str
     @property
     def is_headless(self) -> bool: ...
+    def set_reactive(self, reactive: Any, value: Any) -> None: ...
 
 
 def pi_title(session_name: str | None, cwd: str) -> str:
@@ -28,7 +29,12 @@ def pi_title(session_name: str | None, cwd: str) -> str:
 
 def write_title(app: TitledApp, title: str) -> None:
     """Set the window title (OSC 0, as Pi); nothing in a headless run."""
-    app.title = title
+    # Kept in Textual's ``App.title`` (screenshots' title) without its repaint: the reactive
+    # redraws the whole screen for Textual's own Header, which pi does not show (1 ms at each
+    # attach, while the first prompt is on its way).
+    from textual.app import App
+
+    app.set_reactive(App.title, title)
     driver = running_driver(app)
     if driver is not None and not app.is_headless:
         # A control character would end the sequence early and send the rest to the terminal

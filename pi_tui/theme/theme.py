@@ -259,21 +259,26 @@ def discover_themes(*folders: Path) -> tuple[dict[str, PiTheme], list[str]]:
     """
     themes: dict[str, PiTheme] = {}
     errors: list[str] = []
+    for path in theme_files(*folders):
+        try:
+            theme = load_theme_file(path)
+        except ThemeError as exc:
+            errors.append(str(exc))
+            continue
+        themes[theme.name] = theme
+    return themes, errors
+
+
+def theme_files(*folders: Path) -> list[Path]:
+    """The theme files ``discover_themes`` reads, in its order: the built-in ones, then each of
+    ``folders``' ``*.json`` (or the ``.json`` file itself)."""
+    found: list[Path] = []
     for folder in (BUILTIN_DIR, *folders):
         if folder.is_file() and folder.suffix == ".json":
-            files = [folder]
+            found.append(folder)
         elif folder.is_dir():
-            files = sorted(folder.glob("*.json"))
-        else:
-            continue
-        for path in files:
-            try:
-                theme = load_theme_file(path)
-            except ThemeError as exc:
-                errors.append(str(exc))
-                continue
-            themes[theme.name] = theme
-    return themes, errors
+            found.extend(sorted(folder.glob("*.json")))
+    return found
 
 
 def default_variables() -> dict[str, str]:

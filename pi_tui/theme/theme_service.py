@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .theme import PiTheme, default_variables, discover_themes
+from .theme import PiTheme, default_variables, discover_themes, theme_files
 from .theme_watch import ThemeWatcher
 
 if TYPE_CHECKING:
@@ -39,6 +39,17 @@ def theme_variable_defaults() -> dict[str, str]:
     if _DEFAULT_VARIABLES is None:
         _DEFAULT_VARIABLES = default_variables()
     return _DEFAULT_VARIABLES
+
+
+def _stamps(files: list[Path]) -> list[tuple[Path, int]]:
+    """Each file with its modification time (0 once it is gone)."""
+    stamps = []
+    for path in files:
+        try:
+            stamps.append((path, path.stat().st_mtime_ns))
+        except OSError:
+            stamps.append((path, 0))
+    return stamps
 
 
 class ThemeService:
@@ -70,13 +81,27 @@ class ThemeService:
         """``--theme`` files and folders (loaded even with ``--no-themes``, as in Pi)."""
         self.discover = True
         """False with ``--no-themes``: no user, project or package themes, only built-in and ``--theme``."""
+        self._loaded: list[tuple[Path, int]] | None = None
+        """The files of the last ``load`` and their modification times."""
 
     def load(self) -> None:
         """Read every theme file again and register the valid ones."""
-        found = [*self.more_paths(), *self.folders] if self.discover else []
-        self.themes, self.errors = discover_themes(*found, *self.cli_paths)
+        sources = self._sources()
+        self.themes, self.errors = discover_themes(*sources)
+        self._loaded = _stamps(theme_files(*sources))
         for theme in self.themes.values():
             self._target.register_theme(theme.to_textual())
+
+    def load_if_changed(self) -> None:
+        """``load``, unless the theme files to read are the ones last loaded, unchanged on disk
+        (a session attached with no theme of its own: the start-up load stands, and the 4-5 files
+        are not parsed and registered again while the first prompt is on its way)."""
+        if _stamps(theme_files(*self._sources())) != self._loaded:
+            self.load()
+
+    def _sources(self) -> list[Path]:
+        found = [*self.more_paths(), *self.folders] if self.discover else []
+        return [*found, *self.cli_paths]
 
     def apply(self, name: str, *, persist: bool = False, force: bool = False) -> bool:
         """Switch theme; an unknown one falls back to dark with a notification.

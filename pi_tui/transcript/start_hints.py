@@ -49,6 +49,9 @@ class StartHints(Static):
         self.loaded = loaded or []
         """(kind, names) of the context files, skills and templates loaded."""
         self._expanded = expanded
+        # Drawn with its text from the first frame it is in: set at mount, it was laid out empty
+        # first and then again (a second layout of the transcript while the first prompt is typed).
+        self.update(self._content())
 
     @property
     def expanded(self) -> bool:
@@ -57,9 +60,6 @@ class StartHints(Static):
     @expanded.setter
     def expanded(self, value: bool) -> None:
         self._expanded = value
-        self.update(self._content())
-
-    def on_mount(self) -> None:
         self.update(self._content())
 
     def _key(self, ids: str) -> str:

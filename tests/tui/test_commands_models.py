@@ -142,6 +142,19 @@ async def test_scoped_models_saved_and_ctrl_p_cycles_them(two_models, agent_dir,
     assert saved["enabledModels"] == [provider.model().ref, third.ref]
 
 
+async def test_the_editor_starts_with_the_off_border_that_a_session_at_off_keeps(session, agent_dir):
+    from pi_tui.app import PiApp
+
+    app = PiApp(None, static=True, agent_dir=str(agent_dir))  # no session yet, as while pi starts
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert app.editor.has_class("thinking-off")
+        before = app.editor.styles.border_top
+        assert await session.set_thinking_level("off") == "off"
+        await app.attach_session(session)
+        await pilot.pause()
+        assert app.editor.has_class("thinking-off") and app.editor.styles.border_top == before
+
+
 async def test_thinking_picker_sets_level_and_editor_border_follows(session, agent_dir):
     app = create_app(session, static=True, agent_dir=str(agent_dir))
     async with app.run_test(size=(100, 30)) as pilot:

@@ -141,6 +141,7 @@ async def test_close_shows_the_neighbour_and_hides_the_bar(provider, workdir, tm
         await type_and_send(pilot, "/close")
         assert await wait_for(pilot, lambda: len(app.workspace.sessions) == 1)
         assert app.session is session and not app.session_tabs.has_class("-several")
+        assert not app.session_tabs.query(SessionTab)  # a lone session's tab is not kept behind the hidden bar
         assert await wait_for(pilot, lambda: log.exists() and second.session_id in log.read_text())
         await type_and_send(pilot, "/close")  # the last session is never closed
         assert await wait_for(pilot, lambda: "only open session" in screen_text(app))

@@ -25,6 +25,19 @@ async def test_an_empty_session_starts_with_pis_key_hints_and_ctrl_o_shows_them_
         assert "shift+tab to cycle thinking level" not in screen_text(app)
 
 
+async def test_without_extensions_the_hints_come_with_the_attach_and_their_text_with_their_first_frame(session):
+    from pi_tui.app import PiApp
+
+    app = PiApp(None, static=True)  # no session yet, as while pi starts
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert session.extension_runner is None
+        await app.attach_session(session)  # the start-session worker has not run yet
+        hints = app.query(StartHints)
+        assert len(hints) == 1 and "ctrl+o more" in str(hints.first().render())  # drawn with the attach's frame
+        await pilot.pause()
+        assert len(app.query(StartHints)) == 1  # and not again by the worker
+
+
 async def test_the_hints_follow_keybindings_json(session, agent_dir):
     (agent_dir / "keybindings.json").write_text('{"app.interrupt": "ctrl+g", "app.editor.external": []}')
     app = create_app(session, static=True, agent_dir=str(agent_dir))

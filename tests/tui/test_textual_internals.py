@@ -87,6 +87,8 @@ BREAKERS = {
                                                  lambda self: None),
     "textual.message.Message._set_forwarded, textual.widgets.TextArea._restart_blink": (
         "textual.widgets", "TextArea", "_restart_blink", None),
+    "textual.widgets._toast.ToastRack": ("textual.widgets._toast", "ToastRack", "show",
+                                         lambda self, notifications: None),
 }
 
 
@@ -318,3 +320,44 @@ async def test_a_key_handed_to_a_widget_directly_is_flagged_forwarded_and_the_bl
         area._cursor_visible = False
         internals.restart_cursor_blink(area)
         assert area._cursor_visible
+
+
+class _Toasting(App):
+    """A plain app counting its screen's layouts."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.layouts = 0
+
+    def compose(self) -> ComposeResult:
+        yield Static("text")
+
+    def on_mount(self) -> None:
+        self.screen.screen_layout_refresh_signal.subscribe(self, self._laid_out, immediate=True)
+
+    def _laid_out(self, screen: object) -> None:
+        self.layouts += 1
+
+
+async def test_toast_rack_show_lays_the_screen_out_again_unless_hide_toast_rack_set_its_style_before():
+    app = _Toasting()
+    async with app.run_test(size=(40, 6), notifications=True) as pilot:
+        await pilot.pause()
+        rack = app.screen.get_child_by_id("textual-toastrack")
+        rack.styles.inline.clear_rule("display")  # as the rack is before the screen first resumes
+        await pilot.pause()
+        laid_out = app.layouts
+        rack.show([])  # what Textual runs as each screen resumes, with no notification
+        await pilot.pause()
+        assert app.layouts == laid_out + 1  # a change of style: the whole screen laid out again
+
+        rack.styles.inline.clear_rule("display")
+        internals.hide_toast_rack(app.screen)  # what pi's app does at mount, before its first layout
+        await pilot.pause()
+        laid_out = app.layouts
+        rack.show([])
+        await pilot.pause()
+        assert app.layouts == laid_out and not rack.display
+
+        app.notify("a toast")  # the rack still shows notifications
+        assert await eventually(lambda: rack.display and "a toast" in str([str(w.render()) for w in rack.walk_children()]))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 from pi_tui.launch import create_app
 from pi_tui.theme.theme import BUILTIN_DIR
@@ -62,3 +63,24 @@ async def test_no_watcher_without_theme_folders_or_when_static(session, agent_di
     async with static_app.run_test(size=(80, 24)) as pilot:
         await started(pilot)
         assert static_app.themes.watcher is None
+
+
+async def test_attach_reads_the_theme_files_again_only_when_they_changed(session, agent_dir):
+    themes = agent_dir / "themes"
+    themes.mkdir()
+    _write_theme(themes / "mine.json", "mine", accent="#112233")
+    app = create_app(session, static=True, agent_dir=str(agent_dir), watch_themes=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        loaded = app.themes.themes
+        app.themes.load_if_changed()  # the same files, unchanged: what was loaded stands
+        assert app.themes.themes is loaded
+        _write_theme(themes / "other.json", "other", accent="#445566")
+        app.themes.load_if_changed()  # a file came: all are read again
+        assert app.themes.themes is not loaded and {"mine", "other"} <= set(app.themes.themes)
+        loaded = app.themes.themes
+        _write_theme(themes / "mine.json", "mine", accent="#778899")
+        os.utime(themes / "mine.json", ns=(1, 1))  # a changed modification time, whatever the clock's step
+        app.themes.load_if_changed()
+        assert app.themes.themes is not loaded
+        assert app.themes.themes["mine"].to_textual().variables["pi-accent"] == "#778899"
