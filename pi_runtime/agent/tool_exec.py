@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from .. import deep_json
@@ -110,7 +110,7 @@ _EXPECTED_JSON_TYPE = {
 """The JSON type a parameter model's type error asked for, to word it as Pi's schema check does."""
 
 
-def _problem(err: dict[str, Any]) -> str:
+def _problem(err: Mapping[str, object]) -> str:
     """One refused argument in Pi's words ("missing", "expected string, got integer", "unknown
     field"): the model reads the same text from pi as from Pi. Other problems keep the model's text."""
     kind = err.get("type")
@@ -124,7 +124,7 @@ def _problem(err: dict[str, Any]) -> str:
     return str(err.get("msg"))
 
 
-def _json_type(value: Any) -> str:
+def _json_type(value: object) -> str:
     if value is None:
         return "null"
     if isinstance(value, bool):

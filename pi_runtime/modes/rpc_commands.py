@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..ai.types import THINKING_LEVELS
+
+if TYPE_CHECKING:
+    from .rpc_ui import RpcExtensionUI
 
 NO_DATA = object()
 """Marker: the response has no ``data`` field."""
@@ -21,7 +24,7 @@ QUEUE_MODES = ("all", "one-at-a-time")
 Handler = Callable[[Any, dict[str, Any]], Awaitable[Any]]
 COMMANDS: dict[str, Handler] = {}
 
-CLIENT_UI: ContextVar[Any] = ContextVar("rpc_client_ui", default=None)
+CLIENT_UI: ContextVar[RpcExtensionUI | None] = ContextVar("rpc_client_ui", default=None)
 """The RPC client's extension UI (``RpcExtensionUI``) while a command runs: what a command that
 answers as one of Pi's built-in extensions would (a notification) speaks through."""
 
