@@ -83,6 +83,34 @@ def resolve_model_arg(registry: Any, value: str, provider: str | None = None) ->
         return find_model(registry, pattern, provider), level
 
 
+def custom_model(registry: Any, value: str, provider: str | None,
+                 thinking_given: bool) -> tuple[Model, str | None, str] | None:
+    """Pi's answer to a ``--model`` that names a provider it knows and an id it does not (a model
+    newer than the catalogue): that provider's default model (else its first) under the new id,
+    with Pi's warning. Returns (model, thinking level from the suffix, warning), or None when no
+    known provider is named. With ``--thinking`` given, a ``:level`` suffix stays part of the id,
+    as in Pi."""
+    pattern, level = (value, None) if thinking_given else split_thinking(value)
+    known = {name.lower(): name for name in registry.providers()}
+    target = known.get(provider.lower()) if provider else None
+    if target is not None:
+        model_id = pattern[len(target) + 1:] if pattern.lower().startswith(target.lower() + "/") else pattern
+    else:
+        head, sep, model_id = pattern.partition("/")
+        target = known.get(head.lower()) if sep else None
+    if target is None or not model_id:
+        return None
+    models = registry.models_of(target)
+    if not models:
+        return None
+    from ..ai.catalog import builtin_catalog
+
+    info = builtin_catalog().providers.get(target)
+    base = next((m for m in models if info is not None and m.id == info.default_model), models[0])
+    model = base.model_copy(update={"id": model_id, "name": model_id})
+    return model, level, f'Model "{model_id}" not found for provider "{target}". Using custom model id.'
+
+
 def scope_with_warnings(registry: Any, patterns: list[str]) -> tuple[list[tuple[Model, str | None]], list[str]]:
     """Scope patterns (``--models``, ``enabledModels``) -> the scoped models, and a warning in Pi's
     words for each pattern that matches nothing (the others still count; nothing stops start-up)."""

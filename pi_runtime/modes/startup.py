@@ -18,7 +18,7 @@ from ..ai.models import ModelNotFoundError
 from ..cli_args import CliArgs, UsageError, check_model_choice
 from ..kernel.session import AgentSession, typed_settings
 from .cli_extensions import LoadedExtensions, apply_extension_flags, load_for_command_line, open_project_trust
-from .model_select import ThinkingLevelError, check_level, resolve_model_arg, scope_with_warnings
+from .model_select import ThinkingLevelError, check_level, custom_model, resolve_model_arg, scope_with_warnings
 
 
 class StartupError(Exception):
@@ -330,13 +330,24 @@ def _build_with_manager(args: CliArgs, cwd: str, agent_dir: Path, settings: Any,
         runner = load_for_command_line(args, cwd, agent_dir, settings, registry, trusted, mcp=True)
     apply_extension_flags(args, runner)
     model, level = None, None
+    model_warnings: list[str] = []
     if args.demo:
         from .demo import demo_model
 
         model = demo_model()
         registry.add_model(model)
     elif args.model:
-        model, level = resolve_model_arg(registry, args.model, args.provider)
+        try:
+            model, level = resolve_model_arg(registry, args.model, args.provider)
+        except ModelNotFoundError:
+            fallback = custom_model(registry, args.model, args.provider, bool(args.thinking))
+            if fallback is None:
+                raise
+            model, level, warning = fallback
+            requested = args.thinking or level
+            if requested and requested != "off":  # a level asked for: Pi takes the model to reason
+                model = model.model_copy(update={"reasoning": True})
+            model_warnings.append(warning)
     # (enabledModels from the settings are the SDK's: create_agent_session applies them.)
     scoped, scope_warnings = scope_with_warnings(registry, args.models.split(",")) if args.models else (None, [])
     scoped = scoped or None
@@ -375,7 +386,7 @@ def _build_with_manager(args: CliArgs, cwd: str, agent_dir: Path, settings: Any,
         )
     except ValueError as exc:  # select_tools: unknown tool / mixed +/- entries
         raise UsageError(str(exc)) from exc
-    session.startup_warnings[:0] = scope_warnings
+    session.startup_warnings[:0] = model_warnings + scope_warnings
     if args.name:
         manager.append_session_info(args.name)
     return session

@@ -96,6 +96,16 @@ def test_unknown_model_names_the_closest_matches(env):
     assert "loop/loop-model" in result.stderr
 
 
+def test_a_new_model_id_of_a_known_provider_is_used_with_pis_warning(env, loopback):
+    # A model newer than the catalogue: Pi sends it under the provider's default model's settings.
+    loopback.push(text_reply("new model here"))
+    result = run_pi(["-p", "hi", "--model", "loop/loop-next"], env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "new model here\n"
+    assert 'Model "loop-next" not found for provider "loop". Using custom model id.' in result.stderr
+    assert loopback.requests[0].json()["model"] == "loop-next"
+
+
 def test_a_model_unknown_because_models_json_is_broken_says_so(env):
     # The likeliest cause, which only --list-models used to name.
     models = Path(env["PI_CODING_AGENT_DIR"]) / "models.json"
