@@ -22,7 +22,6 @@ from textual.app import App, ComposeResult
 from textual.containers import Horizontal
 from textual.driver import Driver
 from textual.reactive import Reactive
-from textual.screen import Screen
 from textual.widgets import TextArea
 from textual.worker import Worker, WorkerState
 
@@ -64,6 +63,7 @@ if TYPE_CHECKING:
 
     from .extension_ui.extension_area import ExtensionAreas
     from .flows.app_extension_ui import AppExtensionUI
+    from .terminal.steady_screen import SteadyScreen
 
 terminal_keys.install()
 extended_keys.install()
@@ -219,7 +219,7 @@ class PiApp(AppActions, inherit_bindings=False):
             return
         super()._handle_exception(error)
 
-    def get_default_screen(self) -> Screen[Any]:
+    def get_default_screen(self) -> SteadyScreen:
         from .terminal.steady_screen import SteadyScreen
 
         return SteadyScreen(id="_default")

@@ -110,13 +110,13 @@ def _stamps(messages: list[Any]) -> list[float]:
 _PLAIN_NUMBERS = frozenset({int, float})
 
 
-def _stamp(message: Any) -> float:
+def _stamp(message: object) -> float:
     """One message's stamp as ``_stamps`` gives it."""
     stamp = message.get("timestamp") if isinstance(message, dict) else getattr(message, "timestamp", None)
     return stamp if isinstance(stamp, (int, float)) and not isinstance(stamp, bool) else 0
 
 
-def _newest_stamp(messages: list[Any], end: int) -> float | None:
+def _newest_stamp(messages: list[object], end: int) -> float | None:
     """``max`` of ``_stamps(messages)[:end]`` (-inf first) in one C-level pass, when those messages
     are stored dicts (the history before the latest answer); None when one is an object or its
     stamp is no plain number (``_stamps`` then)."""

@@ -360,7 +360,7 @@ class ModelRegistry(OAuthLogins):
         """
         return self._resolve_key(model)[0]
 
-    def credential_lookups(self) -> AbstractContextManager[Any]:
+    def credential_lookups(self) -> AbstractContextManager[None]:
         """A block of many credential checks (one per provider): stored credentials are checked for a
         change once in it (``AuthStorage.lookups``)."""
         lookups = getattr(self.auth, "lookups", None)

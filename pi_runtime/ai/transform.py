@@ -77,7 +77,7 @@ class HistoryPreparer:
 
     def __init__(self, model: Model) -> None:
         self.out: list = []
-        self.pending: dict[str, Any] = {}
+        self.pending: dict[str, ToolCall | _WireCall] = {}
         """Call id -> ToolCall (or _WireCall): calls not yet answered."""
         self._dropped: set[str] = set()
         self._model = model

@@ -223,7 +223,7 @@ class SessionStats:
 
     def to_wire(self) -> dict[str, Any]:
         # Pi leaves sessionFile out for a session not saved (--no-session).
-        out: dict[str, Any] = {"sessionFile": self.session_file} if self.session_file else {}
+        out: dict[str, object] = {"sessionFile": self.session_file} if self.session_file else {}
         out.update({
             "sessionId": self.session_id,
             "userMessages": self.user_messages,

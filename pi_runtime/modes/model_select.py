@@ -9,7 +9,7 @@ providers match, the one with credentials wins. ``--models`` takes comma-separat
 from __future__ import annotations
 
 import fnmatch
-from typing import Any
+from typing import Any, Protocol
 
 from ..ai.models import ModelNotFoundError
 from ..ai.types import THINKING_LEVELS, Model
@@ -83,7 +83,14 @@ def resolve_model_arg(registry: Any, value: str, provider: str | None = None) ->
         return find_model(registry, pattern, provider), level
 
 
-def custom_model(registry: Any, value: str, provider: str | None,
+class ProviderModels(Protocol):
+    """What :func:`custom_model` reads of the registry (``ModelRegistry``)."""
+
+    def providers(self) -> list[str]: ...
+    def models_of(self, provider: str) -> list[Model]: ...
+
+
+def custom_model(registry: ProviderModels, value: str, provider: str | None,
                  thinking_given: bool) -> tuple[Model, str | None, str] | None:
     """Pi's answer to a ``--model`` that names a provider it knows and an id it does not (a model
     newer than the catalogue): that provider's default model (else its first) under the new id,

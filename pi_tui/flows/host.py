@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from textual import events
     from textual.css.query import DOMQuery
     from textual.notifications import SeverityLevel
+    from textual.reactive import Reactive
     from textual.screen import Screen, ScreenResultCallbackType
     from textual.timer import Timer
     from textual.widget import AwaitMount, Widget
@@ -206,7 +207,7 @@ class PiHost(Protocol):
 
     # Textual's App calls the controllers make.
     title: str
-    def set_reactive(self, reactive: Any, value: Any) -> None: ...
+    def set_reactive(self, reactive: Reactive[str], value: str) -> None: ...
     @property
     def is_headless(self) -> bool: ...
     @property

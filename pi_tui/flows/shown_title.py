@@ -5,11 +5,13 @@ session and its extensions' ``ctx.ui``; the terminal pane only writes the title 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from ..terminal.window_title import pi_title, write_title
 
 if TYPE_CHECKING:
+    from textual.reactive import Reactive
+
     from pi_runtime.frontend import SessionPort
 
 
@@ -19,7 +21,7 @@ class TitledApp(Protocol):
     title: str
     @property
     def is_headless(self) -> bool: ...
-    def set_reactive(self, reactive: Any, value: Any) -> None: ...
+    def set_reactive(self, reactive: Reactive[str], value: str) -> None: ...
     @property
     def session(self) -> SessionPort | None: ...
     @property

@@ -24,7 +24,10 @@ import importlib
 import inspect
 from collections.abc import Callable, Iterator, Mapping
 from types import CodeType
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from textual.screen import Screen
 
 TESTED_TEXTUAL = "==8.2.8"
 """The Textual release pi is tested with (pyproject.toml says the same; a test keeps them equal). 8.2.7, the
@@ -218,7 +221,7 @@ def running_driver(app: Any) -> Any:
     return getattr(app, "_driver", None)
 
 
-def hide_toast_rack(screen: Any) -> None:
+def hide_toast_rack(screen: Screen[object]) -> None:
     """Hide the screen's toast rack the way Textual's ``ToastRack.show`` does when there is no
     notification (an inline ``display: none``).
 

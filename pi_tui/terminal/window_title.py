@@ -8,9 +8,12 @@ which session is shown is the flows' business (``flows/shown_title.py``), so thi
 from __future__ import annotations
 
 import os
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from .textual_internals import running_driver
+
+if TYPE_CHECKING:
+    from textual.reactive import Reactive
 
 
 class TitledApp(Protocol):
@@ -19,7 +22,7 @@ class TitledApp(Protocol):
     title: str
     @property
     def is_headless(self) -> bool: ...
-    def set_reactive(self, reactive: Any, value: Any) -> None: ...
+    def set_reactive(self, reactive: Reactive[str], value: str) -> None: ...
 
 
 def pi_title(session_name: str | None, cwd: str) -> str:
