@@ -8,8 +8,6 @@ one line the user sees.
 
 from __future__ import annotations
 
-from dataclasses import field
-
 from .records import record
 
 
@@ -32,8 +30,15 @@ class ExtensionFlagArg:
     message_index: int
 
 
-@record
 class CliArgs:
+    """The parsed command line (:func:`parse_args`): each attribute a flag's value or its default.
+
+    A plain class, not a record: ``pi`` makes one per run, and a record's first instance has
+    ``dataclasses`` write and compile an ``__init__`` for all its fields, 8.5 M instructions
+    (~2 ms) of every ``pi -p`` for these 50. Scalars keep their defaults on the class; the lists
+    are made per instance in ``__init__``. :meth:`replaced` stands in for ``dataclasses.replace``.
+    """
+
     print_mode: bool = False
     mode: str | None = None
     """text, json or rpc."""
@@ -56,33 +61,59 @@ class CliArgs:
     exclude_tools: str | None = None
     no_tools: bool = False
     no_builtin_tools: bool = False
-    extensions: list[str] = field(default_factory=list)
+    extensions: list[str]
     no_extensions: bool = False
     no_mcp: bool = False
-    skills: list[str] = field(default_factory=list)
+    skills: list[str]
     no_skills: bool = False
-    prompt_templates: list[str] = field(default_factory=list)
+    prompt_templates: list[str]
     no_prompt_templates: bool = False
-    themes: list[str] = field(default_factory=list)
+    themes: list[str]
     use_theme: str | None = None
     no_themes: bool = False
     no_context_files: bool = False
     system_prompt: str | None = None
-    append_system_prompt: list[str] = field(default_factory=list)
+    append_system_prompt: list[str]
     verbose: bool = False
     tui_mode: str | None = None
     """``--tui-mode`` (Pi's ``fullscreen`` or ``regular``; pi is always full-screen)."""
     approve: bool | None = None
     offline: bool = False
-    export: list[str] = field(default_factory=list)
+    export: list[str]
     help: bool = False
     version: bool = False
     demo: bool = False
-    files: list[str] = field(default_factory=list)
+    files: list[str]
     """``@path`` arguments, without the ``@``."""
-    messages: list[str] = field(default_factory=list)
-    extension_flags: list[ExtensionFlagArg] = field(default_factory=list)
+    messages: list[str]
+    extension_flags: list[ExtensionFlagArg]
     """Unknown long flags, for extensions' ``register_flag`` (``modes.startup`` resolves them)."""
+
+    def __init__(self) -> None:
+        self.extensions = []
+        self.skills = []
+        self.prompt_templates = []
+        self.themes = []
+        self.append_system_prompt = []
+        self.export = []
+        self.files = []
+        self.messages = []
+        self.extension_flags = []
+
+    def replaced(self, **changes: object) -> CliArgs:
+        """A copy with ``changes`` applied (its lists are copies too); an unknown name is a TypeError."""
+        unknown = [name for name in changes if name not in CliArgs.__annotations__]
+        if unknown:
+            raise TypeError(f"CliArgs has no field {unknown[0]!r}")
+        copy = CliArgs.__new__(CliArgs)
+        copy.__dict__.update({key: list(value) if type(value) is list else value
+                              for key, value in self.__dict__.items()})
+        copy.__dict__.update(changes)
+        return copy
+
+    def __repr__(self) -> str:
+        # What was set on the instance: the lists and the flags given (the rest are the defaults).
+        return f"CliArgs({', '.join(f'{key}={value!r}' for key, value in vars(self).items())})"
 
 
 # flag -> (attribute, kind). kind: "bool", "value", "list", "false" (sets False)

@@ -14,7 +14,6 @@ thread (it imports the folder's extensions), or :func:`fork_into` for the "fork"
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -67,8 +66,8 @@ def resume_args(args: CliArgs, path: str) -> CliArgs:
     what chose or started a session at start-up (``--continue``, ``--fork``, ``--name``, the
     first messages) does not apply again; everything else (models, tools, extensions, skills,
     ``--approve``) does, as Pi applies its command line to each session it opens."""
-    return dataclasses.replace(
-        args, session=path, continue_=False, resume=False, fork=None, session_id=None, no_session=False,
+    return args.replaced(
+        session=path, continue_=False, resume=False, fork=None, session_id=None, no_session=False,
         name=None, messages=[], files=[], print_mode=False, mode=None, export=[],
     )
 

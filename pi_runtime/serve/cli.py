@@ -12,7 +12,6 @@ page in a child process (``serve/web``).
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import os
 import signal
 import sys
@@ -140,7 +139,7 @@ async def _main(folder: str, path: Path, listener: socket.socket, args: CliArgs,
 
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         loop.add_signal_handler(sig, on_signal, int(sig))
-    base = dataclasses.replace(args, continue_=False, session=None, name=None)
+    base = args.replaced(continue_=False, session=None, name=None)
     server = ServeServer(folder, base, listener, path)
     if args.continue_ or args.session:
         try:

@@ -9,7 +9,6 @@ and the fan-out extension UI installed before its extensions start. A session's 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import os
 import secrets
 import sys
@@ -117,8 +116,8 @@ class LiveSessions:
             for live in self.by_handle.values():
                 if live.session.session_file and os.path.realpath(live.session.session_file) == wanted:
                     return live
-        args = dataclasses.replace(self.base_args, session=session_path, continue_=continue_recent and not session_path,
-                                   name=name or None, no_session=self.base_args.no_session and not session_path)
+        args = self.base_args.replaced(session=session_path, continue_=continue_recent and not session_path,
+                                       name=name or None, no_session=self.base_args.no_session and not session_path)
         # Built on the loop: a 20,000-message session takes ~0.3 s, during which other sessions wait.
         session = build_session(args, cwd=self.folder)
         print_startup_notices(session)
