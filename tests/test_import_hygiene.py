@@ -193,6 +193,8 @@ _NOT_FOR_A_PLAIN_ANSWER = (
     "pi_runtime.resources.frontmatter", "pi_runtime.ai.tool_arguments", "pi_runtime.ai.partial_json", "difflib",
     # The extension loader (records, importing): a run with no extension only looks (discovery.py).
     "pi_runtime.extensions.loader",
+    # secrets and the hmac it brings (~1 M): session and entry ids take os.urandom, as secrets does.
+    "secrets", "hmac",
 )
 
 

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import errno
 import os
-import secrets
 import stat as stat_mod
 
 from ..config_files import describe_kind
@@ -90,7 +89,7 @@ def write_file_content(path: str, data: bytes) -> None:
 
 
 def _replace(dir_fd: int, name: str, data: bytes, old: os.stat_result | None) -> None:
-    tmp = f".{name[:200]}.pi-{secrets.token_hex(4)}.tmp"
+    tmp = f".{name[:200]}.pi-{os.urandom(4).hex()}.tmp"  # (secrets.token_hex, without its import)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600, dir_fd=dir_fd)
     try:
         try:
