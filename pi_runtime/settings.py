@@ -82,8 +82,9 @@ class SettingsManager:
         self._warnings: dict[Scope, list[SettingsWarning]] = {"global": [], "project": []}
         self._loaded: set[Scope] = set()
         """Scopes read successfully at least once (a later invalid file keeps them)."""
-        self._settings = Settings()
-        self._global_settings = Settings()
+        # (Both set by _rebuild, below or through reload: a default Settings made here first was thrown away.)
+        self._settings: Settings
+        self._global_settings: Settings
         if global_path is not None or project_path is not None:
             self.reload()
         else:
@@ -217,48 +218,50 @@ class SettingsManager:
 
     def reload(self) -> None:
         """Re-read both files (project only when trusted)."""
-        for scope in ("global", "project"):
-            path = self._paths[scope]
-            self._warnings[scope] = []
-            if path is None or (scope == "project" and not self._project_trusted):
-                if path is not None:
-                    self._raw[scope] = {}
-                    self._loaded.discard(scope)
-                continue
-            dropped: list[DroppedValue] = []
-            data, problem = read_json_object(path, dropped)
-            if data is None:
-                if scope in self._loaded:
-                    # As Pi: a file that became invalid keeps what was read from it before.
-                    self._warnings[scope].append(
-                        SettingsWarning(str(path), None, f"{problem}; keeping the settings read before")
-                    )
-                    continue
-                self._warnings[scope].append(
-                    SettingsWarning(str(path), None, f"{problem}; using defaults for this file")
-                )
-                data = {}
-            else:
-                self._loaded.add(scope)
-            cleaned, warnings = clean_settings(data, str(path))
-            warnings[:0] = [SettingsWarning(str(path), None, str(value)) for value in dropped]
-            if scope == "project":
-                for key in sorted(GLOBAL_ONLY_KEYS & cleaned.keys()):
-                    del cleaned[key]
-                    warnings.append(
-                        SettingsWarning(str(path), key, "only read from the agent-directory settings; ignored")
-                    )
-            self._raw[scope] = cleaned
-            self._warnings[scope].extend(warnings)
+        self._read("global")
+        self._read("project")
         self._rebuild()
 
-    def set_project_trusted(self, trusted: bool) -> None:
-        """Include or exclude the project file once the trust decision is known."""
-        self._project_trusted = trusted
-        if self._paths["project"] is not None:
-            self.reload()
+    def _read(self, scope: Scope) -> None:
+        path = self._paths[scope]
+        self._warnings[scope] = []
+        if path is None or (scope == "project" and not self._project_trusted):
+            if path is not None:
+                self._raw[scope] = {}
+                self._loaded.discard(scope)
+            return
+        dropped: list[DroppedValue] = []
+        data, problem = read_json_object(path, dropped)
+        if data is None:
+            if scope in self._loaded:
+                # As Pi: a file that became invalid keeps what was read from it before.
+                self._warnings[scope].append(
+                    SettingsWarning(str(path), None, f"{problem}; keeping the settings read before")
+                )
+                return
+            self._warnings[scope].append(
+                SettingsWarning(str(path), None, f"{problem}; using defaults for this file")
+            )
+            data = {}
         else:
-            self._rebuild()
+            self._loaded.add(scope)
+        cleaned, warnings = clean_settings(data, str(path))
+        warnings[:0] = [SettingsWarning(str(path), None, str(value)) for value in dropped]
+        if scope == "project":
+            for key in sorted(GLOBAL_ONLY_KEYS & cleaned.keys()):
+                del cleaned[key]
+                warnings.append(
+                    SettingsWarning(str(path), key, "only read from the agent-directory settings; ignored")
+                )
+        self._raw[scope] = cleaned
+        self._warnings[scope].extend(warnings)
+
+    def set_project_trusted(self, trusted: bool) -> None:
+        """Include or exclude the project file once the trust decision is known (the global file,
+        which trust does not concern, is not read again)."""
+        self._project_trusted = trusted
+        self._read("project")
+        self._rebuild()
 
     def _rebuild(self) -> None:
         global_data = apply_legacy(self._raw["global"])

@@ -72,6 +72,24 @@ def test_project_settings_only_when_trusted(dirs) -> None:
     assert manager.project_session_dir() == "sessions-here"
 
 
+def test_a_trust_decision_reads_the_project_file_only(dirs) -> None:
+    # The global file was read at creation and trust does not concern it: reading it again cost a
+    # read, a clean-up and its warnings once more on every start-up in a trusted folder.
+    agent, cwd = dirs
+    write(agent / "settings.json", {"theme": "dark", "quietStartup": "yes"})
+    write(cwd / ".pi" / "settings.json", {"hideThinkingBlock": True})
+    manager = SettingsManager.create(cwd, agent, project_trusted=False)
+    assert [w.key for w in manager.warnings] == ["quietStartup"]
+    write(agent / "settings.json", "{ not json")
+    manager.set_project_trusted(True)
+    assert (manager.settings.theme, manager.settings.hide_thinking_block) == ("dark", True)
+    assert [w.key for w in manager.warnings] == ["quietStartup"]
+    manager.set_project_trusted(False)
+    assert (manager.settings.theme, manager.settings.hide_thinking_block) == ("dark", False)
+    manager.reload()  # an explicit reload still reads both
+    assert any("keeping the settings read before" in w.message for w in manager.warnings)
+
+
 def test_a_huge_number_or_deep_nesting_is_one_warning_and_the_rest_applies(dirs) -> None:
     agent, cwd = dirs
     project = write(cwd / ".pi" / "settings.json", {})
