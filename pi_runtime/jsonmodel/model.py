@@ -20,9 +20,11 @@ Fields live in the instance ``__dict__`` and assignment is not validated. Unknow
 
 from __future__ import annotations
 
+import builtins
 import copy
 import functools
 import inspect
+import sys
 import typing
 from collections.abc import Callable, Iterator
 from typing import Any, ClassVar
@@ -41,9 +43,10 @@ class _Spec:
         self.extra = config.get("extra", "ignore")
         strict = bool(config.get("strict"))
         generate = config.get("alias_generator")
-        hints = typing.get_type_hints(cls, include_extras=True)
+        owners = _field_owners(cls)
+        hints = _field_hints(cls, owners)
         self.fields: dict[str, FieldInfo] = {}
-        for name, owner in _field_owners(cls).items():
+        for name, owner in owners.items():
             hint = hints[name]
             if typing.get_origin(hint) is ClassVar:
                 continue
@@ -95,6 +98,67 @@ def _field_owners(cls: type) -> dict[str, type]:
             if not name.startswith("_") and name != "model_config":
                 owners[name] = klass  # a subclass takes the field over; its place stays the first
     return owners
+
+
+def _field_hints(cls: type, owners: dict[str, type]) -> dict[str, Any]:
+    """The fields' annotations as objects, as ``typing.get_type_hints(cls, include_extras=True)``
+    gives them, without what it does beside: it resolves every annotation of every class of the
+    MRO (the base's ``model_config: ClassVar[...]`` string too: a compile() per class, 21 on
+    ``pi -p``) and walks each object annotation for forward references. Here an object without a
+    forward reference stays as it is, a plain name is looked up and another string evaluated where
+    ``get_type_hints`` looks (the module, then the class, then the builtins); anything else (a
+    forward reference inside, a string within a string) is left to ``get_type_hints`` itself."""
+    hints: dict[str, Any] = {}
+    complete: dict[str, Any] | None = None
+    declared: dict[type, dict[str, Any]] = {}
+    for name, owner in owners.items():
+        annotations = declared.get(owner)
+        if annotations is None:
+            annotations = declared[owner] = inspect.get_annotations(owner)
+        value = annotations[name]
+        if isinstance(value, str):
+            value = _evaluate(value, owner)
+        if not _settled(value):
+            if complete is None:
+                complete = typing.get_type_hints(cls, include_extras=True)
+            value = complete[name]
+        hints[name] = value
+    return hints
+
+
+def _evaluate(text: str, owner: type) -> Any:
+    """A string annotation of ``owner`` as an object (``_UNSETTLED`` when it cannot be read)."""
+    module = vars(sys.modules[owner.__module__])
+    if text.isidentifier():
+        for namespace in (module, owner.__dict__, vars(builtins)):
+            if text in namespace:
+                value = namespace[text]
+                return type(None) if value is None else value
+        return _UNSETTLED
+    try:
+        # The namespaces the way get_type_hints passes them for a class (the class's as globals).
+        value = eval(text, dict(vars(owner)), module)
+    except Exception:  # noqa: BLE001 - get_type_hints then raises its own error for it
+        return _UNSETTLED
+    return type(None) if value is None else value
+
+
+_UNSETTLED: Any = typing.ForwardRef("_UNSETTLED")
+"""What ``_evaluate`` gives for what it leaves to ``get_type_hints`` (a forward reference: not settled)."""
+
+
+def _settled(value: Any) -> bool:
+    """Whether an annotation object holds no forward reference: no ``ForwardRef`` and no string
+    among the arguments of a generic (a ``Literal``'s strings and ``Annotated`` metadata are values)."""
+    if isinstance(value, (str, typing.ForwardRef)):
+        return False
+    origin = typing.get_origin(value)
+    if origin is typing.Literal:
+        return True
+    args = typing.get_args(value)
+    if origin is typing.Annotated:
+        args = args[:1]
+    return all(_settled(arg) for arg in args)
 
 
 def _declared(owner: type, name: str) -> FieldInfo:
