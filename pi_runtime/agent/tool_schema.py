@@ -14,12 +14,15 @@ from typing import Any
 
 
 def declared_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """``schema`` without titles, ``additionalProperties: false``, nullable optionals and local ``$defs``."""
-    out = copy.deepcopy(schema)
-    defs = out.pop("$defs", None)
-    out = _compact(out, defs if isinstance(defs, dict) else {}, set())
+    """``schema`` without titles, ``additionalProperties: false``, nullable optionals and local ``$defs``.
+
+    The result shares no dict or list with ``schema`` (a default value in it is the model's own):
+    ``_compact`` builds every container anew, so only what it passes through is copied (a deep copy
+    of the whole schema first was half the cost, twice per tool and run)."""
+    defs = schema.get("$defs")
+    out = _compact({k: v for k, v in schema.items() if k != "$defs"}, defs if isinstance(defs, dict) else {}, set())
     if isinstance(defs, dict) and _refers(out):
-        out["$defs"] = defs  # a recursive model keeps its definitions
+        out["$defs"] = copy.deepcopy(defs)  # a recursive model keeps its definitions
     return out
 
 
@@ -42,7 +45,7 @@ def _compact(node: Any, defs: dict[str, Any], resolving: set[str]) -> Any:
         if name in defs and name not in resolving:
             inlined = {**defs[name], **{k: v for k, v in node.items() if k != "$ref"}}
             return _compact(inlined, defs, resolving | {name})
-        return node
+        return copy.deepcopy(node)  # a reference left as it is (to a recursive model): a copy too
     node = {k: v for k, v in node.items() if k != "title" and not (k == "additionalProperties" and v is False)}
     variants = node.get("anyOf")
     if (isinstance(variants, list) and len(variants) == 2 and {"type": "null"} in variants
@@ -50,5 +53,6 @@ def _compact(node: Any, defs: dict[str, Any], resolving: set[str]) -> Any:
         other = next(v for v in variants if v != {"type": "null"})
         node = {**{k: v for k, v in node.items() if k not in ("anyOf", "default")}, **_compact(other, defs, resolving)}
     return {k: (_compact(v, defs, resolving) if k != "properties" else
-                {name: _compact(p, defs, resolving) for name, p in v.items()} if isinstance(v, dict) else v)
+                {name: _compact(p, defs, resolving) for name, p in v.items()} if isinstance(v, dict)
+                else copy.deepcopy(v))
             for k, v in node.items()}
