@@ -251,3 +251,21 @@ def test_reading_no_models_json_compiles_none_of_its_classes(tmp_path):
         """
     )
     assert compiled == "-"
+
+
+def test_reading_a_models_json_compiles_only_the_classes_it_validates(tmp_path):
+    # The keys a model entry may have come from the annotations: the shared base of models and
+    # overrides, never validated itself, was compiled only for them (~1.5 M instructions).
+    (tmp_path / "models.json").write_text('{"providers": {"p": {"baseUrl": "http://127.0.0.1:1/v1", '
+                                          '"api": "openai-completions", "apiKey": "k", "models": [{"id": "m"}]}}}')
+    compiled = run_python(
+        f"""
+        from pathlib import Path
+        from pi_runtime.ai import models_json
+        loaded = models_json.load_models_json(Path({str(tmp_path / "models.json")!r}))
+        assert not loaded.errors and list(loaded.providers) == ["p"], loaded
+        classes = (models_json.ProviderFields, models_json._ModelCommon, models_json.ModelDef)
+        print(",".join(c.__name__ for c in classes if "_jm_cache" in c.__dict__) or "-")
+        """
+    )
+    assert compiled == "ProviderFields,ModelDef"

@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 
 import pytest
 
-from pi_runtime.jsonmodel import Field, JsonModel
+from pi_runtime.jsonmodel import Field, JsonModel, field_names
 
 
 class Later(JsonModel):
@@ -67,6 +67,7 @@ def test_field_annotations_are_what_get_type_hints_gives(cls: type) -> None:
     fields = cls.model_fields  # type: ignore[attr-defined]
     different = [name for name, info in fields.items() if not _same(info.annotation, expected[name])]
     assert different == []
+    assert field_names(cls) == list(fields)  # the names alone, read without compiling the class
 
 
 def test_the_test_classes_cover_each_way_of_reading() -> None:

@@ -4,6 +4,6 @@ The wire and session types (messages, entries) are msgspec structs (``pi_runtime
 """
 
 from .fields import ConfigDict, Field, FieldInfo, ValidationError, to_camel
-from .model import JsonModel
+from .model import JsonModel, field_names
 
-__all__ = ["ConfigDict", "Field", "FieldInfo", "JsonModel", "ValidationError", "to_camel"]
+__all__ = ["ConfigDict", "Field", "FieldInfo", "JsonModel", "ValidationError", "field_names", "to_camel"]
