@@ -195,6 +195,8 @@ _NOT_FOR_A_PLAIN_ANSWER = (
     "pi_runtime.extensions.loader",
     # secrets and the hmac it brings (~1 M): session and entry ids take os.urandom, as secrets does.
     "secrets", "hmac",
+    # What tools need to run, not to be declared: ripgrep's runner, the tree walker, bash's output collector.
+    "pi_runtime.tools.ripgrep", "pi_runtime.tools.walk", "pi_runtime.tools.output",
 )
 
 

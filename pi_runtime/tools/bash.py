@@ -16,7 +16,7 @@ import math
 import os
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..agent.tool import PREFER_STRICT_SCHEMA, AgentTool, ToolError, ToolFailed, ToolParams, ToolResult, UpdateCallback
 from ..ai.abort import AbortSignal
@@ -24,9 +24,11 @@ from ..ai.types import TextContent
 from ..jsonmodel import Field
 from ..records import record
 from .operations import ShellExit, ShellOperations
-from .output import OutputCollector, truncation_notice
 from .shell import LocalShellOperations
 from .truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES
+
+if TYPE_CHECKING:
+    from .output import OutputCollector
 
 MAX_TIMEOUT_SECONDS = 2_147_483.647
 """Largest accepted timeout (about 24.8 days; Pi's timer limit, 2**31 - 1 ms)."""
@@ -140,6 +142,8 @@ class BashTool(AgentTool):
     ) -> ToolResult:
         checked_timeout(params.timeout)
         ctx = self._spawn_context(params.command)
+        from .output import OutputCollector  # loads with a command, not with the tool's declaration
+
         collector = OutputCollector()
         started = time.monotonic()
         loop = asyncio.get_running_loop()
@@ -211,6 +215,8 @@ class BashTool(AgentTool):
         if tail.truncated:
             collector.ensure_file()
             details = {"truncation": tail.to_dict(), "fullOutputPath": collector.full_output_path}
+            from .output import truncation_notice
+
             text += truncation_notice(tail, collector.full_output_path, collector.last_line_bytes)
         else:
             collector.discard_file()

@@ -17,9 +17,7 @@ from ..ai.abort import AbortSignal
 from ..jsonmodel import Field
 from .operations import find_ripgrep
 from .paths import resolve_to_cwd
-from .ripgrep import BASE_ARGS, RipgrepRun
 from .truncate import DEFAULT_MAX_BYTES, UNLIMITED_LINES, format_size, truncate_head
-from .walk import compile_glob, iter_tree
 
 DEFAULT_LIMIT = 1000
 
@@ -79,6 +77,8 @@ class FindTool(AgentTool):
         if not os.path.isdir(root):
             raise ToolError(f"Not a directory: {root}")
         limit = max(1, params.limit if params.limit is not None else DEFAULT_LIMIT)
+        from .walk import compile_glob, iter_tree  # with a search, not with the tool's declaration
+
         try:
             compile_glob(params.pattern)
         except Exception as exc:
@@ -113,6 +113,8 @@ class FindTool(AgentTool):
         return ToolResult.text(text, details or None)
 
     async def _rg_files(self, root: str, signal: AbortSignal | None) -> list[str]:
+        from .ripgrep import BASE_ARGS, RipgrepRun
+
         run = RipgrepRun(self.rg, ["--files", *BASE_ARGS, "--", "."], root, signal)  # type: ignore[arg-type]
         files: list[str] = []
         async with aclosing(run.lines()) as lines:

@@ -14,7 +14,7 @@ import json
 import os
 import re
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import aclosing
 
 from ..agent.tool import AgentTool, ToolError, ToolParams, ToolResult, UpdateCallback
@@ -23,7 +23,6 @@ from ..jsonmodel import Field
 from ..records import record
 from .operations import find_ripgrep
 from .paths import resolve_to_cwd
-from .ripgrep import BASE_ARGS, RipgrepRun
 from .truncate import (
     DEFAULT_MAX_BYTES,
     GREP_MAX_LINE_LENGTH,
@@ -32,7 +31,6 @@ from .truncate import (
     truncate_head,
     truncate_line,
 )
-from .walk import compile_glob, glob_matches, iter_tree
 
 DEFAULT_LIMIT = 100
 
@@ -139,6 +137,10 @@ class GrepTool(AgentTool):
     # ----------------------------------------------------------------- ripgrep
 
     async def _search_rg(self, params, target, root, is_dir, context, collector, signal) -> None:
+        # (The ripgrep runner and the glob matcher load with a search, not with the tool's declaration.)
+        from .ripgrep import BASE_ARGS, RipgrepRun
+        from .walk import compile_glob, glob_matches
+
         args = ["--json", *BASE_ARGS]
         if params.ignore_case:
             args.append("--ignore-case")
@@ -191,6 +193,8 @@ class GrepTool(AgentTool):
     # ----------------------------------------------------------------- fallback
 
     def _search_py(self, params, target, root, is_dir, context, collector, signal) -> None:
+        from .walk import glob_matches, iter_tree
+
         source = re.escape(params.pattern) if params.literal else params.pattern
         try:
             regex = re.compile(source, re.IGNORECASE if params.ignore_case else 0)
@@ -202,7 +206,7 @@ class GrepTool(AgentTool):
         for rel in files:
             if signal is not None and signal.aborted:
                 return
-            if is_dir and params.glob and not _glob_ok(params.glob, rel):
+            if is_dir and params.glob and not _glob_ok(params.glob, rel, glob_matches):
                 continue
             if not _grep_file(os.path.join(root, rel), rel, regex, context, collector):
                 return
@@ -238,7 +242,7 @@ class GrepTool(AgentTool):
         return ToolResult.text(text, details or None)
 
 
-def _glob_ok(glob: str, rel: str) -> bool:
+def _glob_ok(glob: str, rel: str, glob_matches: Callable[[str, str], bool]) -> bool:
     glob = glob.strip()
     if glob.startswith("!"):
         return not glob_matches(glob[1:], rel)

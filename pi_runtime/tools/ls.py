@@ -16,7 +16,6 @@ from ..jsonmodel import Field
 from .operations import FileOperations, LocalFileOperations
 from .paths import resolve_to_cwd
 from .truncate import DEFAULT_MAX_BYTES, UNLIMITED_LINES, format_size, truncate_head
-from .walk import ancestor_specs, is_ignored, load_specs
 
 DEFAULT_LIMIT = 500
 
@@ -60,6 +59,8 @@ class LsTool(AgentTool):
         return await asyncio.to_thread(self._list, params)
 
     def _list(self, params: LsParams) -> ToolResult:
+        from .walk import ancestor_specs, is_ignored, load_specs  # with a listing, not with the declaration
+
         ops = self.file_ops
         directory = resolve_to_cwd(params.path or ".", self.cwd)
         info = ops.stat(directory)
