@@ -197,6 +197,8 @@ _NOT_FOR_A_PLAIN_ANSWER = (
     "secrets", "hmac",
     # What tools need to run, not to be declared: ripgrep's runner, the tree walker, bash's output collector.
     "pi_runtime.tools.ripgrep", "pi_runtime.tools.walk", "pi_runtime.tools.output",
+    # The user's ! commands and tree navigation (~1.5 M): made by the session on first use.
+    "pi_runtime.kernel.bash_runner", "pi_runtime.kernel.navigator",
 )
 
 

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from .compactor import CompactionError
-from .navigator import SessionBusyError
+
+
+class SessionBusyError(Exception):
+    """The operation needs an idle session (tree navigation, a fork, a switch while a run goes on)."""
 
 
 class PromptError(Exception):

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from ..agent.agent import Agent
 from ..session.manager import SessionManager
 from .compactor import Compactor, unless_aborted
+from .errors import SessionBusyError as SessionBusyError  # (defined there: errors load without this module)
 from .events import SessionChangedEvent
 from .extension_port import ExtensionGate, TreePreparation
 from .record import SessionRecord
@@ -21,10 +22,6 @@ from .record import SessionRecord
 # (``pi -p``) makes none.
 if TYPE_CHECKING:
     from .results import ForkResult, NavigateResult, SwitchResult
-
-
-class SessionBusyError(Exception):
-    """The operation needs an idle session."""
 
 
 def message_text(message: Any) -> str:

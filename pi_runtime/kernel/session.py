@@ -28,7 +28,6 @@ from ..agent.events import AgentEndEvent, MessageEndEvent, MessageStartEvent, Tu
 from ..agent.listeners import Listener
 from ..ai.types import AssistantMessage, Model
 from ..settings_model import Settings
-from .bash_runner import BashRunner
 from .budget import Budget
 from .compactor import Compactor
 from .events import SessionInfoChangedEvent
@@ -36,7 +35,6 @@ from .extension_port import ExtensionGate, ExtensionHooks
 from .input_router import InputRouter, PromptDisposition
 from .message_queue import QueuedMessage
 from .model_control import ModelControl
-from .navigator import TreeNavigator
 from .outbox import EventOutbox
 from .record import SessionRecord
 from .recovery import Recovery
@@ -56,6 +54,8 @@ if TYPE_CHECKING:
     from ..resources.port import ResourceLoaderPort
     from ..session.manager import SessionManager
     from ..settings import SettingsManager
+    from .bash_runner import BashRunner
+    from .navigator import TreeNavigator
     from .results import (
         BashResult,
         CompactionResult,
@@ -155,15 +155,10 @@ class AgentSession:
                           max_cost=typed.budget.max_cost),
             before_run=self._router.starting_run,
         )
-        self._bash = BashRunner(
-            cwd=cwd, emit=self._outbox.emit, record=self._record_outside_run, gate=self._gate,
-            env=lambda: {"PI_SESSION_ID": self.session_id}, shell_path=lambda: typed_settings(self.settings).shell_path,
-            command_prefix=lambda: typed_settings(self.settings).shell_command_prefix,
-        )
-        self._navigator = TreeNavigator(
-            cwd=cwd, agent=agent, record=self._record, emit=self._outbox.emit, gate=self._gate,
-            compactor=self._compactor, is_running=lambda: self._driver.is_running, abort=self.abort,
-        )
+        # The user's ``!`` commands and tree navigation are made on first use: a plain prompt (``pi -p``)
+        # needs neither, and loading them was ~1.5 M instructions of its start-up.
+        self._bash_runner: BashRunner | None = None
+        self._tree_navigator: TreeNavigator | None = None
         self._models = ModelControl(
             agent=agent, record=self._record, emit=self._outbox.emit, registry=model_registry,
             scoped_models=scoped_models or [],
@@ -510,7 +505,32 @@ class AgentSession:
         return await self._bash.run(command, exclude_from_context, request_id=request_id, on_delta=on_delta)
 
     def abort_bash(self) -> None:
-        self._bash.abort()
+        if self._bash_runner is not None:  # (no command was ever run: nothing to stop)
+            self._bash_runner.abort()
+
+    @property
+    def _bash(self) -> BashRunner:
+        if self._bash_runner is None:
+            from .bash_runner import BashRunner
+
+            self._bash_runner = BashRunner(
+                cwd=self.cwd, emit=self._outbox.emit, record=self._record_outside_run, gate=self._gate,
+                env=lambda: {"PI_SESSION_ID": self.session_id},
+                shell_path=lambda: typed_settings(self.settings).shell_path,
+                command_prefix=lambda: typed_settings(self.settings).shell_command_prefix,
+            )
+        return self._bash_runner
+
+    @property
+    def _navigator(self) -> TreeNavigator:
+        if self._tree_navigator is None:
+            from .navigator import TreeNavigator
+
+            self._tree_navigator = TreeNavigator(
+                cwd=self.cwd, agent=self.agent, record=self._record, emit=self._outbox.emit, gate=self._gate,
+                compactor=self._compactor, is_running=lambda: self._driver.is_running, abort=self.abort,
+            )
+        return self._tree_navigator
 
     def _record_outside_run(self, message: Any) -> None:
         self.actions.defer_message(message)

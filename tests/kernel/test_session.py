@@ -524,3 +524,12 @@ async def test_a_flood_of_user_bash_output_comes_in_few_updates_that_carry_all_o
     assert "".join(updates) == "0123456789\n" * 272727 + "012"  # every byte, in order
     assert result.truncated
     assert len(updates) <= took / UPDATE_INTERVAL_S + 2  # one per interval at most, and the rest
+
+
+async def test_the_bash_runner_is_made_by_the_first_command(make_session):
+    # A plain prompt never runs a ! command: the runner (and its module) come with the first one.
+    session = make_session()
+    session.abort_bash()  # nothing to stop: no runner made for it
+    assert session._bash_runner is None
+    result = await session.execute_bash("echo made")
+    assert result.output.strip() == "made" and session._bash_runner is not None
