@@ -199,6 +199,8 @@ _NOT_FOR_A_PLAIN_ANSWER = (
     "pi_runtime.tools.ripgrep", "pi_runtime.tools.walk", "pi_runtime.tools.output",
     # The user's ! commands and tree navigation (~1.5 M): made by the session on first use.
     "pi_runtime.kernel.bash_runner", "pi_runtime.kernel.navigator",
+    # Listing sessions and drawing the tree (~0.8 M): a prompt without a session does neither.
+    "pi_runtime.session.listing", "pi_runtime.session.tree",
 )
 
 

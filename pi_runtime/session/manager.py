@@ -18,16 +18,19 @@ import builtins
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from . import listing, storage
+from . import storage
 from .appends import EntryAppends
 from .context import Entry, SessionContext, build_session_context, context_of_path, path_to, walk_up
 from .entries import CURRENT_SESSION_VERSION, SessionEntry, SessionHeader, parse_entry, parse_header
 from .paths import iso_now, new_entry_id, new_session_id, project_session_dir, session_file_name
 from .problems import left_out_notice
 from .saving import SessionSaving
-from .tree import TreeNode, build_tree
+
+if TYPE_CHECKING:
+    from . import listing
+    from .tree import TreeNode
 
 
 class ReadOnlySessionError(storage.SessionFileError):
@@ -134,6 +137,8 @@ class SessionManager(EntryAppends, SessionSaving):
     def continue_recent(cls, cwd: str, session_dir: str | os.PathLike[str] | None = None, **kwargs: Any) -> SessionManager:
         """Open the project's most recently modified session, or create one if it has none."""
         directory = Path(session_dir) if session_dir is not None else project_session_dir(cwd)
+        from . import listing  # (listing sessions loads with the first that needs it)
+
         recent = listing.newest_session_in(directory)
         if recent is None:
             return cls.create(cwd, directory, fsync=kwargs.get("fsync", True))
@@ -166,6 +171,8 @@ class SessionManager(EntryAppends, SessionSaving):
     @staticmethod
     def list(cwd: str, session_dir: str | os.PathLike[str] | None = None) -> builtins.list[listing.SessionInfo]:
         """Sessions of a project, newest first (cheap metadata, see ``listing``)."""
+        from . import listing
+
         if session_dir is None:
             return listing.list_sessions(cwd)
         infos = [i for i in map(listing.read_session_info, listing.session_files(Path(session_dir))) if i]
@@ -174,6 +181,8 @@ class SessionManager(EntryAppends, SessionSaving):
     @staticmethod
     def list_all(sessions_root: str | os.PathLike[str] | None = None) -> builtins.list[listing.SessionInfo]:
         """Sessions of every project, newest first."""
+        from . import listing
+
         return listing.list_all_sessions(sessions_root)
 
     @classmethod
@@ -202,6 +211,8 @@ class SessionManager(EntryAppends, SessionSaving):
     @staticmethod
     def find(id_or_prefix: str, cwd: str | None = None, sessions_root: str | os.PathLike[str] | None = None) -> Path | None:
         """A session file by id or id prefix, current project first, then every project."""
+        from . import listing
+
         return listing.find_session_file(id_or_prefix, cwd, sessions_root)
 
     # ------------------------------------------------------------------ state
@@ -387,6 +398,8 @@ class SessionManager(EntryAppends, SessionSaving):
 
     def get_tree(self) -> builtins.list[TreeNode]:
         """Every entry as a forest with children lists and labels; orphans become roots."""
+        from .tree import build_tree  # (the tree view only: a prompt never builds it)
+
         return build_tree(self._entries, self._labels)
 
     @property
