@@ -143,3 +143,21 @@ def test_auth_json_readable_by_others_is_reported_and_left_alone(tmp_path):
                        f"Run: chmod 600 {path}")
     assert store.get_api_key("anthropic") == "sk-ant-1"
     assert path.stat().st_mode & 0o777 == 0o644  # not changed behind the owner's back, as in Pi
+
+
+@pytest.mark.parametrize("raw", [b'\xef\xbb\xbf{"a": 1}', b'{"a": 1}', b"\xef\xbb\xbf", b"", b'\xef\xbb\xbf\xef\xbb\xbf{}',
+                                 b'\xef\xbb\xbf{"a": "\xff"}', b'{"a": "\xc3"}', b"\xef\xbb"])
+def test_config_text_is_what_the_utf_8_sig_codec_gives(raw: bytes, tmp_path: Path) -> None:
+    # read_config_text drops a byte-order mark itself (the codec's module cost a start-up ~0.5 M
+    # instructions): the same text, and the same error, as decode("utf-8-sig").
+    path = tmp_path / "f.json"
+    path.write_bytes(raw)
+    try:
+        expected: object = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        expected = str(exc)
+    try:
+        got: object = read_config_text(path)
+    except UnicodeDecodeError as exc:
+        got = str(exc)
+    assert got == expected

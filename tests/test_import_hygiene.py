@@ -201,6 +201,8 @@ _NOT_FOR_A_PLAIN_ANSWER = (
     "pi_runtime.kernel.bash_runner", "pi_runtime.kernel.navigator",
     # Listing sessions and drawing the tree (~0.8 M): a prompt without a session does neither.
     "pi_runtime.session.listing", "pi_runtime.session.tree",
+    # The BOM-dropping codec (~0.5 M): settings.json and models.json drop a BOM themselves.
+    "encodings.utf_8_sig",
 )
 
 
