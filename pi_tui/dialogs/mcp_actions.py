@@ -119,7 +119,7 @@ def choose_exposure(app: Any, manager: Any, row: dict[str, Any], done: Any) -> N
     from .pick_rows import PickItem
 
     name, current = row["name"], row["exposure"]
-    items = [PickItem(value, f"{value:<9} {meaning}", value, current=value == current)
+    items = [PickItem(value, f"{'✓' if value == current else ' '} {value:<9} {meaning}", value, current=value == current)
              for value, meaning in EXPOSURES.items()]
 
     def picked(value: Any) -> None:

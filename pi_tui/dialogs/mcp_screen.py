@@ -159,11 +159,13 @@ class McpScreen(Modal[None]):
         row = self._switchable()
         if row is None:
             return
-        if row["scope"] != "global" or row.get("override") or self.manager.config.project_config is None:
+        if row["scope"] != "global" or self.manager.config.project_config is None:
             self.app.notify("Only a global server can be turned on or off for a trusted project alone",
                             severity="warning")
             return
-        self.run_worker(self._switch(row["name"], not row["enabled"], in_project=True), name="mcp-switch",
+        # Overridden by the project already: the override is where e saves too.
+        in_project = not row.get("override")
+        self.run_worker(self._switch(row["name"], not row["enabled"], in_project=in_project), name="mcp-switch",
                         exit_on_error=False)
 
     def action_exposure(self) -> None:
