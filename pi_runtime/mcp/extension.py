@@ -179,7 +179,7 @@ def extension(pi: Any) -> None:
             # RPC and JSON mode own stdout: the client sees a notification (JSON mode: stderr).
             ctx.ui.notify(reply.text, "info" if reply.ok else "error")
 
-    pi.register_command("mcp", mcp_command, description="Show MCP servers, their state and tools")
+    pi.register_command("mcp", mcp_command, description="MCP servers: their state and tools; sign in, reconnect, turn them on or off, change exposure")
     pi.on("session_start", started)
     pi.on("mcp_servers_change", registrations_changed)
     pi.on("before_agent_start", before_prompt)
