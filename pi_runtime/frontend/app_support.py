@@ -8,7 +8,7 @@ user or an extension's host is told to use:
   trust question, the session folder, the prompts given as arguments);
 - what the app shows before the kernel is loaded (the newest session's tail, config files);
 - its flows for local model servers, provider sign-in (account or API key), images pasted into the
-  editor and MCP sign-in and sign-out.
+  editor, MCP sign-in and sign-out, and where ``/mcp`` saves a server's switches.
 
 Names are loaded on first use, like the face's; the imports below are the one list of names.
 """
@@ -41,6 +41,8 @@ if TYPE_CHECKING:
     from pi_runtime.local_servers import probe_local_servers as probe_local_servers
     from pi_runtime.mcp.accounts import find_oauth_server as find_oauth_server
     from pi_runtime.mcp.accounts import sign_out_and_reconnect as sign_out_and_reconnect
+    from pi_runtime.mcp.config import McpConfigError as McpConfigError
+    from pi_runtime.mcp.config_edit import saved_where as saved_where
     from pi_runtime.mcp.oauth import McpSignInError as McpSignInError
     from pi_runtime.mcp.oauth_login import mcp_sign_in as mcp_sign_in
     from pi_runtime.mcp.oauth_store import McpAuthFileError as McpAuthFileError

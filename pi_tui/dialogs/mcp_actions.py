@@ -91,7 +91,7 @@ async def run_mcp_action(app: Any, manager: Any, action: str, name: str) -> None
 
 
 def _saved_where(manager: Any, name: str, *, in_project: bool = False) -> str:
-    from pi_runtime.mcp.config_edit import saved_where
+    from pi_runtime.frontend.app_support import saved_where
 
     entry = next((e for e in manager.entries if e.name == name), None)
     path = saved_where(entry, manager.config.project_config, in_project=in_project) if entry else None
@@ -100,7 +100,7 @@ def _saved_where(manager: Any, name: str, *, in_project: bool = False) -> str:
 
 async def switch_server(app: Any, manager: Any, name: str, enabled: bool, *, in_project: bool) -> None:
     """Turn ``name`` on or off (``in_project``: as a trusted project's override); a toast says where it went."""
-    from pi_runtime.mcp.config import McpConfigError
+    from pi_runtime.frontend.app_support import McpConfigError
 
     try:
         await manager.set_enabled(name, enabled, in_project=in_project)
@@ -113,7 +113,7 @@ async def switch_server(app: Any, manager: Any, name: str, enabled: bool, *, in_
 
 def choose_exposure(app: Any, manager: Any, row: dict[str, Any], done: Any) -> None:
     """Pick ``row``'s server's exposure from a list; ``done()`` runs after a change was saved."""
-    from pi_runtime.mcp.config import McpConfigError
+    from pi_runtime.frontend.app_support import McpConfigError
 
     from .pick_list import PickList
     from .pick_rows import PickItem
