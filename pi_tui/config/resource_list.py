@@ -167,7 +167,7 @@ class ResourceList(Widget, can_focus=True):
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         """As tall as the search line and the rows, but no taller than the screen leaves (Pi's
         list also ends where its rows do, and the bottom rule follows it)."""
-        return min(len(self.rows) + 3, max(5, viewport.height - self.CHROME))
+        return min(max(1, len(self.rows)) + 2, max(5, viewport.height - self.CHROME))
 
     def _visible(self) -> int:
         """Rows of resources that fit: the widget's height less the search line and the gap."""
