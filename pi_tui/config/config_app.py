@@ -15,7 +15,7 @@ from textual.app import App, ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Rule, Static
 
-from pi_runtime.packages.resource_config import ConfigError, ResourceConfig, WriteScope
+from pi_runtime.frontend.app_support import ConfigError, ResourceConfig, WriteScope
 from pi_tui.keys.keymap import Keymap, load_keymap
 
 from .resource_list import ResourceList

@@ -20,7 +20,7 @@ from textual.geometry import Size
 from textual.message import Message
 from textual.widget import Widget
 
-from pi_runtime.packages.resource_config import ConfigItem, WriteScope
+from pi_runtime.frontend.app_support import ConfigItem, WriteScope
 from pi_tui.keys.keymap import Keymap
 
 KIND_LABELS = {"extensions": "Extensions", "skills": "Skills", "prompts": "Prompts", "themes": "Themes"}

@@ -40,7 +40,7 @@ def make_folders(root: Path = ROOT) -> tuple[Path, Path]:
 
 def make_app(scene: Scene, root: Path = ROOT) -> Any:
     """The ``pi config`` app over fresh folders, in the scene's scope."""
-    from pi_runtime.packages.resource_config import ResourceConfig, WriteScope
+    from pi_runtime.frontend.app_support import ResourceConfig, WriteScope
 
     from ..config.config_app import ConfigApp
 
