@@ -4,7 +4,8 @@ A rule, the title (``Global Resources`` or ``Project Local Resources``) with the
 the scope writes, the list (``resource_list.ResourceList``), a rule. Each toggle is written at once
 (``pi_runtime.packages.resource_config``) and the list is read again from the files, so what is
 shown is what a session would load; a file that cannot be written is said on the line under the
-title and left as it is. Tab switches scope when the project is trusted.
+title and left as it is, as is what could not be read. Tab switches scope when the project is
+trusted.
 """
 
 from __future__ import annotations
@@ -100,6 +101,9 @@ class ConfigApp(App[int]):
                  else _shown_path(self.config.settings_file("global")))
         self.query_one("#config-file", Static).update(where)
         self.list.show(self.config.items(self.scope), self.scope, keep_cursor=keep_cursor)
+        # What could not be read (a settings file that is not JSON, a package not installed) is
+        # said here, not only on stderr, which the full screen covers.
+        self._say("\n".join(self.config.warnings[:3]) or None)
 
     def _say(self, problem: str | None) -> None:
         line = self.query_one("#config-error", Static)
@@ -112,14 +116,12 @@ class ConfigApp(App[int]):
         except ConfigError as exc:
             self._say(str(exc))
             return
-        self._say(None)
         self._show(keep_cursor=True)
 
     def on_resource_list_scope_switch_requested(self, _: ResourceList.ScopeSwitchRequested) -> None:
         if not self.config.project_available:
             return
         self.scope = "project" if self.scope == "global" else "global"
-        self._say(None)
         self._show(keep_cursor=False)
 
     def on_resource_list_close_requested(self, _: ResourceList.CloseRequested) -> None:

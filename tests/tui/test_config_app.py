@@ -117,6 +117,18 @@ async def test_a_corrupt_settings_file_is_reported_and_left_as_it_is(tmp_path):
     assert (agent / "settings.json").read_text(encoding="utf-8") == '{"theme": "dark", '
 
 
+async def test_what_cannot_be_read_is_said_on_screen(tmp_path):
+    agent, project = make_folders(tmp_path)
+    (agent / "settings.json").write_text("{nope", encoding="utf-8")
+    app = ConfigApp(ResourceConfig(agent, project, project_available=True))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        text = screen_text(app)
+        # The problem, under the file line ("<path>: <reason>", however it wraps).
+        assert "settings.json:" in "".join(text.split())
+        assert "codemode" in text and "format.py" not in text
+
+
 async def test_search_narrows_the_list_and_says_when_nothing_matches(tmp_path):
     app, _, _ = _app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
