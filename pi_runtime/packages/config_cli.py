@@ -53,6 +53,10 @@ def run(argv: list[str], *, agent_dir: Path | None = None, cwd: str | None = Non
     if local and not trusted:
         print("Project is not trusted. Use --approve to modify local resource config.", file=sys.stderr)
         return 1
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        # A full-screen list on a pipe would wait for keys that never come.
+        print("pi config needs a terminal: run it with stdin and stdout on a terminal", file=sys.stderr)
+        return 1
     from .resource_config import ResourceConfig
 
     config = ResourceConfig(base, folder, project_available=trusted)

@@ -93,6 +93,13 @@ def test_bad_arguments_get_pis_message_and_no_session(env, loopback, args, messa
     assert loopback.requests == []
 
 
+def test_without_a_terminal_it_says_so_instead_of_waiting_for_keys(env, loopback):
+    done = run_pi(["config"], env)  # stdin and stdout are pipes
+    assert done.returncode == 1
+    assert_one_line_error(done.stderr)
+    assert "needs a terminal" in done.stderr and loopback.requests == []
+
+
 def test_help_says_what_the_flags_do(env):
     done = run_pi(["config", "--help"], env)
     assert done.returncode == 0
