@@ -63,6 +63,8 @@ if TYPE_CHECKING:
     from pi_runtime.packages.resource_config import ConfigItem as ConfigItem
     from pi_runtime.packages.resource_config import ResourceConfig as ResourceConfig
     from pi_runtime.packages.resource_config import WriteScope as WriteScope
+    from pi_runtime.resources.trust import TrustStore as TrustStore
+    from pi_runtime.resources.trust import TrustStoreError as TrustStoreError
     from pi_runtime.resources.trust import settled_project_trust as settled_project_trust
     from pi_runtime.session.entries import parse_messages as parse_messages
     from pi_runtime.session.listing import newest_session_in as newest_session_in

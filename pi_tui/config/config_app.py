@@ -36,6 +36,9 @@ class ConfigApp(App[int]):
         scope: The scope shown first (``project`` with ``-l``).
         theme_name: The ``theme`` setting's theme (dark when unknown).
         keymap: Key bindings (the agent dir's ``keybindings.json`` over the defaults).
+        ask_trust: A project folder nothing has decided the trust of: asked first; the answer
+            sets ``config.project_available`` (and is saved when the user says so). Wanting
+            project scope and answering no ends the app with status 1.
     """
 
     CSS = """
@@ -53,10 +56,13 @@ class ConfigApp(App[int]):
     """
 
     def __init__(self, config: ResourceConfig, scope: WriteScope = "global", *, theme_name: str | None = None,
-                 keymap: Keymap | None = None) -> None:
+                 keymap: Keymap | None = None, ask_trust: str | None = None) -> None:
         super().__init__()
         self.config = config
+        self.wanted_scope: WriteScope = scope
         self.scope: WriteScope = scope if config.project_available else "global"
+        self.ask_trust = ask_trust
+        """The project folder to ask about first (Pi's "Trust project folder?"), or None."""
         self.theme_name = theme_name or "dark"
         self.keymap = keymap or load_keymap(config.agent_dir / "keybindings.json")
         self.list = ResourceList(self.keymap, id="config-list")
@@ -80,6 +86,29 @@ class ConfigApp(App[int]):
         themes.apply(resolve_theme_setting(self.theme_name) or "dark")
         self._show(keep_cursor=False)
         self.list.focus()
+        if self.ask_trust is not None:
+            from pi_tui.dialogs.trust_prompt import TrustPrompt
+
+            self.push_screen(TrustPrompt(self.ask_trust), self._trust_answered)
+
+    def _trust_answered(self, answer: tuple[bool, str | None] | None) -> None:
+        trusted, save_for = answer if answer is not None else (False, None)
+        problem = None
+        if save_for is not None:
+            from pi_runtime.frontend.app_support import TrustStore, TrustStoreError
+
+            try:
+                TrustStore(self.config.agent_dir).set(save_for, trusted)
+            except TrustStoreError as exc:  # the answer still holds for this run
+                problem = f"Trust decision not saved: {exc}"
+        self.config.project_available = bool(trusted)
+        if not trusted and self.wanted_scope == "project":
+            self.exit(1, return_code=1)  # the command says why, once the screen is gone
+            return
+        self.scope = self.wanted_scope if trusted else "global"
+        self._show(keep_cursor=False)
+        if problem is not None:
+            self._say(problem)
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         from pi_tui.theme.theme_service import theme_variable_defaults

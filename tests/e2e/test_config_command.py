@@ -82,6 +82,21 @@ def test_local_mode_in_an_untrusted_project_is_refused_unless_approved(env, loop
     assert loopback.requests == []
 
 
+def test_on_a_terminal_the_open_trust_question_is_asked_as_pi_asks_it(terminal, env):
+    project = Path(env["PI_TEST_PROJECT"])
+    (project / ".pi").mkdir()
+    (project / ".pi" / "settings.json").write_text("{}", encoding="utf-8")
+    Path(env["PI_CODING_AGENT_DIR"], "settings.json").write_text(json.dumps({"defaultProjectTrust": "ask"}))
+    term = terminal("config", "-l")
+    assert term.wait_for("Trustprojectfolder?"), term.screen[-2000:]
+    term.type(b"\r")  # Trust
+    assert term.wait_for("ProjectLocalResources"), term.screen[-2000:]
+    term.type(b"\x1b")
+    assert term.exit_status() == 0, term.screen[-2000:]
+    trust = json.loads(Path(env["PI_CODING_AGENT_DIR"], "trust.json").read_text(encoding="utf-8"))
+    assert trust == {str(project.resolve()): True}
+
+
 @pytest.mark.parametrize(("args", "message"), [
     (["config", "--nope"], 'Unknown option --nope for "config".'),
     (["config", "extra"], "Unexpected argument extra."),

@@ -107,6 +107,29 @@ async def test_without_a_trusted_project_tab_stays_global(tmp_path):
     assert not (project / ".pi").exists()
 
 
+async def test_an_open_trust_question_is_asked_first_and_the_answer_saved(tmp_path):
+    agent, project = make_folders(tmp_path)
+    config = ResourceConfig(agent, project, project_available=False)
+    app = ConfigApp(config, "project", ask_trust=str(project))
+    async with app.run_test(size=(120, 30)) as pilot:
+        assert await wait_for(pilot, lambda: "Trust project folder?" in screen_text(app))
+        await pilot.press("enter")  # Trust
+        assert await wait_for(pilot, lambda: "Project Local Resources" in screen_text(app))
+        assert config.project_available
+    assert json.loads((agent / "trust.json").read_text(encoding="utf-8")) == {str(project.resolve()): True}
+
+
+async def test_answering_no_when_project_scope_was_asked_for_ends_with_status_1(tmp_path):
+    agent, project = make_folders(tmp_path)
+    config = ResourceConfig(agent, project, project_available=False)
+    app = ConfigApp(config, "project", ask_trust=str(project))
+    async with app.run_test(size=(120, 30)) as pilot:
+        assert await wait_for(pilot, lambda: "Trust project folder?" in screen_text(app))
+        await pilot.press("escape")  # not trusted, this run only
+        assert await wait_for(pilot, lambda: app.return_code == 1)
+    assert not config.project_available and not (agent / "trust.json").exists()
+
+
 async def test_a_corrupt_settings_file_is_reported_and_left_as_it_is(tmp_path):
     app, agent, _ = _app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
