@@ -61,6 +61,8 @@ def tool_title(name: str, args: dict[str, Any] | None, cwd: str | None = None) -
         if isinstance(limit, int):
             return f"read {path}:1-{limit}"
         return f"read {path}"
+    if name == "codemode":  # the script is drawn under the title (codemode_view)
+        return "codemode"
     if name in ("edit", "write", "ls"):
         return f"{name} {path}".rstrip()
     if name == "grep":

@@ -197,6 +197,13 @@ class ToolBox(Widget):
                         f"… ({_more(hidden)}, {total} total, ctrl+o to expand)", style=dim)))
                 else:
                     parts.append(Text(safe.rstrip("\n"), style=style))
+        elif self.tool_name == "codemode":
+            from .codemode_view import result_parts, script_parts
+
+            parts.extend(script_parts(self.args, variables, expanded=self.expanded))
+            shown = self.result or self.partial
+            if shown is not None:
+                parts.extend(result_parts(shown, variables, expanded=self.expanded, partial=self.result is None))
         elif self.tool_name == "read" and self.state == "success" and limit:
             # File contents are long and the title says what happened; show them on Ctrl+O only.
             hidden = len(self.output.splitlines())
@@ -215,7 +222,7 @@ class ToolBox(Widget):
                 parts.append(Text(saved_note, style=variables.get("pi-warning", "")))
             if self.tool_name == "read":
                 self._add_image_warning(parts)
-        if self.tool_name == "bash" and self.duration_ms is not None and self.state in ("success", "error"):
+        if self.tool_name in ("bash", "codemode") and self.duration_ms is not None and self.state in ("success", "error"):
             parts.append(Text(f"Took {format_tool_duration(self.duration_ms)}", style=variables.get("pi-dim", "")))
         return Group(*parts)
 
