@@ -65,7 +65,8 @@ async def test_not_found_has_hint_and_changes_nothing(tmp_path):
 
 async def test_overlapping_edits_rejected(tmp_path):
     (tmp_path / "o.txt").write_text("alpha beta gamma\n")
-    with pytest.raises(ToolError, match=r"edits\[0\] and edits\[1\] overlap in o.txt"):
+    with pytest.raises(ToolError, match=r"edits\[0\] and edits\[1\] overlap in o.txt. Merge them into one edit or "
+                                        r"target disjoint regions.$"):
         await edit(EditTool(str(tmp_path)), path="o.txt",
                    edits=[{"oldText": "alpha beta", "newText": "A"}, {"oldText": "beta gamma", "newText": "B"}])
     assert (tmp_path / "o.txt").read_text() == "alpha beta gamma\n"
