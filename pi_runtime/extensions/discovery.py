@@ -22,6 +22,7 @@ BUNDLED = {
     "mcp": "pi_runtime.mcp.extension",
     "codemode": "pi_runtime.codemode.extension",
     "tool-search": "pi_runtime.codemode.tool_search",
+    "llama.cpp": "pi_runtime.llama.extension",
 }
 """Bundled extension name -> module."""
 
