@@ -7,7 +7,8 @@ user or an extension's host is told to use:
 - the command line's path to a session (``build_session`` and its ``UsageError``, the project
   trust question, the session folder, the prompts given as arguments);
 - what the app shows before the kernel is loaded (the newest session's tail, config files);
-- its flows for local model servers, provider sign-in (account or API key), images pasted into the
+- its flows for local model servers (the llama.cpp router's ``/llama`` and ``/login`` too), provider
+  sign-in (account or API key), images pasted into the
   editor, MCP sign-in and sign-out, and where ``/mcp`` saves a server's switches;
 - what ``pi config`` lists and writes (``ResourceConfig``).
 
@@ -38,6 +39,10 @@ if TYPE_CHECKING:
     from pi_runtime.config_files import parse_config_json as parse_config_json
     from pi_runtime.config_files import read_config_text as read_config_text
     from pi_runtime.config_files import read_json_object as read_json_object
+    from pi_runtime.llama.client import LlamaClient as LlamaClient
+    from pi_runtime.llama.client import LlamaError as LlamaError
+    from pi_runtime.llama.extension import llama_client_for as llama_client_for
+    from pi_runtime.llama.extension import llama_login as llama_login
     from pi_runtime.local_servers import add_to_models_json as add_to_models_json
     from pi_runtime.local_servers import probe_local_servers as probe_local_servers
     from pi_runtime.mcp.accounts import find_oauth_server as find_oauth_server

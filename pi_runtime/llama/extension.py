@@ -26,7 +26,7 @@ def _registry(pi: Any) -> Any:
     return pi._runner.providers.registry
 
 
-def client_for(registry: Any) -> Any:
+def llama_client_for(registry: Any) -> Any:
     """A client for the configured router, or None when none is configured."""
     from .client import LlamaClient
 
@@ -34,7 +34,7 @@ def client_for(registry: Any) -> Any:
     return None if found is None else LlamaClient(found.server_url, found.api_key)
 
 
-async def login(registry: Any, server_url: str, api_key: str) -> str:
+async def llama_login(registry: Any, server_url: str, api_key: str) -> str:
     """Check the router answers, then store it as Pi does (``env.LLAMA_BASE_URL``, the key when given).
 
     Returns:

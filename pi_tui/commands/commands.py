@@ -309,6 +309,13 @@ async def _mcp(app: PiHost, session: SessionPort, arg: str) -> None:
     await run_mcp_action(app, manager, action, name.strip())
 
 
+@COMMANDS.screen_for("llama", "builtin:llama.cpp")
+async def _llama(app: PiHost, session: SessionPort, arg: str) -> None:
+    from ..flows.llama_flow import run_llama
+
+    await run_llama(app, session)
+
+
 @command("hotkeys", "Show active keyboard shortcuts")
 async def _hotkeys(app: PiHost, session: SessionPort, arg: str) -> None:
     from ..dialogs.hotkeys_screen import HotkeysScreen
