@@ -113,6 +113,9 @@ class ModelRegistry(OAuthLogins):
         """Problems that dropped part of models.json (file and field named in each)."""
         self.warnings: list[str] = []
         """Things ignored in models.json (unknown fields, unknown override ids)."""
+        self.login_providers: set[str] = set()
+        """Providers ``/login`` offers before they have models (llama.cpp: its models come from the
+        router it is told about)."""
         self.provider_problems: dict[str, str] = {}
         """Provider -> why its dynamic model list is empty now (an unreachable llama.cpp router)."""
         self.refresh()

@@ -86,6 +86,9 @@ def extension(pi: Any) -> None:
         if connection(getattr(_registry(pi), "auth", None)) is None:
             ctx.ui.notify(f"Configure llama.cpp with /login {PROVIDER_ID}", "warning")
 
+    registry = _registry(pi)
+    if registry is not None and hasattr(registry, "login_providers"):
+        registry.login_providers.add(PROVIDER_ID)  # /login llama.cpp before the router has told its models
     pi.register_provider(PROVIDER_ID, api="openai-completions", base_url=f"{DEFAULT_SERVER_URL}/v1",
                          refresh_models=refresh)
     pi.register_command("llama", llama_command, description=COMMAND_DESCRIPTION)
