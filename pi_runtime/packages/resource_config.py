@@ -38,9 +38,8 @@ from .store import installed_path
 WriteScope = Literal["global", "project"]
 Override = Literal["inherit", "load", "unload"]
 
-BUILTINS = ("codemode", "mcp", "tool-search")
-"""The built-in extensions Pi lists under Built-in that pi has, loaded unless turned off (Pi's fourth,
-``llama.cpp``, is not in pi)."""
+BUILTINS = ("codemode", "llama.cpp", "mcp", "tool-search")
+"""The built-in extensions Pi lists under Built-in, loaded unless turned off."""
 
 BUILTIN_PREFIX = "builtin:"
 

@@ -28,7 +28,7 @@ from ..records import record
 from .loopback import LoopbackServer, RecordedRequest, Reply
 
 RouterState = Literal["unloaded", "loading", "loaded", "sleeping", "downloading"]
-LOAD_STAGES = ["loading_weights", "warming_up"]
+LOAD_STAGES = ["weights", "kv_cache", "warmup"]
 """The stages a load goes through (reported in ``status.progress``)."""
 
 

@@ -65,7 +65,7 @@ def model_rows(catalog: list[dict[str, Any]]) -> list[tuple[Any, str]]:
     ordered = sorted(catalog, key=lambda m: (_state(m) != "loaded", m["id"].casefold()))
     rows: list[tuple[Any, str]] = [(m["id"], f"{m['id']:<{LABEL_WIDTH}}  {model_description(m)}".rstrip())
                                    for m in ordered]
-    rows.append((DOWNLOAD, f"{'Download model…':<{LABEL_WIDTH}}  Hugging Face search is not available in pi"))
+    rows.append((DOWNLOAD, f"{'Download model…':<{LABEL_WIDTH}}  Hugging Face search: not in pi"))
     return rows
 
 

@@ -56,7 +56,7 @@ async def _global(pilot: Any) -> None:
 async def _project(pilot: Any) -> None:
     """In project scope: lint.py loaded and the skill unloaded for this project, mcp loaded again."""
     app = pilot.app
-    await pilot.press("down", "space", "down", "space", "down", "down", "down", "down", "space")
+    await pilot.press("down", "space", "down", "space", "down", "down", "down", "down", "down", "space")
     await pilot.pause()
     assert app.list.selected is not None and app.list.selected.name == "mcp"
 

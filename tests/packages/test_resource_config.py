@@ -80,7 +80,7 @@ def test_a_corrupt_file_is_a_warning_when_listing(folders):
     agent, project = folders
     (agent / "settings.json").write_text("{nope")
     config = ResourceConfig(agent, project, project_available=True)
-    assert [i.name for i in config.items("global")] == ["codemode", "mcp", "tool-search"]
+    assert [i.name for i in config.items("global")] == ["codemode", "llama.cpp", "mcp", "tool-search"]
     assert any("settings.json" in w for w in config.warnings)
 
 

@@ -58,7 +58,7 @@ async def test_a_toggle_writes_pi_filters_and_keeps_the_rest_of_the_file(tmp_pat
         await pilot.pause()
         shown = {item.name: item.enabled for item in again.list.items}
         assert shown == {"format.py": False, "lint.py": True, "review": False, "fix.md": True, "dusk.json": True,
-                         "codemode": True, "mcp": True, "tool-search": True}
+                         "codemode": True, "llama.cpp": True, "mcp": True, "tool-search": True}
         text = screen_text(again).replace(" ", "")  # the SVG export drops spaces between styled runs
         assert "[]format.py" in text and "[x]mcp" in text
 
