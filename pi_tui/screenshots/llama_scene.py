@@ -8,6 +8,7 @@ stand-in's port changes at every run: the pictures show the default ``http://127
 from __future__ import annotations
 
 import os
+import re
 import threading
 from typing import Any
 
@@ -66,7 +67,8 @@ async def capture(scene: Scene) -> str:
                 os.environ.pop("LLAMA_BASE_URL", None)
             else:
                 os.environ["LLAMA_BASE_URL"] = saved
-        return svg.replace(router.url, SHOWN_URL)
+        # Textual names the SVG's classes after a hash of what it drew, the real port included.
+        return re.sub(r"terminal-\d+", f"terminal-{scene.name}", svg.replace(router.url, SHOWN_URL))
 
 
 def main(argv: list[str] | None = None) -> int:
