@@ -32,9 +32,10 @@ def load_extensions(
         exclude_tools: ``--exclude-tools``, applied to MCP tools too.
         keep_tool_filter: Leave the MCP tool filter the first session's command line set (a
             second session of the same process, ``pi_runtime.sibling``, has no command line).
-        llama_offered: Load ``builtin:llama.cpp`` even before a router is configured (the app and
-            RPC, where ``/login llama.cpp`` and ``/llama`` are offered); otherwise it loads only once
-            one is (auth.json or ``LLAMA_BASE_URL``). ``-builtin:llama.cpp`` and ``-ne`` leave it out.
+        llama_offered: Load ``builtin:llama.cpp`` even before a router is configured (RPC, whose
+            ``get_commands`` lists ``/llama`` as Pi's does); otherwise it loads only once one is
+            (auth.json or ``LLAMA_BASE_URL``), so the app and ``pi -p`` pay nothing for it until then.
+            ``-builtin:llama.cpp`` and ``-ne`` leave it out.
     """
     from ..packages import has_packages
     from .discovery import find_extensions
@@ -99,11 +100,17 @@ def _add_tool_builtins(paths: list[str], settings: Any, trusted: bool, tools: An
 
 
 def _add_llama(paths: list[str], settings: Any, trusted: bool, registry: Any, offered: bool) -> None:
-    """Add ``builtin:llama.cpp`` when it is offered or a router is configured, unless turned off."""
-    from ..llama import EXTENSION_PATH, configured
+    """Add ``builtin:llama.cpp`` when it is offered or a router is configured, unless turned off.
+
+    While it is allowed, ``/login`` offers llama.cpp even when the extension is not loaded (no router
+    yet): signing in needs no extension runner, and the next start loads it."""
+    from ..llama import EXTENSION_PATH, PROVIDER_ID, configured
 
     if EXTENSION_PATH in paths or builtin_disabled(settings, trusted, "llama.cpp"):
         return
+    login_providers = getattr(registry, "login_providers", None)
+    if login_providers is not None:
+        login_providers.add(PROVIDER_ID)
     if offered or configured(getattr(registry, "auth", None)):
         paths.insert(0, EXTENSION_PATH)  # Pi loads its built-ins first: /llama leads get_commands
 

@@ -10,7 +10,8 @@ user or an extension's host is told to use:
 - its flows for local model servers (the llama.cpp router's ``/llama`` and ``/login`` too), provider
   sign-in (account or API key), images pasted into the
   editor, MCP sign-in and sign-out, and where ``/mcp`` saves a server's switches;
-- what ``pi config`` lists and writes (``ResourceConfig``).
+- what ``pi config`` lists and writes (``ResourceConfig``);
+- the llama.cpp router stand-in the ``/llama`` screenshots are drawn against.
 
 Names are loaded on first use, like the face's; the imports below are the one list of names.
 """
@@ -78,6 +79,8 @@ if TYPE_CHECKING:
     from pi_runtime.session.removal import held_for_removal as held_for_removal
     from pi_runtime.session.storage import SessionLockedError as SessionLockedError
     from pi_runtime.session.tail import read_branch_tail as read_branch_tail
+    from pi_runtime.testing.llama_router import LlamaRouterStandIn as LlamaRouterStandIn
+    from pi_runtime.testing.llama_router import sample_models as sample_models
     from pi_runtime.tools.read import detect_image_mime as detect_image_mime
     from pi_runtime.walk_guard import WalkGuard as WalkGuard
 

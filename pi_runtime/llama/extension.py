@@ -1,8 +1,10 @@
 """``builtin:llama.cpp``: the router's models as the ``llama.cpp`` provider, and ``/llama``.
 
-The CLI loads it when a router is configured (``/login llama.cpp`` or ``LLAMA_BASE_URL``) and in
-the app and RPC mode (where ``/login llama.cpp`` and ``/llama`` are offered before anything is
-configured), unless the settings say ``-builtin:llama.cpp`` or ``--no-extensions`` is given.
+The CLI loads it when a router is configured (``/login llama.cpp`` or ``LLAMA_BASE_URL``), and in
+RPC mode (whose ``get_commands`` lists ``/llama`` as Pi's does), unless the settings say
+``-builtin:llama.cpp`` or ``--no-extensions`` is given. Until a router is configured the app does
+not load it (an extension runner costs its start-up ~100 M instructions); ``/login llama.cpp``
+works without it and the next start loads it.
 
 - The provider's models come from ``refresh_models`` (at start-up and after ``/login`` or a
   load): the router's loaded and sleeping models, and unloaded presets when it autoloads. An

@@ -102,9 +102,8 @@ def load_for_command_line(args: CliArgs, cwd: str, agent_dir: Path, settings: An
                              # Pi's built-in MCP support: off with --no-mcp, and with -ne unless -e builtin:mcp.
                              mcp=mcp and not args.no_mcp and not args.no_extensions,
                              tools=args.tools, exclude_tools=exclude,
-                             # The app and RPC offer /login llama.cpp and /llama before a router is set up.
-                             llama_offered=(not args.print_mode and args.mode != "json") if llama_offered is None
-                             else llama_offered)
+                             # RPC lists /llama before a router is set up (Pi); the app and -p load it once one is.
+                             llama_offered=args.mode == "rpc" if llama_offered is None else llama_offered)
     if runner is not None and runner.needs_preparing():
         try:
             asyncio.get_running_loop()

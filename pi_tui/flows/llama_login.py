@@ -4,6 +4,7 @@ as Pi stores them (auth.json ``llama.cpp``: ``env.LLAMA_BASE_URL`` and ``key`` w
 An empty URL takes ``LLAMA_BASE_URL``, else ``http://127.0.0.1:9931``. A router that cannot be
 reached (or is not a router) stores nothing and says why. After saving, the session's llama.cpp
 models are refreshed; when none is loaded, the notice points at ``/llama`` before ``/model`` (Pi).
+When ``builtin:llama.cpp`` was not loaded (no router configured at start), the notice says to restart.
 """
 
 from __future__ import annotations
@@ -64,8 +65,11 @@ async def _save(app: Any, session: SessionPort, url: str, key: str) -> None:
         return
     say(app, session, f"Saved API key for {PROVIDER}. Credentials saved to {registry.auth.path}")
     runner = getattr(session, "extension_runner", None)
-    if runner is not None:
-        await runner.refresh_models(PROVIDER)
+    if runner is None or "llama" not in runner.commands():
+        # Not loaded while no router was configured: the next start loads it.
+        say(app, session, "Restart pi to list the llama.cpp models and use /llama.", "warning")
+        return
+    await runner.refresh_models(PROVIDER)
     if not registry.models_of(PROVIDER):
         say(app, session, "No llama.cpp models are loaded. Use /llama to load a model, then /model to select it.",
             "warning")

@@ -49,7 +49,7 @@ SCENES = [
 
 async def capture(scene: Scene) -> str:
     """Run ``scene`` against a fresh router stand-in and return its SVG."""
-    from pi_runtime.testing.llama_router import LlamaRouterStandIn, sample_models
+    from pi_runtime.frontend.app_support import LlamaRouterStandIn, sample_models
 
     with LlamaRouterStandIn(sample_models()) as router:
         router.hold = threading.Event()  # a load stays at its first stage for the picture

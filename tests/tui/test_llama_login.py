@@ -69,3 +69,22 @@ async def test_an_unreachable_router_stores_nothing(provider, workdir, agent_dir
         await pilot.press("enter")
         assert await wait_for(pilot, lambda: f"Could not reach llama.cpp server at {url}" in screen_text(app))
     assert not (agent_dir / "auth.json").exists()
+
+
+async def test_login_before_any_router_was_configured_asks_for_a_restart(provider, workdir, agent_dir, monkeypatch):
+    monkeypatch.delenv("LLAMA_BASE_URL", raising=False)
+    with LlamaRouterStandIn(sample_models()) as router:
+        session = make_session(provider, workdir)  # nothing configured: the extension is not loaded
+        assert session.extension_runner is None
+        app = create_app(session, static=True, agent_dir=str(agent_dir))
+        async with app.run_test(size=(110, 34)) as pilot:
+            await started(pilot)
+            await type_command(pilot, "/login llama.cpp")
+            assert await wait_for(pilot, lambda: "llama.cpp server URL" in screen_text(app))
+            await pilot.press(*router.url)
+            await pilot.press("enter")
+            assert await wait_for(pilot, lambda: app.screen.id == "api-key-prompt")
+            await pilot.press("enter")
+            assert await wait_for(pilot, lambda: "Restart pi to list the llama.cpp models" in screen_text(app))
+    stored = json.loads((agent_dir / "auth.json").read_text())
+    assert stored["llama.cpp"]["env"] == {"LLAMA_BASE_URL": router.url}
