@@ -87,3 +87,15 @@ def test_rpc_lists_llama_before_anything_is_configured(env):
     llama = next(c for c in commands if c["name"] == "llama")
     assert llama["description"] == "Manage llama.cpp router models"
     assert llama["sourceInfo"]["path"] == "builtin:llama.cpp"
+
+
+def test_slash_llama_in_rpc_mode_notifies_that_it_is_for_interactive_mode(env):
+    with LlamaRouterStandIn(sample_models()) as router:
+        client = RpcClient(_with_router(env, router.url))
+        try:
+            client.ok({"type": "prompt", "message": "/llama"})
+            note = client.wait(lambda r: r.get("type") == "extension_ui_request" and r.get("method") == "notify")
+        finally:
+            client.close()
+    assert note["message"] == "/llama is available in interactive mode"
+    assert note.get("notifyType") == "warning"
