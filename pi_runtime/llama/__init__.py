@@ -36,14 +36,33 @@ def connection(auth: Any, environ: Any = None) -> Connection | None:
         environ: The environment (``os.environ`` by default).
     """
     env = os.environ if environ is None else environ
-    stored = auth.get(PROVIDER_ID) if auth is not None and hasattr(auth, "get") else None
-    if stored is not None and stored.type != "api_key":
-        stored = None
-    url = (stored.env.get("LLAMA_BASE_URL") if stored is not None else None) or env.get("LLAMA_BASE_URL", "")
+    stored = _stored_entry(auth)
+    stored_env = stored.get("env") if stored is not None else None
+    stored_url = stored_env.get("LLAMA_BASE_URL") if isinstance(stored_env, dict) else None
+    url = (stored_url if isinstance(stored_url, str) else "") or env.get("LLAMA_BASE_URL", "")
     if not url.strip():
         return None
-    key = (stored.key if stored is not None else None) or env.get("LLAMA_API_KEY") or None
+    stored_key = stored.get("key") if stored is not None else None
+    key = (stored_key if isinstance(stored_key, str) else None) or env.get("LLAMA_API_KEY") or None
     return Connection(url.strip(), key, "stored credential" if stored is not None else "LLAMA_BASE_URL")
+
+
+def _stored_entry(auth: Any) -> dict[str, Any] | None:
+    """auth.json's ``llama.cpp`` entry when it is an API key one, read without going through
+    ``AuthStorage``: a broken file is the key lookup's to report (once, with the provider that needs
+    it), not a start-up notice caused by asking whether llama.cpp is configured."""
+    import json
+    from pathlib import Path
+
+    path = getattr(auth, "path", None)
+    if path is None:
+        return None
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    entry = data.get(PROVIDER_ID) if isinstance(data, dict) else None
+    return entry if isinstance(entry, dict) and entry.get("type") == "api_key" else None
 
 
 def configured(auth: Any, environ: Any = None) -> bool:
