@@ -16,6 +16,7 @@ works without it and the next start loads it.
 
 from __future__ import annotations
 
+import asyncio
 import os
 from typing import Any
 
@@ -78,6 +79,10 @@ def extension(pi: Any) -> None:
             # No models, and a reason that --model and --list-models can give.
             problems[PROVIDER_ID] = str(exc)
             return []
+        except asyncio.CancelledError:
+            # The start-up refresh's time is up (a router that accepts but never answers).
+            problems[PROVIDER_ID] = f"Could not reach llama.cpp server at {found.server_url}: no answer in time"
+            raise
 
     async def llama_command(_args: str, ctx: Any) -> None:
         if ctx.mode != "tui":
