@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 
-from pi_runtime.testing.llama_router import LlamaRouterStandIn, sample_models
+from pi_runtime.testing.llama_router import LlamaRouterStandIn, RouterModel, sample_models
 from pi_tui.commands.commands import COMMANDS
 from pi_tui.launch import create_app
 
@@ -106,3 +106,18 @@ async def test_without_the_builtin_there_is_no_llama_command(session, agent_dir)
         assert "llama" not in [name for name, _ in COMMANDS.menu_entries(session)]
         await type_command(pilot, "/llama")
         assert app.screen.id != "llama-screen"
+
+
+async def test_a_failed_load_is_reported_and_the_list_comes_back(provider, workdir, agent_dir, monkeypatch):
+    with LlamaRouterStandIn([RouterModel("broken-model")], fail_loads=("broken-model",)) as router:
+        session = _llama_session(provider, workdir, monkeypatch, router.url)
+        app = create_app(session, static=True, agent_dir=str(agent_dir))
+        async with app.run_test(size=(110, 34)) as pilot:
+            await started(pilot)
+            await _open(pilot, app)
+            await pilot.press("enter")  # nothing else is loaded: no question, the load starts
+            assert await wait_for(pilot, lambda: any("Model exited with code 1" in str(n.message)
+                                                      for n in app._notifications))
+            assert router.loads == ["broken-model"]
+            assert await wait_for(pilot, lambda: "llama.cpp models" in screen_text(app))
+            assert app.screen.id == "llama-screen"
