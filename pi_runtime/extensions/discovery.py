@@ -41,6 +41,11 @@ def _entries(folder: Path) -> list[Path]:
     return found
 
 
+def extensions_in(folder: Path) -> list[Path]:
+    """The extensions pi finds in ``folder`` (``*.py`` files and package folders, not hidden ones)."""
+    return _entries(folder)
+
+
 def _found(base: Path, settings: SettingsFiles | None, scope: Literal["global", "project"]) -> list[Path]:
     """The extensions in ``base``'s ``extensions/`` folder that the settings file of ``scope`` does
     not turn off (``!pattern``, ``-path``; ``+path`` back on), as in Pi 1.6."""
