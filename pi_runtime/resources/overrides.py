@@ -95,3 +95,21 @@ def _glob(pattern: str) -> re.Pattern[str]:
             out.append(re.escape(char))
         i += 1
     return re.compile("".join(out) + r"\Z")
+
+
+def theme_filter(settings: Any, agent_dir: Path, cwd: Path) -> Any:
+    """Whether a theme file the app found loads: one in the agent folder's ``themes/`` or the
+    project's ``.pi/themes/`` under the ``themes`` overrides of that folder's settings file; any
+    other (a package's, ``--theme``) always."""
+    project = cwd / ".pi"
+    scopes: list[tuple[Path, list[str]]] = [(agent_dir, override_entries(settings, "themes", "global"))]
+    if getattr(settings, "project_trusted", False):
+        scopes.append((project, override_entries(settings, "themes", "project")))
+
+    def keep(path: Path) -> bool:
+        for base, entries in scopes:
+            if path.parent == base / "themes":
+                return enabled(path, entries, base)
+        return True
+
+    return keep
