@@ -107,7 +107,7 @@ class FileOps:
                     if isinstance(call, dict):
                         self._add_call(call.get("name"), call.get("arguments"))
 
-    def _add_call(self, name: Any, args: Any) -> None:
+    def _add_call(self, name: object, args: object) -> None:
         path = (args.get("path") or args.get("file_path")) if isinstance(args, dict) else None
         if not isinstance(path, str):
             return

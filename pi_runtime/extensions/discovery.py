@@ -42,6 +42,23 @@ def _entries(folder: Path) -> list[Path]:
     return found
 
 
+def extensions_in(folder: Path) -> list[Path]:
+    """The extensions pi finds in ``folder`` (``*.py`` files and package folders, not hidden ones)."""
+    return _entries(folder)
+
+
+def _found(base: Path, settings: SettingsFiles | None, scope: Literal["global", "project"]) -> list[Path]:
+    """The extensions in ``base``'s ``extensions/`` folder that the settings file of ``scope`` does
+    not turn off (``!pattern``, ``-path``; ``+path`` back on), as in Pi 1.6."""
+    found = _entries(base / "extensions")
+    if not found or settings is None:
+        return found
+    from ..resources.overrides import enabled, override_entries
+
+    entries = override_entries(settings, "extensions", scope)
+    return [child for child in found if enabled(child, entries, base)]
+
+
 class SettingsFiles(Protocol):
     """What discovery reads of the settings (``SettingsManager`` has it): each file's keys and path."""
 
@@ -118,10 +135,10 @@ def find_extensions(
             failures.append((str(path), "Extension not found"))
 
     if not no_extensions:
-        for child in _entries(Path(agent_dir) / "extensions"):
+        for child in _found(Path(agent_dir), settings, "global"):
             add(str(child.resolve()), "global")
         if project_trusted:
-            for child in _entries(Path(cwd) / ".pi" / "extensions"):
+            for child in _found(Path(cwd) / ".pi", settings, "project"):
                 add(str(child.resolve()), "project")
         for raw, base in _settings_entries(settings, project_trusted):
             add_path(raw, base, "settings")

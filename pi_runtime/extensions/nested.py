@@ -75,7 +75,7 @@ class NestedCalls:
         self._counts: dict[str, int] = {}
         self._parents: dict[str, str] = {}
         self._records: dict[str, _Record] = {}
-        self.deliver: Callable[[Any], Awaitable[None]] | None = None
+        self.deliver: Callable[[object], Awaitable[None]] | None = None
         """Puts an agent event in the session's stream (``SessionActions.emit_agent_event``) once the
         runner is bound; extensions then see the nested start and end from there. Unbound, they are
         dispatched to extensions directly."""

@@ -71,6 +71,7 @@ if TYPE_CHECKING:
     from pi_runtime.packages.resource_config import ConfigItem as ConfigItem
     from pi_runtime.packages.resource_config import ResourceConfig as ResourceConfig
     from pi_runtime.packages.resource_config import WriteScope as WriteScope
+    from pi_runtime.resources.overrides import theme_filter as theme_filter
     from pi_runtime.resources.trust import TrustStore as TrustStore
     from pi_runtime.resources.trust import TrustStoreError as TrustStoreError
     from pi_runtime.resources.trust import settled_project_trust as settled_project_trust

@@ -1,5 +1,6 @@
-"""What ``pi config`` lists and toggles: pi's built-in extensions and the configured packages'
-extensions, skills, prompts and themes (packages.md, "Enable and Disable Resources").
+"""What ``pi config`` lists and toggles: pi's built-in extensions, the configured packages'
+extensions, skills, prompts and themes, and those pi finds in the agent folder or the project's
+``.pi`` (``top_level``) (packages.md, "Enable and Disable Resources").
 
 Two write scopes, as in Pi:
 
@@ -42,6 +43,8 @@ BUILTINS = ("codemode", "llama.cpp", "mcp", "tool-search")
 """The built-in extensions Pi lists under Built-in, loaded unless turned off."""
 
 BUILTIN_PREFIX = "builtin:"
+TOP_LEVEL = "top-level"
+"""The identity of a resource found in a settings file's own folder (not a package's)."""
 
 
 class ConfigError(Exception):
@@ -173,6 +176,7 @@ class ResourceConfig:
                                       was, state, item.source, item.identity))
         else:
             out = personal
+        out += self._top_level_items(project)
         global_extensions = self._raw("global").get("extensions")
         project_extensions = self._raw("project").get("extensions") if project else None
         for name in BUILTINS:
@@ -206,6 +210,22 @@ class ResourceConfig:
                                           enabled, enabled, "inherit", item.raw, item.source.identity))
         return out
 
+    def _top_level_items(self, project: bool) -> list[ConfigItem]:
+        """The resources pi finds by itself in the folder of the scope's settings file (``top_level``):
+        the agent folder's in personal scope, the project's ``.pi`` in project scope."""
+        from .top_level import found_in, group_label, loaded
+
+        scope: WriteScope = "project" if project else "global"
+        base = self.settings_file(scope).parent
+        raw = self._raw(scope)
+        out = []
+        for kind, path, shown in found_in(base):
+            on = loaded(path, raw.get(kind), base)
+            pattern = path.relative_to(base).as_posix()
+            out.append(ConfigItem(group_label(base, not project), not project, kind, shown, pattern, on, on,
+                                  "inherit", identity=TOP_LEVEL))
+        return out
+
     def _project_entry(self, raw: dict[str, Any], identity: str) -> Any:
         """The project's ``packages`` entry for the package ``identity`` (None without one)."""
         path = self.settings_file("project")
@@ -227,6 +247,13 @@ class ResourceConfig:
         """
         if scope == "project" and not self.project_available:
             return False
+        if item.identity == TOP_LEVEL:  # a toggle in the list of the file that finds it, each way
+            try:
+                edit_settings(self.settings_file(scope), lambda data: self._set_list(data, item.kind, item.pattern,
+                                                                                     "-" if item.enabled else "+"))
+            except PackageSettingsError as exc:
+                raise ConfigError(str(exc)) from exc
+            return True
         if scope == "global" and not item.personal:
             return False
         sign: str | None
@@ -247,10 +274,14 @@ class ResourceConfig:
 
     @staticmethod
     def _set_builtin(data: dict[str, Any], pattern: str, sign: str | None) -> bool:
-        current = data.get("extensions")
+        return ResourceConfig._set_list(data, "extensions", pattern, sign)
+
+    @staticmethod
+    def _set_list(data: dict[str, Any], kind: Kind, pattern: str, sign: str | None) -> bool:
+        current = data.get(kind)
         if current is not None and not isinstance(current, list):
-            raise PackageSettingsError("extensions must be a list; not changed")
-        data["extensions"] = _with_filter(current, pattern, sign)
+            raise PackageSettingsError(f"{kind} must be a list; not changed")
+        data[kind] = _with_filter(current, pattern, sign)
         return True
 
     def _set_package(self, data: dict[str, Any], item: ConfigItem, sign: str | None, scope: WriteScope) -> bool:

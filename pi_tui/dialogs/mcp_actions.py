@@ -10,6 +10,7 @@ where in a toast.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 EXPOSURES = {
@@ -111,7 +112,7 @@ async def switch_server(app: Any, manager: Any, name: str, enabled: bool, *, in_
     app.notify(f'MCP server "{name}" {"enabled" if enabled else "disabled"} ({where})', timeout=4)
 
 
-def choose_exposure(app: Any, manager: Any, row: dict[str, Any], done: Any) -> None:
+def choose_exposure(app: Any, manager: Any, row: dict[str, Any], done: Callable[[], None]) -> None:
     """Pick ``row``'s server's exposure from a list; ``done()`` runs after a change was saved."""
     from pi_runtime.frontend.app_support import McpConfigError
 
@@ -122,9 +123,9 @@ def choose_exposure(app: Any, manager: Any, row: dict[str, Any], done: Any) -> N
     items = [PickItem(value, f"{'✓' if value == current else ' '} {value:<9} {meaning}", value, current=value == current)
              for value, meaning in EXPOSURES.items()]
 
-    def picked(value: Any) -> None:
-        if value is None or value == current:
-            return
+    def picked(value: object) -> None:
+        if not isinstance(value, str) or value == current:
+            return  # cancelled, or the same as before
         try:
             manager.set_exposure(name, value)
         except (McpConfigError, KeyError) as exc:

@@ -35,7 +35,7 @@ _MARKS = {"running": ("…", "pi-warning"), "ok": ("✓", "pi-success"), "error"
           "cancelled": ("⊘", "pi-muted")}
 
 
-def call_duration(ms: Any) -> str:
+def call_duration(ms: object) -> str:
     """``6ms`` below a second, ``1.0s`` from there (a call's time in the list)."""
     if not isinstance(ms, (int, float)):
         return ""
@@ -57,7 +57,7 @@ def script_parts(args: dict[str, Any], variables: dict[str, str], *, expanded: b
     return parts
 
 
-def result_parts(result: Any, variables: dict[str, str], *, expanded: bool, partial: bool) -> list[RenderableType]:
+def result_parts(result: object, variables: dict[str, str], *, expanded: bool, partial: bool) -> list[RenderableType]:
     """The calls so far and, once the script ended, its output."""
     parts: list[RenderableType] = []
     details = getattr(result, "details", None)

@@ -102,7 +102,7 @@ def argument_lines(args: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _json(value: Any, indent: int | None = None, compact: bool = False) -> str:
+def _json(value: object, indent: int | None = None, compact: bool = False) -> str:
     try:
         return json.dumps(value, ensure_ascii=False, indent=indent, separators=(",", ":") if compact else None)
     except (TypeError, ValueError):

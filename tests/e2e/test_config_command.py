@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 from e2e_support import MODEL, assert_one_line_error, run_pi, text_reply
-from test_interactive_pty import Terminal
 
 from pi_runtime.testing.mcp_servers import server_executable
 from pi_runtime.testing.waiting import wait_until
@@ -23,20 +22,6 @@ def _declared_tools(request) -> list[str]:
 def _settings(env) -> dict:
     path = Path(env["PI_CODING_AGENT_DIR"], "settings.json")
     return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-
-
-@pytest.fixture
-def terminal(env):
-    opened: list[Terminal] = []
-
-    def start(*args: str) -> Terminal:
-        term = Terminal(list(args), env)
-        opened.append(term)
-        return term
-
-    yield start
-    for term in opened:
-        term.close()
 
 
 def test_turning_mcp_off_in_pi_config_keeps_it_out_of_the_next_session(terminal, env, loopback):

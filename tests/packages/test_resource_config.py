@@ -139,3 +139,35 @@ def test_project_scope_needs_a_trusted_project(folders):
     ("inherit", False, "load"), ("load", False, "unload"), ("unload", False, "inherit")])
 def test_project_states_cycle_as_in_pi(state, inherited, after):
     assert next_state(state, inherited) == after
+
+
+def test_resources_pi_finds_by_itself_are_listed_and_toggled_in_their_folders_settings(tmp_path):
+    # Pi lists the agent folder's own resources under "User (…)" and the project's under
+    # "Project (.pi/)", and writes -path/+path into that folder's settings list.
+    from pi_runtime.resources.loader import ResourceLoader
+
+    agent, project = tmp_path / "agent", tmp_path / "project"
+    (agent / "skills" / "demo").mkdir(parents=True)
+    (agent / "skills" / "demo" / "SKILL.md").write_text("---\nname: demo\ndescription: A demo.\n---\nDo it.\n")
+    (agent / "prompts").mkdir()
+    (agent / "prompts" / "greet.md").write_text("say hi\n")
+    (agent / "extensions").mkdir()
+    (agent / "extensions" / "tool.py").write_text("def extension(pi):\n    pass\n")
+    (project / ".pi" / "prompts").mkdir(parents=True)
+    (project / ".pi" / "prompts" / "local.md").write_text("local\n")
+    config = ResourceConfig(agent, project, project_available=True)
+    mine = [(i.group, i.kind, i.name, i.pattern, i.enabled) for i in config.items("global") if i.identity == "top-level"]
+    assert [row[1:] for row in mine] == [("extensions", "tool.py", "extensions/tool.py", True),
+                                        ("skills", "demo", "skills/demo/SKILL.md", True),
+                                        ("prompts", "greet.md", "prompts/greet.md", True)]
+    assert mine[0][0] == f"User ({agent.as_posix()}/)"
+    config.toggle(_item(config, "global", "demo"), "global")
+    assert json.loads((agent / "settings.json").read_text())["skills"] == ["-skills/demo/SKILL.md"]
+    assert not _item(config, "global", "demo").enabled
+    settings = SettingsManager.create(project, agent)
+    loaded = ResourceLoader(project, agent, settings=settings, home=tmp_path / "home").reload()
+    assert [s.name for s in loaded.skills] == [] and sorted(t.name for t in loaded.prompt_templates) == ["greet", "local"]
+    local = next(i for i in config.items("project") if i.name == "local.md")
+    assert (local.group, local.personal) == ("Project (.pi/)", False)
+    config.toggle(local, "project")
+    assert json.loads((project / ".pi" / "settings.json").read_text())["prompts"] == ["-prompts/local.md"]
