@@ -29,7 +29,7 @@ PREFERRED = ("radius", "openrouter")
 API_KEY_NAMES = {
     "anthropic": "Anthropic API key", "openai": "OpenAI API key", "google": "Gemini API key",
     "github-copilot": "GitHub Copilot token", "kimi-coding": "Kimi API key", "meta": "Meta Model API key",
-    "huggingface": "Hugging Face token", "azure": "Azure OpenAI API key",
+    "huggingface": "Hugging Face token", "azure": "Azure OpenAI API key", "llama.cpp": "llama.cpp server",
 }
 """What a provider's API key is called where it differs from "<provider name> API key"."""
 ACCOUNT_ONLY = frozenset({"openai-codex"})
@@ -128,7 +128,8 @@ def status_of(registry: Any, provider: str) -> AuthStatus | None:
 def login_options(registry: Any, auth_type: AuthType | None = None) -> list[LoginOption]:
     """Every way into every provider (a provider's account sign-in above its API key)."""
     oauth = registry.oauth_providers() if registry is not None else {}
-    providers = list(dict.fromkeys([*(registry.providers() if registry is not None else []), *oauth]))
+    providers = list(dict.fromkeys([*(registry.providers() if registry is not None else []), *oauth,
+                                    *sorted(getattr(registry, "login_providers", ()))]))
     options: list[LoginOption] = []
     for pid in providers:
         name, status = provider_name(registry, pid), status_of(registry, pid)

@@ -53,11 +53,14 @@ if TYPE_CHECKING:
 class ModelNotFoundError(LookupError):
     """No model matches a reference; ``suggestions`` holds the closest ``provider/id`` refs."""
 
-    def __init__(self, ref: str, suggestions: list[str], config_errors: list[str] | None = None):
+    def __init__(self, ref: str, suggestions: list[str], config_errors: list[str] | None = None,
+                 provider_problem: str | None = None):
         hint = f" Did you mean: {', '.join(suggestions)}?" if suggestions else ""
         # A broken models.json is the likeliest reason a configured model is unknown: say so.
         broken = f" models.json was not read in full: {'; '.join(config_errors)}" if config_errors else ""
-        super().__init__(f"Unknown model '{ref}'.{hint}{broken}")
+        # A provider whose model list could not be fetched (a local server that is down) says why.
+        problem = f" {provider_problem}" if provider_problem else ""
+        super().__init__(f"Unknown model '{ref}'.{hint}{broken}{problem}")
         self.ref = ref
         self.suggestions = suggestions
 
@@ -110,6 +113,11 @@ class ModelRegistry(OAuthLogins):
         """Problems that dropped part of models.json (file and field named in each)."""
         self.warnings: list[str] = []
         """Things ignored in models.json (unknown fields, unknown override ids)."""
+        self.login_providers: set[str] = set()
+        """Providers ``/login`` offers before they have models (llama.cpp: its models come from the
+        router it is told about)."""
+        self.provider_problems: dict[str, str] = {}
+        """Provider -> why its dynamic model list is empty now (an unreachable llama.cpp router)."""
         self.refresh()
 
     def __repr__(self) -> str:

@@ -22,6 +22,7 @@ BUNDLED = {
     "mcp": "pi_runtime.mcp.extension",
     "codemode": "pi_runtime.codemode.extension",
     "tool-search": "pi_runtime.codemode.tool_search",
+    "llama.cpp": "pi_runtime.llama.extension",
 }
 """Bundled extension name -> module."""
 
@@ -39,6 +40,23 @@ def _entries(folder: Path) -> list[Path]:
         if (child.is_file() and child.suffix == ".py") or (child.is_dir() and (child / "__init__.py").is_file()):
             found.append(child)
     return found
+
+
+def extensions_in(folder: Path) -> list[Path]:
+    """The extensions pi finds in ``folder`` (``*.py`` files and package folders, not hidden ones)."""
+    return _entries(folder)
+
+
+def _found(base: Path, settings: SettingsFiles | None, scope: Literal["global", "project"]) -> list[Path]:
+    """The extensions in ``base``'s ``extensions/`` folder that the settings file of ``scope`` does
+    not turn off (``!pattern``, ``-path``; ``+path`` back on), as in Pi 1.6."""
+    found = _entries(base / "extensions")
+    if not found or settings is None:
+        return found
+    from ..resources.overrides import enabled, override_entries
+
+    entries = override_entries(settings, "extensions", scope)
+    return [child for child in found if enabled(child, entries, base)]
 
 
 class SettingsFiles(Protocol):
@@ -117,10 +135,10 @@ def find_extensions(
             failures.append((str(path), "Extension not found"))
 
     if not no_extensions:
-        for child in _entries(Path(agent_dir) / "extensions"):
+        for child in _found(Path(agent_dir), settings, "global"):
             add(str(child.resolve()), "global")
         if project_trusted:
-            for child in _entries(Path(cwd) / ".pi" / "extensions"):
+            for child in _found(Path(cwd) / ".pi", settings, "project"):
                 add(str(child.resolve()), "project")
         for raw, base in _settings_entries(settings, project_trusted):
             add_path(raw, base, "settings")

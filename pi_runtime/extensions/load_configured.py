@@ -14,7 +14,7 @@ from typing import Any
 def load_extensions(
     cwd: str, agent_dir: str, settings: Any, registry: Any, trusted: bool, paths: list[str], no_extensions: bool,
     *, mcp: bool = False, tools: Iterable[str] | str | None = None, exclude_tools: Iterable[str] = (),
-    keep_tool_filter: bool = False,
+    keep_tool_filter: bool = False, llama_offered: bool = False,
 ) -> Any:
     """Discover and load extensions; None when there are none (no runner, no overhead).
 
@@ -32,6 +32,10 @@ def load_extensions(
         exclude_tools: ``--exclude-tools``, applied to MCP tools too.
         keep_tool_filter: Leave the MCP tool filter the first session's command line set (a
             second session of the same process, ``pi_runtime.sibling``, has no command line).
+        llama_offered: Load ``builtin:llama.cpp`` even before a router is configured (RPC, whose
+            ``get_commands`` lists ``/llama`` as Pi's does); otherwise it loads only once one is
+            (auth.json or ``LLAMA_BASE_URL``), so the app and ``pi -p`` pay nothing for it until then.
+            ``-builtin:llama.cpp`` and ``-ne`` leave it out.
     """
     from ..packages import has_packages
     from .discovery import find_extensions
@@ -53,6 +57,7 @@ def load_extensions(
             paths.append("builtin:mcp")
         mcp = False  # loaded already: nothing to add on demand
     if not no_extensions:
+        _add_llama(paths, settings, trusted, registry, llama_offered)
         _add_tool_builtins(paths, settings, trusted, tools, mcp_loaded="builtin:mcp" in paths)
     sources, failures = find_extensions(cwd, agent_dir, settings=settings, project_trusted=trusted,
                                         paths=paths, no_extensions=no_extensions)
@@ -92,6 +97,22 @@ def _add_tool_builtins(paths: list[str], settings: Any, trusted: bool, tools: An
             continue
         if tool in named or mcp_loaded or builtin_enabled(settings, trusted, builtin):
             paths.insert(0, path)  # before other -e paths: an extension's tool of the same name replaces it
+
+
+def _add_llama(paths: list[str], settings: Any, trusted: bool, registry: Any, offered: bool) -> None:
+    """Add ``builtin:llama.cpp`` when it is offered or a router is configured, unless turned off.
+
+    While it is allowed, ``/login`` offers llama.cpp even when the extension is not loaded (no router
+    yet): signing in needs no extension runner, and the next start loads it."""
+    from ..llama import EXTENSION_PATH, PROVIDER_ID, configured
+
+    if EXTENSION_PATH in paths or builtin_disabled(settings, trusted, "llama.cpp"):
+        return
+    login_providers = getattr(registry, "login_providers", None)
+    if login_providers is not None:
+        login_providers.add(PROVIDER_ID)
+    if offered or configured(getattr(registry, "auth", None)):
+        paths.insert(0, EXTENSION_PATH)  # Pi loads its built-ins first: /llama leads get_commands
 
 
 def _default_tools(settings: Any, trusted: bool) -> list[Any]:

@@ -85,7 +85,7 @@ def open_project_trust(args: CliArgs, cwd: str, agent_dir: Path, settings: Any) 
 
 
 def load_for_command_line(args: CliArgs, cwd: str, agent_dir: Path, settings: Any, registry: Any, trusted: bool,
-                          *, mcp: bool) -> Any:
+                          *, mcp: bool, llama_offered: bool | None = None) -> Any:
     """The run's extensions with their start-up work done; None when there are none.
 
     Async factories and ``refresh_models`` callbacks run to completion here (on a loop of their
@@ -101,7 +101,9 @@ def load_for_command_line(args: CliArgs, cwd: str, agent_dir: Path, settings: An
                              args.no_extensions,
                              # Pi's built-in MCP support: off with --no-mcp, and with -ne unless -e builtin:mcp.
                              mcp=mcp and not args.no_mcp and not args.no_extensions,
-                             tools=args.tools, exclude_tools=exclude)
+                             tools=args.tools, exclude_tools=exclude,
+                             # RPC lists /llama before a router is set up (Pi); the app and -p load it once one is.
+                             llama_offered=args.mode == "rpc" if llama_offered is None else llama_offered)
     if runner is not None and runner.needs_preparing():
         try:
             asyncio.get_running_loop()
@@ -110,7 +112,8 @@ def load_for_command_line(args: CliArgs, cwd: str, agent_dir: Path, settings: An
     return runner
 
 
-def load_without_session(args: CliArgs, *, mcp: bool = False, trusted: bool | None = None) -> LoadedExtensions:
+def load_without_session(args: CliArgs, *, mcp: bool = False, trusted: bool | None = None,
+                         llama_offered: bool | None = False) -> LoadedExtensions:
     """Settings, trust, a model registry and the extensions, for a command that builds no session.
 
     MCP stays off unless asked for: its servers register neither flags nor providers.
@@ -136,7 +139,9 @@ def load_without_session(args: CliArgs, *, mcp: bool = False, trusted: bool | No
 
     apply_proxy_setting(settings.global_settings.http_proxy)  # extensions may fetch while they load
     registry = ModelRegistry(agent_dir / "models.json", AuthStorage(agent_dir / "auth.json"))
-    runner = load_for_command_line(args, cwd, agent_dir, settings, registry, trusted, mcp=mcp)
+    # Without a session (--list-models) llama.cpp's models are listed only once a router is configured.
+    runner = load_for_command_line(args, cwd, agent_dir, settings, registry, trusted, mcp=mcp,
+                                   llama_offered=llama_offered)
     return LoadedExtensions(cwd, agent_dir, settings, trusted, registry, runner)
 
 
@@ -167,7 +172,7 @@ def preload_for_app(args: CliArgs) -> LoadedExtensions | None:
     trusted = open_project_trust(args, cwd, agent_dir, SettingsManager.create(cwd, agent_dir, project_trusted=False))
     if trusted is None:
         return None
-    loaded = load_without_session(args, mcp=True, trusted=trusted)
+    loaded = load_without_session(args, mcp=True, trusted=trusted, llama_offered=None)  # reused by the session
     apply_extension_flags(args, loaded.runner)
     return loaded
 

@@ -59,17 +59,25 @@ def find_model(registry: Any, pattern: str, provider: str | None = None) -> Mode
     """
     if provider is not None:
         if provider not in registry.providers():
-            raise ModelNotFoundError(f"{provider}/{pattern}", registry.suggest(f"{provider}/{pattern}"), registry.errors)
+            raise ModelNotFoundError(f"{provider}/{pattern}", registry.suggest(f"{provider}/{pattern}"), registry.errors,
+                                     _problem(registry, f"{provider}/{pattern}"))
         found = registry.find(provider, pattern.split("/", 1)[1] if pattern.startswith(provider + "/") else pattern)
         if found is None:
             found = _fuzzy(registry, pattern, provider)
         if found is None:
-            raise ModelNotFoundError(f"{provider}/{pattern}", registry.suggest(pattern), registry.errors)
+            raise ModelNotFoundError(f"{provider}/{pattern}", registry.suggest(pattern), registry.errors,
+                                     _problem(registry, f"{provider}/{pattern}"))
         return found
     found = registry.lookup(pattern) or _fuzzy(registry, pattern, None)
     if found is None:
-        raise ModelNotFoundError(pattern, registry.suggest(pattern), registry.errors)
+        raise ModelNotFoundError(pattern, registry.suggest(pattern), registry.errors, _problem(registry, pattern))
     return found
+
+
+def _problem(registry: Any, ref: str) -> str | None:
+    """Why the provider ``ref`` names has no models now (its server is down), if that is known."""
+    problems: dict[str, str] = getattr(registry, "provider_problems", {})
+    return next((text for name, text in problems.items() if ref.startswith(name + "/")), None)
 
 
 def resolve_model_arg(registry: Any, value: str, provider: str | None = None) -> tuple[Model, str | None]:

@@ -46,6 +46,8 @@ def list_models(args: CliArgs) -> int:
     registry = loaded.registry
     for problem in registry.errors:
         print(f"pi: models.json: {problem}", file=sys.stderr)
+    for provider, problem in registry.provider_problems.items():
+        print(f"pi: {provider}: {problem}", file=sys.stderr)
     models = registry.available()
     search = (args.list_models_search or "").strip()
     if search:

@@ -20,6 +20,7 @@ from pi_runtime.paths import PROJECT_DIR_NAME
 from pi_runtime.paths import agent_dir as default_agent_dir
 from pi_runtime.resources.context_files import ContextFile, load_context_files
 from pi_runtime.resources.diagnostics import ResourceDiagnostic
+from pi_runtime.resources.overrides import Kind, enabled, override_entries
 from pi_runtime.resources.own_docs import OwnDocs, find_own_docs
 from pi_runtime.resources.prompt_templates import (
     PromptTemplate,
@@ -86,7 +87,7 @@ class Resources:
         *,
         guidelines: Iterable[str] = (),
         today: _dt.date | None = None,
-        include_date: bool = True,
+        include_date: bool = False,
         extra_sections: Mapping[str, str] | None = None,
     ) -> SystemPromptSections:
         """The system prompt sections for these resources and the given active tools.
@@ -95,7 +96,7 @@ class Resources:
             tools: Active tools, name -> one-line description (or names; None = defaults).
             guidelines: Extra rules from tools or extensions.
             today: Date shown to the model (today when None).
-            include_date: Add the ``date`` section.
+            include_date: Add a ``date`` section (off by default: see ``build_system_prompt_sections``).
             extra_sections: Additional named sections.
         """
         return build_system_prompt_sections(
@@ -258,15 +259,30 @@ class ResourceLoader:
         packages = self.packages
         return packages.paths(kind) if packages is not None else []
 
+    def _overridden(self, group: tuple[list[Any], list[ResourceDiagnostic]], kind: Kind, scope: Literal["global", "project"],
+                    base: Path) -> tuple[list[Any], list[ResourceDiagnostic]]:
+        """What a folder pi found resources in offers, less what the settings turn off there
+        (``!pattern``, ``-path``; ``+path`` back on: ``overrides``)."""
+        entries = override_entries(self.settings, kind, scope) if self.settings is not None else []
+        if not entries:
+            return group
+        found, diagnostics = group
+        return [item for item in found if enabled(item.file_path, entries, base)], diagnostics
+
     def _skill_groups(self) -> list[tuple[list[Skill], list[ResourceDiagnostic]]]:
         groups = []
         if not self.no_skills:
-            groups.append(load_skills_from(self.agent_dir / "skills", "user"))
-            groups.append(load_skills_from(self.home / ".agents" / "skills", "user"))
+            groups.append(self._overridden(load_skills_from(self.agent_dir / "skills", "user"), "skills", "global",
+                                           self.agent_dir))
+            agents = self.home / ".agents"
+            groups.append(self._overridden(load_skills_from(agents / "skills", "user"), "skills", "global", agents))
             if self.project_trusted:
-                groups.append(load_skills_from(self.cwd / PROJECT_DIR_NAME / "skills", "project"))
+                project = self.cwd / PROJECT_DIR_NAME
+                groups.append(self._overridden(load_skills_from(project / "skills", "project"), "skills", "project",
+                                               project))
                 for folder in project_skill_dirs(self.cwd, self.home):
-                    groups.append(load_skills_from(folder, "project"))
+                    groups.append(self._overridden(load_skills_from(folder, "project"), "skills", "project",
+                                                   folder.parent))
             for path in self._settings_paths("skills"):
                 groups.append(self._explicit(path, "skill", load_skills_from))
             for path in self._package_paths("skills"):
@@ -278,9 +294,12 @@ class ResourceLoader:
     def _template_groups(self) -> list[tuple[list[PromptTemplate], list[ResourceDiagnostic]]]:
         groups = []
         if not self.no_prompt_templates:
-            groups.append(load_templates_from(self.agent_dir / "prompts", "user"))
+            groups.append(self._overridden(load_templates_from(self.agent_dir / "prompts", "user"), "prompts",
+                                           "global", self.agent_dir))
             if self.project_trusted:
-                groups.append(load_templates_from(self.cwd / PROJECT_DIR_NAME / "prompts", "project"))
+                project = self.cwd / PROJECT_DIR_NAME
+                groups.append(self._overridden(load_templates_from(project / "prompts", "project"), "prompts",
+                                               "project", project))
             for path in self._settings_paths("prompts"):
                 groups.append(self._explicit(path, "prompt", load_templates_from))
             for path in self._package_paths("prompts"):

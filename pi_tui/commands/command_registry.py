@@ -39,6 +39,26 @@ class CommandRegistry:
 
     def __init__(self) -> None:
         self._commands: dict[str, Command] = {}
+        self._screens: dict[str, tuple[str, Command]] = {}
+
+    def screen_for(self, name: str, extension_path: str) -> Callable[[Handler], Handler]:
+        """Decorator: the app's own screen for ``/name`` of a built-in extension (``builtin:llama.cpp``'s
+        ``/llama``). It runs only while that extension registers the command, which then lists it in the
+        slash menu as Pi does; without the extension (``-builtin:llama.cpp``) the command does not exist."""
+
+        def declare(handler: Handler) -> Handler:
+            self._screens[name] = (extension_path, Command(name, "", handler))
+            return handler
+
+        return declare
+
+    def _screen_command(self, name: str, session: SessionPort) -> Command | None:
+        found = self._screens.get(name)
+        runner = getattr(session, "extension_runner", None)
+        if found is None or runner is None:
+            return None
+        owner = runner.commands().get(name)
+        return found[1] if owner is not None and owner.extension.path == found[0] else None
 
     def command(self, name: str, description: str) -> Callable[[Handler], Handler]:
         """Decorator declaring ``name`` with its handler."""
@@ -90,6 +110,8 @@ class CommandRegistry:
         name, _, arg = text.strip()[1:].partition(" ")
         command = self._commands.get(name)
         session = app.session
+        if command is None and session is not None:
+            command = self._screen_command(name, session)
         if command is None or session is None:
             return False
 

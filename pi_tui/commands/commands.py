@@ -282,7 +282,7 @@ async def _reload(app: PiHost, session: SessionPort, arg: str) -> None:
         await transcript_of(app, session).add_notice(f"Reloaded {len(getattr(runner, 'extensions', []))} extension(s)")
 
 
-@command("mcp", "Manage MCP servers: sign in, reconnect (/mcp login|logout|reconnect <server>)")
+@command("mcp", "MCP servers: sign in, reconnect, turn on or off, exposure (/mcp login|logout|reconnect <server>)")
 async def _mcp(app: PiHost, session: SessionPort, arg: str) -> None:
     from pi_runtime.frontend import mcp_manager_for
 
@@ -307,6 +307,13 @@ async def _mcp(app: PiHost, session: SessionPort, arg: str) -> None:
     from ..dialogs.mcp_actions import run_mcp_action
 
     await run_mcp_action(app, manager, action, name.strip())
+
+
+@COMMANDS.screen_for("llama", "builtin:llama.cpp")
+async def _llama(app: PiHost, session: SessionPort, arg: str) -> None:
+    from ..flows.llama_flow import run_llama
+
+    await run_llama(app, session)
 
 
 @command("hotkeys", "Show active keyboard shortcuts")

@@ -42,12 +42,15 @@ class ApiKeyPrompt(Modal[str | None]):
     DEFAULT_CSS = DIALOG_CSS.replace("TextPrompt,", "ApiKeyPrompt, TextPrompt,")
     BINDINGS = [Binding("escape,ctrl+c", "dismiss(None)", "Cancel", id="tui.select.cancel")]
 
-    def __init__(self, provider: str, provider_name: str, env_names: list[str], key_name: str | None = None) -> None:
+    def __init__(self, provider: str, provider_name: str, env_names: list[str], key_name: str | None = None,
+                 *, optional: bool = False) -> None:
         super().__init__(id="api-key-prompt")
         self.provider = provider
         self.provider_name = provider_name
         self.env_names = env_names
         self.key_name = key_name or "API key"
+        self.optional = optional
+        """An empty answer is allowed (returned as ""): a server that may or may not want a key."""
 
     def compose(self) -> ComposeResult:
         hint = "The key is stored in auth.json (readable only by you). "
@@ -55,8 +58,9 @@ class ApiKeyPrompt(Modal[str | None]):
             hint += f"Instead of a key you may enter ${self.env_names[0]} or !command. "
         with Vertical(classes="nav-dialog"):
             yield Static(f"Login to {self.provider_name}", classes="dialog-title")
-            yield Static(f"Enter {self.key_name}")
-            yield Input(password=True, placeholder="paste the key", id="api-key-input")
+            yield Static(self.key_name if self.optional else f"Enter {self.key_name}")
+            yield Input(password=True, placeholder="paste the key" + (" or leave empty" if self.optional else ""),
+                        id="api-key-input")
             yield Static("", classes="dialog-error", id="api-key-error")
             yield Static(hint + "enter to save · esc to cancel", classes="dialog-hint")
 
@@ -66,7 +70,7 @@ class ApiKeyPrompt(Modal[str | None]):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         key = event.value.strip()
-        if not key:
+        if not key and not self.optional:
             self.query_one("#api-key-error", Static).update("The key must not be empty")
             return
         self.dismiss(key)
@@ -204,6 +208,10 @@ def _start(app: Any, session: SessionPort, option: LoginOption, back: Callable[[
     """Sign in to ``option``'s provider its way; ``back`` reopens the step before on Esc."""
     if option.auth_type == "oauth":
         _account_login(app, session, option, back)
+    elif option.provider == "llama.cpp":
+        from ..flows.llama_login import ask_llama_server
+
+        ask_llama_server(app, session, back)
     else:
         _ask_key(app, session, option, back)
 

@@ -62,6 +62,10 @@ def use_session_themes(app: SettingsHost, session: SessionPort) -> None:
     if session.settings.project_trusted:
         # A stranger's clone does not get its theme files read: only a trusted project's.
         themes.set_folders([app.agent_dir / "themes", Path(app.cwd) / ".pi" / "themes"])
+    from pi_runtime.frontend.app_support import theme_filter
+
+    # The themes lists' "-themes/x.json" and "!pattern" entries, as Pi applies them.
+    themes.keep = theme_filter(session.settings, app.agent_dir, Path(app.cwd))
     args = app.command_line
     if args is not None:  # --theme paths, --no-themes
         themes.cli_paths = [Path(app.cwd) / Path(p).expanduser() for p in getattr(args, "themes", [])]

@@ -95,8 +95,8 @@ def pin_own_docs(session: Any) -> None:
         resources.own_docs = type(resources.own_docs).installed_under("/usr")
 
 
-def make_app(scene: Scene, agent_dir: str | None = None) -> tuple[Any, Any]:
-    """A fresh session + app for ``scene`` (returns (app, provider))."""
+def make_app(scene: Scene, agent_dir: str | None = None, *, extensions: list[str] | None = None) -> tuple[Any, Any]:
+    """A fresh session + app for ``scene`` (returns (app, provider)); ``extensions``: ``-e`` paths."""
     from pi_runtime.frontend import ScriptedProvider, SessionManager, SettingsManager, create_agent_session
 
     from ..launch import create_app
@@ -108,6 +108,7 @@ def make_app(scene: Scene, agent_dir: str | None = None) -> tuple[Any, Any]:
         session_manager=SessionManager.in_memory(),
         # The scene's theme is the session's setting, as a user's would be (applied when it is attached).
         settings=SettingsManager.in_memory({"compaction": {"enabled": False}, "theme": scene.theme}),
+        extensions=extensions or (),
     )
     pin_own_docs(session)
     app = create_app(session, static=True, agent_dir=agent_dir)
@@ -319,12 +320,13 @@ def render_scenes(argv: list[str] | None, scenes: list[Scene], capture_scene: Ca
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Regenerate every screenshot: these app scenes, the command screens and /tree, /resume."""
+    """Regenerate every screenshot: these app scenes, the command screens, ``pi config`` and /tree, /resume."""
     out, names = render_scenes(argv, SCENES, capture, __doc__)
     if not names:
-        from . import command_scenes, nav_scenes, session_scenes
+        from . import command_scenes, config_scene, nav_scenes, session_scenes
 
         command_scenes.main(["--out", str(out)])
+        config_scene.main(["--out", str(out)])
         nav_scenes.main(["--out", str(out)])
         session_scenes.main(["--out", str(out)])
     return 0

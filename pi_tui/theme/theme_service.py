@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .theme import PiTheme, default_variables, discover_themes, theme_files
+from .theme import BUILTIN_DIR, PiTheme, default_variables, discover_themes, theme_files
 from .theme_watch import ThemeWatcher
 
 if TYPE_CHECKING:
@@ -81,14 +81,16 @@ class ThemeService:
         """``--theme`` files and folders (loaded even with ``--no-themes``, as in Pi)."""
         self.discover = True
         """False with ``--no-themes``: no user, project or package themes, only built-in and ``--theme``."""
+        self.keep: Callable[[Path], bool] = lambda _path: True
+        """Whether a theme file found loads (the settings' ``themes`` overrides, once a session is attached)."""
         self._loaded: list[tuple[Path, int]] | None = None
         """The files of the last ``load`` and their modification times."""
 
     def load(self) -> None:
         """Read every theme file again and register the valid ones."""
-        sources = self._sources()
-        self.themes, self.errors = discover_themes(*sources)
-        self._loaded = _stamps(theme_files(*sources))
+        files = self._files()
+        self.themes, self.errors = discover_themes(*files)
+        self._loaded = _stamps(files)
         for theme in self.themes.values():
             self._target.register_theme(theme.to_textual())
 
@@ -96,8 +98,13 @@ class ThemeService:
         """``load``, unless the theme files to read are the ones last loaded, unchanged on disk
         (a session attached with no theme of its own: the start-up load stands, and the 4-5 files
         are not parsed and registered again while the first prompt is on its way)."""
-        if _stamps(theme_files(*self._sources())) != self._loaded:
+        if _stamps(self._files()) != self._loaded:
             self.load()
+
+    def _files(self) -> list[Path]:
+        """The theme files to read beyond the built-in ones (which ``discover_themes`` always reads),
+        as ``theme_files`` finds them, less those the settings turn off."""
+        return [path for path in theme_files(*self._sources()) if path.parent != BUILTIN_DIR and self.keep(path)]
 
     def _sources(self) -> list[Path]:
         found = [*self.more_paths(), *self.folders] if self.discover else []

@@ -236,5 +236,8 @@ def test_rpc_get_commands_lists_each_command_once_in_pis_order(env, tmp_path):
         commands = client.ok({"type": "get_commands"})["commands"]
     finally:
         client.close()
-    assert [(c["name"], c["source"]) for c in commands] == [("deploy", "extension"), ("review", "prompt")]
+    # builtin:llama.cpp's /llama first, as Pi lists its built-ins' commands before others.
+    assert [(c["name"], c["source"]) for c in commands] == [
+        ("llama", "extension"), ("deploy", "extension"), ("review", "prompt")]
+    commands = commands[1:]
     assert commands[0]["sourceInfo"] == {"path": ext, "source": "cli", "scope": "temporary", "origin": "top-level"}

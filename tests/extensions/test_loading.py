@@ -49,6 +49,22 @@ def test_discovery_order_trust_and_settings(tmp_path, agent_dir, workdir):
     assert "Unknown built-in extension 'nope'" in failures[0].error
 
 
+def test_settings_overrides_turn_off_extensions_found_in_their_folders(agent_dir, workdir):
+    # Pi 1.6: "-extensions/<file>" or "!pattern" in a settings file's extensions list turns off what
+    # pi finds in that file's folder (the agent folder's extensions/, the project's .pi/extensions/).
+    for name in ("keep.py", "drop.py", "noisy_a.py"):
+        write(agent_dir / "extensions" / name, OK.format(name=name[:-3]))
+    write(agent_dir / "extensions" / "pkg" / "__init__.py", OK.format(name="pkg"))
+    write(workdir / ".pi" / "extensions" / "local.py", OK.format(name="l"))
+    (agent_dir / "settings.json").write_text(json.dumps(
+        {"extensions": ["-extensions/drop.py", "!noisy_*", "-extensions/pkg", "-builtin:mcp"]}))
+    (workdir / ".pi").mkdir(exist_ok=True)
+    (workdir / ".pi" / "settings.json").write_text(json.dumps({"extensions": ["!local.py"]}))
+    settings = SettingsManager.create(str(workdir), agent_dir)
+    sources, failures = discover_extensions(workdir, agent_dir, settings=settings, project_trusted=True)
+    assert [s.path.rsplit("/", 1)[-1] for s in sources] == ["keep.py"] and not failures
+
+
 async def test_failing_extensions_do_not_take_pi_down(make_session, write_ext, tmp_path):
     syntax = write_ext("syntax", "def extension(pi)\n    pass\n")
     importing = write_ext("importing", "import no_such_module_for_pi\ndef extension(pi): pass\n")

@@ -95,3 +95,28 @@ def test_settings_paths_input_expansion_and_reload(tree) -> None:
     tree.write(tree.agent / "prompts" / "new.md", "New one")
     assert "new" not in [t.name for t in loader.resources.prompt_templates]
     assert "new" in [t.name for t in loader.reload().prompt_templates]
+
+
+def test_settings_overrides_turn_off_what_pi_finds_by_itself(tree) -> None:
+    # Pi 1.6 applies the lists' !pattern, +path and -path entries to the resources it finds in the
+    # agent folder, ~/.agents, .pi and the project's .agents folders; pi loaded them all.
+    import json
+
+    populate(tree)
+    tree.write(tree.agent / "skills" / "other" / "SKILL.md", skill("other", "Another one."))
+    tree.write(tree.agent / "prompts" / "bye.md", "Bye!")
+    tree.write(tree.agent / "settings.json", json.dumps({
+        "skills": ["-skills/user-skill/SKILL.md", "!home-skill"],
+        "prompts": ["!prompts/*.md", "+prompts/bye.md"],
+    }))
+    tree.write(tree.cwd / ".pi" / "settings.json", json.dumps({"skills": ["-skills/proj-skill", "!repo-*"]}))
+    settings = SettingsManager.create(tree.cwd, tree.agent)
+    res = ResourceLoader(tree.cwd, tree.agent, home=tree.home, settings=settings).reload()
+    assert [s.name for s in res.skills] == ["other"]
+    assert sorted(t.name for t in res.prompt_templates) == ["bye", "proj"]
+    # A personal entry does not reach the project's resources, nor a project entry the personal ones.
+    tree.write(tree.agent / "settings.json", json.dumps({"prompts": ["!proj.md"]}))
+    tree.write(tree.cwd / ".pi" / "settings.json", json.dumps({"prompts": ["!hello.md"]}))
+    settings = SettingsManager.create(tree.cwd, tree.agent)
+    res = ResourceLoader(tree.cwd, tree.agent, home=tree.home, settings=settings).reload()
+    assert sorted(t.name for t in res.prompt_templates) == ["bye", "hello", "proj"]

@@ -84,3 +84,15 @@ async def test_regular_tui_mode_is_said_once(provider, workdir, agent_dir):
 
     await run_with(provider, workdir, agent_dir, {"tuiMode": "regular"}, [], lambda app: len(said(app)) == 1)
     await run_with(provider, workdir, agent_dir, {}, ["--tui-mode", "regular"], lambda app: len(said(app)) == 1)
+
+
+async def test_a_theme_the_settings_turn_off_is_not_offered(provider, workdir, agent_dir):
+    # Pi applies the themes list's "-themes/<file>" and "!pattern" entries (what pi config writes)
+    # to the agent folder's themes; pi offered them all.
+    (agent_dir / "themes").mkdir()
+    for name in ("kept", "dropped", "noisy-one"):
+        theme_file(agent_dir / "themes", name)
+    settings = {"themes": ["-themes/dropped.json", "!noisy-*"]}
+    await run_with(provider, workdir, agent_dir, settings, [],
+                   lambda app: "kept" in app.themes.themes and "dropped" not in app.themes.themes
+                   and "noisy-one" not in app.themes.themes and "dark" in app.themes.themes)
