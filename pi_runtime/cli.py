@@ -10,6 +10,7 @@ _SUBCOMMANDS = {
     "install": "pi_runtime.packages.cli", "remove": "pi_runtime.packages.cli", "uninstall": "pi_runtime.packages.cli",
     "list": "pi_runtime.packages.cli", "update": "pi_runtime.packages.cli",
     "serve": "pi_runtime.serve.cli", "attach": "pi_runtime.remote.attach_cli",
+    "config": "pi_runtime.packages.config_cli",
 }
 _TAKE_REST = ("mcp", "auth", "serve", "attach")
 """Subcommands whose ``run`` gets the words after the subcommand's name (the others get all)."""
@@ -29,12 +30,6 @@ def main(argv: list[str] | None = None) -> int:
     # all (~25 ms of a 0.25 s run). cli_main turns the collector back on, with what was loaded
     # frozen, before a mode runs.
     gc.disable()
-    if args and args[0] == "config":
-        # Pi's resource toggles (a terminal UI over the packages' extensions, skills, prompts and
-        # themes). Not in pi yet: said plainly, rather than sending "config" to the model.
-        print("pi: `pi config` is not available in pi yet; enable or disable a package's resources with "
-              "its filters in settings.json (see docs/packages.md), or `pi list` to see them", file=sys.stderr)
-        return 1
     if args and args[0] in _SUBCOMMANDS:
         import importlib
 

@@ -258,17 +258,18 @@ def parse_config_json(text: str) -> tuple[Any, list[DroppedValue]]:
 # ----------------------------------------------------------------------------- JSON object files
 
 
-def atomic_write_json(path: Path, data: Any) -> None:
+def atomic_write_json(path: Path, data: Any, indent: int | str = 2) -> None:
     """Write ``data`` as indented JSON so that readers see the old or the new file, never half.
 
     Args:
         path: Destination; its folder is created if missing.
         data: JSON-serialisable data.
+        indent: Spaces, or the indentation text (a file's own, kept when it is rewritten).
     """
     import tempfile  # only when writing (4 ms of imports that --help and reads never need)
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    text = json.dumps(data, indent=indent, ensure_ascii=False) + "\n"
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:

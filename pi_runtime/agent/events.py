@@ -147,14 +147,22 @@ class ToolExecutionStartEvent:
     tool_call_id: str
     tool_name: str
     args: dict[str, Any]
+    parent_tool_call_id: str | None = None
+    """The calling tool's id when another tool made this call (a codemode script's): Pi's nested call,
+    whose own id is ``<parent id>/<n>`` and which adds nothing to the transcript."""
     type: ClassVar[Literal["tool_execution_start"]] = "tool_execution_start"
 
     def to_wire(self) -> dict[str, Any]:
-        return {"type": self.type, "toolCallId": self.tool_call_id, "toolName": self.tool_name, "args": self.args}
+        out = {"type": self.type, "toolCallId": self.tool_call_id, "toolName": self.tool_name, "args": self.args}
+        if self.parent_tool_call_id is not None:
+            out["parentToolCallId"] = self.parent_tool_call_id
+        return out
 
     @classmethod
     def from_wire(cls, data: dict[str, Any]) -> ToolExecutionStartEvent:
-        return cls(str(data["toolCallId"]), str(data["toolName"]), dict(data.get("args") or {}))
+        parent = data.get("parentToolCallId")
+        return cls(str(data["toolCallId"]), str(data["toolName"]), dict(data.get("args") or {}),
+                   None if parent is None else str(parent))
 
 
 @record(slots=True)
@@ -188,6 +196,8 @@ class ToolExecutionEndEvent:
     is_error: bool
     duration_ms: float | None = None
     """Time spent in the tool's ``execute``; None when the tool never ran."""
+    parent_tool_call_id: str | None = None
+    """As :attr:`ToolExecutionStartEvent.parent_tool_call_id`."""
     type: ClassVar[Literal["tool_execution_end"]] = "tool_execution_end"
 
     def to_wire(self) -> dict[str, Any]:
@@ -200,13 +210,16 @@ class ToolExecutionEndEvent:
         }
         if self.duration_ms is not None:
             out["durationMs"] = round(self.duration_ms, 3)
+        if self.parent_tool_call_id is not None:
+            out["parentToolCallId"] = self.parent_tool_call_id
         return out
 
     @classmethod
     def from_wire(cls, data: dict[str, Any]) -> ToolExecutionEndEvent:
-        duration = data.get("durationMs")
+        duration, parent = data.get("durationMs"), data.get("parentToolCallId")
         return cls(str(data["toolCallId"]), str(data["toolName"]), _result(data.get("result") or {}),
-                   bool(data.get("isError", False)), None if duration is None else float(duration))
+                   bool(data.get("isError", False)), None if duration is None else float(duration),
+                   None if parent is None else str(parent))
 
 
 AgentEvent = (

@@ -38,6 +38,9 @@ class ToolResult:
     structured_content: Any = None
     """What programmatic callers (codemode scripts) get instead of the text, for tools with an
     ``output_schema`` (bash's ``{output, exit_code, ...}``); never sent to the model."""
+    nested_calls: dict[str, Any] | None = None
+    """The record of the calls this tool made to other tools, for its result message (set by the
+    extension runner when the tool finishes; never on the wire of ``tool_execution_end``)."""
 
     @classmethod
     def text(cls, text: str, details: Any = None) -> ToolResult:

@@ -301,6 +301,7 @@ class ToolBatch:
             details=outcome.result.details,
             is_error=outcome.is_error,
             duration_ms=None if outcome.duration_ms is None else round(outcome.duration_ms),
+            nested_calls=outcome.result.nested_calls,
         )
         await self.emit(
             ToolExecutionEndEvent(

@@ -206,6 +206,9 @@ class ToolResultMessage(MessageBase, tag="toolResult", kw_only=True):
     duration_ms: int | None = None
     """How long the tool ran (Pi's ``durationMs``); none when it never ran (unknown, blocked)."""
     timestamp: int = field(default_factory=now_ms)
+    nested_calls: dict[str, Any] | None = None
+    """Pi's ``nestedCalls``: a bounded record of the calls this tool made to other tools (a codemode
+    script's), ``{"calls": [{id, name, status, arguments?, argumentsBytes?, durationMs?, error?}], "complete"}``."""
 
 
 class BashExecutionMessage(MessageBase, tag="bashExecution", kw_only=True):

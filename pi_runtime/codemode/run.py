@@ -328,7 +328,8 @@ async def execute_codemode(
         from .pool import WORKER_WAIT_SECONDS, max_workers
 
         if result == "aborted":
-            reason = signal.reason if signal is not None and signal.reason else "Execution aborted"
+            # What Pi shows for an abort without a reason (the message of the abort signal's default reason).
+            reason = signal.reason if signal is not None and signal.reason else "This operation was aborted"
             error = f"Script aborted: {reason}"
         elif result == "timeout":
             error = (f"Script timed out: Execution timed out after {source.timeout_ms} ms while waiting for a free "

@@ -236,7 +236,7 @@ async def run_script(
             result, clean = reader.result()
         elif aborted is not None and aborted in done:
             reason = signal.reason if signal is not None else None
-            result = RunResult(run.output, run.calls, ScriptError("aborted", reason or "Execution aborted"))
+            result = RunResult(run.output, run.calls, ScriptError("aborted", reason or "This operation was aborted"))
         else:
             result = RunResult(run.output, run.calls, ScriptError("timeout", f"Execution timed out after {timeout_ms:g} ms"))
     finally:

@@ -91,23 +91,30 @@ class FileOps:
     modified: set[str] = field(default_factory=set)
 
     def add_messages(self, messages: list[Any]) -> None:
-        """Record the ``read``/``write``/``edit`` calls of assistant messages."""
+        """Record the ``read``/``write``/``edit`` calls of assistant messages, and those a tool made
+        itself (a codemode script's), which its result message records as ``nestedCalls`` (Pi 1.6)."""
         for message in messages:
             m = as_dict(message)
-            if m.get("role") != "assistant":
-                continue
-            for block in m.get("content") or ():
-                b = as_dict(block)
-                if b.get("type") != "toolCall":
-                    continue
-                args = b.get("arguments") or {}
-                path = args.get("path") or args.get("file_path")
-                if not isinstance(path, str):
-                    continue
-                if b.get("name") in READ_TOOLS:
-                    self.read.add(path)
-                elif b.get("name") in WRITE_TOOLS:
-                    self.modified.add(path)
+            role = m.get("role")
+            if role == "assistant":
+                for block in m.get("content") or ():
+                    b = as_dict(block)
+                    if b.get("type") == "toolCall":
+                        self._add_call(b.get("name"), b.get("arguments"))
+            elif role == "toolResult":
+                nested = m.get("nestedCalls")
+                for call in (nested.get("calls") if isinstance(nested, dict) else None) or ():
+                    if isinstance(call, dict):
+                        self._add_call(call.get("name"), call.get("arguments"))
+
+    def _add_call(self, name: object, args: object) -> None:
+        path = (args.get("path") or args.get("file_path")) if isinstance(args, dict) else None
+        if not isinstance(path, str):
+            return
+        if name in READ_TOOLS:
+            self.read.add(path)
+        elif name in WRITE_TOOLS:
+            self.modified.add(path)
 
     def add_details(self, details: Any) -> None:
         """Carry the lists stored in an earlier summary's ``details``."""

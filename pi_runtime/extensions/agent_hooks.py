@@ -76,6 +76,7 @@ class AgentHooks:
         reporter: Where shape errors go.
         ensure_started: Starts the runner (``session_start``) before the first event.
         nested_call_id: The parent id when the tool call is a nested ``ctx.execute_tool`` call.
+        nested_record: The ``nestedCalls`` record of the calls a finished tool made (None: none).
     """
 
     def __init__(
@@ -85,12 +86,14 @@ class AgentHooks:
         reporter: ErrorReporter,
         ensure_started: Callable[[], Awaitable[None]],
         nested_call_id: Callable[[str], str | None] = lambda call_id: None,
+        nested_record: Callable[[str], dict[str, Any] | None] = lambda call_id: None,
     ) -> None:
         self._registry = registry
         self._dispatcher = dispatcher
         self._reporter = reporter
         self._ensure_started = ensure_started
         self._parent_of = nested_call_id
+        self._nested_record = nested_record
         self._prior: AgentHookSet | None = None
         self._actions: SessionActions | None = None
 
@@ -172,6 +175,9 @@ class AgentHooks:
         """``tool_result``: handlers chain patches to content, details and the error flag."""
         from ..agent.tool_exec import AfterToolCallResult
 
+        record = self._nested_record(call_ctx.tool_call.id)
+        if record is not None and call_ctx.result is not None:
+            call_ctx.result.nested_calls = record  # for its result message (Pi's nestedCalls)
         prior = self._prior.after_tool_call if self._prior else None
         change = await prior(call_ctx) if prior is not None else None
         if not self._registry.has_handlers("tool_result"):

@@ -94,7 +94,8 @@ class SessionEvents:
             if self._registry.has_handlers(kind):
                 extra = {}
                 if kind.startswith("tool_execution_"):
-                    extra["parent_tool_call_id"] = self._parent_of(event.tool_call_id)
+                    extra["parent_tool_call_id"] = (getattr(event, "parent_tool_call_id", None)
+                                                    or self._parent_of(event.tool_call_id))
                 await self._dispatcher.emit(kind, from_agent_event(event, **extra))
             if kind == "agent_settled":
                 self._dispatcher.settled()

@@ -175,6 +175,11 @@ class KernelHooks:
         if event.selected_tools != active:
             self._tools.set_active(list(event.selected_tools))  # rebuilds the sections from scratch
         if sections is not None and dict(sections.sections) != before_sections:
+            edits: dict[str, str | None] = {name: None for name in before_sections if name not in sections.sections}
+            edits.update((name, text) for name, text in sections.sections.items() if before_sections.get(name) != text)
+            keep = getattr(session, "keep_section_edits", None)
+            if keep is not None:  # through this run's later rebuilds (a tool loaded mid-run)
+                keep(edits)
             fresh = getattr(session, "system_prompt_sections", sections)
             if fresh is not sections:  # re-apply the handlers' section edits to the rebuilt prompt
                 for name in before_sections:

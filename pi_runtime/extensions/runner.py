@@ -100,7 +100,8 @@ class ExtensionRunner:
         self.commands_part = Commands(self.registry, self.dispatcher, self.reporter, self.command_context,
                                       resources=self._resources)
         self.agent_hooks = AgentHooks(self.registry, self.dispatcher, self.reporter, self.ensure_started,
-                                      nested_call_id=lambda call_id: self.nested.parent_of(call_id))
+                                      nested_call_id=lambda call_id: self.nested.parent_of(call_id),
+                                      nested_record=lambda call_id: self.nested.take_record(call_id))
         self.nested = NestedCalls(self.agent_hooks, self.tools, self.dispatcher, self.registry)
         self.session_events = SessionEvents(self.registry, self.dispatcher, self.ensure_started,
                                             parent_of=self.nested.parent_of,
@@ -214,6 +215,7 @@ class ExtensionRunner:
         self.session_events.attach(session)
         self._unsubscribe = session.subscribe(self.session_events.on_session_event)
         self.agent_hooks.install(self._actions)
+        self.nested.deliver = self._actions.emit_agent_event
         self.reporter.attach(self._actions.emit)
 
     def set_ui(self, ui: Any, mode: str | None = None) -> None:
@@ -286,6 +288,7 @@ class ExtensionRunner:
         if self._unsubscribe is not None:
             self._unsubscribe()
         self.agent_hooks.uninstall()
+        self.nested.deliver = None
 
     # ------------------------------------------------------------------ reload
 

@@ -8,7 +8,8 @@ user or an extension's host is told to use:
   trust question, the session folder, the prompts given as arguments);
 - what the app shows before the kernel is loaded (the newest session's tail, config files);
 - its flows for local model servers, provider sign-in (account or API key), images pasted into the
-  editor and MCP sign-in and sign-out.
+  editor, MCP sign-in and sign-out, and where ``/mcp`` saves a server's switches;
+- what ``pi config`` lists and writes (``ResourceConfig``).
 
 Names are loaded on first use, like the face's; the imports below are the one list of names.
 """
@@ -41,6 +42,8 @@ if TYPE_CHECKING:
     from pi_runtime.local_servers import probe_local_servers as probe_local_servers
     from pi_runtime.mcp.accounts import find_oauth_server as find_oauth_server
     from pi_runtime.mcp.accounts import sign_out_and_reconnect as sign_out_and_reconnect
+    from pi_runtime.mcp.config import McpConfigError as McpConfigError
+    from pi_runtime.mcp.config_edit import saved_where as saved_where
     from pi_runtime.mcp.oauth import McpSignInError as McpSignInError
     from pi_runtime.mcp.oauth_login import mcp_sign_in as mcp_sign_in
     from pi_runtime.mcp.oauth_store import McpAuthFileError as McpAuthFileError
@@ -58,6 +61,12 @@ if TYPE_CHECKING:
     from pi_runtime.modes.startup import save_trust_decision as save_trust_decision
     from pi_runtime.modes.startup import session_dir_for as session_dir_for
     from pi_runtime.modes.startup import trust_question as trust_question
+    from pi_runtime.packages.resource_config import ConfigError as ConfigError
+    from pi_runtime.packages.resource_config import ConfigItem as ConfigItem
+    from pi_runtime.packages.resource_config import ResourceConfig as ResourceConfig
+    from pi_runtime.packages.resource_config import WriteScope as WriteScope
+    from pi_runtime.resources.trust import TrustStore as TrustStore
+    from pi_runtime.resources.trust import TrustStoreError as TrustStoreError
     from pi_runtime.resources.trust import settled_project_trust as settled_project_trust
     from pi_runtime.session.entries import parse_messages as parse_messages
     from pi_runtime.session.listing import newest_session_in as newest_session_in

@@ -108,6 +108,7 @@ class TreeNavigator:
 
         self._require_idle()
         sm = self._record.manager
+        _require_saved(sm)
         entry = sm.get_entry(entry_id)
         if entry is None:
             raise KeyError(f"Entry {entry_id} not found")
@@ -203,6 +204,7 @@ class TreeNavigator:
         from .results import SwitchResult
 
         self._require_idle()
+        _require_saved(self._record.manager)
         leaf = entry_id or self._record.manager.leaf_id
         if leaf is None:
             raise ValueError("Nothing to clone: the session is empty")
@@ -259,3 +261,14 @@ class TreeNavigator:
         self._record.replace(SessionManager.open(path))
         await self._changed("switch")
         return SwitchResult()
+
+
+def _require_saved(manager: SessionManager) -> None:
+    """Pi 1.6 forks and clones only a session on disk (one in memory too): a new session's file is
+    written with its first exchange, and a copy of it would have nothing to point back to.
+
+    Raises:
+        ValueError: The session's file is not written yet.
+    """
+    if manager.unsaved_file:
+        raise ValueError("This session has not been saved yet. Send a message before cloning or forking it.")

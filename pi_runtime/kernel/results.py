@@ -27,9 +27,10 @@ class BashResult:
     """The whole output, kept in a temp file when it was truncated."""
 
     def to_wire(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "output": self.output, "exitCode": self.exit_code, "cancelled": self.cancelled, "truncated": self.truncated,
-        }
+        out: dict[str, Any] = {"output": self.output}
+        if self.exit_code is not None:  # a cancelled command has none: left out, as Pi leaves it out
+            out["exitCode"] = self.exit_code
+        out.update(cancelled=self.cancelled, truncated=self.truncated)
         if self.full_output_path:
             out["fullOutputPath"] = self.full_output_path
         return out

@@ -152,7 +152,10 @@ class RunDriver:
     async def _drive(self, prompts: list[Any], continue_run: bool) -> None:
         aborted = False
         try:
-            self._system_prompt.refresh()
+            if continue_run:
+                self._system_prompt.refresh()
+            else:
+                self._system_prompt.start_run()
             if not continue_run:
                 # As Pi's _prepareRun: compact first (a previous answer may have filled the window),
                 # then before_agent_start sees the context the prompt will be sent with.

@@ -231,6 +231,11 @@ class AgentSession:
         """Rebuild the system prompt (tools or resources changed)."""
         self._system_prompt.refresh()
 
+    def keep_section_edits(self, edits: dict[str, str | None]) -> None:
+        """Sections this run's ``before_agent_start`` handlers set (text) or took out (None), kept
+        through the run's later rebuilds of the prompt (see ``SystemPromptSource.run_edits``)."""
+        self._system_prompt.run_edits = dict(edits)
+
     def reload_settings(self) -> None:
         """Read settings.json again (``/reload``, as Pi's ``reload``) and apply what the session
         keeps from it: the queue modes, automatic compaction and retry, the budget. Values read at

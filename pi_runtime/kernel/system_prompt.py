@@ -26,6 +26,15 @@ class SystemPromptSource:
         """The sections of the last build (Pi 1.6 records them in the leading system message)."""
         self._declared = DeclaredLoadout()
         self._wire_tools: dict[int, tuple[Any, dict[str, Any]]] = {}
+        self.run_edits: dict[str, str | None] = {}
+        """Sections the run's ``before_agent_start`` handlers set (their text) or took out (None).
+        They hold until the next run starts: a tool loaded mid-run (``tool_search``) rebuilds the
+        prompt, and Pi 1.6 keeps such a section (the MCP servers list) until the next prompt."""
+
+    def start_run(self) -> None:
+        """A run starts: its handlers decide the sections anew."""
+        self.run_edits = {}
+        self.refresh()
 
     def refresh(self) -> None:
         """Rebuild the prompt (each run starts with one; so does every change of the tools)."""
@@ -34,6 +43,11 @@ class SystemPromptSource:
             return
         built = self._build()
         if hasattr(built, "render"):
+            for name, text in self.run_edits.items():
+                if text is None:
+                    built.remove(name)
+                else:
+                    built.set(name, text)
             self.sections = built
             built = built.render()
         self._agent.state.system_prompt = built

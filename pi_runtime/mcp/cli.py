@@ -17,7 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .config import McpConfigError, add_server, global_path, load_config, project_path, remove_server, validate_server
+from .config import McpConfigError, global_path, load_config, project_path, validate_server
+from .config_edit import add_server, remove_server
 
 HELP = """Usage:
   pi mcp add <server> [options] -- <command> [args...]

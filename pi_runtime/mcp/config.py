@@ -7,18 +7,14 @@ entry without ``command``, ``url`` or ``type`` is an *override*: it may only set
 ``exposure`` and ``toolExposure`` of the global server and keeps the rest (``env``, ``headers``).
 
 Nothing here raises for a bad entry: it becomes a message in :attr:`McpConfig.errors` and the other
-servers still load. The editing helpers (:func:`add_server`, :func:`remove_server`,
-:func:`update_server`) change one entry and keep everything else in the file, including its
-indentation; they refuse to touch a file that is not valid JSON, so nothing the user wrote is lost.
+servers still load. Changing the files is :mod:`pi_runtime.mcp.config_edit`'s.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
-import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -355,112 +351,3 @@ def load_config(
         _read_into(config, config.project_config, "project", servers)
     config.servers = list(servers.values())
     return config
-
-
-# ----------------------------------------------------------------------------- editing
-
-
-def _edit(path: Path, change: Callable[[dict[str, Any], dict[str, Any]], bool]) -> None:
-    """Read ``path`` (empty when missing), let ``change(servers, whole)`` edit it, write it back
-    with its own indentation when ``change`` returns True.
-
-    Raises:
-        McpConfigError: The file cannot be read or written, or is not an ``mcpServers`` object.
-    """
-    try:
-        text: str | None = read_config_text(path)
-    except FileNotFoundError:
-        text = None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise McpConfigError(str(exc)) from exc
-    try:
-        data, dropped = parse_config_json(text or "")
-    except ConfigJsonError as exc:
-        raise McpConfigError(str(exc)) from exc
-    if dropped:  # written back without it, the user's text would be lost
-        raise McpConfigError(f"it holds a value pi cannot keep ({dropped[0]})")
-    data = {} if data is None else data
-    if not isinstance(data, dict) or not isinstance(data.get("mcpServers", {}), dict):
-        raise McpConfigError('expected an object with an "mcpServers" object')
-    servers = data.setdefault("mcpServers", {})
-    if not change(servers, data):
-        return
-    found = re.search(r"^([ \t]+)\S", text or "", re.MULTILINE)
-    indent = found.group(1) if found else "  "
-    out = json.dumps(data, indent=indent, ensure_ascii=False) + "\n"
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(out)
-            if path.exists():
-                os.chmod(tmp, path.stat().st_mode & 0o777)  # it may hold tokens: keep it private
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-    except OSError as exc:
-        raise McpConfigError(str(exc)) from exc
-
-
-def add_server(path: Path, name: str, entry: dict[str, Any]) -> bool:
-    """Add or replace ``name`` in ``path`` (created when missing). Returns True when it replaced one."""
-    replaced = False
-
-    def change(servers: dict[str, Any], _data: dict[str, Any]) -> bool:
-        nonlocal replaced
-        replaced = name in servers
-        servers[name] = entry
-        return True
-
-    _edit(path, change)
-    return replaced
-
-
-def remove_server(path: Path, name: str) -> bool:
-    """Remove ``name`` from ``path``. Returns False when the file does not define it."""
-    if not path.is_file():
-        return False
-    removed = False
-
-    def change(servers: dict[str, Any], _data: dict[str, Any]) -> bool:
-        nonlocal removed
-        removed = servers.pop(name, None) is not None
-        return removed
-
-    _edit(path, change)
-    return removed
-
-
-def update_server(path: Path, name: str, *, enabled: bool | None = None, exposure: str | None = None,
-                  as_override: bool = False) -> None:
-    """Change ``enabled``/``exposure`` of ``name`` in the file that defines (or overrides) it.
-
-    With ``as_override`` a missing entry is added as a project override. A full entry drops a
-    value equal to the default; an override keeps it, since it replaces the global value.
-
-    Raises:
-        McpConfigError: The file does not define ``name`` (and ``as_override`` is False), or cannot be edited.
-    """
-
-    def change(servers: dict[str, Any], _data: dict[str, Any]) -> bool:
-        server = servers.get(name)
-        if server is None and as_override:
-            server = servers[name] = {}
-        if not isinstance(server, dict):
-            raise McpConfigError(f'{path} does not define MCP server "{name}"')
-        keep_defaults = is_override(server)
-        if enabled is not None:
-            if enabled and not keep_defaults:
-                server.pop("enabled", None)
-            else:
-                server["enabled"] = enabled
-        if exposure is not None:
-            if exposure == DEFAULT_EXPOSURE and not keep_defaults:
-                server.pop("exposure", None)
-            else:
-                server["exposure"] = exposure
-        return True
-
-    _edit(path, change)

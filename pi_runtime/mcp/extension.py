@@ -88,6 +88,13 @@ def extension(pi: Any) -> None:
     def register(tools: list[Any]) -> None:
         pi.register_tools(tools)
 
+    def switched(manager: McpManager, gone: set[str]) -> None:
+        # /mcp turned a server off or changed its exposure: what left the declared set is out of
+        # the next request; codemode or tool_search comes on when an exposure now needs it.
+        if gone:
+            pi.set_active_tools([name for name in pi.get_active_tools() if name not in gone])
+        activate_discovery(pi, manager)
+
     def manager_for(ctx: Any) -> McpManager | None:
         """The manager, made on first need: at session start, or at the first registration when
         this extension was added for one after the session started."""
@@ -101,6 +108,7 @@ def extension(pi: Any) -> None:
             manager = McpManager.load(ctx.cwd, ctx.agent_dir, project_trusted=trusted, tool_filter=tool_filter,
                                       version=__version__)
             manager.on_tools = register
+            manager.on_switched = lambda gone: switched(manager, gone)
             state["manager"] = manager
             _managers[pi.events] = manager
         return manager
@@ -171,7 +179,7 @@ def extension(pi: Any) -> None:
             # RPC and JSON mode own stdout: the client sees a notification (JSON mode: stderr).
             ctx.ui.notify(reply.text, "info" if reply.ok else "error")
 
-    pi.register_command("mcp", mcp_command, description="Show MCP servers, their state and tools")
+    pi.register_command("mcp", mcp_command, description="MCP servers: their state and tools; sign in, reconnect, turn them on or off, change exposure")
     pi.on("session_start", started)
     pi.on("mcp_servers_change", registrations_changed)
     pi.on("before_agent_start", before_prompt)

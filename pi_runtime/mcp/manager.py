@@ -127,6 +127,9 @@ class McpManager:
         """Called with every tool (current and withdrawn) after a server's tools changed."""
         self.on_state: Callable[[McpConnection], None] | None = None
         """Called after any connection changes state (the app's ``/mcp`` screen refreshes)."""
+        self.on_switched: Callable[[set[str]], None] | None = None
+        """Called after ``/mcp`` turned a server on or off or changed its exposure, with the tools that
+        are no longer declared to the model (the extension takes them out of the active set)."""
         self._tools: dict[str, McpTool] = {}
         self._resource_tools: list[Any] = []
         self._started = False
@@ -270,6 +273,73 @@ class McpManager:
         connection = self.connections[name]
         await connection.reopen()
         return connection
+
+    # ------------------------------------------------------------------ switches (/mcp)
+
+    async def set_enabled(self, name: str, enabled: bool, *, in_project: bool = False) -> None:
+        """Turn a server on or off, saved as Pi saves it (``config_edit.switch_server``): off, its
+        tools are gone from the next request and its process stops; on, it connects.
+
+        Raises:
+            KeyError: No server of that name.
+            McpConfigError: The change could not be saved (nothing changed then).
+        """
+        from .config_edit import switch_server
+
+        entry = self._replace_entry(switch_server(self._entry(name), self.config.project_config,
+                                                  enabled=enabled, in_project=in_project))
+        connection = self.connections.pop(name, None)
+        task = self._connects.pop(name, None)
+        if task is not None:
+            task.cancel()
+        gone = {tool.name for tool in self._tools.values() if tool.server == name}
+        self._withdraw(name)
+        if not self._resource_servers():
+            gone.update(tool.name for tool in self._resource_tools)
+            self._resource_tools = []
+        if self.on_switched is not None:
+            self.on_switched(gone)
+        if connection is not None:
+            await connection.close()
+        if enabled:
+            connection = self.connections[name] = self._connection(entry)
+            if self._started:
+                self._connects[name] = asyncio.ensure_future(self._connect(connection))
+
+    def set_exposure(self, name: str, exposure: str) -> None:
+        """Change how a server's tools reach the model (saved as :meth:`set_enabled` saves); a
+        connected server's tools are offered anew at once.
+
+        Raises:
+            KeyError: No server of that name.
+            McpConfigError: The change could not be saved.
+        """
+        from .config_edit import switch_server
+
+        entry = self._replace_entry(switch_server(self._entry(name), self.config.project_config, exposure=exposure))
+        before = {tool.name for tool in self._tools.values() if tool.server == name and declared(tool.exposure)}
+        connection = self.connections.get(name)
+        if connection is not None:
+            connection.entry = entry
+            if connection.state == "connected":
+                self._resource_tools = []  # made again, with the widest exposure there is now
+                self._changed(connection)
+        still = {tool.name for tool in self._tools.values() if tool.server == name and declared(tool.exposure)}
+        if self.on_switched is not None:
+            self.on_switched(before - still)
+
+    def _entry(self, name: str) -> McpServerEntry:
+        entry = self.registered.get(name) or self.config.get(name)
+        if entry is None:
+            raise KeyError(name)
+        return entry
+
+    def _replace_entry(self, entry: McpServerEntry) -> McpServerEntry:
+        if entry.name in self.registered:
+            self.registered[entry.name] = entry
+        else:
+            self.config.servers = [entry if e.name == entry.name else e for e in self.config.servers]
+        return entry
 
     # ------------------------------------------------------------------ tools
 

@@ -52,6 +52,6 @@ def plan_radius_server(provider: str, agent_dir: str | Path, cwd: str | Path) ->
 
 def add_radius_server(plan: RadiusMcpPlan) -> bool:
     """Write the plan; True when it replaced an entry."""
-    from .config import add_server
+    from .config_edit import add_server
 
     return add_server(plan.path, plan.name, plan.config)

@@ -150,6 +150,9 @@ class McpTool(AgentTool):
             raise ToolError(f'MCP server "{self.server}" sent a result for {self.tool} that is not valid MCP: '
                             f"{validation_summary(exc)}") from None
         wire = result.model_dump(by_alias=True, exclude_none=True, mode="json")
+        if "result_type" not in result.model_fields_set:
+            # The SDK's default ("complete"), not something the server said: Pi's result lacks it.
+            wire.pop("resultType", None)
         content, full_path = result_content(self.server, self.tool, wire, readable_resources=self._readable())
         if full_path:
             details["fullOutputPath"] = full_path

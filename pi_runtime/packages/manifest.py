@@ -237,6 +237,13 @@ def offered(root: Path, declared: dict[str, list[str]] | None = None) -> Offered
     return out
 
 
+def exact_names(path: Path, root: Path) -> set[str]:
+    """The names a ``+path`` / ``-path`` filter may give ``path``: relative to ``root``, and for a
+    skill folder also its ``SKILL.md`` (the file Pi lists, and so what ``pi config`` writes)."""
+    rel = _relative(path, root)
+    return {rel, f"{rel}/SKILL.md"} if (path / "SKILL.md").is_file() else {rel}
+
+
 def apply_filter(paths: list[Path], root: Path, patterns: list[str] | None) -> list[Path]:
     """Narrow ``paths`` with a settings filter (see the module docstring)."""
     if patterns is None:
@@ -249,15 +256,32 @@ def apply_filter(paths: list[Path], root: Path, patterns: list[str] | None) -> l
     dropped = {p[1:].lstrip("./") for p in patterns if p.startswith("-")}
     out = []
     for path in paths:
-        rel = _relative(path, root)
+        names = exact_names(path, root)
         keep = (not plain or _matches(path, root, plain)) and not _matches(path, root, excluded)
-        if rel in forced:
+        if names & forced:
             keep = True
-        if rel in dropped:
+        if names & dropped:
             keep = False
         if keep:
             out.append(path)
     return out
+
+
+def apply_delta(paths: list[Path], kept: list[Path], root: Path, patterns: list[str]) -> list[Path]:
+    """Layer a project's override filters over ``kept`` (what the personal entry loads of
+    ``paths``): each entry in order, ``+path`` loads and ``-path`` unloads one exact path,
+    ``!pattern`` unloads and a plain pattern loads what it matches."""
+    loads = {path: path in kept for path in paths}
+    for pattern in patterns:
+        sign, target = (pattern[0], pattern[1:]) if pattern[:1] in "+-!" else ("", pattern)
+        for path in paths:
+            if sign in ("+", "-"):
+                hit = target.lstrip("./") in exact_names(path, root)
+            else:
+                hit = _matches(path, root, [target])
+            if hit:
+                loads[path] = sign in ("", "+")
+    return [path for path in paths if loads[path]]
 
 
 def distribution_roots(target: Path, name: str) -> tuple[list[tuple[Path, dict[str, list[str]] | None]], str | None]:

@@ -10,6 +10,7 @@ appended to ``sys.path`` when it brings extensions, so their imports of the depe
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import weakref
 from dataclasses import field
@@ -18,7 +19,7 @@ from typing import Any
 
 from ..records import record
 from . import has_packages as has_packages
-from .manifest import KINDS, Kind, Offered, apply_filter, distribution_roots, offered
+from .manifest import KINDS, Kind, Offered, apply_delta, apply_filter, distribution_roots, offered
 from .settings_file import Declared, Scope, read_declared
 from .sources import Source, SourceError, dependencies_dir, parse_source
 from .store import InstallError, install, installed_path, offline
@@ -70,7 +71,12 @@ def _declared_in(settings: Any, scope: Scope, cwd: Path) -> tuple[list[Declared]
 
 
 def declared_packages(settings: Any, cwd: Path, project_trusted: bool) -> tuple[list[Declared], list[str]]:
-    """Configured packages, a project entry replacing a global one for the same package."""
+    """Configured packages, a project entry replacing a global one for the same package.
+
+    A project entry with ``"autoload": false`` replaces nothing: its filters become the personal
+    entry's ``delta`` (what ``pi config`` writes for a project override); with no personal entry
+    for its package it loads nothing.
+    """
     chosen: dict[str, Declared] = {}
     problems: list[str] = []
     scopes: tuple[Scope, ...] = ("user", "project") if project_trusted else ("user",)
@@ -78,8 +84,29 @@ def declared_packages(settings: Any, cwd: Path, project_trusted: bool) -> tuple[
         found, issues = _declared_in(settings, scope, cwd)
         problems.extend(issues)
         for item in found:
-            chosen[item.source.identity] = item
+            if item.autoload:
+                chosen[item.source.identity] = item
+                continue
+            personal = chosen.get(item.source.identity)
+            if personal is not None and personal.scope == "user":
+                chosen[item.source.identity] = dataclasses.replace(personal, delta=item.filters)
     return list(chosen.values()), problems
+
+
+def filtered_resources(item: Declared, offered: Offered, base: Path) -> Offered:
+    """What of ``offered`` (everything the package at ``base`` declares) loads under ``item``'s
+    filters and then its project delta: a delta's ``+path`` loads one path, ``-path`` and
+    ``!pattern`` unload, a plain pattern loads what it matches; an empty delta changes nothing."""
+    out = Offered(problems=list(offered.problems))
+    filters = item.filters
+    delta = item.delta or {}
+    for kind in KINDS:
+        every = offered.of(kind)
+        kept = apply_filter(every, base, filters.get(kind))
+        if delta.get(kind):
+            kept = apply_delta(every, kept, base, delta[kind])
+        out.of(kind).extend(kept)
+    return out
 
 
 def offered_by(source: Source, root: Path) -> tuple[Offered, Path | None]:
@@ -144,11 +171,8 @@ def _resolve(settings: Any, folder: Path, project_trusted: bool, install_missing
                 out.warnings.append(f"package {item.raw}: {exc}; skipped (it is tried again next start)")
                 out.packages.append(Resolved(item, None))
                 continue
-        resources, import_root = offered_by(item.source, root)
-        base = root if root.is_dir() else root.parent
-        filters = item.filters
-        for kind in KINDS:
-            resources.of(kind)[:] = apply_filter(resources.of(kind), base, filters.get(kind))
+        every, import_root = offered_by(item.source, root)
+        resources = filtered_resources(item, every, root if root.is_dir() else root.parent)
         out.warnings.extend(f"package {item.raw}: {p}" for p in resources.problems)
         if import_root is None and item.source.kind != "pypi":
             deps = dependencies_dir(item.source, item.install_root)

@@ -9,6 +9,7 @@ change only the ``packages`` key; a file that is not valid JSON is reported and 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -34,6 +35,14 @@ class Declared:
     source: Source
     """Parsed (a local path resolved from the settings file's folder)."""
     settings_path: Path
+    delta: dict[str, list[str]] | None = None
+    """A project entry with ``"autoload": false`` for this personal package: its filters, by
+    kind, layered over this entry's (packages.md, "Understand scope and identity")."""
+
+    @property
+    def autoload(self) -> bool:
+        """False for an object entry saying ``"autoload": false`` (a filtering delta, not a package)."""
+        return not (isinstance(self.entry, dict) and self.entry.get("autoload") is False)
 
     @property
     def raw(self) -> str:
@@ -96,6 +105,28 @@ def settings_form(source: Source, path: Path) -> str:
     if source.kind != "local" or source.path is None:
         return source.raw.strip()
     return os.path.relpath(source.path, path.parent) or "."
+
+
+def edit_settings(path: Path, change: Callable[[dict[str, Any]], bool]) -> bool:
+    """Apply ``change`` to the settings file at ``path`` and write it back, every other key kept.
+
+    ``change`` edits the parsed object in place and says whether it changed anything (nothing is
+    written otherwise). A file that is not a JSON object, or holds a value pi cannot keep, is
+    reported and left as it is.
+
+    Raises:
+        PackageSettingsError: The file cannot be read, parsed or written; it was not changed.
+    """
+    data, problem = read_json_object_to_rewrite(path)
+    if data is None:
+        raise PackageSettingsError(f"{path}: {problem}; not changed")
+    if not change(data):
+        return False
+    try:
+        atomic_write_json(path, data)
+    except OSError as exc:
+        raise PackageSettingsError(f"cannot write {path}: {exc}") from exc
+    return True
 
 
 def _write(path: Path, change: Any) -> bool:

@@ -86,7 +86,7 @@ class Resources:
         *,
         guidelines: Iterable[str] = (),
         today: _dt.date | None = None,
-        include_date: bool = True,
+        include_date: bool = False,
         extra_sections: Mapping[str, str] | None = None,
     ) -> SystemPromptSections:
         """The system prompt sections for these resources and the given active tools.
@@ -95,7 +95,7 @@ class Resources:
             tools: Active tools, name -> one-line description (or names; None = defaults).
             guidelines: Extra rules from tools or extensions.
             today: Date shown to the model (today when None).
-            include_date: Add the ``date`` section.
+            include_date: Add a ``date`` section (off by default: see ``build_system_prompt_sections``).
             extra_sections: Additional named sections.
         """
         return build_system_prompt_sections(

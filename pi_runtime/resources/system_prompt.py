@@ -171,7 +171,7 @@ def build_system_prompt_sections(
     context_files: Iterable[ContextFile] = (),
     skills: Iterable[Skill] = (),
     today: _dt.date | None = None,
-    include_date: bool = True,
+    include_date: bool = False,
     extra_sections: Mapping[str, str] | None = None,
     own_docs: OwnDocs | None = None,
 ) -> SystemPromptSections:
@@ -187,7 +187,9 @@ def build_system_prompt_sections(
         context_files: Loaded context files, outermost first.
         skills: Loaded skills; listed only when the model has ``read`` or ``bash`` to open them.
         today: Date to show; today's date when None.
-        include_date: Add the ``date`` section.
+        include_date: Add a ``date`` section. Off by default, as in Pi 1.6: the date would change
+            the prompt's first message every day, so a session resumed the next day would miss
+            the provider's prompt cache for its whole history.
         extra_sections: More sections appended in order (name -> text).
         own_docs: Where pi's README, docs and examples are (``find_own_docs()``), named in a
             ``docs`` section after the rules so the agent can explain pi; None: no section.

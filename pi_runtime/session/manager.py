@@ -315,6 +315,11 @@ class SessionManager(EntryAppends, SessionSaving):
         return self.path if self.persist else None
 
     @property
+    def unsaved_file(self) -> bool:
+        """A session meant for a file that is not written yet (nothing said in it so far)."""
+        return self.persist and not self._flushed
+
+    @property
     def leaf_id(self) -> str | None:
         return self._leaf_id
 

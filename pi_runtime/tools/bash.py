@@ -20,7 +20,7 @@ from typing import Any
 
 from ..agent.tool import PREFER_STRICT_SCHEMA, AgentTool, ToolError, ToolFailed, ToolParams, ToolResult, UpdateCallback
 from ..ai.abort import AbortSignal
-from ..ai.types import TextContent
+from ..ai.types import TextContent, js_number
 from ..jsonmodel import Field
 from ..records import record
 from .operations import ShellExit, ShellOperations
@@ -183,7 +183,8 @@ class BashTool(AgentTool):
             if truncated and collector.full_output_path:
                 structured["full_output_path"] = collector.full_output_path
             structured["exit_code"] = outcome.exit_code
-            structured["wall_time_seconds"] = round((time.monotonic() - started) * 10) / 10
+            # A whole number as Pi writes it (0, not 0.0): scripts and RPC clients read the same JSON.
+            structured["wall_time_seconds"] = js_number(round((time.monotonic() - started) * 10) / 10)
             result.structured_content = structured
         if result.is_error:
             # A non-zero exit: raised (Pi's tests expect execute to reject) and recorded whole by the loop.

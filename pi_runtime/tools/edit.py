@@ -54,7 +54,8 @@ def _read_bounded(ops: FileOperations, path: str, shown_path: str, signal: Abort
 
 
 class EditItem(JsonModel):
-    """One replacement. Extra fields a model invents are ignored rather than rejected."""
+    # One replacement; extra fields a model invents are ignored rather than rejected. (A comment,
+    # not a docstring: a docstring would go to the model as the item's schema description.)
 
     model_config = ConfigDict(extra="ignore")
     old_text: str = Field(
@@ -68,7 +69,6 @@ class EditItem(JsonModel):
 class EditParams(ToolParams):
     path: str = Field(description="Path to the file to edit (relative or absolute)")
     edits: list[EditItem] = Field(
-        min_length=1,
         description="One or more targeted replacements. Each edit is matched against the "
         "original file, not incrementally. Do not include overlapping or nested edits. If two "
         "changes touch the same block or nearby lines, merge them into one edit instead.",
@@ -110,6 +110,8 @@ class EditTool(FileMutationTool):
     Params = EditParams
 
     def apply(self, path: str, params: EditParams, signal: AbortSignal | None) -> ToolResult:
+        if not params.edits:  # checked here, as Pi does, so the model gets these words, not a schema error
+            raise ToolError("Edit tool input is invalid. edits must contain at least one replacement.")
         ops = self.file_ops
         info = ops.stat(path)
         if info is None:

@@ -290,8 +290,8 @@ def apply_edits(content: str, edits: Sequence[tuple[str, str]], path: str) -> tu
         if cur.start < prev.end:
             a, b = sorted((prev.index, cur.index))
             raise ToolError(
-                f"edits[{a}] and edits[{b}] overlap in {path}. Merge them into one edit or make "
-                "them target disjoint regions."
+                f"edits[{a}] and edits[{b}] overlap in {path}. Merge them into one edit or target "
+                "disjoint regions."  # Pi 1.6's words: the model reads them
             )
     parts: list[str] = []
     cursor = 0

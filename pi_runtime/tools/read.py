@@ -30,8 +30,10 @@ _SNIFF_BYTES = 8192
 
 class ReadParams(ToolParams):
     path: str = Field(description="Path to the file to read (relative or absolute)")
-    offset: int | None = Field(default=None, description="Line number to start reading from (1-indexed)")
-    limit: int | None = Field(default=None, description="Maximum number of lines to read")
+    # Numbers, as Pi declares them: a model that sends 10.0 or 2.5 gets lines, not a refusal (a
+    # fraction counts as its whole part, as Pi's slicing does).
+    offset: float | None = Field(default=None, description="Line number to start reading from (1-indexed)")
+    limit: float | None = Field(default=None, description="Maximum number of lines to read")
 
 
 def detect_image_mime(head: bytes) -> str | None:
@@ -210,8 +212,8 @@ class ReadTool(AgentTool):
                           details=details)
 
     def _text_result(self, fh: BinaryIO, params: ReadParams, signal: AbortSignal | None) -> ToolResult:
-        start = max(0, (params.offset or 1) - 1)
-        end = None if params.limit is None else start + max(0, params.limit)
+        start = max(0, int(params.offset or 1) - 1)
+        end = None if params.limit is None else start + max(0, int(params.limit))
         from .read_window import WindowAborted, read_window  # with the first read, not at start-up
 
         try:
@@ -220,7 +222,7 @@ class ReadTool(AgentTool):
             raise ToolError("Operation aborted") from None
         total = win.total_lines
         if start >= total:
-            raise ToolError(f"Offset {params.offset} is beyond end of file ({total} lines total)")
+            raise ToolError(f"Offset {params.offset:g} is beyond end of file ({total} lines total)")
         first = start + 1
         # What Pi's truncateHead sees: the selected lines joined, a final empty line not counted.
         counted = 0 if win.selected_bytes == 0 else win.selected_lines - int(win.last_selected_empty)

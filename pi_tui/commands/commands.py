@@ -282,7 +282,7 @@ async def _reload(app: PiHost, session: SessionPort, arg: str) -> None:
         await transcript_of(app, session).add_notice(f"Reloaded {len(getattr(runner, 'extensions', []))} extension(s)")
 
 
-@command("mcp", "Manage MCP servers: sign in, reconnect (/mcp login|logout|reconnect <server>)")
+@command("mcp", "MCP servers: sign in, reconnect, turn on or off, exposure (/mcp login|logout|reconnect <server>)")
 async def _mcp(app: PiHost, session: SessionPort, arg: str) -> None:
     from pi_runtime.frontend import mcp_manager_for
 

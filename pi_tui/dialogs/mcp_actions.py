@@ -1,13 +1,25 @@
-"""``/mcp login|logout|reconnect <server>`` and the same actions from the ``/mcp`` screen.
+"""``/mcp login|logout|reconnect <server>`` and the same actions from the ``/mcp`` screen, with the
+screen's Enable/Disable and Exposure.
 
 Sign-in opens :class:`~pi_tui.dialogs.mcp_login.McpLoginScreen`; its result, like every action's,
 is a notice in the transcript. Signing out deletes the server's stored credentials
-(``mcp-auth.json``) and reconnects it, so it shows that it needs sign-in again.
+(``mcp-auth.json``) and reconnects it, so it shows that it needs sign-in again. Enable, Disable and
+Exposure are saved to the mcp.json that defines the server (``McpManager.set_enabled``) and say
+where in a toast.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
+
+EXPOSURES = {
+    "codemode": "called from codemode scripts, not declared to the model one by one",
+    "deferred": "declared once tool_search finds them",
+    "direct": "declared to the model as tools of their own",
+    "hidden": "not reachable at all",
+}
+"""Each exposure and what it means for the model, in the order the picker lists them."""
 
 USAGE = "Usage: /mcp, /mcp login <server>, /mcp logout <server>, /mcp reconnect <server>"
 
@@ -20,7 +32,7 @@ def _connection(manager: Any, name: str) -> tuple[Any, str | None]:
     if connection is not None:
         return connection, None
     if any(entry.name == name for entry in manager.entries):
-        return None, f'MCP server "{name}" is disabled; enable it in mcp.json first'
+        return None, f'MCP server "{name}" is disabled; enable it in /mcp (e) first'
     return None, f'No MCP server named "{name}"'
 
 
@@ -77,3 +89,50 @@ async def run_mcp_action(app: Any, manager: Any, action: str, name: str) -> None
         await _notify(app, f'Reconnected to MCP server "{name}"')
         return
     await _notify(app, USAGE, "error")
+
+
+def _saved_where(manager: Any, name: str, *, in_project: bool = False) -> str:
+    from pi_runtime.frontend.app_support import saved_where
+
+    entry = next((e for e in manager.entries if e.name == name), None)
+    path = saved_where(entry, manager.config.project_config, in_project=in_project) if entry else None
+    return f"saved to {path}" if path is not None else "for this session"
+
+
+async def switch_server(app: Any, manager: Any, name: str, enabled: bool, *, in_project: bool) -> None:
+    """Turn ``name`` on or off (``in_project``: as a trusted project's override); a toast says where it went."""
+    from pi_runtime.frontend.app_support import McpConfigError
+
+    try:
+        await manager.set_enabled(name, enabled, in_project=in_project)
+    except (McpConfigError, KeyError) as exc:
+        app.notify(f'Could not change MCP server "{name}": {exc}', severity="error", timeout=6)
+        return
+    where = _saved_where(manager, name, in_project=in_project)
+    app.notify(f'MCP server "{name}" {"enabled" if enabled else "disabled"} ({where})', timeout=4)
+
+
+def choose_exposure(app: Any, manager: Any, row: dict[str, Any], done: Callable[[], None]) -> None:
+    """Pick ``row``'s server's exposure from a list; ``done()`` runs after a change was saved."""
+    from pi_runtime.frontend.app_support import McpConfigError
+
+    from .pick_list import PickList
+    from .pick_rows import PickItem
+
+    name, current = row["name"], row["exposure"]
+    items = [PickItem(value, f"{'✓' if value == current else ' '} {value:<9} {meaning}", value, current=value == current)
+             for value, meaning in EXPOSURES.items()]
+
+    def picked(value: object) -> None:
+        if not isinstance(value, str) or value == current:
+            return  # cancelled, or the same as before
+        try:
+            manager.set_exposure(name, value)
+        except (McpConfigError, KeyError) as exc:
+            app.notify(f'Could not change MCP server "{name}": {exc}', severity="error", timeout=6)
+            return
+        app.notify(f'MCP server "{name}" exposure: {value} ({_saved_where(manager, name)})', timeout=4)
+        done()
+
+    app.push_screen(PickList(f"Exposure of {name}", items, filterable=False, id="mcp-exposure",
+                             hint="↑↓ move · enter save · esc back"), picked)

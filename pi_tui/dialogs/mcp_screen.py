@@ -1,5 +1,7 @@
 """``/mcp``: the configured MCP servers, their state, tools and errors; ``r`` reconnects one, ``s``
-signs in to an OAuth server (a server in ``needs-auth`` says so) and ``o`` signs out.
+signs in to an OAuth server (a server in ``needs-auth`` says so) and ``o`` signs out. ``e`` turns a
+server on or off and ``x`` picks its exposure, saved to the mcp.json that defines it (Pi's Enable,
+Disable and Exposure); ``p`` turns a global server on or off in this project only.
 
 Rows read like ``pi mcp list`` (``time: connected, 2 tools (codemode, global)``), servers that need
 attention first. The highlighted server's transport, tools (with their agent names) and last error
@@ -54,6 +56,9 @@ class McpScreen(Modal[None]):
         Binding("r", "reconnect", "Reconnect"),
         Binding("s", "sign_in", "Sign in"),
         Binding("o", "sign_out", "Sign out"),
+        Binding("e", "switch", "Enable or disable"),
+        Binding("p", "switch_in_project", "Enable or disable in this project"),
+        Binding("x", "exposure", "Exposure"),
     ]
 
     def __init__(self, manager: Any) -> None:
@@ -67,7 +72,8 @@ class McpScreen(Modal[None]):
             yield Static("MCP servers", classes="picker-title")
             yield OptionList(id="mcp-servers")
             yield Static("", id="mcp-detail")
-            yield Static("↑↓ select · r reconnect · s sign in · o sign out · esc close", classes="picker-hint")
+            yield Static("↑↓ select · e on/off · p on/off in this project only · x exposure\n"
+                         "r reconnect · s sign in · o sign out · esc close", classes="picker-hint")
 
     def on_mount(self) -> None:
         self._previous = self.manager.on_state
@@ -119,7 +125,7 @@ class McpScreen(Modal[None]):
     def action_reconnect(self) -> None:
         name = self._selected_name()
         if name is None or name not in self.manager.connections:
-            self.app.notify("That server is disabled; enable it in mcp.json", severity="warning")
+            self.app.notify("That server is disabled: e enables it", severity="warning")
             return
         self.run_worker(self._reconnect(name), name="mcp-reconnect", exit_on_error=False)
 
@@ -135,6 +141,45 @@ class McpScreen(Modal[None]):
         name = self._selected_name()
         if name is not None:
             self.run_worker(self._sign_out(name), name="mcp-sign-out", exit_on_error=False)
+
+    def _switchable(self) -> dict[str, Any] | None:
+        index = self.query_one(OptionList).highlighted
+        row = self._rows[index] if index is not None and index < len(self._rows) else None
+        if row is None or row["state"] == "overridden":
+            return None  # an overridden registration is not in use: the mcp.json server is
+        return row
+
+    def action_switch(self) -> None:
+        row = self._switchable()
+        if row is not None:
+            self.run_worker(self._switch(row["name"], not row["enabled"], in_project=False), name="mcp-switch",
+                            exit_on_error=False)
+
+    def action_switch_in_project(self) -> None:
+        row = self._switchable()
+        if row is None:
+            return
+        if row["scope"] != "global" or self.manager.config.project_config is None:
+            self.app.notify("Only a global server can be turned on or off for a trusted project alone",
+                            severity="warning")
+            return
+        # Overridden by the project already: the override is where e saves too.
+        in_project = not row.get("override")
+        self.run_worker(self._switch(row["name"], not row["enabled"], in_project=in_project), name="mcp-switch",
+                        exit_on_error=False)
+
+    def action_exposure(self) -> None:
+        from .mcp_actions import choose_exposure
+
+        row = self._switchable()
+        if row is not None:
+            choose_exposure(self.app, self.manager, row, self._refresh_rows)
+
+    async def _switch(self, name: str, enabled: bool, *, in_project: bool) -> None:
+        from .mcp_actions import switch_server
+
+        await switch_server(self.app, self.manager, name, enabled, in_project=in_project)
+        self._refresh_rows()
 
     async def _sign_out(self, name: str) -> None:
         from .mcp_actions import sign_out

@@ -14,6 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rich.cells import cell_len, set_cell_size
 from rich.style import Style
 from textual import events
 from textual.app import ComposeResult
@@ -162,11 +163,14 @@ class SessionPicker(Modal[str | None]):
         if guide:
             left.append((guide, s["dim"]))
         title = title_of(info)
-        room = max(width - 4 - len(guide) - len(meta) - len(where), 8)
-        if len(title) > room:
-            title = title[: room - 1] + "…"
+        # Counted in cells, not characters: a title in CJK or with emoji is twice as wide, and a
+        # title cut to the character count pushed the age off the row's end ("12 min ag").
+        room = max(width - 4 - cell_len(guide) - len(meta) - cell_len(where), 8)
+        if cell_len(title) > room:
+            title = set_cell_size(title, room - 1) + "…"
         left.append((title, s["named"] if info.name else s["base"]))
-        pad = max(width - 4 - len(guide) - len(title) - len(where) - len(meta), 1)
+        # The meta starts with two spaces of its own: no more are needed before it.
+        pad = max(width - 4 - cell_len(guide) - cell_len(title) - cell_len(where) - len(meta), 0)
         strip = styled_strip(left + [(" " * pad, s["base"]), (where, s["dim"]), (meta, s["meta"])], width, s["base"])
         return strip.apply_style(s["cursor"]) if selected else strip
 

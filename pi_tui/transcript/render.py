@@ -61,6 +61,8 @@ def tool_title(name: str, args: dict[str, Any] | None, cwd: str | None = None) -
         if isinstance(limit, int):
             return f"read {path}:1-{limit}"
         return f"read {path}"
+    if name == "codemode":  # the script is drawn under the title (codemode_view)
+        return "codemode"
     if name in ("edit", "write", "ls"):
         return f"{name} {path}".rstrip()
     if name == "grep":
@@ -69,13 +71,42 @@ def tool_title(name: str, args: dict[str, Any] | None, cwd: str | None = None) -
     if name == "find":
         where = f" in {path}" if path else ""
         return f"find {args.get('pattern', '')}{where}"
+    # Any other tool, as Pi titles it: its label, then ``key=value`` pairs (values as JSON) cut to
+    # 100 characters; an MCP tool's label is ``server/tool``.
+    pairs = " ".join(f"{key}={_json(value, compact=True)}" for key, value in args.items())
+    if len(pairs) > GENERIC_ARGS_CHARS:
+        pairs = pairs[:GENERIC_ARGS_CHARS - 3] + "..."
+    return f"{tool_label(name)} {pairs}".rstrip()
+
+
+GENERIC_ARGS_CHARS = 100
+"""A tool's arguments on its title line, at most (Pi's)."""
+
+
+def tool_label(name: str) -> str:
+    """``server/tool`` for an MCP tool's ``mcp__server__tool`` (Pi's label), else the name."""
+    if name.startswith("mcp__"):
+        server, sep, tool = name[len("mcp__"):].partition("__")
+        if sep and server and tool:
+            return f"{server}/{tool}"
+    return name
+
+
+def argument_lines(args: dict[str, Any]) -> str:
+    """The arguments one per line, as an expanded call shows them under its title (Pi's
+    ``key: value``: strings as they are, other values as indented JSON)."""
+    lines = []
+    for key, value in args.items():
+        text = value if isinstance(value, str) else _json(value, indent=2)
+        lines.append(f"  {key}: " + text.replace("\r", "").expandtabs(3).replace("\n", "\n    "))
+    return "\n".join(lines)
+
+
+def _json(value: object, indent: int | None = None, compact: bool = False) -> str:
     try:
-        rendered = json.dumps(args, ensure_ascii=False)
+        return json.dumps(value, ensure_ascii=False, indent=indent, separators=(",", ":") if compact else None)
     except (TypeError, ValueError):
-        rendered = str(args)
-    if len(rendered) > 80:
-        rendered = rendered[:79] + "…"
-    return f"{name} {rendered}"
+        return str(value)
 
 
 def result_text(content: Any) -> str:

@@ -28,14 +28,25 @@ from .render import (
     DIFF_PREVIEW_LINES,
     OUTPUT_PREVIEW_LINES,
     WRITE_PREVIEW_LINES,
+    argument_lines,
     diff_text,
     format_tool_duration,
     result_text,
+    tool_label,
     tool_title,
 )
 from .visual_tail import VisualHead, VisualTail
 
 _ID_SAFE = re.compile(r"[^A-Za-z0-9_-]")
+
+OWN_VIEWS = frozenset({"bash", "read", "edit", "write", "grep", "find", "ls", "codemode"})
+"""Tools drawn their own way; any other (an extension's, an MCP server's, ``tool_search``) is drawn
+as Pi draws it: ``label key=value…`` (every argument on its own line when expanded) and its output
+from the start."""
+MCP_PREVIEW_ROWS = 5
+"""Rows of an MCP tool's output shown while collapsed (Pi's)."""
+GENERIC_PREVIEW_LINES = 10
+"""Lines of another tool's output shown while collapsed (Pi's)."""
 
 
 def tool_dom_id(call_id: str) -> str:
@@ -90,9 +101,14 @@ class ToolBox(Widget):
         self.app.theme_changed_signal.unsubscribe(self)
 
     def _title(self) -> Text:
-        title = Text(tool_title(self.tool_name, self.args, self.cwd), style="bold")
+        generic = self.tool_name not in OWN_VIEWS
+        name = tool_label(self.tool_name) if generic and self.expanded else tool_title(self.tool_name, self.args, self.cwd)
+        title = Text(name, style="bold")
         if self.state == "running":
             title.append("  running…", style="italic")
+        if generic and self.expanded and self.args:  # Pi: every argument on a line of its own
+            lines = terminal_safe(argument_lines(self.args), multiline=True)
+            title.append("\n" + lines, style=f"not bold {self.app.theme_variables.get('pi-muted', '')}")
         return title
 
     # ------------------------------------------------------------------ updates from the transcript
@@ -197,12 +213,21 @@ class ToolBox(Widget):
                         f"… ({_more(hidden)}, {total} total, ctrl+o to expand)", style=dim)))
                 else:
                     parts.append(Text(safe.rstrip("\n"), style=style))
+        elif self.tool_name == "codemode":
+            from .codemode_view import result_parts, script_parts
+
+            parts.extend(script_parts(self.args, variables, expanded=self.expanded))
+            shown = self.result or self.partial
+            if shown is not None:
+                parts.extend(result_parts(shown, variables, expanded=self.expanded, partial=self.result is None))
         elif self.tool_name == "read" and self.state == "success" and limit:
             # File contents are long and the title says what happened; show them on Ctrl+O only.
             hidden = len(self.output.splitlines())
             if hidden:
                 parts.append(Text(f"… ({hidden} line{'s' if hidden != 1 else ''}, ctrl+o to expand)", style=dim))
             self._add_image_warning(parts)
+        elif self.tool_name not in OWN_VIEWS:
+            parts.extend(self._head_parts(output_color, dim, limit))
         else:
             output, saved_note = self._output_and_saved_note()
             if not limit:
@@ -215,10 +240,34 @@ class ToolBox(Widget):
                 parts.append(Text(saved_note, style=variables.get("pi-warning", "")))
             if self.tool_name == "read":
                 self._add_image_warning(parts)
-        if self.tool_name == "bash" and self.duration_ms is not None and self.state in ("success", "error"):
+        if self.tool_name in ("bash", "codemode") and self.duration_ms is not None and self.state in ("success", "error"):
             parts.append(Text(f"Took {format_tool_duration(self.duration_ms)}", style=variables.get("pi-dim", "")))
         return Group(*parts)
 
+
+    def _head_parts(self, color: str, dim: str, limit: bool) -> list[RenderableType]:
+        """Another tool's output from its start, as Pi shows it: an MCP tool's first rows (its
+        results are often one long JSON line) and the whole output's file, any other tool's first
+        lines."""
+        output = self.output.strip("\n")
+        if not output:
+            return []
+        if not limit:
+            return [Text(output, style=color)]
+        if self.tool_name.startswith("mcp__"):
+            parts: list[RenderableType] = [VisualHead(output, MCP_PREVIEW_ROWS, style=color, hint=lambda hidden, _total: Text(
+                f"… ({_more(hidden)}, ctrl+o to expand)", style=dim))]
+            details = getattr(self.result, "details", None)
+            path = details.get("fullOutputPath") if isinstance(details, dict) else None
+            if isinstance(path, str):
+                parts.append(Text(f"Full output: {terminal_safe(path)}", style=self.app.theme_variables.get("pi-muted", "")))
+            return parts
+        lines = output.split("\n")
+        hidden = max(0, len(lines) - GENERIC_PREVIEW_LINES)
+        parts = [Text("\n".join(lines[:len(lines) - hidden]), style=color)]
+        if hidden:
+            parts.append(Text(f"… ({_more(hidden)}, ctrl+o to expand)", style=dim))
+        return parts
 
     def _add_image_warning(self, parts: list[RenderableType]) -> None:
         """Pi's line under an image read for a model that takes no images (the tool recorded which

@@ -212,6 +212,8 @@ class Transcript(VerticalScroll, can_focus=False):
 
     async def handle(self, event: ev.SessionEvent) -> None:
         """Apply one kernel event to the view."""
+        if getattr(event, "parent_tool_call_id", None) is not None:
+            return  # a call another tool made (a codemode script's): that tool's box reports it
         match event:
             case ev.MessageUpdateEvent():
                 await self._on_update(event)

@@ -153,6 +153,18 @@ async def test_two_tool_calls_with_arguments_split_mid_token(loopback):
         '{"path": "src/main.py", "limit": 20}'
 
 
+async def test_arguments_sent_as_an_object_are_the_arguments(loopback):
+    # Some local servers send function.arguments as a JSON object, not a string; Pi fails the call
+    # ("[object Object]" is not valid JSON); pi takes the object as what the model meant.
+    loopback.push(Reply.sse([
+        chunk({"tool_calls": [{"index": 0, "id": "x1", "type": "function",
+                               "function": {"name": "read", "arguments": {"path": "a.txt", "limit": 2}}}]}),
+        chunk(finish="tool_calls"), "[DONE]",
+    ]))
+    _events, message = await run(make_model(loopback))
+    assert message.content == [ToolCall(id="x1", name="read", arguments={"path": "a.txt", "limit": 2})]
+
+
 async def test_text_after_a_tool_call_and_reasoning_after_text_grow_the_first_blocks_as_in_pi(loopback):
     loopback.push(Reply.sse([
         chunk({"reasoning_content": "Plan."}), chunk({"content": "Reading."}),

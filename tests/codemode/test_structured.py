@@ -23,6 +23,8 @@ async def test_bash_gives_scripts_up_to_a_mebibyte_and_the_exit_code(tmp_path):
     assert small.is_error
     assert small.structured_content["output"] == "out\n" and small.structured_content["exit_code"] == 3
     assert small.structured_content["truncated"] is False and "full_output_path" not in small.structured_content
+    seconds = small.structured_content["wall_time_seconds"]  # a whole number as Pi writes it: 0, never 0.0
+    assert isinstance(seconds, int) or not float(seconds).is_integer()
     big = await bash.execute("c", BashParams(command="head -c 1500000 /dev/zero | tr '\\\\0' x"), None, None)
     value = big.structured_content
     assert value["truncated"] is True and value["full_output_path"]

@@ -47,14 +47,14 @@ async def make(tmp_path, monkeypatch):
     extension.write_text(DEFERRED)
     made = []
 
-    def build(*responses, manager, tools="+tool_search,+codemode"):
+    def build(*responses, manager, tools="+tool_search,+codemode", more=()):
         provider = ScriptedProvider(f"ts-{next(_names)}")
         for response in responses:
             provider.push(response)
         session = create_agent_session(
             cwd=str(project), agent_dir=str(agent), model=provider.model(), session_manager=manager,
             settings=SettingsManager.in_memory({"retry": {"enabled": False}}), tools=tools,
-            extensions=[str(extension)],
+            extensions=[str(extension), *more],
         )
         session.provider = provider
         made.append(session)
@@ -115,3 +115,21 @@ def test_bm25_prefers_names_coverage_and_exact_names():
     assert rank("issues", docs, 8)[:2] == ["mcp__gh__get_issue", "mcp__gh__list_issues"] or \
         set(rank("issues", docs, 8)[:2]) == {"mcp__gh__get_issue", "mcp__gh__list_issues"}
     assert tokenize("readFileSync the searches") == ["read", "file", "sync", "search"]
+
+
+async def test_a_section_set_at_the_prompts_start_stays_when_search_loads_tools_mid_run(make, tmp_path):
+    # The MCP extension lists its servers in a section set by before_agent_start (Pi 1.6). A tool
+    # loaded mid-run rebuilds the prompt: the section stays until the next prompt, as in Pi (pi
+    # dropped it, and recorded a system message taking it out).
+    (tmp_path / "section.py").write_text(textwrap.dedent('''
+        def extension(pi):
+            pi.on("before_agent_start", lambda event, ctx: event.sections.set("notes", "keep me"))
+    '''))
+    session = make(scripted_tool_call("tool_search", {"query": "github issue"}), scripted_text("done"),
+                   manager=SessionManager.in_memory(), more=[str(tmp_path / "section.py")])
+    await session.prompt("what does issue 7 say?")
+    assert "fetch_issue" in declared(session, 1)
+    for index in (0, 1):
+        assert "<notes>\nkeep me\n</notes>" in session.provider.requests[index][0].system_prompt
+    patches = [m.sections for m in session.messages if getattr(m, "role", None) == "system"][1:]
+    assert all("notes" not in (sections or {}) for sections in patches)

@@ -166,3 +166,21 @@ async def test_branch_summary_of_nothing_returns_none(provider):
     a = m.append_message(UserMessage(content="only"))
     assert await summarize_branch(m, a, a, provider.model()) is None
     assert provider.requests == []
+
+
+def test_files_a_tools_own_calls_touched_are_listed_too():
+    # A codemode script's read and edit are recorded on its result message as nestedCalls (Pi 1.6);
+    # the summary's file lists count them as the model's own calls.
+    from pi_runtime.compaction.serialize import FileOps
+
+    ops = FileOps()
+    ops.add_messages([
+        {"role": "assistant", "content": [{"type": "toolCall", "id": "c1", "name": "codemode",
+                                           "arguments": {"code": "..."}}]},
+        {"role": "toolResult", "toolCallId": "c1", "toolName": "codemode", "content": [], "isError": False,
+         "timestamp": 0, "nestedCalls": {"complete": False, "calls": [
+             {"id": "c1/1", "name": "read", "status": "ok", "arguments": {"path": "notes.md"}},
+             {"id": "c1/2", "name": "edit", "status": "ok", "arguments": {"path": "app.py", "edits": []}},
+             {"id": "c1/3", "name": "write", "status": "ok", "argumentsBytes": 90000}]}},
+    ])
+    assert ops.details() == {"readFiles": ["notes.md"], "modifiedFiles": ["app.py"]}

@@ -7,6 +7,7 @@ import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from e2e_support import *  # noqa: F403
@@ -61,3 +62,19 @@ def env(tmp_path: Path, loopback: LoopbackServer) -> dict[str, str]:
     return out
 
 
+@pytest.fixture
+def terminal(env: dict[str, str]) -> Iterator[Any]:
+    """``terminal(*args)`` starts the installed pi on a pseudo-terminal (``test_interactive_pty.Terminal``);
+    every one started is closed after the test."""
+    from test_interactive_pty import Terminal
+
+    opened: list[Terminal] = []
+
+    def start(*args: str) -> Terminal:
+        term = Terminal(list(args), env)
+        opened.append(term)
+        return term
+
+    yield start
+    for term in opened:
+        term.close()

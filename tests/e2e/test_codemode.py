@@ -69,6 +69,41 @@ def test_installed_pi_runs_a_parallel_script(tmp_path):
     assert names == ["read", "bash", "edit", "write", "codemode"]
 
 
+def nested_view(run: sbs.Run) -> tuple[list[tuple[str, str, str | None]], dict]:
+    """The nested calls' start/end records (kind, id, parent) and the result message's ``nestedCalls``
+    with the durations taken out."""
+    events = [(r["type"], r["toolCallId"], r.get("parentToolCallId")) for r in run.records
+              if r.get("type") in ("tool_execution_start", "tool_execution_end") and r["toolName"] == "read"]
+    [message] = [e["message"] for e in run.entries if e.get("message", {}).get("role") == "toolResult"]
+    record = message.get("nestedCalls") or {}
+    calls = [{k: v for k, v in c.items() if k != "durationMs"} for c in record.get("calls", [])]
+    return events, {**record, "calls": calls}
+
+
+def test_a_scripts_calls_are_session_events_and_recorded_on_its_result(tmp_path):
+    run = sbs.run(OURS, scenario("allsettled"), tmp_path)
+    assert run.returncode == 0, run.stdout[-2000:]
+    events, record = nested_view(run)
+    # Pi 1.6: each nested call's start and end go out with the codemode call as parentToolCallId,
+    # and the codemode result message keeps a bounded record of them (never their results).
+    parent = next(r["toolCallId"] for r in run.records if r.get("type") == "tool_execution_start"
+                  and r["toolName"] == "codemode")
+    assert sorted(events) == sorted([(kind, f"{parent}/{n}", parent) for n in (1, 2)
+                                     for kind in ("tool_execution_start", "tool_execution_end")])
+    assert record["complete"] is True
+    assert [(c["name"], c["status"], c["arguments"]) for c in record["calls"]] == [
+        ("read", "ok", {"path": "a.txt"}), ("read", "error", {"path": "nope.txt"})]
+    assert "nope.txt" in record["calls"][1]["error"]
+
+
+@pytest.mark.skipif(not PI_REFERENCE or not Path(PI_REFERENCE).exists(), reason="real Pi not installed (set PI_REFERENCE)")
+def test_nested_calls_as_pi_records_them(tmp_path):
+    os.environ["PATH"] = f"{Path(PI_REFERENCE).parent.parent / 'node' / 'bin'}:{os.environ['PATH']}"
+    theirs = nested_view(sbs.run(str(PI_REFERENCE), scenario("parallel"), tmp_path / "pi"))
+    ours = nested_view(sbs.run(OURS, scenario("parallel"), tmp_path / "ours"))
+    assert ours[0] == theirs[0] and ours[1] == theirs[1]
+
+
 @pytest.mark.skipif(not PI_REFERENCE or not Path(PI_REFERENCE).exists(), reason="real Pi not installed (set PI_REFERENCE)")
 @pytest.mark.parametrize("name", sorted(SCRIPTS))
 def test_same_result_text_as_pi(name, tmp_path):

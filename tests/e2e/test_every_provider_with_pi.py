@@ -35,7 +35,7 @@ DIFFERENCES_KEPT: dict[str, str] = {
     **side.KEPT,
     "body: the first request's output limit, where the model's limit does not fit the window": (
         "both fit it into the window Pi's way (context_budget.py), but the estimate counts the agent's own "
-        "prompt and tool schemas, which differ (pi's prompt has a <date> section): compared as '<fitted to "
+        "prompt and tool schemas, which differ (each in its own words): compared as '<fitted to "
         "the context window>' when both fitted it; later requests count the reported usage and match exactly"),
 }
 """Every difference between Pi's and pi's requests that the comparison leaves out, and why."""

@@ -15,7 +15,6 @@ import termios
 import time
 from pathlib import Path
 
-import pytest
 from e2e_support import PI
 
 from pi_runtime.modes.typeahead import Typeahead
@@ -99,20 +98,6 @@ def answers_saved(env: dict[str, str]) -> int:
         entries = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
         count += any(e.get("type") == "message" and e["message"].get("role") == "assistant" for e in entries)
     return count
-
-
-@pytest.fixture
-def terminal(env):
-    opened: list[Terminal] = []
-
-    def start(*args: str) -> Terminal:
-        term = Terminal(list(args), env)
-        opened.append(term)
-        return term
-
-    yield start
-    for term in opened:
-        term.close()
 
 
 def test_a_prompt_typed_the_moment_pi_starts_is_sent_and_the_next_one_kept(terminal):

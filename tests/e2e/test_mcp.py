@@ -145,6 +145,8 @@ def test_rpc_mode_uses_the_server_and_eof_stops_it(loopback, env):
         assert end["isError"] is False
         assert "Asia/Tokyo" in end["result"]["content"][0]["text"]
         assert end["result"]["details"] == {"server": "time", "tool": "convert_time"}
+        # What the server sent, as Pi puts it on the wire: no field the Python SDK fills in itself.
+        assert set(end["result"]["structuredContent"]) == {"content", "structuredContent", "isError"}
         client.wait_event("agent_settled", start, timeout=30)
         assert processes_with_env(MARKER, marker)  # the server runs while the session does
         assert client.close(timeout=20) == 0

@@ -6,23 +6,8 @@ from __future__ import annotations
 import shlex
 import subprocess
 
-import pytest
 from e2e_support import PI
-from test_interactive_pty import _ANSI, Terminal
-
-
-@pytest.fixture
-def terminal(env):
-    opened: list[Terminal] = []
-
-    def start(*args: str) -> Terminal:
-        term = Terminal(list(args), env)
-        opened.append(term)
-        return term
-
-    yield start
-    for term in opened:
-        term.close()
+from test_interactive_pty import _ANSI
 
 
 def test_the_printed_resume_command_finds_a_session_opened_by_path(terminal, env, tmp_path):

@@ -70,7 +70,7 @@ KEPT: dict[str, str] = {
                           "sends none to Bedrock)",
     "header content-length, host": "transport",
     "body: system prompt text and prompt sections": (
-        "the prompt is the agent's, not the wire API's: pi's adds a <date> section to a custom prompt"),
+        "the prompt is the agent's, not the wire API's: pi's own words"),
     "body: tool descriptions and parameter schemas": (
         "the tools are the agent's: pi's bash tool has its own schema and wording (whether a schema was made "
         "strict is still compared: '<tool parameters, strict>')"),

@@ -71,3 +71,27 @@ async def test_the_page_opens_at_the_top_with_one_line_per_model_switch(make_ses
     models = re.findall(r"Model: ([\w/-]+)", shown["messages"])
     assert models == ["exported/scripted-model", "exported/beta"]  # the start's, then the one kept
     assert "first answer" in shown["messages"] and "second answer" in shown["messages"]
+
+
+@pytest.mark.skipif(NODE is None, reason="node is not installed")
+async def test_a_tools_nested_calls_are_listed_under_its_result(make_session, tmp_path):
+    # Pi 1.6's export lists the calls a codemode script made (its result's nestedCalls).
+    from pi_runtime.ai.types import AssistantMessage, ToolCall, ToolResultMessage, UserMessage
+
+    session = make_session()
+    manager = session.session_manager
+    manager.append_message(UserMessage(content="go"))
+    manager.append_message(AssistantMessage(content=[ToolCall(id="c1", name="codemode", arguments={"code": "..."})],
+                                            stop_reason="toolUse"))
+    manager.append_message(ToolResultMessage(tool_call_id="c1", tool_name="codemode", content=[], nested_calls={
+        "complete": False, "calls": [
+            {"id": "c1/1", "name": "read", "status": "ok", "arguments": {"path": "a.txt"}, "durationMs": 3},
+            {"id": "c1/2", "name": "bash", "status": "error", "argumentsBytes": 9000, "error": "exit 2"}]}))
+    page = Path(session.export_html(str(tmp_path / "export.html")))
+    harness = tmp_path / "harness.js"
+    harness.write_text(HARNESS)
+    done = subprocess.run([NODE, str(harness), str(page)], capture_output=True, text=True, timeout=60, check=True)
+    shown = json.loads(done.stdout)["messages"]
+    assert "2 nested calls (the record lost some)" in shown
+    assert "✓ read {&quot;path&quot;:&quot;a.txt&quot;} 3 ms" in shown
+    assert "✗ bash (arguments left out: 9000 bytes)\n    exit 2" in shown

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from html.parser import HTMLParser
+from pathlib import Path
 
 import pytest
 
@@ -384,6 +386,25 @@ async def test_fork_and_clone_write_new_files(make_session, tmp_path):
     header2, entries2 = file_entries(session.session_file)
     assert header2["parentSession"] == forked
     assert len([e for e in entries2 if e["type"] == "message" and e["message"]["role"] != "system"]) == 2
+
+
+async def test_a_session_not_written_yet_is_neither_forked_nor_cloned(make_session):
+    # Pi 1.6: "This session has not been saved yet." A new session's file is written with its first
+    # exchange; pi cloned it anyway, into a file whose parent was never written.
+    session = make_session()
+    words = "This session has not been saved yet. Send a message before cloning or forking it."
+    with pytest.raises(ValueError, match=re.escape(words)):
+        await session.clone()
+    session.provider.push(scripted_text("a1"))
+    await session.prompt("q1")
+    result = await session.fork(session.get_fork_messages()[0]["entryId"])  # before q1: nothing said yet
+    assert result.text == "q1" and not Path(session.session_file).exists()
+    with pytest.raises(ValueError, match=re.escape(words)):
+        await session.clone()
+    in_memory = make_session(persist=False)  # --no-session: nothing is ever written, and Pi clones it
+    in_memory.provider.push(scripted_text("a1"))
+    await in_memory.prompt("q1")
+    assert (await in_memory.clone()).cancelled is False
 
 
 async def test_new_and_switch_session(make_session):

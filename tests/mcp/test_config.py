@@ -8,14 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pi_runtime.mcp.config import (
-    McpConfigError,
-    add_server,
-    load_config,
-    remove_server,
-    update_server,
-    validate_server,
-)
+from pi_runtime.mcp.config import McpConfigError, load_config, validate_server
+from pi_runtime.mcp.config_edit import add_server, remove_server, switch_server, update_server
 
 
 def write(path: Path, data: object) -> Path:
@@ -113,6 +107,31 @@ def test_edits_keep_other_content_and_indentation(tmp_path):
     assert remove_server(path, "b") is True
     assert remove_server(path, "b") is False
     assert remove_server(tmp_path / "missing.json", "a") is False
+
+
+def test_switches_are_saved_where_pi_saves_them(tmp_path):
+    agent, project = tmp_path / "agent", tmp_path / "project"
+    (project / ".pi").mkdir(parents=True)
+    agent.mkdir()
+    (agent / "mcp.json").write_text(json.dumps({"mcpServers": {"g": {"command": "x"}, "o": {"command": "y"}}}))
+    (project / ".pi" / "mcp.json").write_text(json.dumps({"mcpServers": {"o": {"exposure": "direct"}}}))
+    config = load_config(agent, project, project_trusted=True)
+    g, o = config.get("g"), config.get("o")
+    # A global server in this project only: an override in the project's file; the global file is untouched.
+    g = switch_server(g, config.project_config, enabled=False, in_project=True)
+    assert json.loads((project / ".pi" / "mcp.json").read_text())["mcpServers"]["g"] == {"enabled": False}
+    assert json.loads((agent / "mcp.json").read_text())["mcpServers"]["g"] == {"command": "x"}
+    assert not g.enabled and g.override == str(config.project_config)
+    # A server the project already overrides: changed in the override.
+    o = switch_server(o, config.project_config, exposure="hidden")
+    assert json.loads((project / ".pi" / "mcp.json").read_text())["mcpServers"]["o"] == {"exposure": "hidden"}
+    assert o.exposure == "hidden"
+    reread = load_config(agent, project, project_trusted=True)
+    assert (reread.get("g").enabled, reread.get("o").exposure) == (False, "hidden")
+    # An untrusted project has no file of its own to save to.
+    untrusted = load_config(agent, project, project_trusted=False)
+    with pytest.raises(McpConfigError, match="not trusted"):
+        switch_server(untrusted.get("g"), untrusted.project_config, enabled=False, in_project=True)
 
 
 def test_a_file_nested_100000_deep_is_one_clear_error_naming_the_file(tmp_path):

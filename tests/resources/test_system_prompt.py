@@ -28,6 +28,7 @@ def test_default_sections_in_order_and_rendered_with_tags() -> None:
         context_files=[ContextFile(Path("/work/AGENTS.md"), "Use tabs.")],
         skills=[SKILL],
         today=DAY,
+        include_date=True,
     )
     assert sections.names() == ["preamble", "tools", "rules", "addendum", "project_context", "skills", "cwd", "date"]
     assert sections.get("preamble") == DEFAULT_PREAMBLE
@@ -77,7 +78,7 @@ def test_skills_need_a_tool_to_read_them_and_no_tools_says_none() -> None:
 
 
 def test_sections_can_be_replaced_inserted_and_removed() -> None:
-    sections = build_system_prompt_sections(cwd="C:\\proj", tools=["read"], today=DAY)
+    sections = build_system_prompt_sections(cwd="C:\\proj", tools=["read"], today=DAY, include_date=True)
     assert sections.get("cwd") == "C:/proj"
     sections.set("rules", "- only this rule")
     sections.set("memory", "remember x", before="cwd")
@@ -90,3 +91,11 @@ def test_sections_can_be_replaced_inserted_and_removed() -> None:
     with pytest.raises(ValueError, match="preamble"):
         build_system_prompt_sections(cwd="/", extra_sections={"preamble": "x"})
     assert SystemPromptSections({"preamble": "p", "empty": ""}).render() == "p"
+
+
+def test_no_date_by_default_so_a_resumed_session_keeps_its_cached_prompt() -> None:
+    # Pi 1.6 left the date out: with it, the first message changed every day and a session
+    # resumed the next day missed the provider's prompt cache for its whole history.
+    sections = build_system_prompt_sections(cwd="/work/app", tools=["read"])
+    assert "date" not in sections.names()
+    assert dt.date.today().isoformat() not in sections.render()

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from session_helpers import assistant, user
 
-from pi_runtime.session import SessionLockedError, SessionManager, storage
+from pi_runtime.session import SessionLockedError, SessionManager
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -232,7 +232,7 @@ def test_two_processes_racing_never_interleave_lines(tmp_path):
 def test_fsync_per_append_can_be_relaxed(tmp_path, monkeypatch):
     calls: list[int] = []
     real = os.fsync
-    monkeypatch.setattr(storage.os, "fsync", lambda fd: (calls.append(fd), real(fd)))
+    monkeypatch.setattr(os, "fsync", lambda fd: (calls.append(fd), real(fd)))  # the writer thread calls it
     durable = SessionManager.create("/p", tmp_path / "d")
     durable.append_message(user("q"))
     durable.append_message(assistant("a"))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from pi_runtime.agent.tool import ToolError
@@ -65,7 +67,8 @@ async def test_not_found_has_hint_and_changes_nothing(tmp_path):
 
 async def test_overlapping_edits_rejected(tmp_path):
     (tmp_path / "o.txt").write_text("alpha beta gamma\n")
-    with pytest.raises(ToolError, match=r"edits\[0\] and edits\[1\] overlap in o.txt"):
+    with pytest.raises(ToolError, match=r"edits\[0\] and edits\[1\] overlap in o.txt. Merge them into one edit or "
+                                        r"target disjoint regions.$"):
         await edit(EditTool(str(tmp_path)), path="o.txt",
                    edits=[{"oldText": "alpha beta", "newText": "A"}, {"oldText": "beta gamma", "newText": "B"}])
     assert (tmp_path / "o.txt").read_text() == "alpha beta gamma\n"
@@ -185,3 +188,13 @@ async def test_fuzzy_nfkc_composed_file_decomposed_old_text(tmp_path):
     (tmp_path / "c.txt").write_text("Ünïcode naïve résumé\n")
     await edit(EditTool(str(tmp_path)), path="c.txt", edits=one("nai\u0308ve re\u0301sume\u0301", "plain"))
     assert (tmp_path / "c.txt").read_text() == "Ünïcode plain\n"
+
+
+async def test_no_edits_is_said_in_pis_words_not_as_a_schema_error(tmp_path):
+    # Pi's schema lets an empty list through and its edit tool says what is wrong; pi's schema had
+    # minItems and the model got "List should have at least 1 item after validation, not 0".
+    (tmp_path / "o.txt").write_text("alpha\n")
+    assert "minItems" not in json.dumps(EditTool(str(tmp_path)).to_tool().to_wire())
+    with pytest.raises(ToolError, match=r"^Edit tool input is invalid. edits must contain at least one replacement.$"):
+        await edit(EditTool(str(tmp_path)), path="o.txt", edits=[])
+    assert (tmp_path / "o.txt").read_text() == "alpha\n"

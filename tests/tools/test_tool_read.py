@@ -184,6 +184,9 @@ PI_READS = [
     (b"short\n" + b"y" * 80_000 + b"\nafter\n", {"offset": 2, "limit": 1},
      "[Line 2 is 78.1KB, exceeds 50.0KB limit. Use bash: sed -n '2p' f.txt | head -c 51200]"),
     (b"\xef\xbb\xbfhello\nworld", {}, "\ufeffhello\nworld"),
+    # Pi declares offset and limit as numbers: 1.5 reads as 1, and 10.0 is 10 (pi refused 1.5).
+    (b"one\ntwo\n", {"offset": 1.5}, "one\ntwo\n"),
+    (b"one\ntwo\n", {"offset": 2.0}, "two\n"),
 ]
 
 

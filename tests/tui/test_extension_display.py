@@ -221,3 +221,30 @@ async def test_settings_list_and_editor_for_custom_components(provider, workdir,
         assert await eventually(lambda: bool(app.screen.query("#ask-box")))
         await pilot.press("h", "i", "shift+enter", "x", "enter")
         assert await eventually(lambda: notified("answer 'hi\\nx'"))
+
+
+async def test_calls_a_tool_makes_to_other_tools_get_no_box_of_their_own(provider, workdir, agent_dir, tmp_path):
+    # Pi 1.6 sends a nested call's tool_execution_start/end with parentToolCallId: the calling tool
+    # reports them itself, so the transcript draws one box, not one per nested call.
+    (workdir / "a.txt").write_text("alpha")
+    ext = tmp_path / "nested.py"
+    ext.write_text(textwrap.dedent("""
+        def extension(pi):
+            async def twice(call_id, params, signal, on_update, ctx):
+                first = await ctx.execute_tool("read", {"path": "a.txt"})
+                second = await ctx.execute_tool("read", {"path": "a.txt"})
+                return first.text + second.text
+            pi.register_tool(name="twice", description="reads twice", params=None, execute=twice)
+    """))
+    session = make_session(provider, workdir, extensions=[str(ext)], tools="read,twice")
+    provider.push(scripted_tool_call("twice", {}, id="call_7"), scripted_text("done"))
+    app = create_app(session, static=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await started(pilot)
+        await pilot.press(*"go", "enter")
+        await settle(pilot, session)
+        assert await wait_for(pilot, lambda: "done" in screen_text(app))
+        boxes = [box.call_id for box in app.query("ToolBox")]
+        assert boxes == ["call_7"]
+        [result] = [m for m in session.messages if m.role == "toolResult"]
+        assert [c["id"] for c in result.nested_calls["calls"]] == ["call_7/1", "call_7/2"]

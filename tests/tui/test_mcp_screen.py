@@ -104,3 +104,57 @@ async def test_mcp_belongs_to_an_extension_that_registers_it(provider, workdir, 
         assert await wait_for(pilot, lambda: "adapter servers: list" in screen_text(app))
         assert app.screen.id != "mcp-screen"
         await app.action_quit()
+
+
+def _active(session) -> list[str]:
+    return [t.name for t in session.agent.state.tools]
+
+
+async def _highlight(pilot, app, name: str) -> None:
+    while app.screen._selected_name() != name:
+        await pilot.press("down")
+
+
+async def test_mcp_turns_a_server_off_and_on_and_changes_its_exposure_saved_to_its_file(
+        provider, workdir, agent_dir):
+    time_server = server_executable("mcp-server-time")
+    if time_server is None:
+        pytest.skip("mcp-server-time is not installed")
+    marker = uuid.uuid4().hex
+    config_file = agent_dir / "mcp.json"
+    config_file.write_text(json.dumps({"mcpServers": {
+        "time": {"command": time_server, "env": {MARKER: marker}, "exposure": "direct"},
+        "off": {"command": "x", "enabled": False},
+    }, "note": "kept"}, indent=4))
+    session = make_session(provider, workdir, mcp=True)
+    app = create_app(session, static=True, agent_dir=str(agent_dir))
+    tool = "mcp__time__get_current_time"
+    async with app.run_test(size=(130, 34)) as pilot:
+        await type_command(pilot, "/mcp")
+        assert await wait_for(pilot, lambda: "time: connected, 2 tools (direct, global)" in screen_text(app))
+        assert await wait_for(pilot, lambda: tool in _active(session))
+        await _highlight(pilot, app, "time")
+        await pilot.press("e")
+        # Off: saved as Pi saves it, gone from the next request, its process stopped.
+        assert await wait_for(pilot, lambda: "time: disabled" in screen_text(app))
+        saved = json.loads(config_file.read_text())
+        assert saved["mcpServers"]["time"]["enabled"] is False and saved["note"] == "kept"
+        assert config_file.read_text().startswith('{\n    "mcpServers"')  # the file's own indentation
+        assert tool not in _active(session)
+        assert await wait_for(pilot, lambda: processes_with_env(MARKER, marker) == [])
+        await pilot.press("e")
+        assert await wait_for(pilot, lambda: "time: connected, 2 tools (direct, global)" in screen_text(app))
+        assert "enabled" not in json.loads(config_file.read_text())["mcpServers"]["time"]  # the default again
+        assert await wait_for(pilot, lambda: tool in _active(session))
+        # Exposure: codemode takes the tools out of the declared set and turns codemode on.
+        await pilot.press("x")
+        assert await wait_for(pilot, lambda: app.screen.id == "mcp-exposure")
+        while app.screen.query_one("PickRows").item.value != "codemode":
+            await pilot.press("up")
+        await pilot.press("enter")
+        assert await wait_for(pilot, lambda: "time: connected, 2 tools (codemode, global)" in screen_text(app))
+        assert "exposure" not in json.loads(config_file.read_text())["mcpServers"]["time"]  # the default
+        assert tool not in _active(session)
+        assert "codemode" in _active(session)
+        await app.action_quit()
+    assert processes_with_env(MARKER, marker) == []

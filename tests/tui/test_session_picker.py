@@ -203,3 +203,25 @@ async def test_the_open_session_is_not_deleted(tmp_path):
 def test_resume_snapshot(snap_compare, tmp_path):
     app, prepare = make_scene("resume", tmp_path)
     assert snap_compare(app, terminal_size=SIZE, run_before=prepare)
+
+
+async def test_a_long_or_wide_title_leaves_the_count_and_age_whole(tmp_path):
+    # The title was cut to the characters left and a space was added after it anyway, so the age
+    # lost its last letter ("12 min ag"); a title in CJK, two cells a character, pushed it further.
+    import json
+
+    app, files, root = picker_app(tmp_path)
+    source = files["01"]
+    for suffix, title in (("long", "x" * 300), ("wide", "配置文件的解析错误" * 20)):
+        lines = source.read_text().splitlines()
+        entries = [json.loads(line) for line in lines]
+        for entry in entries:
+            if entry.get("type") == "session_info":  # the session's name is its title
+                entry["name"] = title
+        entries[0]["id"] = entries[0]["id"][:-4] + ("aaaa" if suffix == "long" else "bbbb")
+        (source.parent / f"{suffix}_{source.name}").write_text("\n".join(json.dumps(e) for e in entries) + "\n")
+    async with app.run_test(size=(110, 40)) as pilot:
+        await pilot.pause()
+        rows = [line.rstrip() for line in screen_text(app).splitlines() if "msgs ·" in line]
+        assert any("xxx…" in row for row in rows) and any("配置" in row for row in rows), rows
+        assert all(row.endswith(" ago") for row in rows), rows

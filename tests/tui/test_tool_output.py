@@ -8,7 +8,7 @@ from pi_runtime.sdk import create_agent_session
 from pi_runtime.session import SessionManager
 from pi_runtime.settings import SettingsManager
 from pi_tui.launch import create_app
-from pi_tui.transcript.render import numbered_diff
+from pi_tui.transcript.render import argument_lines, numbered_diff, tool_label, tool_title
 from pi_tui.transcript.tool_box import ToolBox
 
 from .conftest import make_session, screen_text, settle, wait_for
@@ -197,3 +197,37 @@ async def test_an_image_read_says_what_it_is_and_that_the_model_saw_a_placeholde
         assert await wait_for(pilot, lambda: "[Image: [image/png] 64x48]" in screen_text(app))
         text = screen_text(app)
         assert text.index("[Image: [image/png] 64x48]") < text.index(warning)
+
+
+def test_other_tools_are_titled_as_pi_titles_them():
+    # An extension's or an MCP server's tool: its label, then key=value with values as JSON, cut to
+    # 100 characters; an MCP tool is labelled server/tool.
+    args = {"source_timezone": "UTC", "time": "12:00", "target_timezone": "Asia/Tokyo"}
+    assert tool_title("mcp__time__convert_time", args) == (
+        'time/convert_time source_timezone="UTC" time="12:00" target_timezone="Asia/Tokyo"')
+    assert tool_title("tool_search", {"query": "current time"}) == 'tool_search query="current time"'
+    assert tool_title("lint", {"files": ["a.py", "b.py"], "fix": True}) == 'lint files=["a.py","b.py"] fix=true'
+    long = tool_title("lint", {"text": "x" * 200})
+    assert len(long) == len("lint ") + 100 and long.endswith("...")
+    assert tool_title("ping", {}) == "ping" and tool_label("mcp__odd") == "mcp__odd"
+    assert argument_lines({"query": "two\nlines", "limit": 3, "opts": {"a": 1}}) == (
+        '  query: two\n    lines\n  limit: 3\n  opts: {\n      "a": 1\n    }')
+
+
+async def test_another_tools_output_shows_from_its_start(provider, workdir, tmp_path):
+    ext = tmp_path / "listing.py"
+    ext.write_text("def extension(pi):\n"
+                   "    pi.register_tool(name='listing', description='rows', params=None,\n"
+                   "                     execute=lambda *a: '\\n'.join(f'row {i}' for i in range(1, 31)))\n")
+    session = make_session(provider, workdir, extensions=[str(ext)], tools="read,listing")
+    provider.push(scripted_tool_call("listing", {"n": 30}, id="call_l"), scripted_text("Done."))
+    app = create_app(session, static=True)
+    async with app.run_test(size=(100, 50)) as pilot:
+        await pilot.press(*"go", "enter")
+        await settle(pilot, session)
+        text = screen_text(app)
+        assert "listing n=30" in text
+        assert "row 1" in text and "row 10" in text and "row 11" not in text  # Pi's first ten lines
+        assert "… (20 more lines, ctrl+o to expand)" in text
+        await pilot.press("ctrl+o")
+        assert await wait_for(pilot, lambda: "row 30" in screen_text(app) and "  n: 30" in screen_text(app))

@@ -297,6 +297,10 @@ def _tool_delta(builder: MessageBuilder, tools: dict[int, tuple[str | None, int]
     # Every chunk of a call is a delta, as in Pi: the first one, which has its id and name and
     # (from OpenAI) empty arguments, too.
     arguments = function.get("arguments")
+    if isinstance(arguments, dict):
+        # Some local servers send the arguments as an object rather than a JSON string: it is what
+        # the model meant (Pi fails the call with "[object Object] is not valid JSON").
+        arguments = json.dumps(arguments, ensure_ascii=False)
     events.extend(builder.toolcall_delta(index, arguments if isinstance(arguments, str) else ""))
     return events
 

@@ -19,6 +19,23 @@
       return '<details class="args"><summary>arguments</summary><pre>' + esc(JSON.stringify(a, null, 2)) + "</pre></details>";
     }
 
+    // The calls a tool made to other tools (a codemode script's), as its result records them: what
+    // ran, with what, how it ended; never their results.
+    function nestedCalls(result) {
+      const nested = result && result.nestedCalls;
+      if (!nested || !Array.isArray(nested.calls) || !nested.calls.length) return "";
+      const marks = { ok: "✓", error: "✗", unfinished: "…" };
+      const lines = nested.calls.map((c) => {
+        const args = c.arguments ? JSON.stringify(c.arguments) : "(arguments left out: " + c.argumentsBytes + " bytes)";
+        const took = typeof c.durationMs === "number" ? " " + c.durationMs + " ms" : "";
+        const error = c.error ? "\n    " + String(c.error).split("\n").join("\n    ") : "";
+        return (marks[c.status] || "?") + " " + c.name + " " + args + took + error;
+      });
+      const title = nested.calls.length + " nested call" + (nested.calls.length === 1 ? "" : "s") +
+        (nested.complete === false ? " (the record lost some)" : "");
+      return clipped([title, ...lines].join("\n"), 6, "tool-output nested");
+    }
+
     function toolBlock(call) {
       const resultEntry = resultsByCall.get(call.id);
       const result = resultEntry ? resultEntry.message : null;
@@ -26,7 +43,8 @@
       let output = "";
       if (result) {
         const diff = result.details && typeof result.details.diff === "string" ? result.details.diff : "";
-        output = (diff ? clipped(diff, 16, "diff") : clipped(plainText(result.content), 10, "tool-output")) + images(result.content);
+        output = (diff ? clipped(diff, 16, "diff") : clipped(plainText(result.content), 10, "tool-output")) + images(result.content) +
+          nestedCalls(result);
       } else {
         output = '<div class="muted">no result recorded</div>';
       }
