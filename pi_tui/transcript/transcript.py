@@ -181,8 +181,8 @@ class Transcript(VerticalScroll, can_focus=False):
         # yet redrawing it cost as much as the text each frame. Scrolling up brings it back;
         # its column stays reserved, so nothing reflows either way. An inline style, not a class:
         # a class change restyled every block mounted below (Textual matches the stylesheet again
-        # over the subtree), at each run's start and end: 20 ms with 100 nodes against 8 ms, 3.2
-        # against 2.8 ms on an empty session (frame included).
+        # over the subtree) at each run's start and end, about twice the CPU of the switch and its
+        # frame with 40 to 100 blocks mounted (bench/tui_run_start_restyle.py).
         mode = self.scrollbar_mode
         hidden = mode == "hidden" or (mode == "auto" and self._streaming and not self.is_anchor_released)
         if hidden != self.scrollbar_hidden:
