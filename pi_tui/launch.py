@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from textual.worker import Worker
 
 from .app import PiApp
-from .tree.session_preview import preview_file, read_json_object, read_preview, trusted_project_settings
+from .tree.session_preview import may_preview, preview_file, read_json_object, read_preview, trusted_project_settings
 
 if TYPE_CHECKING:
     from pi_runtime.frontend import SessionPort
@@ -95,13 +95,17 @@ class _CommandLineApp(PiApp):
         exit_signals.install(self)
         if self._hint:
             self.footer_bar.set_model(self._hint, "", False)
-        if self._args is None:
-            self.call_after_refresh(self._first_frame.set)
+
+    def on_ready(self) -> None:
+        # Textual's Ready comes as the first frame is out. (``call_after_refresh`` from on_mount
+        # waited for the second layout Textual always runs after the first, ~12 ms later; the
+        # interpreter sat idle for most of that while the user started typing.)
+        if self._args is None or not may_preview(self._args):
+            self._first_frame.set()
         else:
             # The build waits for the preview's frame too: both need the interpreter, and the
             # last messages on screen are what the user looks at first.
-            self.call_after_refresh(self.run_worker, self._read_preview, thread=True, name="preview",
-                                    group="startup", exit_on_error=False)
+            self.run_worker(self._read_preview, thread=True, name="preview", group="startup", exit_on_error=False)
 
     async def ask_missing_folder(self, recorded: str, current: str) -> str | None:
         """Pi's start-up question when the chosen session's folder is gone (the build waits):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from ..agent.agent import Agent
@@ -332,7 +332,6 @@ def _tokens_after_answer(messages: list[Any], manager: Any, *, include_aborted: 
         include_aborted: Whether an aborted last answer is looked at (before a prompt).
     """
     from ..compaction.estimate import (
-        as_dict,
         edited_since_compaction,
         estimate_context,
         estimate_projected_tokens,
@@ -342,8 +341,7 @@ def _tokens_after_answer(messages: list[Any], manager: Any, *, include_aborted: 
 
     last: dict[str, Any] | None = None
     compacted_at: int | None = None
-    for message in reversed(messages):
-        wire = as_dict(message)
+    for wire in _reversed_wire(messages):
         role = wire.get("role")
         if role == "assistant" and last is None:
             last = wire
@@ -367,11 +365,25 @@ def _tokens_after_answer(messages: list[Any], manager: Any, *, include_aborted: 
     return estimate.tokens
 
 
-def _has_usage_before(messages: list[Any], compacted_at: int) -> bool:
-    from ..compaction.estimate import as_dict, usage_tokens
+def _reversed_wire(messages: list[Any]) -> Iterator[dict[str, Any]]:
+    """``messages`` newest first as wire dicts. A Transcript whose stored part is still wire dicts
+    is read as it is: the check before each prompt walked it as objects, which validated every
+    stored message (a resumed session's whole history; on a new one, the message types' first
+    decoding set-up, ~2 ms on the way to the first request) only to turn each back into its dict."""
+    from ..agent.transcript import Transcript
+    from ..compaction.estimate import as_dict
 
-    for message in messages:
-        wire = as_dict(message)
+    if isinstance(messages, Transcript) and messages.pending:
+        yield from reversed(messages.wire_view())
+        return
+    for message in reversed(messages):
+        yield as_dict(message)
+
+
+def _has_usage_before(messages: list[Any], compacted_at: int) -> bool:
+    from ..compaction.estimate import usage_tokens
+
+    for wire in _reversed_wire(messages):
         if (wire.get("role") == "assistant" and wire.get("stopReason") not in ("error", "aborted")
                 and usage_tokens(wire.get("usage")) > 0 and int(wire.get("timestamp") or 0) <= compacted_at):
             return True

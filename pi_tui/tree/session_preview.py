@@ -19,6 +19,12 @@ PREVIEW_MESSAGES = 30
 """Messages read for the preview (more than a screenful)."""
 
 
+def may_preview(args: Any) -> bool:
+    """Whether the command line opens an existing session (``--session``, ``-c``) that
+    ``preview_file`` may find: a new session has nothing to show before it is built."""
+    return bool(getattr(args, "session", None) or getattr(args, "continue_", False))
+
+
 def preview_file(args: Any, agent_dir: Path, cwd: str) -> Path | None:
     """The session file the command line will open, when it is known without building it."""
     if getattr(args, "fork", None) or getattr(args, "no_session", False) or getattr(args, "session_dir", None):

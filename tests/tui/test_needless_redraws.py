@@ -9,7 +9,7 @@ from textual.widget import Widget
 
 from pi_tui.launch import create_app
 
-from .conftest import caught_up, workers_done
+from .conftest import caught_up, settle, workers_done
 
 
 @pytest.fixture
@@ -70,3 +70,36 @@ async def test_the_stylesheet_is_parsed_once_before_the_first_frame(session, mon
         assert app.theme == "dark" and app.current_theme.name == "dark"
         assert app.theme_variables == app.get_css_variables()  # the dark theme's colours, not Textual's
         assert reparsed == []
+
+
+async def test_a_run_starting_and_ending_restyles_none_of_the_blocks_shown(session, provider, monkeypatch):
+    # The scrollbar hides while a run is followed: a class on the transcript re-applied the
+    # stylesheet to every block mounted below it, at each run's start and end.
+    from textual.css.stylesheet import Stylesheet
+
+    from pi_runtime.ai.providers.scripted import scripted_text
+
+    for answer in ("one", "two", "three"):
+        provider.push(scripted_text(f"answer {answer}"))
+    app = create_app(session, static=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        for question in ("first", "second"):
+            await pilot.press(*question, "enter")
+            await settle(pilot, session)
+        restyled: list[object] = []
+        original = Stylesheet.apply
+
+        def recording(self, node, *args, **kwargs):
+            restyled.append(node)
+            return original(self, node, *args, **kwargs)
+
+        monkeypatch.setattr(Stylesheet, "apply", recording)
+        blocks = list(app.transcript.walk_children())
+        assert len(blocks) > 4
+        app.transcript.set_streaming(True)
+        await caught_up(pilot)
+        assert app.transcript.scrollbar_hidden
+        app.transcript.set_streaming(False)
+        await caught_up(pilot)
+        assert not app.transcript.scrollbar_hidden
+        assert not [node for node in restyled if node in blocks or node is app.transcript]

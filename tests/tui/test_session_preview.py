@@ -125,3 +125,29 @@ def test_only_files_known_up_front_are_previewed(tmp_path, workdir, agent_dir):
     assert preview_file(ns(continue_=True), agent_dir, str(workdir)) == default
     (agent_dir / "settings.json").write_text('{"sessionDir": "elsewhere"}')
     assert preview_file(ns(continue_=True), agent_dir, str(workdir)) is None
+
+
+async def test_a_new_session_is_built_once_the_first_frame_is_out_with_no_preview_to_read(tmp_path, workdir, agent_dir):
+    # Nothing to preview: the build is released by Textual's Ready (the first frame), not by a
+    # preview worker after the next refresh (~12 ms later, most of it idle while the user types).
+    from textual.worker import Worker
+
+    args = parse_args([])
+    first_frame = threading.Event()
+
+    def factory():
+        assert first_frame.wait(10)
+        return build_session(args)
+
+    started: list[str | None] = []
+
+    def seen(message) -> None:
+        if isinstance(message, Worker.StateChanged):
+            started.append(message.worker.name)
+
+    app = _CommandLineApp(hint=None, first_frame=first_frame, args=args, session_factory=factory)
+    async with app.run_test(size=(100, 30), message_hook=seen) as pilot:
+        assert await wait_for(pilot, lambda: app.session is not None)
+        await workers_done(pilot)
+        assert "build-session" in started and "preview" not in started
+        await app.session.dispose()

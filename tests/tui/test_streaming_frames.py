@@ -73,15 +73,15 @@ async def test_scrollbar_hides_while_following_a_stream_and_returns_on_scroll_up
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press(*"go", "enter")
         assert await wait_for(pilot, lambda: session.is_streaming)
-        assert await wait_for(pilot, lambda: app.transcript.has_class("-following"))
+        assert await wait_for(pilot, lambda: app.transcript.scrollbar_hidden)
         await pilot.press("pageup")
         # The user scrolled: show where they are.
-        assert await wait_for(pilot, lambda: not app.transcript.has_class("-following"))
+        assert await wait_for(pilot, lambda: not app.transcript.scrollbar_hidden)
         await pilot.press("ctrl+end")
-        assert await wait_for(pilot, lambda: app.transcript.has_class("-following"))
+        assert await wait_for(pilot, lambda: app.transcript.scrollbar_hidden)
         await session.abort()
         await settle(pilot, session)
-        assert not app.transcript.has_class("-following")
+        assert not app.transcript.scrollbar_hidden
 
 
 class _Sink(App):
