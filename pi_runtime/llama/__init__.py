@@ -51,15 +51,15 @@ def _stored_entry(auth: Any) -> dict[str, Any] | None:
     """auth.json's ``llama.cpp`` entry when it is an API key one, read without going through
     ``AuthStorage``: a broken file is the key lookup's to report (once, with the provider that needs
     it), not a start-up notice caused by asking whether llama.cpp is configured."""
-    import json
-    from pathlib import Path
+    from ..config_files import ConfigFileError, parse_config_json, read_config_text
 
     path = getattr(auth, "path", None)
     if path is None:
         return None
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        # Read as every config file is: a FIFO or a device in its place is refused, not waited on.
+        data, _dropped = parse_config_json(read_config_text(path))
+    except (OSError, ValueError, ConfigFileError):
         return None
     entry = data.get(PROVIDER_ID) if isinstance(data, dict) else None
     return entry if isinstance(entry, dict) and entry.get("type") == "api_key" else None

@@ -209,7 +209,7 @@ def _start(app: Any, session: SessionPort, option: LoginOption, back: Callable[[
     if option.auth_type == "oauth":
         _account_login(app, session, option, back)
     elif option.provider == "llama.cpp":
-        from ..flows.llama_login import ask_llama_server
+        from .llama_login import ask_llama_server
 
         ask_llama_server(app, session, back)
     else:

@@ -22,7 +22,7 @@ DEFAULT_URL = "http://127.0.0.1:9931"
 
 def ask_llama_server(app: Any, session: SessionPort, back: Callable[[], None] | None) -> None:
     """Ask for the URL, then the key, then save (each Esc goes back one step)."""
-    from ..dialogs.text_prompt import TextPrompt
+    from .text_prompt import TextPrompt
 
     suggested = os.environ.get("LLAMA_BASE_URL") or DEFAULT_URL
 
@@ -38,7 +38,7 @@ def ask_llama_server(app: Any, session: SessionPort, back: Callable[[], None] | 
 
 
 def _ask_key(app: Any, session: SessionPort, url: str, back: Callable[[], None]) -> None:
-    from ..dialogs.login_prompt import ApiKeyPrompt
+    from .login_prompt import ApiKeyPrompt
 
     def key_entered(key: str | None) -> None:
         if key is None:
@@ -52,7 +52,7 @@ def _ask_key(app: Any, session: SessionPort, url: str, back: Callable[[], None])
 async def _save(app: Any, session: SessionPort, url: str, key: str) -> None:
     from pi_runtime.frontend.app_support import llama_login
 
-    from ..dialogs.login_prompt import say
+    from .login_prompt import say
 
     registry = session.model_registry
     if registry is None:  # a served session: its registry lives in pi serve
