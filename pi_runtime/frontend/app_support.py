@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from pi_runtime.config_files import parse_config_json as parse_config_json
     from pi_runtime.config_files import read_config_text as read_config_text
     from pi_runtime.config_files import read_json_object as read_json_object
+    from pi_runtime.llama.client import LlamaClient as LlamaClient
     from pi_runtime.llama.client import LlamaError as LlamaError
     from pi_runtime.llama.extension import llama_client_for as llama_client_for
     from pi_runtime.llama.extension import llama_login as llama_login

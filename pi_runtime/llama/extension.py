@@ -18,7 +18,10 @@ from __future__ import annotations
 
 import asyncio
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .client import LlamaClient
 
 from . import DEFAULT_SERVER_URL, PROVIDER_ID, connection
 
@@ -29,7 +32,7 @@ def _registry(pi: Any) -> Any:
     return pi._runner.providers.registry
 
 
-def llama_client_for(registry: Any) -> Any:
+def llama_client_for(registry: object) -> LlamaClient | None:
     """A client for the configured router, or None when none is configured."""
     from .client import LlamaClient
 

@@ -18,6 +18,7 @@ from ..dialogs.llama_screen import LlamaScreen
 
 if TYPE_CHECKING:
     from pi_runtime.frontend import SessionPort
+    from pi_runtime.frontend.app_support import LlamaClient
 
 PROVIDER = "llama.cpp"
 DOWNLOAD = "\0download"
@@ -89,7 +90,7 @@ async def run_llama(app: Any, session: SessionPort) -> None:
 class LlamaFlow:
     """One ``/llama`` visit: the router's catalog and the steps on ``screen``."""
 
-    def __init__(self, app: Any, session: SessionPort, client: Any, screen: LlamaScreen) -> None:
+    def __init__(self, app: Any, session: SessionPort, client: LlamaClient, screen: LlamaScreen) -> None:
         self.app, self.session, self.client, self.screen = app, session, client, screen
 
     async def run(self) -> None:
