@@ -117,29 +117,14 @@ async def test_the_request_from_stored_dicts_is_the_request_from_objects(tmp_pat
 async def test_the_check_for_compaction_before_a_prompt_reads_the_stored_dicts(tmp_path) -> None:
     # Auto-compaction on (the default): the threshold check before the prompt and after the run
     # reads the stored part as it is, and the request goes out without a message validated.
-    from pi_runtime.sdk import create_agent_session
-    from pi_runtime.session.manager import SessionManager
-    from pi_runtime.settings import SettingsManager
-    from pi_runtime.testing.loopback import LoopbackServer, Reply
+    from loopback_resume import resumed_on_loopback
 
     source = write_session(tmp_path / "made", leading_system=False)
-    chunk = {"id": "c", "object": "chat.completion.chunk", "model": "m1",
-             "choices": [{"index": 0, "delta": {"content": "fine"}, "finish_reason": "stop"}]}
-    with LoopbackServer() as server:
-        server.push(Reply.sse([chunk, "[DONE]"]))
-        target = Model.model_validate({"id": "m1", "api": "openai-completions", "provider": "lab",
-                                       "baseUrl": server.url + "/v1", "input": ["text", "image"]})
-        session = create_agent_session(
-            cwd=str(tmp_path), agent_dir=str(tmp_path / "agent"), model=target,
-            session_manager=SessionManager.open(source), no_extensions=True,
-            settings=SettingsManager.in_memory({}))
-        try:
-            messages = session.agent.state.messages
-            assert isinstance(messages, Transcript) and messages.pending
-            assert session.settings.settings.compaction.enabled is not False
-            await session.prompt("one more question")
-            assert len(server.requests) == 1 and b"one more question" in server.requests[0].body
-            assert messages.pending
-            assert [m.role for m in messages[-2:]] == ["user", "assistant"]  # the turn is there all the same
-        finally:
-            session.session_manager.close()
+    with resumed_on_loopback(tmp_path, source, {}) as (server, session):
+        messages = session.agent.state.messages
+        assert isinstance(messages, Transcript) and messages.pending
+        assert session.settings.settings.compaction.enabled is not False
+        await session.prompt("one more question")
+        assert len(server.requests) == 1 and b"one more question" in server.requests[0].body
+        assert messages.pending
+        assert [m.role for m in messages[-2:]] == ["user", "assistant"]  # the turn is there all the same

@@ -231,37 +231,24 @@ async def test_a_resumed_session_on_a_provider_without_wire_input_validates_once
 async def test_a_resumed_session_on_openai_completions_sends_the_stored_dicts(tmp_path, block_images) -> None:
     # The fast path of a resume: no message is validated to build the request, whatever the
     # session's settings add around the conversion (images.blockImages included).
-    from pi_runtime.sdk import create_agent_session
+    from loopback_resume import resumed_on_loopback
+
     from pi_runtime.session.manager import SessionManager
-    from pi_runtime.settings import SettingsManager
-    from pi_runtime.testing.loopback import LoopbackServer, Reply
 
     first = SessionManager.create(str(tmp_path), tmp_path / "sessions")
     for message in history()[1:4]:
         first.append_message(message)
     path = first.session_file
     first.close()
-    chunk = {"id": "c", "object": "chat.completion.chunk", "model": "m1",
-             "choices": [{"index": 0, "delta": {"content": "fine"}, "finish_reason": "stop"}]}
-    with LoopbackServer() as server:
-        server.push(Reply.sse([chunk, "[DONE]"]))
-        target = Model.model_validate({"id": "m1", "api": "openai-completions", "provider": "lab",
-                                       "baseUrl": server.url + "/v1", "input": ["text", "image"]})
-        session = create_agent_session(
-            cwd=str(tmp_path), agent_dir=str(tmp_path / "agent"), model=target,
-            session_manager=SessionManager.open(path), no_extensions=True,
-            settings=SettingsManager.in_memory({"compaction": {"enabled": False},
-                                                "images": {"blockImages": block_images}}))
-        try:
-            messages = session.agent.state.messages
-            assert isinstance(messages, Transcript) and messages.pending
-            await session.prompt("new question")
-            assert messages.pending  # the stored part was never validated
-            sent = json.dumps(server.requests[0].json()["messages"])
-            assert ("image_url" in sent) is (not block_images)
-            assert ("Image reading is disabled." in sent) is block_images
-        finally:
-            session.session_manager.close()
+    settings = {"compaction": {"enabled": False}, "images": {"blockImages": block_images}}
+    with resumed_on_loopback(tmp_path, path, settings) as (server, session):
+        messages = session.agent.state.messages
+        assert isinstance(messages, Transcript) and messages.pending
+        await session.prompt("new question")
+        assert messages.pending  # the stored part was never validated
+        sent = json.dumps(server.requests[0].json()["messages"])
+        assert ("image_url" in sent) is (not block_images)
+        assert ("Image reading is disabled." in sent) is block_images
 
 
 async def test_a_resumed_session_shows_its_last_messages_without_validating_the_rest(tmp_path) -> None:
