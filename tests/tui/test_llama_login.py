@@ -11,6 +11,18 @@ from .conftest import make_session, screen_text, started, wait_for
 from .test_commands_models import type_command
 
 
+async def log_in(pilot, app, url: str, key: str = "") -> None:
+    """Answer ``/login llama.cpp``'s two questions: the router's URL, then the key (none: Enter)."""
+    await type_command(pilot, "/login llama.cpp")
+    assert await wait_for(pilot, lambda: "llama.cpp server URL" in screen_text(app))
+    await pilot.press(*url)
+    await pilot.press("enter")
+    assert await wait_for(pilot, lambda: app.screen.id == "api-key-prompt")
+    if key:
+        await pilot.press(*key)
+    await pilot.press("enter")
+
+
 async def test_login_stores_the_router_and_lists_its_models(provider, workdir, agent_dir, monkeypatch):
     monkeypatch.delenv("LLAMA_BASE_URL", raising=False)
     with LlamaRouterStandIn(sample_models(), api_key="sesame") as router:
@@ -42,12 +54,7 @@ async def test_login_without_loaded_models_points_at_slash_llama(provider, workd
         app = create_app(session, static=True, agent_dir=str(agent_dir))
         async with app.run_test(size=(110, 34)) as pilot:
             await started(pilot)
-            await type_command(pilot, "/login llama.cpp")
-            assert await wait_for(pilot, lambda: "llama.cpp server URL" in screen_text(app))
-            await pilot.press(*router.url)
-            await pilot.press("enter")
-            assert await wait_for(pilot, lambda: app.screen.id == "api-key-prompt")
-            await pilot.press("enter")  # no key
+            await log_in(pilot, app, router.url)  # no key
             assert await wait_for(pilot, lambda: "Use /llama to load a model, then /model" in screen_text(app))
     stored = json.loads((agent_dir / "auth.json").read_text())
     assert stored["llama.cpp"] == {"type": "api_key", "env": {"LLAMA_BASE_URL": router.url}}
@@ -61,12 +68,7 @@ async def test_an_unreachable_router_stores_nothing(provider, workdir, agent_dir
     app = create_app(session, static=True, agent_dir=str(agent_dir))
     async with app.run_test(size=(110, 34)) as pilot:
         await started(pilot)
-        await type_command(pilot, "/login llama.cpp")
-        assert await wait_for(pilot, lambda: "llama.cpp server URL" in screen_text(app))
-        await pilot.press(*url)
-        await pilot.press("enter")
-        assert await wait_for(pilot, lambda: app.screen.id == "api-key-prompt")
-        await pilot.press("enter")
+        await log_in(pilot, app, url)
         assert await wait_for(pilot, lambda: f"Could not reach llama.cpp server at {url}" in screen_text(app))
     assert not (agent_dir / "auth.json").exists()
 
@@ -79,12 +81,7 @@ async def test_login_before_any_router_was_configured_asks_for_a_restart(provide
         app = create_app(session, static=True, agent_dir=str(agent_dir))
         async with app.run_test(size=(110, 34)) as pilot:
             await started(pilot)
-            await type_command(pilot, "/login llama.cpp")
-            assert await wait_for(pilot, lambda: "llama.cpp server URL" in screen_text(app))
-            await pilot.press(*router.url)
-            await pilot.press("enter")
-            assert await wait_for(pilot, lambda: app.screen.id == "api-key-prompt")
-            await pilot.press("enter")
+            await log_in(pilot, app, router.url)
             assert await wait_for(pilot, lambda: "Restart pi to list the llama.cpp models" in screen_text(app))
     stored = json.loads((agent_dir / "auth.json").read_text())
     assert stored["llama.cpp"]["env"] == {"LLAMA_BASE_URL": router.url}
