@@ -320,13 +320,15 @@ def render_scenes(argv: list[str] | None, scenes: list[Scene], capture_scene: Ca
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Regenerate every screenshot: these app scenes, the command screens, ``pi config`` and /tree, /resume."""
+    """Regenerate every screenshot: these app scenes, the command screens, ``pi config``, ``/llama`` and
+    /tree, /resume."""
     out, names = render_scenes(argv, SCENES, capture, __doc__)
     if not names:
-        from . import command_scenes, config_scene, nav_scenes, session_scenes
+        from . import command_scenes, config_scene, llama_scene, nav_scenes, session_scenes
 
         command_scenes.main(["--out", str(out)])
         config_scene.main(["--out", str(out)])
+        llama_scene.main(["--out", str(out)])
         nav_scenes.main(["--out", str(out)])
         session_scenes.main(["--out", str(out)])
     return 0
