@@ -136,11 +136,15 @@ class ResourceConfig:
         agent_dir: The agent dir (personal settings and installed packages).
         cwd: The project folder (``.pi/settings.json``).
         project_available: Whether the project is trusted, so its settings may be read and written.
+        home: The home folder (``~/.agents/skills``); the user's when None.
     """
 
-    def __init__(self, agent_dir: Path, cwd: str | os.PathLike[str], *, project_available: bool) -> None:
+    def __init__(self, agent_dir: Path, cwd: str | os.PathLike[str], *, project_available: bool,
+                 home: Path | None = None) -> None:
         self.agent_dir = Path(agent_dir)
         self.cwd = Path(cwd)
+        self.home = home if home is not None else Path.home()
+        """Where ``~/.agents/skills`` is looked for."""
         self.project_available = project_available
         self.warnings: list[str] = []
         """What the last :meth:`items` could not read (a settings file, a package not installed)."""
@@ -218,12 +222,15 @@ class ResourceConfig:
         scope: WriteScope = "project" if project else "global"
         base = self.settings_file(scope).parent
         raw = self._raw(scope)
+        # Personal scope also lists ~/.agents/skills, named from ~/.agents in the same list (Pi's).
+        folders = [(base, False)] if project else [(base, False), (self.home / ".agents", True)]
         out = []
-        for kind, path, shown in found_in(base):
-            on = loaded(path, raw.get(kind), base)
-            pattern = path.relative_to(base).as_posix()
-            out.append(ConfigItem(group_label(base, not project), not project, kind, shown, pattern, on, on,
-                                  "inherit", identity=TOP_LEVEL))
+        for folder, skills_only in folders:
+            for kind, path, shown in found_in(folder, skills_only=skills_only):
+                on = loaded(path, raw.get(kind), folder)
+                pattern = path.relative_to(folder).as_posix()
+                out.append(ConfigItem(group_label(folder, not project), not project, kind, shown, pattern, on, on,
+                                      "inherit", identity=TOP_LEVEL))
         return out
 
     def _project_entry(self, raw: dict[str, Any], identity: str) -> Any:

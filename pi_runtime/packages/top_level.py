@@ -17,18 +17,21 @@ from typing import Any
 from .manifest import Kind
 
 
-def found_in(base: Path) -> Iterator[tuple[Kind, Path, str]]:
-    """``(kind, path, name shown)`` of each resource in ``base``'s resource folders, by kind and name."""
+def found_in(base: Path, *, skills_only: bool = False) -> Iterator[tuple[Kind, Path, str]]:
+    """``(kind, path, name shown)`` of each resource in ``base``'s resource folders, by kind and name
+    (``skills_only``: its ``skills/`` alone, as in ``~/.agents``)."""
     from ..extensions.discovery import extensions_in
     from ..resources.prompt_templates import load_templates_from
     from ..resources.skills import load_skills_from
 
-    for path in extensions_in(base / "extensions"):
+    for path in [] if skills_only else extensions_in(base / "extensions"):
         yield "extensions", path, path.name
     skills, _problems = load_skills_from(base / "skills", "user")
     for skill in sorted(skills, key=lambda s: s.name):
         shown = skill.file_path.parent.name if skill.file_path.name == "SKILL.md" else skill.file_path.name
         yield "skills", skill.file_path, shown
+    if skills_only:
+        return
     templates, _problems = load_templates_from(base / "prompts", "user")
     for template in sorted(templates, key=lambda t: t.file_path.name):
         yield "prompts", template.file_path, template.file_path.name

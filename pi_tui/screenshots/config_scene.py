@@ -46,7 +46,9 @@ def make_app(scene: Scene, root: Path = ROOT) -> Any:
 
     agent, project = make_folders(root)
     scope: WriteScope = "project" if scene.name == "config_project" else "global"
-    return ConfigApp(ResourceConfig(agent, project, project_available=True), scope, theme_name=scene.theme)
+    # A home of its own: the pictures do not list skills the machine's ~/.agents happens to hold.
+    config = ResourceConfig(agent, project, project_available=True, home=root / "home")
+    return ConfigApp(config, scope, theme_name=scene.theme)
 
 
 async def _global(pilot: Any) -> None:

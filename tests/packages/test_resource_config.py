@@ -171,3 +171,26 @@ def test_resources_pi_finds_by_itself_are_listed_and_toggled_in_their_folders_se
     assert (local.group, local.personal) == ("Project (.pi/)", False)
     config.toggle(local, "project")
     assert json.loads((project / ".pi" / "settings.json").read_text())["prompts"] == ["-prompts/local.md"]
+
+
+def test_skills_in_home_agents_are_listed_and_turned_off_from_there(tmp_path, monkeypatch):
+    # Pi lists ~/.agents/skills under "User (~/.agents/)"; their entries in the personal list are
+    # named from ~/.agents, and sessions read them so.
+    from pi_runtime.resources.loader import ResourceLoader
+
+    home, agent, project = tmp_path / "home", tmp_path / "agent", tmp_path / "project"
+    monkeypatch.setenv("HOME", str(home))
+    skill = home / ".agents" / "skills" / "shared" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("---\nname: shared\ndescription: Shared skill.\n---\nDo it.\n")
+    agent.mkdir()
+    project.mkdir()
+    config = ResourceConfig(agent, project, project_available=False)
+    item = _item(config, "global", "shared")
+    assert (item.group, item.pattern, item.enabled) == ("User (~/.agents/)", "skills/shared/SKILL.md", True)
+    config.toggle(item, "global")
+    assert json.loads((agent / "settings.json").read_text())["skills"] == ["-skills/shared/SKILL.md"]
+    assert not _item(config, "global", "shared").enabled
+    settings = SettingsManager.create(project, agent, project_trusted=False)
+    loaded = ResourceLoader(project, agent, settings=settings, home=home, project_trusted=False).reload()
+    assert [s.name for s in loaded.skills] == []
