@@ -40,8 +40,12 @@ if TYPE_CHECKING:
     from pi_runtime.config_files import parse_config_json as parse_config_json
     from pi_runtime.config_files import read_config_text as read_config_text
     from pi_runtime.config_files import read_json_object as read_json_object
+    from pi_runtime.llama.catalog import context_window as context_window
     from pi_runtime.llama.client import LlamaClient as LlamaClient
     from pi_runtime.llama.client import LlamaError as LlamaError
+    from pi_runtime.llama.client import RouterModel as RouterModel
+    from pi_runtime.llama.client import is_loaded as is_loaded
+    from pi_runtime.llama.client import state_of as state_of
     from pi_runtime.llama.extension import llama_client_for as llama_client_for
     from pi_runtime.llama.extension import llama_login as llama_login
     from pi_runtime.local_servers import add_to_models_json as add_to_models_json

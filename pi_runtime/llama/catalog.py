@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .client import LlamaClient, inference_url, state_of
+from .client import LlamaClient, RouterModel, inference_url, state_of
 
 PROVIDER_ID = "llama.cpp"
 DEFAULT_CONTEXT_WINDOW = 128_000
@@ -19,7 +19,7 @@ DEFAULT_CONTEXT_WINDOW = 128_000
 _CONTEXT_FLAGS = ("--ctx-size", "-c", "-ctx")
 
 
-def selectable(model: dict[str, Any], autoload: bool) -> bool:
+def selectable(model: RouterModel, autoload: bool) -> bool:
     """Whether ``model`` can be chosen in ``/model`` now."""
     state = state_of(model)
     if state in ("loaded", "sleeping"):
@@ -28,13 +28,13 @@ def selectable(model: dict[str, Any], autoload: bool) -> bool:
     return autoload and state == "unloaded" and not status.get("failed") and model.get("source") == "preset"
 
 
-def is_chat_model(model: dict[str, Any]) -> bool:
+def is_chat_model(model: RouterModel) -> bool:
     """False for a decision-only model (it answers classifier questions, never text)."""
     outputs = (model.get("architecture") or {}).get("output_modalities") or []
     return "decisions" not in outputs or "text" in outputs
 
 
-def context_window(model: dict[str, Any]) -> int:
+def context_window(model: RouterModel) -> int:
     """The runtime context (``meta.n_ctx``), else the ``--ctx-size`` it is started with, else its training context."""
     meta = model.get("meta") or {}
     runtime = meta.get("n_ctx")
@@ -48,7 +48,7 @@ def context_window(model: dict[str, Any]) -> int:
     return trained if isinstance(trained, int) and trained > 0 else DEFAULT_CONTEXT_WINDOW
 
 
-def model_entry(model: dict[str, Any], server_url: str, props: dict[str, Any] | None = None) -> dict[str, Any]:
+def model_entry(model: RouterModel, server_url: str, props: dict[str, Any] | None = None) -> dict[str, Any]:
     """The Pi model definition of one router model (chat through openai-completions at ``<server>/v1``)."""
     window = context_window(model)
     template = (props or {}).get("chat_template")

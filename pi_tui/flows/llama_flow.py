@@ -14,11 +14,15 @@ import asyncio
 import contextlib
 from typing import TYPE_CHECKING, Any
 
+from pi_runtime.frontend.app_support import context_window as llama_context_window
+from pi_runtime.frontend.app_support import is_loaded as llama_is_loaded
+from pi_runtime.frontend.app_support import state_of as llama_state_of
+
 from ..dialogs.llama_screen import LlamaScreen
 
 if TYPE_CHECKING:
     from pi_runtime.frontend import SessionPort
-    from pi_runtime.frontend.app_support import LlamaClient
+    from pi_runtime.frontend.app_support import LlamaClient, RouterModel
 
 PROVIDER = "llama.cpp"
 DOWNLOAD = "\0download"
@@ -28,43 +32,21 @@ LABEL_WIDTH = 36
 """Width of the model column (Pi's list starts its descriptions there)."""
 
 
-def _state(model: dict[str, Any]) -> str:
-    return str((model.get("status") or {}).get("value", ""))
-
-
-def _loaded(model: dict[str, Any]) -> bool:
-    return _state(model) in ("loaded", "sleeping")
-
-
-def _context_label(model: dict[str, Any]) -> str | None:
-    meta = model.get("meta") or {}
-    context = meta.get("n_ctx") or meta.get("n_ctx_train")
-    if not context:
-        args = (model.get("status") or {}).get("args") or []
-        context = next((int(v) for f, v in zip(args, args[1:], strict=False)
-                        if f in ("--ctx-size", "-c", "-ctx") and str(v).isdigit() and int(v) > 0), None)
-    if not isinstance(context, int) or context <= 0:
-        return None
-    return f"{round(context / 1000)}k" if context >= 1000 else str(context)
-
-
-def model_description(model: dict[str, Any]) -> str:
+def model_description(model: RouterModel) -> str:
     """``loaded · 33k context``, ``loading``, or nothing for an unloaded model."""
     details = []
-    if _loaded(model):
-        details.append("loaded")
-        context = _context_label(model)
-        if context:
-            details.append(f"{context} context")
-    elif _state(model) != "unloaded":
-        details.append(_state(model))
+    if llama_is_loaded(model):
+        context = llama_context_window(model)  # the context the router gives it (as /model shows)
+        details += ["loaded", f"{round(context / 1000)}k context" if context >= 1000 else f"{context} context"]
+    elif llama_state_of(model) != "unloaded":
+        details.append(llama_state_of(model))
     return " · ".join(details)
 
 
-def model_rows(catalog: list[dict[str, Any]]) -> list[tuple[Any, str]]:
+def model_rows(catalog: list[RouterModel]) -> list[tuple[str, str]]:
     """The list's rows: loaded models first, then by id; then Pi's download item."""
-    ordered = sorted(catalog, key=lambda m: (_state(m) != "loaded", m["id"].casefold()))
-    rows: list[tuple[Any, str]] = [(m["id"], f"{m['id']:<{LABEL_WIDTH}}  {model_description(m)}".rstrip())
+    ordered = sorted(catalog, key=lambda m: (llama_state_of(m) != "loaded", m["id"].casefold()))
+    rows: list[tuple[str, str]] = [(m["id"], f"{m['id']:<{LABEL_WIDTH}}  {model_description(m)}".rstrip())
                                    for m in ordered]
     rows.append((DOWNLOAD, f"{'Download model…':<{LABEL_WIDTH}}  Hugging Face search: not in pi"))
     return rows
@@ -111,25 +93,25 @@ class LlamaFlow:
                                     "model (llama serve -hf owner/repository) instead", severity="warning")
                 else:
                     model = next(m for m in catalog if m["id"] == picked)
-                    if _loaded(model):
+                    if llama_is_loaded(model):
                         await self.unload(model)
-                    elif _state(model) == "unloaded":
+                    elif llama_state_of(model) == "unloaded":
                         await self.load(catalog, model)
                     else:
-                        self.app.notify(f"{picked} is {_state(model)}", severity="warning")
+                        self.app.notify(f"{picked} is {llama_state_of(model)}", severity="warning")
             except LlamaError as exc:
                 failure = exc
             catalog = await self.read_catalog()
             if catalog is not None and failure is not None and not getattr(failure, "connection", False):
                 self.app.notify(str(failure), severity="error")
 
-    async def read_catalog(self) -> list[dict[str, Any]] | None:
+    async def read_catalog(self) -> list[RouterModel] | None:
         """The router's models (the session's list refreshed too); None when the user closes on an error."""
         from pi_runtime.frontend.app_support import LlamaError
 
         while True:
             try:
-                catalog: list[dict[str, Any]] = await self.client.list()
+                catalog: list[RouterModel] = await self.client.list()
                 await self.refresh_session_models()
                 return catalog
             except LlamaError as exc:
@@ -143,14 +125,14 @@ class LlamaFlow:
         if runner is not None:
             await runner.refresh_models(PROVIDER)
 
-    async def unload(self, model: dict[str, Any]) -> None:
+    async def unload(self, model: RouterModel) -> None:
         if await self.screen.choose("Unload model?", model["id"], [(True, "Yes"), (False, "No")], SELECT_HINT):
             await self.client.unload_and_wait(model["id"])
             await self.refresh_session_models()
             self.app.notify(f"Unloaded {model['id']}")
 
-    async def load(self, catalog: list[dict[str, Any]], target: dict[str, Any]) -> None:
-        others = [m for m in catalog if m["id"] != target["id"] and _loaded(m)]
+    async def load(self, catalog: list[RouterModel], target: RouterModel) -> None:
+        others = [m for m in catalog if m["id"] != target["id"] and llama_is_loaded(m)]
         replace = False
         if others:
             count = len(others)
@@ -208,7 +190,7 @@ class LlamaFlow:
                 return False
             progress({"message": shown["message"], "ratio": shown["ratio"]})
 
-    async def restore(self, models: list[dict[str, Any]]) -> None:
+    async def restore(self, models: list[RouterModel]) -> None:
         """Load again the models unloaded to make room for a load that did not happen."""
         self.app.notify("Restoring previously loaded models")
         for model in models:
