@@ -87,13 +87,13 @@ class _Files:
         return self._paths[scope]
 
 
-def _signed(entry: Any) -> tuple[str, str]:
+def _signed(entry: object) -> tuple[str, str]:
     """A filter entry split into its sign (``+``, ``-``, ``!`` or empty) and what it names."""
     text = entry.strip() if isinstance(entry, str) else ""
     return (text[0], text[1:]) if text[:1] in ("+", "-", "!") else ("", text)
 
 
-def _override(entries: Any, pattern: str, empty_unloads: bool) -> Override:
+def _override(entries: object, pattern: str, empty_unloads: bool) -> Override:
     """The project override a filter list says for ``pattern``: the last entry naming it decides."""
     if not isinstance(entries, list):
         return "inherit"
@@ -107,7 +107,7 @@ def _override(entries: Any, pattern: str, empty_unloads: bool) -> Override:
     return state
 
 
-def _with_filter(entries: Any, pattern: str, sign: str | None) -> list[Any]:
+def _with_filter(entries: object, pattern: str, sign: str | None) -> list[object]:
     """``entries`` without signed entries for ``pattern``, then ``<sign><pattern>`` (none for None)."""
     kept = [e for e in (entries if isinstance(entries, list) else []) if not (_signed(e)[0] and _signed(e)[1] == pattern)]
     return [*kept, f"{sign}{pattern}"] if sign else kept
@@ -233,7 +233,7 @@ class ResourceConfig:
                                       "inherit", identity=TOP_LEVEL))
         return out
 
-    def _project_entry(self, raw: dict[str, Any], identity: str) -> Any:
+    def _project_entry(self, raw: dict[str, Any], identity: str) -> object:
         """The project's ``packages`` entry for the package ``identity`` (None without one)."""
         path = self.settings_file("project")
         for entry in raw.get("packages") or []:
@@ -323,7 +323,7 @@ class ResourceConfig:
         return True
 
     @staticmethod
-    def _identity(entry: Any, path: Path) -> str | None:
+    def _identity(entry: object, path: Path) -> str | None:
         source = entry if isinstance(entry, str) else entry.get("source") if isinstance(entry, dict) else None
         try:
             return parse_source(source, path.parent).identity if isinstance(source, str) else None

@@ -9,7 +9,8 @@ a progress step. The flow closes the screen when it is done.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from collections.abc import Sequence
+from typing import TypeVar, cast
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -31,6 +32,9 @@ def progress_bar(ratio: float) -> str:
     return f"{'█' * filled}{'─' * (BAR_WIDTH - filled)} {round(ratio * 100)}%"
 
 
+T = TypeVar("T")
+
+
 class LlamaScreen(Modal[None]):
     """The box the flow draws its steps in."""
 
@@ -43,8 +47,8 @@ class LlamaScreen(Modal[None]):
 
     def __init__(self) -> None:
         super().__init__(id="llama-screen")
-        self._answer: asyncio.Future[Any] | None = None
-        self._values: list[Any] = []
+        self._answer: asyncio.Future[object] | None = None
+        self._values: list[object] = []
         self._stop: asyncio.Event | None = None
 
     def compose(self) -> ComposeResult:
@@ -62,8 +66,8 @@ class LlamaScreen(Modal[None]):
 
     # ------------------------------------------------------------------ steps
 
-    async def choose(self, title: str, detail: str, options: list[tuple[Any, str]], hint: str,
-                     *, highlighted: Any = None) -> Any:
+    async def choose(self, title: str, detail: str, options: Sequence[tuple[T, str]], hint: str,
+                     *, highlighted: T | None = None) -> T | None:
         """Show ``options`` (value, label) under ``title``; the picked value, or None on Esc."""
         self._end_progress()
         self._set_text(title, detail, hint)
@@ -77,7 +81,7 @@ class LlamaScreen(Modal[None]):
         listing.focus()
         self._answer = asyncio.get_running_loop().create_future()
         try:
-            return await self._answer
+            return cast("T | None", await self._answer)  # one of ``options``' values, or None
         finally:
             self._answer = None
 
