@@ -76,25 +76,9 @@ def _exact(entry: str) -> str:
 
 @lru_cache(maxsize=64)
 def _glob(pattern: str) -> re.Pattern[str]:
-    out, i = [], 0
-    text = PurePosixPath(os.path.normpath(pattern.strip())).as_posix()
-    while i < len(text):
-        char = text[i]
-        if char == "*":
-            if text.startswith("**", i):
-                out.append(".*")
-                i += 2
-                if text.startswith("/", i):  # "**/" also matches no folder at all
-                    out[-1] = "(?:.*/)?"
-                    i += 1
-                continue
-            out.append("[^/]*")
-        elif char == "?":
-            out.append("[^/]")
-        else:
-            out.append(re.escape(char))
-        i += 1
-    return re.compile("".join(out) + r"\Z")
+    from ..tools.walk import glob_regex  # find's and grep's globs: only when an entry is a glob
+
+    return glob_regex(PurePosixPath(os.path.normpath(pattern.strip())).as_posix())
 
 
 def theme_filter(settings: Any, agent_dir: Path, cwd: Path) -> Any:

@@ -200,6 +200,12 @@ def compile_glob(pattern: str) -> tuple[re.Pattern[str], bool]:
     return re.compile(_translate(pattern) + r"\Z", re.DOTALL), full
 
 
+def glob_regex(pattern: str) -> re.Pattern[str]:
+    """``pattern`` as a regex over a whole ``/``-separated path: ``*`` and ``?`` stay within a
+    segment, ``**`` crosses them, ``[…]`` and ``{a,b}`` as in find and grep."""
+    return re.compile(_translate(pattern) + r"\Z", re.DOTALL)
+
+
 def glob_matches(pattern: str, rel_path: str) -> bool:
     """Whether ``rel_path`` (relative to the search root) matches ``pattern``."""
     regex, full = compile_glob(pattern)
