@@ -57,6 +57,14 @@ def script_parts(args: dict[str, Any], variables: dict[str, str], *, expanded: b
     return parts
 
 
+def without_header(content: list[Any]) -> list[Any]:
+    """A script's result content without its "Script completed / Wall time / Output:" block."""
+    first = content[0] if content else None
+    if getattr(first, "type", None) == "text" and _HEADER.match(getattr(first, "text", "")):
+        return content[1:]
+    return content
+
+
 def result_parts(result: object, variables: dict[str, str], *, expanded: bool, partial: bool) -> list[RenderableType]:
     """The calls so far and, once the script ended, its output."""
     parts: list[RenderableType] = []
@@ -75,10 +83,7 @@ def result_parts(result: object, variables: dict[str, str], *, expanded: bool, p
         parts.append(block)
     if partial:
         return parts
-    content = list(getattr(result, "content", None) or [])
-    first = content[0] if content else None
-    if getattr(first, "type", None) == "text" and _HEADER.match(getattr(first, "text", "")):
-        content = content[1:]
+    content = without_header(list(getattr(result, "content", None) or []))
     output = terminal_safe(result_text(content), multiline=True).strip()
     if output:
         color = variables.get("pi-error" if getattr(result, "is_error", False) else "pi-tool-output", "")

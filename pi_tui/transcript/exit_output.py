@@ -173,7 +173,12 @@ def _message_blocks(message: Any, results: dict[str, Any], cwd: str | None) -> l
 def _tool_call(call: Any, result: Any, cwd: str | None) -> str:
     lines = [f"● {tool_title(call.name, call.arguments, cwd)}"]
     if result is not None:
-        output = result_text(result.content).rstrip().splitlines()
+        content = list(result.content)
+        if call.name == "codemode":  # what the script printed, as its box shows it (codemode_view)
+            from .codemode_view import without_header
+
+            content = without_header(content)
+        output = result_text(content).rstrip().splitlines()
         for line in output[:TOOL_LINES]:
             lines.append(f"  {line}")
         if len(output) > TOOL_LINES:

@@ -91,3 +91,14 @@ def test_a_session_opened_by_path_resumes_with_pis_session_dir(tmp_path):
     session = SimpleNamespace(messages=[], session_file=str(session_file), session_id="0199-abc", cwd=str(tmp_path))
     text = exit_output(session, "resume-hint")
     assert text == f"To resume this session:\npi --session-dir '{folder}' --session 0199-abc\n"
+
+
+def test_a_codemode_call_prints_what_the_script_printed():
+    # As its box shows it: the script's output, without the header written for the model.
+    messages = wire()
+    messages[1]["content"][1] = {"type": "toolCall", "id": "c1", "name": "codemode", "arguments": {"code": "..."}}
+    messages[2]["toolName"] = "codemode"
+    messages[2]["content"] = [{"type": "text", "text": "Script completed\nWall time 0.1 seconds\nOutput:\n"},
+                              {"type": "text", "text": "printed by the script"}]
+    text = transcript_text(parse_messages(messages))
+    assert "● codemode\n  printed by the script" in text and "Wall time" not in text
